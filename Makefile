@@ -1,0 +1,158 @@
+# latscope - one non-recursive GNU Makefile.
+#
+#   make                      release build (-O2 -g) -> ./latscope
+#   make DEBUG=1              -O0 -g3
+#   make SAN=address,undefined test     sanitized build in build-san/ and its tests
+#   make test                 unit + end-to-end tests of the current configuration
+#   make check                deps, build, unit + e2e + sanitizer + fuzz-corpus tests, one summary
+#   make demo                 deps, build, the end-to-end demo
+#   make perf                 benchmarks (prints a table; never part of check)
+#   make fuzz CC=clang        libFuzzer targets, each run FUZZ_SECONDS
+#   make format / format-check
+#
+# Feature-specific rules (the capture library, fixtures) live in mk/*.mk, included below.
+
+CC        ?= cc
+O         ?= $(if $(SAN),build-san,build)
+V         ?= 0
+Q         := $(if $(filter 1,$(V)),,@)
+CUDA_HOME ?= /usr/local/cuda
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
+        -Wformat-security -Wpointer-arith -Wcast-qual -Wvla -Wnull-dereference \
+        -Wimplicit-fallthrough -Wundef -Wno-unused-parameter
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -g $(WARN) -Isrc -MMD -MP
+ifeq ($(DEBUG),1)
+BASE_CFLAGS += -O0 -g3
+else
+BASE_CFLAGS += -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+endif
+ifneq ($(SAN),)
+BASE_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN_LDFLAGS := -fsanitize=$(SAN)
+endif
+
+# Required Debian packages (scripts/deps.sh installs them): zlib, OpenSSL.
+# Optional ones are probed; a missing one turns its feature off (LAT_HAVE_<NAME> = 0).
+REQ_PKGS := zlib openssl
+OPT_PKGS := libdw libdeflate sqlite3
+have_pkg  = $(shell pkg-config --exists $(1) 2>/dev/null && echo 1 || echo 0)
+HAVE_LIBDW      := $(call have_pkg,libdw)
+HAVE_LIBDEFLATE := $(call have_pkg,libdeflate)
+HAVE_SQLITE3    := $(call have_pkg,sqlite3)
+HAVE_CUPTI      := $(shell test -f $(CUDA_HOME)/include/cupti.h && echo 1 || echo 0)
+USED_PKGS := $(REQ_PKGS) $(if $(filter 1,$(HAVE_LIBDW)),libdw libelf) \
+             $(if $(filter 1,$(HAVE_LIBDEFLATE)),libdeflate) $(if $(filter 1,$(HAVE_SQLITE3)),sqlite3)
+PKG_CFLAGS := $(shell pkg-config --cflags $(USED_PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(USED_PKGS) 2>/dev/null)
+FEATURES   := -DLAT_HAVE_LIBDW=$(HAVE_LIBDW) -DLAT_HAVE_LIBDEFLATE=$(HAVE_LIBDEFLATE) \
+              -DLAT_HAVE_SQLITE3=$(HAVE_SQLITE3) -DLAT_HAVE_CUPTI=$(HAVE_CUPTI)
+
+CFLAGS_ALL := $(BASE_CFLAGS) $(FEATURES) $(PKG_CFLAGS) $(CFLAGS)
+LDLIBS_ALL := $(PKG_LIBS) -lpthread -lm $(LDLIBS)
+LDFLAGS_ALL := $(SAN_LDFLAGS) $(LDFLAGS)
+
+# Every .c under src/ except the injection/preload library is part of the CLI. The unit-test
+# binary links the same objects minus main.o.
+SRCS      := $(sort $(wildcard src/*.c src/*/*.c src/*/*/*.c))
+PRELOAD_SRCS := $(filter src/preload/%,$(SRCS))
+CLI_SRCS  := $(filter-out $(PRELOAD_SRCS),$(SRCS))
+CLI_OBJS  := $(patsubst %.c,$(O)/%.o,$(CLI_SRCS)) $(O)/version.o
+LIB_OBJS  := $(filter-out $(O)/src/main.o,$(CLI_OBJS))
+TEST_SRCS := $(sort $(wildcard tests/unit/*.c))
+TEST_OBJS := $(patsubst %.c,$(O)/%.o,$(TEST_SRCS))
+BIN       := $(O)/latscope
+UNIT_BIN  := $(O)/unit-tests
+
+.PHONY: all test unit e2e check demo perf fuzz fuzz-build format format-check clean deps
+.DEFAULT_GOAL := all
+
+all: $(BIN)
+ifeq ($(O),build)
+	$(Q)ln -sf build/latscope latscope
+endif
+
+$(BIN): $(CLI_OBJS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
+$(UNIT_BIN): $(TEST_OBJS) $(LIB_OBJS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(O)/tests/unit/%.o: CFLAGS_ALL += -Itests/unit -Wno-missing-prototypes
+
+# The version comes from git describe; the file is rewritten only when it changes.
+$(O)/version.c: FORCE
+	@mkdir -p $(O)
+	@v=$$(git describe --tags --always --dirty 2>/dev/null || echo unknown); \
+	 printf 'const char lat_version[] = "%s";\n' "$$v" > $@.tmp; \
+	 cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(O)/version.o: $(O)/version.c
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
+.PHONY: FORCE
+FORCE:
+
+unit: $(UNIT_BIN)
+	$(Q)LATSCOPE_SRCDIR=$(CURDIR) $(UNIT_BIN)
+
+e2e: all
+	$(Q)LATSCOPE=$(CURDIR)/$(BIN) LATSCOPE_SRCDIR=$(CURDIR) tests/e2e/run.sh
+
+test: $(BIN) $(UNIT_BIN)
+	$(Q)LATSCOPE=$(CURDIR)/$(BIN) LATSCOPE_SRCDIR=$(CURDIR) UNIT_BIN=$(CURDIR)/$(UNIT_BIN) \
+	    tests/run-suites.sh unit e2e
+
+deps:
+	$(Q)scripts/deps.sh
+
+# check: the README's test command. Everything, one closing line "N passed, N failed, N skipped".
+check: deps
+	$(Q)scripts/check.sh
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)LATSCOPE=$(CURDIR)/build/latscope demo/run.sh
+
+perf: all
+	$(Q)LATSCOPE=$(CURDIR)/build/latscope perf/run.sh
+
+# libFuzzer targets: tests/fuzz/fuzz-<name>.c, each linked with the library objects built by
+# clang with -fsanitize=fuzzer-no-link. Corpus: tests/fuzz/corpus/<name>/.
+FUZZ_O       := build-fuzz
+FUZZ_SECONDS ?= 30
+FUZZ_SRCS    := $(sort $(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(FUZZ_SRCS))
+fuzz-build:
+	$(Q)$(MAKE) --no-print-directory O=$(FUZZ_O) CC=clang \
+	    CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -DLAT_FUZZING=1" \
+	    LDFLAGS="-fsanitize=address,undefined" $(FUZZ_O)/libobjs.stamp $(FUZZ_BINS)
+$(FUZZ_O)/libobjs.stamp: $(LIB_OBJS)
+	@touch $@
+$(FUZZ_O)/fuzz-%: tests/fuzz/fuzz-%.c $(LIB_OBJS)
+	@echo "  FUZZ    $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(LIB_OBJS) $(LDLIBS_ALL)
+fuzz: fuzz-build
+	$(Q)for f in $(FUZZ_BINS); do n=$$(basename $$f); n=$${n#fuzz-}; \
+	    mkdir -p tests/fuzz/corpus/$$n $(FUZZ_O)/corpus/$$n; \
+	    echo "== $$f ($(FUZZ_SECONDS) s)"; \
+	    $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	        $(FUZZ_O)/corpus/$$n tests/fuzz/corpus/$$n || exit 1; done
+
+FORMAT_FILES = $(shell find src tests -name '*.[ch]' -not -path 'tests/fuzz/corpus/*' 2>/dev/null)
+format:
+	$(Q)clang-format-14 -i $(FORMAT_FILES)
+format-check:
+	$(Q)clang-format-14 --dry-run -Werror $(FORMAT_FILES) && echo "format: clean"
+
+clean:
+	rm -rf build build-san build-fuzz build-debug latscope
+
+-include mk/*.mk
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

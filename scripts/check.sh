@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# check.sh - what `make check` runs: build the release, sanitizer and fuzz configurations, then
+# every suite; the last line is the summed "N passed, N failed, N skipped".
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+jobs=$(nproc 2>/dev/null || echo 2)
+make --no-print-directory -j"$jobs" all build/unit-tests
+make --no-print-directory -j"$jobs" SAN=address,undefined build-san/latscope build-san/unit-tests
+suites=(unit e2e unit-san e2e-san)
+if command -v clang >/dev/null; then
+    make --no-print-directory -j"$jobs" fuzz-build
+    suites+=(fuzz-corpus)
+fi
+suites+=(format)
+exec tests/run-suites.sh "${suites[@]}"

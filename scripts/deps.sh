@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# deps.sh - install the Debian packages latscope needs, when they are missing.
+#
+# Idempotent: checks each package with dpkg-query first; runs `apt-get update` at most once per
+# invocation and only when something is missing. Not root and no sudo: prints the exact
+# apt-get line to run and fails. LATSCOPE_DEPS_PERF=1 adds the packages `make perf` compares
+# against (nginx, wrk, hyperfine).
+set -euo pipefail
+
+pkgs=(
+    build-essential make pkg-config git
+    zlib1g-dev libssl-dev libsqlite3-dev libdw-dev libelf-dev libdeflate-dev
+    clang libclang-rt-14-dev clang-format-14
+    jq procps curl
+)
+if [[ "${LATSCOPE_DEPS_PERF:-0}" == 1 ]]; then
+    pkgs+=(nginx wrk hyperfine linux-perf)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed'; then
+        missing+=("$p")
+    fi
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "deps: missing Debian packages: ${missing[*]}" >&2
+line="apt-get install -y --no-install-recommends ${missing[*]}"
+if [[ $(id -u) -ne 0 ]]; then
+    if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+        sudo apt-get update -qq && sudo env DEBIAN_FRONTEND=noninteractive $line
+        exit 0
+    fi
+    echo "deps: not root; run as root:  apt-get update && $line" >&2
+    exit 1
+fi
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $line

@@ -1,0 +1,83 @@
+/*
+ * buf.c - growable byte buffer. Doubling growth; data is always NUL-terminated so it can be
+ * handed to printf-style consumers. Returns -ENOMEM rather than dying: core/ is also linked
+ * into the capture library.
+ */
+#include "core/buf.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int buf_reserve(struct lat_buf *b, size_t extra)
+{
+    if (b->len + extra + 1 <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + extra + 1) {
+        if (cap > SIZE_MAX / 2) return -ENOMEM;
+        cap *= 2;
+    }
+    char *p = realloc(b->data, cap);
+    if (!p) return -ENOMEM;
+    b->data = p;
+    b->cap = cap;
+    return 0;
+}
+
+int buf_append(struct lat_buf *b, const void *p, size_t n)
+{
+    int rc = buf_reserve(b, n);
+    if (rc) return rc;
+    if (n) memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return 0;
+}
+
+int buf_puts(struct lat_buf *b, const char *s)
+{
+    return buf_append(b, s, strlen(s));
+}
+
+int buf_putc(struct lat_buf *b, char c)
+{
+    return buf_append(b, &c, 1);
+}
+
+int buf_vprintf(struct lat_buf *b, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0) return -EINVAL;
+    int rc = buf_reserve(b, (size_t)n);
+    if (rc) return rc;
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    b->len += (size_t)n;
+    return 0;
+}
+
+int buf_printf(struct lat_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = buf_vprintf(b, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+void buf_reset(struct lat_buf *b)
+{
+    b->len = 0;
+    if (b->data) b->data[0] = '\0';
+}
+
+void buf_fini(struct lat_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}

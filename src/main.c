@@ -1,0 +1,120 @@
+/*
+ * main.c - latscope's entry point: global options, the subcommand table, and the stdout check
+ * at exit (so `latscope analyze t.json > /full/disk` fails loudly instead of losing results).
+ *
+ * Each subcommand lives in its own cmd-*.c and owns its option parsing; main only handles
+ * options that precede the subcommand (-v, --no-color) and dispatch.
+ */
+#include "core/log.h"
+#include "latscope.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct lat_cmd commands[] = {
+    {"bench", cmd_bench, "load-test an inference server and measure latency correctly", false},
+    {"trace", cmd_trace, "capture CUDA/NVTX/CPU activity of a program into a Kineto trace", false},
+    {"analyze", cmd_analyze, "where the time goes in a PyTorch/Kineto or Chrome trace", false},
+    {"doctor", cmd_doctor, "ranked findings with evidence, savings and the next step", false},
+    {"report", cmd_report, "render a shareable report from traces and bench results", false},
+    {"diff", cmd_diff, "compare two runs (before/after)", false},
+    {"version", cmd_version, "print the version", false},
+    {"help", cmd_help, "show help for latscope or a command", false},
+    {"selftest", cmd_selftest, "internal helpers for tests (lint-json, ...)", true},
+};
+
+const struct lat_cmd *lat_commands(size_t *n)
+{
+    *n = sizeof(commands) / sizeof(commands[0]);
+    return commands;
+}
+
+static void usage(FILE *f)
+{
+    size_t n;
+    const struct lat_cmd *cmds = lat_commands(&n);
+    fputs("usage: latscope [-v] [--no-color] COMMAND [ARGS...]\n\n"
+          "latscope finds out why ML inference is slow: measure under load, find where the\n"
+          "time goes, explain it, verify the fix.\n\ncommands:\n",
+          f);
+    for (size_t i = 0; i < n; i++)
+        if (!cmds[i].hidden) fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].summary);
+    fputs("\nRun 'latscope COMMAND --help' for a command's options.\n", f);
+}
+
+int cmd_help(int argc, char **argv, const struct lat_opts *opts)
+{
+    if (argc > 1 && !lat_is_help(argv[1])) {
+        size_t n;
+        const struct lat_cmd *cmds = lat_commands(&n);
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(cmds[i].name, argv[1]) == 0 && cmds[i].fn != cmd_help) {
+                char help[] = "--help";
+                char *av[] = {argv[1], help, NULL};
+                return cmds[i].fn(2, av, opts);
+            }
+        pr_err("unknown command '%s'\n", argv[1]);
+        usage(stderr);
+        return LAT_EXIT_USAGE;
+    }
+    usage(stdout);
+    return LAT_EXIT_OK;
+}
+
+/* Flushes and checks stdout: a write error (EPIPE aside) turns success into failure. */
+static int check_stdout(int rc)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (errno == EPIPE) return rc;
+        pr_err("error writing standard output: %s\n", strerror(errno));
+        return LAT_EXIT_FAILURE;
+    }
+    if (fclose(stdout) != 0 && errno != EPIPE && errno != EBADF) {
+        pr_err("error closing standard output: %s\n", strerror(errno));
+        return LAT_EXIT_FAILURE;
+    }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct lat_opts opts = {0};
+    const char *nc = getenv("NO_COLOR");
+    int i = 1;
+
+    opts.color = isatty(STDOUT_FILENO) && !(nc && *nc);
+    opts.progress = isatty(STDERR_FILENO);
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0)
+            opts.verbose++;
+        else if (strcmp(argv[i], "-vv") == 0)
+            opts.verbose += 2;
+        else if (strcmp(argv[i], "--no-color") == 0)
+            opts.color = false;
+        else if (lat_is_help(argv[i])) {
+            usage(stdout);
+            return check_stdout(LAT_EXIT_OK);
+        } else if (strcmp(argv[i], "--version") == 0) {
+            return check_stdout(cmd_version(1, argv + i, &opts));
+        } else {
+            pr_err("unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return LAT_EXIT_USAGE;
+        }
+    }
+    lat_log_set_level(LAT_LOG_WARN + opts.verbose);
+    if (i >= argc) {
+        usage(stderr);
+        return LAT_EXIT_USAGE;
+    }
+    size_t n;
+    const struct lat_cmd *cmds = lat_commands(&n);
+    for (size_t k = 0; k < n; k++)
+        if (strcmp(cmds[k].name, argv[i]) == 0)
+            return check_stdout(cmds[k].fn(argc - i, argv + i, &opts));
+    pr_err("unknown command '%s'; run 'latscope help'\n", argv[i]);
+    return LAT_EXIT_USAGE;
+}

@@ -1,0 +1,412 @@
+/*
+ * events.c - the columnar trace model: storage, growth, lookups, sorting.
+ *
+ * Columns grow together by doubling (one realloc per column per doubling). Tracks are found
+ * through a small open-addressing hash on (pid, tid, pid_str, tid_str) because readers look one
+ * up for every event. Sorting builds a permutation with qsort over (ts, -dur, index) - the
+ * index makes it stable - and applies it column by column with one scratch buffer.
+ * Every allocation failure returns -ENOMEM and leaves the trace valid (the event is not added).
+ */
+#include "model/events.h"
+#include "core/err.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct lat_trace_priv {
+    struct lat_trace pub;
+    uint32_t *track_slots; /* index + 1, 0 = empty */
+    size_t track_nslots;
+};
+
+int lat_trace_new(struct lat_trace **out)
+{
+    struct lat_trace_priv *p = calloc(1, sizeof(*p));
+    if (!p) return -ENOMEM;
+    int rc = strtab_init(&p->pub.strs);
+    if (rc) {
+        free(p);
+        return rc;
+    }
+    p->pub.rank = -1;
+    p->pub.world_size = -1;
+    p->pub.format = "unknown";
+    *out = &p->pub;
+    return 0;
+}
+
+static void lat_cols_free(struct lat_event_cols *c)
+{
+    free(c->ts);
+    free(c->dur);
+    free(c->name);
+    free(c->cat);
+    free(c->track);
+    free(c->kind);
+    free(c->flags);
+    free(c->stream);
+    free(c->device);
+    free(c->step);
+    free(c->correlation);
+    free(c->external_id);
+    free(c->args);
+    free(c->nargs);
+    free(c->ph);
+}
+
+void lat_trace_free(struct lat_trace *t)
+{
+    if (!t) return;
+    struct lat_trace_priv *p = (struct lat_trace_priv *)t;
+    strtab_fini(&t->strs);
+    lat_cols_free(&t->ev);
+    free(t->args);
+    free(t->tracks);
+    free(t->flows);
+    free(t->devices);
+    free(t->meta);
+    free(t->path);
+    free(p->track_slots);
+    free(p);
+}
+
+int lat_trace_intern(struct lat_trace *t, const char *s, size_t n, uint32_t *id)
+{
+    return strtab_intern(&t->strs, s, n, id);
+}
+
+#define GROW_COL(col, cap)                                                                         \
+    do {                                                                                           \
+        void *np_ = realloc((col), (cap) * sizeof(*(col)));                                        \
+        if (!np_) return -ENOMEM;                                                                  \
+        (col) = np_;                                                                               \
+    } while (0)
+
+static int lat_cols_grow(struct lat_event_cols *c)
+{
+    size_t cap = c->cap ? c->cap * 2 : 1024;
+    GROW_COL(c->ts, cap);
+    GROW_COL(c->dur, cap);
+    GROW_COL(c->name, cap);
+    GROW_COL(c->cat, cap);
+    GROW_COL(c->track, cap);
+    GROW_COL(c->kind, cap);
+    GROW_COL(c->flags, cap);
+    GROW_COL(c->stream, cap);
+    GROW_COL(c->device, cap);
+    GROW_COL(c->step, cap);
+    GROW_COL(c->correlation, cap);
+    GROW_COL(c->external_id, cap);
+    GROW_COL(c->args, cap);
+    GROW_COL(c->nargs, cap);
+    GROW_COL(c->ph, cap);
+    c->cap = cap;
+    return 0;
+}
+
+int lat_trace_add_event(struct lat_trace *t, const struct lat_event *e)
+{
+    struct lat_event_cols *c = &t->ev;
+    if (c->n == c->cap) {
+        int rc = lat_cols_grow(c);
+        if (rc) return rc;
+    }
+    size_t i = c->n++;
+    c->ts[i] = e->ts;
+    c->dur[i] = e->dur;
+    c->name[i] = e->name;
+    c->cat[i] = e->cat;
+    c->track[i] = e->track;
+    c->kind[i] = e->kind;
+    c->flags[i] = e->flags;
+    c->stream[i] = e->stream;
+    c->device[i] = e->device;
+    c->step[i] = e->step;
+    c->correlation[i] = e->correlation;
+    c->external_id[i] = e->external_id;
+    c->args[i] = e->args;
+    c->nargs[i] = e->nargs;
+    c->ph[i] = e->ph;
+    return 0;
+}
+
+void lat_trace_event(const struct lat_trace *t, size_t i, struct lat_event *e)
+{
+    const struct lat_event_cols *c = &t->ev;
+    e->ts = c->ts[i];
+    e->dur = c->dur[i];
+    e->name = c->name[i];
+    e->cat = c->cat[i];
+    e->track = c->track[i];
+    e->kind = c->kind[i];
+    e->flags = c->flags[i];
+    e->stream = c->stream[i];
+    e->device = c->device[i];
+    e->step = c->step[i];
+    e->correlation = c->correlation[i];
+    e->external_id = c->external_id[i];
+    e->args = c->args[i];
+    e->nargs = c->nargs[i];
+    e->ph = c->ph[i];
+}
+
+int lat_trace_add_arg(struct lat_trace *t, const struct lat_arg *a, uint32_t *index)
+{
+    if (t->nargs == t->args_cap) {
+        size_t cap = t->args_cap ? t->args_cap * 2 : 1024;
+        if (cap > UINT32_MAX) return LAT_E_OVERFLOW;
+        GROW_COL(t->args, cap);
+        t->args_cap = cap;
+    }
+    *index = (uint32_t)t->nargs;
+    t->args[t->nargs++] = *a;
+    return 0;
+}
+
+const struct lat_arg *lat_trace_arg(const struct lat_trace *t, size_t i, const char *key)
+{
+    uint32_t id = strtab_find(&t->strs, key, strlen(key));
+    if (id == UINT32_MAX) return NULL;
+    uint32_t first = t->ev.args[i], n = t->ev.nargs[i];
+    for (uint32_t k = 0; k < n; k++)
+        if (t->args[first + k].key == id) return &t->args[first + k];
+    return NULL;
+}
+
+bool lat_trace_arg_int(const struct lat_trace *t, size_t i, const char *key, int64_t *out)
+{
+    const struct lat_arg *a = lat_trace_arg(t, i, key);
+    if (!a) return false;
+    switch (a->type) {
+    case LAT_ARG_INT:
+    case LAT_ARG_BOOL:
+        *out = a->v.i;
+        return true;
+    case LAT_ARG_STR: {
+        const char *s = lat_trace_str(t, a->str);
+        char *end;
+        if (!*s) return false;
+        errno = 0;
+        long long v = strtoll(s, &end, 10);
+        if (*end || errno) return false;
+        *out = v;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+static uint64_t lat_track_hash(int64_t pid, int64_t tid, uint32_t ps, uint32_t ts, bool gpu)
+{
+    uint64_t h = (uint64_t)pid * 0x9E3779B97F4A7C15ULL;
+    h ^= (uint64_t)tid + 0x632BE59BD9B4E019ULL + (h << 6) + (h >> 2);
+    h ^= ((uint64_t)ps << 32 | ts) * 0xC2B2AE3D27D4EB4FULL;
+    h ^= gpu;
+    return h ^ (h >> 29);
+}
+
+static int lat_track_rehash(struct lat_trace_priv *p, size_t nslots)
+{
+    uint32_t *slots = calloc(nslots, sizeof(*slots));
+    if (!slots) return -ENOMEM;
+    for (size_t k = 0; k < p->pub.ntracks; k++) {
+        const struct lat_track *tr = &p->pub.tracks[k];
+        size_t i =
+            lat_track_hash(tr->pid, tr->tid, tr->pid_str, tr->tid_str, tr->gpu) & (nslots - 1);
+        while (slots[i])
+            i = (i + 1) & (nslots - 1);
+        slots[i] = (uint32_t)k + 1;
+    }
+    free(p->track_slots);
+    p->track_slots = slots;
+    p->track_nslots = nslots;
+    return 0;
+}
+
+int lat_trace_track(struct lat_trace *t, int64_t pid, int64_t tid, uint32_t pid_str,
+                    uint32_t tid_str, bool gpu, uint32_t *index)
+{
+    struct lat_trace_priv *p = (struct lat_trace_priv *)t;
+    uint64_t h = lat_track_hash(pid, tid, pid_str, tid_str, gpu);
+    if (p->track_nslots) {
+        for (size_t i = h & (p->track_nslots - 1);; i = (i + 1) & (p->track_nslots - 1)) {
+            uint32_t s = p->track_slots[i];
+            if (!s) break;
+            const struct lat_track *tr = &t->tracks[s - 1];
+            if (tr->pid == pid && tr->tid == tid && tr->pid_str == pid_str &&
+                tr->tid_str == tid_str && tr->gpu == gpu) {
+                *index = s - 1;
+                return 0;
+            }
+        }
+    }
+    if (t->ntracks == t->tracks_cap) {
+        size_t cap = t->tracks_cap ? t->tracks_cap * 2 : 64;
+        GROW_COL(t->tracks, cap);
+        t->tracks_cap = cap;
+    }
+    if ((t->ntracks + 1) * 2 > p->track_nslots) {
+        int rc = lat_track_rehash(p, p->track_nslots ? p->track_nslots * 2 : 128);
+        if (rc) return rc;
+    }
+    struct lat_track *tr = &t->tracks[t->ntracks];
+    memset(tr, 0, sizeof(*tr));
+    tr->pid = pid;
+    tr->tid = tid;
+    tr->pid_str = pid_str;
+    tr->tid_str = tid_str;
+    tr->gpu = gpu;
+    size_t i = h & (p->track_nslots - 1);
+    while (p->track_slots[i])
+        i = (i + 1) & (p->track_nslots - 1);
+    p->track_slots[i] = (uint32_t)t->ntracks + 1;
+    *index = (uint32_t)t->ntracks++;
+    return 0;
+}
+
+int lat_trace_add_flow(struct lat_trace *t, const struct lat_flow *f)
+{
+    if (t->nflows == t->flows_cap) {
+        size_t cap = t->flows_cap ? t->flows_cap * 2 : 256;
+        GROW_COL(t->flows, cap);
+        t->flows_cap = cap;
+    }
+    t->flows[t->nflows++] = *f;
+    return 0;
+}
+
+int lat_trace_add_device(struct lat_trace *t, const struct lat_device *d)
+{
+    if (t->ndevices == t->devices_cap) {
+        size_t cap = t->devices_cap ? t->devices_cap * 2 : 8;
+        GROW_COL(t->devices, cap);
+        t->devices_cap = cap;
+    }
+    t->devices[t->ndevices++] = *d;
+    return 0;
+}
+
+int lat_trace_add_meta(struct lat_trace *t, uint32_t key, uint32_t value)
+{
+    if (t->nmeta == t->meta_cap) {
+        size_t cap = t->meta_cap ? t->meta_cap * 2 : 16;
+        GROW_COL(t->meta, cap);
+        t->meta_cap = cap;
+    }
+    t->meta[t->nmeta].key = key;
+    t->meta[t->nmeta].value = value;
+    t->nmeta++;
+    return 0;
+}
+
+static bool lat_contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t k = 0;
+        while (k < n && hay[k] && toupper((unsigned char)hay[k]) == needle[k])
+            k++;
+        if (k == n) return true;
+    }
+    return false;
+}
+
+bool lat_meta_is_secret(const char *key)
+{
+    static const char *const pats[] = {"TOKEN",      "KEY",    "SECRET", "PASSWORD",
+                                       "CREDENTIAL", "PASSWD", "AUTH"};
+    for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
+        if (lat_contains_ci(key, pats[i])) return true;
+    return false;
+}
+
+const char *lat_ev_kind_name(enum lat_ev_kind k)
+{
+    static const char *const names[LAT_EV_KIND_COUNT] = {
+        [LAT_EV_OTHER] = "other",
+        [LAT_EV_CPU_OP] = "cpu_op",
+        [LAT_EV_USER_ANNOTATION] = "user_annotation",
+        [LAT_EV_GPU_ANNOTATION] = "gpu_user_annotation",
+        [LAT_EV_PYTHON] = "python_function",
+        [LAT_EV_RUNTIME] = "cuda_runtime",
+        [LAT_EV_DRIVER] = "cuda_driver",
+        [LAT_EV_KERNEL] = "kernel",
+        [LAT_EV_MEMCPY] = "gpu_memcpy",
+        [LAT_EV_MEMSET] = "gpu_memset",
+        [LAT_EV_SYNC] = "cuda_sync",
+        [LAT_EV_DEVICE_OTHER] = "device_other",
+        [LAT_EV_OVERHEAD] = "overhead",
+        [LAT_EV_INSTANT] = "instant",
+        [LAT_EV_COUNTER] = "counter",
+        [LAT_EV_CPU_SAMPLE] = "cpu_sample",
+        [LAT_EV_SPAN] = "Trace",
+    };
+    if ((unsigned)k >= LAT_EV_KIND_COUNT) return "other";
+    return names[k];
+}
+
+bool lat_ev_kind_is_gpu(enum lat_ev_kind k)
+{
+    return k == LAT_EV_KERNEL || k == LAT_EV_MEMCPY || k == LAT_EV_MEMSET || k == LAT_EV_SYNC ||
+           k == LAT_EV_DEVICE_OTHER || k == LAT_EV_GPU_ANNOTATION;
+}
+
+static const struct lat_event_cols *sort_cols;
+
+static int lat_sort_cmp(const void *a, const void *b)
+{
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    if (sort_cols->ts[i] != sort_cols->ts[j]) return sort_cols->ts[i] < sort_cols->ts[j] ? -1 : 1;
+    if (sort_cols->dur[i] != sort_cols->dur[j])
+        return sort_cols->dur[i] > sort_cols->dur[j] ? -1 : 1;
+    return i < j ? -1 : (i > j);
+}
+
+#define PERMUTE(col, type)                                                                         \
+    do {                                                                                           \
+        type *dst_ = (type *)scratch;                                                              \
+        for (size_t k = 0; k < n; k++)                                                             \
+            dst_[k] = (col)[perm[k]];                                                              \
+        memcpy((col), dst_, n * sizeof(type));                                                     \
+    } while (0)
+
+int lat_trace_sort(struct lat_trace *t)
+{
+    size_t n = t->ev.n;
+    if (n < 2) return 0;
+    if (n > UINT32_MAX) return LAT_E_OVERFLOW;
+    uint32_t *perm = malloc(n * sizeof(*perm));
+    void *scratch = malloc(n * sizeof(int64_t));
+    if (!perm || !scratch) {
+        free(perm);
+        free(scratch);
+        return -ENOMEM;
+    }
+    for (size_t k = 0; k < n; k++)
+        perm[k] = (uint32_t)k;
+    /* qsort has no context argument in C11; the model is single-threaded by contract. */
+    sort_cols = &t->ev;
+    qsort(perm, n, sizeof(*perm), lat_sort_cmp);
+    sort_cols = NULL;
+    PERMUTE(t->ev.ts, lat_ns);
+    PERMUTE(t->ev.dur, lat_ns);
+    PERMUTE(t->ev.name, uint32_t);
+    PERMUTE(t->ev.cat, uint32_t);
+    PERMUTE(t->ev.track, uint32_t);
+    PERMUTE(t->ev.kind, uint16_t);
+    PERMUTE(t->ev.flags, uint16_t);
+    PERMUTE(t->ev.stream, int64_t);
+    PERMUTE(t->ev.device, int32_t);
+    PERMUTE(t->ev.step, int32_t);
+    PERMUTE(t->ev.correlation, int64_t);
+    PERMUTE(t->ev.external_id, int64_t);
+    PERMUTE(t->ev.args, uint32_t);
+    PERMUTE(t->ev.nargs, uint32_t);
+    PERMUTE(t->ev.ph, char);
+    free(perm);
+    free(scratch);
+    return 0;
+}

@@ -1,0 +1,213 @@
+/*
+ * events.h - THE trace model. Every reader (Kineto/Chrome JSON, later ORT, TensorRT, nsys,
+ * latscope's own capture) fills a struct lat_trace; every consumer (analyze, doctor, report,
+ * diff, the Kineto writer) reads only this.
+ *
+ * Layout: columnar (struct of arrays) so analyses scan only the columns they need; all strings
+ * are interned ids into one struct lat_strtab; times are int64 ns from the trace's time base
+ * (Kineto: its µs `ts` scaled exactly to ns; base_time_ns gives the epoch of ts = 0 when known).
+ * Never double for times.
+ *
+ * Ownership: lat_trace_new() allocates; lat_trace_free() releases everything, including every
+ * string returned by lat_trace_str(). Not thread-safe; one writer, then any number of readers.
+ */
+#ifndef LAT_MODEL_EVENTS_H
+#define LAT_MODEL_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/clock.h"
+#include "core/strtab.h"
+
+/* Normalized event kinds. Readers map every category spelling (2021 `Kernel`, current `kernel`,
+ * ROCm, MTIA, ...) to one of these at load; the original category string stays in `cat`. */
+enum lat_ev_kind {
+    LAT_EV_OTHER = 0,
+    LAT_EV_CPU_OP,          /* cpu_op, Operator */
+    LAT_EV_USER_ANNOTATION, /* user_annotation; NVTX ranges on the CPU */
+    LAT_EV_GPU_ANNOTATION,  /* gpu_user_annotation; NVTX ranges projected on a stream */
+    LAT_EV_PYTHON,          /* python_function */
+    LAT_EV_RUNTIME,         /* cuda_runtime, Runtime, hip/xpu/mtia/privateuse1 runtime */
+    LAT_EV_DRIVER,          /* cuda_driver, xpu_driver, privateuse1_driver */
+    LAT_EV_KERNEL,          /* kernel, Kernel */
+    LAT_EV_MEMCPY,          /* gpu_memcpy, Memcpy */
+    LAT_EV_MEMSET,          /* gpu_memset, Memset */
+    LAT_EV_SYNC,            /* cuda_sync, xpu_sync (device-side sync records) */
+    LAT_EV_DEVICE_OTHER,    /* other device activity: mtia_ccp_events, collective_comm, ... */
+    LAT_EV_OVERHEAD,        /* overhead (profiler buffer requests, ...) */
+    LAT_EV_INSTANT,         /* ph i/I/R, including [memory] events */
+    LAT_EV_COUNTER,         /* ph C */
+    LAT_EV_CPU_SAMPLE,      /* a CPU stack sample (latscope trace --cpu) */
+    LAT_EV_SPAN,            /* cat Trace: the profiler's own span */
+    LAT_EV_KIND_COUNT
+};
+
+enum lat_ev_flags {
+    LAT_EVF_GPU = 1u << 0,       /* runs on a device (pid = device, tid = stream) */
+    LAT_EVF_INSTANT = 1u << 1,   /* dur is 0 by definition */
+    LAT_EVF_STEP = 1u << 2,      /* a CPU ProfilerStep#N (iteration in `step`) */
+    LAT_EVF_NO_DUR = 1u << 3,    /* the input had no `dur` for this event */
+    LAT_EVF_FRAC_TS = 1u << 4,   /* ts or dur had a fractional µs part in the input */
+    LAT_EVF_BEGIN_END = 1u << 5, /* built from a B/E pair */
+};
+
+/* One event as a record, for adding events and for reading one back. */
+struct lat_event {
+    lat_ns ts, dur;
+    uint32_t name, cat;  /* string ids */
+    uint32_t track;      /* index into trace->tracks */
+    uint16_t kind;       /* enum lat_ev_kind */
+    uint16_t flags;      /* enum lat_ev_flags */
+    int64_t stream;      /* args.stream (GPU) or -1 */
+    int32_t device;      /* args.device or GPU pid, -1 when absent */
+    int32_t step;        /* N of ProfilerStep#N for LAT_EVF_STEP events, else -1 */
+    int64_t correlation; /* args.correlation, -1 when absent */
+    int64_t external_id; /* args."External id" / "external id", -1 when absent */
+    uint32_t args;       /* index of the first arg in trace->args */
+    uint32_t nargs;      /* number of args */
+    char ph;             /* original phase: 'X', 'B', 'i', 'C', ... */
+};
+
+/* Columns of the events (struct of arrays); n events, capacity cap. */
+struct lat_event_cols {
+    size_t n, cap;
+    lat_ns *ts, *dur;
+    uint32_t *name, *cat, *track;
+    uint16_t *kind, *flags;
+    int64_t *stream;
+    int32_t *device, *step;
+    int64_t *correlation, *external_id;
+    uint32_t *args, *nargs;
+    char *ph;
+};
+
+enum lat_arg_type {
+    LAT_ARG_NULL = 0,
+    LAT_ARG_BOOL,   /* i = 0 or 1 */
+    LAT_ARG_INT,    /* i: an integer that fits int64 */
+    LAT_ARG_UINT,   /* u: an integer above INT64_MAX that fits uint64 */
+    LAT_ARG_DOUBLE, /* d: a number with a fraction or exponent (str holds its exact text) */
+    LAT_ARG_STR,    /* str: the decoded string */
+    LAT_ARG_RAW,    /* str: raw JSON text of an array/object, or of an integer beyond uint64 */
+};
+
+struct lat_arg {
+    uint32_t key; /* string id */
+    uint32_t type;
+    uint32_t str; /* string id (STR, RAW, DOUBLE text); 0 otherwise */
+    union {
+        int64_t i;
+        uint64_t u;
+        double d;
+    } v;
+};
+
+/* A process/thread pair (CPU) or device/stream pair (GPU). Kineto pids and tids may be strings
+ * ("Spans", "stream 7"): then pid/tid hold the number found in it (or -1) and *_str the text. */
+struct lat_track {
+    int64_t pid, tid;
+    uint32_t pid_str, tid_str;     /* string ids of the original text, 0 when numeric */
+    uint32_t pid_label, tid_label; /* process_name / thread_name metadata, 0 when none */
+    bool gpu;
+};
+
+/* Flow events (ph s/t/f): the links Kineto draws from a launch to its GPU work (ac2g). */
+struct lat_flow {
+    int64_t id;
+    lat_ns ts;
+    uint32_t cat, name, track;
+    char ph;             /* 's', 't' or 'f' */
+    bool bind_enclosing; /* bp == "e" */
+};
+
+/* deviceProperties (or 2021 computeProperties) entries; -1 / 0 when not given. */
+struct lat_device {
+    int32_t id;
+    uint32_t name;
+    int32_t compute_major, compute_minor;
+    int32_t num_sms;
+    int32_t max_threads_per_block, max_threads_per_sm;
+    int32_t regs_per_block, regs_per_sm;
+    int32_t warp_size;
+    int64_t shared_mem_per_block, shared_mem_per_sm;
+    int64_t total_global_mem;
+};
+
+/* One top-level metadata entry (every key other than traceEvents); value is raw JSON text.
+ * Consumers that print or export metadata must go through lat_meta_is_secret(). */
+struct lat_meta {
+    uint32_t key, value;
+};
+
+struct lat_trace {
+    struct lat_strtab strs;
+    struct lat_event_cols ev;
+    struct lat_arg *args;
+    size_t nargs, args_cap;
+    struct lat_track *tracks;
+    size_t ntracks, tracks_cap;
+    struct lat_flow *flows;
+    size_t nflows, flows_cap;
+    struct lat_device *devices;
+    size_t ndevices, devices_cap;
+    struct lat_meta *meta;
+    size_t nmeta, meta_cap;
+
+    char *path;          /* where it was read from (owned), or NULL */
+    const char *format;  /* static: "kineto", "chrome", "kineto-2021", "latscope", ... */
+    int32_t rank;        /* distributedInfo.rank, -1 when absent */
+    int32_t world_size;  /* -1 when absent */
+    lat_ns base_time_ns; /* epoch ns of ts == 0 (baseTimeNanoseconds), 0 when unknown */
+    bool frac_ts;        /* some ts in the input had a fractional µs part (ns resolution) */
+    uint64_t dropped;    /* events the reader skipped (counted, never silently lost) */
+};
+
+/* Allocates an empty trace in *out. Returns 0 or -ENOMEM. Free with lat_trace_free(). */
+int lat_trace_new(struct lat_trace **out);
+void lat_trace_free(struct lat_trace *t);
+
+/* Interns a string; returns its id through *id. 0 or -ENOMEM. */
+int lat_trace_intern(struct lat_trace *t, const char *s, size_t n, uint32_t *id);
+static inline const char *lat_trace_str(const struct lat_trace *t, uint32_t id)
+{
+    return strtab_str(&t->strs, id);
+}
+
+/* Appends event e (its args must already be added with lat_trace_add_arg, see below).
+ * Returns 0 or -ENOMEM; the index of the new event is t->ev.n - 1. */
+int lat_trace_add_event(struct lat_trace *t, const struct lat_event *e);
+/* Reads event i back into *e. */
+void lat_trace_event(const struct lat_trace *t, size_t i, struct lat_event *e);
+
+/* Appends one arg; *index receives its position. Args of one event must be contiguous: add
+ * them, then set e.args to the first index and e.nargs to their count. */
+int lat_trace_add_arg(struct lat_trace *t, const struct lat_arg *a, uint32_t *index);
+/* Finds arg `key` of event i; NULL when absent. */
+const struct lat_arg *lat_trace_arg(const struct lat_trace *t, size_t i, const char *key);
+/* Integer value of arg `key` of event i (INT/UINT/BOOL, or a STR holding an integer);
+ * returns false when absent or not an integer. */
+bool lat_trace_arg_int(const struct lat_trace *t, size_t i, const char *key, int64_t *out);
+
+/* Finds or adds the track (pid, tid, pid_str, tid_str); returns its index through *index. */
+int lat_trace_track(struct lat_trace *t, int64_t pid, int64_t tid, uint32_t pid_str,
+                    uint32_t tid_str, bool gpu, uint32_t *index);
+
+int lat_trace_add_flow(struct lat_trace *t, const struct lat_flow *f);
+int lat_trace_add_device(struct lat_trace *t, const struct lat_device *d);
+int lat_trace_add_meta(struct lat_trace *t, uint32_t key, uint32_t value);
+
+/* True when a metadata/environment key looks secret (*TOKEN*, *KEY*, *SECRET*, *PASSWORD*,
+ * *CREDENTIAL*, case-insensitive): its value must be shown as "REDACTED". */
+bool lat_meta_is_secret(const char *key);
+
+/* Name of a kind ("kernel", "cpu_op", ...), the current Kineto spelling where one exists. */
+const char *lat_ev_kind_name(enum lat_ev_kind k);
+/* True for kinds that execute on a device (kernel, memcpy, memset, sync, device other). */
+bool lat_ev_kind_is_gpu(enum lat_ev_kind k);
+
+/* Sorts events by (ts, -dur) keeping args and tracks intact (stable). 0 or -ENOMEM. */
+int lat_trace_sort(struct lat_trace *t);
+
+#endif

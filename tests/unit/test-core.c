@@ -1,0 +1,107 @@
+/* test-core.c - strtab, buf, units, err. */
+#include "test.h"
+
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/strtab.h"
+#include "core/units.h"
+
+#include <errno.h>
+
+TEST(strtab_intern_dedups)
+{
+    struct lat_strtab t;
+    uint32_t a, b, c, e;
+    ASSERT_RC(strtab_init(&t));
+    ASSERT_RC(strtab_intern(&t, "kernel", 6, &a));
+    ASSERT_RC(strtab_intern(&t, "cpu_op", 6, &b));
+    ASSERT_RC(strtab_intern(&t, "kernel", 6, &c));
+    ASSERT_RC(strtab_intern(&t, "", 0, &e));
+    ASSERT_EQ_U64(a, c);
+    ASSERT(a != b);
+    ASSERT_EQ_U64(e, 0);
+    ASSERT_EQ_STR(strtab_str(&t, a), "kernel");
+    ASSERT_EQ_U64(strtab_find(&t, "cpu_op", 6), b);
+    ASSERT_EQ_U64(strtab_find(&t, "nope", 4), UINT32_MAX);
+    strtab_fini(&t);
+}
+
+TEST(strtab_many_strings_survive_rehash)
+{
+    struct lat_strtab t;
+    char s[32];
+    uint32_t ids[20000];
+    ASSERT_RC(strtab_init(&t));
+    for (int i = 0; i < 20000; i++) {
+        int n = snprintf(s, sizeof(s), "name-%d", i);
+        ASSERT_RC(strtab_intern(&t, s, (size_t)n, &ids[i]));
+    }
+    for (int i = 0; i < 20000; i += 997) {
+        int n = snprintf(s, sizeof(s), "name-%d", i);
+        ASSERT_EQ_U64(strtab_find(&t, s, (size_t)n), ids[i]);
+        ASSERT_EQ_STR(strtab_str(&t, ids[i]), s);
+    }
+    ASSERT_EQ_U64(t.count, 20001);
+    strtab_fini(&t);
+}
+
+TEST(buf_printf_grows)
+{
+    struct lat_buf b = LAT_BUF_INIT;
+    for (int i = 0; i < 1000; i++)
+        ASSERT_RC(buf_printf(&b, "%d,", i));
+    ASSERT_EQ_U64(b.len, strlen(b.data));
+    ASSERT(strncmp(b.data, "0,1,2,", 6) == 0);
+    ASSERT(strstr(b.data, "999,") != NULL);
+    buf_fini(&b);
+    ASSERT(b.data == NULL);
+}
+
+TEST(units_duration_exact)
+{
+    lat_ns v;
+    ASSERT_RC(units_parse_duration("0.1s", LAT_NS_PER_S, &v));
+    ASSERT_EQ_I64(v, 100000000);
+    ASSERT_RC(units_parse_duration("250us", LAT_NS_PER_S, &v));
+    ASSERT_EQ_I64(v, 250000);
+    ASSERT_RC(units_parse_duration("2", LAT_NS_PER_S, &v));
+    ASSERT_EQ_I64(v, 2000000000);
+    ASSERT_RC(units_parse_duration("1.5m", LAT_NS_PER_S, &v));
+    ASSERT_EQ_I64(v, 90000000000LL);
+    ASSERT_RC(units_parse_duration("200ms", LAT_NS_PER_S, &v));
+    ASSERT_EQ_I64(v, 200000000);
+    ASSERT_EQ_I64(units_parse_duration("2x", LAT_NS_PER_S, &v), LAT_E_USAGE);
+    ASSERT_EQ_I64(units_parse_duration("", LAT_NS_PER_S, &v), LAT_E_USAGE);
+    ASSERT_EQ_I64(units_parse_duration("-1s", LAT_NS_PER_S, &v), LAT_E_USAGE);
+    ASSERT_EQ_I64(units_parse_duration("99999999999h", LAT_NS_PER_S, &v), LAT_E_OVERFLOW);
+}
+
+TEST(units_count_suffixes)
+{
+    uint64_t v;
+    ASSERT_RC(units_parse_count("10k", &v));
+    ASSERT_EQ_U64(v, 10000);
+    ASSERT_RC(units_parse_count("1.5M", &v));
+    ASSERT_EQ_U64(v, 1500000);
+    ASSERT_RC(units_parse_count("42", &v));
+    ASSERT_EQ_U64(v, 42);
+    ASSERT_EQ_I64(units_parse_count("1.5", &v), LAT_E_USAGE);
+    ASSERT_EQ_I64(units_parse_count("3kk", &v), LAT_E_USAGE);
+}
+
+TEST(units_format)
+{
+    char b[32];
+    ASSERT_EQ_STR(units_format_duration(1234567, b, sizeof(b)), "1.23 ms");
+    ASSERT_EQ_STR(units_format_duration(999, b, sizeof(b)), "999 ns");
+    ASSERT_EQ_STR(units_format_duration(45600000000LL, b, sizeof(b)), "45.6 s");
+    ASSERT_EQ_STR(units_format_bytes(1500000, b, sizeof(b)), "1.50 MB");
+    ASSERT_EQ_STR(units_format_bytes(12, b, sizeof(b)), "12 B");
+}
+
+TEST(strerror_covers_both_ranges)
+{
+    ASSERT_EQ_STR(lat_strerror(-ENOENT), "No such file or directory");
+    ASSERT_EQ_STR(lat_strerror(LAT_E_BAD_JSON), "malformed JSON");
+    ASSERT_EQ_STR(lat_strerror(-123456), "unknown error");
+}
