@@ -41,6 +41,7 @@ int cmd_diff(int argc, char **argv, const struct lat_opts *opts);
 int cmd_version(int argc, char **argv, const struct lat_opts *opts);
 int cmd_help(int argc, char **argv, const struct lat_opts *opts);
 int cmd_selftest(int argc, char **argv, const struct lat_opts *opts);
+int cmd_serve_test(int argc, char **argv, const struct lat_opts *opts);
 
 const struct lat_cmd *lat_commands(size_t *n);
 

@@ -24,6 +24,7 @@ static const struct lat_cmd commands[] = {
     {"version", cmd_version, "print the version", false},
     {"help", cmd_help, "show help for latscope or a command", false},
     {"selftest", cmd_selftest, "internal helpers for tests (lint-json, ...)", true},
+    {"serve-test", cmd_serve_test, "fixture inference server for tests and the demo", true},
 };
 
 const struct lat_cmd *lat_commands(size_t *n)

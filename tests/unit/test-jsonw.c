@@ -1,0 +1,66 @@
+/* test-jsonw.c - the JSON writer: nesting, separators, escaping, numbers. */
+#include "test.h"
+
+#include "core/jsonw.h"
+
+TEST(jsonw_compact_document)
+{
+    struct jsonw w;
+    jsonw_init(&w, NULL, false);
+    jsonw_obj_begin(&w);
+    jsonw_key(&w, "a");
+    jsonw_i64(&w, -5);
+    jsonw_key(&w, "b");
+    jsonw_arr_begin(&w);
+    jsonw_u64(&w, 18446744073709551615ULL);
+    jsonw_str(&w, "x\"y\\\n");
+    jsonw_null(&w);
+    jsonw_bool(&w, true);
+    jsonw_arr_end(&w);
+    jsonw_key(&w, "e");
+    jsonw_obj_begin(&w);
+    jsonw_obj_end(&w);
+    jsonw_key(&w, "us");
+    jsonw_ns_as_us(&w, 1234567);
+    jsonw_key(&w, "neg");
+    jsonw_ns_as_us(&w, -1500);
+    jsonw_obj_end(&w);
+    ASSERT_RC(jsonw_finish(&w));
+    ASSERT_EQ_STR(w.buf.data, "{\"a\":-5,\"b\":[18446744073709551615,\"x\\\"y\\\\\\n\",null,true],"
+                              "\"e\":{},\"us\":1234.567,\"neg\":-1.500}");
+    jsonw_fini(&w);
+}
+
+TEST(jsonw_invalid_utf8_becomes_replacement)
+{
+    struct lat_buf b = LAT_BUF_INIT;
+    /* valid 2-byte é, a lone continuation byte, a truncated 3-byte sequence, a surrogate */
+    ASSERT_RC(json_escape(&b, "\xc3\xa9\x80z\xe2\x82\xed\xa0\x80", 9));
+    ASSERT_EQ_STR(b.data, "\"\xc3\xa9\xef\xbf\xbdz\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf"
+                          "\xbd\xef\xbf\xbd\"");
+    buf_fini(&b);
+}
+
+TEST(jsonw_control_chars_and_nan)
+{
+    struct jsonw w;
+    jsonw_init(&w, NULL, false);
+    jsonw_arr_begin(&w);
+    jsonw_strn(&w, "\x01\t", 2);
+    jsonw_double(&w, 0.0 / 0.0, 6);
+    jsonw_double(&w, 0.25, 6);
+    jsonw_fixed(&w, 2.0 / 3.0, 2);
+    jsonw_arr_end(&w);
+    ASSERT_RC(jsonw_finish(&w));
+    ASSERT_EQ_STR(w.buf.data, "[\"\\u0001\\t\",null,0.25,0.67]");
+    jsonw_fini(&w);
+}
+
+TEST(jsonw_unbalanced_is_an_error)
+{
+    struct jsonw w;
+    jsonw_init(&w, NULL, true);
+    jsonw_obj_begin(&w);
+    ASSERT(jsonw_finish(&w) != 0);
+    jsonw_fini(&w);
+}
