@@ -96,14 +96,14 @@ int hist_init(struct lat_hist *h, int64_t lowest_ns, int64_t highest_ns, int sig
     struct hist_config cfg;
     int rc = hist_calc_config(lowest_ns, highest_ns, sig_figs, &cfg);
     if (rc < 0) return rc;
+    /* calloc, not malloc + memset: large layouts stay untouched (lazily mapped) until used. */
     uint64_t *counts = calloc((size_t)cfg.counts_len, sizeof(uint64_t));
     if (!counts) return -ENOMEM;
-    rc = hist_init_prealloc(h, &cfg, counts);
-    if (rc < 0) {
-        free(counts);
-        return rc;
-    }
+    memset(h, 0, sizeof(*h));
+    h->cfg = cfg;
+    h->counts = counts;
     h->owns_counts = true;
+    hist_clear_stats(h);
     return 0;
 }
 
