@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""hlog_check.py - checks a latscope .hlog with HdrHistogram's own Python package (hdrhistogram).
+
+usage: hlog_check.py LOG EXPECTED
+EXPECTED has one line per entry: "<tag or -> <total> <p>=<value> ..." where the values are
+what latscope computed with HdrHistogram's estimator (hist_value_at_percentile_hdr).
+The log is read with hdrh.log.HistogramLogReader (header, BaseTime, tags) and every entry's
+total count and percentiles must match exactly. Exit 0 = match, 1 = mismatch, 77 = hdrh absent.
+"""
+import sys
+
+try:
+    from hdrh.histogram import HdrHistogram
+    from hdrh.log import HistogramLogReader
+except ImportError:
+    print("hdrhistogram (PyPI) not installed")
+    sys.exit(77)
+
+
+def main():
+    log, expected = sys.argv[1], sys.argv[2]
+    want = [l.split() for l in open(expected) if l.strip()]
+    ref = HdrHistogram(1000, 3600 * 10**9, 3)
+    reader = HistogramLogReader(log, ref)
+    got = []
+    while True:
+        h = reader.get_next_interval_histogram()
+        if h is None:
+            break
+        got.append(h)
+    if len(got) != len(want):
+        print(f"entries: hdrh read {len(got)}, expected {len(want)}")
+        return 1
+    bad = 0
+    for i, (h, w) in enumerate(zip(got, want)):
+        tag = h.get_tag() or "-"
+        if tag != w[0]:
+            print(f"entry {i}: tag {tag} != {w[0]}"); bad += 1
+        if h.get_total_count() != int(w[1]):
+            print(f"entry {i}: total {h.get_total_count()} != {w[1]}"); bad += 1
+        for pv in w[2:]:
+            p, v = pv.split("=")
+            hv = h.get_value_at_percentile(float(p))
+            if hv != int(v):
+                print(f"entry {i} ({tag}): p{p} hdrh {hv} != latscope {v}"); bad += 1
+    if reader.get_start_time_sec() <= 0:
+        print("StartTime not parsed"); bad += 1
+    print(f"hdrh: {len(got)} entries checked, {bad} mismatches")
+    return 1 if bad else 0
+
+
+sys.exit(main())
