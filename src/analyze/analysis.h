@@ -1,0 +1,249 @@
+/*
+ * analysis.h - the result model of `latscope analyze`, consumed by `doctor`, `report`, `diff`.
+ *
+ * analysis_run() takes one loaded trace per rank (struct lat_trace, src/model/events.h), applies
+ * HTA's preprocessing (../shared/docs/analyses.md §0) as a mask over the model (nothing is
+ * copied), runs every analysis and returns one struct lat_analysis: per rank, plus `whole`, the
+ * sum over ranks of the additive parts. Definitions and the HTA-compatible defaults are in
+ * docs/latscope-analyze.md.
+ *
+ * Units: every time is int64 ns (lat_ns). After HTA's ns rounding (on by default, §0 step 2)
+ * times of ns-resolution traces are whole µs, i.e. multiples of 1000 ns. Percentages are 0..100.
+ * Ratios are 0..1.
+ *
+ * Strings: every `const char *` in the result points into the string table of the rank's
+ * trace (or is a static string). The traces must outlive the result; the result owns nothing
+ * else than its arrays. analysis_free() releases everything.
+ *
+ * Stability: this header only grows (new fields at the end of structs, new enum values at
+ * the end). Consumers must not depend on sizeof().
+ */
+#ifndef LAT_ANALYZE_ANALYSIS_H
+#define LAT_ANALYZE_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/events.h"
+
+/* HTA kernel types (analyses.md §1). Bit flags for the overlap buckets of §4. */
+enum lat_ktype {
+    LAT_KT_COMPUTATION = 0,
+    LAT_KT_COMMUNICATION = 1,
+    LAT_KT_MEMORY = 2,
+    LAT_KT_OTHER = 3,
+    LAT_KT_COUNT
+};
+#define LAT_KT_BIT_COMPUTATION   1u
+#define LAT_KT_BIT_COMMUNICATION 2u
+#define LAT_KT_BIT_MEMORY        4u
+
+/* Idle categories (analyses.md §3). */
+enum lat_idle_cat { LAT_IDLE_HOST_WAIT = 0, LAT_IDLE_KERNEL_WAIT, LAT_IDLE_OTHER, LAT_IDLE_COUNT };
+
+struct analysis_opts {
+    bool hta_compat;        /* HTA-identical numbers where latscope deliberately differs */
+    bool ns_rounding;       /* §0 step 2 (HTA default on; HTA_DISABLE_NS_ROUNDING=1 off) */
+    bool include_last_step; /* §0 step 4 off: keep the last, incomplete ProfilerStep */
+    int32_t only_rank;      /* analyse only this rank (-1: all) */
+    size_t top_n;           /* rows in top_ops / top_kernels / op_kernels (default 10) */
+    lat_ns consecutive_kernel_delay_ns; /* §3, default 30 µs */
+    lat_ns runtime_cutoff_ns;           /* §6, default 50 µs */
+    lat_ns launch_delay_cutoff_ns;      /* §6, default 100 µs */
+    int64_t max_queue_length;           /* §8, default 1024 */
+    double duration_ratio;              /* §4, default 0.8 */
+    size_t num_kernels;                 /* §4, default 10 */
+    bool include_memory_kernels;        /* §4, default true */
+    /* Optional progress callback (fraction 0..1); may be NULL. */
+    void (*progress)(void *arg, double fraction);
+    void *progress_arg;
+};
+
+/* Fills o with the defaults above (HTA's defaults; hta_compat false). */
+void analysis_opts_default(struct analysis_opts *o);
+
+/* Distribution summary of a sample (pandas describe(): linear-interpolated quantiles). */
+struct lat_dist {
+    uint64_t count;
+    double mean, std; /* sample std (n-1), 0 for one sample */
+    double min, p25, p50, p75, p90, p99, max;
+};
+
+/* 1. Temporal breakdown (§2). valid=false when the rank has no GPU rows. */
+struct lat_an_temporal {
+    bool valid;
+    lat_ns kernel_time, idle, compute, non_compute;
+    double idle_pct, compute_pct, non_compute_pct; /* 100 * x / kernel_time (not rounded) */
+};
+
+/* 2. Idle breakdown per stream (§3). */
+struct lat_an_idle_stream {
+    int64_t stream;
+    lat_ns idle[LAT_IDLE_COUNT];   /* Σ gaps per category */
+    double ratio[LAT_IDLE_COUNT];  /* share of the stream's Σ gaps (0 when that is 0) */
+    uint64_t gaps[LAT_IDLE_COUNT]; /* number of gaps per category */
+    uint64_t events;               /* rows on the stream */
+};
+
+/* 3. Kernel-type breakdown (§4): one exclusive overlap bucket (mask of LAT_KT_BIT_*). */
+struct lat_an_ktype_bucket {
+    unsigned mask;
+    const char *label; /* "COMPUTATION", "COMPUTATION overlapping COMMUNICATION", ... */
+    lat_ns sum;        /* HTA: each sweep piece truncated to whole µs */
+    double percent;    /* 100 * sum / Σ all buckets */
+};
+
+/* Per-kernel-name statistics (§4 per-kernel table; also the overall top kernels). */
+struct lat_an_kernel {
+    enum lat_ktype type;
+    const char *name; /* "others" for HTA's aggregated row */
+    bool others;
+    uint64_t count;
+    lat_ns sum, max, min;
+    double mean_ns, std_ns;
+};
+
+/* 5. Launch statistics (§6). */
+struct lat_an_launch_rec {
+    int64_t correlation;
+    uint32_t cpu; /* event index of the launch (runtime call) */
+    uint32_t gpu; /* event index of the GPU row */
+    lat_ns cpu_dur, gpu_dur, launch_delay;
+};
+struct lat_an_launch {
+    uint64_t count; /* joined (launch, GPU row) pairs */
+    uint64_t short_kernels, runtime_outliers, launch_delay_outliers;
+    lat_ns median_launch_delay;
+    struct lat_dist cpu_dur, gpu_dur, launch_delay; /* in ns */
+    uint64_t uncorrelated_gpu; /* GPU rows (stream != -1) with no correlated CPU row */
+    uint64_t gpu_rows;         /* GPU rows (stream != -1) after preprocessing */
+    uint64_t correlated_gpu; /* GPU rows whose correlated CPU row (§0 index_correlation) is kept */
+    uint64_t graph_launches; /* cudaGraphLaunch/hipGraphLaunch calls (latscope mode only) */
+    struct lat_an_launch_rec *recs; /* count records, in launch order */
+};
+
+/* 6. Per-step breakdown. The step's wall time [ts, ts+dur) is split exclusively, in this
+ * priority: GPU compute, communication, copies (memcpy/memset), other GPU work (syncs, ...),
+ * CPU-only (some CPU op or runtime call running, no GPU work), idle. The parts sum to dur. */
+struct lat_an_step {
+    int32_t step;
+    lat_ns ts, dur; /* ts after rank alignment (§0 step 3) */
+    lat_ns gpu_compute, comm, copies, gpu_other, cpu_only, idle;
+    uint64_t kernels; /* GPU rows tagged with this iteration (§0 step 5) */
+};
+
+/* 7. Top CPU operators (self and total time) and the op -> kernel mapping. */
+struct lat_an_op {
+    const char *name;
+    const char *input_dims; /* raw JSON of "Input Dims" of the first instance, or NULL */
+    uint64_t count;
+    lat_ns total, self;
+    lat_ns gpu_time;  /* Σ dur of GPU rows launched directly under this op */
+    uint64_t kernels; /* number of those GPU rows */
+};
+struct lat_an_op_kernel {
+    const char *op;     /* innermost enclosing cpu_op of the launch ("" when none) */
+    const char *kernel; /* GPU row name */
+    uint64_t count;
+    lat_ns gpu_time;
+};
+
+/* 8. Memory copies and synchronisations. */
+struct lat_an_memcpy {
+    const char *kind;   /* "HtoD", "DtoH", "DtoD", "PtoP", "HtoH", "Memset", "Unknown" */
+    const char *memory; /* "Pageable", "Pinned", "Device", "Managed", ... of the host side */
+    bool pageable;
+    uint64_t count, bytes;
+    lat_ns time;
+    double gb_per_s; /* bytes / time, 0 when time is 0 */
+};
+struct lat_an_sync {
+    const char *name; /* cudaDeviceSynchronize, cudaStreamSynchronize, Stream Sync, ... */
+    bool device_side; /* a GPU-side cuda_sync record (Stream Sync, Event Sync, ...) */
+    uint64_t count;
+    lat_ns total; /* CPU blocking time (runtime calls) or device record time */
+};
+
+/* 9. Queue length per stream (§8). */
+struct lat_an_queue {
+    int64_t stream;
+    struct lat_dist len; /* describe() of the queue-length samples */
+    int64_t max_length;
+    lat_ns blocked;     /* time with queue length >= max_queue_length */
+    double blocked_rel; /* blocked / trace duration */
+};
+
+/* Everything for one rank. */
+struct lat_an_rank {
+    int32_t rank;
+    const struct lat_trace *trace;
+    lat_ns align_offset_ns;       /* subtracted from every ts (§0 step 3) */
+    uint64_t events, kept_events; /* model events; kept by §0 */
+    uint64_t dropped_last_step;   /* GPU/CPU rows dropped by §0 step 4 */
+
+    struct lat_an_temporal temporal;
+
+    struct lat_an_idle_stream *idle;
+    size_t nidle;
+
+    struct lat_an_ktype_bucket *ktypes; /* sorted by sum, descending */
+    size_t nktypes;
+    struct lat_an_kernel *kernels_by_type; /* HTA's per-kernel table, sorted (type, name) */
+    size_t nkernels_by_type;
+    struct lat_an_kernel *top_kernels; /* top_n names by Σ dur over all types */
+    size_t ntop_kernels;
+
+    bool has_comm; /* false: comm_comp_overlap_pct is undefined (null) */
+    double comm_comp_overlap_pct;
+    lat_ns comm_time, comm_comp_overlap;
+
+    struct lat_an_launch launch;
+
+    struct lat_an_step *steps;
+    size_t nsteps;
+
+    struct lat_an_op *top_ops; /* top_n by total time */
+    size_t ntop_ops;
+    struct lat_an_op *top_ops_self; /* top_n by self time */
+    size_t ntop_ops_self;
+    struct lat_an_op_kernel *op_kernels; /* top_n (op, kernel) pairs by GPU time */
+    size_t nop_kernels;
+
+    struct lat_an_memcpy *memcpy;
+    size_t nmemcpy;
+    struct lat_an_sync *syncs;
+    size_t nsyncs;
+    lat_ns sync_blocking; /* Σ CPU blocking time of the sync runtime calls */
+
+    struct lat_an_queue *queue;
+    size_t nqueue;
+};
+
+struct lat_analysis {
+    struct analysis_opts opts;
+    struct lat_an_rank *ranks; /* sorted by rank */
+    size_t nranks;
+    /* The sum over ranks of temporal, ktypes, launch counts, memcpy and syncs; other members
+     * are empty. rank = -1. Equal to ranks[0] (minus the arrays) when nranks == 1. */
+    struct lat_an_rank whole;
+    uint32_t steps_distinct; /* |P| of §0 step 4 over all ranks */
+    bool last_step_dropped;  /* §0 step 4 applied */
+    char warning[160];       /* first preprocessing warning ("ProfilerStep not found", ...) */
+};
+
+/* Runs every analysis over n traces (one per rank; a trace's rank is trace->rank, or its
+ * position when -1). The traces are not modified. Returns 0, -ENOMEM or LAT_E_USAGE (n == 0).
+ * Free *out with analysis_free(). */
+int analysis_run(struct lat_trace *const *ranks, size_t n, const struct analysis_opts *o,
+                 struct lat_analysis **out);
+void analysis_free(struct lat_analysis *a);
+
+/* Kernel type of a GPU row name (§1, HTA's re.match semantics). */
+enum lat_ktype analysis_kernel_type(const char *name);
+/* "COMPUTATION", "COMMUNICATION", "MEMORY", "OTHER". */
+const char *analysis_ktype_name(enum lat_ktype t);
+/* "host_wait", "kernel_wait", "other". */
+const char *analysis_idle_name(enum lat_idle_cat c);
+
+#endif

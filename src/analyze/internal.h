@@ -1,0 +1,134 @@
+/*
+ * internal.h - what the analysis files share: the preprocessed view of one rank (HTA's §0 as a
+ * mask over the model) and the per-analysis entry points called by analysis.c.
+ */
+#ifndef LAT_ANALYZE_INTERNAL_H
+#define LAT_ANALYZE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/analysis.h"
+#include "analyze/interval.h"
+#include "model/events.h"
+
+#define AN_NONE UINT32_MAX
+
+/* Per-name classification cache bits (one byte per string id, filled lazily). */
+enum {
+    AN_NAME_KNOWN = 0x80,
+    AN_NAME_KTYPE_MASK = 0x03, /* enum lat_ktype */
+    AN_NAME_STEP = 0x04,       /* matches ^ProfilerStep#\d+ */
+    AN_NAME_SYNC_EVT = 0x08,   /* "Event Sync" or "Context Sync" */
+    AN_NAME_HTA_LAUNCH = 0x10, /* HTA's launch-stats launch names (§6) */
+    AN_NAME_Q_LAUNCH = 0x20,   /* HTA's queue-length launch names (§8) */
+    AN_NAME_LAT_LAUNCH = 0x40, /* latscope's launch names: §6 + HIP, driver API, graphs */
+};
+
+struct an_view {
+    const struct lat_trace *t;
+    const struct analysis_opts *o;
+    size_t n;
+    bool round;       /* HTA ns rounding applies to this rank */
+    lat_ns offset;    /* alignment offset (min rounded ts over all ranks) */
+    uint8_t *keep;    /* 1: row kept by §0 steps 1 and 4 */
+    uint8_t *namecls; /* per string id, AN_NAME_* */
+    int64_t *stream;  /* HTA stream per event (args.stream or -1) */
+    uint32_t *corr;   /* index_correlation: the correlated row, AN_NONE if none */
+    int32_t *iter;    /* iteration (§0 step 5), -1 when none */
+    uint32_t *gpu;    /* kept rows with stream != -1, sorted by (ts, index) */
+    size_t ngpu;
+    /* CPU ProfilerStep rows kept, sorted by ts */
+    uint32_t *steps;
+    size_t nsteps;
+    /* scratch */
+    struct lat_ivl *ivl;
+    size_t ivl_cap;
+    uint64_t dropped;
+};
+
+static inline lat_ns an_floor_div(lat_ns a, lat_ns b)
+{
+    lat_ns q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/* HTA's rounding works on pandas float64 µs: ts = ceil(ts_us), end = floor(ts_us + dur_us),
+ * with the double addition's own rounding (an exact end of x.000 µs can land just below x).
+ * ts_ns / 1000.0 is the double nearest to the µs text, like the JSON parser's, for |ts| below
+ * 2^53 ns; the same arithmetic gives HTA's values exactly. */
+static inline lat_ns an_ts(const struct an_view *v, size_t i)
+{
+    lat_ns ts = v->t->ev.ts[i];
+    return v->round ? (lat_ns)__builtin_ceil((double)ts / 1000.0) * 1000 : ts;
+}
+
+static inline lat_ns an_end(const struct an_view *v, size_t i)
+{
+    lat_ns ts = v->t->ev.ts[i], dur = v->t->ev.dur[i];
+    if (!v->round) return ts + dur;
+    return (lat_ns)__builtin_floor((double)ts / 1000.0 + (double)dur / 1000.0) * 1000;
+}
+
+static inline lat_ns an_dur(const struct an_view *v, size_t i)
+{
+    return an_end(v, i) - an_ts(v, i);
+}
+
+static inline const char *an_name(const struct an_view *v, size_t i)
+{
+    return lat_trace_str(v->t, v->t->ev.name[i]);
+}
+
+/* Classification bits of event i's name (AN_NAME_*). */
+uint8_t an_namecls(struct an_view *v, size_t i);
+
+static inline enum lat_ktype an_ktype(struct an_view *v, size_t i)
+{
+    return (enum lat_ktype)(an_namecls(v, i) & AN_NAME_KTYPE_MASK);
+}
+
+/* True when name is a CUDA/HIP graph launch (cudaGraphLaunch, hipGraphLaunch, ...). */
+bool an_is_graph_launch(const char *name);
+
+/* True for HTA "GPU rows" of §0 step 4 (stream >= 0 and correlation >= 0, or Event/Context
+ * Sync). */
+bool an_is_gpu_kernel_filter(struct an_view *v, size_t i);
+
+/* Scratch interval array with room for n entries; NULL on -ENOMEM. */
+struct lat_ivl *an_scratch(struct an_view *v, size_t n);
+
+/* Builds the view of every rank (§0 steps 1-5). views[] is zeroed by the caller. */
+int an_prep(struct an_view *views, struct lat_trace *const *t, size_t n,
+            const struct analysis_opts *o, struct lat_analysis *a);
+void an_view_fini(struct an_view *v);
+
+/* Analyses; each fills its part of r. 0 or -ENOMEM. */
+int an_temporal(struct an_view *v, struct lat_an_rank *r);
+int an_idle(struct an_view *v, struct lat_an_rank *r);
+int an_ktypes(struct an_view *v, struct lat_an_rank *r);
+int an_overlap(struct an_view *v, struct lat_an_rank *r);
+int an_launch(struct an_view *v, struct lat_an_rank *r);
+int an_queue(struct an_view *v, struct lat_an_rank *r);
+int an_steps(struct an_view *v, struct lat_an_rank *r);
+int an_ops(struct an_view *v, struct lat_an_rank *r);
+int an_memcpy(struct an_view *v, struct lat_an_rank *r);
+
+/* pandas describe() over x[0..n) (sorts x). */
+void an_describe(double *x, size_t n, struct lat_dist *d);
+
+/* Hash map int64 -> uint32 (open addressing), for correlation ids. */
+struct an_map {
+    int64_t *keys;
+    uint32_t *vals;
+    size_t cap; /* power of two */
+    size_t n;
+};
+int an_map_init(struct an_map *m, size_t expected);
+void an_map_fini(struct an_map *m);
+/* Sets key -> val (overwrites). 0 or -ENOMEM. */
+int an_map_put(struct an_map *m, int64_t key, uint32_t val);
+/* Value of key, or AN_NONE. */
+uint32_t an_map_get(const struct an_map *m, int64_t key);
+
+#endif

@@ -1,0 +1,536 @@
+/*
+ * prep.c - HTA's trace preprocessing (../shared/docs/analyses.md §0) as a view over the model.
+ *
+ * Nothing is copied: a rank's view is a keep-mask (1 byte per event), the index correlation
+ * (HTA's index_correlation, 4 bytes per event), the iteration tag (4 bytes per event), the sorted
+ * index of its GPU rows and a lazily filled per-name classification cache. Times are rounded
+ * on the fly (an_ts/an_end in internal.h) when the trace has fractional µs timestamps, exactly
+ * as HTA's round_down_time_stamps: ts = ceil(ts), end = floor(ts + dur), in µs.
+ *
+ * Steps, in HTA's order: (1) keep ph X rows with a dur and a cat, drop cat Trace; (2) round;
+ * (3) align ranks: the offset is the min rounded ts over all ranks, applied to reported
+ * timestamps only (durations and gaps do not change); (4) with >= 2 distinct ProfilerStep#N
+ * names over all ranks, drop every CPU row at or after the start of the last step and every GPU
+ * row whose correlation is not the correlation of a kept CPU row; (5) tag iterations.
+ * HTA's MTIA variant of step 4 is not implemented (no corpus trace needs it; see docs).
+ */
+#include "analyze/internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int an_map_init(struct an_map *m, size_t expected)
+{
+    size_t cap = 16;
+    while (cap < expected * 2)
+        cap <<= 1;
+    m->keys = malloc(cap * sizeof(*m->keys));
+    m->vals = malloc(cap * sizeof(*m->vals));
+    if (!m->keys || !m->vals) {
+        free(m->keys);
+        free(m->vals);
+        m->keys = NULL;
+        m->vals = NULL;
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < cap; i++)
+        m->keys[i] = INT64_MIN;
+    m->cap = cap;
+    m->n = 0;
+    return 0;
+}
+
+void an_map_fini(struct an_map *m)
+{
+    free(m->keys);
+    free(m->vals);
+    m->keys = NULL;
+    m->vals = NULL;
+    m->cap = m->n = 0;
+}
+
+static size_t an_hash(int64_t k, size_t cap)
+{
+    uint64_t x = (uint64_t)k * 0x9E3779B97F4A7C15ull;
+    x ^= x >> 29;
+    return (size_t)x & (cap - 1);
+}
+
+int an_map_put(struct an_map *m, int64_t key, uint32_t val)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        struct an_map g;
+        int rc = an_map_init(&g, m->cap);
+        if (rc) return rc;
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->keys[i] != INT64_MIN) {
+                size_t h = an_hash(m->keys[i], g.cap);
+                while (g.keys[h] != INT64_MIN)
+                    h = (h + 1) & (g.cap - 1);
+                g.keys[h] = m->keys[i];
+                g.vals[h] = m->vals[i];
+                g.n++;
+            }
+        an_map_fini(m);
+        *m = g;
+    }
+    size_t h = an_hash(key, m->cap);
+    while (m->keys[h] != INT64_MIN && m->keys[h] != key)
+        h = (h + 1) & (m->cap - 1);
+    if (m->keys[h] == INT64_MIN) {
+        m->keys[h] = key;
+        m->n++;
+    }
+    m->vals[h] = val;
+    return 0;
+}
+
+uint32_t an_map_get(const struct an_map *m, int64_t key)
+{
+    if (!m->cap || key == INT64_MIN) return AN_NONE;
+    size_t h = an_hash(key, m->cap);
+    while (m->keys[h] != INT64_MIN) {
+        if (m->keys[h] == key) return m->vals[h];
+        h = (h + 1) & (m->cap - 1);
+    }
+    return AN_NONE;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* pandas' default quantile: linear interpolation between the closest ranks. */
+static double an_quantile(const double *x, size_t n, double q)
+{
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)pos;
+    if (lo + 1 >= n) return x[n - 1];
+    return x[lo] + (x[lo + 1] - x[lo]) * (pos - (double)lo);
+}
+
+void an_describe(double *x, size_t n, struct lat_dist *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->count = n;
+    if (!n) return;
+    qsort(x, n, sizeof(*x), dbl_cmp);
+    double mean = 0, m2 = 0;
+    for (size_t i = 0; i < n; i++) { /* Welford */
+        double delta = x[i] - mean;
+        mean += delta / (double)(i + 1);
+        m2 += delta * (x[i] - mean);
+    }
+    d->mean = mean;
+    d->std = n > 1 ? __builtin_sqrt(m2 / (double)(n - 1)) : 0;
+    d->min = x[0];
+    d->max = x[n - 1];
+    d->p25 = an_quantile(x, n, 0.25);
+    d->p50 = an_quantile(x, n, 0.50);
+    d->p75 = an_quantile(x, n, 0.75);
+    d->p90 = an_quantile(x, n, 0.90);
+    d->p99 = an_quantile(x, n, 0.99);
+}
+
+/* ---- names ---------------------------------------------------------------------------- */
+
+static bool starts(const char *s, const char *p)
+{
+    return strncmp(s, p, strlen(p)) == 0;
+}
+
+/* Python re `.*X` at the start of s: X occurs before the first newline ('.' stops there). */
+static bool dot_contains(const char *s, const char *x)
+{
+    const char *f = strstr(s, x);
+    if (!f) return false;
+    const char *nl = strchr(s, '\n');
+    return !nl || f + strlen(x) <= nl;
+}
+
+enum lat_ktype analysis_kernel_type(const char *s)
+{
+    if (starts(s, "nccl") || starts(s, "hip") || starts(s, "hccl") || dot_contains(s, "ncclKernel"))
+        return LAT_KT_COMMUNICATION;
+    if (starts(s, "Memcpy") || starts(s, "hipMemcpy") || starts(s, "Memset") ||
+        starts(s, "hipMemset") || starts(s, "dma"))
+        return LAT_KT_MEMORY;
+    bool non_compute =
+        starts(s, "nccl") || dot_contains(s, "Memcpy") || dot_contains(s, "Memset") ||
+        dot_contains(s, "dma") || dot_contains(s, "Sync") || starts(s, "Stream Wait Event") ||
+        (starts(s, "cuda") && dot_contains(s + 4, "LaunchKernel")) || starts(s, "runFunction") ||
+        starts(s, "hip") || starts(s, "job_exe") || starts(s, "packet") || starts(s, "pe_exe") ||
+        starts(s, "cpum_exe_subgraph") || starts(s, "hccl") ||
+        starts(s, "collective_subgraph_execution");
+    return non_compute ? LAT_KT_OTHER : LAT_KT_COMPUTATION;
+}
+
+const char *analysis_ktype_name(enum lat_ktype t)
+{
+    static const char *const names[] = {"COMPUTATION", "COMMUNICATION", "MEMORY", "OTHER"};
+    return (unsigned)t < LAT_KT_COUNT ? names[t] : "OTHER";
+}
+
+const char *analysis_idle_name(enum lat_idle_cat c)
+{
+    static const char *const names[] = {"host_wait", "kernel_wait", "other"};
+    return (unsigned)c < LAT_IDLE_COUNT ? names[c] : "other";
+}
+
+/* N of ^ProfilerStep#(\d+), or -1. */
+static int64_t step_number(const char *s)
+{
+    if (!starts(s, "ProfilerStep#")) return -1;
+    s += 13;
+    if (*s < '0' || *s > '9') return -1;
+    int64_t n = 0;
+    while (*s >= '0' && *s <= '9' && n < INT32_MAX / 10)
+        n = n * 10 + (*s++ - '0');
+    return n;
+}
+
+static bool in_list(const char *s, const char *const *list)
+{
+    for (; *list; list++)
+        if (!strcmp(s, *list)) return true;
+    return false;
+}
+
+static const char *const hta_launch[] = {
+    "cudaLaunchKernel", "cudaLaunchKernelExC", "runFunction - job_prep_and_submit_for_execution",
+    "cudaMemcpyAsync",  "cudaMemsetAsync",     NULL};
+static const char *const queue_launch[] = {"cudaLaunchKernel",
+                                           "cudaLaunchKernelExC",
+                                           "cuLaunchKernel",
+                                           "cuLaunchKernelEx",
+                                           "cudaMemcpyAsync",
+                                           "cudaMemsetAsync",
+                                           "runFunction - job_prep_and_submit_for_execution",
+                                           "hipLaunchKernel",
+                                           "hipExtModuleLaunchKernel",
+                                           "hipMemcpyAsync",
+                                           "hipMemsetAsync",
+                                           "hipMemcpyWithStream",
+                                           NULL};
+static const char *const lat_launch_extra[] = {"cuLaunchKernel",
+                                               "cuLaunchKernelEx",
+                                               "cuLaunchCooperativeKernel",
+                                               "cudaLaunchCooperativeKernel",
+                                               "cudaLaunchCooperativeKernelMultiDevice",
+                                               "cudaGraphLaunch",
+                                               "cuGraphLaunch",
+                                               "hipLaunchKernel",
+                                               "hipExtLaunchKernel",
+                                               "hipExtModuleLaunchKernel",
+                                               "hipModuleLaunchKernel",
+                                               "hipLaunchCooperativeKernel",
+                                               "hipGraphLaunch",
+                                               "hipMemcpyAsync",
+                                               "hipMemsetAsync",
+                                               "hipMemcpyWithStream",
+                                               "hipMemsetD8Async",
+                                               "hipMemsetD32Async",
+                                               "cuMemcpyAsync",
+                                               "cuMemsetD8Async",
+                                               "cuMemsetD32Async",
+                                               NULL};
+
+bool an_is_graph_launch(const char *name)
+{
+    return !strcmp(name, "cudaGraphLaunch") || !strcmp(name, "cuGraphLaunch") ||
+           !strcmp(name, "hipGraphLaunch");
+}
+
+uint8_t an_namecls(struct an_view *v, size_t i)
+{
+    uint32_t id = v->t->ev.name[i];
+    uint8_t c = v->namecls[id];
+    if (c & AN_NAME_KNOWN) return c;
+    const char *s = lat_trace_str(v->t, id);
+    c = AN_NAME_KNOWN | (uint8_t)analysis_kernel_type(s);
+    if (step_number(s) >= 0) c |= AN_NAME_STEP;
+    if (!strcmp(s, "Event Sync") || !strcmp(s, "Context Sync")) c |= AN_NAME_SYNC_EVT;
+    if (in_list(s, hta_launch)) c |= AN_NAME_HTA_LAUNCH | AN_NAME_LAT_LAUNCH;
+    if (in_list(s, queue_launch)) c |= AN_NAME_Q_LAUNCH;
+    if (in_list(s, lat_launch_extra)) c |= AN_NAME_LAT_LAUNCH;
+    v->namecls[id] = c;
+    return c;
+}
+
+bool an_is_gpu_kernel_filter(struct an_view *v, size_t i)
+{
+    if (v->stream[i] >= 0 && v->t->ev.correlation[i] >= 0) return true;
+    return (an_namecls(v, i) & AN_NAME_SYNC_EVT) != 0;
+}
+
+struct lat_ivl *an_scratch(struct an_view *v, size_t n)
+{
+    if (n > v->ivl_cap) {
+        size_t cap = n < 1024 ? 1024 : n;
+        struct lat_ivl *p = realloc(v->ivl, cap * sizeof(*p));
+        if (!p) return NULL;
+        v->ivl = p;
+        v->ivl_cap = cap;
+    }
+    return v->ivl;
+}
+
+void an_view_fini(struct an_view *v)
+{
+    free(v->keep);
+    free(v->namecls);
+    if (v->stream && v->stream != v->t->ev.stream) free(v->stream);
+    free(v->corr);
+    free(v->iter);
+    free(v->gpu);
+    free(v->steps);
+    free(v->ivl);
+    memset(v, 0, sizeof(*v));
+}
+
+/* ---- the view ------------------------------------------------------------------------- */
+
+static const struct an_view *sort_view; /* qsort has no context argument */
+
+static int gpu_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    lat_ns tx = an_ts(sort_view, x), ty = an_ts(sort_view, y);
+    if (tx != ty) return tx < ty ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static void sort_rows(const struct an_view *v, uint32_t *rows, size_t n)
+{
+    sort_view = v;
+    if (n > 1) qsort(rows, n, sizeof(*rows), gpu_cmp);
+    sort_view = NULL;
+}
+
+/* Step 1 and the per-event columns that do not depend on other ranks. */
+static int view_init(struct an_view *v, const struct lat_trace *t, const struct analysis_opts *o)
+{
+    size_t n = t->ev.n;
+    v->t = t;
+    v->o = o;
+    v->n = n;
+    v->round = o->ns_rounding && t->frac_ts;
+    v->keep = calloc(n ? n : 1, 1);
+    v->namecls = calloc(t->strs.count ? t->strs.count : 1, 1);
+    v->corr = malloc((n ? n : 1) * sizeof(*v->corr));
+    v->iter = malloc((n ? n : 1) * sizeof(*v->iter));
+    if (!v->keep || !v->namecls || !v->corr || !v->iter) return -ENOMEM;
+    v->stream = t->ev.stream;
+
+    uint32_t trace_cat = strtab_find(&t->strs, "Trace", 5);
+    for (size_t i = 0; i < n; i++) {
+        bool k = t->ev.ph[i] == 'X' && !(t->ev.flags[i] & LAT_EVF_NO_DUR) && t->ev.cat[i] != 0 &&
+                 t->ev.cat[i] != trace_cat && t->ev.kind[i] != LAT_EV_SPAN;
+        v->keep[i] = k;
+        v->corr[i] = AN_NONE;
+        v->iter[i] = -1;
+    }
+    /* The model's stream column is args.stream on every event, as HTA reads it, so Triton
+     * cpu_ops (args.stream = 0) are HTA "GPU rows". latscope decides CPU vs GPU by kind:
+     * a stream on a CPU-kind event is ignored unless --hta-compat. Readers that fill stream
+     * only on GPU events give the same view in both modes. */
+    if (!o->hta_compat) {
+        int64_t *s = NULL;
+        for (size_t i = 0; i < n; i++) {
+            if (t->ev.stream[i] == -1 || lat_ev_kind_is_gpu((enum lat_ev_kind)t->ev.kind[i]) ||
+                (t->ev.flags[i] & LAT_EVF_GPU))
+                continue;
+            if (!s) {
+                s = malloc(n * sizeof(*s));
+                if (!s) return -ENOMEM;
+                memcpy(s, t->ev.stream, n * sizeof(*s));
+            }
+            s[i] = -1;
+        }
+        if (s) v->stream = s;
+    }
+    return 0;
+}
+
+/* index_correlation (HTA _transform_correlation_to_index): a GPU row points to the last CPU
+ * row with its correlation, a CPU row to the last GPU row. */
+static int view_correlate(struct an_view *v)
+{
+    struct an_map cpu, gpu;
+    int rc = an_map_init(&cpu, 1024);
+    if (rc) return rc;
+    rc = an_map_init(&gpu, 1024);
+    if (rc) goto out;
+    const int64_t *corr = v->t->ev.correlation;
+    for (size_t i = 0; i < v->n; i++) {
+        if (!v->keep[i] || corr[i] == -1) continue;
+        rc = an_map_put(an_is_gpu_kernel_filter(v, i) ? &gpu : &cpu, corr[i], (uint32_t)i);
+        if (rc) goto out;
+    }
+    for (size_t i = 0; i < v->n; i++) {
+        if (!v->keep[i] || corr[i] == -1) continue;
+        v->corr[i] = an_map_get(an_is_gpu_kernel_filter(v, i) ? &cpu : &gpu, corr[i]);
+    }
+out:
+    an_map_fini(&cpu);
+    an_map_fini(&gpu);
+    return rc;
+}
+
+/* Step 4 for one rank (CUDA/ROCm rule). */
+static int view_drop_last_step(struct an_view *v, bool include_last)
+{
+    lat_ns last = INT64_MIN;
+    bool have = false;
+    for (size_t i = 0; i < v->n; i++) {
+        if (!v->keep[i] || an_is_gpu_kernel_filter(v, i)) continue;
+        if (!(an_namecls(v, i) & AN_NAME_STEP)) continue;
+        lat_ns ts = an_ts(v, i);
+        if (!have || ts > last) last = ts;
+        have = true;
+    }
+    if (!have && !include_last) return 0; /* HTA would drop everything; keep the rank whole */
+    struct an_map kept;
+    int rc = an_map_init(&kept, 1024);
+    if (rc) return rc;
+    const int64_t *corr = v->t->ev.correlation;
+    for (size_t i = 0; i < v->n; i++) {
+        if (!v->keep[i] || an_is_gpu_kernel_filter(v, i)) continue;
+        if (!include_last && an_ts(v, i) >= last) {
+            v->keep[i] = 0;
+            v->dropped++;
+            continue;
+        }
+        if (corr[i] != -1 && (rc = an_map_put(&kept, corr[i], (uint32_t)i))) goto out;
+    }
+    for (size_t i = 0; i < v->n; i++) {
+        if (!v->keep[i] || !an_is_gpu_kernel_filter(v, i)) continue;
+        if (an_map_get(&kept, corr[i]) == AN_NONE) {
+            v->keep[i] = 0;
+            v->dropped++;
+        }
+    }
+out:
+    an_map_fini(&kept);
+    return rc;
+}
+
+/* GPU row index, step rows and iteration tags (step 5). */
+static int view_index(struct an_view *v)
+{
+    size_t ng = 0, ns = 0;
+    const struct lat_event_cols *ev = &v->t->ev;
+    for (size_t i = 0; i < v->n; i++) {
+        if (!v->keep[i]) continue;
+        if (v->stream[i] != -1) ng++;
+        if ((an_namecls(v, i) & AN_NAME_STEP) && v->stream[i] == -1 &&
+            ev->kind[i] != LAT_EV_GPU_ANNOTATION && !(ev->flags[i] & LAT_EVF_GPU))
+            ns++;
+    }
+    v->gpu = malloc((ng ? ng : 1) * sizeof(*v->gpu));
+    v->steps = malloc((ns ? ns : 1) * sizeof(*v->steps));
+    if (!v->gpu || !v->steps) return -ENOMEM;
+    ng = ns = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        if (!v->keep[i]) continue;
+        if (v->stream[i] != -1) v->gpu[ng++] = (uint32_t)i;
+        if ((an_namecls(v, i) & AN_NAME_STEP) && v->stream[i] == -1 &&
+            ev->kind[i] != LAT_EV_GPU_ANNOTATION && !(ev->flags[i] & LAT_EVF_GPU))
+            v->steps[ns++] = (uint32_t)i;
+    }
+    sort_rows(v, v->gpu, ng);
+    sort_rows(v, v->steps, ns);
+    v->ngpu = ng;
+    v->nsteps = ns;
+
+    for (size_t i = 0; i < v->n; i++) {
+        if (!v->keep[i]) continue;
+        bool cpu_like = v->stream[i] < 0 || (v->stream[i] == 0 && ev->kind[i] == LAT_EV_CPU_OP);
+        if (!cpu_like || !ns) continue;
+        lat_ns ts = an_ts(v, i);
+        size_t a = 0, b = ns; /* last step with step.ts <= ts */
+        while (a < b) {
+            size_t m = a + (b - a) / 2;
+            if (an_ts(v, v->steps[m]) <= ts)
+                a = m + 1;
+            else
+                b = m;
+        }
+        if (!a) continue;
+        size_t s = v->steps[a - 1];
+        if (ts < an_ts(v, s) + an_dur(v, s)) v->iter[i] = (int32_t)step_number(an_name(v, s));
+    }
+    for (size_t i = 0; i < v->n; i++)
+        if (v->keep[i] && v->stream[i] > 0 && v->corr[i] != AN_NONE)
+            v->iter[i] = v->iter[v->corr[i]];
+    return 0;
+}
+
+static int i64_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int an_prep(struct an_view *views, struct lat_trace *const *t, size_t n,
+            const struct analysis_opts *o, struct lat_analysis *a)
+{
+    int rc;
+    size_t nstepnames = 0, capstep = 0;
+    int64_t *stepnames = NULL;
+    for (size_t r = 0; r < n; r++) {
+        if ((rc = view_init(&views[r], t[r], o))) goto out;
+        if ((rc = view_correlate(&views[r]))) goto out;
+        struct an_view *v = &views[r];
+        for (size_t i = 0; i < v->n; i++) {
+            if (!v->keep[i] || !(an_namecls(v, i) & AN_NAME_STEP)) continue;
+            if (nstepnames == capstep) {
+                capstep = capstep ? capstep * 2 : 64;
+                int64_t *p = realloc(stepnames, capstep * sizeof(*p));
+                if (!p) {
+                    rc = -ENOMEM;
+                    goto out;
+                }
+                stepnames = p;
+            }
+            stepnames[nstepnames++] = step_number(an_name(v, i));
+        }
+    }
+    /* |P|: distinct step numbers over all ranks */
+    if (nstepnames) qsort(stepnames, nstepnames, sizeof(*stepnames), i64_cmp);
+    uint32_t distinct = 0;
+    for (size_t i = 0; i < nstepnames; i++)
+        if (!i || stepnames[i] != stepnames[i - 1]) distinct++;
+    a->steps_distinct = distinct;
+    if (distinct == 0)
+        snprintf(a->warning, sizeof(a->warning),
+                 "ProfilerStep not found: no incomplete last step dropped");
+    else if (distinct == 1)
+        snprintf(a->warning, sizeof(a->warning),
+                 "only one iteration (ProfilerStep) in the trace: kept whole");
+
+    /* step 3: the alignment offset over all non-empty ranks */
+    bool have = false;
+    lat_ns min_ts = 0;
+    for (size_t r = 0; r < n; r++)
+        for (size_t i = 0; i < views[r].n; i++) {
+            if (!views[r].keep[i]) continue;
+            lat_ns ts = an_ts(&views[r], i);
+            if (!have || ts < min_ts) min_ts = ts;
+            have = true;
+        }
+    for (size_t r = 0; r < n; r++) {
+        views[r].offset = min_ts;
+        if (distinct >= 2 && (rc = view_drop_last_step(&views[r], o->include_last_step))) goto out;
+        if ((rc = view_index(&views[r]))) goto out;
+    }
+    a->last_step_dropped = distinct >= 2 && !o->include_last_step;
+    rc = 0;
+out:
+    free(stepnames);
+    return rc;
+}

@@ -1,0 +1,122 @@
+/*
+ * ingest.h - trace readers: files on disk -> struct lat_trace (src/model/events.h).
+ *
+ * ingest_open() reads one file (plain or gzip JSON, detected by content, or "-" for stdin):
+ * Kineto / PyTorch profiler traces (current, 2022 and 2021 layouts), the legacy PyTorch array
+ * format, and any Chrome trace-event JSON (ONNX Runtime profiles load as generic Chrome).
+ * ingest_dir() reads a directory of per-rank traces. Accepted inputs and what is kept:
+ * docs/trace-input.md.
+ *
+ * What the model holds after a load (the contract analyses rely on):
+ *  - events in file order (not sorted: call lat_trace_sort() when needed); X, B/E pairs (one
+ *    event, LAT_EVF_BEGIN_END), i/I/R instants, C counters. M metadata become track labels;
+ *    s/t/f become trace->flows. Other phases (b/e/n async, P samples, O objects...) and
+ *    events without a usable ph/ts are counted in trace->dropped.
+ *  - ts/dur: exact int64 ns (µs text scaled by 1000 without rounding through double).
+ *    trace->frac_ts: some ts in the file was written with a fraction or exponent (pandas would
+ *    type HTA's ts column float64, which turns on HTA's ns rounding).
+ *  - stream/correlation/external_id/device columns from args ("External id" or "external id");
+ *    stream is args.stream exactly as HTA reads it (-1 when absent or not an integer) on every
+ *    event, CPU ops included (Triton cpu_ops carry stream 0): decide CPU vs GPU by kind.
+ *    device: args.device, else the pid of a GPU event, else -1.
+ *  - these promoted args are not repeated in trace->args unless LAT_INGEST_ARGS_ALL.
+ *  - metadata: every top-level key except traceEvents, value as compact raw JSON. Secret-looking
+ *    keys (lat_meta_is_secret), at any depth inside a metadata value, have their value replaced
+ *    by "REDACTED" at load: the secret never reaches the model.
+ * Library code: never prints; errors come back as a code plus a detail string.
+ */
+#ifndef LAT_INGEST_INGEST_H
+#define LAT_INGEST_INGEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/events.h"
+
+enum lat_ingest_flags {
+    LAT_INGEST_ARGS_ALL = 1u << 0,  /* keep every arg (default: all but the bulky ones below) */
+    LAT_INGEST_NO_ARGS = 1u << 1,   /* keep no args at all (columns only) */
+    LAT_INGEST_NO_THREAD = 1u << 2, /* gzip: inflate on the parsing thread */
+};
+
+/* Args dropped by default (bulky, unused by the analyses): "Call stack", "Concrete Inputs",
+ * "Input Strides", "Module Hierarchy", "Python module id" ... see docs/trace-input.md. */
+
+/* Counts about the input, filled when lat_ingest_opts.stats is set. */
+struct lat_ingest_stats {
+    uint64_t input_events; /* elements of traceEvents (all phases) */
+    uint64_t meta_events;  /* ph M elements (turned into track labels) */
+    uint64_t json_bytes;   /* bytes of JSON parsed (decompressed size for gzip) */
+    uint64_t raw_bytes;    /* bytes read from the file */
+    bool gzip;
+};
+
+struct lat_ingest_opts {
+    unsigned flags;                 /* enum lat_ingest_flags */
+    struct lat_ingest_stats *stats; /* may be NULL */
+    size_t chunk_bytes; /* read size (0 = 1 MiB); tests use tiny chunks to exercise splits */
+    /* Called about every 16 MiB of input with bytes read so far and the file size (0 when
+     * unknown, e.g. stdin or gzip). May be NULL. */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *progress_ctx;
+};
+
+#define LAT_INGEST_ERRLEN 256
+
+/* Reads the trace at path ("-" = stdin). opts may be NULL. On success *out is a new trace
+ * (caller frees with lat_trace_free) and 0 is returned. On failure *out is NULL, the return is
+ * -errno, LAT_E_BAD_JSON, LAT_E_TRUNCATED, LAT_E_GZIP, LAT_E_NOT_TRACE, LAT_E_OVERFLOW (nesting
+ * too deep) or -ENOMEM, and err (errsz bytes, may be NULL) says what and where: the byte
+ * offset (of the decompressed JSON for gzip input) and what was expected. */
+int ingest_open(const char *path, const struct lat_ingest_opts *opts, struct lat_trace **out,
+                char *err, size_t errsz);
+/* Same for an in-memory document (plain or gzip); name is used in messages and trace->path. */
+int ingest_mem(const void *data, size_t n, const char *name, const struct lat_ingest_opts *opts,
+               struct lat_trace **out, char *err, size_t errsz);
+
+/* ---- directories of per-rank traces ---- */
+
+enum lat_ingest_status {
+    LAT_INGEST_OK = 0,
+    LAT_INGEST_NO_RANK,  /* loaded; no distributedInfo.rank: used as rank 0 (HTA does the same,
+                            with a warning: the caller should warn) */
+    LAT_INGEST_DUP_RANK, /* skipped: an earlier file (name order) has the same rank (HTA keeps
+                            one file per rank and warns "has the same rank") */
+    LAT_INGEST_ERROR,    /* could not be loaded: rc and err say why */
+};
+
+struct lat_ingest_file {
+    char *path;
+    struct lat_trace *trace; /* NULL unless status is OK or NO_RANK */
+    int32_t rank;            /* rank used: distributedInfo.rank, 0 for NO_RANK */
+    enum lat_ingest_status status;
+    int rc;
+    char err[LAT_INGEST_ERRLEN];
+};
+
+struct lat_ingest_set {
+    struct lat_ingest_file *files; /* every *.json / *.json.gz in the directory, name order */
+    size_t n;
+};
+
+/* Loads every *.json and *.json.gz file of dir. Per-file problems are reported in the set,
+ * not as a failure; the call fails (-errno, LAT_E_NOT_FOUND when no trace file) only when the
+ * directory cannot be listed or holds no candidate file. Free with ingest_set_free(). */
+int ingest_dir(const char *dir, const struct lat_ingest_opts *opts, struct lat_ingest_set **out,
+               char *err, size_t errsz);
+void ingest_set_free(struct lat_ingest_set *s);
+const char *ingest_status_name(enum lat_ingest_status st);
+
+/* ---- helpers for consumers ---- */
+
+/* Raw JSON value of top-level metadata key `key`, or NULL. Secret values are already
+ * "REDACTED" (see above), so the result is safe to print. */
+const char *ingest_meta_get(const struct lat_trace *t, const char *key);
+/* Value of a metadata entry for display: its raw JSON, or "\"REDACTED\"" when the key itself
+ * looks secret (defence in depth for models filled by other readers). */
+const char *ingest_meta_display(const struct lat_trace *t, size_t i);
+/* The step number of "ProfilerStep#N" names; -1 when name is not one. */
+int32_t ingest_step_number(const char *name, size_t len);
+
+#endif

@@ -1,0 +1,1373 @@
+/*
+ * kineto.c - Kineto / PyTorch profiler / Chrome trace-event JSON -> struct lat_trace.
+ *
+ * One pass over the input, pulled token by token from the streaming tokenizer (json/tok.h),
+ * which is fed chunk by chunk from source.c (plain, or gzip inflated on the fly). A small
+ * recursive-descent parser reads the top level (an object with traceEvents and metadata, or a
+ * bare array of events) and each event object field by field, writing straight into the
+ * columnar model: names, categories and string args are interned, numbers are kept exact
+ * (ts/dur via fixed-point µs -> ns, ids as int64/uint64, fractions with their text). Nothing is
+ * allocated per event (the columns and the string table grow by doubling); arrays/objects
+ * inside args are re-serialized compactly into one reusable buffer and interned.
+ * Category spellings of every layout (2021 Operator/Runtime/Kernel, current cpu_op/kernel/...,
+ * ROCm, MTIA, XPU) are normalized to enum lat_ev_kind here, once. Secrets in metadata are
+ * replaced at load (see ingest.h). Rejected: building a DOM (memory grows with the JSON),
+ * a SAX callback parser (the per-event state machine becomes much harder to read).
+ * Not thread-safe per trace; independent loads may run in parallel.
+ */
+#define PR_FMT "ingest"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/jsonw.h"
+#include "ingest/ingest.h"
+#include "ingest/source.h"
+#include "json/tok.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A label from a ph:"M" event, applied to tracks after the load. */
+struct kx_label {
+    int64_t pid, tid;
+    uint32_t pid_str, tid_str;
+    uint32_t name;
+    bool thread; /* thread_name (pid, tid) vs process_name (pid) */
+};
+
+/* An open ph:"B" event waiting for its "E". */
+struct kx_open {
+    uint32_t track;
+    size_t ev;
+};
+
+struct kx {
+    struct json_tok tok;
+    struct ingest_src *src;
+    struct lat_trace *t;
+    const struct lat_ingest_opts *opts;
+    unsigned flags;
+    char *err;
+    size_t errsz;
+    bool fed_eof;
+    struct lat_buf raw; /* re-serialized raw JSON values */
+    struct lat_buf tmp; /* scratch copies (keys while values are read) */
+    struct kx_label *labels;
+    size_t nlabels, labels_cap;
+    struct kx_open *open;
+    size_t nopen, open_cap;
+    uint64_t next_progress;
+    /* what the input looked like, for trace->format */
+    bool top_object, saw_schema, saw_2021, saw_legacy_pid, saw_ort, saw_ph, saw_events_key;
+    bool saw_chakra;
+    int64_t nevents_in; /* elements of traceEvents */
+    uint64_t nmeta_in;  /* ph M elements */
+    /* interned ids used in comparisons */
+    uint32_t id_cpu_functions;
+};
+
+/* ---- token pulling ---- */
+
+static int kx_fail_tok(struct kx *k, int rc)
+{
+    if (k->err && k->errsz)
+        snprintf(k->err, k->errsz, "JSON byte %llu: %s",
+                 (unsigned long long)json_tok_erroff(&k->tok), json_tok_errmsg(&k->tok));
+    return rc;
+}
+
+/* The next token, reading more input as needed. 1 or < 0 (err filled). */
+static int kx_next(struct kx *k, struct json_token *tk)
+{
+    for (;;) {
+        int rc = json_tok_next(&k->tok, tk);
+        if (rc == 1) return 1;
+        if (rc < 0) return kx_fail_tok(k, rc);
+        if (k->fed_eof) {
+            /* done: the caller asked past the end */
+            tk->type = JSON_END;
+            return 1;
+        }
+        const char *data;
+        size_t n;
+        rc = src_next(k->src, &data, &n, k->err, k->errsz);
+        if (rc < 0) return rc;
+        if (rc == 0) {
+            json_tok_finish(&k->tok);
+            k->fed_eof = true;
+        } else {
+            json_tok_feed(&k->tok, data, n);
+            if (k->opts && k->opts->progress && json_tok_offset(&k->tok) >= k->next_progress) {
+                k->opts->progress(k->opts->progress_ctx, src_raw_done(k->src),
+                                  src_raw_total(k->src));
+                k->next_progress = json_tok_offset(&k->tok) + (16u << 20);
+            }
+        }
+    }
+}
+
+/* Skips the rest of the value that starts with tk. */
+static int kx_skip(struct kx *k, const struct json_token *tk)
+{
+    if (tk->type != JSON_OBJ_BEGIN && tk->type != JSON_ARR_BEGIN) return 0;
+    int depth = 1;
+    struct json_token x;
+    while (depth) {
+        int rc = kx_next(k, &x);
+        if (rc < 0) return rc;
+        if (x.type == JSON_OBJ_BEGIN || x.type == JSON_ARR_BEGIN)
+            depth++;
+        else if (x.type == JSON_OBJ_END || x.type == JSON_ARR_END)
+            depth--;
+    }
+    return 0;
+}
+
+static int kx_nomem(struct kx *k)
+{
+    if (k->err && k->errsz) snprintf(k->err, k->errsz, "out of memory");
+    return -ENOMEM;
+}
+
+/* Appends the compact JSON text of the value starting with tk to k->raw. When redact is set,
+ * members whose key looks secret get the value "REDACTED" (the original is skipped). */
+static int kx_raw(struct kx *k, const struct json_token *tk, bool redact)
+{
+    struct lat_buf *b = &k->raw;
+    int depth = 0, rc = 0;
+    bool need_comma = false;
+    struct json_token x = *tk;
+    for (;;) {
+        switch (x.type) {
+        case JSON_OBJ_BEGIN:
+        case JSON_ARR_BEGIN:
+            if (need_comma) rc |= buf_putc(b, ',');
+            rc |= buf_putc(b, x.type == JSON_OBJ_BEGIN ? '{' : '[');
+            depth++;
+            need_comma = false;
+            break;
+        case JSON_OBJ_END:
+        case JSON_ARR_END:
+            rc |= buf_putc(b, x.type == JSON_OBJ_END ? '}' : ']');
+            depth--;
+            need_comma = true;
+            break;
+        case JSON_KEY: {
+            if (need_comma) rc |= buf_putc(b, ',');
+            rc |= json_escape(b, x.s, x.len);
+            rc |= buf_putc(b, ':');
+            need_comma = false;
+            bool secret = false;
+            if (redact) {
+                k->tmp.len = 0;
+                rc |= buf_append(&k->tmp, x.s, x.len);
+                rc |= buf_putc(&k->tmp, '\0');
+                secret = !rc && lat_meta_is_secret(k->tmp.data);
+            }
+            if (secret) {
+                struct json_token v;
+                int r2 = kx_next(k, &v);
+                if (r2 < 0) return r2;
+                r2 = kx_skip(k, &v);
+                if (r2 < 0) return r2;
+                rc |= buf_puts(b, "\"REDACTED\"");
+                need_comma = true;
+            }
+            break;
+        }
+        case JSON_STR:
+            if (need_comma) rc |= buf_putc(b, ',');
+            rc |= json_escape(b, x.s, x.len);
+            need_comma = true;
+            break;
+        case JSON_NUM:
+            if (need_comma) rc |= buf_putc(b, ',');
+            rc |= buf_append(b, x.s, x.len);
+            need_comma = true;
+            break;
+        case JSON_TRUE:
+        case JSON_FALSE:
+        case JSON_NULL:
+            if (need_comma) rc |= buf_putc(b, ',');
+            rc |= buf_puts(b, x.type == JSON_TRUE    ? "true"
+                              : x.type == JSON_FALSE ? "false"
+                                                     : "null");
+            need_comma = true;
+            break;
+        default:
+            break;
+        }
+        if (rc) return kx_nomem(k);
+        if (depth == 0) return 0;
+        int r = kx_next(k, &x);
+        if (r < 0) return r;
+        if (x.type == JSON_END) return LAT_E_TRUNCATED;
+    }
+}
+
+static int kx_intern(struct kx *k, const char *s, size_t n, uint32_t *id)
+{
+    int rc = lat_trace_intern(k->t, s, n, id);
+    if (rc) return rc == -ENOMEM ? kx_nomem(k) : rc;
+    return 0;
+}
+
+/* ---- category normalization ---- */
+
+struct cat_map {
+    const char *name;
+    enum lat_ev_kind kind;
+};
+
+static const struct cat_map cat_maps[] = {
+    {"cpu_op", LAT_EV_CPU_OP},
+    {"Operator", LAT_EV_CPU_OP},
+    {"user_annotation", LAT_EV_USER_ANNOTATION},
+    {"gpu_user_annotation", LAT_EV_GPU_ANNOTATION},
+    {"python_function", LAT_EV_PYTHON},
+    {"cuda_runtime", LAT_EV_RUNTIME},
+    {"Runtime", LAT_EV_RUNTIME},
+    {"mtia_runtime", LAT_EV_RUNTIME},
+    {"xpu_runtime", LAT_EV_RUNTIME},
+    {"hip_runtime", LAT_EV_RUNTIME},
+    {"privateuse1_runtime", LAT_EV_RUNTIME},
+    {"glow_runtime", LAT_EV_RUNTIME},
+    {"cuda_driver", LAT_EV_DRIVER},
+    {"xpu_driver", LAT_EV_DRIVER},
+    {"privateuse1_driver", LAT_EV_DRIVER},
+    {"kernel", LAT_EV_KERNEL},
+    {"Kernel", LAT_EV_KERNEL},
+    {"gpu_memcpy", LAT_EV_MEMCPY},
+    {"Memcpy", LAT_EV_MEMCPY},
+    {"gpu_memset", LAT_EV_MEMSET},
+    {"Memset", LAT_EV_MEMSET},
+    {"cuda_sync", LAT_EV_SYNC},
+    {"xpu_sync", LAT_EV_SYNC},
+    {"mtia_ccp_events", LAT_EV_DEVICE_OTHER},
+    {"collective_comm", LAT_EV_DEVICE_OTHER},
+    {"cuda_event", LAT_EV_DEVICE_OTHER},
+    {"overhead", LAT_EV_OVERHEAD},
+    {"Trace", LAT_EV_SPAN},
+    {"cpu_instant_event", LAT_EV_INSTANT},
+};
+
+/* Kind of a category, cached by string id (categories are few). */
+struct kind_cache {
+    uint32_t id[64];
+    uint8_t kind[64];
+    unsigned n;
+};
+
+static enum lat_ev_kind cat_kind(struct kx *k, struct kind_cache *kc, uint32_t cat)
+{
+    for (unsigned i = 0; i < kc->n; i++)
+        if (kc->id[i] == cat) return (enum lat_ev_kind)kc->kind[i];
+    const char *s = lat_trace_str(k->t, cat);
+    enum lat_ev_kind kind = LAT_EV_OTHER;
+    for (size_t i = 0; i < sizeof(cat_maps) / sizeof(cat_maps[0]); i++)
+        if (strcmp(s, cat_maps[i].name) == 0) {
+            kind = cat_maps[i].kind;
+            break;
+        }
+    if (!strcmp(s, "Operator") || !strcmp(s, "Runtime") || !strcmp(s, "Kernel") ||
+        !strcmp(s, "Memcpy") || !strcmp(s, "Memset"))
+        k->saw_2021 = true;
+    if (!strcmp(s, "Session") || !strcmp(s, "Node")) k->saw_ort = true;
+    if (kc->n < 64) {
+        kc->id[kc->n] = cat;
+        kc->kind[kc->n] = (uint8_t)kind;
+        kc->n++;
+    }
+    return kind;
+}
+
+int32_t ingest_step_number(const char *name, size_t len)
+{
+    static const char pfx[] = "ProfilerStep#";
+    size_t pl = sizeof(pfx) - 1;
+    if (len <= pl || memcmp(name, pfx, pl) != 0) return -1;
+    int64_t v = 0;
+    size_t i = pl;
+    for (; i < len && name[i] >= '0' && name[i] <= '9'; i++) {
+        v = v * 10 + (name[i] - '0');
+        if (v > INT32_MAX) return -1;
+    }
+    return i > pl ? (int32_t)v : -1;
+}
+
+/* ---- one event ---- */
+
+/* A pid/tid value: an integer, or a string (interned; the number found in it, or -1). */
+struct kx_id {
+    int64_t num;
+    uint32_t str;
+    bool set;
+};
+
+static int64_t num_in_string(const char *s, size_t n)
+{
+    /* "25738" -> 25738, "stream 7" -> 7, "GPU 0 Counters" -> 0, "Spans" -> -1 */
+    for (size_t i = 0; i < n; i++)
+        if (s[i] >= '0' && s[i] <= '9') {
+            int64_t v = 0;
+            for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+                if (v > (INT64_MAX - 9) / 10) return -1;
+                v = v * 10 + (s[i] - '0');
+            }
+            return v;
+        }
+    return -1;
+}
+
+static int kx_read_id(struct kx *k, const struct json_token *tk, struct kx_id *id)
+{
+    id->set = true;
+    id->str = 0;
+    if (tk->type == JSON_NUM) {
+        if (tk->num_flags & JSON_NUM_I64) {
+            id->num = tk->i;
+        } else {
+            /* a float or huge pid: keep the text */
+            id->num = -1;
+            return kx_intern(k, tk->s, tk->len, &id->str);
+        }
+        return 0;
+    }
+    if (tk->type == JSON_STR) {
+        id->num = num_in_string(tk->s, tk->len);
+        int rc = kx_intern(k, tk->s, tk->len, &id->str);
+        /* a purely numeric string ("25738") is the number itself, but the text is kept so
+         * that "7" and 7 stay distinct tracks, as in the input */
+        return rc;
+    }
+    id->num = -1;
+    return kx_skip(k, tk);
+}
+
+/* A µs time value -> ns. *frac: written with a fraction/exponent. 0, or 1 when unusable. */
+static int kx_time(const struct json_token *tk, lat_ns *out, bool *nonint)
+{
+    *nonint = false;
+    if (tk->type == JSON_NUM) {
+        if ((tk->num_flags & JSON_NUM_I64) && tk->i < INT64_MAX / 1000 &&
+            tk->i > INT64_MIN / 1000) {
+            *out = tk->i * 1000;
+            return 0;
+        }
+        *nonint = !(tk->num_flags & JSON_NUM_INT);
+        return json_num_fixed(tk->s, tk->len, 3, out, NULL) ? 1 : 0;
+    }
+    if (tk->type == JSON_STR) { /* some producers quote numbers */
+        *nonint = memchr(tk->s, '.', tk->len) || memchr(tk->s, 'e', tk->len);
+        return json_num_fixed(tk->s, tk->len, 3, out, NULL) ? 1 : 0;
+    }
+    return 1;
+}
+
+/* Arg keys dropped by default: bulky and unused by the analyses. */
+static bool arg_dropped(const char *s, size_t n)
+{
+    static const char *const drop[] = {"Call stack",          "Concrete Inputs",  "Input Strides",
+                                       "Module Hierarchy",    "Python module id", "Ev Idx",
+                                       "Profiler Event Index"};
+    for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
+        if (strlen(drop[i]) == n && memcmp(drop[i], s, n) == 0) return true;
+    return false;
+}
+
+struct kx_ev {
+    struct lat_event e;
+    struct kx_id pid, tid;
+    char ph;
+    bool have_ts, have_dur, have_cat, have_name, nonint_ts, nonint_dur, bad_time, bind_e;
+    bool have_device, have_flow_id;
+    int64_t flow_id;
+    uint32_t label; /* M events: args.name */
+};
+
+static inline bool key_is(const struct json_token *tk, const char *lit, size_t n)
+{
+    return tk->len == n && memcmp(tk->s, lit, n) == 0;
+}
+#define KEY_IS(tk, lit) key_is((tk), lit, sizeof(lit) - 1)
+
+static int64_t tok_int_or(const struct json_token *v, int64_t dflt)
+{
+    if (v->type == JSON_NUM && (v->num_flags & JSON_NUM_I64)) return v->i;
+    return dflt;
+}
+
+/* Reads the members of "args" into trace->args (and the promoted columns). */
+static int kx_args(struct kx *k, struct kx_ev *ev)
+{
+    struct json_token key, v;
+    struct lat_trace *t = k->t;
+    int rc;
+    for (;;) {
+        rc = kx_next(k, &key);
+        if (rc < 0) return rc;
+        if (key.type == JSON_OBJ_END) return 0;
+        if (key.type != JSON_KEY) return LAT_E_INTERNAL;
+        /* Classify the key before the value token invalidates its text. */
+        enum { A_STORE, A_STREAM, A_CORR, A_EXT, A_DEVICE, A_NAME, A_DROP } what = A_STORE;
+        if (KEY_IS(&key, "stream"))
+            what = A_STREAM;
+        else if (KEY_IS(&key, "correlation"))
+            what = A_CORR;
+        else if (KEY_IS(&key, "External id") || KEY_IS(&key, "external id"))
+            what = A_EXT;
+        else if (KEY_IS(&key, "device"))
+            what = A_DEVICE;
+        else if (ev->ph == 'M' && KEY_IS(&key, "name"))
+            what = A_NAME;
+        else if ((k->flags & LAT_INGEST_NO_ARGS) || ev->ph == 'M' ||
+                 (!(k->flags & LAT_INGEST_ARGS_ALL) && arg_dropped(key.s, key.len)))
+            what = A_DROP;
+        uint32_t keyid = 0;
+        bool keep = what == A_STORE ||
+                    ((k->flags & LAT_INGEST_ARGS_ALL) && !(k->flags & LAT_INGEST_NO_ARGS) &&
+                     what != A_NAME && what != A_DROP);
+        if (keep) {
+            rc = kx_intern(k, key.s, key.len, &keyid);
+            if (rc) return rc;
+        }
+        rc = kx_next(k, &v);
+        if (rc < 0) return rc;
+        rc = 0;
+        switch (what) {
+        case A_STREAM:
+            ev->e.stream = tok_int_or(&v, -1);
+            break;
+        case A_CORR:
+            ev->e.correlation = tok_int_or(&v, -1);
+            break;
+        case A_EXT:
+            ev->e.external_id = tok_int_or(&v, -1);
+            break;
+        case A_DEVICE: {
+            int64_t d = tok_int_or(&v, -1);
+            if (d >= INT32_MIN && d <= INT32_MAX) {
+                ev->e.device = (int32_t)d;
+                ev->have_device = true;
+            }
+            break;
+        }
+        case A_NAME:
+            if (v.type == JSON_STR) {
+                rc = kx_intern(k, v.s, v.len, &ev->label);
+                if (rc) return rc;
+            }
+            break;
+        default:
+            break;
+        }
+        if (!keep) {
+            rc = kx_skip(k, &v);
+            if (rc) return rc;
+            continue;
+        }
+        struct lat_arg a;
+        memset(&a, 0, sizeof(a));
+        a.key = keyid;
+        switch (v.type) {
+        case JSON_NUM:
+            if (v.num_flags & JSON_NUM_I64) {
+                a.type = LAT_ARG_INT;
+                a.v.i = v.i;
+            } else if (v.num_flags & JSON_NUM_U64) {
+                a.type = LAT_ARG_UINT;
+                a.v.u = v.u;
+            } else if (v.num_flags & JSON_NUM_INT) {
+                a.type = LAT_ARG_RAW;
+                rc = kx_intern(k, v.s, v.len, &a.str);
+            } else {
+                a.type = LAT_ARG_DOUBLE;
+                if (json_num_double(v.s, v.len, &a.v.d)) a.v.d = 0;
+                rc = kx_intern(k, v.s, v.len, &a.str);
+            }
+            break;
+        case JSON_STR:
+            a.type = LAT_ARG_STR;
+            rc = kx_intern(k, v.s, v.len, &a.str);
+            break;
+        case JSON_TRUE:
+        case JSON_FALSE:
+            a.type = LAT_ARG_BOOL;
+            a.v.i = v.type == JSON_TRUE;
+            break;
+        case JSON_NULL:
+            a.type = LAT_ARG_NULL;
+            break;
+        default:
+            a.type = LAT_ARG_RAW;
+            k->raw.len = 0;
+            rc = kx_raw(k, &v, false);
+            if (!rc) rc = kx_intern(k, k->raw.data, k->raw.len, &a.str);
+            break;
+        }
+        if (rc) return rc;
+        uint32_t idx;
+        rc = lat_trace_add_arg(t, &a, &idx);
+        if (rc) return rc == -ENOMEM ? kx_nomem(k) : rc;
+        if (ev->e.nargs == 0) ev->e.args = idx;
+        ev->e.nargs++;
+    }
+}
+
+static int kx_label_add(struct kx *k, const struct kx_ev *ev, bool thread)
+{
+    if (k->nlabels == k->labels_cap) {
+        size_t cap = k->labels_cap ? k->labels_cap * 2 : 256;
+        void *p = realloc(k->labels, cap * sizeof(*k->labels));
+        if (!p) return kx_nomem(k);
+        k->labels = p;
+        k->labels_cap = cap;
+    }
+    struct kx_label *l = &k->labels[k->nlabels++];
+    l->pid = ev->pid.set ? ev->pid.num : -1;
+    l->pid_str = ev->pid.str;
+    l->tid = ev->tid.set ? ev->tid.num : -1;
+    l->tid_str = ev->tid.str;
+    l->name = ev->label;
+    l->thread = thread;
+    return 0;
+}
+
+/* Stores a parsed event (or flow / label) in the model. */
+static int kx_commit(struct kx *k, struct kx_ev *ev, struct kind_cache *kc)
+{
+    struct lat_trace *t = k->t;
+    size_t args_mark = t->nargs - ev->e.nargs;
+    int rc;
+    char ph = ev->ph;
+    if (ph == 'M') {
+        k->nmeta_in++;
+        t->nargs = args_mark;
+        if (!ev->label) return 0;
+        const char *nm = lat_trace_str(t, ev->e.name);
+        if (!strcmp(nm, "process_name")) return kx_label_add(k, ev, false);
+        if (!strcmp(nm, "thread_name")) return kx_label_add(k, ev, true);
+        return 0;
+    }
+    if (ev->bad_time || (!ev->have_ts && ph != 'E')) {
+        t->nargs = args_mark;
+        t->dropped++;
+        return 0;
+    }
+    enum lat_ev_kind kind = ev->have_cat ? cat_kind(k, kc, ev->e.cat) : LAT_EV_OTHER;
+    if (!ev->have_cat && ev->pid.str && ev->pid.str == k->id_cpu_functions) {
+        kind = LAT_EV_CPU_OP; /* legacy PyTorch array format: every event is a CPU function */
+        k->saw_legacy_pid = true;
+    }
+    bool gpu = lat_ev_kind_is_gpu(kind);
+    int64_t pid = ev->pid.set ? ev->pid.num : -1, tid = ev->tid.set ? ev->tid.num : -1;
+    uint32_t track;
+    rc = lat_trace_track(t, pid, tid, ev->pid.str, ev->tid.str, gpu, &track);
+    if (rc) return kx_nomem(k);
+    if (ph == 's' || ph == 't' || ph == 'f') {
+        t->nargs = args_mark;
+        if (!ev->have_flow_id) {
+            t->dropped++;
+            return 0;
+        }
+        struct lat_flow f = {.id = ev->flow_id,
+                             .ts = ev->e.ts,
+                             .cat = ev->e.cat,
+                             .name = ev->e.name,
+                             .track = track,
+                             .ph = ph,
+                             .bind_enclosing = ev->bind_e};
+        rc = lat_trace_add_flow(t, &f);
+        return rc ? kx_nomem(k) : 0;
+    }
+    if (ph == 'E') {
+        t->nargs = args_mark; /* E args are not merged into the B event */
+        for (size_t i = k->nopen; i-- > 0;) {
+            if (k->open[i].track != track) continue;
+            size_t ei = k->open[i].ev;
+            if (ev->have_ts) {
+                t->ev.dur[ei] = ev->e.ts - t->ev.ts[ei];
+                t->ev.flags[ei] &= (uint16_t)~LAT_EVF_NO_DUR;
+                if (ev->nonint_ts) t->ev.flags[ei] |= LAT_EVF_FRAC_TS;
+            }
+            memmove(&k->open[i], &k->open[i + 1], (k->nopen - i - 1) * sizeof(*k->open));
+            k->nopen--;
+            return 0;
+        }
+        t->dropped++; /* an E without its B */
+        return 0;
+    }
+    uint16_t flags = 0;
+    switch (ph) {
+    case 'X':
+        if (!ev->have_dur) flags |= LAT_EVF_NO_DUR;
+        break;
+    case 'B':
+        flags |= LAT_EVF_BEGIN_END | LAT_EVF_NO_DUR;
+        ev->e.dur = 0;
+        break;
+    case 'i':
+    case 'I':
+    case 'R':
+        kind = LAT_EV_INSTANT;
+        flags |= LAT_EVF_INSTANT;
+        ev->e.dur = 0;
+        break;
+    case 'C':
+        kind = LAT_EV_COUNTER;
+        flags |= LAT_EVF_INSTANT;
+        ev->e.dur = 0;
+        break;
+    default:
+        t->nargs = args_mark;
+        t->dropped++;
+        return 0;
+    }
+    if (gpu) flags |= LAT_EVF_GPU;
+    if (ev->nonint_ts || ev->nonint_dur) flags |= LAT_EVF_FRAC_TS;
+    ev->e.kind = (uint16_t)kind;
+    ev->e.flags = flags;
+    ev->e.track = track;
+    ev->e.ph = ph;
+    if (!ev->have_device) ev->e.device = gpu && pid >= 0 && pid <= INT32_MAX ? (int32_t)pid : -1;
+    if (!gpu && ev->have_name) {
+        const char *nm = lat_trace_str(t, ev->e.name);
+        int32_t step = ingest_step_number(nm, strtab_len(&t->strs, ev->e.name));
+        if (step >= 0) {
+            ev->e.step = step;
+            ev->e.flags |= LAT_EVF_STEP;
+        }
+    }
+    if (ev->e.nargs == 0) ev->e.args = 0;
+    rc = lat_trace_add_event(t, &ev->e);
+    if (rc) return kx_nomem(k);
+    if (ph == 'B') {
+        if (k->nopen == k->open_cap) {
+            size_t cap = k->open_cap ? k->open_cap * 2 : 64;
+            void *p = realloc(k->open, cap * sizeof(*k->open));
+            if (!p) return kx_nomem(k);
+            k->open = p;
+            k->open_cap = cap;
+        }
+        k->open[k->nopen].track = track;
+        k->open[k->nopen].ev = t->ev.n - 1;
+        k->nopen++;
+    }
+    return 0;
+}
+
+/* Parses one element of traceEvents (tk = its first token). */
+static int kx_event(struct kx *k, const struct json_token *first, struct kind_cache *kc)
+{
+    struct json_token key, v;
+    struct kx_ev ev;
+    int rc;
+    k->nevents_in++;
+    if (first->type != JSON_OBJ_BEGIN) {
+        k->t->dropped++;
+        return kx_skip(k, first);
+    }
+    memset(&ev, 0, sizeof(ev));
+    ev.e.stream = -1;
+    ev.e.device = -1;
+    ev.e.step = -1;
+    ev.e.correlation = -1;
+    ev.e.external_id = -1;
+    for (;;) {
+        rc = kx_next(k, &key);
+        if (rc < 0) return rc;
+        if (key.type == JSON_OBJ_END) break;
+        if (key.type != JSON_KEY) return LAT_E_INTERNAL;
+        /* Dispatch on the key; its text is gone after the next token. */
+        enum {
+            F_OTHER,
+            F_PH,
+            F_CAT,
+            F_NAME,
+            F_PID,
+            F_TID,
+            F_TS,
+            F_DUR,
+            F_ARGS,
+            F_ID,
+            F_BP
+        } f = F_OTHER;
+        switch (key.len) {
+        case 2:
+            if (KEY_IS(&key, "ph"))
+                f = F_PH;
+            else if (KEY_IS(&key, "ts"))
+                f = F_TS;
+            else if (KEY_IS(&key, "id"))
+                f = F_ID;
+            else if (KEY_IS(&key, "bp"))
+                f = F_BP;
+            break;
+        case 3:
+            if (KEY_IS(&key, "cat"))
+                f = F_CAT;
+            else if (KEY_IS(&key, "pid"))
+                f = F_PID;
+            else if (KEY_IS(&key, "tid"))
+                f = F_TID;
+            else if (KEY_IS(&key, "dur"))
+                f = F_DUR;
+            break;
+        case 4:
+            if (KEY_IS(&key, "name"))
+                f = F_NAME;
+            else if (KEY_IS(&key, "args"))
+                f = F_ARGS;
+            break;
+        default:
+            break;
+        }
+        rc = kx_next(k, &v);
+        if (rc < 0) return rc;
+        rc = 0;
+        switch (f) {
+        case F_PH:
+            if (v.type == JSON_STR && v.len >= 1) ev.ph = v.s[0];
+            k->saw_ph = true;
+            break;
+        case F_CAT:
+            if (v.type == JSON_STR) {
+                rc = kx_intern(k, v.s, v.len, &ev.e.cat);
+                ev.have_cat = true;
+            }
+            break;
+        case F_NAME:
+            if (v.type == JSON_STR || v.type == JSON_NUM) {
+                rc = kx_intern(k, v.s, v.len, &ev.e.name);
+                ev.have_name = true;
+            }
+            break;
+        case F_PID:
+            rc = kx_read_id(k, &v, &ev.pid);
+            break;
+        case F_TID:
+            rc = kx_read_id(k, &v, &ev.tid);
+            break;
+        case F_TS:
+            if (kx_time(&v, &ev.e.ts, &ev.nonint_ts))
+                ev.bad_time = true;
+            else
+                ev.have_ts = true;
+            if (ev.nonint_ts) k->t->frac_ts = true;
+            break;
+        case F_DUR:
+            if (kx_time(&v, &ev.e.dur, &ev.nonint_dur))
+                ev.bad_time = true;
+            else
+                ev.have_dur = true;
+            break;
+        case F_ARGS:
+            if (v.type == JSON_OBJ_BEGIN)
+                rc = kx_args(k, &ev);
+            else
+                rc = kx_skip(k, &v);
+            break;
+        case F_ID:
+            if (v.type == JSON_NUM && (v.num_flags & JSON_NUM_I64)) {
+                ev.flow_id = v.i;
+                ev.have_flow_id = true;
+            } else if (v.type == JSON_NUM && (v.num_flags & JSON_NUM_U64)) {
+                ev.flow_id = (int64_t)v.u;
+                ev.have_flow_id = true;
+            } else if (v.type == JSON_STR && v.len) {
+                /* Chrome ids may be strings ("0x1f" or "42") */
+                char tmp[40];
+                size_t n = v.len < sizeof(tmp) - 1 ? v.len : sizeof(tmp) - 1;
+                memcpy(tmp, v.s, n);
+                tmp[n] = '\0';
+                char *end;
+                errno = 0;
+                unsigned long long x = strtoull(tmp, &end, 0);
+                if (!*end && !errno) {
+                    ev.flow_id = (int64_t)x;
+                    ev.have_flow_id = true;
+                } else {
+                    uint32_t sid;
+                    rc = kx_intern(k, v.s, v.len, &sid);
+                    ev.flow_id = -(int64_t)sid - 1; /* distinct per string */
+                    ev.have_flow_id = true;
+                }
+            } else {
+                rc = kx_skip(k, &v);
+            }
+            break;
+        case F_BP:
+            ev.bind_e = v.type == JSON_STR && v.len == 1 && v.s[0] == 'e';
+            break;
+        default:
+            rc = kx_skip(k, &v);
+            break;
+        }
+        if (rc) return rc;
+    }
+    if (!ev.ph) {
+        /* No phase: unusable as an event (trtexec/other JSON arrays land here). */
+        k->t->nargs -= ev.e.nargs;
+        k->t->dropped++;
+        return 0;
+    }
+    return kx_commit(k, &ev, kc);
+}
+
+static int kx_events(struct kx *k)
+{
+    struct json_token tk;
+    struct kind_cache kc;
+    kc.n = 0;
+    for (;;) {
+        int rc = kx_next(k, &tk);
+        if (rc < 0) return rc;
+        if (tk.type == JSON_ARR_END) return 0;
+        rc = kx_event(k, &tk, &kc);
+        if (rc) return rc;
+    }
+}
+
+/* ---- top-level metadata ---- */
+
+/* Finds `'key': value` / `"key": value` in a Python-repr or JSON text and reads the integer. */
+static bool repr_int(const char *s, size_t n, const char *key, int64_t *out)
+{
+    size_t kl = strlen(key);
+    for (size_t i = 0; i + kl + 2 < n; i++) {
+        if ((s[i] != '\'' && s[i] != '"') || memcmp(s + i + 1, key, kl) != 0 ||
+            s[i + 1 + kl] != s[i])
+            continue;
+        size_t j = i + 2 + kl;
+        while (j < n && (s[j] == ' ' || s[j] == ':' || s[j] == '\'' || s[j] == '"'))
+            j++;
+        bool neg = j < n && s[j] == '-';
+        if (neg) j++;
+        if (j >= n || s[j] < '0' || s[j] > '9') return false;
+        int64_t v = 0;
+        for (; j < n && s[j] >= '0' && s[j] <= '9' && v < INT64_MAX / 10; j++)
+            v = v * 10 + (s[j] - '0');
+        *out = neg ? -v : v;
+        return true;
+    }
+    return false;
+}
+
+static void kx_dist_from_raw(struct kx *k, const char *s, size_t n)
+{
+    int64_t v;
+    if (repr_int(s, n, "rank", &v) && v >= INT32_MIN && v <= INT32_MAX) k->t->rank = (int32_t)v;
+    if (repr_int(s, n, "world_size", &v) && v >= INT32_MIN && v <= INT32_MAX)
+        k->t->world_size = (int32_t)v;
+}
+
+static int kx_add_meta(struct kx *k, const char *key, size_t klen, const char *val, size_t vlen)
+{
+    uint32_t kid, vid;
+    int rc = kx_intern(k, key, klen, &kid);
+    if (!rc) rc = kx_intern(k, val, vlen, &vid);
+    if (!rc && lat_trace_add_meta(k->t, kid, vid)) rc = kx_nomem(k);
+    return rc;
+}
+
+/* deviceProperties / computeProperties: the raw text is kept as metadata; the devices are
+ * read back from that text with the in-memory lookups (the arrays are small). */
+static int kx_devices(struct kx *k, const char *raw, size_t n)
+{
+    struct json_val arr, el;
+    struct json_iter it;
+    if (json_find(raw, n, "", &arr) || arr.type != JSON_ARR_BEGIN) return 0;
+    if (json_iter_init(&it, raw, n, &arr)) return 0;
+    while (json_iter_next(&it, NULL, &el) == 1) {
+        if (el.type != JSON_OBJ_BEGIN) continue;
+        const char *o = raw + el.off;
+        size_t on = el.len;
+        struct lat_device d;
+        int64_t v;
+        memset(&d, 0, sizeof(d));
+        d.id = -1;
+        d.compute_major = d.compute_minor = d.num_sms = -1;
+        d.max_threads_per_block = d.max_threads_per_sm = -1;
+        d.regs_per_block = d.regs_per_sm = d.warp_size = -1;
+        d.shared_mem_per_block = d.shared_mem_per_sm = d.total_global_mem = -1;
+#define I32(field, key)                                                                            \
+    if (json_get_i64(o, on, key, &v) == 0 && v >= INT32_MIN && v <= INT32_MAX) d.field = (int32_t)v
+#define I64(field, key)                                                                            \
+    if (json_get_i64(o, on, key, &v) == 0) d.field = v
+        I32(id, "id");
+        I32(compute_major, "computeMajor");
+        else I32(compute_major, "major");
+        I32(compute_minor, "computeMinor");
+        else I32(compute_minor, "minor");
+        I32(num_sms, "numSms");
+        else I32(num_sms, "multiProcessorCount");
+        I32(max_threads_per_block, "maxThreadsPerBlock");
+        I32(max_threads_per_sm, "maxThreadsPerMultiprocessor");
+        else I32(max_threads_per_sm, "maxThreadsPerMultiProcessor");
+        I32(regs_per_block, "regsPerBlock");
+        I32(regs_per_sm, "regsPerMultiprocessor");
+        I32(warp_size, "warpSize");
+        I64(shared_mem_per_block, "sharedMemPerBlock");
+        I64(shared_mem_per_sm, "sharedMemPerMultiprocessor");
+        I64(total_global_mem, "totalGlobalMem");
+#undef I32
+#undef I64
+        struct lat_buf name = LAT_BUF_INIT;
+        if (json_get_str(o, on, "name", &name) == 0) {
+            int rc = kx_intern(k, name.data, name.len, &d.name);
+            buf_fini(&name);
+            if (rc) return rc;
+        }
+        buf_fini(&name);
+        if (lat_trace_add_device(k->t, &d)) return kx_nomem(k);
+    }
+    return 0;
+}
+
+/* One top-level member other than traceEvents: the key is in k->tmp. */
+static int kx_meta(struct kx *k, const struct json_token *v)
+{
+    int rc;
+    /* Keep the key: k->tmp is reused while the value is read. */
+    size_t klen = k->tmp.len;
+    char kbuf[256], *key = kbuf;
+    char *heap = NULL;
+    if (klen >= sizeof(kbuf)) {
+        heap = malloc(klen + 1);
+        if (!heap) return kx_nomem(k);
+        key = heap;
+    }
+    memcpy(key, k->tmp.data ? k->tmp.data : "", klen);
+    key[klen] = '\0';
+    k->raw.len = 0;
+    if (lat_meta_is_secret(key)) {
+        rc = kx_skip(k, v);
+        if (!rc) rc = buf_puts(&k->raw, "\"REDACTED\"") ? kx_nomem(k) : 0;
+    } else {
+        rc = kx_raw(k, v, true);
+    }
+    if (rc) goto out;
+    rc = kx_add_meta(k, key, klen, k->raw.data, k->raw.len);
+    if (rc) goto out;
+    const char *raw = k->raw.data;
+    size_t rn = k->raw.len;
+    if (!strcmp(key, "schemaVersion")) {
+        k->saw_schema = true;
+    } else if (!strcmp(key, "deviceProperties") || !strcmp(key, "computeProperties")) {
+        k->saw_schema = true;
+        rc = kx_devices(k, raw, rn);
+    } else if (!strcmp(key, "distributedInfo")) {
+        k->saw_schema = true;
+        int64_t x;
+        if (v->type == JSON_OBJ_BEGIN) {
+            if (json_get_i64(raw, rn, "rank", &x) == 0 && x >= INT32_MIN && x <= INT32_MAX)
+                k->t->rank = (int32_t)x;
+            else {
+                struct lat_buf s = LAT_BUF_INIT;
+                if (json_get_str(raw, rn, "rank", &s) == 0 && s.data) {
+                    bool frac;
+                    if (json_num_fixed(s.data, s.len, 0, &x, &frac) == 0 && !frac &&
+                        x >= INT32_MIN && x <= INT32_MAX)
+                        k->t->rank = (int32_t)x;
+                }
+                buf_fini(&s);
+            }
+            if (json_get_i64(raw, rn, "world_size", &x) == 0 && x >= INT32_MIN && x <= INT32_MAX)
+                k->t->world_size = (int32_t)x;
+        } else if (v->type == JSON_STR) {
+            /* MTIA: a string holding a Python repr or JSON of the object */
+            struct lat_buf s = LAT_BUF_INIT;
+            if (json_str_decode(raw, rn, &s) == 0 && s.data) kx_dist_from_raw(k, s.data, s.len);
+            buf_fini(&s);
+        }
+    } else if (!strcmp(key, "baseTimeNanoseconds")) {
+        int64_t x;
+        struct json_val jv;
+        if (json_find(raw, rn, "", &jv) == 0) {
+            if (jv.type == JSON_NUM && json_get_i64(raw, rn, "", &x) == 0)
+                k->t->base_time_ns = x;
+            else if (jv.type == JSON_STR) {
+                struct lat_buf s = LAT_BUF_INIT;
+                bool frac;
+                if (json_str_decode(raw, rn, &s) == 0 && s.data &&
+                    json_num_fixed(s.data, s.len, 0, &x, &frac) == 0)
+                    k->t->base_time_ns = x;
+                buf_fini(&s);
+            }
+        }
+    } else if (!strcmp(key, "nodes") || !strcmp(key, "finish_ts")) {
+        k->saw_chakra = true;
+    }
+out:
+    free(heap);
+    return rc;
+}
+
+static int kx_top(struct kx *k)
+{
+    struct json_token tk;
+    int rc = kx_next(k, &tk);
+    if (rc < 0) return rc;
+    if (tk.type == JSON_ARR_BEGIN) {
+        k->saw_events_key = true;
+        rc = kx_events(k);
+        if (!rc) rc = kx_next(k, &tk); /* nothing may follow the array */
+        return rc < 0 ? rc : 0;
+    }
+    if (tk.type != JSON_OBJ_BEGIN) {
+        if (k->err && k->errsz)
+            snprintf(k->err, k->errsz,
+                     "JSON byte %llu: the document is a single %s, not a trace (expected an "
+                     "object with \"traceEvents\" or an array of events)",
+                     (unsigned long long)tk.off,
+                     tk.type == JSON_STR   ? "string"
+                     : tk.type == JSON_NUM ? "number"
+                                           : "literal");
+        return LAT_E_NOT_TRACE;
+    }
+    k->top_object = true;
+    for (;;) {
+        rc = kx_next(k, &tk);
+        if (rc < 0) return rc;
+        if (tk.type == JSON_OBJ_END) break;
+        bool events = KEY_IS(&tk, "traceEvents");
+        k->tmp.len = 0;
+        if (buf_append(&k->tmp, tk.s, tk.len)) return kx_nomem(k);
+        rc = kx_next(k, &tk);
+        if (rc < 0) return rc;
+        if (events && tk.type == JSON_ARR_BEGIN && !k->saw_events_key) {
+            k->saw_events_key = true;
+            rc = kx_events(k);
+        } else {
+            rc = kx_meta(k, &tk);
+        }
+        if (rc) return rc;
+    }
+    /* The document must end here (trailing garbage is an error). */
+    rc = kx_next(k, &tk);
+    if (rc < 0) return rc;
+    return 0;
+}
+
+static int kx_label_cmp(const void *a, const void *b)
+{
+    const struct kx_label *x = a, *y = b;
+    if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
+    if (x->pid_str != y->pid_str) return x->pid_str < y->pid_str ? -1 : 1;
+    if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+    if (x->tid_str != y->tid_str) return x->tid_str < y->tid_str ? -1 : 1;
+    return 0;
+}
+
+static const struct kx_label *label_find(const struct kx *k, const struct kx_label *key)
+{
+    size_t lo = 0, hi = k->nlabels;
+    const struct kx_label *found = NULL;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = kx_label_cmp(&k->labels[mid], key);
+        if (c < 0) {
+            lo = mid + 1;
+        } else {
+            if (c == 0) found = &k->labels[mid];
+            hi = mid;
+        }
+    }
+    /* the last of equal labels wins (later metadata overrides) */
+    if (found)
+        while (found + 1 < k->labels + k->nlabels && kx_label_cmp(found + 1, key) == 0)
+            found++;
+    return found;
+}
+
+static void kx_finish(struct kx *k)
+{
+    struct lat_trace *t = k->t;
+    if (k->nlabels) {
+        qsort(k->labels, k->nlabels, sizeof(*k->labels), kx_label_cmp);
+        for (size_t i = 0; i < t->ntracks; i++) {
+            struct lat_track *tr = &t->tracks[i];
+            struct kx_label key = {.pid = tr->pid, .pid_str = tr->pid_str, .thread = false};
+            const struct kx_label *l = label_find(k, &key);
+            if (l) tr->pid_label = l->name;
+            key.thread = true;
+            key.tid = tr->tid;
+            key.tid_str = tr->tid_str;
+            l = label_find(k, &key);
+            if (l) tr->tid_label = l->name;
+        }
+    }
+    if (k->saw_chakra && !k->saw_events_key)
+        t->format = "chakra";
+    else if (k->saw_legacy_pid && !k->top_object)
+        t->format = "pytorch-legacy";
+    else if (k->saw_ort && !k->top_object)
+        t->format = "ort";
+    else if (k->saw_2021)
+        t->format = "kineto-2021";
+    else if (k->saw_schema)
+        t->format = "kineto";
+    else
+        t->format = "chrome";
+}
+
+static int kx_run(struct kx *k)
+{
+    int rc = lat_trace_intern(k->t, "CPU functions", 13, &k->id_cpu_functions);
+    if (rc) return kx_nomem(k);
+    rc = kx_top(k);
+    if (rc) return rc;
+    kx_finish(k);
+    if (!k->saw_events_key) {
+        if (k->err && k->errsz)
+            snprintf(k->err, k->errsz,
+                     k->saw_chakra ? "a Chakra/ExecutionTrace file (\"nodes\"), not a Kineto "
+                                     "trace: pass the matching *.pt.trace.json"
+                                   : "no \"traceEvents\" array: not a Chrome/Kineto trace");
+        return LAT_E_NOT_TRACE;
+    }
+    if (k->nevents_in > 0 && !k->saw_ph) {
+        if (k->err && k->errsz)
+            snprintf(k->err, k->errsz,
+                     "none of the %lld array elements has a \"ph\" field: not a Chrome trace "
+                     "(trtexec or other JSON?)",
+                     (long long)k->nevents_in);
+        return LAT_E_NOT_TRACE;
+    }
+    return 0;
+}
+
+static int kx_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
+                   struct lat_trace **out, char *err, size_t errsz)
+{
+    struct kx k;
+    char ebuf[LAT_INGEST_ERRLEN] = "";
+    memset(&k, 0, sizeof(k));
+    k.src = src;
+    k.opts = opts;
+    k.flags = opts ? opts->flags : 0;
+    k.err = ebuf;
+    k.errsz = sizeof(ebuf);
+    int rc = lat_trace_new(&k.t);
+    if (rc) {
+        src_close(src);
+        if (err && errsz) snprintf(err, errsz, "%s: out of memory", name);
+        return rc;
+    }
+    json_tok_init(&k.tok, 0);
+    json_tok_set_max_depth(&k.tok, 1024);
+    rc = kx_run(&k);
+    if (opts && opts->stats) {
+        opts->stats->input_events = (uint64_t)k.nevents_in;
+        opts->stats->meta_events = k.nmeta_in;
+        opts->stats->json_bytes = json_tok_offset(&k.tok);
+        opts->stats->raw_bytes = src_raw_done(src);
+        opts->stats->gzip = src_is_gzip(src);
+    }
+    if (rc == 0) {
+        k.t->path = strdup(name);
+        if (!k.t->path) rc = -ENOMEM;
+    }
+    json_tok_fini(&k.tok);
+    buf_fini(&k.raw);
+    buf_fini(&k.tmp);
+    free(k.labels);
+    free(k.open);
+    bool gz = src_is_gzip(src);
+    src_close(src);
+    if (rc) {
+        lat_trace_free(k.t);
+        *out = NULL;
+        if (err && errsz) {
+            snprintf(err, errsz, "%s: %s%s", name, ebuf[0] ? ebuf : lat_strerror(rc),
+                     gz && (rc == LAT_E_BAD_JSON || rc == LAT_E_TRUNCATED)
+                         ? " [offset in the decompressed data]"
+                         : "");
+        }
+        return rc;
+    }
+    *out = k.t;
+    return 0;
+}
+
+int ingest_open(const char *path, const struct lat_ingest_opts *opts, struct lat_trace **out,
+                char *err, size_t errsz)
+{
+    struct ingest_src *src;
+    char ebuf[200] = "";
+    *out = NULL;
+    bool thread = !(opts && (opts->flags & LAT_INGEST_NO_THREAD));
+    int rc = src_open_path(path, opts ? opts->chunk_bytes : 0, thread, &src, ebuf, sizeof(ebuf));
+    if (rc) {
+        if (err && errsz) snprintf(err, errsz, "%s: %s", path, ebuf[0] ? ebuf : lat_strerror(rc));
+        return rc;
+    }
+    return kx_load(src, path, opts, out, err, errsz);
+}
+
+int ingest_mem(const void *data, size_t n, const char *name, const struct lat_ingest_opts *opts,
+               struct lat_trace **out, char *err, size_t errsz)
+{
+    struct ingest_src *src;
+    char ebuf[200] = "";
+    *out = NULL;
+    int rc = src_open_mem(data, n, opts ? opts->chunk_bytes : 0, &src, ebuf, sizeof(ebuf));
+    if (rc) {
+        if (err && errsz) snprintf(err, errsz, "%s: %s", name, ebuf[0] ? ebuf : lat_strerror(rc));
+        return rc;
+    }
+    return kx_load(src, name ? name : "(memory)", opts, out, err, errsz);
+}
+
+/* ---- directories ---- */
+
+static bool trace_name(const char *n)
+{
+    size_t l = strlen(n);
+    return (l > 5 && !strcmp(n + l - 5, ".json")) || (l > 8 && !strcmp(n + l - 8, ".json.gz"));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ingest_dir(const char *dir, const struct lat_ingest_opts *opts, struct lat_ingest_set **out,
+               char *err, size_t errsz)
+{
+    DIR *d = opendir(dir);
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    *out = NULL;
+    if (!d) {
+        rc = -errno;
+        if (err && errsz) snprintf(err, errsz, "%s: cannot open directory: %s", dir, strerror(-rc));
+        return rc;
+    }
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.' || !trace_name(de->d_name)) continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            void *p = realloc(names, cap * sizeof(*names));
+            if (!p) {
+                rc = -ENOMEM;
+                break;
+            }
+            names = p;
+        }
+        names[n] = strdup(de->d_name);
+        if (!names[n]) {
+            rc = -ENOMEM;
+            break;
+        }
+        n++;
+    }
+    closedir(d);
+    struct lat_ingest_set *s = NULL;
+    if (!rc && n == 0) {
+        rc = LAT_E_NOT_FOUND;
+        if (err && errsz) snprintf(err, errsz, "%s: no *.json or *.json.gz trace file", dir);
+    }
+    if (!rc) {
+        qsort(names, n, sizeof(*names), cmp_str);
+        s = calloc(1, sizeof(*s));
+        if (s) s->files = calloc(n, sizeof(*s->files));
+        if (!s || !s->files) rc = -ENOMEM;
+    }
+    for (size_t i = 0; !rc && i < n; i++) {
+        struct lat_ingest_file *f = &s->files[i];
+        size_t pl = strlen(dir) + strlen(names[i]) + 2;
+        f->path = malloc(pl);
+        if (!f->path) {
+            rc = -ENOMEM;
+            break;
+        }
+        snprintf(f->path, pl, "%s/%s", dir, names[i]);
+        s->n = i + 1;
+        f->rc = ingest_open(f->path, opts, &f->trace, f->err, sizeof(f->err));
+        if (f->rc) {
+            f->status = LAT_INGEST_ERROR;
+            f->rank = -1;
+            continue;
+        }
+        f->status = LAT_INGEST_OK;
+        f->rank = f->trace->rank;
+        if (f->rank < 0) {
+            f->status = LAT_INGEST_NO_RANK;
+            f->rank = 0;
+            snprintf(f->err, sizeof(f->err),
+                     "%s: the trace has no distributedInfo.rank; using rank 0", f->path);
+        }
+        for (size_t j = 0; j < i; j++) {
+            struct lat_ingest_file *g = &s->files[j];
+            if ((g->status == LAT_INGEST_OK || g->status == LAT_INGEST_NO_RANK) &&
+                g->rank == f->rank) {
+                snprintf(f->err, sizeof(f->err),
+                         "%s has the same rank (%d) as %s; skipped (one trace per rank)", f->path,
+                         (int)f->rank, g->path);
+                f->status = LAT_INGEST_DUP_RANK;
+                lat_trace_free(f->trace);
+                f->trace = NULL;
+                break;
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    if (rc) {
+        if (err && errsz && rc == -ENOMEM) snprintf(err, errsz, "%s: out of memory", dir);
+        ingest_set_free(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+void ingest_set_free(struct lat_ingest_set *s)
+{
+    if (!s) return;
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->files[i].path);
+        lat_trace_free(s->files[i].trace);
+    }
+    free(s->files);
+    free(s);
+}
+
+const char *ingest_status_name(enum lat_ingest_status st)
+{
+    switch (st) {
+    case LAT_INGEST_OK:
+        return "ok";
+    case LAT_INGEST_NO_RANK:
+        return "no-rank";
+    case LAT_INGEST_DUP_RANK:
+        return "duplicate-rank";
+    case LAT_INGEST_ERROR:
+        return "error";
+    }
+    return "?";
+}
+
+/* ---- helpers ---- */
+
+const char *ingest_meta_get(const struct lat_trace *t, const char *key)
+{
+    uint32_t id = strtab_find(&t->strs, key, strlen(key));
+    if (id == UINT32_MAX) return NULL;
+    for (size_t i = 0; i < t->nmeta; i++)
+        if (t->meta[i].key == id) return ingest_meta_display(t, i);
+    return NULL;
+}
+
+const char *ingest_meta_display(const struct lat_trace *t, size_t i)
+{
+    if (lat_meta_is_secret(lat_trace_str(t, t->meta[i].key))) return "\"REDACTED\"";
+    return lat_trace_str(t, t->meta[i].value);
+}

@@ -1,0 +1,559 @@
+/* test-analyze.c - interval arithmetic, kernel classification and every analysis on tiny
+ * hand-made traces whose answers are worked out by hand in the comments. */
+#include "test.h"
+
+#include "analyze/analysis.h"
+#include "analyze/interval.h"
+
+#include <string.h>
+
+#define US(x) ((lat_ns)(x)*1000)
+
+/* ---- a tiny trace builder ------------------------------------------------------------------ */
+
+struct tb {
+    struct lat_trace *t;
+    uint32_t cpu, gpu7, gpu8;
+};
+
+static uint32_t tb_str(struct tb *b, const char *s)
+{
+    uint32_t id;
+    ASSERT_RC(lat_trace_intern(b->t, s, strlen(s), &id));
+    return id;
+}
+
+static void tb_init(struct tb *b)
+{
+    ASSERT_RC(lat_trace_new(&b->t));
+    ASSERT_RC(lat_trace_track(b->t, 100, 1, 0, 0, false, &b->cpu));
+    ASSERT_RC(lat_trace_track(b->t, 0, 7, 0, 0, true, &b->gpu7));
+    ASSERT_RC(lat_trace_track(b->t, 0, 8, 0, 0, true, &b->gpu8));
+    b->t->rank = 0;
+}
+
+/* Adds an X event; times in ns. bytes > 0 adds args.bytes. */
+static void tb_ev(struct tb *b, enum lat_ev_kind kind, const char *cat, const char *name, lat_ns ts,
+                  lat_ns dur, int64_t stream, int64_t corr, int64_t bytes)
+{
+    struct lat_event e = {0};
+    e.ts = ts;
+    e.dur = dur;
+    e.name = tb_str(b, name);
+    e.cat = tb_str(b, cat);
+    e.kind = (uint16_t)kind;
+    e.stream = stream;
+    e.device = stream >= 0 ? 0 : -1;
+    e.correlation = corr;
+    e.external_id = -1;
+    e.step = -1;
+    e.ph = 'X';
+    e.track = stream == 7 ? b->gpu7 : stream == 8 ? b->gpu8 : b->cpu;
+    if (stream >= 0) e.flags = LAT_EVF_GPU;
+    if (!strncmp(name, "ProfilerStep#", 13)) {
+        e.flags |= LAT_EVF_STEP;
+        e.step = (int32_t)strtol(name + 13, NULL, 10);
+    }
+    if (bytes > 0) {
+        struct lat_arg a = {.key = tb_str(b, "bytes"), .type = LAT_ARG_INT, .v.i = bytes};
+        uint32_t ai;
+        ASSERT_RC(lat_trace_add_arg(b->t, &a, &ai));
+        e.args = ai;
+        e.nargs = 1;
+    }
+    ASSERT_RC(lat_trace_add_event(b->t, &e));
+}
+
+static void cpu_op(struct tb *b, const char *name, lat_ns ts, lat_ns dur)
+{
+    tb_ev(b, LAT_EV_CPU_OP, "cpu_op", name, US(ts), US(dur), -1, -1, 0);
+}
+static void launch(struct tb *b, const char *name, lat_ns ts, lat_ns dur, int64_t corr)
+{
+    tb_ev(b, LAT_EV_RUNTIME, "cuda_runtime", name, US(ts), US(dur), -1, corr, 0);
+}
+static void kernel(struct tb *b, const char *name, lat_ns ts, lat_ns dur, int64_t stream,
+                   int64_t corr)
+{
+    tb_ev(b, LAT_EV_KERNEL, "kernel", name, US(ts), US(dur), stream, corr, 0);
+}
+
+/*
+ * The reference trace (µs). Two steps, so step 2 (the last) is dropped with its launch c6 and
+ * kernel k6.
+ *   CPU  ProfilerStep#1 [0,100)  ProfilerStep#2 [100,200)  (user_annotation)
+ *        aten::linear [5,45) > aten::mm [10,40) > cudaLaunchKernel c1 [12,17), c2 [20,24)
+ *        aten::add [55,66) > cudaLaunchKernel c3 [62,64)
+ *        nccl:all_reduce [66,70) > cudaLaunchKernel c4 [67,68)
+ *        cudaMemcpyAsync c5 [70,72); cudaDeviceSynchronize [80,90)
+ *        aten::mm [110,130) > cudaLaunchKernel c6 [111,113)
+ *   GPU  s7: gemm_kernel c1 [20,50), gemm_kernel c2 [50,60), add_kernel c3 [100,110),
+ *            gemm_kernel c6 [120,130)
+ *        s8: ncclKernel_AllReduce c4 [68,105), Memcpy HtoD (Pageable -> Device) c5 [106,107)
+ */
+static struct lat_trace *ref_trace(void)
+{
+    struct tb b;
+    tb_init(&b);
+    tb_ev(&b, LAT_EV_USER_ANNOTATION, "user_annotation", "ProfilerStep#1", 0, US(100), -1, -1, 0);
+    tb_ev(&b, LAT_EV_USER_ANNOTATION, "user_annotation", "ProfilerStep#2", US(100), US(100), -1, -1,
+          0);
+    cpu_op(&b, "aten::linear", 5, 40);
+    cpu_op(&b, "aten::mm", 10, 30);
+    launch(&b, "cudaLaunchKernel", 12, 5, 1);
+    launch(&b, "cudaLaunchKernel", 20, 4, 2);
+    cpu_op(&b, "aten::add", 55, 11);
+    launch(&b, "cudaLaunchKernel", 62, 2, 3);
+    cpu_op(&b, "nccl:all_reduce", 66, 4);
+    launch(&b, "cudaLaunchKernel", 67, 1, 4);
+    launch(&b, "cudaMemcpyAsync", 70, 2, 5);
+    launch(&b, "cudaDeviceSynchronize", 80, 10, -1);
+    cpu_op(&b, "aten::mm", 110, 20);
+    launch(&b, "cudaLaunchKernel", 111, 2, 6);
+    kernel(&b, "gemm_kernel", 20, 30, 7, 1);
+    kernel(&b, "gemm_kernel", 50, 10, 7, 2);
+    kernel(&b, "add_kernel", 100, 10, 7, 3);
+    kernel(&b, "gemm_kernel", 120, 10, 7, 6);
+    kernel(&b, "ncclKernel_AllReduce", 68, 37, 8, 4);
+    tb_ev(&b, LAT_EV_MEMCPY, "gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", US(106), US(1), 8, 5,
+          2000);
+    return b.t;
+}
+
+static struct lat_analysis *run1(struct lat_trace *t, struct analysis_opts *o)
+{
+    struct lat_analysis *a;
+    ASSERT_RC(analysis_run(&t, 1, o, &a));
+    ASSERT_EQ_U64(a->nranks, 1);
+    return a;
+}
+
+/* ---- intervals ----------------------------------------------------------------------------- */
+
+TEST(analyze_ivl_merge_hta_groups)
+{
+    /* [0,10) [5,8) [10,12) [13,20) [15,30): 10 is not > 10, so [0,12) is one group */
+    struct lat_ivl v[] = {{0, 10}, {5, 8}, {10, 12}, {13, 20}, {15, 30}};
+    size_t n = ivl_merge(v, 5);
+    ASSERT_EQ_U64(n, 2);
+    ASSERT_EQ_I64(v[0].ts, 0);
+    ASSERT_EQ_I64(v[0].end, 12);
+    ASSERT_EQ_I64(v[1].ts, 13);
+    ASSERT_EQ_I64(v[1].end, 30);
+    ASSERT_EQ_I64(ivl_sum(v, n), 29);
+}
+
+TEST(analyze_ivl_merge_negative_rows)
+{
+    /* HTA keeps a lone row with end < ts: it counts -1 */
+    struct lat_ivl v[] = {{11, 12}, {21, 20}};
+    size_t n = ivl_merge(v, 2);
+    ASSERT_EQ_U64(n, 2);
+    ASSERT_EQ_I64(ivl_sum(v, n), 0);
+    /* a row inside a group does not extend it by its (negative) length */
+    struct lat_ivl w[] = {{0, 10}, {5, 4}};
+    ASSERT_EQ_U64(ivl_merge(w, 2), 1);
+    ASSERT_EQ_I64(w[0].end, 10);
+}
+
+TEST(analyze_ivl_intersect_clip)
+{
+    struct lat_ivl a[] = {{0, 10}, {20, 30}, {40, 50}};
+    struct lat_ivl b[] = {{5, 25}, {28, 45}};
+    ASSERT_EQ_I64(ivl_intersect_len(a, 3, b, 2), 5 + 5 + 2 + 5);
+    struct lat_ivl out[3];
+    size_t n = ivl_clip(a, 3, 8, 45, out);
+    ASSERT_EQ_U64(n, 3);
+    ASSERT_EQ_I64(out[0].ts, 8);
+    ASSERT_EQ_I64(out[2].end, 45);
+    ASSERT_EQ_I64(ivl_intersect_len(a, 0, b, 2), 0);
+}
+
+TEST(analyze_ivl_sweep_buckets)
+{
+    /* A=[0,10) bit 1, B=[5,20) bit 2: A only 5, A|B 5, B only 10 */
+    struct lat_ivl a[] = {{0, 10}}, b[] = {{5, 20}};
+    struct lat_sweep_ev ev[4];
+    size_t n = 0;
+    ivl_sweep_add(ev, &n, a, 1, 1);
+    ivl_sweep_add(ev, &n, b, 1, 2);
+    lat_ns sum[4] = {0};
+    ivl_sweep(ev, n, 1, sum, 4);
+    ASSERT_EQ_I64(sum[1], 5);
+    ASSERT_EQ_I64(sum[2], 10);
+    ASSERT_EQ_I64(sum[3], 5);
+    /* truncation of each piece to a quantum (HTA's int cast of µs pieces) */
+    struct lat_ivl c[] = {{0, 1500}, {2000, 4999}};
+    n = 0;
+    ivl_sweep_add(ev, &n, c, 2, 1);
+    lat_ns s2[2] = {0};
+    ivl_sweep(ev, n, 1000, s2, 2);
+    ASSERT_EQ_I64(s2[1], 1000 + 2000);
+}
+
+TEST(analyze_ivl_priority_split)
+{
+    struct lat_ivl hi[] = {{10, 20}, {30, 40}}, lo[] = {{15, 35}, {50, 60}};
+    const struct lat_ivl *lists[] = {hi, lo};
+    size_t counts[] = {2, 2};
+    lat_ns out[3];
+    ivl_priority_split(lists, counts, 2, 0, 55, out);
+    ASSERT_EQ_I64(out[0], 20);      /* [10,20) [30,40) */
+    ASSERT_EQ_I64(out[1], 10 + 5);  /* [20,30) [50,55) */
+    ASSERT_EQ_I64(out[2], 55 - 35); /* the rest */
+    ivl_priority_split(lists, counts, 2, 33, 52, out);
+    ASSERT_EQ_I64(out[0], 7);
+    ASSERT_EQ_I64(out[1], 2);
+    ASSERT_EQ_I64(out[2], 10);
+}
+
+/* ---- kernel types (re.match semantics) ----------------------------------------------------- */
+
+TEST(analyze_kernel_types)
+{
+    ASSERT_EQ_I64(analysis_kernel_type("ncclKernel_AllReduce_RING"), LAT_KT_COMMUNICATION);
+    ASSERT_EQ_I64(analysis_kernel_type("ncclDevKernel_AllGather"), LAT_KT_COMMUNICATION);
+    ASSERT_EQ_I64(analysis_kernel_type("void at::ncclKernel_x"), LAT_KT_COMMUNICATION);
+    /* HTA quirk: ^hip is communication, even hipMemcpy */
+    ASSERT_EQ_I64(analysis_kernel_type("hipMemcpyAsync"), LAT_KT_COMMUNICATION);
+    ASSERT_EQ_I64(analysis_kernel_type("Memcpy HtoD (Pinned -> Device)"), LAT_KT_MEMORY);
+    ASSERT_EQ_I64(analysis_kernel_type("Memset (Device)"), LAT_KT_MEMORY);
+    ASSERT_EQ_I64(analysis_kernel_type("dma_copy"), LAT_KT_MEMORY);
+    ASSERT_EQ_I64(analysis_kernel_type("Stream Sync"), LAT_KT_OTHER);
+    ASSERT_EQ_I64(analysis_kernel_type("Stream Wait Event"), LAT_KT_OTHER);
+    ASSERT_EQ_I64(analysis_kernel_type("cudaFooLaunchKernel"), LAT_KT_OTHER);
+    ASSERT_EQ_I64(analysis_kernel_type("my_fused_Memcpy_kernel"), LAT_KT_OTHER);
+    ASSERT_EQ_I64(analysis_kernel_type("volta_sgemm_128x64_nn"), LAT_KT_COMPUTATION);
+    ASSERT_EQ_I64(analysis_kernel_type("runFunction - x"), LAT_KT_OTHER);
+    /* '.' does not match a newline: "Sync" after one is not seen by re.match */
+    ASSERT_EQ_I64(analysis_kernel_type("kernel\nSync"), LAT_KT_COMPUTATION);
+    ASSERT_EQ_I64(analysis_kernel_type("kernelSync\n"), LAT_KT_OTHER);
+    ASSERT_EQ_I64(analysis_kernel_type("x\nncclKernel"), LAT_KT_COMPUTATION);
+    ASSERT_EQ_STR(analysis_ktype_name(LAT_KT_MEMORY), "MEMORY");
+}
+
+/* ---- analyses on the reference trace ------------------------------------------------------- */
+
+TEST(analyze_prep_drops_last_step)
+{
+    struct lat_trace *t = ref_trace();
+    struct lat_analysis *a = run1(t, NULL);
+    ASSERT_EQ_U64(a->steps_distinct, 2);
+    ASSERT(a->last_step_dropped);
+    /* ProfilerStep#2, aten::mm@110, c6 on the CPU; k6 on the GPU */
+    ASSERT_EQ_U64(a->ranks[0].dropped_last_step, 4);
+    ASSERT_EQ_U64(a->ranks[0].launch.gpu_rows, 5);
+    analysis_free(a);
+
+    struct analysis_opts o;
+    analysis_opts_default(&o);
+    o.include_last_step = true;
+    a = run1(t, &o);
+    ASSERT_EQ_U64(a->ranks[0].dropped_last_step, 0);
+    ASSERT_EQ_U64(a->ranks[0].launch.gpu_rows, 6);
+    analysis_free(a);
+    lat_trace_free(t);
+}
+
+TEST(analyze_temporal_by_hand)
+{
+    /* GPU rows [20,50) [50,60) | [68,105) [100,110) [106,107): groups [20,60] [68,110]
+     * kernel_time 90, busy 82, idle 8; compute = [20,60] + [100,110] = 50; non-compute 32 */
+    struct lat_trace *t = ref_trace();
+    struct lat_analysis *a = run1(t, NULL);
+    const struct lat_an_temporal *tb = &a->ranks[0].temporal;
+    ASSERT(tb->valid);
+    ASSERT_EQ_I64(tb->kernel_time, US(90));
+    ASSERT_EQ_I64(tb->idle, US(8));
+    ASSERT_EQ_I64(tb->compute, US(50));
+    ASSERT_EQ_I64(tb->non_compute, US(32));
+    ASSERT_NEAR(tb->idle_pct + tb->compute_pct + tb->non_compute_pct, 100.0, 1e-9);
+    ASSERT_NEAR(tb->compute_pct, 5000.0 / 90, 1e-9);
+    analysis_free(a);
+    lat_trace_free(t);
+}
+
+TEST(analyze_idle_by_hand)
+{
+    /* s7: k2 gap 0 (launch at 20 < prev end 50: kernel_wait); k3 gap 40, its launch at 62 is
+     * after the previous end 60: host_wait. s8: memcpy gap 1 < 30 µs: kernel_wait. */
+    struct lat_trace *t = ref_trace();
+    struct lat_analysis *a = run1(t, NULL);
+    const struct lat_an_rank *r = &a->ranks[0];
+    ASSERT_EQ_U64(r->nidle, 2);
+    ASSERT_EQ_I64(r->idle[0].stream, 7);
+    ASSERT_EQ_I64(r->idle[0].idle[LAT_IDLE_HOST_WAIT], US(40));
+    ASSERT_EQ_I64(r->idle[0].idle[LAT_IDLE_KERNEL_WAIT], 0);
+    ASSERT_EQ_U64(r->idle[0].gaps[LAT_IDLE_KERNEL_WAIT], 1);
+    ASSERT_EQ_I64(r->idle[0].idle[LAT_IDLE_OTHER], 0);
+    ASSERT_NEAR(r->idle[0].ratio[LAT_IDLE_HOST_WAIT], 1.0, 1e-12);
+    ASSERT_EQ_I64(r->idle[1].stream, 8);
+    ASSERT_EQ_I64(r->idle[1].idle[LAT_IDLE_KERNEL_WAIT], US(1));
+    ASSERT_EQ_U64(r->idle[1].events, 2);
+    analysis_free(a);
+
+    /* with a 0 µs threshold the 1 µs gap is "other" */
+    struct analysis_opts o;
+    analysis_opts_default(&o);
+    o.consecutive_kernel_delay_ns = 0;
+    a = run1(t, &o);
+    ASSERT_EQ_I64(a->ranks[0].idle[1].idle[LAT_IDLE_OTHER], US(1));
+    analysis_free(a);
+    lat_trace_free(t);
+}
+
+TEST(analyze_ktypes_overlap_by_hand)
+{
+    /* COMP [20,60] [100,110]; COMM [68,105]; MEM [106,107]:
+     * COMP 40+1+3 = 44, COMM 32, COMP|COMM 5, COMP|MEM 1; total 82. Overlap 5 of 37 comm. */
+    struct lat_trace *t = ref_trace();
+    struct lat_analysis *a = run1(t, NULL);
+    const struct lat_an_rank *r = &a->ranks[0];
+    ASSERT_EQ_U64(r->nktypes, 4);
+    ASSERT_EQ_STR(r->ktypes[0].label, "COMPUTATION");
+    ASSERT_EQ_I64(r->ktypes[0].sum, US(44));
+    ASSERT_EQ_STR(r->ktypes[1].label, "COMMUNICATION");
+    ASSERT_EQ_I64(r->ktypes[1].sum, US(32));
+    ASSERT_EQ_STR(r->ktypes[2].label, "COMPUTATION overlapping COMMUNICATION");
+    ASSERT_EQ_I64(r->ktypes[2].sum, US(5));
+    ASSERT_EQ_STR(r->ktypes[3].label, "COMPUTATION overlapping MEMORY");
+    ASSERT_EQ_I64(r->ktypes[3].sum, US(1));
+    double p = 0;
+    for (size_t k = 0; k < r->nktypes; k++)
+        p += r->ktypes[k].percent;
+    ASSERT_NEAR(p, 100.0, 1e-9);
+    ASSERT(r->has_comm);
+    ASSERT_EQ_I64(r->comm_time, US(37));
+    ASSERT_EQ_I64(r->comm_comp_overlap, US(5));
+    ASSERT_NEAR(r->comm_comp_overlap_pct, 500.0 / 37, 1e-9);
+    /* per-kernel table, sorted by (type, name): COMMUNICATION < COMPUTATION < MEMORY */
+    ASSERT_EQ_U64(r->nkernels_by_type, 4);
+    ASSERT_EQ_STR(r->kernels_by_type[0].name, "ncclKernel_AllReduce");
+    ASSERT_EQ_STR(r->kernels_by_type[1].name, "add_kernel");
+    ASSERT_EQ_STR(r->kernels_by_type[2].name, "gemm_kernel");
+    ASSERT_EQ_U64(r->kernels_by_type[2].count, 2);
+    ASSERT_EQ_I64(r->kernels_by_type[2].sum, US(40));
+    ASSERT_EQ_I64(r->kernels_by_type[2].max, US(30));
+    ASSERT_EQ_I64(r->kernels_by_type[2].min, US(10));
+    /* sample std of {30, 10} µs = 14.142 µs */
+    ASSERT_NEAR(r->kernels_by_type[2].std_ns, 14142.1356, 0.01);
+    ASSERT_EQ_STR(r->top_kernels[0].name, "gemm_kernel");
+    ASSERT_EQ_STR(r->top_kernels[1].name, "ncclKernel_AllReduce");
+    analysis_free(a);
+    lat_trace_free(t);
+}
+
+TEST(analyze_launch_by_hand)
+{
+    /* (cpu dur, gpu dur, delay): k1 (5,30,3) k2 (4,10,26) nccl (1,37,0) k3 (2,10,36)
+     * memcpy (2,1,34): one short kernel (memcpy), median delay 26 */
+    struct lat_trace *t = ref_trace();
+    struct analysis_opts o;
+    analysis_opts_default(&o);
+    o.launch_delay_cutoff_ns = US(30);
+    struct lat_analysis *a = run1(t, &o);
+    const struct lat_an_launch *L = &a->ranks[0].launch;
+    ASSERT_EQ_U64(L->count, 5);
+    ASSERT_EQ_U64(L->short_kernels, 1);
+    ASSERT_EQ_U64(L->runtime_outliers, 0);
+    ASSERT_EQ_U64(L->launch_delay_outliers, 2);
+    ASSERT_EQ_I64(L->median_launch_delay, US(26));
+    ASSERT_EQ_I64(L->recs[0].correlation, 1);
+    ASSERT_EQ_I64(L->recs[0].launch_delay, US(3));
+    ASSERT_EQ_I64(L->recs[2].correlation, 4);
+    ASSERT_EQ_I64(L->recs[2].gpu_dur, US(37));
+    ASSERT_EQ_U64(L->correlated_gpu + L->uncorrelated_gpu, L->gpu_rows);
+    ASSERT_EQ_U64(L->uncorrelated_gpu, 0);
+    ASSERT_NEAR(L->cpu_dur.max, US(5), 0);
+    analysis_free(a);
+    lat_trace_free(t);
+}
+
+TEST(analyze_queue_by_hand)
+{
+    /* s7 samples: +1@12 -> 1, +1@20 -> 2, -1@20 -> 1, -1@50 -> 0, +1@62 -> 1, -1@100 -> 0
+     * s8: +1@67 1, -1@68 0, +1@70 1, -1@106 0. Blocked at >= 1: s7 8+0+30+38 = 76, s8 1+36 */
+    struct lat_trace *t = ref_trace();
+    struct analysis_opts o;
+    analysis_opts_default(&o);
+    o.max_queue_length = 1;
+    struct lat_analysis *a = run1(t, &o);
+    const struct lat_an_rank *r = &a->ranks[0];
+    ASSERT_EQ_U64(r->nqueue, 2);
+    ASSERT_EQ_I64(r->queue[0].stream, 7);
+    ASSERT_EQ_U64(r->queue[0].len.count, 6);
+    ASSERT_EQ_I64(r->queue[0].max_length, 2);
+    ASSERT_NEAR(r->queue[0].len.mean, 5.0 / 6, 1e-12);
+    ASSERT_NEAR(r->queue[0].len.p50, 1.0, 1e-12);
+    ASSERT_EQ_I64(r->queue[0].blocked, US(76));
+    /* trace duration = 106 - 0 (ts of the kept rows) */
+    ASSERT_NEAR(r->queue[0].blocked_rel, 76.0 / 106, 1e-12);
+    ASSERT_EQ_I64(r->queue[1].max_length, 1);
+    ASSERT_NEAR(r->queue[1].len.p50, 0.5, 1e-12);
+    ASSERT_EQ_I64(r->queue[1].blocked, US(37));
+    analysis_free(a);
+    lat_trace_free(t);
+}
+
+TEST(analyze_memcpy_syncs_by_hand)
+{
+    struct lat_trace *t = ref_trace();
+    struct lat_analysis *a = run1(t, NULL);
+    const struct lat_an_rank *r = &a->ranks[0];
+    ASSERT_EQ_U64(r->nmemcpy, 1);
+    ASSERT_EQ_STR(r->memcpy[0].kind, "HtoD");
+    ASSERT_EQ_STR(r->memcpy[0].memory, "Pageable");
+    ASSERT(r->memcpy[0].pageable);
+    ASSERT_EQ_U64(r->memcpy[0].bytes, 2000);
+    ASSERT_EQ_I64(r->memcpy[0].time, US(1));
+    ASSERT_NEAR(r->memcpy[0].gb_per_s, 2.0, 1e-12);
+    ASSERT_EQ_U64(r->nsyncs, 1);
+    ASSERT_EQ_STR(r->syncs[0].name, "cudaDeviceSynchronize");
+    ASSERT_EQ_I64(r->sync_blocking, US(10));
+    analysis_free(a);
+    lat_trace_free(t);
+}
+
+TEST(analyze_ops_by_hand)
+{
+    /* linear [5,45) > mm [10,40): linear self 10; GPU time: mm 30+10, add 10, nccl op 37 */
+    struct lat_trace *t = ref_trace();
+    struct lat_analysis *a = run1(t, NULL);
+    const struct lat_an_rank *r = &a->ranks[0];
+    ASSERT_EQ_U64(r->ntop_ops, 4);
+    ASSERT_EQ_STR(r->top_ops[0].name, "aten::linear");
+    ASSERT_EQ_I64(r->top_ops[0].total, US(40));
+    ASSERT_EQ_I64(r->top_ops[0].self, US(10));
+    ASSERT_EQ_I64(r->top_ops[0].gpu_time, 0);
+    ASSERT_EQ_STR(r->top_ops[1].name, "aten::mm");
+    ASSERT_EQ_U64(r->top_ops[1].count, 1); /* the one in the dropped step is not counted */
+    ASSERT_EQ_I64(r->top_ops[1].gpu_time, US(40));
+    ASSERT_EQ_U64(r->top_ops[1].kernels, 2);
+    ASSERT_EQ_STR(r->top_ops_self[0].name, "aten::mm");
+    ASSERT_EQ_STR(r->top_ops_self[2].name, "aten::linear");
+    ASSERT_EQ_U64(r->nop_kernels, 3);
+    ASSERT_EQ_STR(r->op_kernels[0].op, "aten::mm");
+    ASSERT_EQ_STR(r->op_kernels[0].kernel, "gemm_kernel");
+    ASSERT_EQ_U64(r->op_kernels[0].count, 2);
+    ASSERT_EQ_STR(r->op_kernels[1].op, "nccl:all_reduce");
+    ASSERT_EQ_I64(r->op_kernels[1].gpu_time, US(37));
+    analysis_free(a);
+    lat_trace_free(t);
+}
+
+TEST(analyze_steps_by_hand)
+{
+    /* step 1 [0,100): compute [20,60) 40, comm [68,100) 32, CPU only [5,20) + [60,68) 23,
+     * idle [0,5) 5 */
+    struct lat_trace *t = ref_trace();
+    struct lat_analysis *a = run1(t, NULL);
+    const struct lat_an_rank *r = &a->ranks[0];
+    ASSERT_EQ_U64(r->nsteps, 1);
+    const struct lat_an_step *s = &r->steps[0];
+    ASSERT_EQ_I64(s->step, 1);
+    ASSERT_EQ_I64(s->dur, US(100));
+    ASSERT_EQ_I64(s->gpu_compute, US(40));
+    ASSERT_EQ_I64(s->comm, US(32));
+    ASSERT_EQ_I64(s->copies, 0);
+    ASSERT_EQ_I64(s->cpu_only, US(23));
+    ASSERT_EQ_I64(s->idle, US(5));
+    ASSERT_EQ_I64(s->gpu_compute + s->comm + s->copies + s->gpu_other + s->cpu_only + s->idle,
+                  s->dur);
+    ASSERT_EQ_U64(s->kernels, 5);
+    analysis_free(a);
+    lat_trace_free(t);
+}
+
+TEST(analyze_ns_rounding_like_hta)
+{
+    /* ts 10.5 dur 2.0 -> [11,12]; ts 20.2 dur 0.5 -> [21,20] (dur -1). HTA: busy 1 + (-1) = 0,
+     * kernel_time 20 - 11 = 9, idle 9, compute 0; the type sweep counts COMP 1. */
+    struct tb b;
+    tb_init(&b);
+    b.t->frac_ts = true;
+    kernel(&b, "k", 0, 0, 7, 1); /* placeholder replaced below */
+    b.t->ev.n = 0;
+    tb_ev(&b, LAT_EV_KERNEL, "kernel", "k", 10500, 2000, 7, 1, 0);
+    tb_ev(&b, LAT_EV_KERNEL, "kernel", "k", 20200, 500, 7, 2, 0);
+    struct lat_analysis *a = run1(b.t, NULL);
+    const struct lat_an_rank *r = &a->ranks[0];
+    ASSERT_EQ_I64(r->temporal.kernel_time, US(9));
+    ASSERT_EQ_I64(r->temporal.idle, US(9));
+    ASSERT_EQ_I64(r->temporal.compute, 0);
+    ASSERT_EQ_I64(r->temporal.non_compute, 0);
+    ASSERT_EQ_U64(r->nktypes, 1);
+    ASSERT_EQ_I64(r->ktypes[0].sum, US(1));
+    analysis_free(a);
+
+    struct analysis_opts o;
+    analysis_opts_default(&o);
+    o.ns_rounding = false;
+    a = run1(b.t, &o);
+    ASSERT_EQ_I64(a->ranks[0].temporal.kernel_time, 20700 - 10500);
+    ASSERT_EQ_I64(a->ranks[0].temporal.compute, 2500);
+    analysis_free(a);
+    lat_trace_free(b.t);
+}
+
+TEST(analyze_hip_launches_counted_unless_hta_compat)
+{
+    struct tb b;
+    tb_init(&b);
+    launch(&b, "hipLaunchKernel", 0, 5, 1);
+    kernel(&b, "gemm", 10, 10, 7, 1);
+    launch(&b, "cudaGraphLaunch", 30, 5, 2);
+    kernel(&b, "g1", 40, 10, 7, 2);
+    kernel(&b, "g2", 50, 10, 7, 2);
+    struct lat_analysis *a = run1(b.t, NULL);
+    ASSERT_EQ_U64(a->ranks[0].launch.count, 3);
+    ASSERT_EQ_U64(a->ranks[0].launch.graph_launches, 1);
+    analysis_free(a);
+    struct analysis_opts o;
+    analysis_opts_default(&o);
+    o.hta_compat = true;
+    a = run1(b.t, &o);
+    ASSERT_EQ_U64(a->ranks[0].launch.count, 0);
+    /* the queue uses HTA's list (hipLaunchKernel is in it) in both modes */
+    ASSERT_EQ_U64(a->ranks[0].nqueue, 1);
+    ASSERT_EQ_U64(a->ranks[0].queue[0].len.count, 2);
+    analysis_free(a);
+    lat_trace_free(b.t);
+}
+
+TEST(analyze_no_gpu_and_two_ranks)
+{
+    struct tb b, c;
+    tb_init(&b);
+    cpu_op(&b, "aten::add", 0, 10);
+    struct lat_analysis *a = run1(b.t, NULL);
+    ASSERT(!a->ranks[0].temporal.valid);
+    ASSERT(!a->ranks[0].has_comm);
+    ASSERT_EQ_U64(a->ranks[0].nidle, 0);
+    ASSERT_EQ_U64(a->ranks[0].ntop_ops, 1);
+    analysis_free(a);
+
+    tb_init(&c);
+    c.t->rank = 1;
+    launch(&c, "cudaLaunchKernel", 1000, 5, 1);
+    kernel(&c, "gemm", 1010, 10, 7, 1);
+    struct lat_trace *both[] = {c.t, b.t};
+    ASSERT_RC(analysis_run(both, 2, NULL, &a));
+    ASSERT_EQ_U64(a->nranks, 2);
+    ASSERT_EQ_I64(a->ranks[0].rank, 0);
+    ASSERT_EQ_I64(a->ranks[1].rank, 1);
+    ASSERT_EQ_I64(a->ranks[1].align_offset_ns, 0); /* min ts over both ranks: 0 */
+    ASSERT_EQ_U64(a->whole.launch.count, 1);
+    ASSERT_EQ_I64(a->whole.temporal.kernel_time, US(10));
+    analysis_free(a);
+    struct analysis_opts o;
+    analysis_opts_default(&o);
+    o.only_rank = 1;
+    ASSERT_RC(analysis_run(both, 2, &o, &a));
+    ASSERT_EQ_U64(a->nranks, 1);
+    ASSERT_EQ_I64(a->ranks[0].align_offset_ns, US(1000));
+    analysis_free(a);
+    o.only_rank = 5;
+    ASSERT(analysis_run(both, 2, &o, &a) < 0);
+    lat_trace_free(b.t);
+    lat_trace_free(c.t);
+}
