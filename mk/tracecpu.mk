@@ -1,0 +1,5 @@
+# tracecpu.mk - the CPU sampler's test driver (tests/progs/cpuprof-run.c), linked with the
+# library objects; used by perf/30-cpuprof.sh and tests that exercise the library directly.
+$(O)/cpuprof-run: $(O)/tests/progs/cpuprof-run.o $(LIB_OBJS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)

@@ -1,0 +1,455 @@
+/*
+ * symtab.c - ELF, perf-map and kallsyms symbol tables (see symtab.h).
+ *
+ * ELF is read with libelf (elfutils): the section headers are walked once, function symbols
+ * (STT_FUNC, STT_GNU_IFUNC, defined, non-zero address) are copied into our own sorted array
+ * and the Elf handle is closed, so a table costs ~20 bytes per symbol plus names and holds no
+ * fd. .symtab wins over .dynsym; a stripped file with a build-id gets its symbols from the
+ * Debian -dbgsym layout (/usr/lib/debug/.build-id/ab/cdef....debug) when that file exists.
+ * Aliases at one address keep the global name (sorted by address, then binding).
+ * perf-PID.map and kallsyms are line-oriented text: each line is validated on its own and bad
+ * lines are skipped, so a half-written JIT map never fails the whole capture.
+ * Everything here also runs under the libFuzzer target tests/fuzz/fuzz-symbolize.c.
+ */
+#include "capture/cpu/symtab.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/err.h"
+
+#if LAT_HAVE_LIBDW
+#include <gelf.h>
+#include <libelf.h>
+#endif
+
+/* Binding rank used to order aliases: global first. */
+struct sym_tmp {
+    struct sym s;
+    int rank;
+};
+
+static int add_name(struct symtab *t, const char *s, size_t n, uint32_t *off)
+{
+    if (n > 4096) n = 4096;
+    if (t->names_len + n + 1 > t->names_cap) {
+        size_t cap = t->names_cap ? t->names_cap * 2 : 4096;
+        while (cap < t->names_len + n + 1)
+            cap *= 2;
+        char *p = realloc(t->names, cap);
+        if (!p) return -ENOMEM;
+        t->names = p;
+        t->names_cap = cap;
+    }
+    memcpy(t->names + t->names_len, s, n);
+    for (size_t i = 0; i < n; i++) {
+        /* ';' separates frames in folded stacks and '\n' ends a line: keep names safe. */
+        char c = t->names[t->names_len + i];
+        if (c == ';' || c == '\n' || c == '\r' || c == '\0') t->names[t->names_len + i] = ':';
+    }
+    t->names[t->names_len + n] = '\0';
+    *off = (uint32_t)t->names_len;
+    t->names_len += n + 1;
+    return 0;
+}
+
+static int add_sym(struct symtab *t, uint64_t addr, uint64_t size, const char *name, size_t n)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 256;
+        struct sym *p = realloc(t->syms, cap * sizeof(*p));
+        if (!p) return -ENOMEM;
+        t->syms = p;
+        t->cap = cap;
+    }
+    uint32_t off;
+    int rc = add_name(t, name, n, &off);
+    if (rc) return rc;
+    t->syms[t->n++] = (struct sym){addr, size, off};
+    return 0;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+    const struct sym *x = a, *y = b;
+    if (x->addr != y->addr) return x->addr < y->addr ? -1 : 1;
+    /* Larger size first so the dedupe below keeps the symbol that covers most. */
+    if (x->size != y->size) return x->size > y->size ? -1 : 1;
+    return x->name < y->name ? -1 : (x->name > y->name);
+}
+
+/* Sorts and drops aliases (same address): the first kept wins (the caller adds preferred
+ * names first, e.g. globals before locals). */
+static void finish(struct symtab *t)
+{
+    if (!t->n) return;
+    qsort(t->syms, t->n, sizeof(*t->syms), cmp_sym);
+    size_t w = 1;
+    for (size_t i = 1; i < t->n; i++) {
+        if (t->syms[i].addr == t->syms[w - 1].addr) continue;
+        t->syms[w++] = t->syms[i];
+    }
+    t->n = w;
+}
+
+static struct symtab *symtab_alloc(void)
+{
+    return calloc(1, sizeof(struct symtab));
+}
+
+void symtab_free(struct symtab *t)
+{
+    if (!t) return;
+    free(t->syms);
+    free(t->names);
+    free(t);
+}
+
+const char *symtab_lookup(const struct symtab *t, uint64_t addr, uint64_t *off)
+{
+    if (!t || !t->n || addr < t->syms[0].addr) return NULL;
+    size_t lo = 0, hi = t->n;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->syms[mid].addr <= addr)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const struct sym *s = &t->syms[lo];
+    /* A sized symbol covers [addr, addr+size); a zero-sized one (hand-written asm, some JIT
+     * maps) covers up to the next symbol, but at most 64 KiB. */
+    uint64_t d = addr - s->addr;
+    if (s->size ? d >= s->size : d >= 65536) return NULL;
+    if (off) *off = d;
+    return t->names + s->name;
+}
+
+bool symtab_off_to_vaddr(const struct symtab *t, uint64_t off, uint64_t *vaddr)
+{
+    for (unsigned i = 0; i < t->nsegs; i++) {
+        const struct symseg *s = &t->segs[i];
+        if (off >= s->off && off - s->off < s->filesz) {
+            *vaddr = off - s->off + s->vaddr;
+            return true;
+        }
+    }
+    return false;
+}
+
+#if LAT_HAVE_LIBDW
+static void elf_init_once(void)
+{
+    static int done;
+    if (!done) {
+        elf_version(EV_CURRENT);
+        done = 1;
+    }
+}
+
+/* Reads the loadable segments and the GNU build-id note. */
+static void read_segs_and_id(Elf *e, struct symtab *t)
+{
+    size_t nph = 0;
+    if (elf_getphdrnum(e, &nph) != 0) return;
+    for (size_t i = 0; i < nph; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(e, (int)i, &ph)) continue;
+        if (ph.p_type == PT_LOAD && t->nsegs < 16) {
+            t->segs[t->nsegs++] = (struct symseg){ph.p_offset, ph.p_vaddr, ph.p_filesz};
+        } else if (ph.p_type == PT_NOTE && !t->build_id_len) {
+            Elf_Data *d = elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+            if (!d) continue;
+            size_t off = 0, noff, doff;
+            GElf_Nhdr nh;
+            while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+                if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && nh.n_descsz > 0 &&
+                    nh.n_descsz <= 20 && !memcmp((const char *)d->d_buf + noff, "GNU", 4)) {
+                    memcpy(t->build_id, (const char *)d->d_buf + doff, nh.n_descsz);
+                    t->build_id_len = nh.n_descsz;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/* Adds the function symbols of section type `type` (SHT_SYMTAB or SHT_DYNSYM). Returns the
+ * number added or -errno. Globals are added before locals so aliases keep the global name. */
+static int read_syms(Elf *e, struct symtab *t, Elf64_Word type)
+{
+    Elf_Scn *scn = NULL;
+    int added = 0;
+    while ((scn = elf_nextscn(e, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize) continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        if (!d) continue;
+        size_t n = sh.sh_size / sh.sh_entsize;
+        for (int pass = 0; pass < 2; pass++) {
+            for (size_t i = 0; i < n; i++) {
+                GElf_Sym s;
+                if (!gelf_getsym(d, (int)i, &s)) break;
+                int ty = GELF_ST_TYPE(s.st_info), bind = GELF_ST_BIND(s.st_info);
+                if ((ty != STT_FUNC && ty != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF ||
+                    !s.st_value)
+                    continue;
+                if ((pass == 0) != (bind == STB_GLOBAL)) continue;
+                const char *name = elf_strptr(e, sh.sh_link, s.st_name);
+                if (!name || !*name) continue;
+                /* "memcpy@@GLIBC_2.14": the version suffix is noise in a profile. */
+                const char *at = strchr(name, '@');
+                size_t len = at && at > name ? (size_t)(at - name) : strlen(name);
+                int rc = add_sym(t, s.st_value, s.st_size, name, len);
+                if (rc) return rc;
+                added++;
+            }
+        }
+    }
+    return added;
+}
+
+static int load_elf(Elf *e, struct symtab *t, bool want_segs)
+{
+    if (elf_kind(e) != ELF_K_ELF) return LAT_E_UNSUPPORTED;
+    if (want_segs) read_segs_and_id(e, t);
+    int rc = read_syms(e, t, SHT_SYMTAB);
+    if (rc < 0) return rc;
+    if (rc == 0) {
+        rc = read_syms(e, t, SHT_DYNSYM);
+        if (rc < 0) return rc;
+        t->dynsym_only = true;
+    }
+    return 0;
+}
+
+int symtab_load_elf_mem(const void *data, size_t len, struct symtab **out)
+{
+    *out = NULL;
+    elf_init_once();
+    struct symtab *t = symtab_alloc();
+    if (!t) return -ENOMEM;
+    Elf *e = elf_memory((char *)(uintptr_t)data, len);
+    int rc = e ? load_elf(e, t, true) : LAT_E_UNSUPPORTED;
+    if (e) elf_end(e);
+    if (rc) {
+        symtab_free(t);
+        return rc;
+    }
+    finish(t);
+    *out = t;
+    return 0;
+}
+
+static int load_path(const char *path, struct symtab *t, bool want_segs)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    int rc = e ? load_elf(e, t, want_segs) : LAT_E_UNSUPPORTED;
+    if (e) elf_end(e);
+    close(fd);
+    return rc;
+}
+
+int symtab_load_elf(const char *path, struct symtab **out)
+{
+    *out = NULL;
+    elf_init_once();
+    struct symtab *t = symtab_alloc();
+    if (!t) return -ENOMEM;
+    int rc = load_path(path, t, true);
+    if (rc) {
+        symtab_free(t);
+        return rc;
+    }
+    if (t->dynsym_only && t->build_id_len >= 2) {
+        /* Stripped: the -dbgsym package keeps the full .symtab under the build-id. */
+        char dbg[128];
+        int n = snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%02x/", t->build_id[0]);
+        for (unsigned i = 1; i < t->build_id_len; i++)
+            n += snprintf(dbg + n, sizeof(dbg) - (size_t)n, "%02x", t->build_id[i]);
+        snprintf(dbg + n, sizeof(dbg) - (size_t)n, ".debug");
+        struct symtab *d = symtab_alloc();
+        if (d && load_path(dbg, d, false) == 0 && !d->dynsym_only && d->n) {
+            free(t->syms);
+            free(t->names);
+            t->syms = d->syms;
+            t->n = d->n;
+            t->cap = d->cap;
+            t->names = d->names;
+            t->names_len = d->names_len;
+            t->names_cap = d->names_cap;
+            d->syms = NULL;
+            d->names = NULL;
+            t->dynsym_only = false;
+            t->from_debug_file = true;
+        }
+        symtab_free(d);
+    }
+    finish(t);
+    *out = t;
+    return 0;
+}
+#else
+int symtab_load_elf_mem(const void *data, size_t len, struct symtab **out)
+{
+    *out = NULL;
+    return LAT_E_UNSUPPORTED;
+}
+
+int symtab_load_elf(const char *path, struct symtab **out)
+{
+    *out = NULL;
+    return LAT_E_UNSUPPORTED;
+}
+#endif
+
+/* Parses a hex number (optional 0x) at *p, bounded by end; false when none. */
+static bool parse_hex(const char **p, const char *end, uint64_t *v)
+{
+    const char *s = *p;
+    uint64_t x = 0;
+    int digits = 0;
+    if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s += 2;
+    while (s < end) {
+        int c = *s, d;
+        if (c >= '0' && c <= '9')
+            d = c - '0';
+        else if (c >= 'a' && c <= 'f')
+            d = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F')
+            d = c - 'A' + 10;
+        else
+            break;
+        if (++digits > 16) return false;
+        x = x << 4 | (uint64_t)d;
+        s++;
+    }
+    if (!digits) return false;
+    *p = s;
+    *v = x;
+    return true;
+}
+
+static void skip_blanks(const char **p, const char *end)
+{
+    while (*p < end && (**p == ' ' || **p == '\t'))
+        (*p)++;
+}
+
+int symtab_parse_perfmap(const char *text, size_t len, struct symtab **out)
+{
+    struct symtab *t = symtab_alloc();
+    *out = NULL;
+    if (!t) return -ENOMEM;
+    const char *p = text, *end = text + len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl : end;
+        uint64_t start, size;
+        const char *q = p;
+        skip_blanks(&q, le);
+        if (parse_hex(&q, le, &start) && q < le && (*q == ' ' || *q == '\t')) {
+            skip_blanks(&q, le);
+            if (parse_hex(&q, le, &size) && q < le && (*q == ' ' || *q == '\t')) {
+                skip_blanks(&q, le);
+                const char *ne = le;
+                while (ne > q && (ne[-1] == '\r' || ne[-1] == ' '))
+                    ne--;
+                if (ne > q && size && start + size > start) {
+                    int rc = add_sym(t, start, size, q, (size_t)(ne - q));
+                    if (rc) {
+                        symtab_free(t);
+                        return rc;
+                    }
+                }
+            }
+        }
+        p = le + 1;
+    }
+    finish(t);
+    *out = t;
+    return 0;
+}
+
+int symtab_parse_kallsyms(const char *text, size_t len, struct symtab **out)
+{
+    struct symtab *t = symtab_alloc();
+    *out = NULL;
+    if (!t) return -ENOMEM;
+    const char *p = text, *end = text + len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl : end;
+        uint64_t addr;
+        const char *q = p;
+        if (parse_hex(&q, le, &addr) && le - q >= 4 && q[0] == ' ' && q[2] == ' ' && addr) {
+            char ty = q[1];
+            if (ty == 't' || ty == 'T' || ty == 'w' || ty == 'W') {
+                q += 3;
+                const char *ne = q;
+                while (ne < le && *ne != '\t' && *ne != ' ')
+                    ne++;
+                if (ne > q) {
+                    int rc = add_sym(t, addr, 0, q, (size_t)(ne - q));
+                    if (rc) {
+                        symtab_free(t);
+                        return rc;
+                    }
+                }
+            }
+        }
+        p = le + 1;
+    }
+    finish(t);
+    *out = t;
+    return 0;
+}
+
+int symtab_read_file(const char *path, size_t max, char **text, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap + 1);
+    int rc = 0;
+    if (!buf) {
+        close(fd);
+        return -ENOMEM;
+    }
+    for (;;) {
+        if (n == cap) {
+            if (cap >= max) break;
+            cap *= 2;
+            char *nb = realloc(buf, cap + 1);
+            if (!nb) {
+                rc = -ENOMEM;
+                break;
+            }
+            buf = nb;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            rc = -errno;
+            break;
+        }
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (rc) {
+        free(buf);
+        return rc;
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
+}

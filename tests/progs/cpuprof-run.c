@@ -1,0 +1,92 @@
+/*
+ * cpuprof-run.c - a small driver of the CPU sampler library, used by perf/30-cpuprof.sh and
+ * while `latscope trace --cpu` is not wired: runs CMD under the sampler exactly as cmd-trace's
+ * launch path does (fork, hold the child before exec, cpuprof_start(pid, true), release,
+ * poll until it exits, stop), then writes folded stacks / an SVG and prints the stats.
+ *
+ *   cpuprof-run [-F HZ] [-f FOLDED] [-s SVG] [-n] [-p] -- CMD ARGS...
+ *   -n: no kernel stacks, no off-CPU; -p: no Python frames
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "capture/cpuprof.h"
+
+int main(int argc, char **argv)
+{
+    struct cpuprof_opts o = {.freq_hz = 99,
+                             .kernel_stacks = true,
+                             .offcpu = true,
+                             .python = true,
+                             .follow_children = true};
+    const char *folded = NULL, *svg = NULL;
+    int c;
+    while ((c = getopt(argc, argv, "+F:f:s:np")) != -1) {
+        switch (c) {
+        case 'F':
+            o.freq_hz = (unsigned)atoi(optarg);
+            break;
+        case 'f':
+            folded = optarg;
+            break;
+        case 's':
+            svg = optarg;
+            break;
+        case 'n':
+            o.kernel_stacks = o.offcpu = false;
+            break;
+        case 'p':
+            o.python = false;
+            break;
+        default:
+            return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "usage: cpuprof-run [-F HZ] [-f FOLDED] [-s SVG] [-n] [-p] -- CMD...\n");
+        return 2;
+    }
+    int go[2];
+    if (pipe(go)) return 1;
+    pid_t pid = fork();
+    if (pid < 0) return 1;
+    if (pid == 0) {
+        char ch;
+        close(go[1]);
+        if (read(go[0], &ch, 1) != 1) _exit(126);
+        execvp(argv[optind], argv + optind);
+        _exit(127);
+    }
+    close(go[0]);
+    struct cpuprof *p;
+    int rc = cpuprof_start(pid, true, &o, &p);
+    if (rc) {
+        fprintf(stderr, "cpuprof-run: %s\n", cpuprof_strerror(rc));
+        close(go[1]);
+        waitpid(pid, NULL, 0);
+        return 1;
+    }
+    if (write(go[1], "x", 1) != 1) return 1;
+    close(go[1]);
+    int status = 0;
+    while (waitpid(pid, &status, WNOHANG) == 0)
+        cpuprof_poll(p, 100);
+    cpuprof_stop(p);
+    if (folded) {
+        FILE *f = fopen(folded, "w");
+        if (!f || cpuprof_write_folded(p, f) || fclose(f)) return 1;
+    }
+    if (svg) {
+        FILE *f = fopen(svg, "w");
+        if (!f || cpuprof_write_flamegraph(p, f, "cpuprof-run") || fclose(f)) return 1;
+    }
+    char stats[512];
+    cpuprof_stats(p, stats, sizeof(stats));
+    fprintf(stderr, "cpuprof-run: %s\n", stats);
+    cpuprof_free(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}

@@ -1,0 +1,121 @@
+/*
+ * hot.c - a CPU-bound test program with known hot functions, for the CPU sampler's tests.
+ *
+ *   hot [SECONDS] [MODE]     MODE: single (default), threads, fork
+ *
+ * single: the main thread repeats hot_a (6 units), hot_b (3 units), cold_c (1 unit): shares
+ * 60/30/10 % of on-CPU time, whatever the clock rate. threads: two extra threads, one in
+ * worker_one, one in worker_two, the main thread sleeping. fork: the child runs child_work,
+ * the parent hot_a. Every function spins the same loop so time is proportional to units.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNIT 200000L
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) static void spin(long units)
+{
+    for (volatile long i = 0; i < units * UNIT; i++) {
+    }
+}
+
+__attribute__((noinline)) void hot_a(void)
+{
+    for (volatile long i = 0; i < 6 * UNIT; i++) {
+    }
+}
+
+__attribute__((noinline)) void hot_b(void)
+{
+    for (volatile long i = 0; i < 3 * UNIT; i++) {
+    }
+}
+
+__attribute__((noinline)) void cold_c(void)
+{
+    for (volatile long i = 0; i < 1 * UNIT; i++) {
+    }
+}
+
+static double seconds = 2.0;
+
+__attribute__((noinline)) void worker_one_loop(void)
+{
+    double end = now_s() + seconds;
+    while (now_s() < end)
+        spin(2);
+}
+
+__attribute__((noinline)) void worker_two_loop(void)
+{
+    double end = now_s() + seconds;
+    while (now_s() < end)
+        spin(2);
+}
+
+static void *worker_one(void *arg)
+{
+    worker_one_loop();
+    return arg;
+}
+
+static void *worker_two(void *arg)
+{
+    worker_two_loop();
+    return arg;
+}
+
+__attribute__((noinline)) void child_work(void)
+{
+    double end = now_s() + seconds;
+    while (now_s() < end)
+        spin(2);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 2 ? argv[2] : "single";
+    if (argc > 1) seconds = atof(argv[1]);
+    if (!strcmp(mode, "threads")) {
+        pthread_t a, b;
+        pthread_create(&a, NULL, worker_one, NULL);
+        pthread_setname_np(a, "hot-one");
+        pthread_create(&b, NULL, worker_two, NULL);
+        pthread_setname_np(b, "hot-two");
+        pthread_join(a, NULL);
+        pthread_join(b, NULL);
+        return 0;
+    }
+    if (!strcmp(mode, "fork")) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            child_work();
+            _exit(0);
+        }
+        double end = now_s() + seconds;
+        while (now_s() < end)
+            hot_a();
+        waitpid(pid, NULL, 0);
+        return 0;
+    }
+    double end = now_s() + seconds;
+    while (now_s() < end) {
+        hot_a();
+        hot_b();
+        cold_c();
+    }
+    return 0;
+}
