@@ -696,8 +696,12 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
     ao.progress = on_analyze;
     ao.progress_arg = &prog;
     struct lat_analysis *an = NULL;
+    lat_ns w0 = clock_now_ns(), c0 = clock_cpu_ns();
     int rc = analysis_run(traces, ntraces, &ao, &an);
     progress_done(&prog);
+    pr_info("loaded %zu trace(s) in %.3f s; analyses took %.3f s wall, %.3f s cpu\n", ntraces,
+            (double)(w0 - prog.start) / 1e9, (double)(clock_now_ns() - w0) / 1e9,
+            (double)(clock_cpu_ns() - c0) / 1e9);
     if (rc == LAT_E_NOT_FOUND) {
         pr_err("no trace has rank %d\n", ao.only_rank);
         goto out;
