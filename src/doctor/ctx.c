@@ -177,6 +177,14 @@ static size_t corr_lower(const struct corr_pair *p, size_t n, int64_t corr)
     return lo;
 }
 
+static int cmp_step_num(const void *x, const void *y)
+{
+    const struct doc_step *a = x, *b = y;
+    if (a->num != b->num) return a->num < b->num ? -1 : 1;
+    if (a->host_ts != b->host_ts) return a->host_ts < b->host_ts ? -1 : 1;
+    return (a->ev > b->ev) - (a->ev < b->ev);
+}
+
 static int cmp_step(const void *x, const void *y)
 {
     const struct doc_step *a = x, *b = y;
@@ -301,10 +309,6 @@ static int doc_build_steps(struct doc_ctx *c, const struct corr_pair *rtc, size_
         if (!doc_is_step_event(c, i) || t->ev.dur[i] < 0) continue;
         int32_t num = t->ev.step[i];
         if (num < 0 && !doc_step_name(doc_name(c, i), &num)) num = -1;
-        bool dup = false;
-        for (size_t k = 0; k < c->nsteps && !dup; k++)
-            dup = c->steps[k].num == num;
-        if (dup) continue;
         struct doc_step *s = &c->steps[c->nsteps++];
         s->num = num;
         s->host_ts = s->ts = t->ev.ts[i];
@@ -340,6 +344,15 @@ static int doc_build_steps(struct doc_ctx *c, const struct corr_pair *rtc, size_
         c->nsteps = 1;
     }
     qsort(c->steps, c->nsteps, sizeof(*c->steps), cmp_step);
+    if (c->steps_real) {
+        /* A step number seen twice (e.g. a cpu_op and a user_annotation copy): keep the first. */
+        qsort(c->steps, c->nsteps, sizeof(*c->steps), cmp_step_num);
+        size_t k = 0;
+        for (size_t i = 0; i < c->nsteps; i++)
+            if (!k || c->steps[i].num != c->steps[k - 1].num) c->steps[k++] = c->steps[i];
+        c->nsteps = k;
+        qsort(c->steps, c->nsteps, sizeof(*c->steps), cmp_step);
+    }
 
     /* Device extent of the GPU work launched by runtime calls fully inside each host step. */
     size_t nst = c->nsteps;

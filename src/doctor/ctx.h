@@ -102,6 +102,10 @@ bool doc_is_dataloader(const char *name);
 /* True when the event is a ProfilerStep. */
 bool doc_is_step_event(const struct doc_ctx *c, size_t ev);
 
+/* The kernel's function name as ncu --kernel-name-base=function sees it (no return type,
+ * template arguments or parameters), regex-escaped, for `--kernel-name regex:'...'`. */
+void doc_ncu_name(const char *kernel, char *out, size_t len);
+
 /* Adds the self time of track tr's CPU events within [a, b) to acc, keyed by
  * (name, enclosing op for runtime calls); time with no event is keyed DOC_NAME_NONE. */
 int doc_attr_window(const struct doc_ctx *c, uint32_t tr, lat_ns a, lat_ns b, struct doc_acc *acc);

@@ -416,9 +416,15 @@ static void rule_host_idle(struct doc_ctx *c, struct doc_idle *d, const struct d
     bool launch_bound = launch_share >= th->launch_bound_share ||
                         (short_share >= th->launch_bound_share && l->with_launch >= 10 * nst);
     bool graphs = c->graph_launches > 0 || l->graph_kernels > 0;
+    /* Most of the idle before the first / after the last GPU op of the step: the CPU prepares
+     * inputs or processes outputs while the GPU has nothing (issue rule 7, CPU-only time). */
+    bool prepost = !launch_bound && d->head_tail * 2 >= d->host_late;
     char b1[32];
-    struct doc_finding *f =
-        doc_finding_add(c->r, launch_bound ? "launch-bound" : "host-bound-idle", c->trace);
+    struct doc_finding *f = doc_finding_add(c->r,
+                                            launch_bound ? "launch-bound"
+                                            : prepost    ? "cpu-pre-post-processing"
+                                                         : "host-bound-idle",
+                                            c->trace);
     if (!f) return;
     doc_saving(f, per, c->step_mean);
     double kps = (double)l->kernels / nst;
@@ -427,6 +433,11 @@ static void rule_host_idle(struct doc_ctx *c, struct doc_idle *d, const struct d
                 "GPU idle %.1f %% of each %s waiting for kernel launches: %.0f kernels per %s, "
                 "%.0f %% shorter than their launch",
                 f->saving_pct, per_step(c), kps, per_step(c), 100.0 * short_share);
+    else if (prepost)
+        doc_set(c->r, &f->title,
+                "GPU idle %.1f %% of each %s while the CPU works before the first or after the "
+                "last GPU op (pre/post-processing, %s per %s)",
+                f->saving_pct, per_step(c), fmt_ns(per, b1, sizeof(b1)), per_step(c));
     else
         doc_set(c->r, &f->title,
                 "GPU idle %.1f %% of each %s while the CPU works between launches (%s per %s)",
@@ -469,6 +480,18 @@ static void rule_host_idle(struct doc_ctx *c, struct doc_idle *d, const struct d
                 "instead of eager ops and run it with CUDA graphs (trtexec --useCudaGraph). "
                 "ONNX Runtime: CUDA EP provider option enable_cuda_graph=1 with fixed shapes and "
                 "IOBinding, or the TensorRT EP.");
+    } else if (prepost) {
+        doc_set(c->r, &f->recommendation,
+                "CPU-only work at the start or end of each %s leaves the GPU idle (see "
+                "cpu_time_in_gaps). Overlap it with GPU work or move it to the GPU: pipeline "
+                "requests so the next one's preprocessing runs while this one computes "
+                "(a producer thread/process and a queue), decode/resize on the GPU (DALI, "
+                "torchvision.io.decode_jpeg(device=\"cuda\"), nvJPEG), keep post-processing "
+                "(argmax, top-k, NMS, detokenisation inputs) on the GPU and copy only the final "
+                "result. TensorRT: enqueue the next inference before post-processing the "
+                "previous one (two streams, double-buffered I/O). ONNX Runtime: put "
+                "pre/post-processing into the graph (onnxruntime-extensions) or a worker pool.",
+                per_step(c));
     } else {
         doc_set(c->r, &f->recommendation,
                 "The host is the bottleneck: the GPU waits while Python/framework code runs "
@@ -765,7 +788,7 @@ static const struct lat_device *device_for(const struct doc_ctx *c, size_t ev)
 
 /* The function name as ncu's --kernel-name-base=function sees it: no return type, template
  * arguments or parameters; regex-escaped. */
-static void ncu_base_name(const char *s, char *out, size_t len)
+void doc_ncu_name(const char *s, char *out, size_t len)
 {
     const char *end = s + strlen(s);
     const char *paren = strchr(s, '(');
@@ -881,7 +904,7 @@ static void rule_kernels(struct doc_ctx *c)
         for (size_t i = 0; i < nks && i < 3; i++)
             if (PCT(ks[i].total, ktotal) >= th->dominant_kernel_pct || i == 0) ndom++;
         char base[200];
-        ncu_base_name(lat_trace_str(t, ks[0].name), base, sizeof(base));
+        doc_ncu_name(lat_trace_str(t, ks[0].name), base, sizeof(base));
         doc_set(c->r, &f->title, "%s takes %.1f %% of GPU kernel time%s", base,
                 PCT(ks[0].total, ktotal), ndom > 1 ? " (and more dominant kernels below)" : "");
         doc_set(c->r, &f->saving_method,
@@ -933,7 +956,7 @@ static void rule_kernels(struct doc_ctx *c)
                 doc_kv_num(c->r, f, "est_occupancy_pct", occf > 100 ? 100 : occf);
             }
             doc_kv_bool(c->r, f, "tensor_cores_by_name", s->tc);
-            ncu_base_name(nm, base, sizeof(base));
+            doc_ncu_name(nm, base, sizeof(base));
             snprintf(ncu, sizeof(ncu),
                      "ncu --kernel-name regex:'%s' --launch-skip %" PRIu64
                      " --launch-count 1 --set full -o %.40s <your command>",
@@ -994,7 +1017,7 @@ static void rule_kernels(struct doc_ctx *c)
                 e.note = "longest instance";
                 doc_example_add(c->r, f, &e);
                 char base[200];
-                ncu_base_name(nm, base, sizeof(base));
+                doc_ncu_name(nm, base, sizeof(base));
                 doc_set(c->r, &f->next_step,
                         "ncu --kernel-name regex:'%s' --launch-skip %" PRIu64
                         " --launch-count 1 --section SpeedOfLight --section "
@@ -1084,7 +1107,7 @@ static void rule_kernels(struct doc_ctx *c)
                 "sessions concurrently. For latency at batch 1, run independent requests on "
                 "several CUDA streams.");
         char base[200] = ".*";
-        if (top.n) ncu_base_name(top.names[0], base, sizeof(base));
+        if (top.n) doc_ncu_name(top.names[0], base, sizeof(base));
         doc_set(c->r, &f->next_step,
                 "ncu --kernel-name regex:'%s' --launch-count 1 --section LaunchStats --section "
                 "Occupancy <your command>",
@@ -1363,7 +1386,8 @@ static void rule_tail(struct doc_ctx *c, struct doc_summary *sum)
     struct doc_acc *comp = calloc(n, sizeof(*comp));
     struct doc_acc all = {0};
     lat_ns *vals = malloc(n * sizeof(*vals));
-    if (!d || !comp || !vals) goto nomem;
+    lat_ns *sorted = malloc(n * sizeof(*sorted));
+    if (!d || !comp || !vals || !sorted) goto nomem;
     for (size_t i = 0; i < n; i++)
         d[i] = c->steps[i].end - c->steps[i].ts;
     memcpy(vals, d, n * sizeof(*d));
@@ -1403,17 +1427,9 @@ static void rule_tail(struct doc_ctx *c, struct doc_summary *sum)
             vals[i] = doc_acc_get(&comp[i], keys[k].key);
         for (size_t i = 0; i < n; i++)
             if (d[i] >= p90 && d[i] > limit) slow += vals[i];
-        lat_ns mv[1];
-        (void)mv;
-        lat_ns *sorted = malloc(n * sizeof(*sorted));
-        if (!sorted) {
-            free(keys);
-            goto nomem;
-        }
         memcpy(sorted, vals, n * sizeof(*vals));
         qsort(sorted, n, sizeof(*sorted), cmp_i64);
         lat_ns cmed = pctl(sorted, n, 50.0);
-        free(sorted);
         for (size_t i = 0; i < n; i++)
             if (d[i] >= p90 && d[i] > limit && vals[i] > cmed) elevated++;
         keys[k].val = slow / (lat_ns)nslow - cmed;
@@ -1422,8 +1438,6 @@ static void rule_tail(struct doc_ctx *c, struct doc_summary *sum)
     qsort(keys, nk, sizeof(*keys), cmp_kvpair);
     char top[400] = "";
     if (nk && keys[0].val > 0) key_label(c, keys[0].key, top, sizeof(top));
-    lat_ns worst = vals[0];
-    (void)worst;
     doc_set(c->r, &f->title, "The slowest %s%s (p90 and above) %s %s slower than the median %s%s%s",
             nslow == 1 ? "step" : "steps", "", nslow == 1 ? "is" : "are",
             fmt_ns(excess / (lat_ns)nslow, b1, sizeof(b1)), fmt_ns(median, b2, sizeof(b2)),
@@ -1501,6 +1515,7 @@ out:
     free(comp);
     free(d);
     free(vals);
+    free(sorted);
     doc_acc_fini(&all);
 }
 

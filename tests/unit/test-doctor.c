@@ -10,6 +10,7 @@
 
 #include "core/buf.h"
 #include "core/jsonw.h"
+#include "doctor/ctx.h"
 #include "doctor/doctor.h"
 #include "doctor/ivl.h"
 #include "ingest/ingest.h"
@@ -752,4 +753,53 @@ TEST_TIMEOUT(doctor_corpus_resnet50_dataloader, 60)
     ASSERT(kv(&r->f[0], "single_process_loader")->i);
     doctor_report_free(r);
     lat_trace_free(t);
+}
+
+/* ---- R7b CPU-only pre/post-processing ----
+ * Step 1000: preprocess [0,600), launch [600,605) of a kernel [610,900), postprocess
+ * [900,1000). GPU idle [0,610) and [900,1000): 710 per step, all at the step's head and tail. */
+TEST(doctor_pre_post_processing)
+{
+    struct tj j;
+    tj_begin(&j, NULL);
+    for (int s = 0; s < 4; s++) {
+        double b = s * 1000.0;
+        tj_step(&j, s + 1, b, 1000);
+        tj_op(&j, "preprocess_resize_normalize", b, 600);
+        tj_launch(&j, "model_kernel", b + 600, 5, b + 610, 290, 900 + s, NULL);
+        tj_op(&j, "postprocess_nms", b + 900, 100);
+    }
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "cpu-pre-post-processing");
+    ASSERT(f);
+    ASSERT(!find(r, "host-bound-idle"));
+    ASSERT_NEAR(f->saving_us_per_step, 710.0, 0.001);
+    ASSERT_EQ_I64(kv(f, "head_tail_idle_us_per_step")->i, 710000);
+    bool pre = false;
+    for (size_t i = 0; i < f->nkv; i++)
+        if (f->kv[i].type == DOC_KV_STR && strcmp(f->kv[i].key, "what") == 0 &&
+            strcmp(f->kv[i].str, "preprocess_resize_normalize") == 0)
+            pre = true;
+    ASSERT(pre);
+    doctor_report_free(r);
+}
+
+TEST(doctor_ncu_kernel_names)
+{
+    char b[256];
+    doc_ncu_name("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add"
+                 "<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>,"
+                 " at::detail::Array<char*, 3>)",
+                 b, sizeof(b));
+    ASSERT_EQ_STR(b, "vectorized_elementwise_kernel");
+    doc_ncu_name("volta_sgemm_128x64_nn", b, sizeof(b));
+    ASSERT_EQ_STR(b, "volta_sgemm_128x64_nn");
+    doc_ncu_name("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long)", b,
+                 sizeof(b));
+    ASSERT_EQ_STR(b, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t");
+    doc_ncu_name("void cudnn::detail::dgrad_engine<float, 512, 6>(int, float const*)", b,
+                 sizeof(b));
+    ASSERT_EQ_STR(b, "dgrad_engine");
+    doc_ncu_name("Memcpy.x(y)", b, sizeof(b));
+    ASSERT_EQ_STR(b, "Memcpy\\.x"); /* regex metacharacters are escaped */
 }
