@@ -30,6 +30,7 @@ if [[ -x $nginx ]] && command -v wrk >/dev/null; then
     port=$(free_port)
     mkdir -p "$tmp/www" "$tmp/logs"
     printf 'hello from nginx\n' >"$tmp/www/index.html"
+    chmod a+rx "$tmp" "$tmp/www" && chmod a+r "$tmp/www/index.html" # nginx workers run as nobody
     cat >"$tmp/nginx.conf" <<NGX
 worker_processes 1;
 daemon on;
@@ -49,9 +50,11 @@ NGX
         url=http://127.0.0.1:$port/index.html
         wrk -t"$thr" -c"$conns" -d"${secs}s" "$url" >"$tmp/wrk.txt" 2>&1
         wrk_rps=$(awk '/Requests\/sec/ {print $2}' "$tmp/wrk.txt")
+        grep -q "Non-2xx" "$tmp/wrk.txt" && wrk_rps=0 # wrk counted errors, not answers
         "$LATSCOPE" bench -t "$thr" -c "$conns" --duration "${secs}s" --format json "$url" \
-            >"$tmp/ls.json" 2>/dev/null
+            >"$tmp/ls.json" 2>"$tmp/ls.err"
         ls_rps=$(jget "$tmp/ls.json" "round(d['points'][0]['achieved_rps'])")
+        [[ $ls_rps != 0 ]] || { cat "$tmp/ls.err" "$tmp/ls.json" >&2; }
         ls_cpu=$(jget "$tmp/ls.json" "d['points'][0]['client_cpu_pct']")
         ls_p99=$(jget "$tmp/ls.json" "d['points'][0]['latency_ms']['p99']")
         out "bench.nginx.wrk_rps" "${wrk_rps:-0}" "req/s" "wrk -t$thr -c$conns ${secs}s"
@@ -70,12 +73,14 @@ else
 fi
 
 # ---- fixture-based benchmarks ----
+nfx=0
 fixture() {
-    "$LATSCOPE" serve-test --port 0 --max-seconds 300s "$@" >"$tmp/fx.$#.out" 2>/dev/null &
+    nfx=$((nfx + 1))
+    "$LATSCOPE" serve-test --port 0 --max-seconds 300s "$@" >"$tmp/fx.$nfx.out" 2>/dev/null &
     pids+=($!)
     local i
     for i in $(seq 1 100); do
-        fport=$(head -1 "$tmp/fx.$#.out" 2>/dev/null | tr -dc 0-9)
+        fport=$(head -1 "$tmp/fx.$nfx.out" 2>/dev/null | tr -dc 0-9)
         [[ -n $fport ]] && return 0
         sleep 0.05
     done
@@ -106,7 +111,6 @@ fi
 if fixture --service fixed:2ms --spin 200us; then
     "$LATSCOPE" bench -t 1 -c 1 --duration "${secs}s" --warmup 500ms --format json \
         "http://127.0.0.1:$fport/" >"$tmp/f2.json" 2>/dev/null
-    "$LATSCOPE" serve-test --help >/dev/null
     p50=$(jget "$tmp/f2.json" "d['points'][0]['latency_ms']['p50']")
     # Loopback round trip: the same fixture with zero service time.
     fixture --service fixed:0
