@@ -13,6 +13,7 @@
 #include "core/log.h"
 #include "core/units.h"
 #include "fixture/fixture.h"
+#include "fixture/openai.h"
 #include "latscope.h"
 
 #include <errno.h>
@@ -112,7 +113,9 @@ int cmd_serve_test(int argc, char **argv, const struct lat_opts *opts)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    (void)opts;
+    /* The OpenAI streaming fixture (issue #6) is its own server with its own options. */
+    if (argc > 1 && !strcmp(argv[1], "openai"))
+        return cmd_serve_test_openai(argc - 1, argv + 1, opts);
     struct fx_config cfg;
     fx_config_init(&cfg);
     lat_ns max_ns = 3600 * LAT_NS_PER_S;

@@ -263,3 +263,89 @@ TEST_TIMEOUT(analyze_corpus_invariants, 600)
     size_t n = walk(root, 0);
     ASSERT(n >= 30);
 }
+
+/* ns_resolution_trace: §18 test_get_gpu_kernels_with_user_annotations counts 4876 GPU kernels
+ * on rank 0 after HTA's preprocessing (ns rounding of epoch µs timestamps, last of 5 steps
+ * dropped). */
+TEST_TIMEOUT(analyze_hta_ns_resolution_kernels, 60)
+{
+    struct lat_trace *t =
+        load(HTA "ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
+    ASSERT(t->frac_ts);
+    struct lat_analysis *a = analyse(t, true, NULL);
+    ASSERT(a->last_step_dropped);
+    ASSERT_EQ_U64(a->ranks[0].launch.gpu_rows, 4876);
+    analysis_free(a);
+    lat_trace_free(t);
+}
+
+/* Cross-check against HolisticTraceAnalysis 0.5.0 (PyPI) run on the same files with
+ * perf/hta/hta-analyses.py (docs/performance-analyze.md): temporal µs, kernel-type sums,
+ * idle µs of the first stream, comm/comp overlap (2 dp) and launch statistics. */
+struct hta_ref {
+    const char *rel;
+    lat_ns idle, compute, non_compute, kernel_time; /* µs */
+    const char *type0;
+    lat_ns type0_sum;
+    int64_t stream0;
+    lat_ns host_wait0, kernel_wait0, other0;
+    double overlap; /* < 0: no communication */
+    uint64_t launches, short_k, rt_out, ld_out;
+    double median_delay;
+};
+
+static const struct hta_ref hta_refs[] = {
+    {HTA "df_index_resolver/df_index_resolver.json.gz", 643612, 496485, 256572, 1396669,
+     "COMPUTATION", 496485, 7, 791330, 16727, 73829, 0.0, 17832, 9686, 2, 6605, 2.0},
+    {HTA "ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", 10113, 372150, 2371,
+     384634, "COMPUTATION", 372150, 7, 1709, 8404, 0, -1, 4876, 2173, 663, 4713, 76013.0},
+    {HTA "negative_queue_length_values_check/rank0.json.gz", 705853, 143836, 166865, 1016554,
+     "COMPUTATION", 138794, 7, 0, 17159, 691231, 1.37, 5224, 1643, 110, 5083, 163575.5},
+    {HTA "nccl_parser_config/nccl_data.json.gz", 338781, 75169, 21636, 435586, "COMPUTATION", 71696,
+     7, 357247, 2155, 0, 14.31, 2516, 1347, 0, 180, 3.0},
+    {HTA "amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz", 8780, 96, 35, 8911, "COMPUTATION",
+     96, 0, 8780, 0, 0, -1, 0, 0, 0, 0, 0},
+};
+
+TEST_TIMEOUT(analyze_hta_050_crosscheck, 120)
+{
+    for (size_t k = 0; k < sizeof(hta_refs) / sizeof(hta_refs[0]); k++) {
+        const struct hta_ref *h = &hta_refs[k];
+        struct lat_trace *t = load(h->rel);
+        struct lat_analysis *a = analyse(t, true, NULL);
+        const struct lat_an_rank *r = &a->ranks[0];
+        ASSERT_EQ_I64(r->temporal.idle, h->idle * 1000);
+        ASSERT_EQ_I64(r->temporal.compute, h->compute * 1000);
+        ASSERT_EQ_I64(r->temporal.non_compute, h->non_compute * 1000);
+        ASSERT_EQ_I64(r->temporal.kernel_time, h->kernel_time * 1000);
+        ASSERT_EQ_STR(r->ktypes[0].label, h->type0);
+        ASSERT_EQ_I64(r->ktypes[0].sum, h->type0_sum * 1000);
+        ASSERT_EQ_I64(r->idle[0].stream, h->stream0);
+        ASSERT_EQ_I64(r->idle[0].idle[LAT_IDLE_HOST_WAIT], h->host_wait0 * 1000);
+        ASSERT_EQ_I64(r->idle[0].idle[LAT_IDLE_KERNEL_WAIT], h->kernel_wait0 * 1000);
+        ASSERT_EQ_I64(r->idle[0].idle[LAT_IDLE_OTHER], h->other0 * 1000);
+        if (h->overlap < 0)
+            ASSERT(!r->has_comm);
+        else
+            ASSERT_NEAR(round(r->comm_comp_overlap_pct * 100) / 100, h->overlap, 1e-9);
+        ASSERT_EQ_U64(r->launch.count, h->launches);
+        ASSERT_EQ_U64(r->launch.short_kernels, h->short_k);
+        ASSERT_EQ_U64(r->launch.runtime_outliers, h->rt_out);
+        ASSERT_EQ_U64(r->launch.launch_delay_outliers, h->ld_out);
+        if (h->launches)
+            ASSERT_NEAR((double)r->launch.median_launch_delay / 1000, h->median_delay, 1e-9);
+        analysis_free(a);
+        lat_trace_free(t);
+    }
+}
+
+/* latscope's default counts the HIP launches HTA misses on the ROCm trace */
+TEST(analyze_rocm_launches_latscope_mode)
+{
+    struct lat_trace *t = load(HTA "amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz");
+    struct lat_analysis *a = analyse(t, false, NULL);
+    ASSERT(a->ranks[0].launch.count > 0);
+    ASSERT_EQ_U64(a->ranks[0].launch.count, a->ranks[0].launch.correlated_gpu);
+    analysis_free(a);
+    lat_trace_free(t);
+}
