@@ -33,6 +33,7 @@ const char llm_bench_usage[] =
     "  --continuous-usage       ask for usage in every chunk (vLLM): exact tokens per chunk\n"
     "  --no-ignore-eos          do not send ignore_eos/min_tokens\n"
     "  --slo LIST               goodput SLOs per request: ttft<=500ms,tpot<=50ms,e2e<=2s\n"
+    "                           (an SLO without these keys, e.g. p99<=200ms, is the bench's)\n"
     "  --metrics-compat V       metric definitions: latscope (default), vllm, genai-perf\n";
 
 struct opt {
@@ -115,6 +116,11 @@ static int apply(struct llm_bench *b, const char *name, const char *v, char *why
     return 0;
 }
 
+static bool is_llm_slo(const char *v)
+{
+    return strstr(v, "ttft") || strstr(v, "tpot") || strstr(v, "itl") || strstr(v, "e2e");
+}
+
 int llm_bench_take_args(struct llm_bench *b, int *argc, char **argv, char *why, size_t whylen)
 {
     memset(b, 0, sizeof(*b));
@@ -162,8 +168,15 @@ int llm_bench_take_args(struct llm_bench *b, int *argc, char **argv, char *why, 
                 snprintf(why, whylen, "--%s needs a value", o->name);
                 return LAT_E_USAGE;
             }
-            val = argv[++i];
+            val = argv[i + 1];
         }
+        /* --slo is shared: per-request LLM keys are ours (goodput); anything else, such as
+         * 'p99<=200ms', stays for the bench's own latency SLO. */
+        if (!strcmp(o->name, "slo") && !is_llm_slo(val)) {
+            argv[out++] = a;
+            continue;
+        }
+        if (o->arg && val == argv[i + 1]) i++;
         int rc = apply(b, o->name, val ? val : "", why, whylen);
         if (rc) return rc;
     }
