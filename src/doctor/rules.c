@@ -430,8 +430,8 @@ static void rule_host_idle(struct doc_ctx *c, struct doc_idle *d, const struct d
     double kps = (double)l->kernels / nst;
     if (launch_bound)
         doc_set(c->r, &f->title,
-                "GPU idle %.1f %% of each %s waiting for kernel launches: %.0f kernels per %s, "
-                "%.0f %% shorter than their launch",
+                "GPU idle %.1f %% of each %s waiting for the host to launch kernels: %.0f "
+                "kernels per %s, %.0f %% shorter than their launch",
                 f->saving_pct, per_step(c), kps, per_step(c), 100.0 * short_share);
     else if (prepost)
         doc_set(c->r, &f->title,
@@ -503,8 +503,9 @@ static void rule_host_idle(struct doc_ctx *c, struct doc_idle *d, const struct d
                 "ONNX Runtime: run pre/post-processing as ONNX nodes or in worker threads.");
     }
     doc_set(c->r, &f->next_step,
-            "latscope trace --cpu -- <your inference command>   # CPU samples show which "
-            "Python/framework frames fill the GPU gaps");
+            "latscope trace --cuda --cpu -o run.pt.trace.json.gz -- <your command> && "
+            "latscope doctor run.pt.trace.json.gz   # CPU samples show which Python/framework "
+            "frames fill the GPU gaps");
 }
 
 static void rule_sync(struct doc_ctx *c, struct doc_idle *d)
@@ -565,7 +566,7 @@ static void rule_sync(struct doc_ctx *c, struct doc_idle *d)
 
 /* ---- R3: host<->device copies ---------------------------------------------------------- */
 
-static void rule_memcpy(struct doc_ctx *c)
+static void rule_memcpy(struct doc_ctx *c, const struct doc_idle *d)
 {
     const struct lat_trace *t = c->t;
     const struct doc_thresholds *th = &c->o->th;
@@ -646,6 +647,7 @@ static void rule_memcpy(struct doc_ctx *c)
         doc_kv_int(c->r, f, "small_copies", (int64_t)small);
         doc_kv_int(c->r, f, "small_copy_bytes", th->small_copy_bytes);
         doc_kv_int(c->r, f, "copies_on_a_compute_stream", (int64_t)same_stream);
+        doc_kv_int(c->r, f, "dtoh_followed_by_sync", (int64_t)d->nsync_dtoh);
         top_emit(c, f, &top);
         doc_set(c->r, &f->recommendation,
                 "Take copies off the critical path. PyTorch: DataLoader(pin_memory=True) or "
@@ -1242,8 +1244,9 @@ static void rule_dataloader(struct doc_ctx *c, struct doc_summary *sum)
                 "resize requests in a separate thread pool or process and queue ready tensors, "
                 "so the engine never waits on preprocessing.");
         doc_set(c->r, &f->next_step,
-                "latscope trace --cpu -- <your command>   # CPU samples inside __next__ show "
-                "whether decoding, augmentation or collation costs most");
+                "latscope trace --cuda --cpu -o run.pt.trace.json.gz -- <your command>   # CPU "
+                "samples inside __next__ show whether decoding, augmentation or collation costs "
+                "most");
     }
     doc_ivl_fini(&hi);
     doc_ivl_fini(&dl);
@@ -1698,7 +1701,7 @@ int doctor_run(struct doc_report *r, const struct lat_trace *t, const struct doc
     rule_dataloader(&c, sum);
     rule_host_idle(&c, &d, &l);
     rule_sync(&c, &d);
-    rule_memcpy(&c);
+    rule_memcpy(&c, &d);
     rule_kernels(&c);
     rule_comm(&c);
     rule_alloc(&c);

@@ -452,15 +452,20 @@ static int kx_args(struct kx *k, struct kx_ev *ev)
             what = A_EXT;
         else if (KEY_IS(&key, "device"))
             what = A_DEVICE;
-        else if (ev->ph == 'M' && KEY_IS(&key, "name"))
-            what = A_NAME;
+        else if (KEY_IS(&key, "name"))
+            what = A_NAME; /* the label of an M event; "args" may come before "ph" */
         else if ((k->flags & LAT_INGEST_NO_ARGS) || ev->ph == 'M' ||
                  (!(k->flags & LAT_INGEST_ARGS_ALL) && arg_dropped(key.s, key.len)))
             what = A_DROP;
         uint32_t keyid = 0;
-        bool keep = what == A_STORE ||
-                    ((k->flags & LAT_INGEST_ARGS_ALL) && !(k->flags & LAT_INGEST_NO_ARGS) &&
-                     what != A_NAME && what != A_DROP);
+        bool keep;
+        if (what == A_STORE)
+            keep = true;
+        else if (what == A_NAME)
+            keep = ev->ph != 'M' && !(k->flags & LAT_INGEST_NO_ARGS);
+        else
+            keep = (k->flags & LAT_INGEST_ARGS_ALL) && !(k->flags & LAT_INGEST_NO_ARGS) &&
+                   what != A_DROP;
         if (keep) {
             rc = kx_intern(k, key.s, key.len, &keyid);
             if (rc) return rc;

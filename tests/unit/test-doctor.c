@@ -236,7 +236,7 @@ TEST(doctor_host_idle_positive)
     ASSERT(seen);
     ASSERT(f->nex > 0);
     ASSERT_EQ_I64(f->ex[0].dur, 610000);
-    ASSERT(strstr(f->next_step, "latscope trace --cpu"));
+    ASSERT(strstr(f->next_step, "latscope trace --cuda --cpu"));
     doctor_report_free(r);
 }
 
