@@ -144,6 +144,10 @@ static size_t gop_at(const struct doc_ctx *c, lat_ns t)
 
 /* ---- idle decomposition: R1/R2 (host-late), R4 (sync bubbles) ---------------------------- */
 
+/* A sync that returned this long before the GPU went idle still caused the gap: µs-resolution
+ * traces round the two clocks' events independently. */
+#define DOC_SYNC_TOL_NS (2 * LAT_NS_PER_US)
+
 /* True when the GPU op nx and the op that ended at g0 belong to one graph replay (same
  * correlation: the graph launch): the gap between them is inside the graph, not host time. */
 static bool replay_internal(const struct doc_ctx *c, size_t nx, lat_ns g0)
@@ -237,7 +241,7 @@ static int idle_decompose(struct doc_ctx *c, struct doc_idle *d)
             size_t lo = 0, hi = ns;
             while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
-                if (sy[mid].end < g0)
+                if (sy[mid].end < g0 - DOC_SYNC_TOL_NS)
                     lo = mid + 1;
                 else
                     hi = mid;
@@ -430,8 +434,8 @@ static void rule_host_idle(struct doc_ctx *c, struct doc_idle *d, const struct d
     double kps = (double)l->kernels / nst;
     if (launch_bound)
         doc_set(c->r, &f->title,
-                "GPU idle %.1f %% of each %s waiting for kernel launches: %.0f kernels per %s, "
-                "%.0f %% shorter than their launch",
+                "GPU idle %.1f %% of each %s waiting for the host to launch kernels: %.0f "
+                "kernels per %s, %.0f %% shorter than their launch",
                 f->saving_pct, per_step(c), kps, per_step(c), 100.0 * short_share);
     else if (prepost)
         doc_set(c->r, &f->title,
@@ -503,8 +507,9 @@ static void rule_host_idle(struct doc_ctx *c, struct doc_idle *d, const struct d
                 "ONNX Runtime: run pre/post-processing as ONNX nodes or in worker threads.");
     }
     doc_set(c->r, &f->next_step,
-            "latscope trace --cpu -- <your inference command>   # CPU samples show which "
-            "Python/framework frames fill the GPU gaps");
+            "latscope trace --cuda --cpu -o run.pt.trace.json.gz -- <your command> && "
+            "latscope doctor run.pt.trace.json.gz   # CPU samples show which Python/framework "
+            "frames fill the GPU gaps");
 }
 
 static void rule_sync(struct doc_ctx *c, struct doc_idle *d)
@@ -565,7 +570,7 @@ static void rule_sync(struct doc_ctx *c, struct doc_idle *d)
 
 /* ---- R3: host<->device copies ---------------------------------------------------------- */
 
-static void rule_memcpy(struct doc_ctx *c)
+static void rule_memcpy(struct doc_ctx *c, const struct doc_idle *d)
 {
     const struct lat_trace *t = c->t;
     const struct doc_thresholds *th = &c->o->th;
@@ -646,6 +651,7 @@ static void rule_memcpy(struct doc_ctx *c)
         doc_kv_int(c->r, f, "small_copies", (int64_t)small);
         doc_kv_int(c->r, f, "small_copy_bytes", th->small_copy_bytes);
         doc_kv_int(c->r, f, "copies_on_a_compute_stream", (int64_t)same_stream);
+        doc_kv_int(c->r, f, "dtoh_followed_by_sync", (int64_t)d->nsync_dtoh);
         top_emit(c, f, &top);
         doc_set(c->r, &f->recommendation,
                 "Take copies off the critical path. PyTorch: DataLoader(pin_memory=True) or "
@@ -1242,8 +1248,9 @@ static void rule_dataloader(struct doc_ctx *c, struct doc_summary *sum)
                 "resize requests in a separate thread pool or process and queue ready tensors, "
                 "so the engine never waits on preprocessing.");
         doc_set(c->r, &f->next_step,
-                "latscope trace --cpu -- <your command>   # CPU samples inside __next__ show "
-                "whether decoding, augmentation or collation costs most");
+                "latscope trace --cuda --cpu -o run.pt.trace.json.gz -- <your command>   # CPU "
+                "samples inside __next__ show whether decoding, augmentation or collation costs "
+                "most");
     }
     doc_ivl_fini(&hi);
     doc_ivl_fini(&dl);
@@ -1387,7 +1394,8 @@ static void rule_tail(struct doc_ctx *c, struct doc_summary *sum)
     struct doc_acc all = {0};
     lat_ns *vals = malloc(n * sizeof(*vals));
     lat_ns *sorted = malloc(n * sizeof(*sorted));
-    if (!d || !comp || !vals || !sorted) goto nomem;
+    bool *sampled = calloc(n, sizeof(*sampled));
+    if (!d || !comp || !vals || !sorted || !sampled) goto nomem;
     for (size_t i = 0; i < n; i++)
         d[i] = c->steps[i].end - c->steps[i].ts;
     memcpy(vals, d, n * sizeof(*d));
@@ -1399,16 +1407,23 @@ static void rule_tail(struct doc_ctx *c, struct doc_summary *sum)
     sum->step_max = vals[n - 1];
     lat_ns limit = median + (lat_ns)((double)median * c->o->th.tail_pct / 100.0);
     if (p90 <= limit) goto out;
-    /* Components per step: self time on the step's thread by (name, op), GPU busy, GPU idle. */
+    /* Components per step: self time on the step's thread by (name, op). With more than ~1000
+     * steps only every stride-th step (and every stride-th slow step) is decomposed, so memory
+     * stays bounded on traces with very many short steps. */
     lat_ns excess = 0;
-    size_t nslow = 0;
+    size_t nslow = 0, stride = n > 1000 ? n / 1000 : 1, nsamp = 0, nslow_samp = 0;
     for (size_t i = 0; i < n; i++) {
-        const struct doc_step *s = &c->steps[i];
-        if (doc_attr_window(c, s->track, s->ts, s->end, &comp[i])) goto nomem;
-        if (d[i] >= p90 && d[i] > limit) {
+        bool slow = d[i] >= p90 && d[i] > limit;
+        if (slow) {
             nslow++;
             excess += d[i] - median;
         }
+        if (!(i % stride == 0 || (slow && (nslow - 1) % stride == 0))) continue;
+        sampled[i] = true;
+        nsamp++;
+        if (slow) nslow_samp++;
+        const struct doc_step *s = &c->steps[i];
+        if (doc_attr_window(c, s->track, s->ts, s->end, &comp[i])) goto nomem;
         for (size_t j = 0; j < comp[i].cap; j++)
             if (comp[i].used[j] && doc_acc_add(&all, comp[i].keys[j], 0, 0)) goto nomem;
     }
@@ -1423,18 +1438,21 @@ static void rule_tail(struct doc_ctx *c, struct doc_summary *sum)
     for (size_t k = 0; k < nk; k++) {
         lat_ns slow = 0;
         uint32_t elevated = 0;
+        size_t m = 0;
         for (size_t i = 0; i < n; i++)
-            vals[i] = doc_acc_get(&comp[i], keys[k].key);
+            if (sampled[i]) {
+                vals[i] = doc_acc_get(&comp[i], keys[k].key);
+                sorted[m++] = vals[i];
+                if (d[i] >= p90 && d[i] > limit) slow += vals[i];
+            }
+        qsort(sorted, m, sizeof(*sorted), cmp_i64);
+        lat_ns cmed = pctl(sorted, m, 50.0);
         for (size_t i = 0; i < n; i++)
-            if (d[i] >= p90 && d[i] > limit) slow += vals[i];
-        memcpy(sorted, vals, n * sizeof(*vals));
-        qsort(sorted, n, sizeof(*sorted), cmp_i64);
-        lat_ns cmed = pctl(sorted, n, 50.0);
-        for (size_t i = 0; i < n; i++)
-            if (d[i] >= p90 && d[i] > limit && vals[i] > cmed) elevated++;
-        keys[k].val = slow / (lat_ns)nslow - cmed;
+            if (sampled[i] && d[i] >= p90 && d[i] > limit && vals[i] > cmed) elevated++;
+        keys[k].val = (nslow_samp ? slow / (lat_ns)nslow_samp : 0) - cmed;
         keys[k].cnt = elevated;
     }
+    (void)nsamp;
     qsort(keys, nk, sizeof(*keys), cmp_kvpair);
     char top[400] = "";
     if (nk && keys[0].val > 0) key_label(c, keys[0].key, top, sizeof(top));
@@ -1516,6 +1534,7 @@ out:
     free(d);
     free(vals);
     free(sorted);
+    free(sampled);
     doc_acc_fini(&all);
 }
 
@@ -1698,7 +1717,7 @@ int doctor_run(struct doc_report *r, const struct lat_trace *t, const struct doc
     rule_dataloader(&c, sum);
     rule_host_idle(&c, &d, &l);
     rule_sync(&c, &d);
-    rule_memcpy(&c);
+    rule_memcpy(&c, &d);
     rule_kernels(&c);
     rule_comm(&c);
     rule_alloc(&c);

@@ -29,5 +29,17 @@ PY
     n=$((n + 1))
 done < <(find "$LATSCOPE_TRACES" \( -name '*.json' -o -name '*.json.gz' \) -print0 | sort -z)
 [[ $n -gt 0 ]] || skip "no trace files in $LATSCOPE_TRACES"
+
+# A directory of per-rank traces: every rank is judged, each finding names its file.
+dir=$LATSCOPE_TRACES/param/example_input_files/chakra_traces/dlrm_kineto
+if [[ -d $dir ]]; then
+    set +e
+    "$LATSCOPE" doctor --format json "$dir" >"$TMPDIR/out" 2>"$TMPDIR/err"
+    rc=$?
+    set -e
+    [[ $rc -le 1 ]] || fail "doctor on $dir exited $rc"
+    python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["traces"])==8, len(d["traces"]); assert all("worker" in f["evidence"]["trace"] for f in d["findings"])' <"$TMPDIR/out" \
+        || fail "per-rank directory"
+fi
 echo "doctor ran on $n files"
 exit 0
