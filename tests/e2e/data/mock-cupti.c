@@ -67,7 +67,8 @@ EXPORT CUptiResult cuptiEnableCallback(uint32_t en, CUpti_SubscriberHandle s,
 
 EXPORT CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType t)
 {
-    return t == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
+    return t == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM ? CUPTI_SUCCESS
+                                                     : CUPTI_ERROR_INVALID_PARAMETER;
 }
 
 EXPORT CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
@@ -148,7 +149,8 @@ static int on(CUpti_ActivityKind k)
 EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
 {
     pthread_mutex_lock(&g_lock);
-    if (g_total < 0) g_total = getenv("MOCK_CUPTI_LAUNCHES") ? atoi(getenv("MOCK_CUPTI_LAUNCHES")) : 10;
+    if (g_total < 0)
+        g_total = getenv("MOCK_CUPTI_LAUNCHES") ? atoi(getenv("MOCK_CUPTI_LAUNCHES")) : 10;
     int n = g_total - g_done;
     if (!(flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) && n > 16) n = 16;
     if (!g_req || !g_comp || (n <= 0 && g_device_sent)) {
