@@ -29,6 +29,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t bench_stop;
@@ -700,6 +701,14 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     run.threads = c.eng.threads;
     run.mode = c.find_max ? "find-max" : open_loop ? "open" : "closed";
     run.arrival = open_loop ? (c.arrival_name ? c.arrival_name : "poisson") : NULL;
+
+    /* Every connection is an fd: lift the soft limit to the hard one (1024 is the usual
+     * default) so a large --concurrency or --max-inflight does not turn into connect errors. */
+    struct rlimit nofile;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+        nofile.rlim_cur = nofile.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &nofile);
+    }
 
     struct sigaction sa = {.sa_handler = on_sigint}, old_int, old_term;
     sigemptyset(&sa.sa_mask);
