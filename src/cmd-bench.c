@@ -351,7 +351,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
     while ((o = getopt_long(argc, argv, "hX:H:d:c:r:t:n:", long_opts, NULL)) != -1) {
         int rc = 0;
         switch (o) {
-        case 'h':
+        case 'h': {
             /* One write at exit: a reader that stops early (grep -q) then cannot make a
              * second write fail with EPIPE. */
             static char help_buf[1 << 16]; /* glibc ignores the size without a buffer */
@@ -360,6 +360,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
             fputs("\n", stdout);
             fputs(llm_bench_usage, stdout);
             return -1;
+        }
         case OPT_TARGET:
             if (strcmp(optarg, "http") && strcmp(optarg, "kserve") && strcmp(optarg, "openai"))
                 return usage_error("--target", "expected http, kserve or openai");
