@@ -29,6 +29,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t bench_stop;
@@ -350,7 +351,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
     while ((o = getopt_long(argc, argv, "hX:H:d:c:r:t:n:", long_opts, NULL)) != -1) {
         int rc = 0;
         switch (o) {
-        case 'h':
+        case 'h': {
             /* One write at exit: a reader that stops early (grep -q) then cannot make a
              * second write fail with EPIPE. */
             static char help_buf[1 << 16]; /* glibc ignores the size without a buffer */
@@ -359,6 +360,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
             fputs("\n", stdout);
             fputs(llm_bench_usage, stdout);
             return -1;
+        }
         case OPT_TARGET:
             if (strcmp(optarg, "http") && strcmp(optarg, "kserve") && strcmp(optarg, "openai"))
                 return usage_error("--target", "expected http, kserve or openai");
@@ -700,6 +702,14 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     run.threads = c.eng.threads;
     run.mode = c.find_max ? "find-max" : open_loop ? "open" : "closed";
     run.arrival = open_loop ? (c.arrival_name ? c.arrival_name : "poisson") : NULL;
+
+    /* Every connection is an fd: lift the soft limit to the hard one (1024 is the usual
+     * default) so a large --concurrency or --max-inflight does not turn into connect errors. */
+    struct rlimit nofile;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+        nofile.rlim_cur = nofile.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &nofile);
+    }
 
     struct sigaction sa = {.sa_handler = on_sigint}, old_int, old_term;
     sigemptyset(&sa.sa_mask);
