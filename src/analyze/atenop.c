@@ -73,8 +73,6 @@ struct launch_rec {
     lat_ns aten_delay, runtime_delay;
 };
 
-static const struct an_view *rec_view;
-
 static int rec_cmp(const void *a, const void *b)
 {
     const struct launch_rec *x = a, *y = b;
@@ -96,13 +94,18 @@ struct inst {
     lat_ns aten_delay, runtime_delay;
 };
 
-static const struct lat_buf *inst_buf;
+struct inst_ctx {
+    const struct an_view *v;
+    const struct lat_buf *buf;
+};
 
-static int inst_cmp(const void *a, const void *b)
+static int inst_cmp(const void *a, const void *b, void *ctx)
 {
     const struct inst *x = a, *y = b;
-    const char *sx = rec_view ? lat_trace_str(rec_view->t, x->op_name) : "";
-    const char *sy = rec_view ? lat_trace_str(rec_view->t, y->op_name) : "";
+    const struct lat_buf *inst_buf = ((const struct inst_ctx *)ctx)->buf;
+    const struct an_view *rec_view = ((const struct inst_ctx *)ctx)->v;
+    const char *sx = lat_trace_str(rec_view->t, x->op_name);
+    const char *sy = lat_trace_str(rec_view->t, y->op_name);
     int c = strcmp(sx, sy);
     if (c) return c;
     return strcmp(inst_buf->data + x->seq_off, inst_buf->data + y->seq_off);
@@ -223,11 +226,8 @@ int an_aten(struct an_view *v, struct lat_an_rank *r)
         if (buf_putc(&seqs, '\0')) goto out;
         a = b;
     }
-    rec_view = v;
-    inst_buf = &seqs;
-    qsort(insts, ninst, sizeof(*insts), inst_cmp);
-    rec_view = NULL;
-    inst_buf = NULL;
+    struct inst_ctx ictx = {v, &seqs};
+    qsort_r(insts, ninst, sizeof(*insts), inst_cmp, &ictx);
 
     rows = calloc(ninst ? ninst : 1, sizeof(*rows));
     if (!rows) goto out;

@@ -13,6 +13,7 @@
 
 #include "bench/bench.h"
 #include "core/err.h"
+#include "hist/hist.h"
 #include "net/fetch.h"
 #include "net/http1.h"
 
@@ -46,6 +47,7 @@ const char llm_bench_usage[] =
 
 static int metrics_start(struct llm_bench *b, char *why, size_t whylen);
 static void write_record(struct llm_bench *b, struct llm_conn *c);
+static int write_hlog(struct llm_bench *b);
 static void metrics_point(struct llm_bench *b, struct llm_srv *srv);
 
 struct opt {
@@ -423,6 +425,53 @@ static void metrics_point(struct llm_bench *b, struct llm_srv *srv)
     pthread_mutex_unlock(&b->mlock);
 }
 
+/* ---- --hdr-log ---- */
+
+enum { H_TTFT, H_TTFT_SEND, H_E2E, H_E2E_SEND, H_TPOT, H_ITL, H_GAP, H__N };
+static const char *const hlog_tags[H__N] = {"ttft.sched", "ttft.send", "e2e.sched", "e2e.send",
+                                            "tpot",       "itl",       "chunk_gap"};
+
+/* One interval per LLM metric over this point's successful requests (latscope definitions). */
+static int write_hlog(struct llm_bench *b)
+{
+    struct lat_hist h[H__N];
+    memset(h, 0, sizeof(h));
+    int rc = 0;
+    for (int i = 0; i < H__N && !rc; i++)
+        rc = hist_init_default(&h[i]);
+    lat_ns t_min = INT64_MAX, t_max = INT64_MIN;
+    for (unsigned t = 0; t < b->t->nthreads && !rc; t++) {
+        const struct llm_metrics *m = &b->t->metrics[t];
+        for (size_t i = 0; i < m->n; i++) {
+            const struct llm_rsum *r = &m->r[i];
+            if (r->t_sched < t_min) t_min = r->t_sched;
+            if (r->t_end > t_max) t_max = r->t_end;
+            if (r->err != LLM_OK) continue;
+            if (r->t_first >= 0) {
+                hist_record(&h[H_TTFT], r->t_first - r->t_sched);
+                hist_record(&h[H_TTFT_SEND], r->t_first - r->t_send);
+            }
+            hist_record(&h[H_E2E], r->t_end - r->t_sched);
+            hist_record(&h[H_E2E_SEND], r->t_end - r->t_send);
+            if (r->n >= 2 && r->t_first >= 0 && r->t_last >= 0) {
+                lat_ns tpot = (r->t_last - r->t_first) / (r->n - 1);
+                hist_record(&h[H_TPOT], tpot);
+                hist_record_n(&h[H_ITL], tpot, (uint64_t)(r->n - 1));
+            }
+        }
+        for (size_t i = 0; i < m->content_gaps.n; i++)
+            hist_record(&h[H_GAP], m->content_gaps.v[i]);
+    }
+    if (!rc && t_max > t_min) {
+        double start = (double)(t_min - b->hlog_base) / 1e9, len = (double)(t_max - t_min) / 1e9;
+        for (int i = 0; i < H__N && !rc; i++)
+            rc = hlog_writer_interval(b->hlog, hlog_tags[i], start < 0 ? 0 : start, len, &h[i]);
+    }
+    for (int i = 0; i < H__N; i++)
+        hist_fini(&h[i]);
+    return rc;
+}
+
 /* ---- --records-detail ---- */
 
 static void put_ms(struct lat_buf *l, const char *key, lat_ns v, bool have)
@@ -529,6 +578,7 @@ void llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool 
 
 int llm_bench_point_done(struct llm_bench *b, struct llm_summary *out)
 {
+    if (b->hlog && !b->hlog_err) b->hlog_err = write_hlog(b);
     b->point++;
     if (b->records) {
         pthread_mutex_lock(&b->rlock);
@@ -538,5 +588,5 @@ int llm_bench_point_done(struct llm_bench *b, struct llm_summary *out)
     int rc = llm_target_summarize(b->t, b->view, b->slo.set ? &b->slo : NULL, out);
     llm_target_reset(b->t);
     if (b->mth_started) metrics_point(b, &out->srv);
-    return rc ? rc : b->records_err;
+    return rc ? rc : b->records_err ? b->records_err : b->hlog_err;
 }

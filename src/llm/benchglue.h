@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "core/clock.h"
+#include "hist/hlog.h"
 #include "llm/metrics.h"
 #include "llm/prom.h"
 #include "llm/target.h"
@@ -57,6 +58,12 @@ struct llm_bench {
     lat_ns t0;       /* time base of the records (set-up time) */
     unsigned point;  /* index of the current load point */
     int records_err; /* first write error */
+    /* --hdr-log: when the caller sets hlog (and hlog_base, the log's time zero), each point
+     * adds one interval per LLM metric, tagged ttft.sched, ttft.send, e2e.sched, e2e.send,
+     * tpot, itl, chunk_gap. */
+    struct hlog_writer *hlog;
+    lat_ns hlog_base;
+    int hlog_err;
 };
 
 /* Usage text of the openai options (for cmd-bench's --help). */
