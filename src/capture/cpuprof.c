@@ -487,11 +487,17 @@ static bool is_cs(const struct cpuprof *p, uint64_t id)
 static void handle_sample(struct cpuprof *p, const void *rec, size_t len)
 {
     struct perf_sample s;
-    if (perf_parse_sample(rec, len, p->sample_type, p->regs_mask, &s)) {
+    uint64_t id = 0;
+    /* PERF_SAMPLE_IDENTIFIER comes first: it tells which event (and layout) this is. */
+    if (len >= 16) memcpy(&id, (const uint8_t *)rec + 8, 8);
+    bool off = is_cs(p, id);
+    uint64_t type =
+        off ? p->sample_type & ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+            : p->sample_type;
+    if (perf_parse_sample(rec, len, type, p->regs_mask, &s)) {
         p->bad_records++;
         return;
     }
-    bool off = is_cs(p, s.id);
     if (!p->o.follow_children && (pid_t)s.pid != p->pid) {
         p->filtered++;
         return;
@@ -516,6 +522,14 @@ static void handle_sample(struct cpuprof *p, const void *rec, size_t len)
         if (ctx == 2 && nu < CP_MAX_FRAMES) uips[nu++] = ip;
     }
     if (!s.nr && s.ip) uips[nu++] = s.ip;
+    /* A frame-pointer walk through code built without frame pointers follows whatever rbp
+     * holds: cut the chain at the first address outside every executable mapping. */
+    for (uint32_t i = 1; i < nu; i++) {
+        if (!map_find(pr, uips[i])) {
+            nu = i;
+            break;
+        }
+    }
     /* DWARF: when the copy unwinds deeper than the frame-pointer chain, use it. */
     if (s.stack && s.stack_size && s.abi) {
         if (!pr->unw && unwinder_new(pr->pid, &pr->unw) == 0) {
@@ -532,6 +546,14 @@ static void handle_sample(struct cpuprof *p, const void *rec, size_t len)
             uint64_t dp[CP_MAX_FRAMES];
             int nd = unwinder_unwind(pr->unw, (pid_t)s.tid, s.regs, s.stack, s.stack_size, dp,
                                      CP_MAX_FRAMES);
+            /* CFI gone wrong (a stale or missing module) yields addresses outside every
+             * mapping: keep the frames before the first such one. */
+            for (int i = 1; i < nd; i++) {
+                if (!map_find(pr, dp[i])) {
+                    nd = i;
+                    break;
+                }
+            }
             if (nd > 0 && (uint32_t)nd > nu) {
                 memcpy(uips, dp, (size_t)nd * sizeof(*dp));
                 nu = (uint32_t)nd;
@@ -1012,6 +1034,8 @@ void cpuprof_stats(const struct cpuprof *p, char *buf, size_t len)
                       " samples (%.1f us, %.1f reads per sample)",
                       p->py_frames, p->py_samples, (double)p->py_ns / 1e3 / (double)p->py_samples,
                       (double)p->py_reads / (double)p->py_samples);
+    if (n > 0 && (size_t)n < len && p->bad_records)
+        n += snprintf(buf + n, len - (size_t)n, ", %" PRIu64 " unparsable records", p->bad_records);
     if (n > 0 && (size_t)n < len && p->py_unsupported_version)
         snprintf(buf + n, len - (size_t)n, ", Python %u.%u unsupported: native frames only",
                  p->py_unsupported_version >> 24, (p->py_unsupported_version >> 16) & 0xff);

@@ -1,7 +1,7 @@
 /*
  * hot.c - a CPU-bound test program with known hot functions, for the CPU sampler's tests.
  *
- *   hot [SECONDS] [MODE]     MODE: single (default), threads, fork
+ *   hot [CPU_SECONDS] [MODE]     MODE: single (default), threads, fork
  *
  * single: the main thread repeats hot_a (6 units), hot_b (3 units), cold_c (1 unit): shares
  * 60/30/10 % of on-CPU time, whatever the clock rate. threads: two extra threads, one in
@@ -19,10 +19,12 @@
 
 #define UNIT 200000L
 
+/* CPU time of the calling thread: the durations are CPU seconds, so the number of samples a
+ * run yields does not depend on how loaded the machine is. */
 static double now_s(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 

@@ -260,14 +260,7 @@ __attribute__((noinline)) static void cpuprof_test_spin_small(void)
     }
 }
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-TEST_TIMEOUT(cpuprof_live_attach, 30)
+TEST_TIMEOUT(cpuprof_live_attach, 60)
 {
     int go[2];
     ASSERT(pipe(go) == 0);
@@ -277,8 +270,9 @@ TEST_TIMEOUT(cpuprof_live_attach, 30)
         char c;
         close(go[1]);
         if (read(go[0], &c, 1) != 1) _exit(2);
-        int64_t end = mono_ms() + 1500;
-        while (mono_ms() < end) {
+        /* A fixed amount of work, not of time: cpu-clock samples follow the CPU time the
+         * child gets, so the count does not depend on how loaded the machine is. */
+        for (int i = 0; i < 1000; i++) {
             cpuprof_test_spin_big();
             cpuprof_test_spin_small();
         }
@@ -325,8 +319,9 @@ TEST_TIMEOUT(cpuprof_live_attach, 30)
         if (!strcmp(leaf, "cpuprof_test_spin_big"))
             ASSERT(strstr(lat_trace_str(t, sa->str), "cpuprof_test_spin_big"));
     }
-    /* 1.5 s at 499 Hz: ~750 samples; 3:1 work split between the two functions. */
-    ASSERT_OP_I64(n, >, 300);
+    /* ~1 s of CPU at 499 Hz: hundreds of samples; 3:1 work split between the functions. */
+    if (big + small < n * 8 / 10 || n < 150) printf("# n %zu big %zu small %zu\n", n, big, small);
+    ASSERT_OP_I64(n, >, 150);
     ASSERT_OP_I64(big + small, >, n * 8 / 10);
     ASSERT_NEAR((double)big / (double)(big + small), 0.75, 0.08);
     char *folded = NULL;
