@@ -1,22 +1,597 @@
 /*
  * cmd-bench.c - `latscope bench`: load-test an inference server and measure latency correctly.
  *
- * Not built yet: tracked in issue #5. Until then the command says so and fails (exit 1), so
- * no script mistakes it for a result.
+ * This file owns the option table, builds the target (generic HTTP or KServe v2), expands the
+ * load points (concurrency or rate sweeps, --find-max probes), runs each point through the
+ * engine (bench/engine.c), and prints the results (bench/report.c): a table on stdout by
+ * default, or JSON / CSV. Diagnostics and live progress go to stderr; progress only on a TTY.
+ * Ctrl-C stops the current point cleanly: the in-flight requests get a short grace period and
+ * every completed request is still reported. Exit status: 0 every point valid, 1 a point is
+ * INVALID (or the run was interrupted), 2 usage or setup error.
  */
 #define PR_FMT "bench"
+#include "bench/bench.h"
+#include "bench/kserve.h"
+#include "bench/opts.h"
+#include "bench/report.h"
+#include "core/err.h"
 #include "core/log.h"
+#include "core/units.h"
+#include "hist/hlog.h"
 #include "latscope.h"
 
-#include <stdio.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t bench_stop;
+
+static void on_sigint(int sig)
+{
+    bench_stop++;
+}
+
+static const char usage_text[] =
+    "usage: latscope bench [OPTIONS] URL\n"
+    "\n"
+    "Load-tests an HTTP or KServe v2 inference server and reports latency measured from the\n"
+    "intended send time (CO-correct) and from the actual send, side by side.\n"
+    "\n"
+    "Target:\n"
+    "  --target http|kserve     request kind (default: kserve when the URL path starts with /v2/)\n"
+    "  -X, --method M           HTTP method (default GET, or POST with a body)\n"
+    "  -H, --header 'K: V'      extra request header (repeatable)\n"
+    "  -d, --body TEXT|@FILE    request body\n"
+    "  --expect-status 2xx|any  success status class (default 2xx)\n"
+    "  --expect-body TEXT       the response body must contain TEXT\n"
+    "  --model NAME             kserve: model name (else taken from /v2/models/NAME in the URL)\n"
+    "  --model-version V        kserve: model version\n"
+    "  --input N:SHAPE:TYPE[:random|zeros|@FILE]  kserve input tensor (repeatable); without\n"
+    "                           it, inputs come from GET /v2/models/NAME metadata\n"
+    "  --batch N                kserve: leading dimension of every input (default 1)\n"
+    "  --insecure               https: do not verify the server certificate\n"
+    "\n"
+    "Load (closed loop by default):\n"
+    "  -c, --concurrency LIST   closed loop: connections each with one request in flight;\n"
+    "                           a sweep: 1,2,4,8 or 1:64:x2 or 2:10:2 (default 1)\n"
+    "  -r, --rate LIST          open loop: requests/s; a sweep: 100 or 10:200:10 or 10,50\n"
+    "  --arrival constant|poisson|gamma:K   open-loop arrivals (default poisson)\n"
+    "  --seed N                 schedule seed (default 1): same seed, same schedule\n"
+    "  --max-inflight N         open loop: most requests outstanding (default 1024)\n"
+    "  --connections N          open loop: connections opened up front (default 4/thread)\n"
+    "  -t, --threads N          worker threads (default: one per core)\n"
+    "  --duration D             measured time per point (default 10s unless --requests)\n"
+    "  -n, --requests N         measured requests per point\n"
+    "  --warmup D|N             excluded warmup: a duration (2s) or a request count (100)\n"
+    "  --connect-timeout D      default 3s\n"
+    "  --timeout D              request timeout (default 10s); counted as 'timeout' errors\n"
+    "  --window D               progress / hlog interval (default 1s)\n"
+    "\n"
+    "Output:\n"
+    "  --format text|json|csv   stdout format (default text)\n"
+    "  --hdr-log FILE           HdrHistogram V2 interval log (tags lat.sched, lat.send, "
+    "send_lag)\n"
+    "  --records FILE           one JSON line per request (timestamps, status, error class)\n"
+    "  --exact N                keep up to N samples per thread for exact percentiles "
+    "(default 100000)\n"
+    "  --max-send-lag MS        INVALID when send-lag p99 exceeds this (default 1)\n"
+    "\n"
+    "Exit status: 0 all points valid, 1 a point INVALID or interrupted, 2 usage/setup error.\n"
+    "See docs/latscope-bench.md and docs/bench-json.md.\n";
+
+enum {
+    OPT_TARGET = 256,
+    OPT_EXPECT_STATUS,
+    OPT_EXPECT_BODY,
+    OPT_MODEL,
+    OPT_MODEL_VERSION,
+    OPT_INPUT,
+    OPT_BATCH,
+    OPT_INSECURE,
+    OPT_ARRIVAL,
+    OPT_SEED,
+    OPT_MAX_INFLIGHT,
+    OPT_CONNECTIONS,
+    OPT_DURATION,
+    OPT_WARMUP,
+    OPT_CONNECT_TIMEOUT,
+    OPT_TIMEOUT,
+    OPT_WINDOW,
+    OPT_FORMAT,
+    OPT_HDR_LOG,
+    OPT_RECORDS,
+    OPT_EXACT,
+    OPT_MAX_SEND_LAG,
+};
+
+static const struct option long_opts[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"target", required_argument, NULL, OPT_TARGET},
+    {"method", required_argument, NULL, 'X'},
+    {"header", required_argument, NULL, 'H'},
+    {"body", required_argument, NULL, 'd'},
+    {"expect-status", required_argument, NULL, OPT_EXPECT_STATUS},
+    {"expect-body", required_argument, NULL, OPT_EXPECT_BODY},
+    {"model", required_argument, NULL, OPT_MODEL},
+    {"model-version", required_argument, NULL, OPT_MODEL_VERSION},
+    {"input", required_argument, NULL, OPT_INPUT},
+    {"batch", required_argument, NULL, OPT_BATCH},
+    {"insecure", no_argument, NULL, OPT_INSECURE},
+    {"concurrency", required_argument, NULL, 'c'},
+    {"rate", required_argument, NULL, 'r'},
+    {"arrival", required_argument, NULL, OPT_ARRIVAL},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"max-inflight", required_argument, NULL, OPT_MAX_INFLIGHT},
+    {"connections", required_argument, NULL, OPT_CONNECTIONS},
+    {"threads", required_argument, NULL, 't'},
+    {"duration", required_argument, NULL, OPT_DURATION},
+    {"requests", required_argument, NULL, 'n'},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"window", required_argument, NULL, OPT_WINDOW},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"hdr-log", required_argument, NULL, OPT_HDR_LOG},
+    {"records", required_argument, NULL, OPT_RECORDS},
+    {"exact", required_argument, NULL, OPT_EXACT},
+    {"max-send-lag", required_argument, NULL, OPT_MAX_SEND_LAG},
+    {NULL, 0, NULL, 0},
+};
+
+struct cli {
+    const char *url;
+    const char *target;
+    const char *method;
+    const char **headers;
+    size_t nheaders;
+    const char *body_arg;
+    int expect_class;
+    const char *expect_body;
+    struct kserve_opts ks;
+    bool insecure;
+    const char *conc_arg, *rate_arg;
+    enum bench_arrival arrival;
+    double gamma_shape;
+    const char *arrival_name;
+    uint64_t seed;
+    unsigned max_inflight, connections;
+    lat_ns duration_ns, warmup_ns;
+    uint64_t requests, warmup_requests;
+    enum lat_format format;
+    const char *hdr_log, *records;
+    struct bench_opts eng;
+};
+
+/* State shared with the per-window hook: progress line and the interval log. */
+struct window_ctx {
+    bool progress;
+    lat_ns t0;
+    uint64_t ok, errors;
+    struct hlog_writer *hlog;
+    lat_ns hlog_base;
+    int hlog_err;
+};
+
+static bool on_window(void *ud, const struct bench_window *w)
+{
+    struct window_ctx *c = ud;
+    c->ok += w->ok;
+    c->errors += w->errors;
+    if (c->progress) {
+        double len = (double)(w->t_end - w->t_start) / 1e9;
+        fprintf(stderr,
+                "\r[%6.1fs] %8.1f req/s  in flight %4llu  p50 %8.3f ms  p99 %8.3f ms  "
+                "errors %llu   ",
+                (double)(w->t_end - c->t0) / 1e9, len > 0 ? (double)w->ok / len : 0,
+                (unsigned long long)w->inflight, (double)hist_value_at_percentile(w->lat, 50) / 1e6,
+                (double)hist_value_at_percentile(w->lat, 99) / 1e6, (unsigned long long)c->errors);
+        fflush(stderr);
+    }
+    if (c->hlog && !c->hlog_err) {
+        double s = (double)(w->t_start - c->hlog_base) / 1e9;
+        double l = (double)(w->t_end - w->t_start) / 1e9;
+        int rc = hlog_writer_interval(c->hlog, "lat.sched", s, l, w->lat);
+        if (!rc) rc = hlog_writer_interval(c->hlog, "lat.send", s, l, w->lat_actual);
+        if (!rc) rc = hlog_writer_interval(c->hlog, "send_lag", s, l, w->send_lag);
+        c->hlog_err = rc;
+    }
+    return false;
+}
+
+static int usage_error(const char *opt, const char *why)
+{
+    pr_err("%s: %s (see 'latscope bench --help')\n", opt, why);
+    return LAT_EXIT_USAGE;
+}
+
+static int parse_duration_opt(const char *opt, const char *v, lat_ns *out)
+{
+    if (units_parse_duration(v, LAT_NS_PER_S, out) < 0 || *out <= 0)
+        return usage_error(opt, "expected a positive duration such as 10s, 500ms or 2m");
+    return 0;
+}
+
+static int parse_count_opt(const char *opt, const char *v, uint64_t *out, uint64_t max)
+{
+    if (units_parse_count(v, out) < 0 || *out == 0 || *out > max)
+        return usage_error(opt, "expected a positive whole number");
+    return 0;
+}
+
+static int read_file(const char *path, struct lat_buf *out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -errno;
+    char tmp[65536];
+    size_t n;
+    int rc = 0;
+    while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
+        if ((rc = buf_append(out, tmp, n)) < 0) break;
+    if (!rc && ferror(f)) rc = -EIO;
+    fclose(f);
+    return rc;
+}
+
+static int parse_args(int argc, char **argv, struct cli *c)
+{
+    const char *why = NULL;
+    int o;
+    uint64_t u;
+    optind = 1;
+    opterr = 0;
+    while ((o = getopt_long(argc, argv, "hX:H:d:c:r:t:n:", long_opts, NULL)) != -1) {
+        int rc = 0;
+        switch (o) {
+        case 'h':
+            fputs(usage_text, stdout);
+            return -1;
+        case OPT_TARGET:
+            if (strcmp(optarg, "http") && strcmp(optarg, "kserve"))
+                return usage_error("--target", "expected http or kserve");
+            c->target = optarg;
+            break;
+        case 'X':
+            c->method = optarg;
+            break;
+        case 'H':
+            if (!strchr(optarg, ':') || strpbrk(optarg, "\r\n"))
+                return usage_error("--header", "expected 'Name: value'");
+            c->headers = xrealloc(c->headers, (c->nheaders + 1) * sizeof(*c->headers));
+            c->headers[c->nheaders++] = optarg;
+            break;
+        case 'd':
+            c->body_arg = optarg;
+            break;
+        case OPT_EXPECT_STATUS:
+            if (bench_parse_expect_status(optarg, &c->expect_class, &why) < 0)
+                return usage_error("--expect-status", why);
+            break;
+        case OPT_EXPECT_BODY:
+            if (!*optarg) return usage_error("--expect-body", "empty text");
+            c->expect_body = optarg;
+            break;
+        case OPT_MODEL:
+            c->ks.model = optarg;
+            break;
+        case OPT_MODEL_VERSION:
+            c->ks.version = optarg;
+            break;
+        case OPT_INPUT:
+            if (c->ks.ninputs == KSERVE_MAX_INPUTS) return usage_error("--input", "too many");
+            if (bench_parse_input(optarg, &c->ks.inputs[c->ks.ninputs], &why) < 0)
+                return usage_error("--input", why);
+            c->ks.ninputs++;
+            break;
+        case OPT_BATCH:
+            if ((rc = parse_count_opt("--batch", optarg, &u, 1 << 20))) return rc;
+            c->ks.batch = (unsigned)u;
+            break;
+        case OPT_INSECURE:
+            c->insecure = true;
+            break;
+        case 'c':
+            c->conc_arg = optarg;
+            break;
+        case 'r':
+            c->rate_arg = optarg;
+            break;
+        case OPT_ARRIVAL:
+            if (bench_parse_arrival(optarg, &c->arrival, &c->gamma_shape, &why) < 0)
+                return usage_error("--arrival", why);
+            c->arrival_name = optarg;
+            break;
+        case OPT_SEED:
+            if (units_parse_count(optarg, &c->seed) < 0)
+                return usage_error("--seed", "expected a whole number");
+            break;
+        case OPT_MAX_INFLIGHT:
+            if ((rc = parse_count_opt("--max-inflight", optarg, &u, 1 << 20))) return rc;
+            c->max_inflight = (unsigned)u;
+            break;
+        case OPT_CONNECTIONS:
+            if ((rc = parse_count_opt("--connections", optarg, &u, 1 << 20))) return rc;
+            c->connections = (unsigned)u;
+            break;
+        case 't':
+            if ((rc = parse_count_opt("--threads", optarg, &u, 256))) return rc;
+            c->eng.threads = (unsigned)u;
+            break;
+        case OPT_DURATION:
+            if ((rc = parse_duration_opt("--duration", optarg, &c->duration_ns))) return rc;
+            break;
+        case 'n':
+            if ((rc = parse_count_opt("--requests", optarg, &c->requests, UINT64_MAX / 2)))
+                return rc;
+            break;
+        case OPT_WARMUP:
+            if (bench_parse_warmup(optarg, &c->warmup_ns, &c->warmup_requests, &why) < 0)
+                return usage_error("--warmup", why);
+            break;
+        case OPT_CONNECT_TIMEOUT:
+            if ((rc = parse_duration_opt("--connect-timeout", optarg, &c->eng.connect_timeout_ns)))
+                return rc;
+            break;
+        case OPT_TIMEOUT:
+            if ((rc = parse_duration_opt("--timeout", optarg, &c->eng.request_timeout_ns)))
+                return rc;
+            break;
+        case OPT_WINDOW:
+            if ((rc = parse_duration_opt("--window", optarg, &c->eng.window_ns))) return rc;
+            break;
+        case OPT_FORMAT:
+            if (lat_parse_format(optarg,
+                                 1u << LAT_FMT_TEXT | 1u << LAT_FMT_JSON | 1u << LAT_FMT_CSV,
+                                 &c->format) < 0)
+                return usage_error("--format", "expected text, json or csv");
+            break;
+        case OPT_HDR_LOG:
+            c->hdr_log = optarg;
+            break;
+        case OPT_RECORDS:
+            c->records = optarg;
+            c->eng.keep_records = true;
+            break;
+        case OPT_EXACT:
+            if (units_parse_count(optarg, &u) < 0 || u > 100000000)
+                return usage_error("--exact", "expected a sample count (0 turns it off)");
+            c->eng.exact_cap = (size_t)u;
+            break;
+        case OPT_MAX_SEND_LAG: {
+            char *e;
+            double v = strtod(optarg, &e);
+            if (e == optarg || *e || !(v > 0))
+                return usage_error("--max-send-lag", "expected milliseconds > 0");
+            c->eng.max_send_lag_p99_ms = v;
+            break;
+        }
+        default: {
+            char opt[64];
+            snprintf(opt, sizeof(opt), "%s", argv[optind - 1]);
+            return usage_error(opt, optopt && o == '?' && optopt != 0
+                                        ? "missing value or unknown option"
+                                        : "unknown option");
+        }
+        }
+    }
+    if (optind != argc - 1)
+        return usage_error("URL", optind >= argc ? "missing (e.g. http://127.0.0.1:8000/)"
+                                                 : "exactly one URL expected");
+    c->url = argv[optind];
+    if (c->conc_arg && c->rate_arg)
+        return usage_error("--rate", "choose --concurrency (closed loop) or --rate (open loop); "
+                                     "cap an open loop with --max-inflight");
+    return 0;
+}
+
+static int build_http_target(struct cli *c, struct bench_target *t, struct lat_buf *req,
+                             struct lat_buf *body)
+{
+    const char *method = c->method;
+    bool have_body = c->body_arg != NULL;
+    if (have_body && c->body_arg[0] == '@') {
+        int rc = read_file(c->body_arg + 1, body);
+        if (rc < 0) {
+            pr_err("--body %s: %s\n", c->body_arg + 1, lat_strerror(rc));
+            return LAT_EXIT_USAGE;
+        }
+    } else if (have_body) {
+        if (buf_puts(body, c->body_arg) < 0) return LAT_EXIT_FAILURE;
+    }
+    if (!method) method = have_body ? "POST" : "GET";
+    int rc = http1_build_request(req, method, t->url.hostport, t->url.path, c->headers, c->nheaders,
+                                 have_body ? (body->data ? body->data : "") : NULL, body->len);
+    if (rc < 0) {
+        pr_err("cannot build the request: %s\n", lat_strerror(rc));
+        return LAT_EXIT_USAGE;
+    }
+    t->head = strcmp(method, "HEAD") == 0;
+    return 0;
+}
+
+static int write_records(const char *path, struct bench_run *run)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return -errno;
+    int rc = 0;
+    for (size_t i = 0; i < run->npoints && !rc; i++)
+        if (run->points[i].ran) rc = bench_report_records(f, &run->points[i], i);
+    if (fclose(f) != 0 && !rc) rc = -EIO;
+    return rc;
+}
 
 int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
 {
-    if (argc > 1 && lat_is_help(argv[1])) {
-        printf("usage: latscope bench [OPTIONS]\n\nload-test an inference server and measure "
-               "latency correctly.\n(not available yet: issue #5)\n");
+    struct cli c = {.expect_class = 2, .seed = 1, .arrival = BENCH_ARRIVAL_POISSON};
+    bench_opts_default(&c.eng);
+    int rc = parse_args(argc, argv, &c);
+    if (rc < 0) {
+        free(c.headers);
         return LAT_EXIT_OK;
     }
-    pr_err("'latscope bench' is not available in this build yet (issue #5)\n");
-    return LAT_EXIT_FAILURE;
+    if (rc > 0) {
+        free(c.headers);
+        return rc;
+    }
+
+    struct bench_target t = {.expect_class = c.expect_class};
+    const char *why = NULL;
+    if (http1_url_parse(c.url, &t.url, &why) < 0) {
+        free(c.headers);
+        return usage_error(c.url, why);
+    }
+    if (!c.target) c.target = strncmp(t.url.path, "/v2/", 4) == 0 ? "kserve" : "http";
+    if (c.expect_body) {
+        t.expect_body = c.expect_body;
+        t.expect_body_len = strlen(c.expect_body);
+    }
+
+    double values[BENCH_SWEEP_MAX];
+    size_t nvalues = 0;
+    bool open_loop = c.rate_arg != NULL;
+    if (bench_parse_sweep(open_loop ? c.rate_arg : (c.conc_arg ? c.conc_arg : "1"), !open_loop,
+                          values, &nvalues, &why) < 0) {
+        free(c.headers);
+        return usage_error(open_loop ? "--rate" : "--concurrency", why);
+    }
+    if (!c.duration_ns && !c.requests) c.duration_ns = 10 * LAT_NS_PER_S;
+
+    rc = conn_target_init(&t.conn, t.url.host, t.url.port, t.url.tls, !c.insecure);
+    if (rc < 0) {
+        pr_err("%s: cannot resolve %s: %s\n", c.url, t.url.host, lat_strerror(rc));
+        free(c.headers);
+        return LAT_EXIT_USAGE;
+    }
+
+    struct lat_buf req = LAT_BUF_INIT, body = LAT_BUF_INIT;
+    struct kserve_ctx ks = {0};
+    int exit_code = LAT_EXIT_OK;
+    struct bench_run run = {.target = c.target, .url = c.url, .best_point = -1};
+    FILE *hf = NULL;
+    struct hlog_writer hw = {0};
+    bool hw_started = false;
+
+    if (strcmp(c.target, "kserve") == 0) {
+        char err[256] = "";
+        c.ks.seed = c.seed;
+        rc = kserve_setup(&ks, &c.ks, &t, c.headers, c.nheaders, err, sizeof(err));
+        if (rc < 0) {
+            pr_err("kserve: %s\n", err[0] ? err : lat_strerror(rc));
+            exit_code = LAT_EXIT_USAGE;
+            goto out;
+        }
+    } else {
+        if ((rc = build_http_target(&c, &t, &req, &body))) {
+            exit_code = rc;
+            goto out;
+        }
+        t.request = req.data;
+        t.request_len = req.len;
+    }
+
+    if (c.hdr_log) {
+        hf = fopen(c.hdr_log, "w");
+        if (!hf) {
+            pr_err("--hdr-log %s: %s\n", c.hdr_log, strerror(errno));
+            exit_code = LAT_EXIT_USAGE;
+            goto out;
+        }
+        if (hlog_writer_start(&hw, hf, (double)clock_realtime_ns() / 1e9) < 0) {
+            pr_err("--hdr-log %s: write error\n", c.hdr_log);
+            exit_code = LAT_EXIT_FAILURE;
+            goto out;
+        }
+        hw_started = true;
+    }
+
+    run.points = xcalloc(nvalues, sizeof(*run.points));
+    run.npoints = nvalues;
+    run.threads = c.eng.threads;
+    run.mode = open_loop ? "open" : "closed";
+    run.arrival = open_loop ? (c.arrival_name ? c.arrival_name : "poisson") : NULL;
+
+    struct sigaction sa = {.sa_handler = on_sigint}, old_int, old_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    lat_ns hlog_base = clock_now_ns();
+
+    for (size_t i = 0; i < nvalues && !bench_stop; i++) {
+        struct bench_point *p = &run.points[i];
+        struct bench_load *l = &p->load;
+        if (open_loop) {
+            l->rate = values[i];
+            l->arrival = c.arrival;
+            l->gamma_shape = c.gamma_shape;
+        } else {
+            l->concurrency = (unsigned)values[i];
+        }
+        l->seed = c.seed;
+        l->max_inflight = c.max_inflight;
+        l->connections = c.connections;
+        l->duration_ns = c.duration_ns;
+        l->requests = c.requests;
+        l->warmup_ns = c.warmup_ns;
+        l->warmup_requests = c.warmup_requests;
+        bench_load_finish(l, &c.eng);
+        if (strcmp(c.target, "kserve") == 0) kserve_stats_before(&ks, &t);
+        struct window_ctx wc = {.progress = opts->progress && c.format == LAT_FMT_TEXT,
+                                .t0 = clock_now_ns(),
+                                .hlog = hw_started ? &hw : NULL,
+                                .hlog_base = hlog_base};
+        struct bench_hooks hooks = {.window = on_window, .ud = &wc};
+        rc = bench_run_point(&t, l, &c.eng, &hooks, &bench_stop, &p->res);
+        if (wc.progress) fputs("\r\033[K", stderr);
+        if (rc < 0) {
+            pr_err("load point %zu could not run: %s\n", i + 1, lat_strerror(rc));
+            bench_result_fini(&p->res);
+            exit_code = LAT_EXIT_FAILURE;
+            break;
+        }
+        p->ran = true;
+        if (strcmp(c.target, "kserve") == 0) kserve_stats_after(&ks, &t, &p->server);
+        if (p->res.interrupted) run.interrupted = true;
+        if (!p->res.valid) exit_code = LAT_EXIT_FAILURE;
+        if (wc.hlog_err) pr_warn("--hdr-log %s: %s\n", c.hdr_log, lat_strerror(wc.hlog_err));
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (bench_stop) {
+        run.interrupted = true;
+        exit_code = LAT_EXIT_FAILURE;
+    }
+
+    if (c.format == LAT_FMT_JSON)
+        rc = bench_report_json(stdout, &run);
+    else if (c.format == LAT_FMT_CSV)
+        rc = bench_report_csv(stdout, &run);
+    else
+        rc = bench_report_text(stdout, &run);
+    if (rc < 0) exit_code = LAT_EXIT_FAILURE;
+    if (c.records) {
+        rc = write_records(c.records, &run);
+        if (rc < 0) {
+            pr_err("--records %s: %s\n", c.records, lat_strerror(rc));
+            exit_code = LAT_EXIT_FAILURE;
+        }
+    }
+    for (size_t i = 0; i < run.npoints; i++)
+        if (run.points[i].ran) bench_result_fini(&run.points[i].res);
+    free(run.points);
+out:
+    if (hw_started && hlog_writer_finish(&hw) < 0) {
+        pr_err("--hdr-log %s: write error\n", c.hdr_log);
+        exit_code = LAT_EXIT_FAILURE;
+    }
+    if (hw_started) hlog_writer_fini(&hw);
+    if (hf && fclose(hf) != 0) exit_code = LAT_EXIT_FAILURE;
+    kserve_fini(&ks);
+    conn_target_fini(&t.conn);
+    buf_fini(&req);
+    buf_fini(&body);
+    free(c.headers);
+    return exit_code;
 }

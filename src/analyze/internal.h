@@ -53,16 +53,21 @@ static inline lat_ns an_floor_div(lat_ns a, lat_ns b)
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+/* HTA's rounding works on pandas float64 µs: ts = ceil(ts_us), end = floor(ts_us + dur_us),
+ * with the double addition's own rounding (an exact end of x.000 µs can land just below x).
+ * ts_ns / 1000.0 is the double nearest to the µs text, like the JSON parser's, for |ts| below
+ * 2^53 ns; the same arithmetic gives HTA's values exactly. */
 static inline lat_ns an_ts(const struct an_view *v, size_t i)
 {
     lat_ns ts = v->t->ev.ts[i];
-    return v->round ? -an_floor_div(-ts, 1000) * 1000 : ts;
+    return v->round ? (lat_ns)__builtin_ceil((double)ts / 1000.0) * 1000 : ts;
 }
 
 static inline lat_ns an_end(const struct an_view *v, size_t i)
 {
-    lat_ns e = v->t->ev.ts[i] + v->t->ev.dur[i];
-    return v->round ? an_floor_div(e, 1000) * 1000 : e;
+    lat_ns ts = v->t->ev.ts[i], dur = v->t->ev.dur[i];
+    if (!v->round) return ts + dur;
+    return (lat_ns)__builtin_floor((double)ts / 1000.0 + (double)dur / 1000.0) * 1000;
 }
 
 static inline lat_ns an_dur(const struct an_view *v, size_t i)

@@ -146,7 +146,8 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
             uint32_t p = stack[depth - 1];
             lat_ns pe = an_end(v, p);
             struct op_agg *pa = &agg[op_of[p]];
-            pa->self -= (end < pe ? end : pe) - ts;
+            lat_ns c = (end < pe ? end : pe) - ts;
+            if (c > 0) pa->self -= c; /* rounded rows can end before they start */
         }
         uint32_t slot = an_map_get(&by_name, ev->name[i]);
         if (slot == AN_NONE) {

@@ -327,7 +327,6 @@ static int view_init(struct an_view *v, const struct lat_trace *t, const struct 
     v->stream = t->ev.stream;
 
     uint32_t trace_cat = strtab_find(&t->strs, "Trace", 5);
-    uint32_t stream_key = strtab_find(&t->strs, "stream", 6);
     for (size_t i = 0; i < n; i++) {
         bool k = t->ev.ph[i] == 'X' && !(t->ev.flags[i] & LAT_EVF_NO_DUR) && t->ev.cat[i] != 0 &&
                  t->ev.cat[i] != trace_cat && t->ev.kind[i] != LAT_EV_SPAN;
@@ -335,22 +334,22 @@ static int view_init(struct an_view *v, const struct lat_trace *t, const struct 
         v->corr[i] = AN_NONE;
         v->iter[i] = -1;
     }
-    /* HTA reads args.stream on every row, so Triton cpu_ops (args.stream = 0) become GPU rows.
-     * latscope decides CPU vs GPU by category; --hta-compat restores HTA's rule. */
-    if (o->hta_compat && stream_key != UINT32_MAX) {
+    /* The model's stream column is args.stream on every event, as HTA reads it, so Triton
+     * cpu_ops (args.stream = 0) are HTA "GPU rows". latscope decides CPU vs GPU by kind:
+     * a stream on a CPU-kind event is ignored unless --hta-compat. Readers that fill stream
+     * only on GPU events give the same view in both modes. */
+    if (!o->hta_compat) {
         int64_t *s = NULL;
         for (size_t i = 0; i < n; i++) {
-            if (t->ev.kind[i] != LAT_EV_CPU_OP || !t->ev.nargs[i]) continue;
-            const struct lat_arg *a = &t->args[t->ev.args[i]];
-            for (uint32_t k = 0; k < t->ev.nargs[i]; k++) {
-                if (a[k].key != stream_key || a[k].type != LAT_ARG_INT) continue;
-                if (!s) {
-                    s = malloc(n * sizeof(*s));
-                    if (!s) return -ENOMEM;
-                    memcpy(s, t->ev.stream, n * sizeof(*s));
-                }
-                s[i] = a[k].v.i;
+            if (t->ev.stream[i] == -1 || lat_ev_kind_is_gpu((enum lat_ev_kind)t->ev.kind[i]) ||
+                (t->ev.flags[i] & LAT_EVF_GPU))
+                continue;
+            if (!s) {
+                s = malloc(n * sizeof(*s));
+                if (!s) return -ENOMEM;
+                memcpy(s, t->ev.stream, n * sizeof(*s));
             }
+            s[i] = -1;
         }
         if (s) v->stream = s;
     }

@@ -1,0 +1,154 @@
+/*
+ * bench.h - the load-generation engine behind `latscope bench`.
+ *
+ * A run is a list of load points. Each point (bench_run_point) starts `threads` worker
+ * threads, each with its own epoll loop, connections and histograms, drives either a closed
+ * loop (`concurrency` connections, each sending its next request when the previous one
+ * completes) or an open loop (an arrival schedule at `rate`, with at most `max_inflight`
+ * requests outstanding), and merges the per-thread histograms without loss at the end.
+ *
+ * Every request records four CLOCK_MONOTONIC times: t_sched (intended send: the schedule's
+ * time in an open loop, the moment the slot became free in a closed loop), t_send (first byte
+ * written), t_first (first response byte's recv) and t_end (recv that completed the
+ * response). Latency is t_end - t_sched (CO-correct, the default) and t_end - t_send (actual);
+ * send lag is t_send - t_sched.
+ *
+ * Errors are data: per-class counters; no error stops a run.
+ * Threading: bench_run_point() is called from one thread; it owns the workers it starts.
+ */
+#ifndef LAT_BENCH_BENCH_H
+#define LAT_BENCH_BENCH_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/buf.h"
+#include "core/clock.h"
+#include "hist/hist.h"
+#include "hist/samples.h"
+#include "net/conn.h"
+#include "net/http1.h"
+
+enum bench_err {
+    BENCH_ERR_CONNECT = 0, /* connect failed or timed out */
+    BENCH_ERR_TIMEOUT,     /* no complete response within the request timeout */
+    BENCH_ERR_RESET,       /* reset, write failure, or close before the response completed */
+    BENCH_ERR_HTTP_4XX,
+    BENCH_ERR_HTTP_5XX,
+    BENCH_ERR_MALFORMED, /* not a valid HTTP/1.1 response (or bytes after it) */
+    BENCH_ERR_MISMATCH,  /* status class or body substring check failed */
+    BENCH_ERR__COUNT,
+};
+
+/* JSON/CSV names of the classes, indexed by enum bench_err. */
+extern const char *const bench_err_names[BENCH_ERR__COUNT];
+
+enum bench_arrival { BENCH_ARRIVAL_CONSTANT = 0, BENCH_ARRIVAL_POISSON, BENCH_ARRIVAL_GAMMA };
+
+/* What to send and how to judge the answer; read-only and shared by all workers. */
+struct bench_target {
+    struct conn_target conn;
+    struct http1_url url;
+    const char *request; /* the complete HTTP/1.1 request bytes */
+    size_t request_len;
+    bool head;               /* the request is HEAD: responses have no body */
+    int expect_class;        /* 2 => only 2xx is success; 0 => any status below 400 */
+    const char *expect_body; /* substring the body must contain, or NULL */
+    size_t expect_body_len;
+};
+
+/* One load point. Zero means "not set" for every limit. */
+struct bench_load {
+    unsigned concurrency; /* closed loop when rate == 0 */
+    double rate;          /* open loop: requests per second, all threads together */
+    enum bench_arrival arrival;
+    double gamma_shape; /* k for BENCH_ARRIVAL_GAMMA */
+    uint64_t seed;
+    unsigned max_inflight; /* open loop cap on outstanding requests (default 1024) */
+    unsigned connections;  /* open loop: connections opened up front (default 4 per thread) */
+    lat_ns duration_ns;    /* measured time after the warmup */
+    uint64_t requests;     /* measured requests after the warmup */
+    lat_ns warmup_ns;
+    uint64_t warmup_requests;
+};
+
+/* Engine settings shared by every point of a run. */
+struct bench_opts {
+    unsigned threads;
+    lat_ns connect_timeout_ns;  /* default 3 s */
+    lat_ns request_timeout_ns;  /* default 10 s */
+    lat_ns window_ns;           /* interval for progress, --stable windows, hlog (default 1 s) */
+    lat_ns spin_ns;             /* open loop: poll instead of sleeping this close to a send */
+    size_t exact_cap;           /* keep up to this many samples per thread for exact stats */
+    bool keep_records;          /* keep every request's timestamps (for --records) */
+    double max_send_lag_p99_ms; /* INVALID above this (default 1 ms) */
+    double max_thread_busy_pct; /* INVALID above this (default 95 %) */
+};
+
+/* One request's timestamps, for --records. */
+struct bench_record {
+    lat_ns t_sched, t_send, t_first, t_end;
+    uint64_t bytes;
+    int16_t status; /* HTTP status, 0 when none */
+    int8_t err;     /* enum bench_err, -1 = success */
+    uint8_t thread;
+};
+
+/* Called by the driving thread once per window with the window's merged histograms. */
+struct bench_window {
+    lat_ns t_start, t_end; /* CLOCK_MONOTONIC */
+    const struct lat_hist *lat, *lat_actual, *send_lag;
+    uint64_t ok, errors, inflight;
+};
+
+/* Stop rules evaluated after each window (the engine calls them; see stable/earlystop). */
+struct bench_hooks {
+    /* Returns true to end the point now (e.g. --stable reached). */
+    bool (*window)(void *ud, const struct bench_window *w);
+    void *ud;
+};
+
+struct bench_result {
+    struct lat_hist lat, lat_actual, send_lag, loop_lag, ttfb;
+    struct lat_samples exact, exact_actual; /* valid when !exact.overflowed */
+    bool have_exact;
+    uint64_t ok;
+    uint64_t errors[BENCH_ERR__COUNT];
+    uint64_t errors_total;
+    uint64_t inflight_cap_hits; /* sends delayed because max_inflight was reached */
+    uint64_t bytes;
+    lat_ns t_first_sched, t_last_end; /* measured window */
+    double duration_s, achieved_rps, offered_rps;
+    double client_cpu_pct;      /* process CPU time / wall time, 100 = one core */
+    double max_thread_busy_pct; /* busiest worker's non-waiting share of the wall time */
+    bool valid;
+    char invalid_reason[256];
+    bool interrupted;
+    bool stopped_by_rule; /* a window hook ended the point */
+    struct bench_record *records;
+    size_t nrecords;
+};
+
+void bench_opts_default(struct bench_opts *o);
+/* Fills the defaults of the unset fields of l for opts (max_inflight, connections). */
+void bench_load_finish(struct bench_load *l, const struct bench_opts *o);
+
+/*
+ * Runs one load point against t and fills *res (initialized here; free with
+ * bench_result_fini). `stop` is polled: set it (e.g. from a SIGINT handler) to end the point
+ * early; completed requests are still reported and res->interrupted is set.
+ * Returns 0, or -errno/LAT_E_* when the point could not run at all (threads, memory).
+ */
+int bench_run_point(const struct bench_target *t, const struct bench_load *l,
+                    const struct bench_opts *o, const struct bench_hooks *hooks,
+                    volatile sig_atomic_t *stop, struct bench_result *res);
+void bench_result_fini(struct bench_result *r);
+
+/* Judges validity (send lag, thread saturation) and fills valid/invalid_reason. */
+void bench_result_judge(struct bench_result *r, const struct bench_load *l,
+                        const struct bench_opts *o);
+
+#endif

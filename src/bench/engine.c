@@ -1,0 +1,1054 @@
+/*
+ * engine.c - worker threads, connections and measurement for `latscope bench`.
+ *
+ * Each worker thread owns an epoll loop (net/loop), a fixed array of connections allocated in
+ * one block, a receive buffer, and its histograms; the hot path (dispatch, write, read, parse,
+ * record) does not allocate or lock, except one uncontended mutex per completed request to
+ * add it to the window histograms the driving thread collects once per window (progress,
+ * --stable, --hdr-log). Per-thread totals are merged with hist_add() after the threads join,
+ * which is exact because every histogram has the same layout.
+ *
+ * Closed loop: `concurrency` connections spread over the threads; a connection sends its
+ * next request when the previous completes, and that moment is the next request's t_sched.
+ * Open loop: the arrival sequence is one global seeded sequence; thread i takes arrivals
+ * i, i+T, i+2T, ... so the union is the same schedule whatever the thread count. A due
+ * arrival takes an idle connection, or opens one while under the per-thread share of
+ * max_inflight; otherwise it waits (its send lag grows, and so does its CO-correct latency:
+ * the schedule itself is the queue, nothing is dropped). Requests scheduled before the end
+ * but still unsent when the drain limit passes are counted as timeouts.
+ *
+ * Timestamps are taken right after recv() returns, before parsing (http1 stamps t_first and
+ * t_end with the time we hand it). Alternatives rejected: one shared loop (one core cannot
+ * drive 2-core-class servers), per-request heap records (allocation in the hot path).
+ */
+#define PR_FMT "bench"
+#include "bench/bench.h"
+
+#include "core/err.h"
+#include "core/log.h"
+#include "net/loop.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *const bench_err_names[BENCH_ERR__COUNT] = {
+    "connect", "timeout", "reset", "http_4xx", "http_5xx", "malformed", "mismatch",
+};
+
+enum bc_state { BC_CLOSED = 0, BC_CONNECTING, BC_IDLE, BC_WRITING, BC_READING, BC_BACKOFF };
+
+#define BENCH_RBUF        (64 * 1024)
+#define BENCH_BACKOFF_NS  (10 * LAT_NS_PER_MS)
+#define BENCH_START_DELAY (30 * LAT_NS_PER_MS)
+#define BENCH_ABORT_GRACE (1 * LAT_NS_PER_S)
+#define BENCH_NO_DEADLINE INT64_MAX
+#define BENCH_MAX_THREADS 256
+
+struct worker;
+
+struct bconn {
+    struct lat_conn c;
+    struct loop_io io;
+    struct loop_timer timer;
+    struct worker *w;
+    enum bc_state state;
+    unsigned interest;
+    bool busy;     /* a request is assigned (possibly waiting for the connect) */
+    bool measured; /* the assigned request counts (not warmup) */
+    bool registered;
+    uint32_t gen; /* bumped per dispatched request */
+    size_t wpos;
+    size_t match; /* KMP state of the body substring check */
+    bool matched;
+    lat_ns t_sched, t_send;
+    struct http1_resp resp;
+};
+
+struct engine {
+    const struct bench_target *t;
+    const struct bench_load *l;
+    const struct bench_opts *o;
+    unsigned nthreads;
+    bool open_loop;
+    lat_ns t0, measure_start, end_issue; /* end_issue: BENCH_NO_DEADLINE when unlimited */
+    uint64_t issue_limit;                /* 0: unlimited */
+    size_t *kmp;                         /* failure table of expect_body */
+    atomic_uint_fast64_t issued;
+    atomic_bool stop_issuing;
+    _Atomic lat_ns abort_at; /* BENCH_NO_DEADLINE unless interrupted */
+    struct worker *workers;
+};
+
+struct worker {
+    struct engine *e;
+    unsigned id;
+    pthread_t th;
+    bool started;
+    struct lat_loop loop;
+    struct bconn *conns;
+    unsigned nconns, cap; /* nconns: connections in use so far; cap: the array size */
+    uint32_t *idle;       /* open loop: stack of idle connection indices */
+    unsigned nidle;
+    unsigned inflight;
+    bool issuing_done, blocked;
+    atomic_bool finished;
+
+    /* Open-loop schedule: this thread's next arrival. */
+    struct loop_timer pace;
+    uint64_t arrival_k; /* global index of the next arrival this thread takes */
+    lat_ns next_sched;
+    double sched_acc_s; /* Poisson/gamma: seconds since t0 of arrival arrival_k */
+    uint64_t rng;
+
+    struct lat_hist lat, act, lag, looplag, ttfb;
+    struct lat_samples exact, exact_act;
+    uint64_t ok, bytes, cap_hits, errors[BENCH_ERR__COUNT];
+    lat_ns first_sched, last_end;
+    struct bench_record *rec;
+    size_t nrec, caprec;
+    lat_ns cpu_start, cpu_end, wall_start, wall_end, wait_start;
+
+    pthread_mutex_t ivl_lock;
+    struct lat_hist ivl_lat, ivl_act, ivl_lag;
+    uint64_t ivl_ok, ivl_err;
+
+    char rbuf[BENCH_RBUF];
+};
+
+static lat_ns thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (lat_ns)ts.tv_sec * LAT_NS_PER_S + ts.tv_nsec;
+}
+
+/* ---- arrival schedule ---------------------------------------------------------------- */
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in (0, 1]. */
+static double rng_unit(uint64_t *s)
+{
+    return ((double)(splitmix64(s) >> 11) + 1.0) / 9007199254740992.0;
+}
+
+static double rng_exp(uint64_t *s)
+{
+    return -log(rng_unit(s));
+}
+
+/* Gamma(k, 1) by Marsaglia-Tsang (k >= 1), boosted for k < 1. */
+static double rng_gamma(uint64_t *s, double k)
+{
+    if (k < 1.0) return rng_gamma(s, k + 1.0) * pow(rng_unit(s), 1.0 / k);
+    double d = k - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
+    for (;;) {
+        /* Box-Muller normal. */
+        double n = sqrt(-2.0 * log(rng_unit(s))) * cos(2.0 * M_PI * rng_unit(s));
+        double v = 1.0 + c * n;
+        if (v <= 0) continue;
+        v = v * v * v;
+        double u = rng_unit(s);
+        if (log(u) < 0.5 * n * n + d - d * v + d * log(v)) return d * v;
+    }
+}
+
+/* Gap before global arrival k+1, in seconds (mean 1/rate). */
+static double sched_gap_s(struct worker *w)
+{
+    const struct bench_load *l = w->e->l;
+    switch (l->arrival) {
+    case BENCH_ARRIVAL_POISSON:
+        return rng_exp(&w->rng) / l->rate;
+    case BENCH_ARRIVAL_GAMMA:
+        return rng_gamma(&w->rng, l->gamma_shape) / (l->gamma_shape * l->rate);
+    case BENCH_ARRIVAL_CONSTANT:
+    default:
+        return 1.0 / l->rate;
+    }
+}
+
+/* Advances to this thread's next arrival: global index k += T. */
+static void sched_advance(struct worker *w, bool first)
+{
+    struct engine *e = w->e;
+    unsigned steps = first ? w->id : e->nthreads;
+    if (e->l->arrival == BENCH_ARRIVAL_CONSTANT) {
+        w->arrival_k += first ? w->id : e->nthreads;
+        /* Exact: no accumulated floating-point drift over millions of arrivals. */
+        w->next_sched = e->t0 + (lat_ns)((double)w->arrival_k * 1e9 / e->l->rate);
+        return;
+    }
+    /* Every thread walks the same seeded sequence and keeps every T-th element. */
+    for (unsigned i = 0; i < steps; i++)
+        w->sched_acc_s += sched_gap_s(w);
+    w->arrival_k += steps;
+    w->next_sched = e->t0 + (lat_ns)(w->sched_acc_s * 1e9);
+}
+
+/* ---- connections ----------------------------------------------------------------------- */
+
+static void conn_io(struct lat_loop *l, int fd, unsigned ev, void *data);
+static void conn_timer(struct lat_loop *l, struct loop_timer *t, lat_ns now);
+static void slot_free(struct bconn *bc, lat_ns now);
+static void start_write(struct bconn *bc, lat_ns now);
+
+static void set_interest(struct bconn *bc, unsigned ev)
+{
+    if (bc->interest == ev || !bc->registered) return;
+    if (loop_mod(&bc->w->loop, &bc->io, ev) == 0) bc->interest = ev;
+}
+
+static void bc_close(struct bconn *bc)
+{
+    if (bc->registered) {
+        loop_del(&bc->w->loop, &bc->io);
+        bc->registered = false;
+    }
+    conn_close(&bc->c);
+    bc->io.fd = -1;
+    bc->state = BC_CLOSED;
+    loop_timer_stop(&bc->w->loop, &bc->timer);
+}
+
+static void count_error(struct bconn *bc, enum bench_err cls, lat_ns now)
+{
+    struct worker *w = bc->w;
+    if (bc->measured) {
+        w->errors[cls]++;
+        pthread_mutex_lock(&w->ivl_lock);
+        w->ivl_err++;
+        pthread_mutex_unlock(&w->ivl_lock);
+        if (w->e->o->keep_records && w->nrec < w->caprec) {
+            struct bench_record *r = &w->rec[w->nrec++];
+            *r = (struct bench_record){
+                bc->t_sched, bc->t_send,    bc->resp.t_first, now, 0, (int16_t)bc->resp.status,
+                (int8_t)cls, (uint8_t)w->id};
+        }
+    }
+}
+
+/* The request on bc failed with class cls: count it, drop the connection, free the slot. */
+static void fail(struct bconn *bc, enum bench_err cls, lat_ns now)
+{
+    count_error(bc, cls, now);
+    bc_close(bc);
+    if (cls == BENCH_ERR_CONNECT) {
+        /* Do not hammer a server that refuses connections: retry the slot a little later. */
+        bc->state = BC_BACKOFF;
+        loop_timer_start(&bc->w->loop, &bc->timer, now + BENCH_BACKOFF_NS);
+    }
+    slot_free(bc, now);
+}
+
+static void start_connect(struct bconn *bc, lat_ns now)
+{
+    struct worker *w = bc->w;
+    enum lat_io s = conn_connect(&bc->c);
+    if (s == LAT_IO_ERROR) {
+        if (bc->busy) {
+            fail(bc, BENCH_ERR_CONNECT, now);
+        } else {
+            bc_close(bc);
+        }
+        return;
+    }
+    bc->io.fd = bc->c.fd;
+    unsigned ev = s == LAT_IO_RETRY ? bc->c.want : LOOP_READ;
+    if (loop_add(&w->loop, &bc->io, ev) < 0) {
+        conn_close(&bc->c);
+        if (bc->busy) fail(bc, BENCH_ERR_CONNECT, now);
+        return;
+    }
+    bc->registered = true;
+    bc->interest = ev;
+    if (s == LAT_IO_RETRY) {
+        bc->state = BC_CONNECTING;
+        loop_timer_start(&w->loop, &bc->timer, now + w->e->o->connect_timeout_ns);
+        return;
+    }
+    bc->state = BC_IDLE;
+    if (bc->busy) start_write(bc, now);
+}
+
+static void connect_progress(struct bconn *bc, lat_ns now)
+{
+    enum lat_io s = conn_connect(&bc->c);
+    if (s == LAT_IO_RETRY) {
+        set_interest(bc, bc->c.want);
+        return;
+    }
+    if (s == LAT_IO_ERROR) {
+        if (bc->busy) {
+            fail(bc, BENCH_ERR_CONNECT, now);
+        } else {
+            bc_close(bc);
+        }
+        return;
+    }
+    loop_timer_stop(&bc->w->loop, &bc->timer);
+    bc->state = BC_IDLE;
+    set_interest(bc, LOOP_READ);
+    if (bc->busy) start_write(bc, now);
+}
+
+static void do_write(struct bconn *bc, lat_ns now)
+{
+    const struct bench_target *t = bc->w->e->t;
+    while (bc->wpos < t->request_len) {
+        size_t n = 0;
+        enum lat_io s = conn_write(&bc->c, t->request + bc->wpos, t->request_len - bc->wpos, &n);
+        if (s == LAT_IO_RETRY) {
+            set_interest(bc, bc->c.want | LOOP_READ);
+            return;
+        }
+        if (s == LAT_IO_ERROR) {
+            fail(bc, BENCH_ERR_RESET, now);
+            return;
+        }
+        bc->wpos += n;
+    }
+    bc->state = BC_READING;
+    set_interest(bc, LOOP_READ);
+}
+
+static void start_write(struct bconn *bc, lat_ns now)
+{
+    struct worker *w = bc->w;
+    http1_resp_init(&bc->resp, w->e->t->head, NULL, NULL);
+    bc->wpos = 0;
+    bc->match = 0;
+    bc->matched = w->e->t->expect_body == NULL;
+    bc->state = BC_WRITING;
+    /* t_send: just before the first byte is handed to the kernel. */
+    bc->t_send = clock_now_ns();
+    loop_timer_start(&w->loop, &bc->timer, bc->t_send + w->e->o->request_timeout_ns);
+    do_write(bc, now);
+}
+
+/* Runs the body through the KMP matcher of the expected substring. */
+static void match_body(struct bconn *bc, const char *p, size_t n)
+{
+    const struct bench_target *t = bc->w->e->t;
+    const size_t *f = bc->w->e->kmp;
+    size_t m = bc->match;
+    for (size_t i = 0; i < n && !bc->matched; i++) {
+        while (m && p[i] != t->expect_body[m])
+            m = f[m - 1];
+        if (p[i] == t->expect_body[m]) m++;
+        if (m == t->expect_body_len) bc->matched = true;
+    }
+    bc->match = m;
+}
+
+static void record_ok(struct bconn *bc)
+{
+    struct worker *w = bc->w;
+    const struct http1_resp *r = &bc->resp;
+    lat_ns lat = r->t_end - bc->t_sched, act = r->t_end - bc->t_send;
+    lat_ns lag = bc->t_send - bc->t_sched;
+    w->ok++;
+    w->bytes += r->body_bytes;
+    hist_record(&w->lat, lat);
+    hist_record(&w->act, act);
+    hist_record(&w->lag, lag);
+    hist_record(&w->ttfb, r->t_first - bc->t_sched);
+    if (w->exact.v) {
+        samples_push(&w->exact, lat);
+        samples_push(&w->exact_act, act);
+    }
+    if (bc->t_sched < w->first_sched) w->first_sched = bc->t_sched;
+    if (r->t_end > w->last_end) w->last_end = r->t_end;
+    pthread_mutex_lock(&w->ivl_lock);
+    hist_record(&w->ivl_lat, lat);
+    hist_record(&w->ivl_act, act);
+    hist_record(&w->ivl_lag, lag);
+    w->ivl_ok++;
+    pthread_mutex_unlock(&w->ivl_lock);
+    if (w->e->o->keep_records) {
+        if (w->nrec == w->caprec) {
+            /* Amortized doubling; sized up front from the expected request count. */
+            size_t nc = w->caprec ? w->caprec * 2 : 4096;
+            struct bench_record *nr = realloc(w->rec, nc * sizeof(*nr));
+            if (!nr) return;
+            w->rec = nr;
+            w->caprec = nc;
+        }
+        w->rec[w->nrec++] =
+            (struct bench_record){bc->t_sched,   bc->t_send,         r->t_first, r->t_end,
+                                  r->body_bytes, (int16_t)r->status, -1,         (uint8_t)w->id};
+    }
+}
+
+static void complete(struct bconn *bc, lat_ns now)
+{
+    const struct bench_target *t = bc->w->e->t;
+    const struct http1_resp *r = &bc->resp;
+    loop_timer_stop(&bc->w->loop, &bc->timer);
+    int cls = -1;
+    if (r->status >= 500)
+        cls = BENCH_ERR_HTTP_5XX;
+    else if (r->status >= 400)
+        cls = BENCH_ERR_HTTP_4XX;
+    else if ((t->expect_class && r->status / 100 != t->expect_class) || !bc->matched)
+        cls = BENCH_ERR_MISMATCH;
+    if (cls >= 0)
+        count_error(bc, (enum bench_err)cls, r->t_end);
+    else if (bc->measured)
+        record_ok(bc);
+    if (r->conn_close)
+        bc_close(bc);
+    else
+        bc->state = BC_IDLE;
+    slot_free(bc, now);
+}
+
+static void on_body(void *ud, const char *p, size_t n, lat_ns t)
+{
+    struct bconn *bc = ud;
+    if (!bc->matched) match_body(bc, p, n);
+}
+
+static const struct http1_cb body_cb = {.on_body = on_body};
+
+static void do_read(struct bconn *bc)
+{
+    struct worker *w = bc->w;
+    for (;;) {
+        size_t n = 0;
+        enum lat_io s = conn_read(&bc->c, w->rbuf, sizeof(w->rbuf), &n);
+        /* Arrival time of these bytes: taken as soon as recv() returns, before parsing. */
+        lat_ns t = clock_now_ns();
+        if (s == LAT_IO_RETRY) {
+            if (bc->c.want != LOOP_READ) set_interest(bc, bc->c.want | LOOP_READ);
+            return;
+        }
+        if (s == LAT_IO_ERROR) {
+            fail(bc, BENCH_ERR_RESET, t);
+            return;
+        }
+        if (n == 0) {
+            int rc = http1_resp_eof(&bc->resp, t);
+            if (rc == 0) {
+                complete(bc, t);
+            } else {
+                fail(bc, BENCH_ERR_RESET, t);
+            }
+            return;
+        }
+        if (bc->state == BC_WRITING) bc->state = BC_READING; /* early answer */
+        if (!bc->resp.cb) {
+            bc->resp.cb = &body_cb;
+            bc->resp.ud = bc;
+        }
+        ssize_t k = http1_resp_feed(&bc->resp, w->rbuf, n, t);
+        if (k < 0) {
+            fail(bc, BENCH_ERR_MALFORMED, t);
+            return;
+        }
+        if (bc->resp.done) {
+            if ((size_t)k < n || conn_pending(&bc->c)) {
+                /* Pipelining is off: bytes after a complete response are a protocol error. */
+                fail(bc, BENCH_ERR_MALFORMED, t);
+                return;
+            }
+            complete(bc, t);
+            return;
+        }
+        if (n < sizeof(w->rbuf) && !conn_pending(&bc->c)) return; /* level-triggered: wait */
+    }
+}
+
+static void conn_io(struct lat_loop *l, int fd, unsigned ev, void *data)
+{
+    struct bconn *bc = data;
+    lat_ns now = clock_now_ns();
+    uint32_t gen = bc->gen;
+    switch (bc->state) {
+    case BC_CONNECTING:
+        connect_progress(bc, now);
+        break;
+    case BC_WRITING:
+        if (ev & (LOOP_WRITE | LOOP_ERROR)) do_write(bc, now);
+        /* A failure above may already have put the next request on this slot. */
+        if (gen == bc->gen && (bc->state == BC_WRITING || bc->state == BC_READING) &&
+            (ev & LOOP_READ))
+            do_read(bc);
+        break;
+    case BC_READING:
+        do_read(bc);
+        break;
+    case BC_IDLE: {
+        /* An idle keep-alive connection became readable. TLS may just be handing us a session
+         * ticket (RETRY); anything else (EOF, data nobody asked for, an error) means the
+         * connection is not reusable: reconnect on next use. */
+        size_t n = 0;
+        if (conn_read(&bc->c, bc->w->rbuf, sizeof(bc->w->rbuf), &n) != LAT_IO_RETRY) bc_close(bc);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static void conn_timer(struct lat_loop *l, struct loop_timer *tm, lat_ns now)
+{
+    struct bconn *bc = tm->data;
+    switch (bc->state) {
+    case BC_CONNECTING:
+        if (bc->busy) {
+            fail(bc, BENCH_ERR_CONNECT, now);
+        } else {
+            bc_close(bc);
+        }
+        break;
+    case BC_WRITING:
+    case BC_READING:
+        fail(bc, BENCH_ERR_TIMEOUT, now);
+        break;
+    case BC_BACKOFF:
+        bc->state = BC_CLOSED;
+        slot_free(bc, now);
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- issuing ----------------------------------------------------------------------------- */
+
+/* Claims the right to issue a request scheduled at t_sched; false when the point is over. */
+static bool may_issue(struct worker *w, lat_ns t_sched, bool *measured)
+{
+    struct engine *e = w->e;
+    if (w->issuing_done) return false;
+    if (atomic_load_explicit(&e->stop_issuing, memory_order_relaxed) ||
+        (e->end_issue != BENCH_NO_DEADLINE && t_sched >= e->end_issue)) {
+        w->issuing_done = true;
+        return false;
+    }
+    uint64_t k = atomic_fetch_add_explicit(&e->issued, 1, memory_order_relaxed);
+    if (e->issue_limit && k >= e->issue_limit) {
+        w->issuing_done = true;
+        return false;
+    }
+    *measured = t_sched >= e->measure_start && k >= e->l->warmup_requests;
+    return true;
+}
+
+/* Assigns a request scheduled at t_sched to bc and starts it. */
+static void dispatch(struct bconn *bc, lat_ns t_sched, bool measured, lat_ns now)
+{
+    bc->busy = true;
+    bc->gen++;
+    bc->measured = measured;
+    bc->t_sched = t_sched;
+    bc->t_send = 0;
+    http1_resp_init(&bc->resp, bc->w->e->t->head, NULL, NULL);
+    bc->w->inflight++;
+    if (bc->state == BC_IDLE)
+        start_write(bc, now);
+    else if (bc->state == BC_CLOSED)
+        start_connect(bc, now);
+    /* BC_CONNECTING: the write starts when the connect completes. */
+}
+
+static void pump(struct worker *w, lat_ns now);
+
+static void slot_free(struct bconn *bc, lat_ns now)
+{
+    struct worker *w = bc->w;
+    if (bc->busy) {
+        bc->busy = false;
+        w->inflight--;
+    }
+    if (bc->state == BC_BACKOFF) return; /* comes back through the timer */
+    if (!w->e->open_loop) {
+        bool measured;
+        /* Closed loop: the slot is free now, so now is when the next request is due. */
+        lat_ns t = clock_now_ns();
+        if (may_issue(w, t, &measured)) dispatch(bc, t, measured, t);
+        return;
+    }
+    w->idle[w->nidle++] = (uint32_t)(bc - w->conns);
+    if (w->blocked) pump(w, now);
+}
+
+static struct bconn *get_slot(struct worker *w)
+{
+    if (w->nidle) return &w->conns[w->idle[--w->nidle]];
+    if (w->nconns < w->cap) return &w->conns[w->nconns++];
+    return NULL;
+}
+
+/* Open loop: sends every due arrival that can get a connection, then sleeps until the next. */
+static void pump(struct worker *w, lat_ns now)
+{
+    w->blocked = false;
+    while (!w->issuing_done) {
+        if (w->next_sched > now) {
+            now = clock_now_ns();
+            if (w->next_sched > now) {
+                loop_timer_start(&w->loop, &w->pace, w->next_sched);
+                return;
+            }
+        }
+        struct bconn *bc = get_slot(w);
+        if (!bc) {
+            /* max_inflight reached: the arrival waits; its send lag counts. */
+            w->blocked = true;
+            w->cap_hits++;
+            return;
+        }
+        bool measured;
+        if (!may_issue(w, w->next_sched, &measured)) {
+            w->idle[w->nidle++] = (uint32_t)(bc - w->conns);
+            return;
+        }
+        dispatch(bc, w->next_sched, measured, now);
+        sched_advance(w, false);
+    }
+}
+
+static void pace_timer(struct lat_loop *l, struct loop_timer *t, lat_ns now)
+{
+    pump(t->data, now);
+}
+
+static void loop_lag(void *ud, lat_ns lag)
+{
+    struct worker *w = ud;
+    hist_record(&w->looplag, lag);
+}
+
+/* Counts arrivals scheduled before the end that were never sent (drain limit passed). */
+static void count_unsent(struct worker *w)
+{
+    struct engine *e = w->e;
+    if (!e->open_loop || w->issuing_done) return;
+    uint64_t n = 0;
+    while (w->next_sched < e->end_issue && n < 100000000) {
+        if (w->next_sched >= e->measure_start) n++;
+        sched_advance(w, false);
+    }
+    w->errors[BENCH_ERR_TIMEOUT] += n;
+    w->issuing_done = true;
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct engine *e = w->e;
+    w->cpu_start = thread_cpu_ns();
+    w->wall_start = clock_now_ns();
+    w->wait_start = w->loop.wait_ns;
+    lat_ns now = clock_now_ns();
+
+    /* Open the connections before t0 so the first requests do not pay for the handshake. */
+    unsigned pre = e->open_loop ? (e->l->connections + e->nthreads - 1) / e->nthreads : w->cap;
+    if (pre > w->cap) pre = w->cap;
+    for (unsigned i = 0; i < pre; i++) {
+        struct bconn *bc = &w->conns[w->nconns++];
+        start_connect(bc, now);
+        if (e->open_loop) w->idle[w->nidle++] = i;
+    }
+    while (clock_now_ns() < e->t0 && loop_run_once(&w->loop, (e->t0 - clock_now_ns())) >= 0)
+        ;
+    now = clock_now_ns();
+    if (e->open_loop) {
+        sched_advance(w, true);
+        pump(w, now);
+    } else {
+        for (unsigned i = 0; i < w->nconns; i++) {
+            bool measured;
+            if (!may_issue(w, e->t0, &measured)) break;
+            dispatch(&w->conns[i], e->t0, measured, now);
+        }
+    }
+    lat_ns drain_limit = e->end_issue == BENCH_NO_DEADLINE
+                             ? BENCH_NO_DEADLINE
+                             : e->end_issue + e->o->request_timeout_ns;
+    for (;;) {
+        if (loop_run_once(&w->loop, 20 * LAT_NS_PER_MS) < 0) break;
+        now = clock_now_ns();
+        if (!w->issuing_done && atomic_load(&e->stop_issuing)) {
+            w->issuing_done = true;
+            loop_timer_stop(&w->loop, &w->pace);
+        }
+        if (e->open_loop && !w->issuing_done && now > drain_limit) count_unsent(w);
+        if (w->issuing_done && w->inflight == 0) break;
+        if (now >= atomic_load(&e->abort_at)) break; /* interrupted: in-flight not counted */
+    }
+    for (unsigned i = 0; i < w->nconns; i++)
+        bc_close(&w->conns[i]);
+    w->cpu_end = thread_cpu_ns();
+    w->wall_end = clock_now_ns();
+    atomic_store(&w->finished, true);
+    return NULL;
+}
+
+/* ---- setup, driving, merging -------------------------------------------------------------- */
+
+void bench_opts_default(struct bench_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    o->threads = n > 0 ? (unsigned)n : 1;
+    o->connect_timeout_ns = 3 * LAT_NS_PER_S;
+    o->request_timeout_ns = 10 * LAT_NS_PER_S;
+    o->window_ns = LAT_NS_PER_S;
+    o->spin_ns = 20 * LAT_NS_PER_US;
+    o->exact_cap = 100000;
+    o->max_send_lag_p99_ms = 1.0;
+    o->max_thread_busy_pct = 95.0;
+}
+
+void bench_load_finish(struct bench_load *l, const struct bench_opts *o)
+{
+    if (l->rate > 0) {
+        if (!l->max_inflight) l->max_inflight = 1024;
+        if (!l->connections) l->connections = 4 * o->threads;
+        if (l->connections > l->max_inflight) l->connections = l->max_inflight;
+        if (l->arrival == BENCH_ARRIVAL_GAMMA && !(l->gamma_shape > 0)) l->gamma_shape = 1.0;
+    } else if (!l->concurrency) {
+        l->concurrency = 1;
+    }
+}
+
+static int hists_init(struct lat_hist *const *h, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int rc = hist_init_default(h[i]);
+        if (rc < 0) return rc;
+    }
+    return 0;
+}
+
+static void worker_fini(struct worker *w)
+{
+    if (w->conns) {
+        for (unsigned i = 0; i < w->cap; i++)
+            conn_close(&w->conns[i].c);
+    }
+    free(w->conns);
+    free(w->idle);
+    free(w->rec);
+    loop_fini(&w->loop);
+    hist_fini(&w->lat);
+    hist_fini(&w->act);
+    hist_fini(&w->lag);
+    hist_fini(&w->looplag);
+    hist_fini(&w->ttfb);
+    hist_fini(&w->ivl_lat);
+    hist_fini(&w->ivl_act);
+    hist_fini(&w->ivl_lag);
+    samples_fini(&w->exact);
+    samples_fini(&w->exact_act);
+    pthread_mutex_destroy(&w->ivl_lock);
+}
+
+static int worker_init(struct worker *w, struct engine *e, unsigned id, unsigned cap)
+{
+    w->e = e;
+    w->id = id;
+    w->cap = cap;
+    w->first_sched = INT64_MAX;
+    atomic_init(&w->finished, false);
+    pthread_mutex_init(&w->ivl_lock, NULL);
+    struct lat_hist *h[] = {&w->lat,  &w->act,     &w->lag,     &w->looplag,
+                            &w->ttfb, &w->ivl_lat, &w->ivl_act, &w->ivl_lag};
+    int rc = hists_init(h, sizeof(h) / sizeof(h[0]));
+    if (rc < 0) return rc;
+    if (e->o->exact_cap) {
+        if ((rc = samples_init(&w->exact, e->o->exact_cap)) < 0) return rc;
+        if ((rc = samples_init(&w->exact_act, e->o->exact_cap)) < 0) return rc;
+    }
+    if ((rc = loop_init(&w->loop, cap + 4)) < 0) return rc;
+    w->loop.spin_ns = e->open_loop ? e->o->spin_ns : 0;
+    w->loop.lag_cb = loop_lag;
+    w->loop.lag_ud = w;
+    w->conns = calloc(cap ? cap : 1, sizeof(*w->conns));
+    w->idle = calloc(cap ? cap : 1, sizeof(*w->idle));
+    if (!w->conns || !w->idle) return -ENOMEM;
+    for (unsigned i = 0; i < cap; i++) {
+        struct bconn *bc = &w->conns[i];
+        bc->w = w;
+        conn_init(&bc->c, &e->t->conn);
+        bc->io = (struct loop_io){.fn = conn_io, .data = bc, .fd = -1};
+        loop_timer_init(&bc->timer, conn_timer, bc);
+    }
+    loop_timer_init(&w->pace, pace_timer, w);
+    w->rng = e->l->seed;
+    return 0;
+}
+
+static void collect_window(struct engine *e, struct lat_hist *lat, struct lat_hist *act,
+                           struct lat_hist *lag, uint64_t *ok, uint64_t *err, uint64_t *inflight)
+{
+    hist_reset(lat);
+    hist_reset(act);
+    hist_reset(lag);
+    *ok = *err = *inflight = 0;
+    for (unsigned i = 0; i < e->nthreads; i++) {
+        struct worker *w = &e->workers[i];
+        pthread_mutex_lock(&w->ivl_lock);
+        hist_add(lat, &w->ivl_lat);
+        hist_add(act, &w->ivl_act);
+        hist_add(lag, &w->ivl_lag);
+        hist_reset(&w->ivl_lat);
+        hist_reset(&w->ivl_act);
+        hist_reset(&w->ivl_lag);
+        *ok += w->ivl_ok;
+        *err += w->ivl_err;
+        w->ivl_ok = w->ivl_err = 0;
+        pthread_mutex_unlock(&w->ivl_lock);
+        *inflight += w->inflight; /* racy read, for progress only */
+    }
+}
+
+static size_t *kmp_table(const char *p, size_t n)
+{
+    size_t *f = calloc(n ? n : 1, sizeof(*f));
+    if (!f) return NULL;
+    for (size_t i = 1, k = 0; i < n; i++) {
+        while (k && p[i] != p[k])
+            k = f[k - 1];
+        if (p[i] == p[k]) k++;
+        f[i] = k;
+    }
+    return f;
+}
+
+static int result_init(struct bench_result *r)
+{
+    memset(r, 0, sizeof(*r));
+    struct lat_hist *h[] = {&r->lat, &r->lat_actual, &r->send_lag, &r->loop_lag, &r->ttfb};
+    return hists_init(h, sizeof(h) / sizeof(h[0]));
+}
+
+void bench_result_fini(struct bench_result *r)
+{
+    hist_fini(&r->lat);
+    hist_fini(&r->lat_actual);
+    hist_fini(&r->send_lag);
+    hist_fini(&r->loop_lag);
+    hist_fini(&r->ttfb);
+    samples_fini(&r->exact);
+    samples_fini(&r->exact_actual);
+    free(r->records);
+    r->records = NULL;
+}
+
+static int merge(struct engine *e, struct bench_result *r)
+{
+    size_t nexact = 0, nrec = 0;
+    bool exact_ok = e->o->exact_cap > 0;
+    for (unsigned i = 0; i < e->nthreads; i++) {
+        struct worker *w = &e->workers[i];
+        hist_add(&r->lat, &w->lat);
+        hist_add(&r->lat_actual, &w->act);
+        hist_add(&r->send_lag, &w->lag);
+        hist_add(&r->loop_lag, &w->looplag);
+        hist_add(&r->ttfb, &w->ttfb);
+        r->ok += w->ok;
+        r->bytes += w->bytes;
+        r->inflight_cap_hits += w->cap_hits;
+        for (int c = 0; c < BENCH_ERR__COUNT; c++)
+            r->errors[c] += w->errors[c];
+        if (w->first_sched < (r->t_first_sched ? r->t_first_sched : INT64_MAX))
+            r->t_first_sched = w->first_sched;
+        if (w->last_end > r->t_last_end) r->t_last_end = w->last_end;
+        if (!w->exact.v || samples_overflowed(&w->exact)) exact_ok = false;
+        nexact += w->exact.n;
+        nrec += w->nrec;
+        lat_ns wall = w->wall_end - w->wall_start;
+        lat_ns waited = w->loop.wait_ns - w->wait_start;
+        double busy = wall > 0 ? 100.0 * (double)(wall - waited) / (double)wall : 0;
+        if (busy > r->max_thread_busy_pct) r->max_thread_busy_pct = busy;
+    }
+    for (int c = 0; c < BENCH_ERR__COUNT; c++)
+        r->errors_total += r->errors[c];
+    if (exact_ok && nexact) {
+        int rc = samples_init(&r->exact, nexact);
+        if (rc == 0) rc = samples_init(&r->exact_actual, nexact);
+        if (rc < 0) return rc;
+        for (unsigned i = 0; i < e->nthreads; i++) {
+            samples_append(&r->exact, &e->workers[i].exact);
+            samples_append(&r->exact_actual, &e->workers[i].exact_act);
+        }
+        r->have_exact = true;
+    }
+    if (nrec) {
+        r->records = malloc(nrec * sizeof(*r->records));
+        if (!r->records) return -ENOMEM;
+        for (unsigned i = 0; i < e->nthreads; i++) {
+            memcpy(r->records + r->nrecords, e->workers[i].rec,
+                   e->workers[i].nrec * sizeof(*r->records));
+            r->nrecords += e->workers[i].nrec;
+        }
+    }
+    if (r->t_first_sched == INT64_MAX) r->t_first_sched = 0;
+    if (r->ok && r->t_last_end > r->t_first_sched) {
+        r->duration_s = (double)(r->t_last_end - r->t_first_sched) / 1e9;
+        r->achieved_rps = (double)r->ok / r->duration_s;
+    }
+    return 0;
+}
+
+void bench_result_judge(struct bench_result *r, const struct bench_load *l,
+                        const struct bench_opts *o)
+{
+    r->valid = true;
+    r->invalid_reason[0] = '\0';
+    double lag99 = (double)hist_value_at_percentile(&r->send_lag, 99.0) / 1e6;
+    if (r->ok == 0) {
+        r->valid = false;
+        snprintf(r->invalid_reason, sizeof(r->invalid_reason),
+                 "no request completed successfully (%llu errors)",
+                 (unsigned long long)r->errors_total);
+    } else if (l->rate > 0 && lag99 > o->max_send_lag_p99_ms) {
+        r->valid = false;
+        snprintf(r->invalid_reason, sizeof(r->invalid_reason),
+                 "send-lag p99 %.3f ms > %.3g ms: the client did not keep the schedule%s", lag99,
+                 o->max_send_lag_p99_ms,
+                 r->inflight_cap_hits ? " (max-inflight reached: the server is saturated)" : "");
+    } else if (r->max_thread_busy_pct > o->max_thread_busy_pct) {
+        r->valid = false;
+        snprintf(r->invalid_reason, sizeof(r->invalid_reason),
+                 "a worker thread was busy %.0f %% of the time (> %.0f %%): the client is "
+                 "saturated; add --threads or lower the load",
+                 r->max_thread_busy_pct, o->max_thread_busy_pct);
+    } else if (r->interrupted) {
+        r->valid = false;
+        snprintf(r->invalid_reason, sizeof(r->invalid_reason), "interrupted");
+    }
+}
+
+int bench_run_point(const struct bench_target *t, const struct bench_load *l,
+                    const struct bench_opts *o, const struct bench_hooks *hooks,
+                    volatile sig_atomic_t *stop, struct bench_result *res)
+{
+    struct engine e = {.t = t, .l = l, .o = o};
+    int rc = result_init(res);
+    if (rc < 0) return rc;
+    e.open_loop = l->rate > 0;
+    unsigned nthreads = o->threads ? o->threads : 1;
+    if (nthreads > BENCH_MAX_THREADS) nthreads = BENCH_MAX_THREADS;
+    unsigned total_conns = e.open_loop ? l->max_inflight : l->concurrency;
+    if (!total_conns) return LAT_E_USAGE;
+    if (nthreads > total_conns) nthreads = total_conns;
+    e.nthreads = nthreads;
+    e.issue_limit = l->requests ? l->requests + l->warmup_requests : 0;
+    atomic_init(&e.issued, 0);
+    atomic_init(&e.stop_issuing, false);
+    atomic_init(&e.abort_at, BENCH_NO_DEADLINE);
+    if (t->expect_body && t->expect_body_len) {
+        e.kmp = kmp_table(t->expect_body, t->expect_body_len);
+        if (!e.kmp) return -ENOMEM;
+    }
+    e.workers = calloc(nthreads, sizeof(*e.workers));
+    if (!e.workers) {
+        free(e.kmp);
+        return -ENOMEM;
+    }
+    for (unsigned i = 0; i < nthreads && rc == 0; i++) {
+        unsigned share = total_conns / nthreads + (i < total_conns % nthreads);
+        rc = worker_init(&e.workers[i], &e, i, share);
+        if (rc == 0 && o->keep_records) {
+            uint64_t want = l->requests ? l->requests / nthreads + 1 : 4096;
+            if (!l->requests && l->rate > 0 && l->duration_ns)
+                want = (uint64_t)(l->rate * (double)l->duration_ns / 1e9) / nthreads + 16;
+            if (want > (1u << 24)) want = 1u << 24;
+            e.workers[i].rec = malloc(want * sizeof(struct bench_record));
+            e.workers[i].caprec = e.workers[i].rec ? want : 0;
+        }
+    }
+    if (rc < 0) goto out;
+
+    e.t0 = clock_now_ns() + BENCH_START_DELAY;
+    e.measure_start = e.t0 + l->warmup_ns;
+    e.end_issue = l->duration_ns ? e.measure_start + l->duration_ns : BENCH_NO_DEADLINE;
+    if (!l->duration_ns && !l->requests) e.end_issue = e.measure_start + 10 * LAT_NS_PER_S;
+
+    /* Workers must not take SIGINT: the caller's handler runs on this thread. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    lat_ns cpu0 = clock_cpu_ns(), wall0 = clock_now_ns();
+    for (unsigned i = 0; i < nthreads; i++) {
+        if (pthread_create(&e.workers[i].th, NULL, worker_main, &e.workers[i]) != 0) {
+            rc = -EAGAIN;
+            atomic_store(&e.stop_issuing, true);
+            atomic_store(&e.abort_at, 0);
+            break;
+        }
+        e.workers[i].started = true;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+    struct lat_hist wl = {0}, wa = {0}, wg = {0};
+    struct lat_hist *wh[] = {&wl, &wa, &wg};
+    bool have_windows = hists_init(wh, 3) == 0;
+    lat_ns win_start = e.t0, next_win = e.t0 + o->window_ns;
+    bool aborting = false;
+    for (;;) {
+        bool all_done = true;
+        for (unsigned i = 0; i < nthreads; i++)
+            if (e.workers[i].started && !atomic_load(&e.workers[i].finished)) all_done = false;
+        lat_ns now = clock_now_ns();
+        if (have_windows && (now >= next_win || all_done) && now > win_start) {
+            struct bench_window bw = {.t_start = win_start, .t_end = now};
+            collect_window(&e, &wl, &wa, &wg, &bw.ok, &bw.errors, &bw.inflight);
+            bw.lat = &wl;
+            bw.lat_actual = &wa;
+            bw.send_lag = &wg;
+            if (hooks && hooks->window && hooks->window(hooks->ud, &bw) &&
+                !atomic_load(&e.stop_issuing)) {
+                res->stopped_by_rule = true;
+                atomic_store(&e.stop_issuing, true);
+            }
+            win_start = now;
+            next_win = now + o->window_ns;
+        }
+        if (all_done) break;
+        if (stop && *stop && !aborting) {
+            aborting = true;
+            res->interrupted = true;
+            atomic_store(&e.stop_issuing, true);
+            lat_ns grace = o->request_timeout_ns < BENCH_ABORT_GRACE ? o->request_timeout_ns
+                                                                     : BENCH_ABORT_GRACE;
+            atomic_store(&e.abort_at, now + grace);
+        }
+        if (stop && *stop > 1) atomic_store(&e.abort_at, 0); /* second Ctrl-C: now */
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    for (unsigned i = 0; i < nthreads; i++)
+        if (e.workers[i].started) pthread_join(e.workers[i].th, NULL);
+    lat_ns cpu1 = clock_cpu_ns(), wall1 = clock_now_ns();
+    for (size_t i = 0; i < 3; i++)
+        hist_fini(wh[i]);
+    if (rc == 0) rc = merge(&e, res);
+    res->client_cpu_pct =
+        wall1 > wall0 ? 100.0 * (double)(cpu1 - cpu0) / (double)(wall1 - wall0) : 0;
+    res->offered_rps = l->rate;
+    bench_result_judge(res, l, o);
+out:
+    for (unsigned i = 0; i < nthreads; i++)
+        worker_fini(&e.workers[i]);
+    free(e.workers);
+    free(e.kmp);
+    return rc;
+}

@@ -1,0 +1,390 @@
+/*
+ * report.c - text, JSON, CSV and JSONL renderers for bench results.
+ *
+ * The JSON contract (docs/bench-json.md) is what scripts, tests and `latscope diff` read: the
+ * keys listed in issue #5 are always present (null when a quantity does not exist for the
+ * point, e.g. "rate" in a closed loop), extra keys are additive. Latencies are milliseconds
+ * with 3 decimals (µs resolution: the histogram's own precision is 0.1 %); percentiles use the
+ * estimator named in "estimator" ("exact" when every sample was kept, else "hdr": the upper
+ * edge of the bucket holding the nearest-rank sample). The CSV follows perf_analyzer's column
+ * layout (µs, one row per load level, rows by ascending throughput) for the columns whose
+ * quantities latscope measures.
+ */
+#include "bench/report.h"
+
+#include "core/jsonw.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const double pcts[] = {50, 90, 95, 99, 99.9};
+static const char *const pct_keys[] = {"p50", "p90", "p95", "p99", "p99.9"};
+
+/* Percentile in ns: exact order statistic when kept, else the HDR estimate. */
+static int64_t pct_ns(const struct lat_hist *h, struct lat_samples *s, double p)
+{
+    if (s && s->v && s->n) return samples_percentile(s, p);
+    return hist_value_at_percentile(h, p);
+}
+
+static double mean_ns(const struct lat_hist *h, const struct lat_samples *s)
+{
+    if (s && s->v && s->n) return samples_mean(s);
+    return hist_mean(h);
+}
+
+static void json_ms(struct jsonw *w, double ns)
+{
+    jsonw_fixed(w, ns / 1e6, 3);
+}
+
+static void json_lat(struct jsonw *w, const char *key, const struct lat_hist *h,
+                     struct lat_samples *s)
+{
+    jsonw_key(w, key);
+    if (!hist_count(h)) {
+        jsonw_null(w);
+        return;
+    }
+    jsonw_obj_begin(w);
+    jsonw_key(w, "mean");
+    json_ms(w, mean_ns(h, s));
+    for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
+        jsonw_key(w, pct_keys[i]);
+        json_ms(w, (double)pct_ns(h, s, pcts[i]));
+    }
+    jsonw_key(w, "max");
+    json_ms(w, (double)hist_max(h));
+    jsonw_obj_end(w);
+}
+
+static void json_short(struct jsonw *w, const char *key, const struct lat_hist *h)
+{
+    jsonw_key(w, key);
+    if (!hist_count(h)) {
+        jsonw_null(w);
+        return;
+    }
+    jsonw_obj_begin(w);
+    jsonw_key(w, "p50");
+    json_ms(w, (double)hist_value_at_percentile(h, 50));
+    jsonw_key(w, "p99");
+    json_ms(w, (double)hist_value_at_percentile(h, 99));
+    jsonw_key(w, "max");
+    json_ms(w, (double)hist_max(h));
+    jsonw_obj_end(w);
+}
+
+static void json_point(struct jsonw *w, struct bench_point *p)
+{
+    struct bench_result *r = &p->res;
+    jsonw_obj_begin(w);
+    jsonw_key(w, "concurrency");
+    if (p->load.rate > 0)
+        jsonw_null(w);
+    else
+        jsonw_u64(w, p->load.concurrency);
+    jsonw_key(w, "rate");
+    if (p->load.rate > 0)
+        jsonw_double(w, p->load.rate, 10);
+    else
+        jsonw_null(w);
+    jsonw_key(w, "requests");
+    jsonw_u64(w, r->ok);
+    jsonw_key(w, "errors");
+    jsonw_obj_begin(w);
+    jsonw_key(w, "total");
+    jsonw_u64(w, r->errors_total);
+    for (int c = 0; c < BENCH_ERR__COUNT; c++) {
+        jsonw_key(w, bench_err_names[c]);
+        jsonw_u64(w, r->errors[c]);
+    }
+    jsonw_obj_end(w);
+    jsonw_key(w, "duration_s");
+    jsonw_fixed(w, r->duration_s, 6);
+    jsonw_key(w, "achieved_rps");
+    jsonw_fixed(w, r->achieved_rps, 3);
+    struct lat_samples *ex = r->have_exact ? &r->exact : NULL;
+    struct lat_samples *exa = r->have_exact ? &r->exact_actual : NULL;
+    json_lat(w, "latency_ms", &r->lat, ex);
+    json_lat(w, "latency_actual_ms", &r->lat_actual, exa);
+    json_short(w, "send_lag_ms", &r->send_lag);
+    jsonw_key(w, "client_cpu_pct");
+    jsonw_fixed(w, r->client_cpu_pct, 1);
+    jsonw_key(w, "valid");
+    jsonw_bool(w, r->valid);
+    jsonw_key(w, "invalid_reason");
+    if (r->valid)
+        jsonw_null(w);
+    else
+        jsonw_str(w, r->invalid_reason);
+    /* Additive keys. */
+    jsonw_key(w, "estimator");
+    jsonw_str(w, r->have_exact ? "exact" : "hdr");
+    json_short(w, "ttfb_ms", &r->ttfb);
+    json_short(w, "loop_lag_ms", &r->loop_lag);
+    jsonw_key(w, "max_thread_busy_pct");
+    jsonw_fixed(w, r->max_thread_busy_pct, 1);
+    jsonw_key(w, "inflight_cap_hits");
+    jsonw_u64(w, r->inflight_cap_hits);
+    jsonw_key(w, "bytes");
+    jsonw_u64(w, r->bytes);
+    jsonw_key(w, "interrupted");
+    jsonw_bool(w, r->interrupted);
+    jsonw_key(w, "stopped_by_rule");
+    jsonw_bool(w, r->stopped_by_rule);
+    jsonw_key(w, "server");
+    if (p->server.have) {
+        jsonw_obj_begin(w);
+        jsonw_key(w, "count");
+        jsonw_u64(w, p->server.count);
+        jsonw_key(w, "queue_ms");
+        jsonw_fixed(w, p->server.queue_us / 1e3, 3);
+        jsonw_key(w, "compute_input_ms");
+        jsonw_fixed(w, p->server.compute_input_us / 1e3, 3);
+        jsonw_key(w, "compute_infer_ms");
+        jsonw_fixed(w, p->server.compute_infer_us / 1e3, 3);
+        jsonw_key(w, "compute_output_ms");
+        jsonw_fixed(w, p->server.compute_output_us / 1e3, 3);
+        jsonw_obj_end(w);
+    } else {
+        jsonw_null(w);
+    }
+    jsonw_obj_end(w);
+}
+
+int bench_report_json(FILE *f, const struct bench_run *r)
+{
+    struct jsonw w;
+    jsonw_init(&w, f, true);
+    jsonw_obj_begin(&w);
+    jsonw_key(&w, "target");
+    jsonw_str(&w, r->target);
+    jsonw_key(&w, "url");
+    jsonw_str(&w, r->url);
+    jsonw_key(&w, "mode");
+    jsonw_str(&w, r->mode);
+    jsonw_key(&w, "arrival");
+    if (r->arrival)
+        jsonw_str(&w, r->arrival);
+    else
+        jsonw_null(&w);
+    jsonw_key(&w, "threads");
+    jsonw_u64(&w, r->threads);
+    jsonw_key(&w, "anchor");
+    jsonw_str(&w, "latency_ms: from the intended send time; latency_actual_ms: from the actual "
+                  "send");
+    jsonw_key(&w, "interrupted");
+    jsonw_bool(&w, r->interrupted);
+    jsonw_key(&w, "points");
+    jsonw_arr_begin(&w);
+    for (size_t i = 0; i < r->npoints; i++)
+        if (r->points[i].ran) json_point(&w, &r->points[i]);
+    jsonw_arr_end(&w);
+    if (r->slo) {
+        jsonw_key(&w, "find_max");
+        jsonw_obj_begin(&w);
+        jsonw_key(&w, "slo");
+        jsonw_str(&w, r->slo);
+        jsonw_key(&w, "max_rate");
+        if (r->best_point >= 0)
+            jsonw_fixed(&w, r->max_rate, 3);
+        else
+            jsonw_null(&w);
+        jsonw_key(&w, "point");
+        if (r->best_point >= 0)
+            jsonw_i64(&w, r->best_point);
+        else
+            jsonw_null(&w);
+        jsonw_obj_end(&w);
+    }
+    jsonw_obj_end(&w);
+    jsonw_raw(&w, "\n", 1);
+    int rc = jsonw_finish(&w);
+    jsonw_fini(&w);
+    return rc;
+}
+
+static int cmp_rps(const void *a, const void *b)
+{
+    const struct bench_point *x = *(const struct bench_point *const *)a;
+    const struct bench_point *y = *(const struct bench_point *const *)b;
+    return (x->res.achieved_rps > y->res.achieved_rps) -
+           (x->res.achieved_rps < y->res.achieved_rps);
+}
+
+int bench_report_csv(FILE *f, const struct bench_run *r)
+{
+    bool server = false, rate = false;
+    size_t n = 0;
+    struct bench_point **v = calloc(r->npoints ? r->npoints : 1, sizeof(*v));
+    if (!v) return -ENOMEM;
+    for (size_t i = 0; i < r->npoints; i++) {
+        if (!r->points[i].ran) continue;
+        v[n++] = &r->points[i];
+        if (r->points[i].server.have) server = true;
+        if (r->points[i].load.rate > 0) rate = true;
+    }
+    qsort(v, n, sizeof(*v), cmp_rps);
+    fprintf(f, "%s,Inferences/Second", rate ? "Request Rate" : "Concurrency");
+    if (server)
+        fprintf(f, ",Network+Server Send/Recv,Server Queue,Server Compute Input,"
+                   "Server Compute Infer,Server Compute Output");
+    fprintf(f, ",p50 latency,p90 latency,p95 latency,p99 latency,Avg latency,"
+               "p50 latency (actual send),p99 latency (actual send),Send Lag p99,Errors,Valid\n");
+    for (size_t i = 0; i < n; i++) {
+        struct bench_point *p = v[i];
+        struct bench_result *res = &p->res;
+        struct lat_samples *ex = res->have_exact ? &res->exact : NULL;
+        struct lat_samples *exa = res->have_exact ? &res->exact_actual : NULL;
+        if (rate)
+            fprintf(f, "%g", p->load.rate);
+        else
+            fprintf(f, "%u", p->load.concurrency);
+        fprintf(f, ",%.2f", res->achieved_rps);
+        double avg_us = mean_ns(&res->lat_actual, exa) / 1e3;
+        if (server) {
+            const struct bench_server_stats *s = &p->server;
+            double srv =
+                s->queue_us + s->compute_input_us + s->compute_infer_us + s->compute_output_us;
+            double net = avg_us - srv;
+            fprintf(f, ",%.0f,%.0f,%.0f,%.0f,%.0f", net > 0 ? net : 0, s->queue_us,
+                    s->compute_input_us, s->compute_infer_us, s->compute_output_us);
+        }
+        for (int k = 0; k < 4; k++)
+            fprintf(f, ",%.0f", (double)pct_ns(&res->lat, ex, pcts[k]) / 1e3);
+        fprintf(f, ",%.0f", mean_ns(&res->lat, ex) / 1e3);
+        fprintf(f, ",%.0f,%.0f", (double)pct_ns(&res->lat_actual, exa, 50) / 1e3,
+                (double)pct_ns(&res->lat_actual, exa, 99) / 1e3);
+        fprintf(f, ",%.0f,%llu,%s\n", (double)hist_value_at_percentile(&res->send_lag, 99) / 1e3,
+                (unsigned long long)res->errors_total, res->valid ? "true" : "false");
+    }
+    free(v);
+    return ferror(f) ? -EIO : 0;
+}
+
+static void text_lat_row(FILE *f, const char *label, const struct lat_hist *h,
+                         struct lat_samples *s)
+{
+    fprintf(f, "  %-20s", label);
+    if (!hist_count(h)) {
+        fprintf(f, " (no samples)\n");
+        return;
+    }
+    fprintf(f, " %9.3f", mean_ns(h, s) / 1e6);
+    for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++)
+        fprintf(f, " %9.3f", (double)pct_ns(h, s, pcts[i]) / 1e6);
+    fprintf(f, " %9.3f\n", (double)hist_max(h) / 1e6);
+}
+
+static void text_point(FILE *f, struct bench_point *p, size_t idx)
+{
+    struct bench_result *r = &p->res;
+    if (p->load.rate > 0)
+        fprintf(f, "point %zu: rate %g req/s (open loop, max in flight %u)\n", idx + 1,
+                p->load.rate, p->load.max_inflight);
+    else
+        fprintf(f, "point %zu: concurrency %u (closed loop)\n", idx + 1, p->load.concurrency);
+    fprintf(f, "  requests %llu in %.3f s = %.1f req/s, errors %llu", (unsigned long long)r->ok,
+            r->duration_s, r->achieved_rps, (unsigned long long)r->errors_total);
+    if (r->errors_total) {
+        const char *sep = " (";
+        for (int c = 0; c < BENCH_ERR__COUNT; c++)
+            if (r->errors[c]) {
+                fprintf(f, "%s%s %llu", sep, bench_err_names[c], (unsigned long long)r->errors[c]);
+                sep = ", ";
+            }
+        fputc(')', f);
+    }
+    fprintf(f, ", client CPU %.0f %%\n", r->client_cpu_pct);
+    fprintf(f, "  %-20s %9s %9s %9s %9s %9s %9s %9s\n", "latency (ms)", "mean", "p50", "p90", "p95",
+            "p99", "p99.9", "max");
+    text_lat_row(f, "from intended send", &r->lat, r->have_exact ? &r->exact : NULL);
+    text_lat_row(f, "from actual send", &r->lat_actual, r->have_exact ? &r->exact_actual : NULL);
+    text_lat_row(f, "first byte (intended)", &r->ttfb, NULL);
+    fprintf(f, "  send lag p50 %.3f ms, p99 %.3f ms, max %.3f ms; event-loop lag p99 %.3f ms\n",
+            (double)hist_value_at_percentile(&r->send_lag, 50) / 1e6,
+            (double)hist_value_at_percentile(&r->send_lag, 99) / 1e6,
+            (double)hist_max(&r->send_lag) / 1e6,
+            (double)hist_value_at_percentile(&r->loop_lag, 99) / 1e6);
+    if (p->server.have)
+        fprintf(f,
+                "  server (Triton stats, per request): queue %.3f ms, compute input %.3f ms, "
+                "infer %.3f ms, output %.3f ms\n",
+                p->server.queue_us / 1e3, p->server.compute_input_us / 1e3,
+                p->server.compute_infer_us / 1e3, p->server.compute_output_us / 1e3);
+    if (r->valid)
+        fprintf(f, "  VALID\n");
+    else
+        fprintf(f, "  INVALID: %s\n", r->invalid_reason);
+}
+
+int bench_report_text(FILE *f, const struct bench_run *r)
+{
+    fprintf(f, "latscope bench %s %s (%s, %u threads)\n", r->target, r->url, r->mode, r->threads);
+    fprintf(f, "latency is measured from the intended send time (CO-correct); percentiles: %s\n",
+            "nearest rank");
+    size_t ran = 0;
+    for (size_t i = 0; i < r->npoints; i++) {
+        if (!r->points[i].ran) continue;
+        fputc('\n', f);
+        text_point(f, &r->points[i], i);
+        ran++;
+    }
+    if (ran > 1) {
+        fprintf(f, "\n%-12s %10s %10s %8s %9s %9s %9s %s\n", "load", "requests", "req/s", "errors",
+                "p50 ms", "p99 ms", "lag p99", "valid");
+        for (size_t i = 0; i < r->npoints; i++) {
+            struct bench_point *p = &r->points[i];
+            if (!p->ran) continue;
+            char load[32];
+            if (p->load.rate > 0)
+                snprintf(load, sizeof(load), "rate %g", p->load.rate);
+            else
+                snprintf(load, sizeof(load), "conc %u", p->load.concurrency);
+            struct bench_result *res = &p->res;
+            struct lat_samples *ex = res->have_exact ? &res->exact : NULL;
+            fprintf(f, "%-12s %10llu %10.1f %8llu %9.3f %9.3f %9.3f %s\n", load,
+                    (unsigned long long)res->ok, res->achieved_rps,
+                    (unsigned long long)res->errors_total, (double)pct_ns(&res->lat, ex, 50) / 1e6,
+                    (double)pct_ns(&res->lat, ex, 99) / 1e6,
+                    (double)hist_value_at_percentile(&res->send_lag, 99) / 1e6,
+                    res->valid ? "yes" : "INVALID");
+        }
+    }
+    if (r->slo) {
+        if (r->best_point >= 0)
+            fprintf(f, "\nfind-max: highest rate meeting %s: %.1f req/s (point %d)\n", r->slo,
+                    r->max_rate, r->best_point + 1);
+        else
+            fprintf(f, "\nfind-max: no probed rate met %s\n", r->slo);
+    }
+    if (r->interrupted) fprintf(f, "\n(interrupted: results cover what completed)\n");
+    return ferror(f) ? -EIO : 0;
+}
+
+int bench_report_records(FILE *f, const struct bench_point *p, size_t idx)
+{
+    const struct bench_result *r = &p->res;
+    lat_ns base = r->t_first_sched;
+    for (size_t i = 0; i < r->nrecords; i++) {
+        const struct bench_record *q = &r->records[i];
+        fprintf(f,
+                "{\"point\":%zu,\"thread\":%u,\"t_sched_ns\":%lld,\"t_send_ns\":%lld,"
+                "\"t_first_ns\":%lld,\"t_end_ns\":%lld,\"latency_ns\":%lld,"
+                "\"latency_actual_ns\":%lld,\"status\":%d,\"bytes\":%llu,\"error\":",
+                idx, q->thread, (long long)(q->t_sched - base),
+                (long long)(q->t_send ? q->t_send - base : -1),
+                (long long)(q->t_first ? q->t_first - base : -1), (long long)(q->t_end - base),
+                (long long)(q->t_end - q->t_sched),
+                (long long)(q->t_send ? q->t_end - q->t_send : -1), q->status,
+                (unsigned long long)q->bytes);
+        if (q->err >= 0)
+            fprintf(f, "\"%s\"}\n", bench_err_names[q->err]);
+        else
+            fputs("null}\n", f);
+    }
+    return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,58 @@
+/*
+ * stream.h - one OpenAI request in flight: body bytes in (with their recv() times), a
+ * struct llm_record out. This is the hook the bench engine calls for `--target openai`:
+ *
+ *     llm_stream_begin(s, t_sched, t_send, max_tokens);     when the request is written
+ *     llm_stream_body(s, p, n, t_recv);                     http1 on_body (same signature)
+ *     llm_stream_end(s, http_status, transport_err, t_end); response complete or failed
+ *     llm_metrics_add(m, &s->rec);                          the finished record
+ *
+ * Streaming responses go through the SSE framer; each event is stamped with the recv() time of
+ * the bytes that completed it, before its JSON is read. Non-streaming responses are collected
+ * and read at the end (TTFT = E2E then). One llm_stream per connection; storage is reused, so a
+ * connection allocates only while its largest response grows.
+ */
+#ifndef LAT_LLM_STREAM_H
+#define LAT_LLM_STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/clock.h"
+#include "llm/metrics.h"
+#include "net/sse.h"
+
+#define LLM_STREAM_MAX_BODY (16u << 20) /* non-streaming / error bodies kept, at most */
+
+struct llm_stream {
+    struct sse_parser sse;
+    struct llm_record rec;
+    struct lat_buf body; /* non-streaming body, or the start of an error body */
+    uint32_t content_cap, choice_cap;
+    int64_t last_cum_usage;
+    bool streaming;
+    bool saw_done, saw_finish, saw_event;
+    bool overflow; /* content arrays could not grow: later chunks are not timed */
+};
+
+void llm_stream_init(struct llm_stream *s, bool streaming);
+void llm_stream_fini(struct llm_stream *s);
+/* Starts a request: clears the record (keeps storage). requested_tokens -1 when none. */
+void llm_stream_begin(struct llm_stream *s, lat_ns t_sched, lat_ns t_send, int32_t requested);
+/* Body bytes received at t (chunked framing already removed). Usable as http1 on_body with
+ * ud = the llm_stream. Never fails: problems are recorded in s->rec.err. */
+void llm_stream_body(void *ud, const char *p, size_t n, lat_ns t);
+/*
+ * The response completed (transport_err LLM_OK) or failed (a transport class: connect,
+ * timeout, transport). Classifies the request: transport error > HTTP status >= 400 > error
+ * event / malformed event > stream cut (no [DONE] and no finish_reason). Fills s->rec.
+ */
+void llm_stream_end(struct llm_stream *s, int http_status, enum llm_err transport_err,
+                    lat_ns t_end);
+/* The error message of a failed request, if the server sent one (error body or event), else
+ * "". Valid until the next llm_stream_begin. */
+const char *llm_stream_error_text(const struct llm_stream *s);
+
+#endif

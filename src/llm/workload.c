@@ -1,0 +1,297 @@
+/*
+ * workload.c - request bodies for OpenAI-compatible servers.
+ *
+ * Synthetic prompts are built without any tokenizer: words drawn (seeded) from a list of short,
+ * frequent English words, each preceded by a space. In the BPE vocabularies of the common
+ * model families (GPT-2/cl100k/o200k, Llama 2/3, Mistral, Qwen) each such " word" is one token,
+ * so a prompt of N words is about N tokens (+1 or 2 for the chat template's framing; the server's
+ * usage.prompt_tokens reports the truth). Drawing words at random keeps prompts distinct, so a
+ * prefix cache cannot serve them from the previous request. Alternatives rejected: shipping a
+ * tokenizer (a model-specific dependency, and the reason peers add tens of ms per request).
+ *
+ * Determinism: request i's randomness is splitmix64(seed ^ golden * (i + 1)), so the body of
+ * request i does not depend on which thread builds it or in which order.
+ */
+#include "llm/workload.h"
+
+#include "core/err.h"
+#include "core/jsonw.h"
+#include "llm/chunk.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const words[] = {
+    "the",   "of",    "and",   "to",     "in",   "is",   "you",   "that",   "it",    "he",
+    "was",   "for",   "on",    "are",    "as",   "with", "his",   "they",   "at",    "be",
+    "this",  "have",  "from",  "or",     "one",  "had",  "by",    "word",   "but",   "not",
+    "what",  "all",   "were",  "we",     "when", "your", "can",   "said",   "there", "use",
+    "an",    "each",  "which", "she",    "do",   "how",  "their", "if",     "will",  "up",
+    "other", "about", "out",   "many",   "then", "them", "these", "so",     "some",  "her",
+    "would", "make",  "like",  "him",    "into", "time", "has",   "look",   "two",   "more",
+    "write", "go",    "see",   "number", "no",   "way",  "could", "people", "my",    "than",
+    "first", "water", "been",  "call",   "who",  "its",  "now",   "find",   "long",  "down",
+    "day",   "did",   "get",   "come",   "made", "may",  "part",  "over",   "new",   "work",
+};
+#define NWORDS (sizeof(words) / sizeof(words[0]))
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static double rng_unit(uint64_t *st)
+{
+    return (double)(splitmix64(st) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Normal(mean, sd) rounded, at least 1 (Box-Muller). */
+static int32_t draw_len(const struct llm_len *l, uint64_t *st)
+{
+    if (l->stddev <= 0) return l->mean;
+    double u1 = rng_unit(st), u2 = rng_unit(st);
+    if (u1 < 1e-300) u1 = 1e-300;
+    double z = sqrt(-2.0 * log(u1)) * cos(2 * M_PI * u2);
+    double v = round(l->mean + l->stddev * z);
+    if (v < 1) v = 1;
+    if (v > 1e7) v = 1e7;
+    return (int32_t)v;
+}
+
+int llm_len_parse(const char *s, struct llm_len *out)
+{
+    char *end;
+    long m = strtol(s, &end, 10);
+    if (end == s || m < 1 || m > 10000000) return LAT_E_USAGE;
+    long sd = 0;
+    if (*end == ':') {
+        const char *q = end + 1;
+        sd = strtol(q, &end, 10);
+        if (end == q || sd < 0 || sd > 10000000) return LAT_E_USAGE;
+    }
+    if (*end) return LAT_E_USAGE;
+    out->mean = (int32_t)m;
+    out->stddev = (int32_t)sd;
+    return 0;
+}
+
+const char *llm_api_path(enum llm_api api)
+{
+    return api == LLM_API_CHAT ? "/v1/chat/completions" : "/v1/completions";
+}
+
+int llm_synth_prompt(struct lat_buf *out, int32_t tokens, uint64_t *st)
+{
+    int rc = buf_putc(out, '"');
+    for (int32_t i = 0; i < tokens && !rc; i++) {
+        const char *w = words[splitmix64(st) % NWORDS];
+        if (i) rc = buf_putc(out, ' ');
+        if (!rc) rc = buf_puts(out, w);
+    }
+    return rc ? rc : buf_putc(out, '"');
+}
+
+void llm_workload_free(struct llm_workload *w)
+{
+    if (!w) return;
+    for (size_t i = 0; i < w->nprompts; i++)
+        free(w->prompts[i].json);
+    free(w->prompts);
+    free(w->extra);
+    free(w);
+}
+
+static int load_prompts(struct llm_workload *w, char *why, size_t whylen)
+{
+    const char *path = w->cfg.prompts_path;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        int e = errno;
+        snprintf(why, whylen, "%s: %s", path, strerror(e));
+        return -e;
+    }
+    char *line = NULL;
+    size_t cap = 0, alloc = 0;
+    ssize_t n;
+    int rc = 0;
+    unsigned long lineno = 0;
+    while ((n = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        const char *b = lj_ws(line, line + n), *e = line + n;
+        if (b == e) continue; /* blank line */
+        const char *vb, *ve;
+        if (!lj_valid(line, (size_t)n) || *b != '{') {
+            snprintf(why, whylen, "%s:%lu: not a JSON object (one object per line)", path, lineno);
+            rc = LAT_E_BAD_JSON;
+            break;
+        }
+        struct llm_prompt p = {.max_tokens = -1};
+        if (lj_obj_get(b, e, "messages", &vb, &ve) == 1 && *lj_ws(vb, ve) == '[') {
+            p.messages = true;
+        } else if (lj_obj_get(b, e, "prompt", &vb, &ve) == 1 && *lj_ws(vb, ve) == '"') {
+            p.messages = false;
+        } else {
+            snprintf(why, whylen,
+                     "%s:%lu: needs \"prompt\": \"text\" or \"messages\": [...] (chat)", path,
+                     lineno);
+            rc = LAT_E_BAD_JSON;
+            break;
+        }
+        if (p.messages && w->cfg.api != LLM_API_CHAT) {
+            snprintf(why, whylen, "%s:%lu: chat \"messages\" need --api chat", path, lineno);
+            rc = LAT_E_USAGE;
+            break;
+        }
+        const char *mb, *me;
+        int64_t mt;
+        if ((lj_obj_get(b, e, "max_tokens", &mb, &me) == 1 ||
+             lj_obj_get(b, e, "output_tokens", &mb, &me) == 1) &&
+            lj_int(mb, me, &mt) == 0 && mt > 0 && mt < 10000000)
+            p.max_tokens = (int32_t)mt;
+        p.len = (size_t)(ve - vb);
+        p.json = malloc(p.len + 1);
+        if (!p.json) {
+            rc = -ENOMEM;
+            break;
+        }
+        memcpy(p.json, vb, p.len);
+        p.json[p.len] = '\0';
+        if (w->nprompts == alloc) {
+            alloc = alloc ? alloc * 2 : 64;
+            struct llm_prompt *np = realloc(w->prompts, alloc * sizeof(*np));
+            if (!np) {
+                free(p.json);
+                rc = -ENOMEM;
+                break;
+            }
+            w->prompts = np;
+        }
+        w->prompts[w->nprompts++] = p;
+    }
+    free(line);
+    fclose(f);
+    if (!rc && w->nprompts == 0) {
+        snprintf(why, whylen,
+                 "%s: no prompts (expected JSON lines with \"prompt\" or "
+                 "\"messages\")",
+                 path);
+        rc = LAT_E_USAGE;
+    }
+    return rc;
+}
+
+int llm_workload_new(const struct llm_workload_cfg *cfg, struct llm_workload **out, char *why,
+                     size_t whylen)
+{
+    *out = NULL;
+    why[0] = '\0';
+    struct llm_workload *w = calloc(1, sizeof(*w));
+    if (!w) return -ENOMEM;
+    w->cfg = *cfg;
+    int rc = 0;
+    if (!cfg->prompts_path && cfg->input.mean < 1) {
+        snprintf(why, whylen, "give --input-tokens N[:stddev] or --prompts FILE.jsonl");
+        rc = LAT_E_USAGE;
+        goto out;
+    }
+    if (cfg->prompts_path && (rc = load_prompts(w, why, whylen)) != 0) goto out;
+    if (cfg->extra_body) {
+        const char *s = cfg->extra_body, *e = s + strlen(s);
+        const char *b = lj_ws(s, e);
+        if (!lj_valid(s, (size_t)(e - s)) || *b != '{') {
+            snprintf(why, whylen, "--extra-body must be a JSON object, e.g. '{\"temperature\":0}'");
+            rc = LAT_E_BAD_JSON;
+            goto out;
+        }
+        /* Keep the members between the braces. */
+        const char *in = lj_ws(b + 1, e), *close = e;
+        while (close > in && close[-1] != '}')
+            close--;
+        close--;
+        while (close > in &&
+               (close[-1] == ' ' || close[-1] == '\n' || close[-1] == '\t' || close[-1] == '\r'))
+            close--;
+        if (close > in) {
+            w->extra_len = (size_t)(close - in);
+            w->extra = malloc(w->extra_len + 1);
+            if (!w->extra) {
+                rc = -ENOMEM;
+                goto out;
+            }
+            memcpy(w->extra, in, w->extra_len);
+            w->extra[w->extra_len] = '\0';
+        }
+    }
+out:
+    if (rc) {
+        llm_workload_free(w);
+        return rc;
+    }
+    *out = w;
+    return 0;
+}
+
+int llm_workload_body(const struct llm_workload *w, uint64_t idx, struct lat_buf *out,
+                      int32_t *max_tokens)
+{
+    const struct llm_workload_cfg *c = &w->cfg;
+    uint64_t st = c->seed ^ (0x9e3779b97f4a7c15ull * (idx + 1));
+    splitmix64(&st);
+    int32_t mt = c->output.mean >= 1 ? draw_len(&c->output, &st) : -1;
+    int rc = buf_putc(out, '{');
+    if (c->model) {
+        rc = rc ? rc : buf_puts(out, "\"model\":");
+        rc = rc ? rc : json_escape(out, c->model, strlen(c->model));
+        rc = rc ? rc : buf_putc(out, ',');
+    }
+    const struct llm_prompt *p = w->nprompts ? &w->prompts[idx % w->nprompts] : NULL;
+    if (p && p->max_tokens > 0 && c->output.mean < 1) mt = p->max_tokens;
+    if (c->api == LLM_API_CHAT) {
+        rc = rc ? rc : buf_puts(out, "\"messages\":");
+        if (p && p->messages) {
+            rc = rc ? rc : buf_append(out, p->json, p->len);
+        } else {
+            rc = rc ? rc : buf_puts(out, "[{\"role\":\"user\",\"content\":");
+            if (p)
+                rc = rc ? rc : buf_append(out, p->json, p->len);
+            else
+                rc = rc ? rc : llm_synth_prompt(out, draw_len(&c->input, &st), &st);
+            rc = rc ? rc : buf_puts(out, "}]");
+        }
+    } else {
+        rc = rc ? rc : buf_puts(out, "\"prompt\":");
+        if (p)
+            rc = rc ? rc : buf_append(out, p->json, p->len);
+        else
+            rc = rc ? rc : llm_synth_prompt(out, draw_len(&c->input, &st), &st);
+    }
+    if (mt > 0) {
+        rc = rc ? rc : buf_printf(out, ",\"max_tokens\":%d", (int)mt);
+        if (c->ignore_eos)
+            rc = rc ? rc : buf_printf(out, ",\"min_tokens\":%d,\"ignore_eos\":true", (int)mt);
+    }
+    if (c->stream) {
+        rc = rc ? rc : buf_puts(out, ",\"stream\":true");
+        if (c->include_usage || c->continuous_usage) {
+            rc = rc ? rc : buf_puts(out, ",\"stream_options\":{\"include_usage\":true");
+            if (c->continuous_usage)
+                rc = rc ? rc : buf_puts(out, ",\"continuous_usage_stats\":true");
+            rc = rc ? rc : buf_putc(out, '}');
+        }
+    } else {
+        rc = rc ? rc : buf_puts(out, ",\"stream\":false");
+    }
+    if (w->extra) {
+        rc = rc ? rc : buf_putc(out, ',');
+        rc = rc ? rc : buf_append(out, w->extra, w->extra_len);
+    }
+    rc = rc ? rc : buf_putc(out, '}');
+    *max_tokens = mt;
+    return rc;
+}
