@@ -36,16 +36,20 @@ for rel in hta/tests/data/mtia_trace_single_rank/mtia_rank_0.json.gz \
     gzip -dc "$gz" >"$plain"
     bytes=$(stat -c %s "$plain")
     mb=$(awk -v b="$bytes" 'BEGIN{printf "%.1f", b/1e6}')
+    rate() { awk -v b="$bytes" -v t="$1" 'BEGIN{ if (t <= 0) t = 0.005; printf "%.0f", b/1e6/t }'; }
     read -r w c m <<<"$(measure "$plain")"
-    echo "parse.$name.json	$(awk -v b="$bytes" -v w="$w" 'BEGIN{printf "%.0f", b/1e6/w}')	MB/s	${mb} MB JSON, wall ${w} s, cpu ${c} s, one thread"
-    echo "parse.$name.json.rss	$((m / 1024))	MB	peak RSS ($(awk -v m="$m" -v b="$bytes" 'BEGIN{printf "%.2f", m*1024/b}') x JSON size)"
+    echo "parse.$name.json.cpu	$(rate "$c")	MB/s	one core: ${mb} MB of JSON per CPU second (user+sys ${c} s)"
+    echo "parse.$name.json.wall	$(rate "$w")	MB/s	wall ${w} s (includes waiting for a CPU on a loaded machine)"
+    echo "parse.$name.json.rss	$((m / 1024))	MB	peak RSS = $(awk -v m="$m" -v b="$bytes" 'BEGIN{printf "%.2f", m*1024/b}') x JSON size"
     read -r w c m <<<"$(measure "$gz")"
-    echo "parse.$name.gz	$(awk -v b="$bytes" -v w="$w" 'BEGIN{printf "%.0f", b/1e6/w}')	MB/s	JSON MB per wall s, inflate on a 2nd thread; wall ${w} s, cpu ${c} s"
+    echo "parse.$name.gz.wall	$(rate "$w")	MB/s	JSON MB per wall s, zlib inflate on a 2nd thread; wall ${w} s, cpu ${c} s"
     echo "parse.$name.gz.rss	$((m / 1024))	MB	peak RSS"
     read -r w c m <<<"$(measure --no-thread "$gz")"
-    echo "parse.$name.gz.1thread	$(awk -v b="$bytes" -v w="$w" 'BEGIN{printf "%.0f", b/1e6/w}')	MB/s	inflate and parse on one thread; wall ${w} s"
+    echo "parse.$name.gz.1thread.wall	$(rate "$w")	MB/s	inflate and parse on one thread; wall ${w} s, cpu ${c} s"
     read -r w c m <<<"$(measure --args-all "$plain")"
-    echo "parse.$name.json.args-all.rss	$((m / 1024))	MB	--args-all peak RSS; wall ${w} s"
-    s=$( { /usr/bin/time -f '%e' gzip -dc "$gz" >/dev/null; } 2>&1 | tail -1)
-    echo "inflate.$name.gzip-dc	$(awk -v b="$bytes" -v w="$s" 'BEGIN{printf "%.0f", b/1e6/w}')	MB/s	reference: gzip -dc alone"
+    echo "parse.$name.json.args-all.rss	$((m / 1024))	MB	--args-all (every arg kept) peak RSS; cpu ${c} s"
+    read -r w c m <<<"$(measure --no-args "$plain")"
+    echo "parse.$name.json.no-args.cpu	$(rate "$c")	MB/s	--no-args (columns only); rss $((m / 1024)) MB"
+    s=$( { /usr/bin/time -f '%U %S' gzip -dc "$gz" >/dev/null; } 2>&1 | tail -1 | awk '{print $1+$2}')
+    echo "inflate.$name.gzip-dc.cpu	$(rate "$s")	MB/s	reference: gzip -dc alone, per CPU second"
 done

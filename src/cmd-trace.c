@@ -1,22 +1,893 @@
 /*
- * cmd-trace.c - `latscope trace`: capture CUDA/NVTX/CPU activity of a program into a Kineto trace.
+ * cmd-trace.c - `latscope trace`: run a command with CUDA/NVTX capture (liblatscope-cupti.so
+ * injected through CUDA_INJECTION64_PATH / NVTX_INJECTION64_PATH) and/or CPU sampling
+ * (capture/cpuprof.h), merge what every process wrote, and write one Kineto-compatible trace.
  *
- * Not built yet: tracked in issue #7. Until then the command says so and fails (exit 1), so
- * no script mistakes it for a result.
+ * Launch: the child is forked and held on a pipe before exec, so the CPU sampler can attach
+ * with enable_on_exec before the first instruction of the target; the injection library is
+ * configured purely through the child's environment (LATSCOPE_TRACE_DIR and friends), so the
+ * target's code is unchanged and `--off` runs the very same command with nothing set, for the
+ * true latency. The command always runs, even when capture cannot (no driver, no library, CUPTI
+ * busy): we say why on stderr and exit with the command's own status (128 + signal when killed),
+ * so `latscope trace -- CMD` can stand in for CMD in scripts.
+ * The parent ignores SIGINT while the child runs (the terminal delivers it to the child) and
+ * forwards SIGTERM/SIGHUP, then still collects and writes what was captured.
  */
 #define PR_FMT "trace"
+#include "capture/collect.h"
+#include "capture/cpuprof.h"
+#include "core/err.h"
+#include "core/jsonw.h"
 #include "core/log.h"
+#include "core/units.h"
+#include "export/kineto_write.h"
 #include "latscope.h"
+#include "model/events.h"
 
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+struct trace_args {
+    bool cuda, nvtx, cpu, off, keep, pretty, events, extcorr, no_driver_api;
+    bool cuda_set; /* --cuda/--nvtx/--cpu given explicitly */
+    bool freq_set;
+    const char *output;
+    const char *folded, *flamegraph;
+    unsigned freq;
+    pid_t pid;
+    lat_ns delay_ns, duration_ns;
+    char **cmd;
+};
+
+static void trace_usage(FILE *f)
+{
+    fprintf(f, "usage: latscope trace [OPTIONS] -- CMD [ARGS...]\n"
+               "       latscope trace --cpu [CPU OPTIONS] --pid PID [--duration S]\n"
+               "\n"
+               "Run CMD and capture a system timeline into a Kineto-compatible trace\n"
+               "(open it with latscope analyze/doctor, Perfetto, HTA or TensorBoard).\n"
+               "\n"
+               "What to capture (default: --cuda --nvtx):\n"
+               "  --cuda               CUDA kernels, memcpy/memset, runtime + driver API, syncs\n"
+               "  --nvtx               NVTX ranges and marks (torch.cuda.nvtx, TensorRT layers)\n"
+               "  --cpu                sample CPU stacks (perf_event_open)\n"
+               "    --freq HZ          samples per second (default 99, at most 1000)\n"
+               "    --folded FILE      also write folded stacks\n"
+               "    --flamegraph FILE  also write an SVG flame graph\n"
+               "    --pid PID          sample a running process instead of launching CMD\n"
+               "  --cuda-events        also record CUDA event activity\n"
+               "  --external-correlation  also record external correlation ids\n"
+               "  --no-driver-api      skip driver API records (runtime API only)\n"
+               "\n"
+               "When:\n"
+               "  --delay S            start capturing S seconds after launch\n"
+               "  --duration S         capture for S seconds (the command keeps running)\n"
+               "\n"
+               "Output:\n"
+               "  -o, --output FILE    trace file (default latscope-trace.pt.trace.json.gz;\n"
+               "                       .gz = gzip, '-' = stdout)\n"
+               "  --pretty             indented JSON\n"
+               "  --keep               keep the raw per-process capture files (path printed)\n"
+               "  --off                run CMD with nothing loaded and report its wall time\n"
+               "\n"
+               "Exit status: the command's (128 + N when killed by signal N); 1 when latscope\n"
+               "itself fails before the command runs; 2 on a usage error.\n");
+}
+
+static int parse_secs(const char *opt, const char *s, lat_ns *out)
+{
+    if (!s || units_parse_duration(s, LAT_NS_PER_S, out) < 0 || *out < 0) {
+        pr_err("%s: '%s' is not a duration (e.g. 5, 2.5s, 500ms)\n", opt, s ? s : "");
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct trace_args *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->output = "latscope-trace.pt.trace.json.gz";
+    a->freq = 99;
+    a->pid = -1;
+    int i;
+    for (i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(s, "--") == 0) {
+            i++;
+            break;
+        }
+        if (s[0] != '-') break; /* the command starts here (no "--") */
+        if (strcmp(s, "--cuda") == 0) {
+            a->cuda = a->cuda_set = true;
+        } else if (strcmp(s, "--nvtx") == 0) {
+            a->nvtx = a->cuda_set = true;
+        } else if (strcmp(s, "--cpu") == 0) {
+            a->cpu = a->cuda_set = true;
+        } else if (strcmp(s, "--off") == 0) {
+            a->off = true;
+        } else if (strcmp(s, "--keep") == 0) {
+            a->keep = true;
+        } else if (strcmp(s, "--pretty") == 0) {
+            a->pretty = true;
+        } else if (strcmp(s, "--cuda-events") == 0) {
+            a->events = true;
+        } else if (strcmp(s, "--external-correlation") == 0) {
+            a->extcorr = true;
+        } else if (strcmp(s, "--no-driver-api") == 0) {
+            a->no_driver_api = true;
+        } else if (strcmp(s, "-o") == 0 || strcmp(s, "--output") == 0) {
+            if (!next || !*next) {
+                pr_err("%s needs a file name\n", s);
+                return -1;
+            }
+            a->output = next;
+            i++;
+        } else if (strcmp(s, "--folded") == 0 || strcmp(s, "--flamegraph") == 0) {
+            if (!next || !*next) {
+                pr_err("%s needs a file name\n", s);
+                return -1;
+            }
+            if (s[2] == 'f' && s[3] == 'o')
+                a->folded = next;
+            else
+                a->flamegraph = next;
+            i++;
+        } else if (strcmp(s, "--freq") == 0) {
+            char *end;
+            unsigned long f = next ? strtoul(next, &end, 10) : 0;
+            if (!next || *end || f < 1 || f > 1000) {
+                pr_err("--freq: '%s' is not a rate between 1 and 1000 Hz\n", next ? next : "");
+                return -1;
+            }
+            a->freq = (unsigned)f;
+            a->freq_set = true;
+            i++;
+        } else if (strcmp(s, "--pid") == 0) {
+            char *end;
+            long p = next ? strtol(next, &end, 10) : 0;
+            if (!next || *end || p <= 0 || p > INT_MAX) {
+                pr_err("--pid: '%s' is not a process id\n", next ? next : "");
+                return -1;
+            }
+            a->pid = (pid_t)p;
+            i++;
+        } else if (strcmp(s, "--delay") == 0) {
+            if (parse_secs(s, next, &a->delay_ns)) return -1;
+            i++;
+        } else if (strcmp(s, "--duration") == 0) {
+            if (parse_secs(s, next, &a->duration_ns)) return -1;
+            if (a->duration_ns == 0) {
+                pr_err("--duration must be more than 0\n");
+                return -1;
+            }
+            i++;
+        } else {
+            pr_err("unknown option '%s' (see latscope trace --help)\n", s);
+            return -1;
+        }
+    }
+    a->cmd = i < argc ? &argv[i] : NULL;
+    if (!a->cuda_set) a->cuda = a->nvtx = true;
+    if ((a->folded || a->flamegraph || a->freq_set) && !a->cpu) {
+        pr_err("--freq, --folded and --flamegraph need --cpu\n");
+        return -1;
+    }
+    if (a->pid > 0) {
+        if (a->cmd) {
+            pr_err("give either --pid PID or a command after --, not both\n");
+            return -1;
+        }
+        if (!a->cpu || a->cuda || a->nvtx || a->off) {
+            pr_err("--pid attaches the CPU sampler only: use it with --cpu (CUDA capture must "
+                   "be loaded at launch: latscope trace --cuda -- CMD)\n");
+            return -1;
+        }
+        return 0;
+    }
+    if (!a->cmd) {
+        pr_err("no command: latscope trace [OPTIONS] -- CMD [ARGS...]\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* --- small helpers --------------------------------------------------------------------------- */
+
+static lat_ns now_ns(void)
+{
+    return clock_now_ns();
+}
+
+static double secs(lat_ns ns)
+{
+    return (double)ns / 1e9;
+}
+
+static bool file_exists(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* liblatscope-cupti.so: $LATSCOPE_CUPTI_SO, next to the binary, or ../lib/latscope/. */
+static bool find_library(char *out, size_t len)
+{
+    const char *env = getenv("LATSCOPE_CUPTI_SO");
+    if (env && *env) {
+        if (realpath(env, out) && file_exists(out)) return true;
+        pr_warn("LATSCOPE_CUPTI_SO=%s: no such file\n", env);
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0) return false;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash) return false;
+    *slash = 0;
+    int w = snprintf(out, len, "%s/liblatscope-cupti.so", exe);
+    if (w > 0 && (size_t)w < len && file_exists(out)) return true;
+    w = snprintf(out, len, "%s/../lib/latscope/liblatscope-cupti.so", exe);
+    if (w > 0 && (size_t)w < len && file_exists(out)) {
+        char r[PATH_MAX];
+        if (realpath(out, r)) snprintf(out, len, "%s", r);
+        return true;
+    }
+    return false;
+}
+
+/* libcupti.so.13 from the toolkit, when present; else the library searches the usual paths. */
+static const char *find_cupti(void)
+{
+    static char buf[PATH_MAX];
+    const char *home = getenv("CUDA_HOME");
+    const char *cands[] = {"/lib64/libcupti.so.13", "/lib/libcupti.so.13",
+                           "/extras/CUPTI/lib64/libcupti.so.13"};
+    const char *homes[] = {home, "/usr/local/cuda"};
+    for (size_t h = 0; h < 2; h++) {
+        if (!homes[h] || !*homes[h]) continue;
+        for (size_t i = 0; i < 3; i++) {
+            int w = snprintf(buf, sizeof(buf), "%s%s", homes[h], cands[i]);
+            if (w > 0 && (size_t)w < sizeof(buf) && file_exists(buf)) return buf;
+        }
+    }
+    return NULL;
+}
+
+/* True when the NVIDIA driver library can be loaded; *why gets dlerror() otherwise. */
+static bool have_driver(char *why, size_t len)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (h) {
+        dlclose(h);
+        return true;
+    }
+    const char *e = dlerror();
+    snprintf(why, len, "%s", e ? e : "libcuda.so.1 not found");
+    return false;
+}
+
+static void rm_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+        char p[PATH_MAX];
+        snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+        unlink(p);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+/* --- running the command ------------------------------------------------------------------- */
+
+static volatile sig_atomic_t g_child = -1;
+static volatile sig_atomic_t g_stop;
+
+static void on_forward(int sig)
+{
+    if (g_child > 0) kill((pid_t)g_child, sig);
+    g_stop = 1;
+}
+
+static void on_int(int sig)
+{
+    (void)sig;
+    g_stop = 1; /* the terminal sends SIGINT to the child too */
+}
+
+static void install_parent_signals(struct sigaction *old_int, struct sigaction *old_term,
+                                   struct sigaction *old_hup)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_int;
+    sigaction(SIGINT, &sa, old_int);
+    sa.sa_handler = on_forward;
+    sigaction(SIGTERM, &sa, old_term);
+    sigaction(SIGHUP, &sa, old_hup);
+}
+
+struct child_env {
+    const char *names[16];
+    char *values[16];
+    size_t n;
+};
+
+static void env_add(struct child_env *e, const char *name, const char *value)
+{
+    if (e->n < 16) {
+        e->names[e->n] = name;
+        e->values[e->n] = xstrdup(value);
+        e->n++;
+    }
+}
+
+static void env_add_i64(struct child_env *e, const char *name, int64_t v)
+{
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%" PRId64, v);
+    env_add(e, name, buf);
+}
+
+static void env_free(struct child_env *e)
+{
+    for (size_t i = 0; i < e->n; i++)
+        free(e->values[i]);
+    e->n = 0;
+}
+
+/*
+ * Forks CMD held on a pipe; returns its pid (or -1) with *go the write end that releases it and
+ * *errfd the read end that reports an exec failure (errno as 4 bytes, EOF on success).
+ */
+static pid_t spawn_held(char **cmd, const struct child_env *env, int *go, int *errfd)
+{
+    int gp[2], ep[2];
+    if (pipe2(gp, O_CLOEXEC) < 0) return -1;
+    if (pipe2(ep, O_CLOEXEC) < 0) {
+        close(gp[0]);
+        close(gp[1]);
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(gp[0]);
+        close(gp[1]);
+        close(ep[0]);
+        close(ep[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        char c;
+        close(gp[1]);
+        close(ep[0]);
+        while (read(gp[0], &c, 1) < 0 && errno == EINTR)
+            ;
+        close(gp[0]);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        for (size_t i = 0; env && i < env->n; i++)
+            setenv(env->names[i], env->values[i], 1);
+        execvp(cmd[0], cmd);
+        int e = errno;
+        ssize_t w = write(ep[1], &e, sizeof(e));
+        (void)w;
+        _exit(127);
+    }
+    close(gp[0]);
+    close(ep[1]);
+    *go = gp[1];
+    *errfd = ep[0];
+    return pid;
+}
+
+/* Releases the held child; returns 0 or the exec errno. */
+static int release_child(int go, int errfd)
+{
+    char c = 1;
+    ssize_t w = write(go, &c, 1);
+    (void)w;
+    close(go);
+    int e = 0;
+    ssize_t r;
+    while ((r = read(errfd, &e, sizeof(e))) < 0 && errno == EINTR)
+        ;
+    close(errfd);
+    return r == (ssize_t)sizeof(e) ? e : 0;
+}
+
+static int exit_code_of(int status)
+{
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return LAT_EXIT_FAILURE;
+}
+
+/* Waits for pid, polling the CPU sampler when there is one. Returns the wait status. */
+static int wait_child(pid_t pid, struct cpuprof *cp, lat_ns cpu_stop_at, bool *cpu_stopped,
+                      int *cpu_err)
+{
+    int status = 0;
+    for (;;) {
+        pid_t r = waitpid(pid, &status, cp && !*cpu_stopped ? WNOHANG : 0);
+        if (r == pid) return status;
+        if (r < 0 && errno != EINTR) return 0;
+        if (cp && !*cpu_stopped) {
+            int rc = cpuprof_poll(cp, 100);
+            if (rc < 0 && !*cpu_err) *cpu_err = rc;
+            if (cpu_stop_at && now_ns() >= cpu_stop_at) {
+                rc = cpuprof_stop(cp);
+                if (rc < 0 && !*cpu_err) *cpu_err = rc;
+                *cpu_stopped = true;
+            }
+        }
+    }
+}
+
+static int run_off(char **cmd)
+{
+    int go, errfd;
+    pid_t pid = spawn_held(cmd, NULL, &go, &errfd);
+    if (pid < 0) {
+        pr_err("cannot start '%s': %s\n", cmd[0], strerror(errno));
+        return LAT_EXIT_FAILURE;
+    }
+    g_child = pid;
+    struct sigaction oi, ot, oh;
+    install_parent_signals(&oi, &ot, &oh);
+    lat_ns t0 = now_ns();
+    int e = release_child(go, errfd);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    lat_ns wall = now_ns() - t0;
+    sigaction(SIGINT, &oi, NULL);
+    sigaction(SIGTERM, &ot, NULL);
+    sigaction(SIGHUP, &oh, NULL);
+    if (e) {
+        pr_err("cannot run '%s': %s\n", cmd[0], strerror(e));
+        return 127;
+    }
+    int code = exit_code_of(status);
+    fprintf(stderr, "latscope trace --off: wall time %.6f s (nothing loaded), exit status %d\n",
+            secs(wall), code);
+    return code;
+}
+
+/* --- metadata ------------------------------------------------------------------------------- */
+
+static int meta_json(struct lat_trace *t, const char *key, struct jsonw *w)
+{
+    uint32_t k, v;
+    int rc = jsonw_finish(w);
+    if (!rc) rc = lat_trace_intern(t, key, strlen(key), &k);
+    if (!rc) rc = lat_trace_intern(t, w->buf.data ? w->buf.data : "null", w->buf.len, &v);
+    if (!rc) rc = lat_trace_add_meta(t, k, v);
+    jsonw_fini(w);
+    return rc;
+}
+
+/* CUDA/NCCL/torch-related variables only; secret-looking names are REDACTED. */
+static bool env_interesting(const char *name, size_t n)
+{
+    static const char *const pre[] = {
+        "CUDA",         "NCCL",   "TORCH", "PYTORCH", "CUBLAS",          "CUDNN",
+        "NVIDIA",       "TRITON", "NVTX",  "TF32",    "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+        "TENSORRT",     "TRT_",   "ORT_",  "CUPTI",   "LATSCOPE",        "HF_",
+        "TRANSFORMERS", "VLLM",   NULL};
+    for (size_t i = 0; pre[i]; i++) {
+        size_t l = strlen(pre[i]);
+        if (n >= l && strncmp(name, pre[i], l) == 0) return true;
+    }
+    return false;
+}
+
+static int add_metadata(struct lat_trace *t, const struct trace_args *a, char **cmd,
+                        const struct collect_stats *st, lat_ns wall_ns, int code, bool driver,
+                        const char *capture_note)
+{
+    struct jsonw w;
+    int rc;
+
+    jsonw_init(&w, NULL, false);
+    jsonw_str(&w, lat_version);
+    if ((rc = meta_json(t, "latscope_version", &w))) return rc;
+
+    jsonw_init(&w, NULL, false);
+    jsonw_arr_begin(&w);
+    for (size_t i = 0; cmd && cmd[i]; i++)
+        jsonw_str(&w, cmd[i]);
+    jsonw_arr_end(&w);
+    if ((rc = meta_json(t, "latscope_command", &w))) return rc;
+
+    jsonw_init(&w, NULL, false);
+    jsonw_obj_begin(&w);
+    for (char **e = environ; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (!eq) continue;
+        size_t n = (size_t)(eq - *e);
+        if (!env_interesting(*e, n)) continue;
+        char name[256];
+        if (n >= sizeof(name)) continue;
+        memcpy(name, *e, n);
+        name[n] = 0;
+        jsonw_key(&w, name);
+        jsonw_str(&w, lat_meta_is_secret(name) ? "REDACTED" : eq + 1);
+    }
+    jsonw_obj_end(&w);
+    if ((rc = meta_json(t, "latscope_env", &w))) return rc;
+
+    jsonw_init(&w, NULL, false);
+    jsonw_obj_begin(&w);
+    jsonw_key(&w, "cuda");
+    jsonw_bool(&w, a->cuda);
+    jsonw_key(&w, "nvtx");
+    jsonw_bool(&w, a->nvtx);
+    jsonw_key(&w, "cpu");
+    jsonw_bool(&w, a->cpu);
+    jsonw_key(&w, "driver");
+    jsonw_bool(&w, driver);
+    if (capture_note) {
+        jsonw_key(&w, "note");
+        jsonw_str(&w, capture_note);
+    }
+    jsonw_key(&w, "wall_ns");
+    jsonw_i64(&w, wall_ns);
+    jsonw_key(&w, "exit_status");
+    jsonw_i64(&w, code);
+    jsonw_key(&w, "delay_ns");
+    jsonw_i64(&w, a->delay_ns);
+    jsonw_key(&w, "duration_ns");
+    jsonw_i64(&w, a->duration_ns);
+    jsonw_key(&w, "processes");
+    jsonw_u64(&w, st->files);
+    jsonw_key(&w, "cupti_dropped");
+    jsonw_u64(&w, st->cupti_dropped);
+    jsonw_key(&w, "lost_records");
+    jsonw_u64(&w, st->lost);
+    jsonw_key(&w, "zero_timestamps");
+    jsonw_u64(&w, st->zero_ts);
+    jsonw_key(&w, "unmatched_nvtx");
+    jsonw_u64(&w, st->unmatched_nvtx);
+    jsonw_key(&w, "clock_syncs");
+    jsonw_u64(&w, st->nsyncs);
+    jsonw_key(&w, "clock_steps");
+    jsonw_u64(&w, st->clock_steps);
+    jsonw_key(&w, "injection_self_ns");
+    jsonw_i64(&w, st->self_ns);
+    jsonw_key(&w, "status");
+    jsonw_arr_begin(&w);
+    for (size_t i = 0; i < st->nmsgs; i++) {
+        jsonw_obj_begin(&w);
+        jsonw_key(&w, "pid");
+        jsonw_u64(&w, st->msgs[i].pid);
+        jsonw_key(&w, "kind");
+        jsonw_str(&w, collect_status_name(st->msgs[i].code));
+        jsonw_key(&w, "message");
+        jsonw_str(&w, st->msgs[i].text);
+        jsonw_obj_end(&w);
+    }
+    jsonw_arr_end(&w);
+    jsonw_obj_end(&w);
+    if ((rc = meta_json(t, "latscope_capture", &w))) return rc;
+
+    if (st->cupti_runtime) {
+        jsonw_init(&w, NULL, false);
+        jsonw_u64(&w, st->cupti_runtime);
+        if ((rc = meta_json(t, "cupti_version", &w))) return rc;
+    }
+    jsonw_init(&w, NULL, false);
+    jsonw_str(&w, a->output);
+    return meta_json(t, "traceName", &w);
+}
+
+static void report_statuses(const struct collect_stats *st)
+{
+    for (size_t i = 0; i < st->nmsgs; i++) {
+        const struct collect_msg *m = &st->msgs[i];
+        if (m->code == 0 || m->code == 5) /* info, forked child */
+            pr_info("pid %u: %s\n", m->pid, m->text);
+        else
+            pr_warn("pid %u: %s: %s\n", m->pid, collect_status_name(m->code), m->text);
+    }
+}
+
+static int write_cpu_files(struct cpuprof *cp, const struct trace_args *a)
+{
+    int ret = 0;
+    if (a->folded) {
+        FILE *f = fopen(a->folded, "w");
+        int rc = f ? cpuprof_write_folded(cp, f) : -errno;
+        if (f && fclose(f) != 0 && !rc) rc = -errno;
+        if (rc < 0) {
+            pr_err("%s: %s\n", a->folded,
+                   rc == LAT_E_UNSUPPORTED || rc == -EACCES ? cpuprof_strerror(rc)
+                                                            : lat_strerror(rc));
+            ret = -1;
+        }
+    }
+    if (a->flamegraph) {
+        FILE *f = fopen(a->flamegraph, "w");
+        int rc = f ? cpuprof_write_flamegraph(cp, f, "latscope trace --cpu") : -errno;
+        if (f && fclose(f) != 0 && !rc) rc = -errno;
+        if (rc < 0) {
+            pr_err("%s: %s\n", a->flamegraph,
+                   rc == LAT_E_UNSUPPORTED || rc == -EACCES ? cpuprof_strerror(rc)
+                                                            : lat_strerror(rc));
+            ret = -1;
+        }
+    }
+    return ret;
+}
+
+/* --- the traced run ------------------------------------------------------------------------ */
+
+static int run_traced(const struct trace_args *a)
+{
+    char lib[PATH_MAX], dir[PATH_MAX], why[512] = "";
+    struct child_env env = {.n = 0};
+    struct lat_trace *t = NULL;
+    struct cpuprof *cp = NULL;
+    struct collect_stats st;
+    bool have_lib = false, driver = false, cpu_stopped = false;
+    int cpu_err = 0, code = LAT_EXIT_FAILURE, rc;
+    const char *note = NULL;
+    lat_ns t0, wall = 0;
+
+    memset(&st, 0, sizeof(st));
+    dir[0] = 0;
+    if (a->cuda || a->nvtx) {
+        const char *busy[] = {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH"};
+        for (size_t i = 0; i < 2; i++) {
+            const char *v = getenv(busy[i]);
+            if (v && *v && (i == 0 ? a->cuda : a->nvtx)) {
+                pr_err("%s is already set (%s): another tool (Nsight Systems?) injects into "
+                       "this process; unset it or run without --%s\n",
+                       busy[i], v, i == 0 ? "cuda" : "nvtx");
+                return LAT_EXIT_FAILURE;
+            }
+        }
+        have_lib = find_library(lib, sizeof(lib));
+        if (!have_lib) {
+            note = "capture library not found";
+            pr_warn("liblatscope-cupti.so not found next to latscope (built without the CUDA "
+                    "toolkit? set LATSCOPE_CUPTI_SO); CUDA/NVTX capture is off, running the "
+                    "command anyway\n");
+        }
+    }
+    if (a->cuda) {
+        driver = have_driver(why, sizeof(why));
+        if (!driver) {
+            note = "no NVIDIA driver";
+            pr_warn("no NVIDIA driver: %s; CUDA capture is off%s, running the command anyway\n",
+                    why, a->nvtx && have_lib ? " (NVTX ranges are still recorded)" : "");
+        }
+    }
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof(dir), "%s/latscope-trace.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        pr_err("cannot create a capture directory in %s: %s\n", tmp && *tmp ? tmp : "/tmp",
+               strerror(errno));
+        return LAT_EXIT_FAILURE;
+    }
+    lat_ns launch = now_ns();
+    lat_ns start_ns = a->delay_ns ? launch + a->delay_ns : 0;
+    lat_ns stop_ns = a->duration_ns ? launch + a->delay_ns + a->duration_ns : 0;
+    if (have_lib) {
+        env_add(&env, "LATSCOPE_TRACE_DIR", dir);
+        env_add(&env, "LATSCOPE_CUDA", a->cuda && driver ? "1" : "0");
+        env_add(&env, "LATSCOPE_NVTX", a->nvtx ? "1" : "0");
+        env_add(&env, "LATSCOPE_DRIVER", a->no_driver_api ? "0" : "1");
+        env_add(&env, "LATSCOPE_CUDA_EVENTS", a->events ? "1" : "0");
+        env_add(&env, "LATSCOPE_EXTCORR", a->extcorr ? "1" : "0");
+        if (start_ns) env_add_i64(&env, "LATSCOPE_START_NS", start_ns);
+        if (stop_ns) env_add_i64(&env, "LATSCOPE_STOP_NS", stop_ns);
+        const char *cupti = find_cupti();
+        if (cupti) env_add(&env, "LATSCOPE_CUPTI_LIB", cupti);
+        if (a->cuda && driver) env_add(&env, "CUDA_INJECTION64_PATH", lib);
+        if (a->nvtx) env_add(&env, "NVTX_INJECTION64_PATH", lib);
+    }
+
+    int go, errfd;
+    pid_t pid = spawn_held(a->cmd, &env, &go, &errfd);
+    env_free(&env);
+    if (pid < 0) {
+        pr_err("cannot start '%s': %s\n", a->cmd[0], strerror(errno));
+        rm_tree(dir);
+        return LAT_EXIT_FAILURE;
+    }
+    g_child = pid;
+    struct sigaction oi, ot, oh;
+    install_parent_signals(&oi, &ot, &oh);
+    if (a->cpu) {
+        struct cpuprof_opts co = {.freq_hz = a->freq,
+                                  .kernel_stacks = true,
+                                  .offcpu = true,
+                                  .python = true,
+                                  .follow_children = true};
+        rc = cpuprof_start(pid, true, &co, &cp);
+        if (rc < 0) {
+            pr_warn("CPU sampling is off: %s\n", cpuprof_strerror(rc));
+            cp = NULL;
+        }
+    }
+    t0 = now_ns();
+    int e = release_child(go, errfd);
+    lat_ns cpu_stop_at = a->duration_ns ? t0 + a->delay_ns + a->duration_ns : 0;
+    int status = wait_child(pid, cp, cpu_stop_at, &cpu_stopped, &cpu_err);
+    wall = now_ns() - t0;
+    g_child = -1;
+    sigaction(SIGINT, &oi, NULL);
+    sigaction(SIGTERM, &ot, NULL);
+    sigaction(SIGHUP, &oh, NULL);
+    if (e) {
+        pr_err("cannot run '%s': %s\n", a->cmd[0], strerror(e));
+        code = 127;
+        goto out;
+    }
+    code = exit_code_of(status);
+    if (cp && !cpu_stopped) {
+        rc = cpuprof_stop(cp);
+        if (rc < 0 && !cpu_err) cpu_err = rc;
+    }
+    if (cpu_err) pr_warn("CPU sampling: %s\n", cpuprof_strerror(cpu_err));
+
+    if (lat_trace_new(&t) < 0) {
+        pr_err("out of memory\n");
+        goto out;
+    }
+    t->format = "latscope";
+    t->base_time_ns = clock_realtime_ns() - (now_ns() - launch);
+    struct collect_opts co = {
+        .origin_ns = launch, .start_ns = start_ns, .stop_ns = stop_ns, .gpu_annotations = true};
+    rc = collect_dir(t, dir, &co, &st);
+    if (rc < 0) pr_err("reading the capture files in %s: %s\n", dir, lat_strerror(rc));
+    report_statuses(&st);
+    if (st.bad_files) pr_warn("%u capture file(s) unreadable\n", st.bad_files);
+    if (st.truncated_files)
+        pr_warn("%u capture file(s) cut short (process killed?); kept what was complete\n",
+                st.truncated_files);
+    if (st.cupti_dropped || st.lost)
+        pr_warn("dropped records: %" PRIu64 " by CUPTI, %" PRIu64 " by latscope\n",
+                st.cupti_dropped, st.lost);
+    if (cp) {
+        rc = cpuprof_export(cp, t);
+        if (rc < 0) pr_warn("CPU samples not added: %s\n", cpuprof_strerror(rc));
+        if (write_cpu_files(cp, a) < 0 && code == 0) code = LAT_EXIT_FAILURE;
+        char stats[256];
+        cpuprof_stats(cp, stats, sizeof(stats));
+        if (stats[0]) pr_info("cpu: %s\n", stats);
+    }
+    if ((rc = add_metadata(t, a, a->cmd, &st, wall, code, driver, note)) < 0 ||
+        (rc = lat_trace_sort(t)) < 0) {
+        pr_err("building the trace: %s\n", lat_strerror(rc));
+        goto out;
+    }
+    struct kineto_write_opts wo = {.pretty = a->pretty, .gzip = -1};
+    rc = kineto_write_file(t, a->output, &wo);
+    if (rc < 0) {
+        pr_err("%s: %s\n", a->output, lat_strerror(rc));
+        if (code == 0) code = LAT_EXIT_FAILURE;
+        goto out;
+    }
+    fprintf(stderr,
+            "latscope trace: wrote %s: %zu events (%" PRIu64 " API calls, %" PRIu64
+            " kernels, %" PRIu64 " memcpys, %" PRIu64 " memsets, %" PRIu64 " syncs, %" PRIu64
+            " NVTX ranges) from %u process file(s)\n",
+            a->output, t->ev.n, st.api, st.kernels, st.memcpys, st.memsets, st.syncs,
+            st.nvtx_ranges, st.files);
+    fprintf(stderr, "latscope trace: command wall time %.6f s (traced), exit status %d\n",
+            secs(wall), code);
+out:
+    if (a->keep)
+        fprintf(stderr, "latscope trace: raw capture files kept in %s\n", dir);
+    else
+        rm_tree(dir);
+    cpuprof_free(cp);
+    lat_trace_free(t);
+    return code;
+}
+
+/* --cpu --pid PID: sample a running process until it exits, --duration passes or Ctrl-C. */
+static int run_attach(const struct trace_args *a)
+{
+    struct cpuprof *cp = NULL;
+    struct cpuprof_opts co = {.freq_hz = a->freq,
+                              .kernel_stacks = true,
+                              .offcpu = true,
+                              .python = true,
+                              .follow_children = true};
+    if (kill(a->pid, 0) < 0 && errno == ESRCH) {
+        pr_err("--pid %d: no such process\n", (int)a->pid);
+        return LAT_EXIT_FAILURE;
+    }
+    int rc = cpuprof_start(a->pid, false, &co, &cp);
+    if (rc < 0) {
+        pr_err("cannot sample pid %d: %s\n", (int)a->pid, cpuprof_strerror(rc));
+        return LAT_EXIT_FAILURE;
+    }
+    struct sigaction oi, ot, oh;
+    g_child = -1;
+    install_parent_signals(&oi, &ot, &oh);
+    lat_ns t0 = now_ns();
+    while (!g_stop && !(a->duration_ns && now_ns() - t0 >= a->duration_ns)) {
+        if (kill(a->pid, 0) < 0 && errno == ESRCH) break;
+        rc = cpuprof_poll(cp, 100);
+        if (rc < 0) {
+            pr_warn("CPU sampling: %s\n", cpuprof_strerror(rc));
+            break;
+        }
+    }
+    sigaction(SIGINT, &oi, NULL);
+    sigaction(SIGTERM, &ot, NULL);
+    sigaction(SIGHUP, &oh, NULL);
+    int code = LAT_EXIT_OK;
+    rc = cpuprof_stop(cp);
+    if (rc < 0) pr_warn("CPU sampling: %s\n", cpuprof_strerror(rc));
+    struct lat_trace *t = NULL;
+    if (lat_trace_new(&t) < 0) {
+        cpuprof_free(cp);
+        return LAT_EXIT_FAILURE;
+    }
+    t->format = "latscope";
+    rc = cpuprof_export(cp, t);
+    if (rc < 0) {
+        pr_err("CPU samples: %s\n", cpuprof_strerror(rc));
+        code = LAT_EXIT_FAILURE;
+    }
+    if (write_cpu_files(cp, a) < 0) code = LAT_EXIT_FAILURE;
+    struct collect_stats st;
+    memset(&st, 0, sizeof(st));
+    char pidstr[32];
+    snprintf(pidstr, sizeof(pidstr), "%d", (int)a->pid);
+    char *cmd[] = {(char *)"--pid", pidstr, NULL};
+    rc = add_metadata(t, a, cmd, &st, now_ns() - t0, 0, false, NULL);
+    if (!rc) rc = lat_trace_sort(t);
+    struct kineto_write_opts wo = {.pretty = a->pretty, .gzip = -1};
+    if (!rc) rc = kineto_write_file(t, a->output, &wo);
+    if (rc < 0) {
+        pr_err("%s: %s\n", a->output, lat_strerror(rc));
+        code = LAT_EXIT_FAILURE;
+    } else {
+        fprintf(stderr, "latscope trace: wrote %s: %zu events\n", a->output, t->ev.n);
+    }
+    lat_trace_free(t);
+    cpuprof_free(cp);
+    return code;
+}
 
 int cmd_trace(int argc, char **argv, const struct lat_opts *opts)
 {
-    if (argc > 1 && lat_is_help(argv[1])) {
-        printf("usage: latscope trace [OPTIONS]\n\ncapture CUDA/NVTX/CPU activity of a program "
-               "into a Kineto trace.\n(not available yet: issue #7)\n");
-        return LAT_EXIT_OK;
-    }
-    pr_err("'latscope trace' is not available in this build yet (issue #7)\n");
-    return LAT_EXIT_FAILURE;
+    struct trace_args a;
+    (void)opts;
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (lat_is_help(argv[i])) {
+            trace_usage(stdout);
+            return LAT_EXIT_OK;
+        }
+    if (parse_args(argc, argv, &a) < 0) return LAT_EXIT_USAGE;
+    if (a.pid > 0) return run_attach(&a);
+    if (a.off) return run_off(a.cmd);
+    return run_traced(&a);
 }

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A label from a ph:"M" event, applied to tracks after the load. */
 struct kx_label {
@@ -62,8 +63,9 @@ struct kx {
     /* what the input looked like, for trace->format */
     bool top_object, saw_schema, saw_2021, saw_legacy_pid, saw_ort, saw_ph, saw_events_key;
     bool saw_chakra;
-    int64_t nevents_in; /* elements of traceEvents */
-    uint64_t nmeta_in;  /* ph M elements */
+    int64_t nevents_in;    /* elements of traceEvents */
+    uint64_t nmeta_in;     /* ph M elements */
+    uint32_t icache[4096]; /* kx_intern's cache: id + 1, 0 = empty */
     /* interned ids used in comparisons */
     uint32_t id_cpu_functions;
 };
@@ -207,10 +209,27 @@ static int kx_raw(struct kx *k, const struct json_token *tk, bool redact)
     }
 }
 
+/* Interns s[0..n). Short strings go through a direct-mapped cache first (keys, categories
+ * and names repeat on every event; a cheap hash of length and edge bytes plus one memcmp is
+ * faster than the string table's full FNV hash and probe). */
 static int kx_intern(struct kx *k, const char *s, size_t n, uint32_t *id)
 {
+    uint32_t slot = 0;
+    if (n && n <= 64) {
+        uint32_t a = 0, b = 0;
+        memcpy(&a, s, n < 4 ? n : 4);
+        memcpy(&b, s + (n > 4 ? n - 4 : 0), n < 4 ? n : 4);
+        slot = ((a * 0x9E3779B1u) ^ (b * 0x85EBCA77u) ^ (uint32_t)n * 0xC2B2AE3Du) >> 20;
+        uint32_t c = k->icache[slot];
+        if (c && strtab_len(&k->t->strs, c - 1) == n &&
+            memcmp(strtab_str(&k->t->strs, c - 1), s, n) == 0) {
+            *id = c - 1;
+            return 0;
+        }
+    }
     int rc = lat_trace_intern(k->t, s, n, id);
     if (rc) return rc == -ENOMEM ? kx_nomem(k) : rc;
+    if (n && n <= 64) k->icache[slot] = *id + 1;
     return 0;
 }
 
@@ -825,6 +844,7 @@ static int kx_events(struct kx *k)
         int rc = kx_next(k, &tk);
         if (rc < 0) return rc;
         if (tk.type == JSON_ARR_END) return 0;
+        if (tk.type == JSON_END) return LAT_E_TRUNCATED; /* unreachable: the tokenizer errs */
         rc = kx_event(k, &tk, &kc);
         if (rc) return rc;
     }
@@ -1199,7 +1219,9 @@ int ingest_open(const char *path, const struct lat_ingest_opts *opts, struct lat
     struct ingest_src *src;
     char ebuf[200] = "";
     *out = NULL;
-    bool thread = !(opts && (opts->flags & LAT_INGEST_NO_THREAD));
+    /* A second thread only pays when there is a second CPU to run it. */
+    bool thread =
+        !(opts && (opts->flags & LAT_INGEST_NO_THREAD)) && sysconf(_SC_NPROCESSORS_ONLN) > 1;
     int rc = src_open_path(path, opts ? opts->chunk_bytes : 0, thread, &src, ebuf, sizeof(ebuf));
     if (rc) {
         if (err && errsz) snprintf(err, errsz, "%s: %s", path, ebuf[0] ? ebuf : lat_strerror(rc));

@@ -55,14 +55,20 @@ void json_tok_set_max_depth(struct json_tok *t, int max_depth)
 {
     if (max_depth < 1) max_depth = 1;
     if (max_depth > 65535) max_depth = 65535;
-    if (t->depth <= max_depth) t->max_depth = max_depth;
+    if (t->depth > max_depth) return;
+    if (t->stack && t->stack != t->small && max_depth > t->max_depth) {
+        unsigned char *h = realloc(t->stack, (size_t)max_depth);
+        if (!h) return; /* keep the old limit */
+        t->stack = h;
+    }
+    t->max_depth = max_depth;
 }
 
 void json_tok_fini(struct json_tok *t)
 {
     buf_fini(&t->carry);
     buf_fini(&t->scratch);
-    free(t->stack);
+    if (t->stack != t->small) free(t->stack);
     t->stack = NULL;
 }
 
@@ -573,9 +579,13 @@ static int push(struct json_tok *t, unsigned char kind, uint64_t off)
 {
     if (t->depth >= t->max_depth)
         return tok_fail(t, LAT_E_OVERFLOW, off, "nesting deeper than %d levels", t->max_depth);
-    if (!t->stack) {
-        t->stack = malloc((size_t)t->max_depth);
-        if (!t->stack) return tok_fail(t, -ENOMEM, off, "out of memory");
+    if (!t->stack) t->stack = t->small;
+    if (t->stack == t->small && t->depth == (int)sizeof(t->small)) {
+        /* Deeper than the inline stack: move to the heap (small documents never do). */
+        unsigned char *h = malloc((size_t)t->max_depth);
+        if (!h) return tok_fail(t, -ENOMEM, off, "out of memory");
+        memcpy(h, t->small, sizeof(t->small));
+        t->stack = h;
     }
     t->stack[t->depth++] = kind;
     return 0;

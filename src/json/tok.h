@@ -87,7 +87,8 @@ struct json_tok {
     struct lat_buf scratch; /* decoded strings with escapes */
     unsigned flags;
     int max_depth, depth;
-    unsigned char *stack; /* 'o' or 'a' per open container */
+    unsigned char *stack; /* 'o' or 'a' per open container: small[] or the heap */
+    unsigned char small[32];
     int state;
     bool eof, done, in_carry;
     int err;

@@ -1,0 +1,169 @@
+/*
+ * cmd-serve-test-openai.c - `latscope serve-test openai`: the OpenAI-compatible streaming
+ * fixture (src/fixture/openai.c) as a process, for end-to-end tests, the demo and benchmarks.
+ *
+ * Listens on 127.0.0.1 (port 0 = a free port), prints "port N" on stdout (and to --port-file),
+ * and serves until SIGINT/SIGTERM. Every timing knob is explicit so a test knows the true
+ * TTFT (prefill + queueing), ITL (token interval x tokens per chunk) and TPOT.
+ * Entry point: cmd_serve_test_openai(); `latscope serve-test` dispatches "openai" here.
+ */
+#define PR_FMT "serve-test"
+#include "core/err.h"
+#include "core/log.h"
+#include "core/units.h"
+#include "fixture/openai.h"
+#include "latscope.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: latscope serve-test openai [OPTIONS]\n\n"
+            "OpenAI-compatible streaming fixture (/v1/completions, /v1/chat/completions) with a\n"
+            "known, seeded timeline. Prints \"port N\" on stdout, serves until SIGINT/SIGTERM.\n\n"
+            "  --port N               TCP port on 127.0.0.1 (default 0: any free port)\n"
+            "  --port-file FILE       also write the port to FILE\n"
+            "  --prefill DUR          admission -> first token (default 20ms)\n"
+            "  --token-interval DUR   between tokens (default 10ms)\n"
+            "  --tokens-per-chunk N   tokens per SSE event (default 1)\n"
+            "  --output-tokens N      output length when a request has no max_tokens (16)\n"
+            "  --max-seqs N           concurrent sequences; more requests queue (0 = no limit)\n"
+            "  --faults LIST          e.g. cut:0.1,error:0.05,stall:0.05,malformed:0.05,http:0.05\n"
+            "  --stall DUR            pause of the stall fault (default 500ms)\n"
+            "  --no-usage             never send usage (clients must count chunks)\n"
+            "  --seed N               fault draws (default 1)\n");
+}
+
+int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
+{
+    static const struct option longopts[] = {
+        {"port", required_argument, NULL, 'p'},
+        {"port-file", required_argument, NULL, 'P'},
+        {"prefill", required_argument, NULL, 'f'},
+        {"token-interval", required_argument, NULL, 'i'},
+        {"tokens-per-chunk", required_argument, NULL, 'c'},
+        {"output-tokens", required_argument, NULL, 'o'},
+        {"max-seqs", required_argument, NULL, 'm'},
+        {"faults", required_argument, NULL, 'F'},
+        {"stall", required_argument, NULL, 's'},
+        {"no-usage", no_argument, NULL, 'U'},
+        {"seed", required_argument, NULL, 'S'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct fx_openai_cfg cfg = {
+        .prefill_ns = 20 * LAT_NS_PER_MS, .token_ns = 10 * LAT_NS_PER_MS, .seed = 1};
+    const char *port_file = NULL, *why = NULL;
+    int port = 0, c;
+    uint64_t n;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            if (units_parse_count(optarg, &n) || n > 65535) goto bad;
+            port = (int)n;
+            break;
+        case 'P':
+            port_file = optarg;
+            break;
+        case 'f':
+            if (units_parse_duration(optarg, LAT_NS_PER_MS, &cfg.prefill_ns)) goto bad;
+            break;
+        case 'i':
+            if (units_parse_duration(optarg, LAT_NS_PER_MS, &cfg.token_ns)) goto bad;
+            break;
+        case 's':
+            if (units_parse_duration(optarg, LAT_NS_PER_MS, &cfg.stall_ns)) goto bad;
+            break;
+        case 'c':
+            if (units_parse_count(optarg, &n) || n < 1 || n > 100000) goto bad;
+            cfg.tokens_per_chunk = (int)n;
+            break;
+        case 'o':
+            if (units_parse_count(optarg, &n) || n < 1 || n > 1000000) goto bad;
+            cfg.output_tokens = (int)n;
+            break;
+        case 'm':
+            if (units_parse_count(optarg, &n) || n > 1000000) goto bad;
+            cfg.max_seqs = (int)n;
+            break;
+        case 'F':
+            if (fx_openai_parse_faults(optarg, &cfg, &why)) {
+                pr_err("--faults %s: %s\n", optarg, why);
+                return LAT_EXIT_USAGE;
+            }
+            break;
+        case 'U':
+            cfg.no_usage = true;
+            break;
+        case 'S':
+            if (units_parse_count(optarg, &n)) goto bad;
+            cfg.seed = n;
+            break;
+        case 'h':
+            usage(stdout);
+            return LAT_EXIT_OK;
+        default:
+            usage(stderr);
+            return LAT_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        pr_err("unexpected argument '%s'\n", argv[optind]);
+        return LAT_EXIT_USAGE;
+    }
+    struct fx_openai fx;
+    int rc = fx_openai_init(&fx, &cfg);
+    if (rc) {
+        pr_err("bad configuration: %s (fault probabilities must sum to <= 1)\n", lat_strerror(rc));
+        return LAT_EXIT_USAGE;
+    }
+    int bound;
+    int fd = fx_listen_loopback(port, &bound);
+    if (fd < 0) {
+        pr_err("cannot listen on 127.0.0.1:%d: %s\n", port, lat_strerror(fd));
+        fx_openai_fini(&fx);
+        return LAT_EXIT_FAILURE;
+    }
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    printf("port %d\n", bound);
+    fflush(stdout);
+    if (port_file) {
+        FILE *f = fopen(port_file, "w");
+        if (!f || fprintf(f, "%d\n", bound) < 0 || fclose(f) != 0) {
+            pr_err("%s: cannot write the port file\n", port_file);
+            close(fd);
+            fx_openai_fini(&fx);
+            return LAT_EXIT_FAILURE;
+        }
+    }
+    rc = fx_openai_serve(&fx, fd, &stop_flag);
+    close(fd);
+    pr_info("served %llu requests\n", (unsigned long long)fx.next_req);
+    fx_openai_fini(&fx);
+    if (rc) {
+        pr_err("serve: %s\n", lat_strerror(rc));
+        return LAT_EXIT_FAILURE;
+    }
+    return LAT_EXIT_OK;
+bad:
+    pr_err("bad value '%s' for an option; see 'latscope serve-test openai --help'\n", optarg);
+    return LAT_EXIT_USAGE;
+}
