@@ -19,6 +19,8 @@
 #include "core/units.h"
 #include "hist/hlog.h"
 #include "latscope.h"
+#include "stats/search.h"
+#include "stats/stable.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -69,7 +71,19 @@ static const char usage_text[] =
     "  --warmup D|N             excluded warmup: a duration (2s) or a request count (100)\n"
     "  --connect-timeout D      default 3s\n"
     "  --timeout D              request timeout (default 10s); counted as 'timeout' errors\n"
-    "  --window D               progress / hlog interval (default 1s)\n"
+    "  --window D               progress / --stable / hlog interval (default 1s)\n"
+    "\n"
+    "Stopping rules and SLOs:\n"
+    "  --stable                 end a point when 3 windows agree within 10 %% on throughput\n"
+    "                           and mean latency (perf_analyzer's rule; gives up after 10)\n"
+    "  --slo 'p99<=200ms[,...]' latency objective(s); a point that misses it is INVALID\n"
+    "  --confidence C           with --slo: LoadGen early stopping at confidence C (0.99):\n"
+    "                           end the point once the claim holds; else say how many more\n"
+    "                           requests it needs\n"
+    "  --find-max               with --slo: highest open-loop rate meeting the SLO (double,\n"
+    "                           then bisect; start at --rate, default 10)\n"
+    "  --max-rate R             --find-max upper limit (default 1000000)\n"
+    "  --precision F            --find-max relative precision (default 0.05)\n"
     "\n"
     "Output:\n"
     "  --format text|json|csv   stdout format (default text)\n"
@@ -106,6 +120,12 @@ enum {
     OPT_RECORDS,
     OPT_EXACT,
     OPT_MAX_SEND_LAG,
+    OPT_STABLE,
+    OPT_SLO,
+    OPT_CONFIDENCE,
+    OPT_FIND_MAX,
+    OPT_MAX_RATE,
+    OPT_PRECISION,
 };
 
 static const struct option long_opts[] = {
@@ -139,6 +159,12 @@ static const struct option long_opts[] = {
     {"records", required_argument, NULL, OPT_RECORDS},
     {"exact", required_argument, NULL, OPT_EXACT},
     {"max-send-lag", required_argument, NULL, OPT_MAX_SEND_LAG},
+    {"stable", no_argument, NULL, OPT_STABLE},
+    {"slo", required_argument, NULL, OPT_SLO},
+    {"confidence", required_argument, NULL, OPT_CONFIDENCE},
+    {"find-max", no_argument, NULL, OPT_FIND_MAX},
+    {"max-rate", required_argument, NULL, OPT_MAX_RATE},
+    {"precision", required_argument, NULL, OPT_PRECISION},
     {NULL, 0, NULL, 0},
 };
 
@@ -163,6 +189,10 @@ struct cli {
     uint64_t requests, warmup_requests;
     enum lat_format format;
     const char *hdr_log, *records;
+    bool stable, find_max;
+    const char *slo_text;
+    struct slo slo;
+    double confidence, max_rate, precision;
     struct bench_opts eng;
 };
 
@@ -174,7 +204,20 @@ struct window_ctx {
     struct hlog_writer *hlog;
     lat_ns hlog_base;
     int hlog_err;
+    /* --stable */
+    struct lat_stable *stable;
+    /* --slo with --confidence: cumulative histograms, early stop when every term passes. */
+    const struct slo *slo;
+    double confidence;
+    struct lat_hist *cum_lat, *cum_lag;
 };
+
+static const struct lat_hist *slo_hist(const struct slo_term *t, const struct lat_hist *lat,
+                                       const struct lat_hist *lag)
+{
+    if (strcmp(t->metric, "send_lag") == 0) return lag;
+    return lat;
+}
 
 static bool on_window(void *ud, const struct bench_window *w)
 {
@@ -199,7 +242,66 @@ static bool on_window(void *ud, const struct bench_window *w)
         if (!rc) rc = hlog_writer_interval(c->hlog, "send_lag", s, l, w->send_lag);
         c->hlog_err = rc;
     }
-    return false;
+    bool stop = false;
+    if (c->stable && w->ok) {
+        /* Windows before the first measured request (warmup) are not fed. */
+        double len = (double)(w->t_end - w->t_start) / 1e9;
+        double mean = hist_mean(w->lat);
+        if (len > 0 && mean > 0 &&
+            stable_add(c->stable, (double)w->ok / len, mean) != STABLE_NOT_YET)
+            stop = true;
+    }
+    if (c->slo && c->confidence > 0) {
+        hist_add(c->cum_lat, w->lat);
+        hist_add(c->cum_lag, w->send_lag);
+        bool all = c->slo->n > 0;
+        for (int i = 0; i < c->slo->n && all; i++) {
+            const struct slo_term *t = &c->slo->t[i];
+            double obs;
+            uint64_t more = 0;
+            if (t->stat == SLO_ERRORS) {
+                all = false; /* an error budget is judged at the end */
+                break;
+            }
+            if (slo_term_eval_hist(t, slo_hist(t, c->cum_lat, c->cum_lag), c->confidence, &obs,
+                                   &more) != SLO_PASS)
+                all = false;
+        }
+        if (all) stop = true;
+    }
+    return stop;
+}
+
+/* Judges the SLO terms on a finished point; marks the point INVALID when not met (unless
+ * find-max, where a miss is the expected answer of a probe). */
+static void judge_slo(const struct cli *c, struct bench_point *p, bool mark_invalid)
+{
+    struct bench_slo_result *r = &p->slo;
+    memset(r, 0, sizeof(*r));
+    if (!c->slo_text) return;
+    r->have = true;
+    r->pass = true;
+    r->confidence = c->confidence;
+    uint64_t total = p->res.ok + p->res.errors_total;
+    for (int i = 0; i < c->slo.n && i < 8; i++) {
+        const struct slo_term *t = &c->slo.t[i];
+        struct bench_slo_term_result *o = &r->t[r->n++];
+        slo_term_format(t, o->text, sizeof(o->text));
+        if (t->stat == SLO_ERRORS) {
+            o->is_errors = true;
+            o->observed = total ? (double)p->res.errors_total / (double)total : 1.0;
+            o->verdict = slo_term_holds(t, o->observed) ? SLO_PASS : SLO_FAIL;
+        } else {
+            o->verdict = (int)slo_term_eval_hist(t, slo_hist(t, &p->res.lat, &p->res.send_lag),
+                                                 c->confidence, &o->observed, &o->more_needed);
+        }
+        if (o->verdict != SLO_PASS) r->pass = false;
+    }
+    if (!r->pass && mark_invalid && p->res.valid) {
+        p->res.valid = false;
+        snprintf(p->res.invalid_reason, sizeof(p->res.invalid_reason), "SLO %s not met%s",
+                 c->slo_text, c->confidence > 0 ? " at the requested confidence" : "");
+    }
 }
 
 static int usage_error(const char *opt, const char *why)
@@ -368,6 +470,41 @@ static int parse_args(int argc, char **argv, struct cli *c)
             c->eng.max_send_lag_p99_ms = v;
             break;
         }
+        case OPT_STABLE:
+            c->stable = true;
+            break;
+        case OPT_SLO:
+            if (slo_parse(optarg, &c->slo, &why) < 0) return usage_error("--slo", why);
+            for (int i = 0; i < c->slo.n; i++)
+                if (strcmp(c->slo.t[i].metric, "e2e") && strcmp(c->slo.t[i].metric, "send_lag"))
+                    return usage_error("--slo", "bench http/kserve measures e2e and send_lag; "
+                                                "ttft/tpot/itl need the LLM target");
+            c->slo_text = optarg;
+            break;
+        case OPT_CONFIDENCE: {
+            char *e;
+            double v = strtod(optarg, &e);
+            if (e == optarg || *e || !(v > 0 && v < 1))
+                return usage_error("--confidence", "expected a fraction such as 0.99");
+            c->confidence = v;
+            break;
+        }
+        case OPT_FIND_MAX:
+            c->find_max = true;
+            break;
+        case OPT_MAX_RATE:
+        case OPT_PRECISION: {
+            char *e;
+            double v = strtod(optarg, &e);
+            if (e == optarg || *e || !(v > 0) || (o == OPT_PRECISION && v >= 1))
+                return usage_error(o == OPT_MAX_RATE ? "--max-rate" : "--precision",
+                                   "expected a positive number (precision < 1)");
+            if (o == OPT_MAX_RATE)
+                c->max_rate = v;
+            else
+                c->precision = v;
+            break;
+        }
         default: {
             char opt[64];
             snprintf(opt, sizeof(opt), "%s", argv[optind - 1]);
@@ -384,6 +521,12 @@ static int parse_args(int argc, char **argv, struct cli *c)
     if (c->conc_arg && c->rate_arg)
         return usage_error("--rate", "choose --concurrency (closed loop) or --rate (open loop); "
                                      "cap an open loop with --max-inflight");
+    if (c->confidence > 0 && !c->slo_text)
+        return usage_error("--confidence", "needs --slo (the claim to establish)");
+    if (c->find_max && !c->slo_text)
+        return usage_error("--find-max", "needs --slo, e.g. --slo 'p99<=200ms'");
+    if (c->find_max && c->conc_arg)
+        return usage_error("--find-max", "searches open-loop rates; drop --concurrency");
     return 0;
 }
 
@@ -457,7 +600,8 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         free(c.headers);
         return usage_error(open_loop ? "--rate" : "--concurrency", why);
     }
-    if (!c.duration_ns && !c.requests) c.duration_ns = 10 * LAT_NS_PER_S;
+    if (!c.duration_ns && !c.requests)
+        c.duration_ns = c.stable ? 11 * c.eng.window_ns : 10 * LAT_NS_PER_S;
 
     rc = conn_target_init(&t.conn, t.url.host, t.url.port, t.url.tls, !c.insecure);
     if (rc < 0) {
@@ -507,10 +651,25 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         hw_started = true;
     }
 
+    struct lat_search search;
+    if (c.find_max) {
+        double start = open_loop ? values[0] : 10.0;
+        double maxr = c.max_rate > 0 ? c.max_rate : 1e6;
+        if (start > maxr) start = maxr;
+        if (search_init(&search, start, start < 1 ? start : 1, maxr,
+                        c.precision > 0 ? c.precision : 0.05, SEARCH_MAX_STEPS) < 0) {
+            usage_error("--find-max", "invalid search range (--rate start vs --max-rate)");
+            exit_code = LAT_EXIT_USAGE;
+            goto out;
+        }
+        open_loop = true;
+        nvalues = SEARCH_MAX_STEPS;
+        run.slo = c.slo_text;
+    }
     run.points = xcalloc(nvalues, sizeof(*run.points));
     run.npoints = nvalues;
     run.threads = c.eng.threads;
-    run.mode = open_loop ? "open" : "closed";
+    run.mode = c.find_max ? "find-max" : open_loop ? "open" : "closed";
     run.arrival = open_loop ? (c.arrival_name ? c.arrival_name : "poisson") : NULL;
 
     struct sigaction sa = {.sa_handler = on_sigint}, old_int, old_term;
@@ -518,16 +677,23 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     lat_ns hlog_base = clock_now_ns();
+    struct lat_hist cum_lat = {0}, cum_lag = {0};
+    if (c.confidence > 0 && (hist_init_default(&cum_lat) < 0 || hist_init_default(&cum_lag) < 0)) {
+        pr_err("out of memory\n");
+        exit(LAT_EXIT_FAILURE);
+    }
 
     for (size_t i = 0; i < nvalues && !bench_stop; i++) {
         struct bench_point *p = &run.points[i];
         struct bench_load *l = &p->load;
+        double value = c.find_max ? search_next(&search) : values[i];
+        if (c.find_max && value <= 0) break;
         if (open_loop) {
-            l->rate = values[i];
+            l->rate = value;
             l->arrival = c.arrival;
             l->gamma_shape = c.gamma_shape;
         } else {
-            l->concurrency = (unsigned)values[i];
+            l->concurrency = (unsigned)value;
         }
         l->seed = c.seed;
         l->max_inflight = c.max_inflight;
@@ -538,11 +704,24 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         l->warmup_requests = c.warmup_requests;
         bench_load_finish(l, &c.eng);
         if (strcmp(c.target, "kserve") == 0) kserve_stats_before(&ks, &t);
+        struct lat_stable stable;
+        stable_init_default(&stable);
+        if (c.confidence > 0) {
+            hist_reset(&cum_lat);
+            hist_reset(&cum_lag);
+        }
         struct window_ctx wc = {.progress = opts->progress && c.format == LAT_FMT_TEXT,
                                 .t0 = clock_now_ns(),
                                 .hlog = hw_started ? &hw : NULL,
-                                .hlog_base = hlog_base};
+                                .hlog_base = hlog_base,
+                                .stable = c.stable ? &stable : NULL,
+                                .slo = c.slo_text ? &c.slo : NULL,
+                                .confidence = c.confidence,
+                                .cum_lat = &cum_lat,
+                                .cum_lag = &cum_lag};
         struct bench_hooks hooks = {.window = on_window, .ud = &wc};
+        if (c.find_max && c.format == LAT_FMT_TEXT)
+            pr_info("find-max: probing %.1f req/s\n", value);
         rc = bench_run_point(&t, l, &c.eng, &hooks, &bench_stop, &p->res);
         if (wc.progress) fputs("\r\033[K", stderr);
         if (rc < 0) {
@@ -552,10 +731,34 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
             break;
         }
         p->ran = true;
+        if (c.stable) {
+            enum stable_verdict v = stable.verdict;
+            p->stability = v == STABLE_NOT_YET ? "not_reached" : stable_verdict_name(v);
+            if (v == STABLE_GAVE_UP || v == STABLE_NOT_YET)
+                pr_warn("point %zu: throughput/latency did not stabilize (%s)\n", i + 1,
+                        p->stability);
+            else if (v == STABLE_THROUGHPUT_ONLY)
+                pr_warn("point %zu: latency is not stabilizing\n", i + 1);
+        }
         if (strcmp(c.target, "kserve") == 0) kserve_stats_after(&ks, &t, &p->server);
+        judge_slo(&c, p, !c.find_max);
         if (p->res.interrupted) run.interrupted = true;
-        if (!p->res.valid) exit_code = LAT_EXIT_FAILURE;
+        if (c.find_max) {
+            bool pass = p->res.valid && p->slo.pass;
+            search_feed(&search, value, pass);
+            if (pass && (run.best_point < 0 || value > run.max_rate)) {
+                run.best_point = (int)i;
+                run.max_rate = value;
+            }
+        } else if (!p->res.valid) {
+            exit_code = LAT_EXIT_FAILURE;
+        }
         if (wc.hlog_err) pr_warn("--hdr-log %s: %s\n", c.hdr_log, lat_strerror(wc.hlog_err));
+    }
+    if (c.find_max && run.best_point < 0) exit_code = LAT_EXIT_FAILURE;
+    if (c.confidence > 0) {
+        hist_fini(&cum_lat);
+        hist_fini(&cum_lag);
     }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);

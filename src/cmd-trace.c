@@ -47,6 +47,7 @@ struct trace_args {
     bool freq_set;
     const char *output;
     const char *folded, *flamegraph;
+    char *merge; /* --merge DIR: a kept capture directory */
     unsigned freq;
     pid_t pid;
     lat_ns delay_ns, duration_ns;
@@ -82,6 +83,7 @@ static void trace_usage(FILE *f)
                "                       .gz = gzip, '-' = stdout)\n"
                "  --pretty             indented JSON\n"
                "  --keep               keep the raw per-process capture files (path printed)\n"
+               "  --merge DIR          only merge a kept capture directory into a trace\n"
                "  --off                run CMD with nothing loaded and report its wall time\n"
                "\n"
                "Exit status: the command's (128 + N when killed by signal N); 1 when latscope\n"
@@ -137,6 +139,13 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
             }
             a->output = next;
             i++;
+        } else if (strcmp(s, "--merge") == 0) {
+            if (!next || !*next) {
+                pr_err("--merge needs a directory (one kept with --keep)\n");
+                return -1;
+            }
+            a->merge = argv[i + 1];
+            i++;
         } else if (strcmp(s, "--folded") == 0 || strcmp(s, "--flamegraph") == 0) {
             if (!next || !*next) {
                 pr_err("%s needs a file name\n", s);
@@ -186,6 +195,13 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
     if ((a->folded || a->flamegraph || a->freq_set) && !a->cpu) {
         pr_err("--freq, --folded and --flamegraph need --cpu\n");
         return -1;
+    }
+    if (a->merge) {
+        if (a->cmd || a->pid > 0 || a->off) {
+            pr_err("--merge reads an existing capture directory: no command, --pid or --off\n");
+            return -1;
+        }
+        return 0;
     }
     if (a->pid > 0) {
         if (a->cmd) {
@@ -759,8 +775,11 @@ static int run_traced(const struct trace_args *a)
     }
     t->format = "latscope";
     t->base_time_ns = clock_realtime_ns() - (now_ns() - launch);
-    struct collect_opts co = {
-        .origin_ns = launch, .start_ns = start_ns, .stop_ns = stop_ns, .gpu_annotations = true};
+    struct collect_opts co = {.origin_ns = launch,
+                              .start_ns = start_ns,
+                              .stop_ns = stop_ns,
+                              .gpu_annotations = true,
+                              .demangle = true};
     rc = collect_dir(t, dir, &co, &st);
     if (rc < 0) pr_err("reading the capture files in %s: %s\n", dir, lat_strerror(rc));
     report_statuses(&st);
@@ -877,6 +896,64 @@ static int run_attach(const struct trace_args *a)
     return code;
 }
 
+/* Smallest time in the trace, to start a merged directory at ts 0. */
+static lat_ns trace_min_ts(const struct lat_trace *t)
+{
+    lat_ns m = INT64_MAX;
+    for (size_t i = 0; i < t->ev.n; i++)
+        if (t->ev.ts[i] < m) m = t->ev.ts[i];
+    for (size_t i = 0; i < t->nflows; i++)
+        if (t->flows[i].ts < m) m = t->flows[i].ts;
+    return m == INT64_MAX ? 0 : m;
+}
+
+/* --merge DIR: the per-process files of an earlier --keep run -> one trace. */
+static int run_merge(const struct trace_args *a)
+{
+    struct lat_trace *t = NULL;
+    struct collect_stats st;
+    memset(&st, 0, sizeof(st));
+    if (lat_trace_new(&t) < 0) return LAT_EXIT_FAILURE;
+    t->format = "latscope";
+    struct collect_opts co = {.gpu_annotations = true, .demangle = true};
+    int rc = collect_dir(t, a->merge, &co, &st);
+    if (rc < 0) {
+        pr_err("%s: %s\n", a->merge, lat_strerror(rc));
+        lat_trace_free(t);
+        return LAT_EXIT_FAILURE;
+    }
+    if (!st.files) {
+        pr_err("%s: no readable cuda.<pid>.lcap capture file\n", a->merge);
+        lat_trace_free(t);
+        return LAT_EXIT_FAILURE;
+    }
+    report_statuses(&st);
+    lat_ns m = trace_min_ts(t);
+    for (size_t i = 0; i < t->ev.n; i++)
+        t->ev.ts[i] -= m;
+    for (size_t i = 0; i < t->nflows; i++)
+        t->flows[i].ts -= m;
+    char *cmd[] = {(char *)"--merge", a->merge, NULL};
+    rc = add_metadata(t, a, cmd, &st, 0, 0, false, NULL);
+    if (!rc) rc = lat_trace_sort(t);
+    struct kineto_write_opts wo = {.pretty = a->pretty, .gzip = -1};
+    if (!rc) rc = kineto_write_file(t, a->output, &wo);
+    int code = LAT_EXIT_OK;
+    if (rc < 0) {
+        pr_err("%s: %s\n", a->output, lat_strerror(rc));
+        code = LAT_EXIT_FAILURE;
+    } else {
+        fprintf(stderr,
+                "latscope trace: wrote %s: %zu events (%" PRIu64 " API calls, %" PRIu64
+                " kernels, %" PRIu64 " memcpys, %" PRIu64 " memsets, %" PRIu64 " syncs, %" PRIu64
+                " NVTX ranges) from %u process file(s)\n",
+                a->output, t->ev.n, st.api, st.kernels, st.memcpys, st.memsets, st.syncs,
+                st.nvtx_ranges, st.files);
+    }
+    lat_trace_free(t);
+    return code;
+}
+
 int cmd_trace(int argc, char **argv, const struct lat_opts *opts)
 {
     struct trace_args a;
@@ -887,6 +964,7 @@ int cmd_trace(int argc, char **argv, const struct lat_opts *opts)
             return LAT_EXIT_OK;
         }
     if (parse_args(argc, argv, &a) < 0) return LAT_EXIT_USAGE;
+    if (a.merge) return run_merge(&a);
     if (a.pid > 0) return run_attach(&a);
     if (a.off) return run_off(a.cmd);
     return run_traced(&a);

@@ -54,20 +54,27 @@ static inline lat_ns an_floor_div(lat_ns a, lat_ns b)
 }
 
 /* HTA's rounding works on pandas float64 µs: ts = ceil(ts_us), end = floor(ts_us + dur_us),
- * with the double addition's own rounding (an exact end of x.000 µs can land just below x).
- * ts_ns / 1000.0 is the double nearest to the µs text, like the JSON parser's, for |ts| below
- * 2^53 ns; the same arithmetic gives HTA's values exactly. */
+ * with the double addition's own rounding (an end of exactly x.000 µs can land just below x).
+ * an_us_double() gives the double the JSON parser makes of the µs text: the whole µs part is
+ * exact below 2^53 µs and the one rounding happens in the addition, as in a correctly rounded
+ * strtod (epoch µs timestamps need this: their ns count does not fit a double exactly). */
+static inline double an_us_double(lat_ns ns)
+{
+    lat_ns q = ns / 1000, r = ns % 1000;
+    return (double)q + (double)r / 1000.0;
+}
+
 static inline lat_ns an_ts(const struct an_view *v, size_t i)
 {
     lat_ns ts = v->t->ev.ts[i];
-    return v->round ? (lat_ns)__builtin_ceil((double)ts / 1000.0) * 1000 : ts;
+    return v->round ? (lat_ns)__builtin_ceil(an_us_double(ts)) * 1000 : ts;
 }
 
 static inline lat_ns an_end(const struct an_view *v, size_t i)
 {
     lat_ns ts = v->t->ev.ts[i], dur = v->t->ev.dur[i];
     if (!v->round) return ts + dur;
-    return (lat_ns)__builtin_floor((double)ts / 1000.0 + (double)dur / 1000.0) * 1000;
+    return (lat_ns)__builtin_floor(an_us_double(ts) + an_us_double(dur)) * 1000;
 }
 
 static inline lat_ns an_dur(const struct an_view *v, size_t i)

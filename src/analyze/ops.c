@@ -39,9 +39,11 @@ static bool is_op(const struct an_view *v, size_t i)
 {
     const struct lat_event_cols *ev = &v->t->ev;
     if (ev->ph[i] != 'X' || (ev->flags[i] & LAT_EVF_GPU)) return false;
-    if (ev->kind[i] == LAT_EV_CPU_OP) return v->keep[i];
-    /* legacy torch arrays: no cat, CPU X events */
-    return ev->cat[i] == 0 && ev->kind[i] == LAT_EV_OTHER && !v->t->tracks[ev->track[i]].gpu;
+    /* legacy torch arrays have no cat, so HTA's preprocessing drops them: keep them here */
+    bool legacy =
+        ev->cat[i] == 0 && !(ev->flags[i] & LAT_EVF_NO_DUR) && !v->t->tracks[ev->track[i]].gpu;
+    if (ev->kind[i] == LAT_EV_CPU_OP) return v->keep[i] || legacy;
+    return legacy && ev->kind[i] == LAT_EV_OTHER;
 }
 
 struct op_agg {
@@ -316,15 +318,17 @@ int an_steps(struct an_view *v, struct lat_an_rank *r)
         s->cpu_only = part[L_CPU];
         s->idle = part[NL];
     }
-    for (size_t j = 0; j < v->ngpu; j++) {
+    struct an_map bystep; /* step number -> row of r->steps */
+    if ((rc = an_map_init(&bystep, r->nsteps))) goto out;
+    for (size_t q = 0; q < r->nsteps && !rc; q++)
+        rc = an_map_put(&bystep, r->steps[q].step, (uint32_t)q);
+    for (size_t j = 0; j < v->ngpu && !rc; j++) {
         int32_t it = v->iter[v->gpu[j]];
-        if (it < 0) continue;
-        for (size_t q = 0; q < r->nsteps; q++)
-            if (r->steps[q].step == it) {
-                r->steps[q].kernels++;
-                break;
-            }
+        uint32_t q = it < 0 ? AN_NONE : an_map_get(&bystep, it);
+        if (q != AN_NONE) r->steps[q].kernels++;
     }
+    an_map_fini(&bystep);
+    if (rc) goto out;
     rc = 0;
 out:
     for (int l = 0; l < NL; l++)

@@ -10,8 +10,8 @@
  *
  * Closed loop: `concurrency` connections spread over the threads; a connection sends its
  * next request when the previous completes, and that moment is the next request's t_sched.
- * Open loop: the arrival sequence is one global seeded sequence; thread i takes arrivals
- * i, i+T, i+2T, ... so the union is the same schedule whatever the thread count. A due
+ * Open loop: the arrival sequence is one global seeded sequence (stats/sched); thread i takes
+ * arrivals i, i+T, i+2T, ... so the union is the same schedule whatever the thread count. A due
  * arrival takes an idle connection, or opens one while under the per-thread share of
  * max_inflight; otherwise it waits (its send lag grows, and so does its CO-correct latency:
  * the schedule itself is the queue, nothing is dropped). Requests scheduled before the end
@@ -27,6 +27,7 @@
 #include "core/err.h"
 #include "core/log.h"
 #include "net/loop.h"
+#include "stats/sched.h"
 
 #include <errno.h>
 #include <math.h>
@@ -99,12 +100,10 @@ struct worker {
     bool issuing_done, blocked;
     atomic_bool finished;
 
-    /* Open-loop schedule: this thread's next arrival. */
+    /* Open-loop schedule: this thread's slice of the global arrival sequence. */
     struct loop_timer pace;
-    uint64_t arrival_k; /* global index of the next arrival this thread takes */
+    struct lat_sched sched;
     lat_ns next_sched;
-    double sched_acc_s; /* Poisson/gamma: seconds since t0 of arrival arrival_k */
-    uint64_t rng;
 
     struct lat_hist lat, act, lag, looplag, ttfb;
     struct lat_samples exact, exact_act;
@@ -126,76 +125,6 @@ static lat_ns thread_cpu_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (lat_ns)ts.tv_sec * LAT_NS_PER_S + ts.tv_nsec;
-}
-
-/* ---- arrival schedule ---------------------------------------------------------------- */
-
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in (0, 1]. */
-static double rng_unit(uint64_t *s)
-{
-    return ((double)(splitmix64(s) >> 11) + 1.0) / 9007199254740992.0;
-}
-
-static double rng_exp(uint64_t *s)
-{
-    return -log(rng_unit(s));
-}
-
-/* Gamma(k, 1) by Marsaglia-Tsang (k >= 1), boosted for k < 1. */
-static double rng_gamma(uint64_t *s, double k)
-{
-    if (k < 1.0) return rng_gamma(s, k + 1.0) * pow(rng_unit(s), 1.0 / k);
-    double d = k - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
-    for (;;) {
-        /* Box-Muller normal. */
-        double n = sqrt(-2.0 * log(rng_unit(s))) * cos(2.0 * M_PI * rng_unit(s));
-        double v = 1.0 + c * n;
-        if (v <= 0) continue;
-        v = v * v * v;
-        double u = rng_unit(s);
-        if (log(u) < 0.5 * n * n + d - d * v + d * log(v)) return d * v;
-    }
-}
-
-/* Gap before global arrival k+1, in seconds (mean 1/rate). */
-static double sched_gap_s(struct worker *w)
-{
-    const struct bench_load *l = w->e->l;
-    switch (l->arrival) {
-    case BENCH_ARRIVAL_POISSON:
-        return rng_exp(&w->rng) / l->rate;
-    case BENCH_ARRIVAL_GAMMA:
-        return rng_gamma(&w->rng, l->gamma_shape) / (l->gamma_shape * l->rate);
-    case BENCH_ARRIVAL_CONSTANT:
-    default:
-        return 1.0 / l->rate;
-    }
-}
-
-/* Advances to this thread's next arrival: global index k += T. */
-static void sched_advance(struct worker *w, bool first)
-{
-    struct engine *e = w->e;
-    unsigned steps = first ? w->id : e->nthreads;
-    if (e->l->arrival == BENCH_ARRIVAL_CONSTANT) {
-        w->arrival_k += first ? w->id : e->nthreads;
-        /* Exact: no accumulated floating-point drift over millions of arrivals. */
-        w->next_sched = e->t0 + (lat_ns)((double)w->arrival_k * 1e9 / e->l->rate);
-        return;
-    }
-    /* Every thread walks the same seeded sequence and keeps every T-th element. */
-    for (unsigned i = 0; i < steps; i++)
-        w->sched_acc_s += sched_gap_s(w);
-    w->arrival_k += steps;
-    w->next_sched = e->t0 + (lat_ns)(w->sched_acc_s * 1e9);
 }
 
 /* ---- connections ----------------------------------------------------------------------- */
@@ -618,7 +547,14 @@ static void pump(struct worker *w, lat_ns now)
             return;
         }
         dispatch(bc, w->next_sched, measured, now);
-        sched_advance(w, false);
+        w->next_sched = sched_next(&w->sched);
+        if (w->nidle == 0 && w->nconns < w->cap) {
+            /* Keep one connected spare, so the next arrival does not pay for a handshake
+             * inside its send lag. */
+            struct bconn *spare = &w->conns[w->nconns++];
+            start_connect(spare, now);
+            w->idle[w->nidle++] = (uint32_t)(spare - w->conns);
+        }
     }
 }
 
@@ -641,7 +577,7 @@ static void count_unsent(struct worker *w)
     uint64_t n = 0;
     while (w->next_sched < e->end_issue && n < 100000000) {
         if (w->next_sched >= e->measure_start) n++;
-        sched_advance(w, false);
+        w->next_sched = sched_next(&w->sched);
     }
     w->errors[BENCH_ERR_TIMEOUT] += n;
     w->issuing_done = true;
@@ -668,7 +604,12 @@ static void *worker_main(void *arg)
         ;
     now = clock_now_ns();
     if (e->open_loop) {
-        sched_advance(w, true);
+        struct sched_spec spec = {.kind = e->l->arrival == BENCH_ARRIVAL_POISSON ? SCHED_POISSON
+                                          : e->l->arrival == BENCH_ARRIVAL_GAMMA ? SCHED_GAMMA
+                                                                                 : SCHED_CONSTANT,
+                                  .gamma_k = e->l->gamma_shape};
+        sched_init_slice(&w->sched, &spec, e->l->rate, e->l->seed, e->t0, w->id, e->nthreads);
+        w->next_sched = sched_next(&w->sched);
         pump(w, now);
     } else {
         for (unsigned i = 0; i < w->nconns; i++) {
@@ -790,7 +731,6 @@ static int worker_init(struct worker *w, struct engine *e, unsigned id, unsigned
         loop_timer_init(&bc->timer, conn_timer, bc);
     }
     loop_timer_init(&w->pace, pace_timer, w);
-    w->rng = e->l->seed;
     return 0;
 }
 

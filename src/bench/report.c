@@ -135,6 +135,45 @@ static void json_point(struct jsonw *w, struct bench_point *p)
     jsonw_bool(w, r->interrupted);
     jsonw_key(w, "stopped_by_rule");
     jsonw_bool(w, r->stopped_by_rule);
+    jsonw_key(w, "stability");
+    if (p->stability)
+        jsonw_str(w, p->stability);
+    else
+        jsonw_null(w);
+    jsonw_key(w, "slo");
+    if (p->slo.have) {
+        static const char *const verdicts[] = {"pass", "fail", "undecided"};
+        jsonw_obj_begin(w);
+        jsonw_key(w, "pass");
+        jsonw_bool(w, p->slo.pass);
+        jsonw_key(w, "confidence");
+        if (p->slo.confidence > 0)
+            jsonw_double(w, p->slo.confidence, 6);
+        else
+            jsonw_null(w);
+        jsonw_key(w, "terms");
+        jsonw_arr_begin(w);
+        for (int i = 0; i < p->slo.n; i++) {
+            const struct bench_slo_term_result *t = &p->slo.t[i];
+            jsonw_obj_begin(w);
+            jsonw_key(w, "term");
+            jsonw_str(w, t->text);
+            jsonw_key(w, t->is_errors ? "observed_fraction" : "observed_ms");
+            if (t->is_errors)
+                jsonw_double(w, t->observed, 6);
+            else
+                json_ms(w, t->observed);
+            jsonw_key(w, "verdict");
+            jsonw_str(w, verdicts[t->verdict >= 0 && t->verdict <= 2 ? t->verdict : 1]);
+            jsonw_key(w, "more_needed");
+            jsonw_u64(w, t->more_needed);
+            jsonw_obj_end(w);
+        }
+        jsonw_arr_end(w);
+        jsonw_obj_end(w);
+    } else {
+        jsonw_null(w);
+    }
     jsonw_key(w, "server");
     if (p->server.have) {
         jsonw_obj_begin(w);
@@ -315,6 +354,25 @@ static void text_point(FILE *f, struct bench_point *p, size_t idx)
                 "infer %.3f ms, output %.3f ms\n",
                 p->server.queue_us / 1e3, p->server.compute_input_us / 1e3,
                 p->server.compute_infer_us / 1e3, p->server.compute_output_us / 1e3);
+    if (p->stability) fprintf(f, "  stability: %s\n", p->stability);
+    if (p->slo.have) {
+        static const char *const verdicts[] = {"pass", "FAIL", "undecided"};
+        fprintf(f, "  SLO %s", p->slo.pass ? "met" : "NOT met");
+        if (p->slo.confidence > 0) fprintf(f, " (confidence %g)", p->slo.confidence);
+        fputc(':', f);
+        for (int i = 0; i < p->slo.n; i++) {
+            const struct bench_slo_term_result *t = &p->slo.t[i];
+            if (t->is_errors)
+                fprintf(f, " %s observed %.4f %s", t->text, t->observed,
+                        verdicts[t->verdict >= 0 && t->verdict <= 2 ? t->verdict : 1]);
+            else
+                fprintf(f, " %s observed %.3f ms %s", t->text, t->observed / 1e6,
+                        verdicts[t->verdict >= 0 && t->verdict <= 2 ? t->verdict : 1]);
+            if (t->verdict == 2)
+                fprintf(f, " (%llu more requests needed)", (unsigned long long)t->more_needed);
+            fputc(i + 1 < p->slo.n ? ';' : '\n', f);
+        }
+    }
     if (r->valid)
         fprintf(f, "  VALID\n");
     else

@@ -19,10 +19,28 @@ struct bench_server_stats {
     double queue_us, compute_input_us, compute_infer_us, compute_output_us;
 };
 
+/* The SLO verdict of one point (--slo, with --confidence for early stopping). */
+struct bench_slo_term_result {
+    char text[64];        /* the term, canonical ("e2e.p99<=200ms") */
+    bool is_errors;       /* observed is a fraction, not ns */
+    double observed;      /* ns, or the error fraction */
+    int verdict;          /* enum slo_verdict: 0 pass, 1 fail, 2 undecided */
+    uint64_t more_needed; /* undecided: requests the claim still needs */
+};
+
+struct bench_slo_result {
+    bool have, pass;
+    double confidence; /* 0 = plain comparison */
+    int n;
+    struct bench_slo_term_result t[8];
+};
+
 struct bench_point {
     struct bench_load load;
     struct bench_result res;
     struct bench_server_stats server;
+    struct bench_slo_result slo;
+    const char *stability; /* --stable verdict name, or NULL */
     bool ran;
 };
 

@@ -20,6 +20,7 @@
 #include "capture/collect.h"
 #include "capture/capfile.h"
 #include "capture/clocksync.h"
+#include "capture/demangle.h"
 #include "core/err.h"
 
 #include <dirent.h>
@@ -753,7 +754,7 @@ static int do_nvtx(struct proc *p, const struct lcap_nvtx *n)
                               .ph = 'i',
                               .flags = LAT_EVF_INSTANT};
         struct argv v = {.n = 0};
-        e.kind = LAT_EV_USER_ANNOTATION;
+        e.kind = LAT_EV_INSTANT; /* as the reader normalizes ph i */
         if ((rc = intern(p->t, "user_annotation", &e.cat))) return rc;
         e.name = str_of(p, n->msg);
         if (!e.name && (rc = intern(p->t, "<unnamed mark>", &e.name))) return rc;
@@ -877,9 +878,12 @@ static int pass1(struct proc *p, struct lcap_iter *it)
                 p->strmap = m;
                 p->nstr = n;
             }
-            if ((rc =
-                     lat_trace_intern(p->t, (const char *)pl + sizeof(s), s.len, &p->strmap[s.id])))
-                return rc;
+            const char *txt = (const char *)pl + sizeof(s);
+            char *dm = p->o->demangle ? lat_demangle(txt, s.len) : NULL;
+            rc = dm ? lat_trace_intern(p->t, dm, strlen(dm), &p->strmap[s.id])
+                    : lat_trace_intern(p->t, txt, s.len, &p->strmap[s.id]);
+            free(dm);
+            if (rc) return rc;
             break;
         }
         case LCAP_PROC: {

@@ -16,6 +16,7 @@ struct collect_opts {
     lat_ns start_ns;      /* capture window (CLOCK_MONOTONIC); 0 = open */
     lat_ns stop_ns;       /* 0 = open */
     bool gpu_annotations; /* project NVTX ranges onto the streams of their kernels */
+    bool demangle;        /* C++ kernel names as Kineto shows them (needs libstdc++ at run time) */
 };
 
 #define COLLECT_MAX_MSGS 16

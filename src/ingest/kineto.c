@@ -66,6 +66,7 @@ struct kx {
     int64_t nevents_in;    /* elements of traceEvents */
     uint64_t nmeta_in;     /* ph M elements */
     uint32_t icache[4096]; /* kx_intern's cache: id + 1, 0 = empty */
+    uint32_t icache_tag[4096];
     /* interned ids used in comparisons */
     uint32_t id_cpu_functions;
 };
@@ -214,22 +215,34 @@ static int kx_raw(struct kx *k, const struct json_token *tk, bool redact)
  * faster than the string table's full FNV hash and probe). */
 static int kx_intern(struct kx *k, const char *s, size_t n, uint32_t *id)
 {
-    uint32_t slot = 0;
+    uint32_t slot = 0, tag = 0;
     if (n && n <= 64) {
-        uint32_t a = 0, b = 0;
-        memcpy(&a, s, n < 4 ? n : 4);
-        memcpy(&b, s + (n > 4 ? n - 4 : 0), n < 4 ? n : 4);
-        slot = ((a * 0x9E3779B1u) ^ (b * 0x85EBCA77u) ^ (uint32_t)n * 0xC2B2AE3Du) >> 20;
-        uint32_t c = k->icache[slot];
-        if (c && strtab_len(&k->t->strs, c - 1) == n &&
-            memcmp(strtab_str(&k->t->strs, c - 1), s, n) == 0) {
-            *id = c - 1;
-            return 0;
+        uint32_t a, b;
+        if (n >= 4) {
+            memcpy(&a, s, 4); /* constant-size copies: one load each */
+            memcpy(&b, s + n - 4, 4);
+        } else {
+            a = (unsigned char)s[0] | (uint32_t)(unsigned char)s[n - 1] << 8;
+            b = (unsigned char)s[n / 2];
+        }
+        tag = (a * 0x9E3779B1u) ^ (b * 0x85EBCA77u) ^ ((uint32_t)n * 0xC2B2AE3Du);
+        tag ^= tag >> 15;
+        slot = tag & 4095;
+        /* the tag spares a cache miss into the string pool for strings seen once */
+        if (k->icache_tag[slot] == tag && k->icache[slot]) {
+            uint32_t c = k->icache[slot] - 1;
+            if (strtab_len(&k->t->strs, c) == n && memcmp(strtab_str(&k->t->strs, c), s, n) == 0) {
+                *id = c;
+                return 0;
+            }
         }
     }
     int rc = lat_trace_intern(k->t, s, n, id);
     if (rc) return rc == -ENOMEM ? kx_nomem(k) : rc;
-    if (n && n <= 64) k->icache[slot] = *id + 1;
+    if (n && n <= 64) {
+        k->icache[slot] = *id + 1;
+        k->icache_tag[slot] = tag;
+    }
     return 0;
 }
 
@@ -439,15 +452,20 @@ static int kx_args(struct kx *k, struct kx_ev *ev)
             what = A_EXT;
         else if (KEY_IS(&key, "device"))
             what = A_DEVICE;
-        else if (ev->ph == 'M' && KEY_IS(&key, "name"))
-            what = A_NAME;
+        else if (KEY_IS(&key, "name"))
+            what = A_NAME; /* the label of an M event; "args" may come before "ph" */
         else if ((k->flags & LAT_INGEST_NO_ARGS) || ev->ph == 'M' ||
                  (!(k->flags & LAT_INGEST_ARGS_ALL) && arg_dropped(key.s, key.len)))
             what = A_DROP;
         uint32_t keyid = 0;
-        bool keep = what == A_STORE ||
-                    ((k->flags & LAT_INGEST_ARGS_ALL) && !(k->flags & LAT_INGEST_NO_ARGS) &&
-                     what != A_NAME && what != A_DROP);
+        bool keep;
+        if (what == A_STORE)
+            keep = true;
+        else if (what == A_NAME)
+            keep = ev->ph != 'M' && !(k->flags & LAT_INGEST_NO_ARGS);
+        else
+            keep = (k->flags & LAT_INGEST_ARGS_ALL) && !(k->flags & LAT_INGEST_NO_ARGS) &&
+                   what != A_DROP;
         if (keep) {
             rc = kx_intern(k, key.s, key.len, &keyid);
             if (rc) return rc;

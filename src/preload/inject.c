@@ -579,8 +579,10 @@ static void cupti_fail(int code, const char *what, CUptiResult r)
 
 static bool load_cupti(void)
 {
+    /* A libcupti the process already loaded (PyTorch links one) comes first: two copies of
+     * CUPTI in one process would both instrument the driver (wprof does the same). */
+    void *h = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
     const char *names[] = {getenv("LATSCOPE_CUPTI_LIB"), "libcupti.so.13", "libcupti.so"};
-    void *h = NULL;
     for (size_t i = 0; i < 3 && !h; i++)
         if (names[i] && *names[i]) h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     if (!h) {
@@ -595,6 +597,15 @@ static bool load_cupti(void)
         return false;                                                                              \
     }
     CUPTI_FNS(CUPTI_SYM)
+    Dl_info di;
+    if (dladdr(*(void **)&p_cuptiGetVersion, &di) && di.dli_fname) {
+        char msg[600] = "libcupti: ";
+        size_t n = strlen(di.dli_fname);
+        if (n > sizeof(msg) - 12) n = sizeof(msg) - 12;
+        memcpy(msg + 10, di.dli_fname, n);
+        msg[10 + n] = 0;
+        inj_status(LCAP_ST_INFO, 0, msg);
+    }
     /* Never dlclose libcupti (capture.md §2: unloading it crashes 13.0-13.1 at shutdown). */
     return true;
 }

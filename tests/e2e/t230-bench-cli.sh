@@ -24,6 +24,9 @@ contains "$TMPDIR/err" "/nonexistent/file"
 # A free port, closed again: nobody listens there.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 expect_rc 1 "$LATSCOPE" bench -c 2 --duration 500ms --format json "http://127.0.0.1:$port/"
+cp "$TMPDIR/out" "$TMPDIR/r.json"
+expect_rc 0 "$LATSCOPE" selftest lint-json "$TMPDIR/r.json"
+cp "$TMPDIR/r.json" "$TMPDIR/out"
 python3 - "$TMPDIR/out" <<'PY' || fail "JSON result wrong: $(cat "$TMPDIR/out")"
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -5,6 +5,7 @@
 #include "capture/capfile.h"
 #include "capture/clocksync.h"
 #include "capture/collect.h"
+#include "capture/demangle.h"
 #include "core/buf.h"
 #include "core/err.h"
 
@@ -514,4 +515,28 @@ TEST(collect_reads_documented_layout)
         gpu_ann += t->ev.kind[i] == LAT_EV_GPU_ANNOTATION;
     ASSERT_EQ_I64(gpu_ann, 1);
     lat_trace_free(t);
+}
+
+TEST(collect_demangles_kernel_names)
+{
+    char *d = lat_demangle("_Z5k_addPfi", 11);
+    if (!d) SKIP("no libstdc++.so.6 with __cxa_demangle on this machine");
+    ASSERT_EQ_STR(d, "k_add(float*, int)");
+    free(d);
+    ASSERT(lat_demangle("k_add", 5) == NULL);
+    ASSERT(lat_demangle("_Znot valid", 11) == NULL);
+    struct lat_buf b = LAT_BUF_INIT;
+    struct lat_trace *t;
+    struct collect_stats st;
+    memset(&st, 0, sizeof(st));
+    file_begin(&b, 1);
+    put_str(&b, 3, "_Z5k_addPfi");
+    struct lcap_kernel k = {.start = CUPTI(10), .end = CUPTI(20), .stream = 7, .name = 3};
+    put(&b, LCAP_KERNEL, &k, sizeof(k));
+    ASSERT_RC(lat_trace_new(&t));
+    struct collect_opts o = {.demangle = true};
+    ASSERT_RC(collect_buffer(t, b.data, b.len, 0, &o, &st));
+    ASSERT(find_event(t, "k_add(float*, int)", 0) >= 0);
+    lat_trace_free(t);
+    buf_fini(&b);
 }

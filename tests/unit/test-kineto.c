@@ -410,8 +410,9 @@ TEST(kineto_chunks_and_gzip_same_model)
         snprintf(name, sizeof(name), "t%zu.json.gz", f);
         char path[4096];
         snprintf(path, sizeof(path), "%s", test_write_file(name, gz, gzn));
-        for (int th = 0; th < 2; th++) {
-            struct lat_ingest_opts o = {.flags = th ? 0 : LAT_INGEST_NO_THREAD, .chunk_bytes = 100};
+        for (int th = 0; th < 4; th++) {
+            struct lat_ingest_opts o = {.flags = th & 1 ? 0 : LAT_INGEST_NO_THREAD,
+                                        .chunk_bytes = th & 2 ? 1 : 100};
             char err[LAT_INGEST_ERRLEN];
             ASSERT_RC(ingest_open(path, &o, &t, err, sizeof(err)));
             ASSERT_EQ_U64(fingerprint(t), ref);
@@ -567,4 +568,22 @@ TEST(kineto_dir_ranks)
     snprintf(path, sizeof(path), "%s/empty", dir);
     ASSERT_RC(mkdir(path, 0700));
     ASSERT_EQ_I64(ingest_dir(path, NULL, &s, err, sizeof(err)), LAT_E_NOT_FOUND);
+}
+
+TEST(kineto_member_order_does_not_matter)
+{
+    /* Generic Chrome writers may put "args" before "ph": the M label must still apply, and a
+     * regular event's args.name stays an arg. Duplicate keys: the last one wins. */
+    const char doc[] =
+        "[{\"args\": {\"name\": \"late ph\"}, \"name\": \"thread_name\", \"pid\": 5, \"tid\": 6, "
+        "\"ph\": \"M\"}, {\"args\": {\"name\": \"argname\"}, \"ts\": 1, \"name\": \"x\", \"pid\": "
+        "5, "
+        "\"tid\": 6, \"dur\": 1, \"ph\": \"X\", \"dur\": 3}]";
+    struct lat_trace *t = load_mem(doc, sizeof(doc) - 1, 0, 0);
+    ASSERT_EQ_I64(t->ev.n, 1);
+    ASSERT_EQ_I64(t->ev.dur[0], 3000);
+    ASSERT_EQ_STR(lat_trace_str(t, t->tracks[t->ev.track[0]].tid_label), "late ph");
+    ASSERT_EQ_STR(arg_str(t, 0, "name", LAT_ARG_STR), "argname");
+    ASSERT_EQ_I64(t->ev.nargs[0], 1);
+    lat_trace_free(t);
 }

@@ -391,3 +391,67 @@ TEST(tok_skip_resumes)
         json_tok_fini(&t);
     }
 }
+
+TEST(tok_iter_and_empty_chunks)
+{
+    const char *doc =
+        " { \"a\" : [ ] , \"b\" : { } , \"c\" : [ 1 , \"x\" , [ 2 ] , { \"d\" : null } ] } ";
+    size_t n = strlen(doc), cnt = 99;
+    ASSERT_RC(json_get_count(doc, n, "a", &cnt));
+    ASSERT_EQ_I64(cnt, 0);
+    ASSERT_RC(json_get_count(doc, n, "b", &cnt));
+    ASSERT_EQ_I64(cnt, 0);
+    struct json_val v, e;
+    ASSERT_RC(json_find(doc, n, "c", &v));
+    struct json_iter it;
+    ASSERT_RC(json_iter_init(&it, doc, n, &v));
+    static const enum json_type want[] = {JSON_NUM, JSON_STR, JSON_ARR_BEGIN, JSON_OBJ_BEGIN};
+    int k = 0, rc;
+    while ((rc = json_iter_next(&it, NULL, &e)) == 1) {
+        ASSERT(k < 4);
+        ASSERT_EQ_I64(e.type, want[k]);
+        k++;
+    }
+    ASSERT_EQ_I64(rc, 0);
+    ASSERT_EQ_I64(k, 4);
+    ASSERT_RC(json_find(doc, n, "c/2/0", &v));
+    ASSERT_EQ_I64(doc[v.off], '2');
+    ASSERT_RC(json_find(doc, n, "c/3/d", &v));
+    ASSERT_EQ_I64(v.type, JSON_NULL);
+    ASSERT_EQ_I64(json_find(doc, n, "c/x", &v), LAT_E_NOT_FOUND);
+    ASSERT_EQ_I64(json_find(doc, n, "c/1/z", &v), LAT_E_NOT_FOUND);
+    ASSERT_RC(json_find("  7 ", 4, "", &v));
+    ASSERT_EQ_I64(v.type, JSON_NUM);
+    ASSERT_EQ_I64(v.off, 2);
+    ASSERT_EQ_I64(v.len, 1);
+    ASSERT_EQ_I64(json_iter_init(&it, doc, n, &v), LAT_E_USAGE);
+
+    /* Empty chunks between real ones change nothing. */
+    struct json_tok t;
+    struct json_token tk;
+    json_tok_init(&t, 0);
+    int ntok = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_tok_feed(&t, doc + i, 0);
+        while ((rc = json_tok_next(&t, &tk)) == 1)
+            ntok++;
+        ASSERT_EQ_I64(rc, 0);
+        json_tok_feed(&t, doc + i, 1);
+        while ((rc = json_tok_next(&t, &tk)) == 1)
+            ntok++;
+        ASSERT_EQ_I64(rc, 0);
+    }
+    json_tok_finish(&t);
+    while ((rc = json_tok_next(&t, &tk)) == 1)
+        ntok++;
+    ASSERT_EQ_I64(rc, 0);
+    ASSERT_EQ_I64(ntok, 21); /* 20 tokens + JSON_END */
+    ASSERT_EQ_I64(json_tok_offset(&t), n);
+    json_tok_fini(&t);
+    /* A string decoded by the convenience layer keeps appending (documented). */
+    struct lat_buf s = LAT_BUF_INIT;
+    ASSERT_RC(json_get_str("{\"k\":\"ab\"}", 10, "k", &s));
+    ASSERT_RC(json_get_str("{\"k\":\"cd\"}", 10, "k", &s));
+    ASSERT_EQ_STR(s.data, "abcd");
+    buf_fini(&s);
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# 11-analyze.sh - `latscope analyze` end to end (parse + every analysis + JSON output) on the
+# largest Kineto traces of the shared corpus: MB of JSON per wall second and peak RSS, for the
+# gzip file as shipped and for an uncompressed copy. Best of $ANALYZE_RUNS runs (default 3).
+# With LATSCOPE_PERF_HTA=1, Holistic Trace Analysis (PyPI HolisticTraceAnalysis, installed into
+# a temporary venv, or $HTA_PYTHON if set) runs the same analyses on df_index_resolver and the
+# ratio is printed. Prints name<TAB>value<TAB>unit<TAB>note. MB = 10^6 bytes of JSON.
+set -euo pipefail
+: "${LATSCOPE:?}" "${LATSCOPE_TRACES:?}" "${LATSCOPE_SRCDIR:?}"
+runs=${ANALYZE_RUNS:-3}
+tmp=$(mktemp -d /tmp/latscope-perf-analyze.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+[[ -x /usr/bin/time ]] || { echo "analyze	skipped		/usr/bin/time missing"; exit 0; }
+
+# measure CMD...: best wall time of $runs; prints "wall cpu rss_kb".
+measure() {
+    local best="" line w u s m
+    for _ in $(seq "$runs"); do
+        line=$(/usr/bin/time -f '%e %U %S %M' "$@" 2>&1 >/dev/null | tail -1)
+        read -r w u s m <<<"$line"
+        if [[ -z $best ]] || awk -v a="$w" -v b="${best%% *}" 'BEGIN{exit !(a<b)}'; then
+            best="$w $(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u+s}') $m"
+        fi
+    done
+    echo "$best"
+}
+rate() { awk -v b="$1" -v w="$2" 'BEGIN{ if (w <= 0) w = 0.005; printf "%.0f", b/1e6/w }'; }
+
+df_wall=""
+for rel in hta/tests/data/mtia_trace_single_rank/mtia_rank_0.json.gz \
+    hta/tests/data/df_index_resolver/df_index_resolver.json.gz \
+    hta/tests/data/negative_queue_length_values_check/rank0.json.gz; do
+    gz=$LATSCOPE_TRACES/$rel
+    name=$(basename "$(dirname "$rel")")
+    if [[ ! -f $gz ]]; then
+        echo "analyze.$name	skipped		trace absent"
+        continue
+    fi
+    plain=$tmp/$name.json
+    gzip -dc "$gz" >"$plain"
+    bytes=$(stat -c %s "$plain")
+    mb=$(awk -v b="$bytes" 'BEGIN{printf "%.1f", b/1e6}')
+    read -r w c m <<<"$(measure "$LATSCOPE" analyze --format json "$plain")"
+    echo "analyze.$name.json	$(rate "$bytes" "$w")	MB/s	${mb} MB JSON, parse + all analyses, wall ${w} s, cpu ${c} s"
+    echo "analyze.$name.json.rss	$((m / 1024))	MB	peak RSS ($(awk -v m="$m" -v b="$bytes" 'BEGIN{printf "%.2f", m*1024/b}') x JSON size)"
+    read -r w c m <<<"$(measure "$LATSCOPE" analyze --format json "$gz")"
+    echo "analyze.$name.gz	$(rate "$bytes" "$w")	MB/s	JSON MB per wall s from the .gz; wall ${w} s, cpu ${c} s"
+    echo "analyze.$name.gz.rss	$((m / 1024))	MB	peak RSS"
+    an=$("$LATSCOPE" -v analyze --format json "$gz" 2>&1 >/dev/null | sed -n 's/.*analyses took \([0-9.]*\) s wall, \([0-9.]*\) s cpu.*/\1 \2/p')
+    echo "analyze.$name.analyses-only	${an#* }	s	cpu time of analysis_run() alone (wall ${an% *} s), after the load"
+    [[ $name == df_index_resolver ]] && df_wall=$w
+done
+
+if [[ ${LATSCOPE_PERF_HTA:-0} == 1 && -n $df_wall ]]; then
+    py=${HTA_PYTHON:-}
+    if [[ -z $py ]]; then
+        python3 -m venv "$tmp/venv" >/dev/null 2>&1 &&
+            "$tmp/venv/bin/pip" install -q HolisticTraceAnalysis >/dev/null 2>&1 &&
+            py=$tmp/venv/bin/python
+    fi
+    if [[ -z $py ]]; then
+        echo "hta.df_index_resolver	skipped		pip install HolisticTraceAnalysis failed"
+    else
+        mkdir -p "$tmp/df"
+        ln -s "$LATSCOPE_TRACES/hta/tests/data/df_index_resolver/df_index_resolver.json.gz" "$tmp/df/"
+        line=$(/usr/bin/time -f '%e %M' "$py" "$LATSCOPE_SRCDIR/perf/hta/hta-analyses.py" "$tmp/df" 2>&1 >/dev/null | tail -1)
+        read -r hw hm <<<"$line"
+        echo "hta.df_index_resolver.gz	$hw	s	HTA $("$py" -c 'import importlib.metadata as m; print(m.version("HolisticTraceAnalysis"))') same analyses, peak RSS $((hm / 1024)) MB"
+        echo "hta.df_index_resolver.ratio	$(awk -v h="$hw" -v l="$df_wall" 'BEGIN{ if (l <= 0) l = 0.005; printf "%.1f", h/l }')	x	HTA wall / latscope analyze wall (gzip input)"
+    fi
+fi

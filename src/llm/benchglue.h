@@ -1,0 +1,68 @@
+/*
+ * benchglue.h - `latscope bench --target openai`: the openai options, the target set-up and the
+ * per-request callbacks the bench engine calls, in one place, so the engine and cmd-bench.c
+ * need only a handful of lines (docs/latscope-bench-llm.md, "Integration").
+ *
+ *   llm_bench_take_args()   removes the openai options from argv (only with --target openai)
+ *   llm_bench_setup()       builds the llm_target for the URL
+ *   per connection/request  llm_bench_conn_new/_free, llm_bench_build, llm_bench_begin,
+ *                           llm_conn_body, llm_bench_end (engine callbacks, ud = llm_bench)
+ *   per load point          llm_bench_point_done() -> one llm_summary (then reset)
+ */
+#ifndef LAT_LLM_BENCHGLUE_H
+#define LAT_LLM_BENCHGLUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/clock.h"
+#include "llm/metrics.h"
+#include "llm/target.h"
+
+#define LLM_BENCH_MAX_THREADS 256
+
+struct llm_bench {
+    bool active;  /* --target openai was given */
+    bool api_set; /* --api given (else inferred from the URL path) */
+    struct llm_target_cfg tc;
+    const char *slo_text;
+    struct llm_slo slo;
+    enum llm_view view; /* --metrics-compat */
+    char hostport[300];
+    char path[2048];
+    struct llm_target *t;
+};
+
+/* Usage text of the openai options (for cmd-bench's --help). */
+extern const char llm_bench_usage[];
+
+/*
+ * When argv holds "--target openai" (or "--target=openai"), removes every openai option (and
+ * its value) from argv, compacting it and updating *argc, and fills b. Otherwise does nothing.
+ * Returns 0 or LAT_E_USAGE with why naming the option and what to do.
+ */
+int llm_bench_take_args(struct llm_bench *b, int *argc, char **argv, char *why, size_t whylen);
+
+/*
+ * Creates the target: hostport is the Host header, path the URL path ("/" or "" = the API's
+ * default path; a path ending in /chat/completions or /completions also picks the API unless
+ * --api was given). headers are extra "Name: value" lines. 0 or LAT_E_* with why.
+ */
+int llm_bench_setup(struct llm_bench *b, const char *hostport, const char *path,
+                    const char *const *headers, size_t nheaders, uint64_t seed, char *why,
+                    size_t whylen);
+void llm_bench_fini(struct llm_bench *b);
+
+/* Engine callbacks. ud is the struct llm_bench; cs is what conn_new returned. */
+void *llm_bench_conn_new(void *ud, unsigned thread);
+void llm_bench_conn_free(void *cs);
+int llm_bench_build(void *cs, const char **req, size_t *len);
+void llm_bench_begin(void *cs, lat_ns t_sched, lat_ns t_send);
+/* bench_err: an enum bench_err value, or -1 when the HTTP exchange completed. */
+void llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool measured);
+
+/* Summary of the requests since the last call (one load point), then forgets them. */
+int llm_bench_point_done(struct llm_bench *b, struct llm_summary *out);
+
+#endif

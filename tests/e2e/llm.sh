@@ -1,0 +1,26 @@
+# llm.sh - helpers for the LLM end-to-end tests (t50x-llm-*.sh): sourced after lib.sh.
+# need_llm skips when this build lacks `bench --target openai` or `serve-test openai`.
+need_llm() {
+    command -v python3 >/dev/null || skip "python3 missing (JSON checks)"
+    "$LATSCOPE" bench --help 2>/dev/null | grep -q -- "openai" ||
+        skip "bench --target openai is not wired in this build (docs/latscope-bench-llm.md)"
+    "$LATSCOPE" serve-test openai --help >/dev/null 2>&1 ||
+        skip "serve-test openai is not wired in this build (docs/latscope-bench-llm.md)"
+}
+# start_fixture ARGS...: the OpenAI fixture on a free loopback port; sets FX_PORT, FX_PID.
+start_fixture() {
+    rm -f "$TMPDIR/fx.port"
+    "$LATSCOPE" serve-test openai --port-file "$TMPDIR/fx.port" "$@" >/dev/null 2>"$TMPDIR/fx.err" &
+    FX_PID=$!
+    trap 'kill $FX_PID 2>/dev/null; wait $FX_PID 2>/dev/null' EXIT
+    for _ in $(seq 100); do
+        [[ -s $TMPDIR/fx.port ]] && break
+        kill -0 "$FX_PID" 2>/dev/null || fail "fixture died: $(cat "$TMPDIR/fx.err")"
+        sleep 0.05
+    done
+    FX_PORT=$(cat "$TMPDIR/fx.port")
+    [[ -n $FX_PORT ]] || fail "fixture did not start"
+}
+# Timing tolerance in ms: wider under sanitizers.
+TOL_MS=${LATSCOPE_SAN:+20}
+TOL_MS=${TOL_MS:-6}

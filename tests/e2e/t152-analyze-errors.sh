@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# t152-analyze-errors: bad inputs and bad options give clear errors and the right exit codes.
+. "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
+tr=$LATSCOPE_SRCDIR/tests/data/handmade-analyze-basic.json
+
+expect_rc 2 "$LATSCOPE" analyze
+contains "$TMPDIR/err" "no trace given"
+expect_rc 2 "$LATSCOPE" analyze --format xml "$tr"
+contains "$TMPDIR/err" "--format wants text or json"
+expect_rc 2 "$LATSCOPE" analyze --top 0 "$tr"
+expect_rc 2 "$LATSCOPE" analyze --rank x "$tr"
+expect_rc 2 "$LATSCOPE" analyze --bogus "$tr"
+contains "$TMPDIR/err" "unknown option"
+
+expect_rc 1 "$LATSCOPE" analyze "$TMPDIR/missing.json"
+contains "$TMPDIR/err" "missing.json"
+[[ ! -s $TMPDIR/out ]] || fail "stdout not empty on error"
+
+head -c 700 "$tr" > "$TMPDIR/trunc.json"
+expect_rc 1 "$LATSCOPE" analyze "$TMPDIR/trunc.json"
+contains "$TMPDIR/err" "trunc.json"
+printf '{"traceEvents": [ {"ph": "X", "ts": 1, ' > "$TMPDIR/bad.json"
+expect_rc 1 "$LATSCOPE" analyze --format json "$TMPDIR/bad.json"
+[[ ! -s $TMPDIR/out ]] || fail "partial JSON written"
+printf 'not json at all' | gzip > "$TMPDIR/junk.json.gz"
+expect_rc 1 "$LATSCOPE" analyze "$TMPDIR/junk.json.gz"
+
+expect_rc 1 "$LATSCOPE" analyze --rank 3 "$tr"
+contains "$TMPDIR/err" "no trace has rank 3"
+# the same rank twice is not one job
+expect_rc 1 "$LATSCOPE" analyze "$tr" "$tr"
+contains "$TMPDIR/err" "both have rank 0"
+# an empty but valid trace: no GPU, nothing to report, still exit 0 and valid JSON
+printf '{"traceEvents": []}' > "$TMPDIR/empty.json"
+expect_rc 0 "$LATSCOPE" analyze --format json "$TMPDIR/empty.json"
+jq -e '.ranks[0].temporal == null and .ranks[0].comm_comp_overlap_pct == null' "$TMPDIR/out" >/dev/null || fail "empty trace json"
+expect_rc 0 "$LATSCOPE" analyze "$TMPDIR/empty.json"
+contains "$TMPDIR/out" "no GPU activity"
+exit 0

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# t237-bench-slo: --slo with --confidence (LoadGen early stopping ends the point once the claim
+# holds), an SLO that cannot be met (INVALID), and --find-max against a fixture whose capacity
+# is known (1 worker x 5 ms = 200 req/s).
+. "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
+. "$LATSCOPE_SRCDIR/tests/e2e/bench-fixture.sh"
+need_python
+start_fixture --service fixed:5ms --workers 1
+
+expect_rc 0 "$LATSCOPE" bench -c 1 --duration 20s --window 200ms --slo 'p90<=50ms' \
+    --confidence 0.9 --format json "$FIXTURE_URL/"
+check_py "$TMPDIR/out" "
+p = d['points'][0]
+assert p['stopped_by_rule'] is True and p['duration_s'] < 10, p['duration_s']
+s = p['slo']
+assert s['pass'] is True and s['confidence'] == 0.9
+assert s['terms'][0]['term'].endswith('p90<=50ms') and s['terms'][0]['verdict'] == 'pass', s
+"
+expect_rc 1 "$LATSCOPE" bench -c 1 -n 50 --slo 'p50<=1ms' --format json "$FIXTURE_URL/"
+check_py "$TMPDIR/out" "
+p = d['points'][0]
+assert p['valid'] is False and 'SLO' in p['invalid_reason'] and p['slo']['pass'] is False
+assert p['slo']['terms'][0]['verdict'] == 'fail'
+"
+set +e
+# The machine running the tests may be loaded: judge the probes on the SLO, not on send lag.
+"$LATSCOPE" bench --find-max --slo 'p99<=60ms' --rate 50 --max-rate 800 --precision 0.2 \
+    --duration 1s -t 1 --max-send-lag 50 --format json "$FIXTURE_URL/" >"$TMPDIR/fm.json" 2>"$TMPDIR/err"
+rc=$?
+set -e
+[[ $rc -eq 0 ]] || { cat "$TMPDIR/fm.json" "$TMPDIR/err"; fail "find-max exit $rc"; }
+check_py "$TMPDIR/fm.json" "
+f = d['find_max']
+assert d['mode'] == 'find-max' and f['slo'] == 'p99<=60ms'
+rates = [p['rate'] for p in d['points']]
+assert rates[:2] == [50, 100], rates          # bracket by doubling
+assert 90 <= f['max_rate'] <= 300, (f, rates)  # capacity 200/s
+best = d['points'][f['point']]
+assert best['rate'] == f['max_rate'] and best['slo']['pass'] is True
+"
+exit 0

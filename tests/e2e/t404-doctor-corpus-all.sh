@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# t404-doctor-corpus-all: doctor on every trace of the shared corpus: never a crash (exit 0 or 1;
+# 2 only with a clear error for files that are not traces), valid JSON every time, and no
+# "use CUDA graphs" advice on traces that already replay graphs.
+. "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
+[[ -d $LATSCOPE_TRACES ]] || skip "shared trace corpus absent ($LATSCOPE_TRACES)"
+n=0
+while IFS= read -r -d '' f; do
+    set +e
+    "$LATSCOPE" doctor --format json "$f" >"$TMPDIR/out" 2>"$TMPDIR/err"
+    rc=$?
+    set -e
+    case $rc in
+    0 | 1) "$LATSCOPE" selftest lint-json "$TMPDIR/out" >/dev/null || fail "$f: invalid JSON" ;;
+    2) grep -q "error" "$TMPDIR/err" || fail "$f: exit 2 without a message" ;;
+    *) cat "$TMPDIR/err" >&2; fail "$f: exit $rc (crash?)" ;;
+    esac
+    if [[ $rc -le 1 ]] && python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if any(t["graph_launches"] for t in d["traces"]) else 1)' <"$TMPDIR/out"; then
+        python3 - "$TMPDIR/out" "$f" <<'PY' || fail "$f: CUDA-graph trace advised to use CUDA graphs"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for x in d["findings"]:
+    r = x["recommendation"]
+    assert "capture the step with torch.cuda.CUDAGraph" not in r, x["id"]
+    if x["id"] == "launch-bound":
+        assert "already replays CUDA graphs" in r
+PY
+    fi
+    n=$((n + 1))
+done < <(find "$LATSCOPE_TRACES" \( -name '*.json' -o -name '*.json.gz' \) -print0 | sort -z)
+[[ $n -gt 0 ]] || skip "no trace files in $LATSCOPE_TRACES"
+
+# A directory of per-rank traces: every rank is judged, each finding names its file.
+dir=$LATSCOPE_TRACES/param/example_input_files/chakra_traces/dlrm_kineto
+if [[ -d $dir ]]; then
+    set +e
+    "$LATSCOPE" doctor --format json "$dir" >"$TMPDIR/out" 2>"$TMPDIR/err"
+    rc=$?
+    set -e
+    [[ $rc -le 1 ]] || fail "doctor on $dir exited $rc"
+    python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["traces"])==8, len(d["traces"]); assert all("worker" in f["evidence"]["trace"] for f in d["findings"])' <"$TMPDIR/out" \
+        || fail "per-rank directory"
+fi
+echo "doctor ran on $n files"
+exit 0

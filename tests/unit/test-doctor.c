@@ -1,0 +1,805 @@
+/*
+ * test-doctor.c - the doctor's rules on tiny hand-made traces, positive and negative per rule.
+ *
+ * Each test writes a Kineto JSON document (current layout) with a small builder, loads it with
+ * the real reader (ingest_mem), runs the doctor and checks the finding it must (or must not)
+ * produce, with numbers worked out by hand from the timeline in the comment above each test.
+ * All times below are µs.
+ */
+#include "test.h"
+
+#include "core/buf.h"
+#include "core/jsonw.h"
+#include "doctor/ctx.h"
+#include "doctor/doctor.h"
+#include "doctor/ivl.h"
+#include "ingest/ingest.h"
+
+#include <stdarg.h>
+
+struct tj {
+    struct lat_buf b;
+    int n;
+    char top[512];
+};
+
+static void tj_begin(struct tj *j, const char *top)
+{
+    memset(j, 0, sizeof(*j));
+    snprintf(j->top, sizeof(j->top), "%s", top ? top : "");
+}
+
+static void tj_ev(struct tj *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tj_ev(struct tj *j, const char *fmt, ...)
+{
+    va_list ap;
+    if (j->n++) buf_putc(&j->b, ',');
+    buf_putc(&j->b, '\n');
+    va_start(ap, fmt);
+    buf_vprintf(&j->b, fmt, ap);
+    va_end(ap);
+}
+
+static void tj_step(struct tj *j, int n, double ts, double dur)
+{
+    tj_ev(j,
+          "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\",\"pid\":1,"
+          "\"tid\":1,\"ts\":%.3f,\"dur\":%.3f}",
+          n, ts, dur);
+}
+
+static void tj_op(struct tj *j, const char *name, double ts, double dur)
+{
+    tj_ev(j,
+          "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.3f,"
+          "\"dur\":%.3f}",
+          name, ts, dur);
+}
+
+static void tj_rt(struct tj *j, const char *name, double ts, double dur, int corr)
+{
+    tj_ev(j,
+          "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.3f,"
+          "\"dur\":%.3f,\"args\":{\"correlation\":%d}}",
+          name, ts, dur, corr);
+}
+
+static void tj_gpu(struct tj *j, const char *cat, const char *name, double ts, double dur,
+                   int stream, int corr, const char *extra)
+{
+    tj_ev(j,
+          "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,\"ts\":%.3f,"
+          "\"dur\":%.3f,\"args\":{\"device\":0,\"stream\":%d,\"correlation\":%d%s%s}}",
+          cat, name, stream, ts, dur, stream, corr, extra && *extra ? "," : "", extra ? extra : "");
+}
+
+/* A kernel launch: cudaLaunchKernel [lts, lts+ldur) and the kernel [kts, kts+kdur). */
+static void tj_launch(struct tj *j, const char *kname, double lts, double ldur, double kts,
+                      double kdur, int corr, const char *extra)
+{
+    tj_rt(j, "cudaLaunchKernel", lts, ldur, corr);
+    tj_gpu(j, "kernel", kname, kts, kdur, 7, corr, extra);
+}
+
+static struct lat_trace *tj_load(struct tj *j)
+{
+    struct lat_buf doc = LAT_BUF_INIT;
+    buf_printf(&doc, "{%s%s\"traceEvents\":[%s\n]}", j->top, j->top[0] ? "," : "",
+               j->b.data ? j->b.data : "");
+    struct lat_trace *t = NULL;
+    char err[256] = "";
+    int rc = ingest_mem(doc.data, doc.len, "handmade.json", NULL, &t, err, sizeof(err));
+    if (rc) FAIL("ingest_mem: %d %s\n%s", rc, err, doc.data);
+    buf_fini(&doc);
+    buf_fini(&j->b);
+    return t;
+}
+
+static struct doc_report *run(struct tj *j)
+{
+    struct lat_trace *t = tj_load(j);
+    struct doc_opts o;
+    doctor_opts_default(&o);
+    struct doc_report *r;
+    ASSERT_RC(doctor_report_new(&r));
+    ASSERT_RC(doctor_run(r, t, &o));
+    doctor_rank(r);
+    lat_trace_free(t);
+    return r;
+}
+
+static const struct doc_finding *find(const struct doc_report *r, const char *id)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (strcmp(r->f[i].id, id) == 0) return &r->f[i];
+    return NULL;
+}
+
+static const struct doc_kv *kv(const struct doc_finding *f, const char *key)
+{
+    for (size_t i = 0; i < f->nkv; i++)
+        if (strcmp(f->kv[i].key, key) == 0) return &f->kv[i];
+    FAIL("finding %s has no evidence %s", f->id, key);
+}
+
+#define V100                                                                                       \
+    "\"deviceProperties\":[{\"id\":0,\"name\":\"V100\",\"computeMajor\":7,\"computeMinor\":0,"     \
+    "\"numSms\":80,\"maxThreadsPerMultiprocessor\":2048,\"totalGlobalMem\":1000000}]"
+
+/* ---- interval helpers ---- */
+
+TEST(doctor_ivl_ops)
+{
+    struct doc_ivl_set a = {0}, b = {0}, o = {0};
+    ASSERT_RC(doc_ivl_push(&a, 10, 20));
+    ASSERT_RC(doc_ivl_push(&a, 0, 5));
+    ASSERT_RC(doc_ivl_push(&a, 15, 30));
+    doc_ivl_merge(&a);
+    ASSERT_EQ_U64(a.n, 2);
+    ASSERT_EQ_I64(doc_ivl_measure(&a), 25);
+    ASSERT_EQ_I64(doc_ivl_measure_in(&a, 3, 12), 4);
+    ASSERT_RC(doc_ivl_push(&b, 4, 11));
+    ASSERT_RC(doc_ivl_subtract(&a, &b, &o));
+    ASSERT_EQ_I64(doc_ivl_measure(&o), 25 - 2);
+    ASSERT_RC(doc_ivl_intersect(&a, &b, &o));
+    ASSERT_EQ_I64(doc_ivl_measure(&o), 2);
+    ASSERT_RC(doc_ivl_gaps_in(&a, 0, 40, &o));
+    ASSERT_EQ_U64(o.n, 2); /* [5,10) and [30,40) */
+    ASSERT_EQ_I64(doc_ivl_measure(&o), 15);
+    doc_ivl_fini(&a);
+    doc_ivl_fini(&b);
+    doc_ivl_fini(&o);
+}
+
+/* ---- R7 DataLoader ----
+ * 4 steps of 1000: DataLoader __next__ [0,300), then a launch at 300 whose kernel runs
+ * [310, 1000). DataLoader share (tb_plugin) = 300 / 1000 = 30 %. */
+static void build_dataloader(struct tj *j, double dl)
+{
+    tj_begin(j, NULL);
+    for (int s = 0; s < 4; s++) {
+        double b = s * 1000.0;
+        tj_step(j, s + 1, b, 1000);
+        tj_op(j, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", b, dl);
+        tj_launch(j, "conv_kernel", b + dl, 5, b + dl + 10, 1000 - dl - 10, 100 + s, NULL);
+    }
+}
+
+TEST(doctor_dataloader_positive)
+{
+    struct tj j;
+    build_dataloader(&j, 300);
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "dataloader");
+    ASSERT(f);
+    ASSERT_EQ_STR(r->f[0].id, "dataloader"); /* ranked first */
+    ASSERT_NEAR(f->saving_pct, 30.0, 0.01);
+    ASSERT_NEAR(f->saving_us_per_step, 300.0, 0.001);
+    ASSERT_EQ_I64(f->severity, DOC_SEV_HIGH);
+    ASSERT(kv(f, "single_process_loader")->i);
+    ASSERT_EQ_U64(f->nex, 4);
+    ASSERT_EQ_I64(f->ex[0].dur, 300000);
+    ASSERT(strstr(f->recommendation, "num_workers"));
+    doctor_report_free(r);
+}
+
+TEST(doctor_dataloader_negative)
+{
+    struct tj j;
+    build_dataloader(&j, 20); /* 2 % < 5 % */
+    struct doc_report *r = run(&j);
+    ASSERT(!find(r, "dataloader"));
+    doctor_report_free(r);
+}
+
+/* ---- R1 host-bound idle ----
+ * Step of 1000: kernel A launched at [0,5) runs [10,100); aten::cpu_work [100,700) on the
+ * CPU; launch at [700,705) of kernel B running [710,1000). GPU idle [0,10) (launch ended after
+ * the gap began: late) and [100,710) (late): 10 + 610 = 620 per step = 62 %. */
+static void build_host(struct tj *j, bool gpu_bound)
+{
+    tj_begin(j, NULL);
+    for (int s = 0; s < 4; s++) {
+        double b = s * 1000.0;
+        tj_step(j, s + 1, b, 1000);
+        if (gpu_bound) {
+            /* both launches at the start; kernels back to back fill the step */
+            tj_launch(j, "kernA", b, 5, b + 6, 494, 200 + 2 * s, NULL);
+            tj_launch(j, "kernB", b + 5, 5, b + 500, 500, 201 + 2 * s, NULL);
+            tj_op(j, "aten::cpu_work", b + 100, 600);
+        } else {
+            tj_launch(j, "kernA", b, 5, b + 10, 90, 200 + 2 * s, NULL);
+            tj_op(j, "aten::cpu_work", b + 100, 600);
+            tj_launch(j, "kernB", b + 700, 5, b + 710, 290, 201 + 2 * s, NULL);
+        }
+    }
+}
+
+TEST(doctor_host_idle_positive)
+{
+    struct tj j;
+    build_host(&j, false);
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "host-bound-idle");
+    ASSERT(f);
+    ASSERT(!find(r, "launch-bound"));
+    ASSERT_NEAR(f->saving_us_per_step, 620.0, 0.001);
+    ASSERT_NEAR(f->saving_pct, 62.0, 0.01);
+    /* the CPU time in the gaps is aten::cpu_work (600 of the 610 µs gap) */
+    bool seen = false;
+    for (size_t i = 0; i < f->nkv; i++)
+        if (f->kv[i].table && f->kv[i].type == DOC_KV_STR && strcmp(f->kv[i].key, "what") == 0 &&
+            strcmp(f->kv[i].str, "aten::cpu_work") == 0) {
+            ASSERT_EQ_I64(f->kv[i + 1].i, 600000);
+            seen = true;
+        }
+    ASSERT(seen);
+    ASSERT(f->nex > 0);
+    ASSERT_EQ_I64(f->ex[0].dur, 610000);
+    ASSERT(strstr(f->next_step, "latscope trace --cuda --cpu"));
+    doctor_report_free(r);
+}
+
+TEST(doctor_host_idle_negative_gpu_bound)
+{
+    struct tj j;
+    build_host(&j, true);
+    struct doc_report *r = run(&j);
+    ASSERT(!find(r, "host-bound-idle"));
+    ASSERT(!find(r, "launch-bound"));
+    doctor_report_free(r);
+}
+
+/* ---- R2 launch-bound and CUDA graphs ----
+ * Eager: 50 launches per step, each cudaLaunchKernel 8 µs back to back from t=0, the kernel
+ * (2 µs) starts as its launch returns. The GPU idles ~8 of every 10 µs, inside launch calls. */
+static void build_launch(struct tj *j, bool graph, int eager_after_graph)
+{
+    tj_begin(j, NULL);
+    int corr = 1000;
+    for (int s = 0; s < 4; s++) {
+        double b = s * 1000.0;
+        tj_step(j, s + 1, b, graph ? 120 + 10.0 * eager_after_graph : 500);
+        if (graph) {
+            /* one cudaGraphLaunch [b+2, b+7); its 50 kernels run back to back with 1 µs gaps
+             * from b+10, all carrying the graph launch's correlation and a graph id. */
+            int gc = corr++;
+            tj_rt(j, "cudaGraphLaunch", b + 2, 5, gc);
+            for (int k = 0; k < 50; k++)
+                tj_gpu(j, "kernel", "graph_kernel", b + 10 + 3.0 * k, 2, 7, gc,
+                       "\"graph id\":5,\"graph node id\":9");
+            for (int k = 0; k < eager_after_graph; k++) {
+                double l = b + 160 + 10.0 * k;
+                tj_launch(j, "eager_kernel", l, 8, l + 8, 2, corr++, NULL);
+            }
+        } else {
+            for (int k = 0; k < 50; k++) {
+                double l = b + 10.0 * k;
+                tj_launch(j, "tiny_kernel", l, 8, l + 8, 2, corr++, NULL);
+            }
+        }
+    }
+}
+
+TEST(doctor_launch_bound_positive)
+{
+    struct tj j;
+    build_launch(&j, false, 0);
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "launch-bound");
+    ASSERT(f);
+    ASSERT(!find(r, "host-bound-idle"));
+    ASSERT(!kv(f, "cuda_graphs_in_use")->i);
+    ASSERT_NEAR(kv(f, "short_kernel_share")->num, 1.0, 1e-9);
+    ASSERT(strstr(f->recommendation, "CUDA"));
+    ASSERT(f->saving_pct > 50.0);
+    doctor_report_free(r);
+}
+
+TEST(doctor_graph_replay_not_idle)
+{
+    /* Pure graph replay: gaps between graph kernels are not host time, and no finding may
+     * recommend CUDA graphs. */
+    struct tj j;
+    build_launch(&j, true, 0);
+    struct doc_report *r = run(&j);
+    ASSERT(!find(r, "launch-bound"));
+    ASSERT(!find(r, "host-bound-idle"));
+    for (size_t i = 0; i < r->n; i++)
+        ASSERT(!r->f[i].recommendation || !strstr(r->f[i].recommendation, "torch.cuda.CUDAGraph"));
+    ASSERT_EQ_U64(r->traces[0].graph_launches, 4);
+    /* 50 gaps of 1 µs inside each replay: none of them counts as waiting for the host */
+    ASSERT_OP_I64(r->traces[0].host_idle, <, 20000);
+    doctor_report_free(r);
+}
+
+TEST(doctor_graph_plus_eager_launches)
+{
+    /* The graph covers 50 kernels; 40 more per step are launched eagerly after it: launch-bound,
+     * and the advice is to extend the graph, not to start using graphs. */
+    struct tj j;
+    build_launch(&j, true, 40);
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "launch-bound");
+    ASSERT(f);
+    ASSERT(kv(f, "cuda_graphs_in_use")->i);
+    ASSERT(strstr(f->recommendation, "already replays CUDA graphs"));
+    ASSERT(!strstr(f->recommendation, "torch.cuda.CUDAGraph"));
+    doctor_report_free(r);
+}
+
+/* ---- R3 host<->device copies ----
+ * Step 1000: HtoD pageable copy [0,200) on stream 7 (launched by cudaMemcpyAsync at 0), then the
+ * kernel [210,1000) on the same stream. Exposed copy = 200 per step = 20 %. Negative: the copy
+ * runs on stream 9 under a kernel that covers it. */
+static void build_copy(struct tj *j, bool overlapped)
+{
+    tj_begin(j, NULL);
+    for (int s = 0; s < 4; s++) {
+        double b = s * 1000.0;
+        tj_step(j, s + 1, b, 1000);
+        if (overlapped) {
+            tj_launch(j, "compute", b, 5, b + 6, 994, 300 + 2 * s, NULL);
+            tj_rt(j, "cudaMemcpyAsync", b + 5, 5, 301 + 2 * s);
+            tj_gpu(j, "gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", b + 20, 200, 9, 301 + 2 * s,
+                   "\"bytes\":4000000");
+        } else {
+            tj_rt(j, "cudaMemcpyAsync", b, 5, 300 + 2 * s);
+            tj_gpu(j, "gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", b, 200, 7, 300 + 2 * s,
+                   "\"bytes\":4000000");
+            tj_launch(j, "compute", b + 5, 5, b + 210, 790, 301 + 2 * s, NULL);
+        }
+    }
+}
+
+TEST(doctor_memcpy_positive)
+{
+    struct tj j;
+    build_copy(&j, false);
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "memcpy-exposed");
+    ASSERT(f);
+    ASSERT_NEAR(f->saving_us_per_step, 200.0, 0.001);
+    ASSERT_EQ_I64(kv(f, "pageable_copies")->i, 4);
+    ASSERT_NEAR(kv(f, "h2d_bytes_per_step")->num, 4e6, 1);
+    ASSERT(kv(f, "copies_on_a_compute_stream")->i > 0);
+    ASSERT(strstr(f->recommendation, "pin_memory"));
+    ASSERT(strstr(f->next_step, "cuda_memcpy_async"));
+    doctor_report_free(r);
+}
+
+TEST(doctor_memcpy_negative_overlapped)
+{
+    struct tj j;
+    build_copy(&j, true);
+    struct doc_report *r = run(&j);
+    ASSERT(!find(r, "memcpy-exposed"));
+    doctor_report_free(r);
+}
+
+/* ---- R4 sync points ----
+ * Step 1000: kernel [5,500) launched at 0; aten::item > aten::_local_scalar_dense >
+ * cudaStreamSynchronize [10,500); then aten::post [500,800); launch at 800 of a kernel
+ * [810,1000). The GPU idles [500,810) right after the sync returned: 310 per step. */
+static void build_sync(struct tj *j, bool with_sync)
+{
+    tj_begin(j, NULL);
+    for (int s = 0; s < 4; s++) {
+        double b = s * 1000.0;
+        tj_step(j, s + 1, b, 1000);
+        tj_launch(j, "kern", b, 5, b + 5, 495, 400 + 3 * s, NULL);
+        if (with_sync) {
+            tj_op(j, "aten::item", b + 9, 492);
+            tj_op(j, "aten::_local_scalar_dense", b + 9.5, 491);
+            tj_rt(j, "cudaStreamSynchronize", b + 10, 490, 401 + 3 * s);
+            tj_op(j, "aten::post", b + 500, 300);
+            tj_launch(j, "kern2", b + 800, 5, b + 810, 190, 402 + 3 * s, NULL);
+        } else {
+            tj_launch(j, "kern2", b + 6, 5, b + 500, 500, 402 + 3 * s, NULL);
+        }
+    }
+}
+
+TEST(doctor_sync_positive)
+{
+    struct tj j;
+    build_sync(&j, true);
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "sync-points");
+    ASSERT(f);
+    ASSERT_NEAR(f->saving_us_per_step, 310.0, 0.001);
+    ASSERT_NEAR(kv(f, "syncs_per_step")->num, 1.0, 1e-9);
+    ASSERT_EQ_I64(kv(f, "blocked_us_per_step")->i, 490000);
+    /* the causing op is named */
+    bool op = false;
+    for (size_t i = 0; i < f->nkv; i++)
+        if (f->kv[i].type == DOC_KV_STR && strcmp(f->kv[i].key, "op") == 0 &&
+            strcmp(f->kv[i].str, "aten::_local_scalar_dense") == 0)
+            op = true;
+    ASSERT(op);
+    ASSERT(f->nex > 0 && strstr(f->ex[0].note, "aten::_local_scalar_dense"));
+    ASSERT(!find(r, "host-bound-idle")); /* the post-sync gap is not counted twice */
+    doctor_report_free(r);
+}
+
+TEST(doctor_sync_negative)
+{
+    struct tj j;
+    build_sync(&j, false);
+    struct doc_report *r = run(&j);
+    ASSERT(!find(r, "sync-points"));
+    doctor_report_free(r);
+}
+
+/* ---- R5 dominant kernel, R5b FP32, R8 under-filled ---- */
+static void build_kernels(struct tj *j, const char *big, const char *op, int grid)
+{
+    tj_begin(j, V100);
+    char extra[200];
+    snprintf(extra, sizeof(extra),
+             "\"grid\":[%d,1,1],\"block\":[256,1,1],\"registers per thread\":64,"
+             "\"shared memory\":0",
+             grid);
+    for (int s = 0; s < 4; s++) {
+        double b = s * 1000.0;
+        tj_step(j, s + 1, b, 1000);
+        tj_op(j, op, b, 6); /* encloses only the first launch */
+        tj_launch(j, big, b + 1, 5, b + 10, 700, 500 + 4 * s, extra);
+        tj_launch(j, "small_a", b + 7, 5, b + 710, 100, 501 + 4 * s, extra);
+        tj_launch(j, "small_b", b + 13, 5, b + 810, 100, 502 + 4 * s, extra);
+        tj_launch(j, "small_c", b + 19, 5, b + 910, 90, 503 + 4 * s, extra);
+    }
+}
+
+TEST(doctor_dominant_kernel_and_fp32)
+{
+    struct tj j;
+    build_kernels(&j, "volta_sgemm_128x64_nn", "aten::addmm", 320);
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "dominant-kernels");
+    ASSERT(f);
+    ASSERT_EQ_I64(f->severity, DOC_SEV_INFO);
+    ASSERT(strstr(f->next_step, "ncu --kernel-name regex:'volta_sgemm_128x64_nn' --launch-skip 0"));
+    ASSERT(strstr(f->title, "70.7 %")); /* 700 of 990 µs of kernel time */
+    /* the big kernel is under aten::addmm (eligible) and named sgemm: FP32 */
+    const struct doc_finding *g = find(r, "fp32-no-tensor-cores");
+    ASSERT(g);
+    ASSERT_NEAR(kv(g, "eligible_fp32_us_per_step")->i, 700000, 0);
+    ASSERT_NEAR(g->saving_us_per_step, 350.0, 0.001);
+    ASSERT(strstr(g->recommendation, "autocast"));
+    ASSERT(!find(r, "underfilled-gpu")); /* 320 blocks on 80 SMs */
+    doctor_report_free(r);
+}
+
+TEST(doctor_tensor_cores_negative)
+{
+    struct tj j;
+    build_kernels(&j, "volta_h884gemm_128x64_nn", "aten::addmm", 320);
+    struct doc_report *r = run(&j);
+    ASSERT(find(r, "dominant-kernels"));
+    ASSERT(!find(r, "fp32-no-tensor-cores"));
+    doctor_report_free(r);
+}
+
+TEST(doctor_fp32_not_eligible_op)
+{
+    struct tj j;
+    build_kernels(&j, "elementwise_kernel", "aten::add", 320);
+    struct doc_report *r = run(&j);
+    ASSERT(!find(r, "fp32-no-tensor-cores"));
+    doctor_report_free(r);
+}
+
+TEST(doctor_underfilled_positive)
+{
+    struct tj j;
+    build_kernels(&j, "volta_h884gemm_128x64_nn", "aten::addmm", 8); /* 8 blocks, 80 SMs */
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "underfilled-gpu");
+    ASSERT(f);
+    ASSERT_NEAR(kv(f, "underfilled_pct_of_kernel_time")->num, 100.0, 1e-9);
+    /* 990 µs x (1 - 8/80) = 891 µs per step; capped at medium */
+    ASSERT_NEAR(f->saving_us_per_step, 891.0, 0.001);
+    ASSERT_EQ_I64(f->severity, DOC_SEV_MEDIUM);
+    doctor_report_free(r);
+}
+
+/* ---- R6 exposed communication ---- */
+static void build_comm(struct tj *j, bool overlap)
+{
+    tj_begin(j, NULL);
+    for (int s = 0; s < 4; s++) {
+        double b = s * 1000.0;
+        tj_step(j, s + 1, b, 1000);
+        tj_launch(j, "compute", b, 5, b + 6, overlap ? 994 : 494, 600 + 2 * s, NULL);
+        tj_rt(j, "cudaLaunchKernel", b + 6, 5, 601 + 2 * s);
+        tj_gpu(j, "kernel", "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", b + 500, 500,
+               20, 601 + 2 * s, NULL);
+    }
+}
+
+TEST(doctor_comm_positive)
+{
+    struct tj j;
+    build_comm(&j, false);
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "exposed-communication");
+    ASSERT(f);
+    ASSERT_NEAR(f->saving_us_per_step, 500.0, 0.001);
+    ASSERT(!find(r, "underfilled-gpu"));
+    doctor_report_free(r);
+}
+
+TEST(doctor_comm_negative_overlapped)
+{
+    struct tj j;
+    build_comm(&j, true);
+    struct doc_report *r = run(&j);
+    ASSERT(!find(r, "exposed-communication"));
+    doctor_report_free(r);
+}
+
+/* ---- R9 allocator churn, memory pressure ---- */
+TEST(doctor_alloc_positive)
+{
+    struct tj j;
+    tj_begin(&j, V100);
+    for (int s = 0; s < 4; s++) {
+        double b = s * 1000.0;
+        tj_step(&j, s + 1, b, 1000);
+        tj_launch(&j, "compute", b, 5, b + 6, 994, 700 + 2 * s, NULL);
+        tj_op(&j, "aten::empty", b + 100, 60);
+        tj_rt(&j, "cudaMalloc", b + 105, 50, 701 + 2 * s);
+    }
+    tj_ev(&j, "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\","
+              "\"pid\":1,\"tid\":1,\"ts\":200,\"args\":{\"Total Reserved\":950000,\"Device "
+              "Type\":1,\"Device Id\":0,\"Bytes\":100}}");
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "allocator-churn");
+    ASSERT(f);
+    ASSERT_NEAR(f->saving_us_per_step, 50.0, 0.001);
+    bool op = false;
+    for (size_t i = 0; i < f->nkv; i++)
+        if (f->kv[i].type == DOC_KV_STR && strcmp(f->kv[i].key, "op") == 0 &&
+            strcmp(f->kv[i].str, "aten::empty") == 0)
+            op = true;
+    ASSERT(op);
+    ASSERT(find(r, "memory-pressure"));
+    doctor_report_free(r);
+}
+
+TEST(doctor_alloc_negative)
+{
+    struct tj j;
+    build_host(&j, true);
+    struct doc_report *r = run(&j);
+    ASSERT(!find(r, "allocator-churn"));
+    ASSERT(!find(r, "memory-pressure"));
+    doctor_report_free(r);
+}
+
+/* ---- R10 tail attribution ----
+ * 10 GPU-bound steps of 1000 µs; step 7 lasts 3000 µs because of a 2000 µs cudaMalloc under
+ * aten::empty (the kernel of that step is launched after it). */
+static void build_tail(struct tj *j, bool slow)
+{
+    tj_begin(j, NULL);
+    double b = 0;
+    for (int s = 0; s < 10; s++) {
+        bool sl = slow && s == 6;
+        double len = sl ? 3000 : 1000;
+        tj_step(j, s + 1, b, len);
+        if (sl) {
+            tj_op(j, "aten::empty", b + 1, 2002);
+            tj_rt(j, "cudaMalloc", b + 2, 2000, 800 + 2 * s);
+        }
+        double l = sl ? b + 2004 : b;
+        tj_launch(j, "compute", l, 5, l + 6, b + len - l - 6, 801 + 2 * s, NULL);
+        b += len;
+    }
+}
+
+TEST(doctor_tail_positive)
+{
+    struct tj j;
+    build_tail(&j, true);
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "tail-steps");
+    ASSERT(f);
+    ASSERT_EQ_I64(kv(f, "median_step_us")->i, 1000000);
+    ASSERT_EQ_I64(kv(f, "slow_steps")->i, 1);
+    ASSERT_NEAR(f->saving_us_per_step, 200.0, 0.001); /* 2000 excess / 10 steps */
+    ASSERT(strstr(f->title, "cudaMalloc (under aten::empty)"));
+    /* the first component is cudaMalloc with its 2000 µs */
+    bool seen = false;
+    for (size_t i = 0; i < f->nkv; i++)
+        if (f->kv[i].table && strcmp(f->kv[i].table, "components") == 0 &&
+            f->kv[i].type == DOC_KV_STR) {
+            ASSERT_EQ_STR(f->kv[i].str, "cudaMalloc (under aten::empty)");
+            ASSERT_EQ_I64(f->kv[i + 1].i, 2000000);
+            seen = true;
+            break;
+        }
+    ASSERT(seen);
+    ASSERT_EQ_I64(f->ex[0].step, 7);
+    doctor_report_free(r);
+}
+
+TEST(doctor_tail_negative)
+{
+    struct tj j;
+    build_tail(&j, false);
+    struct doc_report *r = run(&j);
+    ASSERT(!find(r, "tail-steps"));
+    doctor_report_free(r);
+}
+
+/* ---- R11 profiler overhead ---- */
+TEST(doctor_overhead)
+{
+    struct tj j;
+    build_host(&j, true);
+    tj_ev(&j, "{\"ph\":\"X\",\"cat\":\"overhead\",\"name\":\"Activity Buffer Request\","
+              "\"pid\":-1,\"tid\":0,\"ts\":1100,\"dur\":100}");
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "profiler-overhead");
+    ASSERT(f);
+    ASSERT_EQ_I64(f->severity, DOC_SEV_INFO);
+    ASSERT_NEAR(f->saving_us_per_step, 25.0, 0.001); /* 100 µs over 4 steps */
+    ASSERT(strstr(f->next_step, "latscope bench"));
+    doctor_report_free(r);
+}
+
+/* ---- clean trace, output formats ---- */
+TEST(doctor_clean_trace)
+{
+    struct tj j;
+    build_host(&j, true);
+    struct doc_report *r = run(&j);
+    /* GPU-bound: at most notes (the dominant kernels to look at next), no finding */
+    ASSERT_OP_I64(doctor_max_severity(r), <, DOC_SEV_LOW);
+    ASSERT(!find(r, "host-bound-idle") && !find(r, "launch-bound") && !find(r, "sync-points"));
+    ASSERT_EQ_U64(r->traces[0].nsteps, 4);
+    ASSERT_EQ_I64(r->traces[0].step_mean, 1000000);
+    struct lat_buf b = LAT_BUF_INIT;
+    ASSERT_RC(doctor_format_text(r, &b, false));
+    ASSERT(strstr(b.data, "No significant finding"));
+    ASSERT(strstr(b.data, "4 steps"));
+    ASSERT(!strchr(b.data, '\033'));
+    buf_fini(&b);
+    struct jsonw w;
+    jsonw_init(&w, NULL, false);
+    doctor_write_json(r, NULL, &w);
+    ASSERT_RC(jsonw_finish(&w));
+    ASSERT(strstr(w.buf.data, "\"verdict\":\"no significant finding\""));
+    ASSERT(strstr(w.buf.data, "\"gpu_busy_pct\":"));
+    jsonw_fini(&w);
+    doctor_report_free(r);
+}
+
+TEST(doctor_json_and_md_shape)
+{
+    struct tj j;
+    build_dataloader(&j, 300);
+    struct doc_report *r = run(&j);
+    struct jsonw w;
+    jsonw_init(&w, NULL, false);
+    doctor_write_json(r, NULL, &w);
+    ASSERT_RC(jsonw_finish(&w));
+    const char *s = w.buf.data;
+    ASSERT(strstr(s, "{\"findings\":[{\"id\":\"dataloader\",\"title\":"));
+    ASSERT(strstr(s, "\"severity\":\"high\",\"saving_us_per_step\":300.000,\"saving_pct\":30.00,"
+                     "\"evidence\":{"));
+    ASSERT(strstr(s, "\"examples\":[{\"name\":"));
+    ASSERT(strstr(s, "\"recommendation\":"));
+    ASSERT(strstr(s, "\"next_step\":"));
+    jsonw_fini(&w);
+    struct lat_buf b = LAT_BUF_INIT;
+    ASSERT_RC(doctor_format_md(r, &b));
+    ASSERT(strstr(b.data, "### 1. `dataloader`"));
+    ASSERT(strstr(b.data, "```sh"));
+    buf_fini(&b);
+    buf_reset(&b);
+    ASSERT_RC(doctor_format_text(r, &b, true));
+    ASSERT(strchr(b.data, '\033')); /* colour only when asked */
+    buf_fini(&b);
+    doctor_report_free(r);
+}
+
+TEST(doctor_severity_names)
+{
+    enum doc_severity s;
+    ASSERT_RC(doctor_severity_parse("medium", &s));
+    ASSERT_EQ_I64(s, DOC_SEV_MEDIUM);
+    ASSERT_RC(doctor_severity_parse("never", &s));
+    ASSERT(doctor_severity_parse("urgent", &s) != 0);
+    ASSERT_EQ_STR(doctor_severity_name(DOC_SEV_HIGH), "high");
+}
+
+TEST(doctor_no_steps_cpu_only)
+{
+    /* No ProfilerStep and no GPU: the trace window is one step and nothing is "idle". */
+    struct tj j;
+    tj_begin(&j, NULL);
+    tj_op(&j, "aten::conv2d", 0, 500);
+    tj_op(&j, "aten::relu", 500, 100);
+    struct doc_report *r = run(&j);
+    ASSERT_EQ_U64(r->n, 0);
+    ASSERT(!r->traces[0].steps_real);
+    ASSERT_EQ_I64(r->traces[0].step_mean, 600000);
+    doctor_report_free(r);
+}
+
+/* ---- corpus: the ResNet-50 num_workers=0 run is data-loading bound (tb_plugin: 33.37 %) ---- */
+TEST_TIMEOUT(doctor_corpus_resnet50_dataloader, 60)
+{
+    const char *p = test_shared_path(
+        "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
+    struct lat_trace *t = NULL;
+    char err[256];
+    ASSERT_RC(ingest_open(p, NULL, &t, err, sizeof(err)));
+    struct doc_opts o;
+    doctor_opts_default(&o);
+    struct doc_report *r;
+    ASSERT_RC(doctor_report_new(&r));
+    ASSERT_RC(doctor_run(r, t, &o));
+    doctor_rank(r);
+    ASSERT(r->n > 0);
+    ASSERT_EQ_STR(r->f[0].id, "dataloader");
+    ASSERT_NEAR(r->f[0].saving_pct, 33.37, 0.005); /* tb_plugin result_check_file.txt */
+    ASSERT_EQ_U64(r->traces[0].nsteps, 6);
+    /* tb_plugin's average step: 177 592 µs */
+    ASSERT_NEAR((double)r->traces[0].step_mean / 1000.0, 177592.0, 1.0);
+    ASSERT(kv(&r->f[0], "single_process_loader")->i);
+    doctor_report_free(r);
+    lat_trace_free(t);
+}
+
+/* ---- R7b CPU-only pre/post-processing ----
+ * Step 1000: preprocess [0,600), launch [600,605) of a kernel [610,900), postprocess
+ * [900,1000). GPU idle [0,610) and [900,1000): 710 per step, all at the step's head and tail. */
+TEST(doctor_pre_post_processing)
+{
+    struct tj j;
+    tj_begin(&j, NULL);
+    for (int s = 0; s < 4; s++) {
+        double b = s * 1000.0;
+        tj_step(&j, s + 1, b, 1000);
+        tj_op(&j, "preprocess_resize_normalize", b, 600);
+        tj_launch(&j, "model_kernel", b + 600, 5, b + 610, 290, 900 + s, NULL);
+        tj_op(&j, "postprocess_nms", b + 900, 100);
+    }
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "cpu-pre-post-processing");
+    ASSERT(f);
+    ASSERT(!find(r, "host-bound-idle"));
+    ASSERT_NEAR(f->saving_us_per_step, 710.0, 0.001);
+    ASSERT_EQ_I64(kv(f, "head_tail_idle_us_per_step")->i, 710000);
+    bool pre = false;
+    for (size_t i = 0; i < f->nkv; i++)
+        if (f->kv[i].type == DOC_KV_STR && strcmp(f->kv[i].key, "what") == 0 &&
+            strcmp(f->kv[i].str, "preprocess_resize_normalize") == 0)
+            pre = true;
+    ASSERT(pre);
+    doctor_report_free(r);
+}
+
+TEST(doctor_ncu_kernel_names)
+{
+    char b[256];
+    doc_ncu_name("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add"
+                 "<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>,"
+                 " at::detail::Array<char*, 3>)",
+                 b, sizeof(b));
+    ASSERT_EQ_STR(b, "vectorized_elementwise_kernel");
+    doc_ncu_name("volta_sgemm_128x64_nn", b, sizeof(b));
+    ASSERT_EQ_STR(b, "volta_sgemm_128x64_nn");
+    doc_ncu_name("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long)", b,
+                 sizeof(b));
+    ASSERT_EQ_STR(b, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t");
+    doc_ncu_name("void cudnn::detail::dgrad_engine<float, 512, 6>(int, float const*)", b,
+                 sizeof(b));
+    ASSERT_EQ_STR(b, "dgrad_engine");
+    doc_ncu_name("Memcpy.x(y)", b, sizeof(b));
+    ASSERT_EQ_STR(b, "Memcpy\\.x"); /* regex metacharacters are escaped */
+}
