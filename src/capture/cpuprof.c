@@ -106,7 +106,8 @@ struct cpuprof {
     uint64_t *cs_ids;
     size_t ncs_ids, cs_ids_cap;
     uint64_t sample_type, regs_mask;
-    bool kernel, offcpu, stopped;
+    bool kernel, offcpu, stopped, origin_set;
+    int64_t origin_ns;
 
     struct cp_file *files;
     size_t nfiles, files_cap;
@@ -924,9 +925,37 @@ int cpuprof_stop(struct cpuprof *p)
 
 /* Outputs ------------------------------------------------------------------------------------- */
 
+void cpuprof_set_origin(struct cpuprof *p, int64_t origin_ns)
+{
+    if (!p) return;
+    p->origin_ns = origin_ns;
+    p->origin_set = true;
+}
+
+/* Leaf name of a sample: its last frame; for off-CPU intervals the last user-space frame (the
+ * kernel frames all end in schedule()). */
+static const char *leaf_name(const struct cpuprof *p, uint32_t stack, bool off)
+{
+    uint32_t n;
+    const uint32_t *fr = stackset_frames(&p->stacks, stack, &n);
+    for (uint32_t i = n; off && i-- > 0;) {
+        const char *s = stackset_frame_name(&p->stacks, fr[i]);
+        size_t l = strlen(s);
+        if (l < 4 || strcmp(s + l - 4, "_[k]")) return s;
+    }
+    return n ? stackset_frame_name(&p->stacks, fr[n - 1]) : "[unknown]";
+}
+
 int cpuprof_export(struct cpuprof *p, struct lat_trace *t)
 {
     if (!p || !t) return LAT_E_USAGE;
+    int64_t origin = p->origin_ns;
+    if (!p->origin_set && t->base_time_ns) {
+        struct timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        int64_t real = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
+        origin = now_ns() - (real - t->base_time_ns);
+    }
     uint32_t k_stack, k_state, v_on, v_off, cat, unknown;
     int rc;
     if ((rc = lat_trace_intern(t, "stack", 5, &k_stack)) ||
@@ -939,7 +968,7 @@ int cpuprof_export(struct cpuprof *p, struct lat_trace *t)
     size_t cap = 1 << 16;
     char *buf = malloc(cap);
     uint32_t *stack_str = calloc(p->stacks.nstacks + 1, sizeof(*stack_str));
-    uint32_t *leaf_str = calloc(p->stacks.nstacks + 1, sizeof(*leaf_str));
+    uint32_t *leaf_str = calloc(2 * (p->stacks.nstacks + 1), sizeof(*leaf_str));
     if (!buf || !stack_str || !leaf_str) {
         rc = -ENOMEM;
         goto out;
@@ -947,13 +976,14 @@ int cpuprof_export(struct cpuprof *p, struct lat_trace *t)
     for (size_t i = 0; i < p->nsamples; i++) {
         const struct cp_sample *s = &p->samples[i];
         if (!stack_str[s->stack]) {
-            uint32_t n;
-            const uint32_t *fr = stackset_frames(&p->stacks, s->stack, &n);
             size_t len = stackset_join(&p->stacks, s->stack, buf, cap);
             if (!len) memcpy(buf, "[unknown]", (len = 9) + 1);
             if ((rc = lat_trace_intern(t, buf, len, &stack_str[s->stack]))) goto out;
-            const char *leaf = n ? stackset_frame_name(&p->stacks, fr[n - 1]) : "[unknown]";
-            if ((rc = lat_trace_intern(t, leaf, strlen(leaf), &leaf_str[s->stack]))) goto out;
+        }
+        uint32_t *leaf_id = &leaf_str[2 * s->stack + s->off];
+        if (!*leaf_id) {
+            const char *leaf = leaf_name(p, s->stack, s->off);
+            if ((rc = lat_trace_intern(t, leaf, strlen(leaf), leaf_id))) goto out;
         }
         uint32_t track;
         if ((rc = lat_trace_track(t, s->pid, s->tid, 0, 0, false, &track))) goto out;
@@ -971,9 +1001,9 @@ int cpuprof_export(struct cpuprof *p, struct lat_trace *t)
         if ((rc = lat_trace_add_arg(t, &a1, &first)) || (rc = lat_trace_add_arg(t, &a2, &second)))
             goto out;
         struct lat_event e = {
-            .ts = s->ts,
+            .ts = s->ts - origin,
             .dur = s->dur,
-            .name = leaf_str[s->stack],
+            .name = *leaf_id,
             .cat = cat,
             .track = track,
             .kind = LAT_EV_CPU_SAMPLE,

@@ -31,7 +31,7 @@ cpu_record() {
     local folded=$1 freq=$2
     shift 2
     if cpu_have_trace; then
-        "$LATSCOPE" trace --cpu --freq "$freq" --folded "$folded" -o "$TMPDIR/cpu-trace.json" \
+        "$LATSCOPE" -v trace --cpu --freq "$freq" --folded "$folded" -o "$TMPDIR/cpu-trace.json" \
             -- "$@" 2>"$TMPDIR/cpu.err"
     else
         "$CPURUN" -F "$freq" -f "$folded" -- "$@" 2>"$TMPDIR/cpu.err"

@@ -7,6 +7,7 @@
  * 60/30/10 % of on-CPU time, whatever the clock rate. threads: two extra threads, one in
  * worker_one, one in worker_two, the main thread sleeping. fork: the child runs child_work,
  * the parent hot_a. Every function spins the same loop so time is proportional to units.
+ * Shares are inclusive (hot_a's samples have spin as their leaf, hot_a under it).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -34,22 +35,25 @@ __attribute__((noinline)) static void spin(long units)
     }
 }
 
+/* The three share one inner loop (spin), so their shares do not depend on how each loop
+ * happens to be aligned; the barrier after the call keeps it from becoming a tail call, so
+ * the caller stays on the stack. */
 __attribute__((noinline)) void hot_a(void)
 {
-    for (volatile long i = 0; i < 6 * UNIT; i++) {
-    }
+    spin(6);
+    __asm__ volatile("" ::: "memory");
 }
 
 __attribute__((noinline)) void hot_b(void)
 {
-    for (volatile long i = 0; i < 3 * UNIT; i++) {
-    }
+    spin(3);
+    __asm__ volatile("" ::: "memory");
 }
 
 __attribute__((noinline)) void cold_c(void)
 {
-    for (volatile long i = 0; i < 1 * UNIT; i++) {
-    }
+    spin(1);
+    __asm__ volatile("" ::: "memory");
 }
 
 static double seconds = 2.0;
