@@ -19,7 +19,7 @@ url=http://127.0.0.1:$(head -1 "$tmp/port")/
 step "latscope bench: a fixture server (exp. 2 ms service, 4 workers), closed loop, 1 and 8 connections"
 echo "\$ latscope bench -c 1,8 --duration 2s $url"
 "$LATSCOPE" bench -c 1,8 --duration 2s "$url" || true
-echo "(8 connections on 4 workers: requests queue in the server; latency grows, req/s does not)"
+echo "(8 connections, 4 workers: req/s stops near 4 x 1/2 ms = 2000; the other requests queue in the server, so latency grows)"
 
 step "latscope bench: open loop, Poisson 300 req/s; latency from the intended send and the actual send"
 echo "\$ latscope bench -r 300 --duration 2s --format json $url | (key fields)"

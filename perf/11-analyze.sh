@@ -26,7 +26,7 @@ measure() {
 }
 rate() { awk -v b="$1" -v w="$2" 'BEGIN{ if (w <= 0) w = 0.005; printf "%.0f", b/1e6/w }'; }
 
-df_wall=""
+df_wall="" df_cpu=""
 for rel in hta/tests/data/mtia_trace_single_rank/mtia_rank_0.json.gz \
     hta/tests/data/df_index_resolver/df_index_resolver.json.gz \
     hta/tests/data/negative_queue_length_values_check/rank0.json.gz; do
@@ -48,7 +48,10 @@ for rel in hta/tests/data/mtia_trace_single_rank/mtia_rank_0.json.gz \
     echo "analyze.$name.gz.rss	$((m / 1024))	MB	peak RSS"
     an=$("$LATSCOPE" -v analyze --format json "$gz" 2>&1 >/dev/null | sed -n 's/.*analyses took \([0-9.]*\) s wall, \([0-9.]*\) s cpu.*/\1 \2/p')
     echo "analyze.$name.analyses-only	${an#* }	s	cpu time of analysis_run() alone (wall ${an% *} s), after the load"
-    [[ $name == df_index_resolver ]] && df_wall=$w
+    if [[ $name == df_index_resolver ]]; then
+        df_wall=$w
+        df_cpu=$c
+    fi
 done
 
 if [[ ${LATSCOPE_PERF_HTA:-0} == 1 && -n $df_wall ]]; then
@@ -63,9 +66,34 @@ if [[ ${LATSCOPE_PERF_HTA:-0} == 1 && -n $df_wall ]]; then
     else
         mkdir -p "$tmp/df"
         ln -s "$LATSCOPE_TRACES/hta/tests/data/df_index_resolver/df_index_resolver.json.gz" "$tmp/df/"
-        line=$(/usr/bin/time -f '%e %M' "$py" "$LATSCOPE_SRCDIR/perf/hta/hta-analyses.py" "$tmp/df" 2>&1 >/dev/null | tail -1)
-        read -r hw hm <<<"$line"
-        echo "hta.df_index_resolver.gz	$hw	s	HTA $("$py" -c 'import importlib.metadata as m; print(m.version("HolisticTraceAnalysis"))') same analyses, peak RSS $((hm / 1024)) MB"
+        line=$(/usr/bin/time -f '%e %U %S %M' "$py" "$LATSCOPE_SRCDIR/perf/hta/hta-analyses.py" "$tmp/df" 2>&1 >/dev/null | tail -1)
+        read -r hw hu hs hm <<<"$line"
+        hc=$(awk -v u="$hu" -v s="$hs" 'BEGIN{printf "%.2f", u+s}')
+        echo "hta.df_index_resolver.gz	$hw	s	HTA $("$py" -c 'import importlib.metadata as m; print(m.version("HolisticTraceAnalysis"))') same analyses: wall; cpu ${hc} s, peak RSS $((hm / 1024)) MB"
         echo "hta.df_index_resolver.ratio	$(awk -v h="$hw" -v l="$df_wall" 'BEGIN{ if (l <= 0) l = 0.005; printf "%.1f", h/l }')	x	HTA wall / latscope analyze wall (gzip input)"
+        echo "hta.df_index_resolver.cpu-ratio	$(awk -v h="$hc" -v l="$df_cpu" 'BEGIN{ if (l <= 0) l = 0.005; printf "%.1f", h/l }')	x	HTA cpu / latscope analyze cpu (gzip input; latscope ${df_cpu} s)"
+    fi
+fi
+
+# Scale check: a synthetic Kineto trace of ANALYZE_SCALE_MB MB (perf/gen-kineto-trace.py, in a
+# temp dir, never committed) analysed end to end; peak RSS must stay bounded (below the JSON
+# size). ANALYZE_SCALE_MB=0 skips it.
+mb=${ANALYZE_SCALE_MB:-2048}
+if ((mb > 0)); then
+    free_mb=$(df -Pm "$tmp" | awk 'NR==2 {print $4}')
+    if ! command -v python3 >/dev/null; then
+        echo "analyze.scale	skipped		python3 missing"
+    elif ((free_mb < mb * 2)); then
+        echo "analyze.scale	skipped		only ${free_mb} MB free in $tmp"
+    else
+        python3 "$LATSCOPE_SRCDIR/perf/gen-kineto-trace.py" "$mb" "$tmp/syn.json"
+        bytes=$(stat -c %s "$tmp/syn.json")
+        /usr/bin/time -f "%e %U %S %M" "$LATSCOPE" -v analyze --format json "$tmp/syn.json" 2>"$tmp/err" >/dev/null
+        line=$(tail -1 "$tmp/err")
+        read -r w u s m <<<"$line"
+        c=$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u+s}')
+        an=$(sed -n 's/.*analyses took \([0-9.]*\) s wall, \([0-9.]*\) s cpu.*/\2/p' "$tmp/err")
+        echo "analyze.scale.${mb}MB.cpu	$(awk -v b="$bytes" -v c="$c" 'BEGIN{printf "%.0f", b/1e6/c}')	MB/s	$((bytes / 1000000)) MB JSON end to end, cpu ${c} s (analyses ${an} s), wall ${w} s"
+        echo "analyze.scale.${mb}MB.rss	$((m / 1024))	MB	peak RSS = $(awk -v m="$m" -v b="$bytes" 'BEGIN{printf "%.2f", m*1024/b}') x JSON size"
     fi
 fi

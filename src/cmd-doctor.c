@@ -8,6 +8,7 @@
  * error (nothing is printed on stdout then).
  */
 #define PR_FMT "doctor"
+#include "analyze/analysis.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/jsonw.h"
@@ -58,8 +59,23 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name)
 static int doctor_one(struct doc_report *r, const struct doc_opts *o, struct lat_trace *t)
 {
     int rc = doctor_run(r, t, o);
-    if (rc) pr_err("%s: %s\n", t->path ? t->path : "trace", lat_strerror(rc));
-    return rc;
+    if (rc) {
+        pr_err("%s: %s\n", t->path ? t->path : "trace", lat_strerror(rc));
+        return rc;
+    }
+    /* The HTA-compatible numbers of `latscope analyze`, for cross-checking; a failure here
+     * only loses those numbers. */
+    struct analysis_opts ao;
+    struct lat_analysis *a = NULL;
+    analysis_opts_default(&ao);
+    int arc = analysis_run(&t, 1, &ao, &a);
+    if (!arc && a->nranks)
+        doctor_add_analysis(r, r->ntraces - 1, &a->ranks[0]);
+    else if (arc)
+        pr_warn("%s: HTA-compatible numbers unavailable: %s\n", t->path ? t->path : "trace",
+                lat_strerror(arc));
+    analysis_free(a);
+    return 0;
 }
 
 static int doctor_load(struct doc_report *r, const struct doc_opts *o, const char *path)

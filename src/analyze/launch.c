@@ -20,7 +20,7 @@ int an_launch(struct an_view *v, struct lat_an_rank *r)
     uint8_t want = v->o->hta_compat ? AN_NAME_HTA_LAUNCH : AN_NAME_LAT_LAUNCH;
     struct an_map launches;
     double *x = NULL;
-    int rc = an_map_init(&launches, 1024);
+    int rc = an_map_init(&launches, v->ngpu);
     if (rc) return rc;
     for (size_t i = 0; i < v->n; i++) {
         if (!v->keep[i] || v->stream[i] != -1 || ev->correlation[i] == -1) continue;

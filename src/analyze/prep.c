@@ -98,10 +98,47 @@ uint32_t an_map_get(const struct an_map *m, int64_t key)
     return AN_NONE;
 }
 
-static int dbl_cmp(const void *a, const void *b)
+/* In-place sort of doubles without a comparison callback (qsort's indirect calls dominated
+ * the launch and queue statistics): 3-way quicksort, median-of-three pivot, insertion sort
+ * below 16 elements, recursion on the smaller part only. Duplicates (queue lengths take few
+ * values) collapse into the middle part, so they cost O(n). NaN is never passed in. */
+static void dsort(double *x, size_t n)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    while (n > 16) {
+        double a = x[0], b = x[n / 2], c = x[n - 1];
+        double p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        size_t lt = 0, i = 0, gt = n;
+        while (i < gt) {
+            if (x[i] < p) {
+                double t = x[lt];
+                x[lt++] = x[i];
+                x[i++] = t;
+            } else if (x[i] > p) {
+                double t = x[--gt];
+                x[gt] = x[i];
+                x[i] = t;
+            } else {
+                i++;
+            }
+        }
+        if (lt < n - gt) {
+            dsort(x, lt);
+            x += gt;
+            n -= gt;
+        } else {
+            dsort(x + gt, n - gt);
+            n = lt;
+        }
+    }
+    for (size_t i = 1; i < n; i++) {
+        double v = x[i];
+        size_t j = i;
+        while (j > 0 && x[j - 1] > v) {
+            x[j] = x[j - 1];
+            j--;
+        }
+        x[j] = v;
+    }
 }
 
 /* pandas' default quantile: linear interpolation between the closest ranks. */
@@ -118,7 +155,7 @@ void an_describe(double *x, size_t n, struct lat_dist *d)
     memset(d, 0, sizeof(*d));
     d->count = n;
     if (!n) return;
-    qsort(x, n, sizeof(*x), dbl_cmp);
+    dsort(x, n);
     double mean = 0, m2 = 0;
     for (size_t i = 0; i < n; i++) { /* Welford */
         double delta = x[i] - mean;
@@ -360,12 +397,20 @@ static int view_init(struct an_view *v, const struct lat_trace *t, const struct 
  * row with its correlation, a CPU row to the last GPU row. */
 static int view_correlate(struct an_view *v)
 {
-    struct an_map cpu, gpu;
-    int rc = an_map_init(&cpu, 1024);
-    if (rc) return rc;
-    rc = an_map_init(&gpu, 1024);
-    if (rc) goto out;
+    struct an_map cpu = {0}, gpu = {0};
     const int64_t *corr = v->t->ev.correlation;
+    size_t ncpu = 0, ngpu = 0; /* sized up front: no rehash */
+    for (size_t i = 0; i < v->n; i++)
+        if (v->keep[i] && corr[i] != -1) {
+            if (an_is_gpu_kernel_filter(v, i))
+                ngpu++;
+            else
+                ncpu++;
+        }
+    int rc = an_map_init(&cpu, ncpu);
+    if (rc) return rc;
+    rc = an_map_init(&gpu, ngpu);
+    if (rc) goto out;
     for (size_t i = 0; i < v->n; i++) {
         if (!v->keep[i] || corr[i] == -1) continue;
         rc = an_map_put(an_is_gpu_kernel_filter(v, i) ? &gpu : &cpu, corr[i], (uint32_t)i);
@@ -395,7 +440,7 @@ static int view_drop_last_step(struct an_view *v, bool include_last)
     }
     if (!have && !include_last) return 0; /* HTA would drop everything; keep the rank whole */
     struct an_map kept;
-    int rc = an_map_init(&kept, 1024);
+    int rc = an_map_init(&kept, v->n / 4);
     if (rc) return rc;
     const int64_t *corr = v->t->ev.correlation;
     for (size_t i = 0; i < v->n; i++) {

@@ -48,6 +48,21 @@ extern const char *const bench_err_names[BENCH_ERR__COUNT];
 
 enum bench_arrival { BENCH_ARRIVAL_CONSTANT = 0, BENCH_ARRIVAL_POISSON, BENCH_ARRIVAL_GAMMA };
 
+/*
+ * Optional per-request hooks (--target openai: src/llm/benchglue.h). With them the engine asks
+ * a per-connection object for each request's bytes and feeds it every body chunk with its
+ * recv() time; end is called once per request that began (bench_err -1: completed). All are
+ * called on the connection's worker thread; cs objects are never shared between threads.
+ */
+struct bench_req_ops {
+    void *(*conn_new)(void *ud, unsigned thread);
+    void (*conn_free)(void *cs);
+    int (*build)(void *cs, const char **req, size_t *len);
+    void (*begin)(void *cs, lat_ns t_sched, lat_ns t_send);
+    void (*body)(void *cs, const char *p, size_t n, lat_ns t_recv);
+    void (*end)(void *cs, int http_status, int bench_err, lat_ns t_end, bool measured);
+};
+
 /* What to send and how to judge the answer; read-only and shared by all workers. */
 struct bench_target {
     struct conn_target conn;
@@ -58,6 +73,8 @@ struct bench_target {
     int expect_class;        /* 2 => only 2xx is success; 0 => any status below 400 */
     const char *expect_body; /* substring the body must contain, or NULL */
     size_t expect_body_len;
+    const struct bench_req_ops *ops; /* NULL: send `request` every time */
+    void *ops_ud;
 };
 
 /* One load point. Zero means "not set" for every limit. */

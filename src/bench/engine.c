@@ -68,6 +68,10 @@ struct bconn {
     size_t match; /* KMP state of the body substring check */
     bool matched;
     lat_ns t_sched, t_send;
+    void *cs;        /* t->ops per-connection state */
+    const char *req; /* this request's bytes */
+    size_t req_len;
+    bool ops_begun; /* t->ops->begin was called; end is due */
     struct http1_resp resp;
 };
 
@@ -169,9 +173,20 @@ static void count_error(struct bconn *bc, enum bench_err cls, lat_ns now)
     }
 }
 
+/* Tells the request hooks (if any) that the request that began on bc has ended. */
+static void ops_end(struct bconn *bc, int cls, lat_ns t_end)
+{
+    const struct bench_target *t = bc->w->e->t;
+    if (t->ops && bc->ops_begun) {
+        bc->ops_begun = false;
+        t->ops->end(bc->cs, bc->resp.status, cls, t_end, bc->measured);
+    }
+}
+
 /* The request on bc failed with class cls: count it, drop the connection, free the slot. */
 static void fail(struct bconn *bc, enum bench_err cls, lat_ns now)
 {
+    ops_end(bc, (int)cls, now);
     count_error(bc, cls, now);
     bc_close(bc);
     if (cls == BENCH_ERR_CONNECT) {
@@ -235,10 +250,9 @@ static void connect_progress(struct bconn *bc, lat_ns now)
 
 static void do_write(struct bconn *bc, lat_ns now)
 {
-    const struct bench_target *t = bc->w->e->t;
-    while (bc->wpos < t->request_len) {
+    while (bc->wpos < bc->req_len) {
         size_t n = 0;
-        enum lat_io s = conn_write(&bc->c, t->request + bc->wpos, t->request_len - bc->wpos, &n);
+        enum lat_io s = conn_write(&bc->c, bc->req + bc->wpos, bc->req_len - bc->wpos, &n);
         if (s == LAT_IO_RETRY) {
             set_interest(bc, bc->c.want | LOOP_READ);
             return;
@@ -256,13 +270,24 @@ static void do_write(struct bconn *bc, lat_ns now)
 static void start_write(struct bconn *bc, lat_ns now)
 {
     struct worker *w = bc->w;
-    http1_resp_init(&bc->resp, w->e->t->head, NULL, NULL);
+    const struct bench_target *t = w->e->t;
+    http1_resp_init(&bc->resp, t->head, NULL, NULL);
+    bc->req = t->request;
+    bc->req_len = t->request_len;
+    if (t->ops && t->ops->build(bc->cs, &bc->req, &bc->req_len) < 0) {
+        fail(bc, BENCH_ERR_MALFORMED, now);
+        return;
+    }
     bc->wpos = 0;
     bc->match = 0;
     bc->matched = w->e->t->expect_body == NULL;
     bc->state = BC_WRITING;
     /* t_send: just before the first byte is handed to the kernel. */
     bc->t_send = clock_now_ns();
+    if (t->ops) {
+        t->ops->begin(bc->cs, bc->t_sched, bc->t_send);
+        bc->ops_begun = true;
+    }
     loop_timer_start(&w->loop, &bc->timer, bc->t_send + w->e->o->request_timeout_ns);
     do_write(bc, now);
 }
@@ -333,6 +358,7 @@ static void complete(struct bconn *bc, lat_ns now)
         cls = BENCH_ERR_HTTP_4XX;
     else if ((t->expect_class && r->status / 100 != t->expect_class) || !bc->matched)
         cls = BENCH_ERR_MISMATCH;
+    ops_end(bc, cls, r->t_end);
     if (cls >= 0)
         count_error(bc, (enum bench_err)cls, r->t_end);
     else if (bc->measured)
@@ -347,6 +373,8 @@ static void complete(struct bconn *bc, lat_ns now)
 static void on_body(void *ud, const char *p, size_t n, lat_ns t)
 {
     struct bconn *bc = ud;
+    const struct bench_target *tg = bc->w->e->t;
+    if (tg->ops) tg->ops->body(bc->cs, p, n, t);
     if (!bc->matched) match_body(bc, p, n);
 }
 
@@ -632,8 +660,12 @@ static void *worker_main(void *arg)
         if (w->issuing_done && w->inflight == 0) break;
         if (now >= atomic_load(&e->abort_at)) break; /* interrupted: in-flight not counted */
     }
-    for (unsigned i = 0; i < w->nconns; i++)
+    for (unsigned i = 0; i < w->nconns; i++) {
+        /* Interrupted: requests still in flight end unmeasured. */
+        w->conns[i].measured = false;
+        ops_end(&w->conns[i], BENCH_ERR_TIMEOUT, clock_now_ns());
         bc_close(&w->conns[i]);
+    }
     w->cpu_end = thread_cpu_ns();
     w->wall_end = clock_now_ns();
     atomic_store(&w->finished, true);
@@ -679,9 +711,12 @@ static int hists_init(struct lat_hist *const *h, size_t n)
 
 static void worker_fini(struct worker *w)
 {
+    if (!w->e) return; /* never initialized */
     if (w->conns) {
-        for (unsigned i = 0; i < w->cap; i++)
+        for (unsigned i = 0; i < w->cap; i++) {
             conn_close(&w->conns[i].c);
+            if (w->e && w->e->t->ops && w->conns[i].cs) w->e->t->ops->conn_free(w->conns[i].cs);
+        }
     }
     free(w->conns);
     free(w->idle);
@@ -729,6 +764,7 @@ static int worker_init(struct worker *w, struct engine *e, unsigned id, unsigned
         conn_init(&bc->c, &e->t->conn);
         bc->io = (struct loop_io){.fn = conn_io, .data = bc, .fd = -1};
         loop_timer_init(&bc->timer, conn_timer, bc);
+        if (e->t->ops && !(bc->cs = e->t->ops->conn_new(e->t->ops_ud, id))) return -ENOMEM;
     }
     loop_timer_init(&w->pace, pace_timer, w);
     return 0;

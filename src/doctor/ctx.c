@@ -25,8 +25,8 @@ const char *doc_name(const struct doc_ctx *c, size_t ev)
 
 const char *doc_key_name(const struct doc_ctx *c, uint32_t id)
 {
-    if (id == DOC_NAME_STEP) return "ProfilerStep (outside any op)";
-    if (id == DOC_NAME_NONE) return "(no profiled CPU event: Python/framework code)";
+    if (id == DOC_NAME_STEP) return "(in the ProfilerStep, outside any op: Python/framework code)";
+    if (id == DOC_NAME_NONE) return "(no profiled CPU event: Python/framework code or idle thread)";
     return lat_trace_str(c->t, id);
 }
 

@@ -98,6 +98,17 @@ struct doc_summary {
     uint64_t cpu_events;     /* cpu ops + runtime calls */
     int32_t num_sms;         /* of the first device with properties, -1 unknown */
     int32_t compute_major;   /* -1 unknown */
+    /* HTA-compatible numbers from `latscope analyze` (src/analyze), for cross-checking;
+     * valid only after doctor_add_analysis(). */
+    struct doc_hta {
+        bool valid, temporal_valid, has_comm;
+        double idle_pct, compute_pct, non_compute_pct; /* of HTA kernel_time */
+        lat_ns kernel_time;
+        lat_ns host_wait, kernel_wait, other_idle; /* Σ over streams */
+        double comm_comp_overlap_pct;
+        uint64_t launches, short_kernels;
+        lat_ns median_launch_delay;
+    } hta;
 };
 
 /* Thresholds (defaults: doctor_thresholds_default(); sources in docs/latscope-doctor.md). */
@@ -145,6 +156,11 @@ void doctor_report_free(struct doc_report *r);
 /* Runs every rule on trace t and appends its findings and summary to r (t is not modified).
  * Returns 0, -ENOMEM, or LAT_E_USAGE for a NULL argument. Call doctor_rank() afterwards. */
 int doctor_run(struct doc_report *r, const struct lat_trace *t, const struct doc_opts *o);
+
+struct lat_an_rank;
+/* Copies the HTA-compatible numbers of analysis rank `a` (analyze/analysis.h) into the summary
+ * of trace `trace` (0-based, in doctor_run() order). 0 or LAT_E_USAGE for a bad index. */
+int doctor_add_analysis(struct doc_report *r, size_t trace, const struct lat_an_rank *a);
 
 /* Sorts findings by estimated saving (% of step, then µs), info findings last. */
 void doctor_rank(struct doc_report *r);

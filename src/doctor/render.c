@@ -170,6 +170,17 @@ static void summary_text(struct out *o, const struct doc_summary *s, bool md)
         o_printf(o, "%sno GPU activity in the trace (CPU-only)\n", li);
     }
     o_printf(o, "%sDataLoader %.1f %% of the step\n", li, 100.0 * (double)s->dataloader / m);
+    if (s->hta.valid && s->hta.temporal_valid) {
+        char h[32], k[32], x[32];
+        units_format_duration(s->hta.host_wait, h, sizeof(h));
+        units_format_duration(s->hta.kernel_wait, k, sizeof(k));
+        units_format_duration(s->hta.other_idle, x, sizeof(x));
+        o_printf(o,
+                 "%sHTA (as latscope analyze, whole trace): idle %.1f %%, compute %.1f %%, "
+                 "non-compute %.1f %% "
+                 "of kernel time; stream gaps host_wait %s, kernel_wait %s, other %s\n",
+                 li, s->hta.idle_pct, s->hta.compute_pct, s->hta.non_compute_pct, h, k, x);
+    }
 }
 
 static void evidence_text(struct out *o, const struct doc_finding *f, bool md)
@@ -487,6 +498,48 @@ void doctor_write_json(const struct doc_report *r, const struct doc_opts *opt, s
         jsonw_u64(w, s->gpu_events);
         jsonw_key(w, "cpu_events");
         jsonw_u64(w, s->cpu_events);
+        jsonw_key(w, "hta");
+        if (s->hta.valid) {
+            const struct doc_hta *h = &s->hta;
+            jsonw_obj_begin(w);
+            jsonw_key(w, "idle_pct");
+            if (h->temporal_valid)
+                jsonw_fixed(w, h->idle_pct, 2);
+            else
+                jsonw_null(w);
+            jsonw_key(w, "compute_pct");
+            if (h->temporal_valid)
+                jsonw_fixed(w, h->compute_pct, 2);
+            else
+                jsonw_null(w);
+            jsonw_key(w, "non_compute_pct");
+            if (h->temporal_valid)
+                jsonw_fixed(w, h->non_compute_pct, 2);
+            else
+                jsonw_null(w);
+            jsonw_key(w, "kernel_time_us");
+            jsonw_ns_as_us(w, h->kernel_time);
+            jsonw_key(w, "host_wait_us");
+            jsonw_ns_as_us(w, h->host_wait);
+            jsonw_key(w, "kernel_wait_us");
+            jsonw_ns_as_us(w, h->kernel_wait);
+            jsonw_key(w, "other_idle_us");
+            jsonw_ns_as_us(w, h->other_idle);
+            jsonw_key(w, "comm_comp_overlap_pct");
+            if (h->has_comm)
+                jsonw_fixed(w, h->comm_comp_overlap_pct, 2);
+            else
+                jsonw_null(w);
+            jsonw_key(w, "launches");
+            jsonw_u64(w, h->launches);
+            jsonw_key(w, "short_kernels");
+            jsonw_u64(w, h->short_kernels);
+            jsonw_key(w, "median_launch_delay_us");
+            jsonw_ns_as_us(w, h->median_launch_delay);
+            jsonw_obj_end(w);
+        } else {
+            jsonw_null(w);
+        }
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);

@@ -144,6 +144,10 @@ static size_t gop_at(const struct doc_ctx *c, lat_ns t)
 
 /* ---- idle decomposition: R1/R2 (host-late), R4 (sync bubbles) ---------------------------- */
 
+/* A sync that returned this long before the GPU went idle still caused the gap: µs-resolution
+ * traces round the two clocks' events independently. */
+#define DOC_SYNC_TOL_NS (2 * LAT_NS_PER_US)
+
 /* True when the GPU op nx and the op that ended at g0 belong to one graph replay (same
  * correlation: the graph launch): the gap between them is inside the graph, not host time. */
 static bool replay_internal(const struct doc_ctx *c, size_t nx, lat_ns g0)
@@ -237,7 +241,7 @@ static int idle_decompose(struct doc_ctx *c, struct doc_idle *d)
             size_t lo = 0, hi = ns;
             while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
-                if (sy[mid].end < g0)
+                if (sy[mid].end < g0 - DOC_SYNC_TOL_NS)
                     lo = mid + 1;
                 else
                     hi = mid;
@@ -1390,7 +1394,8 @@ static void rule_tail(struct doc_ctx *c, struct doc_summary *sum)
     struct doc_acc all = {0};
     lat_ns *vals = malloc(n * sizeof(*vals));
     lat_ns *sorted = malloc(n * sizeof(*sorted));
-    if (!d || !comp || !vals || !sorted) goto nomem;
+    bool *sampled = calloc(n, sizeof(*sampled));
+    if (!d || !comp || !vals || !sorted || !sampled) goto nomem;
     for (size_t i = 0; i < n; i++)
         d[i] = c->steps[i].end - c->steps[i].ts;
     memcpy(vals, d, n * sizeof(*d));
@@ -1402,16 +1407,23 @@ static void rule_tail(struct doc_ctx *c, struct doc_summary *sum)
     sum->step_max = vals[n - 1];
     lat_ns limit = median + (lat_ns)((double)median * c->o->th.tail_pct / 100.0);
     if (p90 <= limit) goto out;
-    /* Components per step: self time on the step's thread by (name, op), GPU busy, GPU idle. */
+    /* Components per step: self time on the step's thread by (name, op). With more than ~1000
+     * steps only every stride-th step (and every stride-th slow step) is decomposed, so memory
+     * stays bounded on traces with very many short steps. */
     lat_ns excess = 0;
-    size_t nslow = 0;
+    size_t nslow = 0, stride = n > 1000 ? n / 1000 : 1, nsamp = 0, nslow_samp = 0;
     for (size_t i = 0; i < n; i++) {
-        const struct doc_step *s = &c->steps[i];
-        if (doc_attr_window(c, s->track, s->ts, s->end, &comp[i])) goto nomem;
-        if (d[i] >= p90 && d[i] > limit) {
+        bool slow = d[i] >= p90 && d[i] > limit;
+        if (slow) {
             nslow++;
             excess += d[i] - median;
         }
+        if (!(i % stride == 0 || (slow && (nslow - 1) % stride == 0))) continue;
+        sampled[i] = true;
+        nsamp++;
+        if (slow) nslow_samp++;
+        const struct doc_step *s = &c->steps[i];
+        if (doc_attr_window(c, s->track, s->ts, s->end, &comp[i])) goto nomem;
         for (size_t j = 0; j < comp[i].cap; j++)
             if (comp[i].used[j] && doc_acc_add(&all, comp[i].keys[j], 0, 0)) goto nomem;
     }
@@ -1426,18 +1438,21 @@ static void rule_tail(struct doc_ctx *c, struct doc_summary *sum)
     for (size_t k = 0; k < nk; k++) {
         lat_ns slow = 0;
         uint32_t elevated = 0;
+        size_t m = 0;
         for (size_t i = 0; i < n; i++)
-            vals[i] = doc_acc_get(&comp[i], keys[k].key);
+            if (sampled[i]) {
+                vals[i] = doc_acc_get(&comp[i], keys[k].key);
+                sorted[m++] = vals[i];
+                if (d[i] >= p90 && d[i] > limit) slow += vals[i];
+            }
+        qsort(sorted, m, sizeof(*sorted), cmp_i64);
+        lat_ns cmed = pctl(sorted, m, 50.0);
         for (size_t i = 0; i < n; i++)
-            if (d[i] >= p90 && d[i] > limit) slow += vals[i];
-        memcpy(sorted, vals, n * sizeof(*vals));
-        qsort(sorted, n, sizeof(*sorted), cmp_i64);
-        lat_ns cmed = pctl(sorted, n, 50.0);
-        for (size_t i = 0; i < n; i++)
-            if (d[i] >= p90 && d[i] > limit && vals[i] > cmed) elevated++;
-        keys[k].val = slow / (lat_ns)nslow - cmed;
+            if (sampled[i] && d[i] >= p90 && d[i] > limit && vals[i] > cmed) elevated++;
+        keys[k].val = (nslow_samp ? slow / (lat_ns)nslow_samp : 0) - cmed;
         keys[k].cnt = elevated;
     }
+    (void)nsamp;
     qsort(keys, nk, sizeof(*keys), cmp_kvpair);
     char top[400] = "";
     if (nk && keys[0].val > 0) key_label(c, keys[0].key, top, sizeof(top));
@@ -1519,6 +1534,7 @@ out:
     free(d);
     free(vals);
     free(sorted);
+    free(sampled);
     doc_acc_fini(&all);
 }
 

@@ -542,9 +542,13 @@ static int scan_literal(struct json_tok *t, struct json_token *tk)
         lit = "false";
         type = JSON_FALSE;
         break;
-    default:
+    case 'n':
         lit = "null";
         type = JSON_NULL;
+        break;
+    default: /* a UTF-8 byte order mark at offset 0 (Python's json accepts it in bytes) */
+        lit = "\xEF\xBB\xBF";
+        type = JSON_NONE;
         break;
     }
     size_t n = strlen(lit), have = (size_t)(t->end - start);
@@ -553,11 +557,15 @@ static int scan_literal(struct json_tok *t, struct json_token *tk)
         size_t k = 0;
         while (k < cmp && start[k] == lit[k])
             k++;
+        if (type == JSON_NONE)
+            return tok_fail(t, LAT_E_BAD_JSON, pos_off(t, start + k),
+                            "expected a value, found a broken UTF-8 byte order mark");
         return tok_fail(t, LAT_E_BAD_JSON, pos_off(t, start + k), "expected '%s'", lit);
     }
     if (have < n) {
         if (t->eof)
-            return tok_fail(t, LAT_E_TRUNCATED, pos_off(t, t->end), "input ends inside '%s'", lit);
+            return tok_fail(t, LAT_E_TRUNCATED, pos_off(t, t->end), "input ends inside '%s'",
+                            type == JSON_NONE ? "a byte order mark" : lit);
         int rc = tok_incomplete(t, start);
         if (rc < 0) return rc;
         return rc ? 2 : 0;
@@ -707,6 +715,13 @@ int json_tok_next(struct json_tok *t, struct json_token *tk)
             case 'f':
             case 'n':
                 rc = scan_literal(t, tk);
+                break;
+            case '\xEF':
+                if (pos_off(t, p) != 0 || (t->flags & JSON_TOK_STRICT))
+                    return tok_fail(t, LAT_E_BAD_JSON, pos_off(t, p), "expected %s, found %s",
+                                    expect_desc(t->state), found_desc(p, end, fb, sizeof(fb)));
+                rc = scan_literal(t, tk);
+                if (rc == 1) continue; /* skipped the BOM; the value follows */
                 break;
             default:
                 if (c == '-' || (c >= '0' && c <= '9')) {

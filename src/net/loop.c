@@ -56,12 +56,14 @@ static void heap_down(struct lat_loop *l, uint32_t i)
 int loop_init(struct lat_loop *l, uint32_t timer_hint)
 {
     memset(l, 0, sizeof(*l));
+    l->tfd = -1;
     l->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (l->epfd < 0) return -errno;
     l->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     if (l->tfd < 0) {
         int rc = -errno;
         close(l->epfd);
+        l->epfd = -1;
         return rc;
     }
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
@@ -69,6 +71,7 @@ int loop_init(struct lat_loop *l, uint32_t timer_hint)
         int rc = -errno;
         close(l->tfd);
         close(l->epfd);
+        l->tfd = l->epfd = -1;
         return rc;
     }
     l->cap = timer_hint ? timer_hint : 16;
@@ -76,6 +79,7 @@ int loop_init(struct lat_loop *l, uint32_t timer_hint)
     if (!l->heap) {
         close(l->tfd);
         close(l->epfd);
+        l->tfd = l->epfd = -1;
         return -ENOMEM;
     }
     l->spin_ns = 0;

@@ -85,7 +85,8 @@ static struct {
     atomic_bool exit_done;
     pthread_t flusher;
     bool flusher_started;
-    bool forked; /* this process is a fork() child of a traced one */
+    bool forked;                          /* this process is a fork() child of a traced one */
+    uint64_t nvtx_count, nvtx_lost_count; /* under lock */
     uint32_t cbid_name[3][LAT_CBID_CACHE];
 } G = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
@@ -358,14 +359,31 @@ int inj_nvtx_enabled(void)
     return 1;
 }
 
+void inj_nvtx_record(uint32_t op, uint32_t domain, const char *msg, uint32_t msg_id,
+                     uint64_t range_id)
+{
+    struct lcap_nvtx r = {.ts = inj_now_ns(),
+                          .range_id = range_id,
+                          .tid = inj_tid(),
+                          .op = op,
+                          .domain = domain,
+                          .msg = msg_id};
+    /* One lock for interning the message and storing the record: this is the hot path of
+     * NVTX-heavy programs (one call per layer per iteration). */
+    pthread_mutex_lock(&G.lock);
+    if (G.fd >= 0 || open_locked()) {
+        if (msg) r.msg = intern_locked(msg, strlen(msg));
+        emit_locked(LCAP_NVTX, &r, sizeof(r), NULL, 0);
+        G.nvtx_count++;
+    } else {
+        G.nvtx_lost_count++;
+    }
+    pthread_mutex_unlock(&G.lock);
+}
+
 int inj_nvtx_wanted(void)
 {
     return inj_configure() && G.want_nvtx;
-}
-
-void inj_count_nvtx(int stored)
-{
-    atomic_fetch_add(stored ? &G.nvtx_events : &G.nvtx_lost, 1);
 }
 
 static void footer_locked(void)
@@ -374,8 +392,8 @@ static void footer_locked(void)
         .records = atomic_load(&G.records),
         .cupti_dropped = atomic_load(&G.cupti_dropped),
         .lost_records = atomic_load(&G.lost),
-        .nvtx_events = atomic_load(&G.nvtx_events),
-        .nvtx_lost = atomic_load(&G.nvtx_lost),
+        .nvtx_events = atomic_load(&G.nvtx_events) + G.nvtx_count,
+        .nvtx_lost = atomic_load(&G.nvtx_lost) + G.nvtx_lost_count,
         .buffers = atomic_load(&G.buffers),
         .gated = atomic_load(&G.gated),
         .self_ns = atomic_load(&G.self_ns),
@@ -475,6 +493,7 @@ static void atfork_child(void)
     atomic_store(&G.nvtx_events, 0);
     atomic_store(&G.nvtx_lost, 0);
     atomic_store(&G.lost, 0);
+    G.nvtx_count = G.nvtx_lost_count = 0;
 }
 
 static void (*g_cuda_tick)(void); /* set once CUPTI runs: periodic flush + clock sync */

@@ -26,9 +26,10 @@ uint32_t inj_tid(void);
 int64_t inj_now_ns(void);
 /* True while NVTX events should be kept (capture window, --nvtx). */
 int inj_nvtx_enabled(void);
+/* Records one NVTX event now on this thread; msg (copied and interned) or msg_id names it. */
+void inj_nvtx_record(uint32_t op, uint32_t domain, const char *msg, uint32_t msg_id,
+                     uint64_t range_id);
 /* True when NVTX capture was asked for (LATSCOPE_NVTX). */
 int inj_nvtx_wanted(void);
-/* NVTX event counters, for the footer. */
-void inj_count_nvtx(int stored);
 
 #endif

@@ -30,14 +30,7 @@ static _Atomic uint64_t next_range_id = 1;
 
 static void nvtx_record(uint32_t op, uint32_t domain, uint32_t msg, uint64_t range_id)
 {
-    struct lcap_nvtx r = {.ts = inj_now_ns(),
-                          .range_id = range_id,
-                          .tid = inj_tid(),
-                          .op = op,
-                          .domain = domain,
-                          .msg = msg};
-    inj_emit(LCAP_NVTX, &r, sizeof(r));
-    inj_count_nvtx(1);
+    inj_nvtx_record(op, domain, NULL, msg, range_id);
 }
 
 static uint32_t msg_ascii(const char *s)
@@ -67,7 +60,7 @@ static uint32_t domain_id(nvtxDomainHandle_t d)
 
 static int NVTX_API h_push_a(const char *message)
 {
-    if (inj_nvtx_enabled()) nvtx_record(LCAP_NVTX_PUSH, 0, msg_ascii(message), 0);
+    if (inj_nvtx_enabled()) inj_nvtx_record(LCAP_NVTX_PUSH, 0, message, 0, 0);
     return 0;
 }
 
@@ -86,7 +79,7 @@ static int NVTX_API h_pop(void)
 
 static void NVTX_API h_mark_a(const char *message)
 {
-    if (inj_nvtx_enabled()) nvtx_record(LCAP_NVTX_MARK, 0, msg_ascii(message), 0);
+    if (inj_nvtx_enabled()) inj_nvtx_record(LCAP_NVTX_MARK, 0, message, 0, 0);
 }
 
 static void NVTX_API h_mark_ex(const nvtxEventAttributes_t *a)
@@ -97,7 +90,7 @@ static void NVTX_API h_mark_ex(const nvtxEventAttributes_t *a)
 static nvtxRangeId_t NVTX_API h_start_a(const char *message)
 {
     uint64_t id = atomic_fetch_add(&next_range_id, 1);
-    if (inj_nvtx_enabled()) nvtx_record(LCAP_NVTX_START, 0, msg_ascii(message), id);
+    if (inj_nvtx_enabled()) inj_nvtx_record(LCAP_NVTX_START, 0, message, 0, id);
     return id;
 }
 

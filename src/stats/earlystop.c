@@ -32,12 +32,16 @@ double earlystop_odds(uint64_t h, uint64_t t, double pct)
                 (double)t * lq;
     double acc = lt;
     for (uint64_t k = h; k < h + t; k++) {
-        lt += log((n - (double)k) / ((double)k + 1.0)) + lp - lq;
+        double step = log((n - (double)k) / ((double)k + 1.0)) + lp - lq;
+        lt += step;
         /* acc = log(exp(acc) + exp(lt)) */
         if (lt > acc)
             acc = lt + log1p(exp(acc - lt));
         else
             acc = acc + log1p(exp(lt - acc));
+        /* Past the mode the terms only shrink (the ratio decreases with k): once a term is
+         * below e^-40 of the sum, the rest of the tail cannot change a double. */
+        if (step < 0 && lt < acc - 40.0) break;
     }
     double r = exp(acc);
     return r > 1.0 ? 1.0 : r;
@@ -86,8 +90,11 @@ int earlystop_bound_rank(double pct, double confidence, uint64_t n, uint64_t *t_
     if (rc < 0) return rc;
     *t_out = 0;
     if (n < h + 1) return 0;
-    /* h_min(t) + t increases with t: bisect for the largest t with n >= h_min(t) + t. */
-    uint64_t lo = 1, hi = n; /* lo satisfies; find the boundary */
+    /* h_min(t) + t increases with t: bisect for the largest t with n >= h_min(t) + t. Any t
+     * that satisfies it is at most about n * (1 - p) (h_min(t) exceeds t * p / (1 - p) minus
+     * a few): search up to twice that, so the O(t) odds sums stay short. */
+    uint64_t lo = 1, hi = (uint64_t)(2.0 * (double)n * (1.0 - pct / 100.0)) + 16;
+    if (hi > n) hi = n;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo + 1) / 2;
         rc = earlystop_h_min(pct, confidence, mid, &h);

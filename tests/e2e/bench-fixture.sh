@@ -22,7 +22,7 @@ start_fixture() {
     FIXTURE_PIDS+=($!)
     local i
     for i in $(seq 1 100); do
-        FIXTURE_PORT=$(head -1 "$out" 2>/dev/null | tr -dc 0-9)
+        FIXTURE_PORT=$(head -1 "$out" 2>/dev/null | tr -dc 0-9 || true)
         [[ -n $FIXTURE_PORT ]] && break
         sleep 0.05
     done

@@ -2,9 +2,11 @@
  * fuzz-doctor.c - libFuzzer target for the doctor's rules and renderers on arbitrary traces.
  *
  * The input is a trace document (loaded with ingest_mem); whatever loads is run through every
- * rule, ranked and rendered as text, markdown and JSON. Nothing may crash, leak or hang, the
+ * rule, joined with `latscope analyze`'s numbers (analysis_run + doctor_add_analysis), ranked and
+ * rendered as text, markdown and JSON. Nothing may crash, leak or hang, the
  * savings must be finite and within [0, 100] %, and the JSON must be complete.
  */
+#include "analyze/analysis.h"
 #include "core/buf.h"
 #include "core/jsonw.h"
 #include "doctor/doctor.h"
@@ -27,8 +29,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct doc_report *r = NULL;
     if (doctor_report_new(&r)) abort();
     int rc = doctor_run(r, t, &o);
-    lat_trace_free(t);
     if (rc) abort(); /* only -ENOMEM could fail, and libFuzzer's inputs are small */
+    struct analysis_opts ao;
+    struct lat_analysis *a = NULL;
+    analysis_opts_default(&ao);
+    if (!analysis_run(&t, 1, &ao, &a) && a->nranks && doctor_add_analysis(r, 0, &a->ranks[0]))
+        abort();
+    analysis_free(a);
+    lat_trace_free(t);
     doctor_rank(r);
     for (size_t i = 0; i < r->n; i++) {
         const struct doc_finding *f = &r->f[i];

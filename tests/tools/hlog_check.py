@@ -2,6 +2,8 @@
 """hlog_check.py - checks a latscope .hlog with HdrHistogram's own Python package (hdrhistogram).
 
 usage: hlog_check.py LOG EXPECTED
+       hlog_check.py --sum LOG TAG      prints "<total count> <p50> <p99> <max>" of all
+                                        entries tagged TAG, merged (values as in the log)
 EXPECTED has one line per entry: "<tag or -> <total> <p>=<value> ..." where the values are
 what latscope computed with HdrHistogram's estimator (hist_value_at_percentile_hdr).
 The log is read with hdrh.log.HistogramLogReader (header, BaseTime, tags) and every entry's
@@ -17,7 +19,33 @@ except ImportError:
     sys.exit(77)
 
 
+def sum_tag(log, tag):
+    ref = HdrHistogram(1000, 3600 * 10**9, 3)
+    reader = HistogramLogReader(log, ref)
+    merged = None
+    n = 0
+    while True:
+        h = reader.get_next_interval_histogram()
+        if h is None:
+            break
+        if (h.get_tag() or "") != tag:
+            continue
+        n += 1
+        if merged is None:
+            merged = HdrHistogram(h.lowest_trackable_value, h.highest_trackable_value,
+                                  h.significant_figures)
+        merged.add(h)
+    if merged is None:
+        print(f"no entries tagged {tag}")
+        return 1
+    print(merged.get_total_count(), merged.get_value_at_percentile(50),
+          merged.get_value_at_percentile(99), merged.get_max_value(), n)
+    return 0
+
+
 def main():
+    if sys.argv[1] == "--sum":
+        return sum_tag(sys.argv[2], sys.argv[3])
     log, expected = sys.argv[1], sys.argv[2]
     want = [l.split() for l in open(expected) if l.strip()]
     ref = HdrHistogram(1000, 3600 * 10**9, 3)

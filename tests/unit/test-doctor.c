@@ -8,6 +8,7 @@
  */
 #include "test.h"
 
+#include "analyze/analysis.h"
 #include "core/buf.h"
 #include "core/jsonw.h"
 #include "doctor/ctx.h"
@@ -802,4 +803,66 @@ TEST(doctor_ncu_kernel_names)
     ASSERT_EQ_STR(b, "dgrad_engine");
     doc_ncu_name("Memcpy.x(y)", b, sizeof(b));
     ASSERT_EQ_STR(b, "Memcpy\\.x"); /* regex metacharacters are escaped */
+}
+
+/* ---- R10 with many steps: components come from a sample of the steps ----
+ * 3000 steps of 100 µs; every 10th lasts 300 µs because of a 200 µs cudaMalloc. p90 (linear)
+ * = 120 µs > median 100 + 10 %: the 300 slow steps explain 300 x 200 / 3000 = 20 µs per step. */
+TEST(doctor_tail_many_steps_sampled)
+{
+    struct tj j;
+    tj_begin(&j, NULL);
+    double b = 0;
+    for (int s = 0; s < 3000; s++) {
+        bool slow = s % 10 == 5;
+        double len = slow ? 300 : 100;
+        tj_step(&j, s + 1, b, len);
+        if (slow) tj_rt(&j, "cudaMalloc", b + 1, 200, 100000 + s);
+        double l = slow ? b + 202 : b;
+        tj_launch(&j, "compute", l, 2, l + 3, b + len - l - 3, 200000 + s, NULL);
+        b += len;
+    }
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "tail-steps");
+    ASSERT(f);
+    ASSERT_EQ_I64(kv(f, "slow_steps")->i, 300);
+    ASSERT_NEAR(f->saving_us_per_step, 20.0, 0.001);
+    ASSERT(strstr(f->title, "cudaMalloc"));
+    doctor_report_free(r);
+}
+
+/* ---- the bridge to `latscope analyze`: HTA-compatible numbers copied into the summary ---- */
+TEST(doctor_add_analysis_numbers)
+{
+    struct tj j;
+    build_sync(&j, true);
+    struct lat_trace *t = tj_load(&j);
+    struct doc_opts o;
+    doctor_opts_default(&o);
+    struct doc_report *r;
+    ASSERT_RC(doctor_report_new(&r));
+    ASSERT_RC(doctor_run(r, t, &o));
+    struct analysis_opts ao;
+    struct lat_analysis *a = NULL;
+    analysis_opts_default(&ao);
+    ASSERT_RC(analysis_run(&t, 1, &ao, &a));
+    ASSERT(doctor_add_analysis(r, 1, &a->ranks[0]) != 0); /* no such trace */
+    ASSERT_RC(doctor_add_analysis(r, 0, &a->ranks[0]));
+    const struct doc_hta *h = &r->traces[0].hta;
+    ASSERT(h->valid && h->temporal_valid);
+    ASSERT_NEAR(h->idle_pct, a->ranks[0].temporal.idle_pct, 1e-12);
+    lat_ns hw = 0;
+    for (size_t i = 0; i < a->ranks[0].nidle; i++)
+        hw += a->ranks[0].idle[i].idle[LAT_IDLE_HOST_WAIT];
+    ASSERT_EQ_I64(h->host_wait, hw);
+    ASSERT(hw > 0); /* the post-sync launches come after the GPU went idle */
+    struct jsonw w;
+    jsonw_init(&w, NULL, false);
+    doctor_write_json(r, NULL, &w);
+    ASSERT_RC(jsonw_finish(&w));
+    ASSERT(strstr(w.buf.data, "\"hta\":{\"idle_pct\":"));
+    jsonw_fini(&w);
+    analysis_free(a);
+    doctor_report_free(r);
+    lat_trace_free(t);
 }

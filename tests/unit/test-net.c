@@ -296,3 +296,88 @@ TEST_TIMEOUT(bench_errors_are_counted, 30)
     buf_fini(&req2);
     buf_fini(&req3);
 }
+
+/* Request hooks (what --target openai plugs in): per-connection state, per-request bytes, every
+ * body chunk with its time, one end per begun request. */
+struct hook_conn {
+    int begins, ends, ok_ends;
+    size_t body;
+    lat_ns last_t;
+    char req[256];
+};
+static struct hook_conn *hook_conns[64];
+static int hook_nconns;
+static struct hook_conn hook_total; /* sums of the freed connections */
+
+static void *hook_new(void *ud, unsigned thread)
+{
+    struct hook_conn *h = calloc(1, sizeof(*h));
+    snprintf(h->req, sizeof(h->req), "GET /hook/%u HTTP/1.1\r\nHost: x\r\n\r\n", thread);
+    hook_conns[hook_nconns++] = h;
+    return h;
+}
+static void hook_free(void *cs)
+{
+    struct hook_conn *h = cs;
+    hook_total.begins += h->begins;
+    hook_total.ends += h->ends;
+    hook_total.ok_ends += h->ok_ends;
+    hook_total.body += h->body;
+    for (int i = 0; i < hook_nconns; i++)
+        if (hook_conns[i] == cs) hook_conns[i] = NULL;
+    free(cs);
+}
+static int hook_build(void *cs, const char **req, size_t *len)
+{
+    struct hook_conn *h = cs;
+    *req = h->req;
+    *len = strlen(h->req);
+    return 0;
+}
+static void hook_begin(void *cs, lat_ns t_sched, lat_ns t_send)
+{
+    struct hook_conn *h = cs;
+    if (t_send < t_sched) abort();
+    h->begins++;
+}
+static void hook_body(void *cs, const char *p, size_t n, lat_ns t)
+{
+    struct hook_conn *h = cs;
+    h->body += n;
+    h->last_t = t;
+}
+static void hook_end(void *cs, int status, int err, lat_ns t_end, bool measured)
+{
+    struct hook_conn *h = cs;
+    h->ends++;
+    if (err < 0 && status == 200) h->ok_ends++;
+}
+
+TEST_TIMEOUT(bench_request_hooks, 30)
+{
+    static const struct bench_req_ops ops = {hook_new,   hook_free, hook_build,
+                                             hook_begin, hook_body, hook_end};
+    struct srv *s = srv_start(SRV_OK);
+    struct bench_target t;
+    struct lat_buf req = LAT_BUF_INIT;
+    target_for(&t, s->port, &req);
+    t.ops = &ops;
+    struct bench_opts o;
+    bench_opts_default(&o);
+    o.threads = 2;
+    struct bench_load l = {.concurrency = 3, .requests = 60};
+    bench_load_finish(&l, &o);
+    struct bench_result r;
+    ASSERT_RC(bench_run_point(&t, &l, &o, NULL, NULL, &r));
+    ASSERT_EQ_U64(r.ok, 60);
+    ASSERT_EQ_I64(hook_nconns, 3); /* one state per connection */
+    for (int i = 0; i < hook_nconns; i++)
+        ASSERT(hook_conns[i] == NULL); /* all freed */
+    ASSERT_EQ_I64(hook_total.begins, 60);
+    ASSERT_EQ_I64(hook_total.ends, 60);
+    ASSERT_EQ_I64(hook_total.ok_ends, 60);
+    ASSERT_EQ_U64(hook_total.body, 60 * 11); /* "hello world" each */
+    bench_result_fini(&r);
+    conn_target_fini(&t.conn);
+    buf_fini(&req);
+}

@@ -455,3 +455,23 @@ TEST(tok_iter_and_empty_chunks)
     ASSERT_EQ_STR(s.data, "abcd");
     buf_fini(&s);
 }
+
+TEST(tok_byte_order_mark)
+{
+    const char doc[] = "\xEF\xBB\xBF[1]";
+    for (size_t chunk = 0; chunk < 3; chunk++) {
+        struct lat_buf out = LAT_BUF_INIT;
+        ASSERT_EQ_I64(tok_dump(doc, sizeof(doc) - 1, chunk, 0, &out, NULL), 1);
+        ASSERT(strstr(out.data, "'1'"));
+        buf_fini(&out);
+    }
+    struct lat_buf o = LAT_BUF_INIT;
+    uint64_t off = 0;
+    ASSERT_EQ_I64(tok_dump(doc, sizeof(doc) - 1, 0, JSON_TOK_STRICT, &o, &off), LAT_E_BAD_JSON);
+    ASSERT_EQ_I64(tok_dump("[\xEF\xBB\xBF]", 5, 0, 0, &o, &off), LAT_E_BAD_JSON);
+    ASSERT_EQ_I64(off, 1);
+    ASSERT_EQ_I64(tok_dump("\xEF\xBB[]", 4, 0, 0, &o, &off), LAT_E_BAD_JSON);
+    ASSERT(strstr(o.data, "byte order mark"));
+    ASSERT_EQ_I64(tok_dump("\xEF", 1, 0, 0, &o, &off), LAT_E_TRUNCATED);
+    buf_fini(&o);
+}
