@@ -308,6 +308,25 @@ static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole)
     }
     jsonw_arr_end(w);
 
+    jsonw_key(w, "aten_op_kernels");
+    jsonw_arr_begin(w);
+    for (size_t i = 0; i < r->naten_seqs; i++) {
+        const struct lat_an_aten_seq *q = &r->aten_seqs[i];
+        jsonw_obj_begin(w);
+        jsonw_key(w, "op");
+        jsonw_str(w, q->op);
+        jsonw_key(w, "kernels");
+        jsonw_str(w, q->kernels);
+        jsonw_key(w, "count");
+        jsonw_u64(w, q->count);
+        jsonw_key(w, "avg_aten_op_launch_delay_us");
+        jsonw_fixed(w, q->avg_aten_op_launch_delay_ns / 1000.0, 3);
+        jsonw_key(w, "avg_runtime_delay_us");
+        jsonw_fixed(w, q->avg_runtime_delay_ns / 1000.0, 3);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+
     for (int pass = 0; pass < 2; pass++) {
         const struct lat_an_kernel *k = pass ? r->kernels_by_type : r->top_kernels;
         size_t n = pass ? r->nkernels_by_type : r->ntop_kernels;
@@ -509,6 +528,19 @@ static void print_rank_text(const struct lat_an_rank *r, const struct analysis_o
             print_name(op->name, 40);
             printf(" %8llu %10s %10s %10s\n", (unsigned long long)op->count, dur(op->total, b1),
                    dur(op->self, b2), dur(op->gpu_time, b3));
+        }
+    }
+    if (r->naten_seqs) {
+        printf("\naten op -> kernels (HTA)                    count  op->launch  launch->GPU\n");
+        for (size_t i = 0; i < r->naten_seqs && i < 5; i++) {
+            const struct lat_an_aten_seq *q = &r->aten_seqs[i];
+            char seq[256];
+            snprintf(seq, sizeof(seq), "%s: %s", q->op, q->kernels);
+            printf("  ");
+            print_name(seq, 40);
+            printf(" %7llu %11s %12s\n", (unsigned long long)q->count,
+                   dur((lat_ns)q->avg_aten_op_launch_delay_ns, b1),
+                   dur((lat_ns)q->avg_runtime_delay_ns, b2));
         }
     }
     if (r->ntop_kernels) {

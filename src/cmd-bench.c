@@ -19,6 +19,7 @@
 #include "core/units.h"
 #include "hist/hlog.h"
 #include "latscope.h"
+#include "llm/benchglue.h"
 #include "stats/search.h"
 #include "stats/stable.h"
 
@@ -28,6 +29,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t bench_stop;
@@ -44,7 +46,8 @@ static const char usage_text[] =
     "intended send time (CO-correct) and from the actual send, side by side.\n"
     "\n"
     "Target:\n"
-    "  --target http|kserve     request kind (default: kserve when the URL path starts with /v2/)\n"
+    "  --target http|kserve|openai  request kind (default: kserve when the URL path starts\n"
+    "                           with /v2/); the openai options are listed at the end\n"
     "  -X, --method M           HTTP method (default GET, or POST with a body)\n"
     "  -H, --header 'K: V'      extra request header (repeatable)\n"
     "  -d, --body TEXT|@FILE    request body\n"
@@ -348,12 +351,19 @@ static int parse_args(int argc, char **argv, struct cli *c)
     while ((o = getopt_long(argc, argv, "hX:H:d:c:r:t:n:", long_opts, NULL)) != -1) {
         int rc = 0;
         switch (o) {
-        case 'h':
+        case 'h': {
+            /* One write at exit: a reader that stops early (grep -q) then cannot make a
+             * second write fail with EPIPE. */
+            static char help_buf[1 << 16]; /* glibc ignores the size without a buffer */
+            setvbuf(stdout, help_buf, _IOFBF, sizeof(help_buf));
             fputs(usage_text, stdout);
+            fputs("\n", stdout);
+            fputs(llm_bench_usage, stdout);
             return -1;
+        }
         case OPT_TARGET:
-            if (strcmp(optarg, "http") && strcmp(optarg, "kserve"))
-                return usage_error("--target", "expected http or kserve");
+            if (strcmp(optarg, "http") && strcmp(optarg, "kserve") && strcmp(optarg, "openai"))
+                return usage_error("--target", "expected http, kserve or openai");
             c->target = optarg;
             break;
         case 'X':
@@ -570,6 +580,13 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
 {
     struct cli c = {.expect_class = 2, .seed = 1, .arrival = BENCH_ARRIVAL_POISSON};
     bench_opts_default(&c.eng);
+    /* --target openai: its own options are taken out of argv first (src/llm/benchglue.c). */
+    struct llm_bench llm;
+    char lwhy[512];
+    if (llm_bench_take_args(&llm, &argc, argv, lwhy, sizeof(lwhy)) < 0) {
+        pr_err("%s (see 'latscope bench --help')\n", lwhy);
+        return LAT_EXIT_USAGE;
+    }
     int rc = parse_args(argc, argv, &c);
     if (rc < 0) {
         free(c.headers);
@@ -618,7 +635,21 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     struct hlog_writer hw = {0};
     bool hw_started = false;
 
-    if (strcmp(c.target, "kserve") == 0) {
+    if (llm.active) {
+        static const struct bench_req_ops llm_ops = {
+            llm_bench_conn_new, llm_bench_conn_free, llm_bench_build,
+            llm_bench_begin,    llm_conn_body,       llm_bench_end,
+        };
+        rc = llm_bench_setup(&llm, t.url.hostport, t.url.path, c.headers, c.nheaders, c.seed, lwhy,
+                             sizeof(lwhy));
+        if (rc < 0) {
+            pr_err("openai: %s\n", lwhy[0] ? lwhy : lat_strerror(rc));
+            exit_code = LAT_EXIT_USAGE;
+            goto out;
+        }
+        t.ops = &llm_ops;
+        t.ops_ud = &llm;
+    } else if (strcmp(c.target, "kserve") == 0) {
         char err[256] = "";
         c.ks.seed = c.seed;
         rc = kserve_setup(&ks, &c.ks, &t, c.headers, c.nheaders, err, sizeof(err));
@@ -671,6 +702,14 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     run.threads = c.eng.threads;
     run.mode = c.find_max ? "find-max" : open_loop ? "open" : "closed";
     run.arrival = open_loop ? (c.arrival_name ? c.arrival_name : "poisson") : NULL;
+
+    /* Every connection is an fd: lift the soft limit to the hard one (1024 is the usual
+     * default) so a large --concurrency or --max-inflight does not turn into connect errors. */
+    struct rlimit nofile;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+        nofile.rlim_cur = nofile.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &nofile);
+    }
 
     struct sigaction sa = {.sa_handler = on_sigint}, old_int, old_term;
     sigemptyset(&sa.sa_mask);
@@ -731,6 +770,10 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
             break;
         }
         p->ran = true;
+        if (llm.active) {
+            p->llm = xcalloc(1, sizeof(*p->llm));
+            if (llm_bench_point_done(&llm, p->llm) < 0) exit_code = LAT_EXIT_FAILURE;
+        }
         if (c.stable) {
             enum stable_verdict v = stable.verdict;
             p->stability = v == STABLE_NOT_YET ? "not_reached" : stable_verdict_name(v);
@@ -781,8 +824,10 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
             exit_code = LAT_EXIT_FAILURE;
         }
     }
-    for (size_t i = 0; i < run.npoints; i++)
+    for (size_t i = 0; i < run.npoints; i++) {
         if (run.points[i].ran) bench_result_fini(&run.points[i].res);
+        free(run.points[i].llm);
+    }
     free(run.points);
 out:
     if (hw_started && hlog_writer_finish(&hw) < 0) {
@@ -792,6 +837,7 @@ out:
     if (hw_started) hlog_writer_fini(&hw);
     if (hf && fclose(hf) != 0) exit_code = LAT_EXIT_FAILURE;
     kserve_fini(&ks);
+    llm_bench_fini(&llm);
     conn_target_fini(&t.conn);
     buf_fini(&req);
     buf_fini(&body);

@@ -56,7 +56,10 @@ static void usage(FILE *f)
         "\n"
         "Endpoints: GET /health, /v2/health/live, /v2/health/ready, /v2, /fixture/stats;\n"
         "GET /v2/models/NAME[/versions/1] (metadata), POST .../infer, GET .../stats,\n"
-        "GET /v2/models/stats; POST /echo; ANY /status/NNN; ANY other path: body-size bytes.\n"
+        "GET /v2/models/stats; POST /echo; ANY /status/NNN; GET /stream?n=N&every=DUR (SSE);\n"
+        "ANY other path: body-size bytes.\n"
+        "\n"
+        "latscope serve-test openai [OPTIONS]: the OpenAI streaming fixture (see its --help).\n"
         "See docs/serve-test.md.\n");
 }
 

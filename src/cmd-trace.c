@@ -796,7 +796,7 @@ static int run_traced(const struct trace_args *a)
         if (write_cpu_files(cp, a) < 0 && code == 0) code = LAT_EXIT_FAILURE;
         char stats[256];
         cpuprof_stats(cp, stats, sizeof(stats));
-        if (stats[0]) pr_info("cpu: %s\n", stats);
+        if (stats[0]) fprintf(stderr, "latscope trace: cpu: %s\n", stats);
     }
     if ((rc = add_metadata(t, a, a->cmd, &st, wall, code, driver, note)) < 0 ||
         (rc = lat_trace_sort(t)) < 0) {

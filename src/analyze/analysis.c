@@ -41,6 +41,9 @@ static void rank_fini(struct lat_an_rank *r)
     free(r->memcpy);
     free(r->syncs);
     free(r->queue);
+    for (size_t i = 0; i < r->naten_seqs; i++)
+        free(r->aten_seqs[i].kernels);
+    free(r->aten_seqs);
 }
 
 void analysis_free(struct lat_analysis *a)
@@ -67,7 +70,7 @@ int analysis_run(struct lat_trace *const *traces, size_t n, const struct analysi
                  struct lat_analysis **out)
 {
     static const an_fn fns[] = {an_temporal, an_idle,  an_ktypes, an_overlap, an_launch,
-                                an_queue,    an_steps, an_ops,    an_memcpy};
+                                an_queue,    an_steps, an_ops,    an_memcpy,  an_aten};
     const size_t nfns = sizeof(fns) / sizeof(fns[0]);
     struct analysis_opts defaults;
     struct lat_analysis *a;

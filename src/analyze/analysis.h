@@ -174,6 +174,15 @@ struct lat_an_queue {
     double blocked_rel; /* blocked / trace duration */
 };
 
+/* 7b. HTA's ATen op -> kernel delay (analyses.md §7): per (aten op, kernel sequence). */
+struct lat_an_aten_seq {
+    const char *op;                     /* aten::... */
+    char *kernels;                      /* kernel names joined with " -> " (owned by the result) */
+    uint64_t count;                     /* op instances with this sequence */
+    double avg_aten_op_launch_delay_ns; /* mean of (first launch ts - op ts) */
+    double avg_runtime_delay_ns;        /* mean of (its kernel ts - first launch ts) */
+};
+
 /* Everything for one rank. */
 struct lat_an_rank {
     int32_t rank;
@@ -218,6 +227,11 @@ struct lat_an_rank {
 
     struct lat_an_queue *queue;
     size_t nqueue;
+
+    /* top_n (aten op, kernel sequence) rows by count, then by avg_aten_op_launch_delay */
+    struct lat_an_aten_seq *aten_seqs;
+    size_t naten_seqs;
+    size_t naten_seqs_total; /* distinct rows before the top_n cut */
 };
 
 struct lat_analysis {

@@ -174,6 +174,7 @@ static void json_point(struct jsonw *w, struct bench_point *p)
     } else {
         jsonw_null(w);
     }
+    if (p->llm) llm_summary_write_json(w, p->llm);
     jsonw_key(w, "server");
     if (p->server.have) {
         jsonw_obj_begin(w);
@@ -377,6 +378,11 @@ static void text_point(FILE *f, struct bench_point *p, size_t idx)
         fprintf(f, "  VALID\n");
     else
         fprintf(f, "  INVALID: %s\n", r->invalid_reason);
+    if (p->llm) {
+        struct lat_buf b = LAT_BUF_INIT;
+        if (llm_summary_format_text(&b, p->llm) == 0 && b.data) fputs(b.data, f);
+        buf_fini(&b);
+    }
 }
 
 int bench_report_text(FILE *f, const struct bench_run *r)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "bench/bench.h"
+#include "llm/metrics.h"
 
 /* Server-side time per request from Triton's statistics API (deltas over one point). */
 struct bench_server_stats {
@@ -40,7 +41,8 @@ struct bench_point {
     struct bench_result res;
     struct bench_server_stats server;
     struct bench_slo_result slo;
-    const char *stability; /* --stable verdict name, or NULL */
+    const char *stability;   /* --stable verdict name, or NULL */
+    struct llm_summary *llm; /* --target openai: LLM metrics of this point, else NULL */
     bool ran;
 };
 

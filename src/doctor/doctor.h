@@ -132,6 +132,7 @@ struct doc_thresholds {
     double tail_pct;            /* R10: p90 step above the median by (10 %) */
     size_t tail_min_steps;      /* R10: steps needed (4) */
     double overhead_pct;        /* R11: overhead events, % of step, that fire it (1) */
+    double min_saving_pct;      /* findings saving less are demoted to info (1) */
 };
 
 struct doc_opts {

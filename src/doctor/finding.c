@@ -39,6 +39,7 @@ void doctor_opts_default(struct doc_opts *o)
     t->tail_pct = 10.0;
     t->tail_min_steps = 4;
     t->overhead_pct = 1.0;
+    t->min_saving_pct = 1.0;
     o->max_examples = 5;
 }
 

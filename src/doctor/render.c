@@ -573,6 +573,8 @@ void doctor_write_json(const struct doc_report *r, const struct doc_opts *opt, s
         jsonw_double(w, th->tail_pct, 6);
         jsonw_key(w, "overhead_pct");
         jsonw_double(w, th->overhead_pct, 6);
+        jsonw_key(w, "min_saving_pct");
+        jsonw_double(w, th->min_saving_pct, 6);
         jsonw_obj_end(w);
     }
     jsonw_obj_end(w);

@@ -1724,6 +1724,11 @@ int doctor_run(struct doc_report *r, const struct lat_trace *t, const struct doc
     rule_tail(&c, sum);
     rule_overhead(&c);
     fill_summary(&c, sum, &d, &l);
+    /* A saving below min_saving_pct of the step is noise for ranking: keep it as a note. */
+    for (size_t i = 0; i < r->n; i++)
+        if (r->f[i].trace == ti && r->f[i].severity == DOC_SEV_LOW &&
+            r->f[i].saving_pct < o->th.min_saving_pct)
+            r->f[i].severity = DOC_SEV_INFO;
 out:
     idle_fini(&d);
     doc_ctx_fini(&c);

@@ -75,10 +75,56 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* LSD radix sort on the sign-flipped bits, 11 bits per pass (6 passes, 16 KiB of counters),
+ * skipping passes whose digit is the same for every key (the high bits of latencies).
+ * Returns -ENOMEM when the scratch buffer cannot be had (the caller falls back to qsort). */
+static int radix_sort(int64_t *v, size_t n)
+{
+    enum { BITS = 11, RADIX = 1 << BITS, PASSES = (64 + BITS - 1) / BITS };
+    uint64_t *a = (uint64_t *)v, *b = malloc(n * sizeof(uint64_t));
+    size_t(*cnt)[RADIX] = calloc(PASSES, sizeof(*cnt));
+    if (!b || !cnt) {
+        free(b);
+        free(cnt);
+        return -ENOMEM;
+    }
+    const uint64_t flip = UINT64_C(1) << 63;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = a[i] ^ flip;
+        for (int p = 0; p < PASSES; p++)
+            cnt[p][(k >> (p * BITS)) & (RADIX - 1)]++;
+    }
+    uint64_t *src = a, *dst = b;
+    for (int p = 0; p < PASSES; p++) {
+        size_t *c = cnt[p];
+        uint64_t first = ((src[0] ^ flip) >> (p * BITS)) & (RADIX - 1);
+        if (c[first] == n) continue; /* every key has this digit: nothing to reorder */
+        size_t sum = 0;
+        for (int d = 0; d < RADIX; d++) {
+            size_t t = c[d];
+            c[d] = sum;
+            sum += t;
+        }
+        for (size_t i = 0; i < n; i++) {
+            uint64_t k = src[i] ^ flip;
+            dst[c[(k >> (p * BITS)) & (RADIX - 1)]++] = src[i];
+        }
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) memcpy(a, src, n * sizeof(uint64_t));
+    free(b);
+    free(cnt);
+    return 0;
+}
+
 void samples_sort(struct lat_samples *s)
 {
     if (s->sorted) return;
-    qsort(s->v, s->n, sizeof(int64_t), cmp_i64);
+    /* Radix for large sets (a 1M-sample sort drops from ~100s of ms to ~10s), qsort for small
+     * ones or when memory is short. */
+    if (s->n < 4096 || radix_sort(s->v, s->n) < 0) qsort(s->v, s->n, sizeof(int64_t), cmp_i64);
     s->sorted = true;
 }
 

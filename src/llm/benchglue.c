@@ -13,10 +13,14 @@
 
 #include "bench/bench.h"
 #include "core/err.h"
+#include "net/fetch.h"
+#include "net/http1.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char llm_bench_usage[] =
     "OpenAI-compatible LLM servers (--target openai; URL path /v1/completions or\n"
@@ -33,7 +37,14 @@ const char llm_bench_usage[] =
     "  --continuous-usage       ask for usage in every chunk (vLLM): exact tokens per chunk\n"
     "  --no-ignore-eos          do not send ignore_eos/min_tokens\n"
     "  --slo LIST               goodput SLOs per request: ttft<=500ms,tpot<=50ms,e2e<=2s\n"
-    "  --metrics-compat V       metric definitions: latscope (default), vllm, genai-perf\n";
+    "                           (an SLO without these keys, e.g. p99<=200ms, is the bench's)\n"
+    "  --metrics-compat V       metric definitions: latscope (default), vllm, genai-perf\n"
+    "  --metrics-url URL        scrape the server's Prometheus metrics before, every second\n"
+    "                           during, and after each point (running/waiting requests,\n"
+    "                           KV-cache usage, preemptions, prefix-cache hits; else raw deltas)\n";
+
+static int metrics_start(struct llm_bench *b, char *why, size_t whylen);
+static void metrics_point(struct llm_bench *b, struct llm_srv *srv);
 
 struct opt {
     const char *name;
@@ -54,6 +65,7 @@ static const struct opt opts[] = {
     {"no-usage", false},
     {"continuous-usage", false},
     {"no-ignore-eos", false},
+    {"metrics-url", true},
 };
 
 static bool is_openai_target(int argc, char **argv)
@@ -105,6 +117,8 @@ static int apply(struct llm_bench *b, const char *name, const char *v, char *why
         wl->include_usage = false;
     } else if (!strcmp(name, "continuous-usage")) {
         wl->continuous_usage = true;
+    } else if (!strcmp(name, "metrics-url")) {
+        b->metrics_url = v;
     } else if (!strcmp(name, "no-ignore-eos")) {
         wl->ignore_eos = false;
     }
@@ -113,6 +127,11 @@ static int apply(struct llm_bench *b, const char *name, const char *v, char *why
         return LAT_E_USAGE;
     }
     return 0;
+}
+
+static bool is_llm_slo(const char *v)
+{
+    return strstr(v, "ttft") || strstr(v, "tpot") || strstr(v, "itl") || strstr(v, "e2e");
 }
 
 int llm_bench_take_args(struct llm_bench *b, int *argc, char **argv, char *why, size_t whylen)
@@ -162,8 +181,15 @@ int llm_bench_take_args(struct llm_bench *b, int *argc, char **argv, char *why, 
                 snprintf(why, whylen, "--%s needs a value", o->name);
                 return LAT_E_USAGE;
             }
-            val = argv[++i];
+            val = argv[i + 1];
         }
+        /* --slo is shared: per-request LLM keys are ours (goodput); anything else, such as
+         * 'p99<=200ms', stays for the bench's own latency SLO. */
+        if (!strcmp(o->name, "slo") && !is_llm_slo(val)) {
+            argv[out++] = a;
+            continue;
+        }
+        if (o->arg && val == argv[i + 1]) i++;
         int rc = apply(b, o->name, val ? val : "", why, whylen);
         if (rc) return rc;
     }
@@ -195,13 +221,186 @@ int llm_bench_setup(struct llm_bench *b, const char *hostport, const char *path,
     b->tc.nheaders = nheaders;
     b->tc.wl.seed = seed;
     if (!b->tc.wl.prompts_path && b->tc.wl.input.mean < 1) b->tc.wl.input.mean = 128;
-    return llm_target_new(&b->tc, LLM_BENCH_MAX_THREADS, &b->t, why, whylen);
+    int rc = llm_target_new(&b->tc, LLM_BENCH_MAX_THREADS, &b->t, why, whylen);
+    if (rc || !b->metrics_url) return rc;
+    return metrics_start(b, why, whylen);
 }
 
 void llm_bench_fini(struct llm_bench *b)
 {
+    if (b->mth_started) {
+        b->mstop = 1;
+        pthread_join(b->mth, NULL);
+        pthread_mutex_destroy(&b->mlock);
+        b->mth_started = false;
+    }
+    if (b->mconn_ok) conn_target_fini(&b->mconn);
+    b->mconn_ok = false;
+    buf_fini(&b->mreq);
+    prom_set_fini(&b->before);
     llm_target_free(b->t);
     b->t = NULL;
+}
+
+/* ---- --metrics-url ---- */
+
+int llm_bench_scrape(const struct conn_target *t, const char *req, size_t len, struct prom_set *out)
+{
+    struct lat_buf body = LAT_BUF_INIT;
+    int status = 0;
+    int rc = http_fetch(t, req, len, 5 * LAT_NS_PER_S, &status, &body);
+    if (!rc && (status < 200 || status >= 300)) rc = LAT_E_HTTP_PARSE;
+    unsigned long line = 0;
+    if (!rc) rc = prom_parse(body.data ? body.data : "", body.len, out, &line);
+    buf_fini(&body);
+    return rc;
+}
+
+static int cmp_key(const void *x, const void *y)
+{
+    return strcmp(((const struct prom_sample *)x)->key, ((const struct prom_sample *)y)->key);
+}
+
+/* Which known series this server has: the first name of each entry present in set. */
+static const char *known_name(const struct prom_known *k, const struct prom_set *set)
+{
+    double v;
+    for (int i = 0; i < 4; i++)
+        if (k->names[i] && prom_get(set, k->names[i], &v)) return k->names[i];
+    return NULL;
+}
+
+static void *metrics_main(void *arg)
+{
+    struct llm_bench *b = arg;
+    lat_ns next = clock_now_ns() + LAT_NS_PER_S;
+    while (!b->mstop) {
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        if (clock_now_ns() < next) continue;
+        next += LAT_NS_PER_S;
+        struct prom_set cur = {0};
+        int rc = llm_bench_scrape(&b->mconn, b->mreq.data, b->mreq.len, &cur);
+        pthread_mutex_lock(&b->mlock);
+        if (rc) {
+            b->scrape_errors++;
+        } else {
+            b->scrapes++;
+            size_t k = 0;
+            for (size_t i = 0; i < prom_known_count && k < LLM_SRV_MAX; i++, k++) {
+                const char *nm =
+                    prom_known_series[i].counter ? NULL : known_name(&prom_known_series[i], &cur);
+                double v;
+                if (nm && prom_get(&cur, nm, &v)) {
+                    b->gsum[k] += v;
+                    if (b->gn[k] == 0 || v > b->gmax[k]) b->gmax[k] = v;
+                    b->gn[k]++;
+                }
+            }
+        }
+        pthread_mutex_unlock(&b->mlock);
+        prom_set_fini(&cur);
+    }
+    return NULL;
+}
+
+static int metrics_start(struct llm_bench *b, char *why, size_t whylen)
+{
+    struct http1_url u;
+    const char *w = NULL;
+    if (http1_url_parse(b->metrics_url, &u, &w) < 0) {
+        snprintf(why, whylen, "--metrics-url %s: %s", b->metrics_url, w ? w : "bad URL");
+        return LAT_E_USAGE;
+    }
+    int rc = conn_target_init(&b->mconn, u.host, u.port, u.tls, true);
+    if (rc < 0) {
+        snprintf(why, whylen, "--metrics-url %s: cannot resolve %s", b->metrics_url, u.host);
+        return rc;
+    }
+    b->mconn_ok = true;
+    rc = http1_build_request(&b->mreq, "GET", u.hostport, u.path, NULL, 0, NULL, 0);
+    if (rc) return rc;
+    rc = llm_bench_scrape(&b->mconn, b->mreq.data, b->mreq.len, &b->before);
+    if (rc) {
+        snprintf(why, whylen,
+                 "--metrics-url %s: %s (expected a Prometheus text exposition, e.g. "
+                 "http://HOST:PORT/metrics)",
+                 b->metrics_url, rc == LAT_E_USAGE ? "malformed exposition" : lat_strerror(rc));
+        return LAT_E_USAGE;
+    }
+    pthread_mutex_init(&b->mlock, NULL);
+    if (pthread_create(&b->mth, NULL, metrics_main, b) != 0) {
+        pthread_mutex_destroy(&b->mlock);
+        snprintf(why, whylen, "--metrics-url: cannot start the scraper thread");
+        return -EAGAIN;
+    }
+    b->mth_started = true;
+    return 0;
+}
+
+/* Closes the current point's server view: the final scrape is the next point's "before". */
+static void metrics_point(struct llm_bench *b, struct llm_srv *srv)
+{
+    struct prom_set after = {0};
+    int rc = llm_bench_scrape(&b->mconn, b->mreq.data, b->mreq.len, &after);
+    pthread_mutex_lock(&b->mlock);
+    memset(srv, 0, sizeof(*srv));
+    srv->have = true;
+    srv->scrapes = b->scrapes + (rc == 0);
+    srv->scrape_errors = b->scrape_errors + (rc != 0);
+    const struct prom_set *end = rc == 0 ? &after : &b->before;
+    size_t k = 0;
+    for (size_t i = 0; i < prom_known_count && k < LLM_SRV_MAX; i++, k++) {
+        const struct prom_known *kn = &prom_known_series[i];
+        const char *nm = known_name(kn, end);
+        if (!nm) continue;
+        struct llm_srv_series *x = &srv->s[srv->n++];
+        x->label = kn->label;
+        snprintf(x->metric, sizeof(x->metric), "%s", nm);
+        x->counter = kn->counter;
+        double v0 = 0, v1 = 0;
+        prom_get(end, nm, &v1);
+        if (kn->counter) {
+            prom_get(&b->before, nm, &v0);
+            x->delta = v1 - v0;
+        } else if (b->gn[k]) {
+            x->mean = b->gsum[k] / (double)b->gn[k];
+            x->max = b->gmax[k] > v1 ? b->gmax[k] : v1;
+        } else {
+            x->mean = x->max = v1;
+        }
+    }
+    if (srv->n == 0) {
+        /* An unknown server: the raw deltas of every counter and gauge that moved. */
+        for (size_t i = 0; i < end->n; i++) {
+            const struct prom_sample *a = &end->s[i];
+            if (a->type != PROM_COUNTER && a->type != PROM_GAUGE) continue;
+            double v0 = 0; /* exact series (prom_get sums label sets for bare names) */
+            const struct prom_sample *bs =
+                b->before.n ? bsearch(a, b->before.s, b->before.n, sizeof(*a), cmp_key) : NULL;
+            if (bs) v0 = bs->value;
+            if (a->value == v0) continue;
+            if (srv->nraw == LLM_SRV_RAW_MAX) {
+                srv->raw_more++;
+                continue;
+            }
+            struct llm_srv_raw *r = &srv->raw[srv->nraw++];
+            snprintf(r->key, sizeof(r->key), "%s", a->key);
+            r->before = v0;
+            r->after = a->value;
+        }
+    }
+    memset(b->gsum, 0, sizeof(b->gsum));
+    memset(b->gmax, 0, sizeof(b->gmax));
+    memset(b->gn, 0, sizeof(b->gn));
+    b->scrapes = b->scrape_errors = 0;
+    if (rc == 0) {
+        prom_set_fini(&b->before);
+        b->before = after;
+    } else {
+        prom_set_fini(&after);
+    }
+    pthread_mutex_unlock(&b->mlock);
 }
 
 void *llm_bench_conn_new(void *ud, unsigned thread)
@@ -252,5 +451,6 @@ int llm_bench_point_done(struct llm_bench *b, struct llm_summary *out)
 {
     int rc = llm_target_summarize(b->t, b->view, b->slo.set ? &b->slo : NULL, out);
     llm_target_reset(b->t);
+    if (b->mth_started) metrics_point(b, &out->srv);
     return rc;
 }

@@ -18,7 +18,11 @@
 
 #include "core/clock.h"
 #include "llm/metrics.h"
+#include "llm/prom.h"
 #include "llm/target.h"
+#include "net/conn.h"
+
+#include <pthread.h>
 
 #define LLM_BENCH_MAX_THREADS 256
 
@@ -32,6 +36,19 @@ struct llm_bench {
     char hostport[300];
     char path[2048];
     struct llm_target *t;
+    /* --metrics-url: Prometheus scrapes before, every second during, and after each point. */
+    const char *metrics_url;
+    struct conn_target mconn;
+    bool mconn_ok;
+    struct lat_buf mreq;
+    pthread_t mth;
+    bool mth_started;
+    pthread_mutex_t mlock;
+    volatile int mstop;
+    struct prom_set before; /* the scrape that opened the current point */
+    double gsum[LLM_SRV_MAX], gmax[LLM_SRV_MAX];
+    uint64_t gn[LLM_SRV_MAX];
+    uint64_t scrapes, scrape_errors; /* of the current point */
 };
 
 /* Usage text of the openai options (for cmd-bench's --help). */
@@ -62,7 +79,13 @@ void llm_bench_begin(void *cs, lat_ns t_sched, lat_ns t_send);
 /* bench_err: an enum bench_err value, or -1 when the HTTP exchange completed. */
 void llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool measured);
 
-/* Summary of the requests since the last call (one load point), then forgets them. */
+/* Scrapes URL once into *out (GET, 5 s timeout). 0, -errno, LAT_E_* (status >= 300:
+ * LAT_E_HTTP_PARSE) or LAT_E_USAGE from the parser. */
+int llm_bench_scrape(const struct conn_target *t, const char *req, size_t len,
+                     struct prom_set *out);
+
+/* Summary of the requests since the last call (one load point), then forgets them. With
+ * --metrics-url, also the server series over the same interval. */
 int llm_bench_point_done(struct llm_bench *b, struct llm_summary *out);
 
 #endif

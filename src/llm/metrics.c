@@ -616,6 +616,47 @@ void llm_summary_write_json(struct jsonw *w, const struct llm_summary *s)
         jsonw_u64(w, s->err[i]);
     }
     jsonw_obj_end(w);
+    jsonw_key(w, "server_metrics");
+    if (!s->srv.have) {
+        jsonw_null(w);
+    } else {
+        const struct llm_srv *v = &s->srv;
+        jsonw_obj_begin(w);
+        jsonw_key(w, "scrapes");
+        jsonw_u64(w, v->scrapes);
+        jsonw_key(w, "scrape_errors");
+        jsonw_u64(w, v->scrape_errors);
+        jsonw_key(w, "series");
+        jsonw_arr_begin(w);
+        for (size_t i = 0; i < v->n; i++) {
+            jsonw_obj_begin(w);
+            jsonw_key(w, "label");
+            jsonw_str(w, v->s[i].label);
+            jsonw_key(w, "metric");
+            jsonw_str(w, v->s[i].metric);
+            if (v->s[i].counter) {
+                jsonw_key(w, "delta");
+                jsonw_double(w, v->s[i].delta, 12);
+            } else {
+                jsonw_key(w, "mean");
+                jsonw_double(w, v->s[i].mean, 12);
+                jsonw_key(w, "max");
+                jsonw_double(w, v->s[i].max, 12);
+            }
+            jsonw_obj_end(w);
+        }
+        jsonw_arr_end(w);
+        jsonw_key(w, "raw_deltas");
+        jsonw_obj_begin(w);
+        for (size_t i = 0; i < v->nraw; i++) {
+            jsonw_key(w, v->raw[i].key);
+            jsonw_double(w, v->raw[i].after - v->raw[i].before, 12);
+        }
+        jsonw_obj_end(w);
+        jsonw_key(w, "raw_more");
+        jsonw_u64(w, v->raw_more);
+        jsonw_obj_end(w);
+    }
     jsonw_key(w, "llm_duration_s");
     jsonw_fixed(w, s->duration_s, 6);
     jsonw_key(w, "metrics_view");
@@ -689,6 +730,21 @@ int llm_summary_format_text(struct lat_buf *b, const struct llm_summary *s)
     if (s->osl_mismatch && !rc)
         rc = buf_printf(b, "OSL mismatch: %llu requests received a token count != max_tokens\n",
                         (unsigned long long)s->osl_mismatch);
+    if (s->srv.have && !rc) {
+        rc = buf_printf(b, "server (%llu scrapes):", (unsigned long long)s->srv.scrapes);
+        for (size_t i = 0; i < s->srv.n && !rc; i++) {
+            const struct llm_srv_series *x = &s->srv.s[i];
+            if (x->counter)
+                rc = buf_printf(b, "%s %s +%.6g", i ? ";" : "", x->label, x->delta);
+            else
+                rc = buf_printf(b, "%s %s mean %.4g max %.4g", i ? ";" : "", x->label, x->mean,
+                                x->max);
+        }
+        for (size_t i = 0; i < s->srv.nraw && !rc; i++)
+            rc = buf_printf(b, "%s %s %+.6g", i || s->srv.n ? ";" : "", s->srv.raw[i].key,
+                            s->srv.raw[i].after - s->srv.raw[i].before);
+        rc = rc ? rc : buf_putc(b, '\n');
+    }
     if (s->tokens_source == LLM_TOK_CHUNKS && !rc)
         rc = buf_puts(b, "note: some token counts are content-chunk counts (no usage): "
                          "approximate\n");

@@ -96,8 +96,31 @@ struct llm_stat {
     double mean, p50, p90, p95, p99, p999, max;
 };
 
+/* Server-side series scraped from --metrics-url over one load point (llm/prom.h). */
+#define LLM_SRV_MAX     12
+#define LLM_SRV_RAW_MAX 32
+struct llm_srv_series {
+    const char *label; /* e.g. "running requests" (static) */
+    char metric[64];   /* the server's metric name */
+    bool counter;      /* delta over the point; else mean/max of the 1 s samples */
+    double delta, mean, max;
+};
+struct llm_srv_raw {
+    char key[96];
+    double before, after;
+};
+struct llm_srv {
+    bool have;
+    uint64_t scrapes, scrape_errors;
+    size_t n, nraw;
+    struct llm_srv_series s[LLM_SRV_MAX];
+    struct llm_srv_raw raw[LLM_SRV_RAW_MAX]; /* unknown servers: changed series */
+    uint64_t raw_more;                       /* changed series beyond LLM_SRV_RAW_MAX */
+};
+
 struct llm_summary {
     enum llm_view view;
+    struct llm_srv srv;
     struct llm_stat ttft, ttft_send, e2e, e2e_send, tpot, itl, chunk_gap, send_lag;
     struct llm_stat tokens_per_chunk, out_tok_s_user;
     bool tokens_per_chunk_exact;

@@ -2,7 +2,8 @@
 # need_llm skips when this build lacks `bench --target openai` or `serve-test openai`.
 need_llm() {
     command -v python3 >/dev/null || skip "python3 missing (JSON checks)"
-    "$LATSCOPE" bench --help 2>/dev/null | grep -q -- "openai" ||
+    "$LATSCOPE" bench --help >"$TMPDIR/llm-help" 2>/dev/null || true
+    grep -q -- "openai" "$TMPDIR/llm-help" ||
         skip "bench --target openai is not wired in this build (docs/latscope-bench-llm.md)"
     "$LATSCOPE" serve-test openai --help >/dev/null 2>&1 ||
         skip "serve-test openai is not wired in this build (docs/latscope-bench-llm.md)"

@@ -17,6 +17,9 @@ near "$(jq "$r.temporal.non_compute_pct" "$TMPDIR/m.json")" 2.805 0.01 || fail "
 [[ $(jq -c "[$r.idle[].stream]" "$TMPDIR/m.json") == "[1,102]" ]] || fail "idle streams"
 [[ $(jq "$r.idle[0].host_wait_us" "$TMPDIR/m.json") == 417937 ]] || fail "host_wait"
 [[ $(jq -r "$r.queue[1] | \"\(.stream) \(.samples) \(.mean) \(.std) \(.p50)\"" "$TMPDIR/m.json") == "102 6 0.5 0.547723 0.5" ]] || fail "queue 102"
+[[ $(jq -r "$r.aten_op_kernels[0] | \"\(.op) \(.kernels) \(.count)\"" "$TMPDIR/m.json") == "aten::mul customized_fba_mul_const-dtype_Float 822" ]] || fail "aten op row0"
+near "$(jq "$r.aten_op_kernels[0].avg_aten_op_launch_delay_us" "$TMPDIR/m.json")" 1092.545 2 || fail "aten op delay"
+near "$(jq "$r.aten_op_kernels[0].avg_runtime_delay_us" "$TMPDIR/m.json")" 293.113 2 || fail "runtime delay"
 
 d=$(need_trace hta/tests/data/df_index_resolver/df_index_resolver.json.gz)
 expect_rc 0 "$LATSCOPE" analyze --format json "$d"

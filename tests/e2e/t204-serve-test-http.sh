@@ -50,5 +50,11 @@ head -1 "$T/raw" | grep -q '^32' || fail "first chunk size line: $(head -1 "$T/r
 body='{"inputs":[{"name":"x","shape":[3],"datatype":"INT32","data":[1,2,3]}]}'
 curl -s -d "$body" "$FX_URL/v2/models/simple/infer" >"$T/inf"
 "$LATSCOPE" selftest lint-json "$T/inf" >/dev/null || fail "chunked infer response not JSON"
+# an SSE stream: 5 events 50 ms apart (>= 200 ms in all), then [DONE]
+secs=$(curl -s -N -o "$T/sse" -w '%{time_total}' "$FX_URL/stream?n=5&every=50ms")
+awk -v s="$secs" 'BEGIN { exit !(s >= 0.195) }' || fail "stream took $secs s, want >= 0.2"
+[[ $(grep -c '^data: {"index":' "$T/sse") -eq 5 ]] || fail "stream events: $(cat "$T/sse")"
+contains "$T/sse" "data: [DONE]"
+[[ $(curl -s -o /dev/null -w '%{http_code}' "$FX_URL/stream?n=0") == 400 ]] || fail "stream n=0"
 stop_fixture
 exit 0

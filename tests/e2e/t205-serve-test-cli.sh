@@ -33,6 +33,14 @@ ms=$((($(date +%s%N) - start) / 1000000))
 head -1 "$TMPDIR/out" | grep -qE '^[0-9]+$' || fail "first line is not the port"
 contains "$TMPDIR/out" '"requests":0'
 
+# SIGINT stops it as cleanly as SIGTERM: exit 0 and the counters line
+start_fixture
+curl -s -o /dev/null "$FX_URL/" 2>/dev/null || true
+kill -INT "$FX_PID"
+set +e; wait "$FX_PID"; rc=$?; set -e
+[[ $rc -eq 0 ]] || fail "serve-test exited $rc on SIGINT"
+tail -1 "$FX_OUT" | grep -q '"requests":' || fail "no counters after SIGINT: $(cat "$FX_OUT")"
+
 # a busy port: exit 1 and say so
 start_fixture
 expect_rc 1 "$LATSCOPE" serve-test --port "$FX_PORT" --max-seconds 1

@@ -10,7 +10,8 @@ check() {
     [[ ! -s $TMPDIR/out ]] || fail "stdout not empty for $*"
     contains "$TMPDIR/err" "$want"
 }
-check "ttft" "$u" --slo 'foo<=1ms'
+check "duration" "$u" --slo 'ttft<=abc'
+check "SLO" "$u" --slo 'foo<=1ms'  # not an LLM key: the bench's own SLO parser answers
 check "N:stddev" "$u" --output-tokens 0
 check "chat or completions" "$u" --api rpc
 check "does not match" "$u" --api chat

@@ -349,3 +349,21 @@ TEST(analyze_rocm_launches_latscope_mode)
     analysis_free(a);
     lat_trace_free(t);
 }
+
+/* §18 test_get_mtia_aten_op_kernels_and_delay_inference_single_rank: sorted by
+ * (occurrence_count, avg_aten_op_launch_delay), row 0 */
+TEST_TIMEOUT(analyze_hta_mtia_aten_op_delay, 60)
+{
+    struct lat_trace *t = load(HTA "mtia_trace_single_rank/mtia_rank_0.json.gz");
+    struct lat_analysis *a = analyse(t, true, NULL);
+    const struct lat_an_rank *r = &a->ranks[0];
+    ASSERT(r->naten_seqs > 0);
+    const struct lat_an_aten_seq *q = &r->aten_seqs[0];
+    ASSERT_EQ_STR(q->kernels, "customized_fba_mul_const-dtype_Float");
+    ASSERT_EQ_STR(q->op, "aten::mul");
+    ASSERT_EQ_U64(q->count, 822);
+    ASSERT_NEAR(q->avg_aten_op_launch_delay_ns / 1000, 1092.545, 2);
+    ASSERT_NEAR(q->avg_runtime_delay_ns / 1000, 293.113, 2);
+    analysis_free(a);
+    lat_trace_free(t);
+}

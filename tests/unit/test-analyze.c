@@ -557,3 +557,28 @@ TEST(analyze_no_gpu_and_two_ranks)
     lat_trace_free(b.t);
     lat_trace_free(c.t);
 }
+
+TEST(analyze_aten_op_delay_by_hand)
+{
+    /* aten::mm [10,40) encloses c1 [12,17) and c2 [20,24): one instance, sequence
+     * "gemm_kernel -> gemm_kernel", first launch delay 12-10 = 2, runtime delay 20-12 = 8.
+     * aten::add [55,66) > c3 [62,64) -> add_kernel at 100: delays 7 and 38. aten::linear also
+     * encloses c1/c2 but starts earlier: the latest-starting enclosing op wins. The nccl op is
+     * not aten::, cudaMemcpyAsync is not a launch for this analysis. */
+    struct lat_trace *t = ref_trace();
+    struct lat_analysis *a = run1(t, NULL);
+    const struct lat_an_rank *r = &a->ranks[0];
+    ASSERT_EQ_U64(r->naten_seqs, 2);
+    /* equal counts: the larger average op->launch delay first */
+    ASSERT_EQ_STR(r->aten_seqs[0].op, "aten::add");
+    ASSERT_EQ_STR(r->aten_seqs[0].kernels, "add_kernel");
+    ASSERT_NEAR(r->aten_seqs[0].avg_aten_op_launch_delay_ns, US(7), 0);
+    ASSERT_NEAR(r->aten_seqs[0].avg_runtime_delay_ns, US(38), 0);
+    ASSERT_EQ_STR(r->aten_seqs[1].op, "aten::mm");
+    ASSERT_EQ_STR(r->aten_seqs[1].kernels, "gemm_kernel -> gemm_kernel");
+    ASSERT_EQ_U64(r->aten_seqs[1].count, 1);
+    ASSERT_NEAR(r->aten_seqs[1].avg_aten_op_launch_delay_ns, US(2), 0);
+    ASSERT_NEAR(r->aten_seqs[1].avg_runtime_delay_ns, US(8), 0);
+    analysis_free(a);
+    lat_trace_free(t);
+}

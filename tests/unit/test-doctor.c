@@ -866,3 +866,23 @@ TEST(doctor_add_analysis_numbers)
     doctor_report_free(r);
     lat_trace_free(t);
 }
+
+/* A saving under 1 % of the step (min_saving_pct) is kept as an info note: 100 µs of FP32
+ * sgemm in 10 ms steps saves at most 50 µs = 0.5 %. */
+TEST(doctor_tiny_saving_is_info)
+{
+    struct tj j;
+    tj_begin(&j, V100);
+    for (int s = 0; s < 4; s++) {
+        double b = s * 10000.0;
+        tj_step(&j, s + 1, b, 10000);
+        tj_op(&j, "aten::mm", b, 6);
+        tj_launch(&j, "volta_sgemm_64x64_nn", b + 1, 5, b + 10, 100, 950 + s, NULL);
+    }
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "fp32-no-tensor-cores");
+    ASSERT(f);
+    ASSERT_NEAR(f->saving_pct, 0.5, 1e-9);
+    ASSERT_EQ_I64(f->severity, DOC_SEV_INFO);
+    doctor_report_free(r);
+}

@@ -412,3 +412,43 @@ TEST_TIMEOUT(fx_server_chunked_and_close, 20)
     close(fd);
     fx_server_stop(s);
 }
+
+TEST_TIMEOUT(fx_server_stream_plan_timing, 20)
+{
+    /* The plan mechanism behind streaming endpoints: 4 SSE events 60 ms apart arrive at
+     * their deadlines, in order, in chunked framing. */
+    struct fx_config c;
+    fx_config_init(&c);
+    struct fx_server *s = start(&c);
+    int fd = connect_to(fx_server_port(s));
+    lat_ns t0 = clock_now_ns();
+    send_all(fd, "GET /stream?n=4&every=60ms HTTP/1.1\r\n\r\n");
+    char buf[4096];
+    size_t len = 0;
+    lat_ns seen[8] = {0};
+    int events = 0;
+    while (!memmem(buf, len, "\r\n0\r\n\r\n", 7)) {
+        struct pollfd p = {fd, POLLIN, 0};
+        if (poll(&p, 1, 5000) <= 0) FAIL("stream timeout");
+        ssize_t k = recv(fd, buf + len, sizeof(buf) - 1 - len, 0);
+        if (k <= 0) FAIL("stream ended early");
+        len += (size_t)k;
+        buf[len] = '\0';
+        int now_events = 0;
+        for (const char *q = buf; (q = strstr(q, "data: {")); q++)
+            now_events++;
+        while (events < now_events && events < 8)
+            seen[events++] = clock_now_ns() - t0;
+    }
+    ASSERT_EQ_I64(events, 4);
+    ASSERT(strstr(buf, "Transfer-Encoding: chunked\r\n"));
+    ASSERT(strstr(buf, "Content-Type: text/event-stream\r\n"));
+    ASSERT(strstr(buf, "\r\n13\r\ndata: {\"index\":3}\n\n\r\n"));
+    ASSERT(strstr(buf, "data: [DONE]\n\n"));
+    for (int i = 1; i < 4; i++) {
+        /* never early; each event at least 60 ms after the previous deadline */
+        ASSERT_OP_I64(seen[i], >=, i * 60 * LAT_NS_PER_MS - 1 * LAT_NS_PER_MS);
+    }
+    close(fd);
+    fx_server_stop(s);
+}

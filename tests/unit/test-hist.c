@@ -262,3 +262,36 @@ TEST(samples_nearest_rank_definition)
     ASSERT_EQ_U64(samples_nearest_rank(0.001, 10), 1);
     samples_fini(&s);
 }
+
+static int test_cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+TEST(samples_sort_large_matches_qsort)
+{
+    /* Large sets take the radix path: compare with qsort on signed, repeated and extreme
+     * values. */
+    struct lat_samples s;
+    const size_t n = 50000;
+    ASSERT_RC(samples_init(&s, n));
+    int64_t *ref = malloc(n * sizeof(int64_t));
+    ASSERT(ref);
+    uint64_t st = 99;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = t_rng(&st);
+        int64_t v = i % 7 == 0 ? (int64_t)r : (int64_t)(r % 5000000) - 1000;
+        if (i == 10) v = INT64_MIN;
+        if (i == 11) v = INT64_MAX;
+        ref[i] = v;
+        ASSERT_RC(samples_push(&s, v));
+    }
+    samples_sort(&s);
+    qsort(ref, n, sizeof(int64_t), test_cmp_i64);
+    ASSERT_MEM_EQ(s.v, ref, n * sizeof(int64_t));
+    ASSERT_EQ_I64(samples_percentile(&s, 0), INT64_MIN);
+    ASSERT_EQ_I64(samples_percentile(&s, 100), INT64_MAX);
+    free(ref);
+    samples_fini(&s);
+}

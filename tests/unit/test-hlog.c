@@ -78,6 +78,34 @@ TEST(hlog_codec_roundtrip)
     buf_fini(&b);
 }
 
+TEST(hlog_codec_roundtrip_other_layouts)
+{
+    const struct {
+        int64_t lo, hi;
+        int sig;
+    } lay[] = {
+        {1, 1000000000000LL, 1}, {1, INT64_MAX / 2, 2}, {1000, 60000000000LL, 4}, {5, 100, 3}};
+    for (size_t k = 0; k < sizeof(lay) / sizeof(lay[0]); k++) {
+        struct lat_hist h, d;
+        struct lat_buf b = LAT_BUF_INIT;
+        ASSERT_RC(hist_init(&h, lay[k].lo, lay[k].hi, lay[k].sig));
+        uint64_t s = 17 + k;
+        for (int i = 0; i < 20000; i++)
+            hist_record(&h, (int64_t)(t_rng(&s) % (uint64_t)lay[k].hi));
+        hist_record(&h, lay[k].hi); /* the top bucket */
+        ASSERT_RC(hlog_encode(&h, &b));
+        const char *why = NULL;
+        ASSERT_RC(hlog_decode(b.data, b.len, &d, &why));
+        ASSERT_EQ_I64(d.cfg.lowest, lay[k].lo);
+        ASSERT_EQ_I64(d.cfg.highest, lay[k].hi);
+        ASSERT_EQ_I64(d.cfg.sig_figs, lay[k].sig);
+        check_same(&h, &d);
+        hist_fini(&h);
+        hist_fini(&d);
+        buf_fini(&b);
+    }
+}
+
 TEST(hlog_decode_rejects_corruption)
 {
     struct lat_hist h, d;
