@@ -15,6 +15,9 @@
  * trace (or is a static string). The traces must outlive the result; the result owns nothing
  * else than its arrays. analysis_free() releases everything.
  *
+ * Threads: no global state; several analyses may run at once on different threads (the traces
+ * are only read).
+ *
  * Stability: this header only grows (new fields at the end of structs, new enum values at
  * the end). Consumers must not depend on sizeof().
  */

@@ -3,7 +3,8 @@
  *
  * Launch calls are the rows named like (cuda.*LaunchKernel)|(cuLaunchKernel)|(^runFunction)
  * (re.match). For each, the ATen op is the aten::* row with the largest ts that fully encloses
- * the call (op.ts <= call.ts, op.end >= call.end), on any thread, as in HTA. The GPU row is the
+ * the call (op.ts <= call.ts, op.end >= call.end), on any thread, as in HTA; among ops with
+ * that same ts, the first in file order. The GPU row is the
  * one whose index correlation is the call. An op instance's kernel sequence is its kernels'
  * names joined with " -> " in launch order; rows group op instances by (op name, sequence) with
  * the mean delay of each instance's first launch: aten_op_delay = call.ts - op.ts,
@@ -38,7 +39,9 @@ static int op_ts_cmp(const void *a, const void *b)
 {
     const struct op_ref *x = a, *y = b;
     if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
+    /* equal ts: later rows first, so the rightmost match is the earliest row in file order,
+     * the one HTA's descending sort_values(ts).iloc[0] picks among ties */
+    return x->row > y->row ? -1 : x->row < y->row;
 }
 
 /* Rightmost leaf index <= p with value >= e in the max tree t (size 2 * m, leaves at m..). */
@@ -60,21 +63,29 @@ static size_t seg_rightmost(const lat_ns *t, size_t m, size_t p, lat_ns e)
 }
 
 struct launch_rec {
-    uint32_t op_row;   /* the op instance */
+    int64_t tid; /* op instance = (tid, op name, op ts), HTA's groupby key */
+    uint32_t op_name;
+    lat_ns op_ts;
+    uint32_t op_row;
     uint32_t call_row; /* the launch call (orders launches inside an instance) */
     uint32_t kernel;   /* string id of the GPU row's name */
     lat_ns call_ts;
     lat_ns aten_delay, runtime_delay;
 };
 
-static const struct an_view *rec_view;
-
 static int rec_cmp(const void *a, const void *b)
 {
     const struct launch_rec *x = a, *y = b;
-    if (x->op_row != y->op_row) return x->op_row < y->op_row ? -1 : 1;
-    if (x->call_ts != y->call_ts) return x->call_ts < y->call_ts ? -1 : 1;
+    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+    if (x->op_name != y->op_name) return x->op_name < y->op_name ? -1 : 1;
+    if (x->op_ts != y->op_ts) return x->op_ts < y->op_ts ? -1 : 1;
+    /* kernels of an instance in file order of their launches, as HTA appends them */
     return x->call_row < y->call_row ? -1 : x->call_row > y->call_row;
+}
+
+static bool same_instance(const struct launch_rec *x, const struct launch_rec *y)
+{
+    return x->tid == y->tid && x->op_name == y->op_name && x->op_ts == y->op_ts;
 }
 
 struct inst {
@@ -83,13 +94,18 @@ struct inst {
     lat_ns aten_delay, runtime_delay;
 };
 
-static const struct lat_buf *inst_buf;
+struct inst_ctx {
+    const struct an_view *v;
+    const struct lat_buf *buf;
+};
 
-static int inst_cmp(const void *a, const void *b)
+static int inst_cmp(const void *a, const void *b, void *ctx)
 {
     const struct inst *x = a, *y = b;
-    const char *sx = rec_view ? lat_trace_str(rec_view->t, x->op_name) : "";
-    const char *sy = rec_view ? lat_trace_str(rec_view->t, y->op_name) : "";
+    const struct lat_buf *inst_buf = ((const struct inst_ctx *)ctx)->buf;
+    const struct an_view *rec_view = ((const struct inst_ctx *)ctx)->v;
+    const char *sx = lat_trace_str(rec_view->t, x->op_name);
+    const char *sy = lat_trace_str(rec_view->t, y->op_name);
     int c = strcmp(sx, sy);
     if (c) return c;
     return strcmp(inst_buf->data + x->seq_off, inst_buf->data + y->seq_off);
@@ -176,8 +192,19 @@ int an_aten(struct an_view *v, struct lat_an_rank *r)
         size_t k = seg_rightmost(tree, m, a - 1, end);
         if (k == SIZE_MAX) continue;
         uint32_t g = kernel_of[i];
-        recs[nrec++] = (struct launch_rec){ops[k].row, (uint32_t)i,    ev->name[g],
-                                           ts,         ts - ops[k].ts, an_ts(v, g) - ts};
+        uint32_t o = ops[k].row;
+        const struct lat_track *tr = &t->tracks[ev->track[o]];
+        recs[nrec++] = (struct launch_rec){
+            .tid = tr->tid_str ? -(int64_t)tr->tid_str - 1 : tr->tid,
+            .op_name = ev->name[o],
+            .op_ts = ops[k].ts,
+            .op_row = o,
+            .call_row = (uint32_t)i,
+            .kernel = ev->name[g],
+            .call_ts = ts,
+            .aten_delay = ts - ops[k].ts,
+            .runtime_delay = an_ts(v, g) - ts,
+        };
     }
     qsort(recs, nrec, sizeof(*recs), rec_cmp);
 
@@ -188,22 +215,19 @@ int an_aten(struct an_view *v, struct lat_an_rank *r)
     for (size_t a = 0; a < nrec;) {
         size_t b = a;
         struct inst *in = &insts[ninst++];
-        in->op_name = ev->name[recs[a].op_row];
+        in->op_name = recs[a].op_name;
         in->seq_off = seqs.len;
         in->aten_delay = recs[a].aten_delay;
         in->runtime_delay = recs[a].runtime_delay;
-        for (; b < nrec && recs[b].op_row == recs[a].op_row; b++) {
+        for (; b < nrec && same_instance(&recs[b], &recs[a]); b++) {
             if (b > a && buf_puts(&seqs, " -> ")) goto out;
             if (buf_puts(&seqs, lat_trace_str(t, recs[b].kernel))) goto out;
         }
         if (buf_putc(&seqs, '\0')) goto out;
         a = b;
     }
-    rec_view = v;
-    inst_buf = &seqs;
-    qsort(insts, ninst, sizeof(*insts), inst_cmp);
-    rec_view = NULL;
-    inst_buf = NULL;
+    struct inst_ctx ictx = {v, &seqs};
+    qsort_r(insts, ninst, sizeof(*insts), inst_cmp, &ictx);
 
     rows = calloc(ninst ? ninst : 1, sizeof(*rows));
     if (!rows) goto out;

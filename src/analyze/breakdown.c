@@ -147,10 +147,9 @@ static const char *const bucket_label[8] = {
     "COMPUTATION overlapping COMMUNICATION overlapping MEMORY",
 };
 
-static const struct an_view *name_sort_view;
-
-static int row_name_cmp(const void *a, const void *b)
+static int row_name_cmp(const void *a, const void *b, void *ctx)
 {
+    const struct an_view *name_sort_view = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     uint32_t nx = name_sort_view->t->ev.name[x], ny = name_sort_view->t->ev.name[y];
     if (nx != ny) return nx < ny ? -1 : 1;
@@ -294,9 +293,7 @@ int an_ktypes(struct an_view *v, struct lat_an_rank *r)
     table = calloc(n + LAT_KT_COUNT, sizeof(*table));
     if (!rows || !dur || !names || !table) goto out;
     memcpy(rows, v->gpu, n * sizeof(*rows));
-    name_sort_view = v;
-    qsort(rows, n, sizeof(*rows), row_name_cmp);
-    name_sort_view = NULL;
+    qsort_r(rows, n, sizeof(*rows), row_name_cmp, (void *)(uintptr_t)v);
     size_t nn = 0;
     for (size_t j = 0; j < n;) {
         size_t e = j;

@@ -18,10 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct an_view *ops_view;
-
-static int walk_cmp(const void *a, const void *b)
+static int walk_cmp(const void *a, const void *b, void *ctx)
 {
+    const struct an_view *ops_view = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     const struct lat_event_cols *ev = &ops_view->t->ev;
     if (ev->track[x] != ev->track[y]) return ev->track[x] < ev->track[y] ? -1 : 1;
@@ -127,9 +126,7 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
         if (rt || (is_op(v, i) && !(an_namecls(v, (uint32_t)i) & AN_NAME_STEP)))
             rows[nrows++] = (uint32_t)i;
     }
-    ops_view = v;
-    qsort(rows, nrows, sizeof(*rows), walk_cmp);
-    ops_view = NULL;
+    qsort_r(rows, nrows, sizeof(*rows), walk_cmp, (void *)(uintptr_t)v);
 
     /* the walk: op_of[op] = its aggregate slot, op_of[runtime] = the enclosing op's row */
     size_t depth = 0;

@@ -331,10 +331,9 @@ void an_view_fini(struct an_view *v)
 
 /* ---- the view ------------------------------------------------------------------------- */
 
-static const struct an_view *sort_view; /* qsort has no context argument */
-
-static int gpu_cmp(const void *a, const void *b)
+static int gpu_cmp(const void *a, const void *b, void *ctx)
 {
+    const struct an_view *sort_view = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     lat_ns tx = an_ts(sort_view, x), ty = an_ts(sort_view, y);
     if (tx != ty) return tx < ty ? -1 : 1;
@@ -343,9 +342,7 @@ static int gpu_cmp(const void *a, const void *b)
 
 static void sort_rows(const struct an_view *v, uint32_t *rows, size_t n)
 {
-    sort_view = v;
-    if (n > 1) qsort(rows, n, sizeof(*rows), gpu_cmp);
-    sort_view = NULL;
+    if (n > 1) qsort_r(rows, n, sizeof(*rows), gpu_cmp, (void *)(uintptr_t)v);
 }
 
 /* Step 1 and the per-event columns that do not depend on other ranks. */

@@ -295,8 +295,11 @@ int doctor_format_md(const struct doc_report *r, struct lat_buf *b)
         const struct doc_finding *f = &r->f[i];
         char s1[32];
         units_format_duration((lat_ns)(f->saving_us_per_step * 1000.0), s1, sizeof(s1));
-        o_printf(&o, "| %zu | %s | `%s` %s | ", i + 1, doctor_severity_name(f->severity), f->id,
-                 f->title);
+        o_printf(&o, "| %zu | %s | `%s` ", i + 1, doctor_severity_name(f->severity), f->id);
+        /* a '|' in a title (kernel names can hold anything) would split the table cell */
+        for (const char *p = f->title ? f->title : ""; *p; p++)
+            o_printf(&o, "%s%c", *p == '|' ? "\\" : "", *p == '\n' ? ' ' : *p);
+        o_printf(&o, " | ");
         if (f->saving_us_per_step > 0)
             o_printf(&o, "≤ %s (%.1f %%) |\n", s1, f->saving_pct);
         else

@@ -1181,43 +1181,51 @@ static int kx_run(struct kx *k)
 static int kx_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
                    struct lat_trace **out, char *err, size_t errsz)
 {
-    struct kx k;
+    /* On the heap: the intern cache makes struct kx 33 KB, too much for small thread stacks. */
+    struct kx *k = calloc(1, sizeof(*k));
     char ebuf[LAT_INGEST_ERRLEN] = "";
-    memset(&k, 0, sizeof(k));
-    k.src = src;
-    k.opts = opts;
-    k.flags = opts ? opts->flags : 0;
-    k.err = ebuf;
-    k.errsz = sizeof(ebuf);
-    int rc = lat_trace_new(&k.t);
+    if (!k) {
+        src_close(src);
+        if (err && errsz) snprintf(err, errsz, "%s: out of memory", name);
+        return -ENOMEM;
+    }
+    k->src = src;
+    k->opts = opts;
+    k->flags = opts ? opts->flags : 0;
+    k->err = ebuf;
+    k->errsz = sizeof(ebuf);
+    int rc = lat_trace_new(&k->t);
     if (rc) {
         src_close(src);
+        free(k);
         if (err && errsz) snprintf(err, errsz, "%s: out of memory", name);
         return rc;
     }
-    json_tok_init(&k.tok, 0);
-    json_tok_set_max_depth(&k.tok, 1024);
-    rc = kx_run(&k);
+    json_tok_init(&k->tok, 0);
+    json_tok_set_max_depth(&k->tok, 1024);
+    rc = kx_run(k);
     if (opts && opts->stats) {
-        opts->stats->input_events = (uint64_t)k.nevents_in;
-        opts->stats->meta_events = k.nmeta_in;
-        opts->stats->json_bytes = json_tok_offset(&k.tok);
+        opts->stats->input_events = (uint64_t)k->nevents_in;
+        opts->stats->meta_events = k->nmeta_in;
+        opts->stats->json_bytes = json_tok_offset(&k->tok);
         opts->stats->raw_bytes = src_raw_done(src);
         opts->stats->gzip = src_is_gzip(src);
     }
     if (rc == 0) {
-        k.t->path = strdup(name);
-        if (!k.t->path) rc = -ENOMEM;
+        k->t->path = strdup(name);
+        if (!k->t->path) rc = -ENOMEM;
     }
-    json_tok_fini(&k.tok);
-    buf_fini(&k.raw);
-    buf_fini(&k.tmp);
-    free(k.labels);
-    free(k.open);
+    json_tok_fini(&k->tok);
+    buf_fini(&k->raw);
+    buf_fini(&k->tmp);
+    free(k->labels);
+    free(k->open);
     bool gz = src_is_gzip(src);
     src_close(src);
+    struct lat_trace *t = k->t;
+    free(k);
     if (rc) {
-        lat_trace_free(k.t);
+        lat_trace_free(t);
         *out = NULL;
         if (err && errsz) {
             snprintf(err, errsz, "%s: %s%s", name, ebuf[0] ? ebuf : lat_strerror(rc),
@@ -1227,7 +1235,7 @@ static int kx_load(struct ingest_src *src, const char *name, const struct lat_in
         }
         return rc;
     }
-    *out = k.t;
+    *out = t;
     return 0;
 }
 

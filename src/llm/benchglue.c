@@ -13,6 +13,7 @@
 
 #include "bench/bench.h"
 #include "core/err.h"
+#include "hist/hist.h"
 #include "net/fetch.h"
 #include "net/http1.h"
 
@@ -39,11 +40,14 @@ const char llm_bench_usage[] =
     "  --slo LIST               goodput SLOs per request: ttft<=500ms,tpot<=50ms,e2e<=2s\n"
     "                           (an SLO without these keys, e.g. p99<=200ms, is the bench's)\n"
     "  --metrics-compat V       metric definitions: latscope (default), vllm, genai-perf\n"
+    "  --records-detail FILE    one JSON line per request with every content chunk's arrival\n"
     "  --metrics-url URL        scrape the server's Prometheus metrics before, every second\n"
     "                           during, and after each point (running/waiting requests,\n"
     "                           KV-cache usage, preemptions, prefix-cache hits; else raw deltas)\n";
 
 static int metrics_start(struct llm_bench *b, char *why, size_t whylen);
+static void write_record(struct llm_bench *b, struct llm_conn *c);
+static int write_hlog(struct llm_bench *b);
 static void metrics_point(struct llm_bench *b, struct llm_srv *srv);
 
 struct opt {
@@ -66,6 +70,7 @@ static const struct opt opts[] = {
     {"continuous-usage", false},
     {"no-ignore-eos", false},
     {"metrics-url", true},
+    {"records-detail", true},
 };
 
 static bool is_openai_target(int argc, char **argv)
@@ -117,6 +122,8 @@ static int apply(struct llm_bench *b, const char *name, const char *v, char *why
         wl->include_usage = false;
     } else if (!strcmp(name, "continuous-usage")) {
         wl->continuous_usage = true;
+    } else if (!strcmp(name, "records-detail")) {
+        b->records_path = v;
     } else if (!strcmp(name, "metrics-url")) {
         b->metrics_url = v;
     } else if (!strcmp(name, "no-ignore-eos")) {
@@ -222,8 +229,18 @@ int llm_bench_setup(struct llm_bench *b, const char *hostport, const char *path,
     b->tc.wl.seed = seed;
     if (!b->tc.wl.prompts_path && b->tc.wl.input.mean < 1) b->tc.wl.input.mean = 128;
     int rc = llm_target_new(&b->tc, LLM_BENCH_MAX_THREADS, &b->t, why, whylen);
-    if (rc || !b->metrics_url) return rc;
-    return metrics_start(b, why, whylen);
+    if (rc) return rc;
+    b->t0 = clock_now_ns();
+    if (b->records_path) {
+        b->records = fopen(b->records_path, "w");
+        if (!b->records) {
+            int e = errno;
+            snprintf(why, whylen, "--records-detail %s: %s", b->records_path, strerror(e));
+            return -e;
+        }
+        pthread_mutex_init(&b->rlock, NULL);
+    }
+    return b->metrics_url ? metrics_start(b, why, whylen) : 0;
 }
 
 void llm_bench_fini(struct llm_bench *b)
@@ -233,6 +250,11 @@ void llm_bench_fini(struct llm_bench *b)
         pthread_join(b->mth, NULL);
         pthread_mutex_destroy(&b->mlock);
         b->mth_started = false;
+    }
+    if (b->records) {
+        if (fclose(b->records) != 0 && !b->records_err) b->records_err = -EIO;
+        b->records = NULL;
+        pthread_mutex_destroy(&b->rlock);
     }
     if (b->mconn_ok) conn_target_fini(&b->mconn);
     b->mconn_ok = false;
@@ -403,10 +425,114 @@ static void metrics_point(struct llm_bench *b, struct llm_srv *srv)
     pthread_mutex_unlock(&b->mlock);
 }
 
+/* ---- --hdr-log ---- */
+
+enum { H_TTFT, H_TTFT_SEND, H_E2E, H_E2E_SEND, H_TPOT, H_ITL, H_GAP, H__N };
+static const char *const hlog_tags[H__N] = {"ttft.sched", "ttft.send", "e2e.sched", "e2e.send",
+                                            "tpot",       "itl",       "chunk_gap"};
+
+/* One interval per LLM metric over this point's successful requests (latscope definitions). */
+static int write_hlog(struct llm_bench *b)
+{
+    struct lat_hist h[H__N];
+    memset(h, 0, sizeof(h));
+    int rc = 0;
+    for (int i = 0; i < H__N && !rc; i++)
+        rc = hist_init_default(&h[i]);
+    lat_ns t_min = INT64_MAX, t_max = INT64_MIN;
+    for (unsigned t = 0; t < b->t->nthreads && !rc; t++) {
+        const struct llm_metrics *m = &b->t->metrics[t];
+        for (size_t i = 0; i < m->n; i++) {
+            const struct llm_rsum *r = &m->r[i];
+            if (r->t_sched < t_min) t_min = r->t_sched;
+            if (r->t_end > t_max) t_max = r->t_end;
+            if (r->err != LLM_OK) continue;
+            if (r->t_first >= 0) {
+                hist_record(&h[H_TTFT], r->t_first - r->t_sched);
+                hist_record(&h[H_TTFT_SEND], r->t_first - r->t_send);
+            }
+            hist_record(&h[H_E2E], r->t_end - r->t_sched);
+            hist_record(&h[H_E2E_SEND], r->t_end - r->t_send);
+            if (r->n >= 2 && r->t_first >= 0 && r->t_last >= 0) {
+                lat_ns tpot = (r->t_last - r->t_first) / (r->n - 1);
+                hist_record(&h[H_TPOT], tpot);
+                hist_record_n(&h[H_ITL], tpot, (uint64_t)(r->n - 1));
+            }
+        }
+        for (size_t i = 0; i < m->content_gaps.n; i++)
+            hist_record(&h[H_GAP], m->content_gaps.v[i]);
+    }
+    if (!rc && t_max > t_min) {
+        double start = (double)(t_min - b->hlog_base) / 1e9, len = (double)(t_max - t_min) / 1e9;
+        for (int i = 0; i < H__N && !rc; i++)
+            rc = hlog_writer_interval(b->hlog, hlog_tags[i], start < 0 ? 0 : start, len, &h[i]);
+    }
+    for (int i = 0; i < H__N; i++)
+        hist_fini(&h[i]);
+    return rc;
+}
+
+/* ---- --records-detail ---- */
+
+static void put_ms(struct lat_buf *l, const char *key, lat_ns v, bool have)
+{
+    if (have)
+        buf_printf(l, ",\"%s\":%.6f", key, (double)v / 1e6);
+    else
+        buf_printf(l, ",\"%s\":null", key);
+}
+
+/* One JSON line per measured request (worker thread; the line is built in the connection's
+ * own buffer, only the write is serialized). Times in ns from the run's start, durations in
+ * ms from the intended send. */
+static void write_record(struct llm_bench *b, struct llm_conn *c)
+{
+    const struct llm_record *r = &c->s.rec;
+    struct lat_buf *l = &c->line;
+    enum llm_tok_src src;
+    int64_t n = llm_record_tokens(r, &src);
+    buf_reset(l);
+    buf_printf(l, "{\"point\":%u,\"thread\":%u,\"t_sched_ns\":%lld,\"t_send_ns\":%lld", b->point,
+               c->thread, (long long)(r->t_sched - b->t0), (long long)(r->t_send - b->t0));
+    put_ms(l, "ttft_ms", r->t_first - r->t_sched, r->t_first >= 0);
+    put_ms(l, "e2e_ms", r->t_end - r->t_sched, r->t_end >= 0);
+    put_ms(l, "tpot_ms", n >= 2 ? (r->t_last - r->t_first) / (n - 1) : 0,
+           n >= 2 && r->t_first >= 0 && r->t_last >= 0);
+    buf_printf(l, ",\"output_tokens\":%lld,\"tokens_source\":\"%s\",\"requested_tokens\":",
+               (long long)n, llm_tok_src_name(src));
+    if (r->requested_tokens >= 0)
+        buf_printf(l, "%d", (int)r->requested_tokens);
+    else
+        buf_puts(l, "null");
+    buf_printf(l, ",\"status\":%d,\"error\":", r->http_status);
+    if (r->err == LLM_OK)
+        buf_puts(l, "null");
+    else
+        buf_printf(l, "\"%s\"", llm_err_name(r->err));
+    buf_puts(l, ",\"chunks_ms\":[");
+    for (uint32_t i = 0; r->content_ts && i < r->n_content; i++)
+        buf_printf(l, "%s%.6f", i ? "," : "", (double)(r->content_ts[i] - r->t_sched) / 1e6);
+    buf_puts(l, "],\"chunk_tokens\":");
+    if (r->chunk_usage_every && r->content_tok && r->n_content) {
+        buf_putc(l, '[');
+        for (uint32_t i = 0; i < r->n_content; i++)
+            buf_printf(l, "%s%d", i ? "," : "", (int)r->content_tok[i]);
+        buf_putc(l, ']');
+    } else {
+        buf_puts(l, "null");
+    }
+    if (buf_puts(l, "}\n") != 0) return; /* out of memory: this line is lost */
+    pthread_mutex_lock(&b->rlock);
+    if (fwrite(l->data, 1, l->len, b->records) != l->len && !b->records_err) b->records_err = -EIO;
+    pthread_mutex_unlock(&b->rlock);
+}
+
 void *llm_bench_conn_new(void *ud, unsigned thread)
 {
     struct llm_bench *b = ud;
-    return llm_conn_new(b->t, thread);
+    struct llm_conn *c = llm_conn_new(b->t, thread);
+    if (c) c->owner = b;
+    return c;
 }
 
 void llm_bench_conn_free(void *cs)
@@ -445,12 +571,22 @@ void llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool 
         break;
     }
     llm_conn_end(cs, http_status, e, t_end, measured);
+    struct llm_conn *c = cs;
+    struct llm_bench *b = c->owner;
+    if (measured && b && b->records) write_record(b, c);
 }
 
 int llm_bench_point_done(struct llm_bench *b, struct llm_summary *out)
 {
+    if (b->hlog && !b->hlog_err) b->hlog_err = write_hlog(b);
+    b->point++;
+    if (b->records) {
+        pthread_mutex_lock(&b->rlock);
+        if (fflush(b->records) != 0 && !b->records_err) b->records_err = -EIO;
+        pthread_mutex_unlock(&b->rlock);
+    }
     int rc = llm_target_summarize(b->t, b->view, b->slo.set ? &b->slo : NULL, out);
     llm_target_reset(b->t);
     if (b->mth_started) metrics_point(b, &out->srv);
-    return rc;
+    return rc ? rc : b->records_err ? b->records_err : b->hlog_err;
 }

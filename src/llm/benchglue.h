@@ -17,12 +17,14 @@
 #include <stdint.h>
 
 #include "core/clock.h"
+#include "hist/hlog.h"
 #include "llm/metrics.h"
 #include "llm/prom.h"
 #include "llm/target.h"
 #include "net/conn.h"
 
 #include <pthread.h>
+#include <stdio.h>
 
 #define LLM_BENCH_MAX_THREADS 256
 
@@ -49,6 +51,19 @@ struct llm_bench {
     double gsum[LLM_SRV_MAX], gmax[LLM_SRV_MAX];
     uint64_t gn[LLM_SRV_MAX];
     uint64_t scrapes, scrape_errors; /* of the current point */
+    /* --records-detail FILE: one JSON line per measured request, every chunk's arrival. */
+    const char *records_path;
+    FILE *records;
+    pthread_mutex_t rlock;
+    lat_ns t0;       /* time base of the records (set-up time) */
+    unsigned point;  /* index of the current load point */
+    int records_err; /* first write error */
+    /* --hdr-log: when the caller sets hlog (and hlog_base, the log's time zero), each point
+     * adds one interval per LLM metric, tagged ttft.sched, ttft.send, e2e.sched, e2e.send,
+     * tpot, itl, chunk_gap. */
+    struct hlog_writer *hlog;
+    lat_ns hlog_base;
+    int hlog_err;
 };
 
 /* Usage text of the openai options (for cmd-bench's --help). */
@@ -85,7 +100,8 @@ int llm_bench_scrape(const struct conn_target *t, const char *req, size_t len,
                      struct prom_set *out);
 
 /* Summary of the requests since the last call (one load point), then forgets them. With
- * --metrics-url, also the server series over the same interval. */
+ * --metrics-url, also the server series over the same interval. Returns 0, -ENOMEM, or -EIO
+ * when --records-detail could not be written. */
 int llm_bench_point_done(struct llm_bench *b, struct llm_summary *out);
 
 #endif

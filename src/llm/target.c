@@ -135,6 +135,7 @@ void llm_conn_free(struct llm_conn *c)
     llm_stream_fini(&c->s);
     buf_fini(&c->req);
     buf_fini(&c->body);
+    buf_fini(&c->line);
     free(c);
 }
 

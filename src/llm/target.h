@@ -51,6 +51,8 @@ struct llm_conn {
     struct llm_stream s;
     struct lat_buf req, body;
     int32_t max_tokens;
+    void *owner;         /* the caller's context (benchglue: the struct llm_bench) */
+    struct lat_buf line; /* caller's scratch (benchglue: one --records-detail line) */
 };
 
 /* Returns 0, -ENOMEM, LAT_E_USAGE / LAT_E_BAD_JSON / -errno with why filled. */

@@ -55,6 +55,11 @@ static int parse_term(const char *s, size_t len, struct slo_term *t, const char 
         val++;
     }
     *op = '\0';
+    /* Spaces around the operator are fine: "p99 <= 200ms". */
+    while (*val == ' ' || *val == '\t')
+        val++;
+    for (char *e = op; e > buf && (e[-1] == ' ' || e[-1] == '\t'); e--)
+        e[-1] = '\0';
 
     /* Left side: [metric.]stat. The first '.' separates a metric, unless what precedes it is
      * a percentile's integer part ("p99.9"). */

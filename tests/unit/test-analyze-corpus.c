@@ -364,6 +364,17 @@ TEST_TIMEOUT(analyze_hta_mtia_aten_op_delay, 60)
     ASSERT_EQ_U64(q->count, 822);
     ASSERT_NEAR(q->avg_aten_op_launch_delay_ns / 1000, 1092.545, 2);
     ASSERT_NEAR(q->avg_runtime_delay_ns / 1000, 293.113, 2);
+    /* HolisticTraceAnalysis 0.5.0 on the same file: 65 rows; rows 0-2 exactly */
+    ASSERT_EQ_U64(r->naten_seqs_total, 65);
+    ASSERT_NEAR(q->avg_aten_op_launch_delay_ns / 1000, 1092.545, 0.0005);
+    ASSERT_NEAR(q->avg_runtime_delay_ns / 1000, 293.133, 0.0005);
+    ASSERT_EQ_STR(r->aten_seqs[1].kernels, "add-dtype_Float");
+    ASSERT_EQ_U64(r->aten_seqs[1].count, 451);
+    ASSERT_NEAR(r->aten_seqs[1].avg_aten_op_launch_delay_ns / 1000, 763.259, 0.0005);
+    ASSERT_NEAR(r->aten_seqs[1].avg_runtime_delay_ns / 1000, 287.831, 0.0005);
+    ASSERT_EQ_STR(r->aten_seqs[2].op, "aten::div");
+    ASSERT_EQ_U64(r->aten_seqs[2].count, 408);
+    ASSERT_NEAR(r->aten_seqs[2].avg_runtime_delay_ns / 1000, 288.490, 0.0005);
     analysis_free(a);
     lat_trace_free(t);
 }

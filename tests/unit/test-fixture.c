@@ -452,3 +452,31 @@ TEST_TIMEOUT(fx_server_stream_plan_timing, 20)
     close(fd);
     fx_server_stop(s);
 }
+
+TEST_TIMEOUT(fx_server_answers_after_half_close, 20)
+{
+    /* A client that shuts down its sending side after the request (nc -q, some load tools)
+     * still gets the whole response, then the server closes. */
+    struct fx_config c;
+    const char *why;
+    fx_config_init(&c);
+    ASSERT_RC(fx_dist_parse("fixed:30ms", &c.service, &why));
+    struct fx_server *s = start(&c);
+    int fd = connect_to(fx_server_port(s));
+    send_all(fd, "GET /status/202 HTTP/1.1\r\n\r\nGET /status/203 HTTP/1.1\r\n\r\n");
+    ASSERT_RC(shutdown(fd, SHUT_WR));
+    char body[256];
+    ASSERT_EQ_I64(read_response(fd, body, sizeof(body)), 202);
+    /* pipelined before the FIN: answered too, then EOF */
+    ASSERT_EQ_I64(read_response(fd, body, sizeof(body)), 203);
+    ASSERT_EQ_I64(read_response(fd, body, sizeof(body)), -1);
+    close(fd);
+    /* an idle connection that closes is just closed */
+    fd = connect_to(fx_server_port(s));
+    close(fd);
+    fd = connect_to(fx_server_port(s));
+    send_all(fd, "GET /health HTTP/1.1\r\n\r\n");
+    ASSERT_EQ_I64(read_response(fd, body, sizeof(body)), 200);
+    close(fd);
+    fx_server_stop(s);
+}

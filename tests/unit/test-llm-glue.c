@@ -3,6 +3,8 @@
 
 #include "bench/bench.h"
 #include "core/err.h"
+#include "hist/hist.h"
+#include "hist/hlog.h"
 #include "llm/benchglue.h"
 
 TEST(llm_bench_take_args_lifts_openai_options)
@@ -114,4 +116,66 @@ TEST(llm_bench_setup_paths)
                   LAT_E_USAGE);
     ASSERT(strstr(why, "does not match"));
     llm_bench_fini(&b);
+}
+
+TEST(llm_bench_hdr_log_tags)
+{
+    char *argv[] = {"bench", "--target", "openai", NULL};
+    int argc = 3;
+    struct llm_bench b;
+    char why[256];
+    ASSERT_RC(llm_bench_take_args(&b, &argc, argv, why, sizeof(why)));
+    ASSERT_RC(llm_bench_setup(&b, "h", "/", NULL, 0, 1, why, sizeof(why)));
+    const char *path = test_write_file("llm.hlog", "", 0);
+    FILE *f = fopen(path, "w");
+    ASSERT(f);
+    struct hlog_writer w = {0};
+    ASSERT_RC(hlog_writer_start(&w, f, 1767189312.0));
+    b.hlog = &w;
+    b.hlog_base = 0;
+    struct llm_conn *c = llm_bench_conn_new(&b, 0);
+    const char *req;
+    size_t len;
+    ASSERT_RC(llm_bench_build(c, &req, &len));
+    /* sched 1 s, send +1 ms, 3 content chunks 10 ms apart from 1.1 s, end 1.121 s */
+    lat_ns s0 = LAT_NS_PER_S;
+    llm_bench_begin(c, s0, s0 + LAT_NS_PER_MS);
+    const char *ev = "data: {\"choices\":[{\"text\":\"a\"}]}\n\n";
+    for (int i = 0; i < 3; i++)
+        llm_conn_body(c, ev, strlen(ev), s0 + 100 * LAT_NS_PER_MS + i * 10 * LAT_NS_PER_MS);
+    llm_conn_body(c, "data: [DONE]\n\n", 14, s0 + 121 * LAT_NS_PER_MS);
+    llm_bench_end(c, 200, -1, s0 + 121 * LAT_NS_PER_MS, true);
+    llm_bench_conn_free(c);
+    struct llm_summary s;
+    ASSERT_RC(llm_bench_point_done(&b, &s));
+    ASSERT_RC(hlog_writer_finish(&w));
+    fclose(f);
+    llm_bench_fini(&b);
+    hlog_writer_fini(&w);
+
+    FILE *in = fopen(path, "r");
+    static char text[65536];
+    size_t n = fread(text, 1, sizeof(text) - 1, in);
+    fclose(in);
+    struct hlog_reader r;
+    hlog_reader_init(&r, text, n);
+    struct hlog_entry e;
+    int got = 0, rc;
+    while ((rc = hlog_reader_next(&r, &e)) == 1) {
+        got++;
+        if (!strcmp(e.tag, "ttft.sched")) {
+            ASSERT_EQ_U64(hist_count(&e.hist), 1);
+            ASSERT_NEAR(hist_max(&e.hist) / 1e6, 100, 0.1);
+        } else if (!strcmp(e.tag, "itl")) {
+            ASSERT_EQ_U64(hist_count(&e.hist), 2); /* n - 1 = 2, value 10 ms */
+            ASSERT_NEAR(hist_max(&e.hist) / 1e6, 10, 0.01);
+        } else if (!strcmp(e.tag, "chunk_gap")) {
+            ASSERT_EQ_U64(hist_count(&e.hist), 2);
+        }
+        ASSERT_NEAR(e.start_s, 1.0, 0.001);
+        ASSERT_NEAR(e.length_s, 0.121, 0.001);
+        hist_fini(&e.hist);
+    }
+    ASSERT_EQ_I64(rc, 0);
+    ASSERT_EQ_I64(got, 7);
 }

@@ -161,6 +161,11 @@ TEST(slo_parse_terms)
     ASSERT_EQ_STR(slo_term_format(&slo.t[3], buf, sizeof(buf)), "e2e.p50<250us");
     ASSERT_EQ_I64(slo.t[4].stat, SLO_MAX);
     ASSERT_EQ_I64(slo.t[4].limit_ns, 1500000000);
+    ASSERT_RC(slo_parse(" p99 <= 200ms , ttft.p50 < 1s", &slo, &why));
+    ASSERT_EQ_I64(slo.n, 2);
+    ASSERT_EQ_I64(slo.t[0].limit_ns, 200000000);
+    ASSERT_EQ_STR(slo.t[1].metric, "ttft");
+    ASSERT_EQ_I64(slo.t[1].op, SLO_LT);
 
     const char *bad[] = {"",          "p99",        "p99<=",     "p100<=1s", "p0<=1s",
                          "q99<=1s",   "p99<=abc",   "p99<=-1ms", "p99<=1s,", "errors<=150%",
