@@ -716,6 +716,8 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     lat_ns hlog_base = clock_now_ns();
+    llm.hlog = hw_started ? &hw : NULL;
+    llm.hlog_base = hlog_base;
     struct lat_hist cum_lat = {0}, cum_lag = {0};
     if (c.confidence > 0 && (hist_init_default(&cum_lat) < 0 || hist_init_default(&cum_lag) < 0)) {
         pr_err("out of memory\n");
