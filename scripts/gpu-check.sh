@@ -393,6 +393,14 @@ inventory() {
         find / -name 'libcupti.so*' -not -path '/proc/*' 2>/dev/null | head -5
         echo "== libcuda"; ldconfig -p | grep libcuda.so; echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
     } >>"$log" 2>&1
+    # liblatscope-cupti.so reuses a libcupti the process already loaded, else LATSCOPE_CUPTI_LIB
+    # (latscope trace sets it to the toolkit's), else libcupti.so.13 on the search path.
+    if [[ -z ${LATSCOPE_CUPTI_LIB:-} && ! -e ${CUDA_HOME:-/usr/local/cuda}/lib64/libcupti.so.13 ]]; then
+        local c
+        c=$(find / -name 'libcupti.so.13*' -not -path '/proc/*' 2>/dev/null | head -1)
+        [[ -n $c ]] && export LATSCOPE_CUPTI_LIB=$c
+    fi
+    info "libcupti: ${LATSCOPE_CUPTI_LIB:-${CUDA_HOME:-/usr/local/cuda}/lib64/libcupti.so.13}"
     local gpu
     gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
     if [[ -n $gpu ]]; then info "gpu: $gpu"; else failc "inventory: nvidia-smi found no GPU"; fi

@@ -719,7 +719,9 @@ static int run_traced(const struct trace_args *a)
         env_add(&env, "LATSCOPE_EXTCORR", a->extcorr ? "1" : "0");
         if (start_ns) env_add_i64(&env, "LATSCOPE_START_NS", start_ns);
         if (stop_ns) env_add_i64(&env, "LATSCOPE_STOP_NS", stop_ns);
-        const char *cupti = find_cupti();
+        /* A user-set LATSCOPE_CUPTI_LIB is inherited as is; else the toolkit's libcupti. */
+        const char *user = getenv("LATSCOPE_CUPTI_LIB");
+        const char *cupti = user && *user ? NULL : find_cupti();
         if (cupti) env_add(&env, "LATSCOPE_CUPTI_LIB", cupti);
         if (a->cuda && driver) env_add(&env, "CUDA_INJECTION64_PATH", lib);
         if (a->nvtx) env_add(&env, "NVTX_INJECTION64_PATH", lib);
