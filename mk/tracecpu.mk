@@ -3,3 +3,5 @@
 $(O)/cpuprof-run: $(O)/tests/progs/cpuprof-run.o $(LIB_OBJS)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+# Built with the CLI so the e2e tests find it next to $LATSCOPE.
+all: $(O)/cpuprof-run

@@ -106,7 +106,8 @@ struct cpuprof {
     uint64_t *cs_ids;
     size_t ncs_ids, cs_ids_cap;
     uint64_t sample_type, regs_mask;
-    bool kernel, offcpu, stopped;
+    bool kernel, offcpu, stopped, origin_set;
+    int64_t origin_ns;
 
     struct cp_file *files;
     size_t nfiles, files_cap;
@@ -487,11 +488,17 @@ static bool is_cs(const struct cpuprof *p, uint64_t id)
 static void handle_sample(struct cpuprof *p, const void *rec, size_t len)
 {
     struct perf_sample s;
-    if (perf_parse_sample(rec, len, p->sample_type, p->regs_mask, &s)) {
+    uint64_t id = 0;
+    /* PERF_SAMPLE_IDENTIFIER comes first: it tells which event (and layout) this is. */
+    if (len >= 16) memcpy(&id, (const uint8_t *)rec + 8, 8);
+    bool off = is_cs(p, id);
+    uint64_t type =
+        off ? p->sample_type & ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+            : p->sample_type;
+    if (perf_parse_sample(rec, len, type, p->regs_mask, &s)) {
         p->bad_records++;
         return;
     }
-    bool off = is_cs(p, s.id);
     if (!p->o.follow_children && (pid_t)s.pid != p->pid) {
         p->filtered++;
         return;
@@ -516,6 +523,14 @@ static void handle_sample(struct cpuprof *p, const void *rec, size_t len)
         if (ctx == 2 && nu < CP_MAX_FRAMES) uips[nu++] = ip;
     }
     if (!s.nr && s.ip) uips[nu++] = s.ip;
+    /* A frame-pointer walk through code built without frame pointers follows whatever rbp
+     * holds: cut the chain at the first address outside every executable mapping. */
+    for (uint32_t i = 1; i < nu; i++) {
+        if (!map_find(pr, uips[i])) {
+            nu = i;
+            break;
+        }
+    }
     /* DWARF: when the copy unwinds deeper than the frame-pointer chain, use it. */
     if (s.stack && s.stack_size && s.abi) {
         if (!pr->unw && unwinder_new(pr->pid, &pr->unw) == 0) {
@@ -532,6 +547,14 @@ static void handle_sample(struct cpuprof *p, const void *rec, size_t len)
             uint64_t dp[CP_MAX_FRAMES];
             int nd = unwinder_unwind(pr->unw, (pid_t)s.tid, s.regs, s.stack, s.stack_size, dp,
                                      CP_MAX_FRAMES);
+            /* CFI gone wrong (a stale or missing module) yields addresses outside every
+             * mapping: keep the frames before the first such one. */
+            for (int i = 1; i < nd; i++) {
+                if (!map_find(pr, dp[i])) {
+                    nd = i;
+                    break;
+                }
+            }
             if (nd > 0 && (uint32_t)nd > nu) {
                 memcpy(uips, dp, (size_t)nd * sizeof(*dp));
                 nu = (uint32_t)nd;
@@ -902,9 +925,37 @@ int cpuprof_stop(struct cpuprof *p)
 
 /* Outputs ------------------------------------------------------------------------------------- */
 
+void cpuprof_set_origin(struct cpuprof *p, int64_t origin_ns)
+{
+    if (!p) return;
+    p->origin_ns = origin_ns;
+    p->origin_set = true;
+}
+
+/* Leaf name of a sample: its last frame; for off-CPU intervals the last user-space frame (the
+ * kernel frames all end in schedule()). */
+static const char *leaf_name(const struct cpuprof *p, uint32_t stack, bool off)
+{
+    uint32_t n;
+    const uint32_t *fr = stackset_frames(&p->stacks, stack, &n);
+    for (uint32_t i = n; off && i-- > 0;) {
+        const char *s = stackset_frame_name(&p->stacks, fr[i]);
+        size_t l = strlen(s);
+        if (l < 4 || strcmp(s + l - 4, "_[k]")) return s;
+    }
+    return n ? stackset_frame_name(&p->stacks, fr[n - 1]) : "[unknown]";
+}
+
 int cpuprof_export(struct cpuprof *p, struct lat_trace *t)
 {
     if (!p || !t) return LAT_E_USAGE;
+    int64_t origin = p->origin_ns;
+    if (!p->origin_set && t->base_time_ns) {
+        struct timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        int64_t real = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
+        origin = now_ns() - (real - t->base_time_ns);
+    }
     uint32_t k_stack, k_state, v_on, v_off, cat, unknown;
     int rc;
     if ((rc = lat_trace_intern(t, "stack", 5, &k_stack)) ||
@@ -917,7 +968,7 @@ int cpuprof_export(struct cpuprof *p, struct lat_trace *t)
     size_t cap = 1 << 16;
     char *buf = malloc(cap);
     uint32_t *stack_str = calloc(p->stacks.nstacks + 1, sizeof(*stack_str));
-    uint32_t *leaf_str = calloc(p->stacks.nstacks + 1, sizeof(*leaf_str));
+    uint32_t *leaf_str = calloc(2 * (p->stacks.nstacks + 1), sizeof(*leaf_str));
     if (!buf || !stack_str || !leaf_str) {
         rc = -ENOMEM;
         goto out;
@@ -925,13 +976,14 @@ int cpuprof_export(struct cpuprof *p, struct lat_trace *t)
     for (size_t i = 0; i < p->nsamples; i++) {
         const struct cp_sample *s = &p->samples[i];
         if (!stack_str[s->stack]) {
-            uint32_t n;
-            const uint32_t *fr = stackset_frames(&p->stacks, s->stack, &n);
             size_t len = stackset_join(&p->stacks, s->stack, buf, cap);
             if (!len) memcpy(buf, "[unknown]", (len = 9) + 1);
             if ((rc = lat_trace_intern(t, buf, len, &stack_str[s->stack]))) goto out;
-            const char *leaf = n ? stackset_frame_name(&p->stacks, fr[n - 1]) : "[unknown]";
-            if ((rc = lat_trace_intern(t, leaf, strlen(leaf), &leaf_str[s->stack]))) goto out;
+        }
+        uint32_t *leaf_id = &leaf_str[2 * s->stack + s->off];
+        if (!*leaf_id) {
+            const char *leaf = leaf_name(p, s->stack, s->off);
+            if ((rc = lat_trace_intern(t, leaf, strlen(leaf), leaf_id))) goto out;
         }
         uint32_t track;
         if ((rc = lat_trace_track(t, s->pid, s->tid, 0, 0, false, &track))) goto out;
@@ -949,9 +1001,9 @@ int cpuprof_export(struct cpuprof *p, struct lat_trace *t)
         if ((rc = lat_trace_add_arg(t, &a1, &first)) || (rc = lat_trace_add_arg(t, &a2, &second)))
             goto out;
         struct lat_event e = {
-            .ts = s->ts,
+            .ts = s->ts - origin,
             .dur = s->dur,
-            .name = leaf_str[s->stack],
+            .name = *leaf_id,
             .cat = cat,
             .track = track,
             .kind = LAT_EV_CPU_SAMPLE,
@@ -1012,6 +1064,8 @@ void cpuprof_stats(const struct cpuprof *p, char *buf, size_t len)
                       " samples (%.1f us, %.1f reads per sample)",
                       p->py_frames, p->py_samples, (double)p->py_ns / 1e3 / (double)p->py_samples,
                       (double)p->py_reads / (double)p->py_samples);
+    if (n > 0 && (size_t)n < len && p->bad_records)
+        n += snprintf(buf + n, len - (size_t)n, ", %" PRIu64 " unparsable records", p->bad_records);
     if (n > 0 && (size_t)n < len && p->py_unsupported_version)
         snprintf(buf + n, len - (size_t)n, ", Python %u.%u unsupported: native frames only",
                  p->py_unsupported_version >> 24, (p->py_unsupported_version >> 16) & 0xff);

@@ -40,8 +40,14 @@ int cpuprof_start(pid_t pid, bool enable_on_exec, const struct cpuprof_opts *opt
 int cpuprof_poll(struct cpuprof *p, int timeout_ms);
 /* Stops sampling, drains the rest, symbolizes. */
 int cpuprof_stop(struct cpuprof *p);
-/* Adds the samples to trace t (as described above). */
+/* Adds the samples to trace t (as described above). Timestamps are CLOCK_MONOTONIC ns minus
+ * the origin: the one given to cpuprof_set_origin(); without one, when t->base_time_ns is set
+ * (the realtime epoch of ts 0), the monotonic instant of ts 0 derived from it; else 0
+ * (absolute CLOCK_MONOTONIC). */
 int cpuprof_export(struct cpuprof *p, struct lat_trace *t);
+/* Sets the CLOCK_MONOTONIC ns that becomes ts 0 in cpuprof_export() (cmd-trace: its launch
+ * time, the origin of the CUDA events). Added after the first interface; additive. */
+void cpuprof_set_origin(struct cpuprof *p, int64_t origin_ns);
 /* Folded stacks ("frame;frame;frame count" per line), for flame-graph tools. */
 int cpuprof_write_folded(struct cpuprof *p, FILE *f);
 /* A self-contained SVG flame graph. */

@@ -5,16 +5,52 @@
  * poll until it exits, stop), then writes folded stacks / an SVG and prints the stats.
  *
  *   cpuprof-run [-F HZ] [-f FOLDED] [-s SVG] [-n] [-p] -- CMD ARGS...
+ *   cpuprof-run [...] -P PID [-d SECONDS]      attach to a running process
+ *   cpuprof-run -O MINOR                        print the CPython 3.MINOR offset table
  *   -n: no kernel stacks, no off-CPU; -p: no Python frames
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "capture/cpu/pyread.h"
 #include "capture/cpuprof.h"
+
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int run_attach(pid_t pid, double duration, const struct cpuprof_opts *o, const char *folded)
+{
+    struct cpuprof *p;
+    int rc = cpuprof_start(pid, false, o, &p);
+    if (rc) {
+        fprintf(stderr, "cpuprof-run: %s\n", cpuprof_strerror(rc));
+        return 1;
+    }
+    double end = now_s() + (duration > 0 ? duration : 1);
+    while (now_s() < end && kill(pid, 0) == 0)
+        cpuprof_poll(p, 100);
+    cpuprof_stop(p);
+    if (folded) {
+        FILE *f = fopen(folded, "w");
+        if (!f || cpuprof_write_folded(p, f) || fclose(f)) return 1;
+    }
+    char stats[512];
+    cpuprof_stats(p, stats, sizeof(stats));
+    fprintf(stderr, "cpuprof-run: %s\n", stats);
+    cpuprof_free(p);
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -24,9 +60,23 @@ int main(int argc, char **argv)
                              .python = true,
                              .follow_children = true};
     const char *folded = NULL, *svg = NULL;
+    pid_t attach = 0;
+    double duration = 0;
     int c;
-    while ((c = getopt(argc, argv, "+F:f:s:np")) != -1) {
+    while ((c = getopt(argc, argv, "+F:f:s:npP:d:O:")) != -1) {
         switch (c) {
+        case 'P':
+            attach = (pid_t)atoi(optarg);
+            break;
+        case 'd':
+            duration = atof(optarg);
+            break;
+        case 'O': {
+            char buf[2048];
+            if (pyread_dump_offsets((unsigned)atoi(optarg), buf, sizeof(buf)) < 0) return 1;
+            fputs(buf, stdout);
+            return 0;
+        }
         case 'F':
             o.freq_hz = (unsigned)atoi(optarg);
             break;
@@ -46,6 +96,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (attach) return run_attach(attach, duration, &o, folded);
     if (optind >= argc) {
         fprintf(stderr, "usage: cpuprof-run [-F HZ] [-f FOLDED] [-s SVG] [-n] [-p] -- CMD...\n");
         return 2;

@@ -1,12 +1,13 @@
 /*
  * hot.c - a CPU-bound test program with known hot functions, for the CPU sampler's tests.
  *
- *   hot [SECONDS] [MODE]     MODE: single (default), threads, fork
+ *   hot [CPU_SECONDS] [MODE]     MODE: single (default), threads, fork
  *
  * single: the main thread repeats hot_a (6 units), hot_b (3 units), cold_c (1 unit): shares
  * 60/30/10 % of on-CPU time, whatever the clock rate. threads: two extra threads, one in
  * worker_one, one in worker_two, the main thread sleeping. fork: the child runs child_work,
  * the parent hot_a. Every function spins the same loop so time is proportional to units.
+ * Shares are inclusive (hot_a's samples have spin as their leaf, hot_a under it).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -19,10 +20,12 @@
 
 #define UNIT 200000L
 
+/* CPU time of the calling thread: the durations are CPU seconds, so the number of samples a
+ * run yields does not depend on how loaded the machine is. */
 static double now_s(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -32,22 +35,25 @@ __attribute__((noinline)) static void spin(long units)
     }
 }
 
+/* The three share one inner loop (spin), so their shares do not depend on how each loop
+ * happens to be aligned; the barrier after the call keeps it from becoming a tail call, so
+ * the caller stays on the stack. */
 __attribute__((noinline)) void hot_a(void)
 {
-    for (volatile long i = 0; i < 6 * UNIT; i++) {
-    }
+    spin(6);
+    __asm__ volatile("" ::: "memory");
 }
 
 __attribute__((noinline)) void hot_b(void)
 {
-    for (volatile long i = 0; i < 3 * UNIT; i++) {
-    }
+    spin(3);
+    __asm__ volatile("" ::: "memory");
 }
 
 __attribute__((noinline)) void cold_c(void)
 {
-    for (volatile long i = 0; i < 1 * UNIT; i++) {
-    }
+    spin(1);
+    __asm__ volatile("" ::: "memory");
 }
 
 static double seconds = 2.0;

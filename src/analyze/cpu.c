@@ -1,0 +1,518 @@
+/*
+ * cpu.c - CPU section of analyze/doctor over LAT_EV_CPU_SAMPLE events (see cpu.h).
+ *
+ * One pass over the events counts on-CPU samples per (thread, stack string id) in a hash
+ * map and sums off-CPU interval overlap per thread; then each distinct (thread, stack) is
+ * split into frames once and its count is credited to the leaf (self) and, once per distinct
+ * function, to every frame on it (total). The work is O(events + distinct stacks x depth),
+ * not O(samples x depth). The sampling period is estimated, when not given, from the median
+ * gap between consecutive samples of the busiest thread: a thread that is on-CPU most of the
+ * time is sampled every period. Rejected: reading the frequency from trace metadata, because
+ * traces from other tools (or merged ones) may not carry it.
+ */
+#include "analyze/cpu.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+
+/* u64 -> u64 open-addressing map (key 0 is reserved: callers add 1). */
+struct u64map {
+    uint64_t *keys, *vals;
+    size_t cap, n;
+};
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return x;
+}
+
+static int u64map_grow(struct u64map *m)
+{
+    size_t cap = m->cap ? m->cap * 2 : 256;
+    uint64_t *k = calloc(cap, sizeof(*k)), *v = calloc(cap, sizeof(*v));
+    if (!k || !v) {
+        free(k);
+        free(v);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->keys[i]) continue;
+        size_t j = mix(m->keys[i]) & (cap - 1);
+        while (k[j])
+            j = (j + 1) & (cap - 1);
+        k[j] = m->keys[i];
+        v[j] = m->vals[i];
+    }
+    free(m->keys);
+    free(m->vals);
+    m->keys = k;
+    m->vals = v;
+    m->cap = cap;
+    return 0;
+}
+
+/* Returns the value slot of key (inserted as 0 when new), or NULL on ENOMEM. */
+static uint64_t *u64map_slot(struct u64map *m, uint64_t key)
+{
+    if ((m->n + 1) * 2 > m->cap && u64map_grow(m)) return NULL;
+    size_t j = mix(key) & (m->cap - 1);
+    while (m->keys[j] && m->keys[j] != key)
+        j = (j + 1) & (m->cap - 1);
+    if (!m->keys[j]) {
+        m->keys[j] = key;
+        m->n++;
+    }
+    return &m->vals[j];
+}
+
+static void u64map_free(struct u64map *m)
+{
+    free(m->keys);
+    free(m->vals);
+}
+
+/* Function table: name -> index, names owned. */
+struct ftab {
+    struct lat_cpu_func *f;
+    size_t n, cap;
+    struct u64map idx; /* fnv(name) -> chain head is not needed: linear probe on full name */
+};
+
+static uint64_t fnv64(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
+    return h | 1;
+}
+
+/* Finds or adds function name[0..n); returns its index or -1 on ENOMEM. Collisions of the
+ * 64-bit hash are resolved by probing on (hash + k). */
+static long ftab_get(struct ftab *t, const char *name, size_t n)
+{
+    uint64_t h = fnv64(name, n);
+    for (uint64_t k = 0;; k++) {
+        uint64_t *slot = u64map_slot(&t->idx, h + 2 * k);
+        if (!slot) return -1;
+        if (*slot) {
+            struct lat_cpu_func *f = &t->f[*slot - 1];
+            if (strlen(f->name) == n && !memcmp(f->name, name, n)) return (long)(*slot - 1);
+            continue;
+        }
+        if (t->n == t->cap) {
+            size_t cap = t->cap ? t->cap * 2 : 64;
+            struct lat_cpu_func *p = realloc(t->f, cap * sizeof(*p));
+            if (!p) return -1;
+            t->f = p;
+            t->cap = cap;
+        }
+        char *s = malloc(n + 1);
+        if (!s) return -1;
+        memcpy(s, name, n);
+        s[n] = '\0';
+        t->f[t->n] = (struct lat_cpu_func){s, 0, 0};
+        *slot = ++t->n;
+        return (long)(t->n - 1);
+    }
+}
+
+/* "py:f (x.py:12)" -> length of "py:f (x.py" (the caller appends ")"); 0 when not a Python
+ * frame with a line. */
+static size_t py_strip_line(const char *s, size_t n)
+{
+    if (n < 6 || strncmp(s, "py:", 3) || s[n - 1] != ')') return 0;
+    size_t i = n - 1;
+    while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+        i--;
+    if (i == n - 1 || i < 2 || s[i - 1] != ':') return 0;
+    return i - 1;
+}
+
+struct thr {
+    struct lat_cpu_thread t;
+    struct u64map self; /* func index + 1 -> self samples */
+    uint32_t track;
+};
+
+static bool in_windows(const struct lat_cpu_opts *o, lat_ns ts)
+{
+    if (!o->nwindows) return true;
+    for (size_t i = 0; i < o->nwindows; i++)
+        if (ts >= o->windows[i][0] && ts < o->windows[i][1]) return true;
+    return false;
+}
+
+static lat_ns overlap(const struct lat_cpu_opts *o, lat_ns a, lat_ns b)
+{
+    if (!o->nwindows) return b - a;
+    lat_ns sum = 0;
+    for (size_t i = 0; i < o->nwindows; i++) {
+        lat_ns x = a > o->windows[i][0] ? a : o->windows[i][0];
+        lat_ns y = b < o->windows[i][1] ? b : o->windows[i][1];
+        if (y > x) sum += y - x;
+    }
+    return sum;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_self(const void *a, const void *b)
+{
+    const struct lat_cpu_func *x = a, *y = b;
+    if (x->self != y->self) return x->self > y->self ? -1 : 1;
+    if (x->total != y->total) return x->total > y->total ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static int cmp_total(const void *a, const void *b)
+{
+    const struct lat_cpu_func *x = a, *y = b;
+    if (x->total != y->total) return x->total > y->total ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static int cmp_stack(const void *a, const void *b)
+{
+    const struct lat_cpu_stack *x = a, *y = b;
+    if (x->samples != y->samples) return x->samples > y->samples ? -1 : 1;
+    return strcmp(x->stack, y->stack);
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+    const struct lat_cpu_thread *x = a, *y = b;
+    if (x->samples != y->samples) return x->samples > y->samples ? -1 : 1;
+    if (x->off_ns != y->off_ns) return x->off_ns > y->off_ns ? -1 : 1;
+    return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+void lat_cpu_summary_fini(struct lat_cpu_summary *s)
+{
+    if (!s) return;
+    for (size_t i = 0; i < s->nfuncs; i++)
+        free(s->funcs[i].name);
+    for (size_t i = 0; i < s->nfuncs_total; i++)
+        free(s->funcs_total[i].name);
+    for (size_t i = 0; i < s->nstacks; i++)
+        free(s->stacks[i].stack);
+    for (size_t i = 0; i < s->nthreads; i++) {
+        if (s->threads[i].label[0]) free((char *)(uintptr_t)s->threads[i].label);
+        if (s->threads[i].top_func[0]) free((char *)(uintptr_t)s->threads[i].top_func);
+    }
+    free(s->funcs);
+    free(s->funcs_total);
+    free(s->stacks);
+    free(s->threads);
+    memset(s, 0, sizeof(*s));
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s);
+    char *d = malloc(n + 1);
+    if (d) memcpy(d, s, n + 1);
+    return d;
+}
+
+int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts,
+                      struct lat_cpu_summary *out)
+{
+    struct lat_cpu_opts o = {.top_n = 10, .tid = -1};
+    if (opts) o = *opts;
+    if (!o.top_n) o.top_n = 10;
+    memset(out, 0, sizeof(*out));
+    if (!t || (o.nwindows && !o.windows)) return LAT_E_USAGE;
+    int rc = -ENOMEM;
+    struct thr *th = NULL;
+    size_t nth = 0, thcap = 0;
+    struct u64map track_thr = {0}, pair = {0}, stack_count = {0};
+    struct ftab ft = {0};
+    int64_t *sts = NULL; /* on-CPU samples: thread index << 48 | time, for the period */
+    size_t nsts = 0, stscap = 0;
+    /* The arg keys are interned strings: look them up once (absent: no samples). */
+    uint32_t k_stack = strtab_find(&t->strs, "stack", 5);
+    uint32_t k_state = strtab_find(&t->strs, "state", 5);
+    bool have_keys = k_stack != UINT32_MAX && k_state != UINT32_MAX;
+
+    for (size_t i = 0; have_keys && i < t->ev.n; i++) {
+        if (t->ev.kind[i] != LAT_EV_CPU_SAMPLE) continue;
+        uint32_t track = t->ev.track[i];
+        const struct lat_track *tr = &t->tracks[track];
+        if (o.tid >= 0 && tr->tid != o.tid) continue;
+        uint32_t stack_id = 0;
+        bool off = false;
+        for (uint32_t a = 0; a < t->ev.nargs[i]; a++) {
+            const struct lat_arg *arg = &t->args[t->ev.args[i] + a];
+            if (arg->key == k_stack && arg->type == LAT_ARG_STR) stack_id = arg->str;
+            if (arg->key == k_state && arg->type == LAT_ARG_STR)
+                off = !strcmp(lat_trace_str(t, arg->str), "off");
+        }
+        lat_ns ts = t->ev.ts[i], dur = t->ev.dur[i];
+        if (off ? overlap(&o, ts, ts + dur) <= 0 : !in_windows(&o, ts)) continue;
+        uint64_t *ti = u64map_slot(&track_thr, (uint64_t)track + 1);
+        if (!ti) goto out;
+        if (!*ti) {
+            if (nth == thcap) {
+                size_t cap = thcap ? thcap * 2 : 16;
+                struct thr *p = realloc(th, cap * sizeof(*p));
+                if (!p) goto out;
+                th = p;
+                thcap = cap;
+            }
+            memset(&th[nth], 0, sizeof(th[nth]));
+            th[nth].t.pid = tr->pid;
+            th[nth].t.tid = tr->tid;
+            th[nth].t.first_ns = ts;
+            th[nth].track = track;
+            *ti = ++nth;
+        }
+        struct thr *x = &th[*ti - 1];
+        if (ts < x->t.first_ns) x->t.first_ns = ts;
+        if (ts + dur > x->t.last_ns) x->t.last_ns = ts + dur;
+        if (off) {
+            lat_ns ov = overlap(&o, ts, ts + dur);
+            x->t.off_ns += ov;
+            x->t.off_intervals++;
+            out->off_ns += ov;
+            out->off_intervals++;
+            continue;
+        }
+        x->t.samples++;
+        out->samples++;
+        uint64_t *c = u64map_slot(&pair, ((*ti - 1) << 32 | stack_id) + 1);
+        if (!c) goto out;
+        (*c)++;
+        if (nsts == stscap) {
+            size_t cap = stscap ? stscap * 2 : 1024;
+            int64_t *p = realloc(sts, cap * sizeof(*p));
+            if (!p) goto out;
+            sts = p;
+            stscap = cap;
+        }
+        /* thread index in the top bits, time below: sorting groups by thread, then time. */
+        sts[nsts++] = (int64_t)((uint64_t)(*ti - 1) << 48 | ((uint64_t)ts & 0xffffffffffffull));
+    }
+
+    /* Credit each distinct (thread, stack) to its functions. */
+    for (size_t j = 0; j < pair.cap; j++) {
+        if (!pair.keys[j]) continue;
+        uint64_t key = pair.keys[j] - 1, n = pair.vals[j];
+        size_t ti = (size_t)(key >> 32);
+        uint32_t sid = (uint32_t)key;
+        uint64_t *sc = u64map_slot(&stack_count, (uint64_t)sid + 1);
+        if (!sc) goto out;
+        *sc += n;
+        const char *s = sid ? lat_trace_str(t, sid) : "[unknown]";
+        long seen[256];
+        size_t nseen = 0;
+        long leaf = -1;
+        for (const char *p = s; *p;) {
+            const char *e = strchr(p, ';');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            char tmp[1024];
+            size_t cut = o.keep_lines ? 0 : py_strip_line(p, len);
+            long fi;
+            if (cut && cut + 1 < sizeof(tmp)) {
+                memcpy(tmp, p, cut);
+                tmp[cut] = ')';
+                fi = ftab_get(&ft, tmp, cut + 1);
+            } else {
+                fi = ftab_get(&ft, p, len);
+            }
+            if (fi < 0) goto out;
+            bool dup = false;
+            for (size_t q = 0; q < nseen && !dup; q++)
+                dup = seen[q] == fi;
+            if (!dup && nseen < 256) {
+                seen[nseen++] = fi;
+                ft.f[fi].total += n;
+            }
+            leaf = fi;
+            p = e ? e + 1 : p + len;
+        }
+        if (leaf >= 0) {
+            ft.f[leaf].self += n;
+            uint64_t *ts = u64map_slot(&th[ti].self, (uint64_t)leaf + 1);
+            if (!ts) goto out;
+            *ts += n;
+        }
+    }
+
+    /* Period: median gap of the busiest thread. */
+    out->period_ns = o.period_ns;
+    if (!out->period_ns && nsts > 1) {
+        qsort(sts, nsts, sizeof(*sts), cmp_i64);
+        size_t best = 0;
+        for (size_t i = 1; i < nth; i++)
+            if (th[i].t.samples > th[best].t.samples) best = i;
+        int64_t *gaps = malloc(nsts * sizeof(*gaps));
+        if (!gaps) goto out;
+        size_t ng = 0;
+        for (size_t i = 1; i < nsts; i++) {
+            if ((uint64_t)sts[i] >> 48 != best || (uint64_t)sts[i - 1] >> 48 != best) continue;
+            int64_t g = (sts[i] & 0xffffffffffffll) - (sts[i - 1] & 0xffffffffffffll);
+            if (g > 0) gaps[ng++] = g;
+        }
+        if (ng) {
+            qsort(gaps, ng, sizeof(*gaps), cmp_i64);
+            double hz = 1e9 / (double)gaps[ng / 2];
+            long rhz = (long)(hz + 0.5);
+            if (rhz < 1) rhz = 1;
+            out->period_ns = 1000000000 / rhz;
+        }
+        free(gaps);
+    }
+
+    /* Outputs. */
+    out->distinct_funcs = ft.n;
+    out->distinct_stacks = stack_count.n;
+    size_t top = ft.n < o.top_n ? ft.n : o.top_n;
+    out->funcs = calloc(top + 1, sizeof(*out->funcs));
+    out->funcs_total = calloc(top + 1, sizeof(*out->funcs_total));
+    out->threads = calloc(nth + 1, sizeof(*out->threads));
+    if (!out->funcs || !out->funcs_total || !out->threads) goto out;
+    struct lat_cpu_func *sorted = malloc((ft.n + 1) * sizeof(*sorted));
+    if (!sorted) goto out;
+    if (ft.n) memcpy(sorted, ft.f, ft.n * sizeof(*sorted));
+    qsort(sorted, ft.n, sizeof(*sorted), cmp_self);
+    for (size_t i = 0; i < top; i++) {
+        out->funcs[i] = sorted[i];
+        out->funcs[i].name = dup_str(sorted[i].name);
+        if (!out->funcs[i].name) {
+            free(sorted);
+            goto out;
+        }
+        out->nfuncs++;
+    }
+    qsort(sorted, ft.n, sizeof(*sorted), cmp_total);
+    for (size_t i = 0; i < top; i++) {
+        out->funcs_total[i] = sorted[i];
+        out->funcs_total[i].name = dup_str(sorted[i].name);
+        if (!out->funcs_total[i].name) {
+            free(sorted);
+            goto out;
+        }
+        out->nfuncs_total++;
+    }
+    free(sorted);
+
+    struct lat_cpu_stack *stk = malloc((stack_count.n + 1) * sizeof(*stk));
+    if (!stk) goto out;
+    size_t ns = 0;
+    for (size_t j = 0; j < stack_count.cap; j++) {
+        if (!stack_count.keys[j]) continue;
+        uint32_t sid = (uint32_t)(stack_count.keys[j] - 1);
+        stk[ns++] = (struct lat_cpu_stack){
+            (char *)(uintptr_t)(sid ? lat_trace_str(t, sid) : "[unknown]"), stack_count.vals[j]};
+    }
+    qsort(stk, ns, sizeof(*stk), cmp_stack);
+    out->stacks = calloc((ns < o.top_n ? ns : o.top_n) + 1, sizeof(*out->stacks));
+    if (!out->stacks) {
+        free(stk);
+        goto out;
+    }
+    for (size_t i = 0; i < ns && i < o.top_n; i++) {
+        out->stacks[i].samples = stk[i].samples;
+        out->stacks[i].stack = dup_str(stk[i].stack);
+        if (!out->stacks[i].stack) {
+            free(stk);
+            goto out;
+        }
+        out->nstacks++;
+    }
+    free(stk);
+
+    for (size_t i = 0; i < nth; i++) {
+        struct lat_cpu_thread *d = &out->threads[out->nthreads];
+        *d = th[i].t;
+        d->label = "";
+        d->top_func = "";
+        d->on_ns = (lat_ns)th[i].t.samples * out->period_ns;
+        out->nthreads++;
+        uint32_t lab = t->tracks[th[i].track].tid_label;
+        if (lab && !(d->label = dup_str(lat_trace_str(t, lab)))) {
+            d->label = "";
+            goto out;
+        }
+        uint64_t best = 0;
+        long bf = -1;
+        for (size_t j = 0; j < th[i].self.cap; j++) {
+            if (!th[i].self.keys[j]) continue;
+            long fi = (long)(th[i].self.keys[j] - 1);
+            uint64_t v = th[i].self.vals[j];
+            if (v > best || (v == best && bf >= 0 && strcmp(ft.f[fi].name, ft.f[bf].name) < 0)) {
+                best = v;
+                bf = fi;
+            }
+        }
+        if (bf >= 0 && !(d->top_func = dup_str(ft.f[bf].name))) {
+            d->top_func = "";
+            goto out;
+        }
+    }
+    qsort(out->threads, out->nthreads, sizeof(*out->threads), cmp_thread);
+    rc = 0;
+out:
+    for (size_t i = 0; i < ft.n; i++)
+        free(ft.f[i].name);
+    free(ft.f);
+    u64map_free(&ft.idx);
+    for (size_t i = 0; i < nth; i++)
+        u64map_free(&th[i].self);
+    free(th);
+    free(sts);
+    u64map_free(&track_thr);
+    u64map_free(&pair);
+    u64map_free(&stack_count);
+    if (rc) lat_cpu_summary_fini(out);
+    return rc;
+}
+
+static double pct(uint64_t a, uint64_t b)
+{
+    return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+int lat_cpu_format_text(const struct lat_cpu_summary *s, FILE *f)
+{
+    fprintf(f, "CPU samples: %llu on-CPU", (unsigned long long)s->samples);
+    if (s->period_ns)
+        fprintf(f, " (period %.3f ms, ~%.3f s on-CPU)", (double)s->period_ns / 1e6,
+                (double)s->samples * (double)s->period_ns / 1e9);
+    fprintf(f, ", %llu off-CPU intervals (%.3f s)\n", (unsigned long long)s->off_intervals,
+            (double)s->off_ns / 1e9);
+    if (!s->samples && !s->off_intervals) return ferror(f) ? -EIO : 0;
+    fprintf(f, "\nTop functions by self samples:\n%8s %7s %8s %7s  %s\n", "self", "self%", "total",
+            "total%", "function");
+    for (size_t i = 0; i < s->nfuncs; i++)
+        fprintf(f, "%8llu %6.1f%% %8llu %6.1f%%  %s\n", (unsigned long long)s->funcs[i].self,
+                pct(s->funcs[i].self, s->samples), (unsigned long long)s->funcs[i].total,
+                pct(s->funcs[i].total, s->samples), s->funcs[i].name);
+    fprintf(f, "\nTop functions by total samples:\n%8s %7s  %s\n", "total", "total%", "function");
+    for (size_t i = 0; i < s->nfuncs_total; i++)
+        fprintf(f, "%8llu %6.1f%%  %s\n", (unsigned long long)s->funcs_total[i].total,
+                pct(s->funcs_total[i].total, s->samples), s->funcs_total[i].name);
+    fprintf(f, "\nTop stacks:\n");
+    for (size_t i = 0; i < s->nstacks; i++)
+        fprintf(f, "%8llu %6.1f%%  %s\n", (unsigned long long)s->stacks[i].samples,
+                pct(s->stacks[i].samples, s->samples), s->stacks[i].stack);
+    fprintf(f, "\nThreads (on-CPU vs off-CPU):\n%8s %8s %10s %10s %8s  %-16s %s\n", "pid", "tid",
+            "on-CPU s", "off-CPU s", "samples", "name", "top function");
+    for (size_t i = 0; i < s->nthreads; i++) {
+        const struct lat_cpu_thread *t = &s->threads[i];
+        fprintf(f, "%8lld %8lld %10.3f %10.3f %8llu  %-16s %s\n", (long long)t->pid,
+                (long long)t->tid, (double)t->on_ns / 1e9, (double)t->off_ns / 1e9,
+                (unsigned long long)t->samples, t->label[0] ? t->label : "-", t->top_func);
+    }
+    return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# t359: the SVG flame graph latscope writes itself: well-formed XML, one box per frame with a
+# tooltip, the hot function at about its share.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib-cpu.sh"
+need_cpu
+[[ -x $CPURUN ]] || skip "$CPURUN not built"
+build_prog "$TMPDIR/hot" hot.c -O1 -g -fno-omit-frame-pointer
+"$CPURUN" -F 499 -s "$TMPDIR/f.svg" -f "$TMPDIR/f.folded" -- "$TMPDIR/hot" 1.5 2>"$TMPDIR/err" ||
+    { cat "$TMPDIR/err"; fail "record failed"; }
+if command -v python3 >/dev/null; then
+    python3 - "$TMPDIR/f.svg" <<'PY' || fail "SVG is not well-formed or lacks hot_a"
+import re, sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+ns = "{http://www.w3.org/2000/svg}"
+titles = [t.text for t in root.iter(ns + "title")]
+hot = [t for t in titles if t.startswith("hot_a (")]
+assert hot, "no hot_a box"
+pct = float(re.search(r"([0-9.]+)%", hot[0]).group(1))
+print("hot_a box:", hot[0])
+assert 45 <= pct <= 75, pct
+assert any(t.startswith("all (") for t in titles)
+PY
+else
+    contains "$TMPDIR/f.svg" "<title>hot_a ("
+fi
+contains "$TMPDIR/f.svg" "</svg>"
