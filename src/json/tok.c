@@ -366,6 +366,26 @@ static int scan_string(struct json_tok *t, struct json_token *tk, enum json_type
     bool esc = false, strict = t->flags & JSON_TOK_STRICT;
     if (t->resume) esc = true; /* conservative: decode pass finds out */
     for (;;) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* Lenient mode stops only at '"' and '\\': test 8 bytes at a time (the classic
+         * "has a zero byte" bit trick on v ^ '"' and v ^ '\\'; the lowest flagged byte is
+         * exact). Strict mode needs the byte loop for UTF-8 and control characters. */
+        if (!strict) {
+            while (end - q >= 8) {
+                uint64_t v, x, y, m;
+                memcpy(&v, q, 8);
+                x = v ^ 0x2222222222222222ULL;
+                y = v ^ 0x5C5C5C5C5C5C5C5CULL;
+                m = ((x - 0x0101010101010101ULL) & ~x) | ((y - 0x0101010101010101ULL) & ~y);
+                m &= 0x8080808080808080ULL;
+                if (m) {
+                    q += __builtin_ctzll(m) >> 3;
+                    break;
+                }
+                q += 8;
+            }
+        }
+#endif
         while (q < end && !str_stop[(unsigned char)*q]) {
             if (strict && (unsigned char)*q >= 0x80) {
                 int l = utf8_seq((const unsigned char *)q, (size_t)(end - q));

@@ -1,12 +1,11 @@
 # llm.sh - helpers for the LLM end-to-end tests (t50x-llm-*.sh): sourced after lib.sh.
-# need_llm skips when this build lacks `bench --target openai` or `serve-test openai`.
+# need_llm fails when this build lacks `bench --target openai` or `serve-test openai` (both are
+# built in; a missing one is a regression, not a reason to skip).
 need_llm() {
     command -v python3 >/dev/null || skip "python3 missing (JSON checks)"
     "$LATSCOPE" bench --help >"$TMPDIR/llm-help" 2>/dev/null || true
-    grep -q -- "openai" "$TMPDIR/llm-help" ||
-        skip "bench --target openai is not wired in this build (docs/latscope-bench-llm.md)"
-    "$LATSCOPE" serve-test openai --help >/dev/null 2>&1 ||
-        skip "serve-test openai is not wired in this build (docs/latscope-bench-llm.md)"
+    grep -q -- "openai" "$TMPDIR/llm-help" || fail "bench --help does not offer --target openai"
+    "$LATSCOPE" serve-test openai --help >/dev/null 2>&1 || fail "serve-test openai --help failed"
 }
 # start_fixture ARGS...: the OpenAI fixture on a free loopback port; sets FX_PORT, FX_PID.
 start_fixture() {

@@ -4,6 +4,8 @@
 usage: hlog_check.py LOG EXPECTED
        hlog_check.py --sum LOG TAG      prints "<total count> <p50> <p99> <max>" of all
                                         entries tagged TAG, merged (values as in the log)
+       hlog_check.py --write LOG        writes a 3-entry log with hdrh's HistogramLogWriter
+                                        and prints "<total> <p50> <p99> <max>" per entry
 EXPECTED has one line per entry: "<tag or -> <total> <p>=<value> ..." where the values are
 what latscope computed with HdrHistogram's estimator (hist_value_at_percentile_hdr).
 The log is read with hdrh.log.HistogramLogReader (header, BaseTime, tags) and every entry's
@@ -43,7 +45,30 @@ def sum_tag(log, tag):
     return 0
 
 
+def write_log(path):
+    from hdrh.log import HistogramLogWriter
+    import random
+    rnd = random.Random(7)
+    with open(path, "w") as f:
+        w = HistogramLogWriter(f)
+        w.output_log_format_version()
+        w.output_base_time(1767189312000)
+        w.output_comment("[written by hdrh for latscope's reader test]")
+        w.output_legend()
+        for k in range(3):
+            h = HdrHistogram(1000, 3600 * 10**9, 3)
+            for _ in range(1000 + 1000 * k):
+                h.record_value(int(20000 + rnd.expovariate(1 / (1e6 * (k + 1)))))
+            w.output_interval_histogram(h, start_time_stamp_sec=float(k),
+                                        end_time_stamp_sec=float(k + 1))
+            print(h.get_total_count(), h.get_value_at_percentile(50),
+                  h.get_value_at_percentile(99), h.get_max_value())
+    return 0
+
+
 def main():
+    if sys.argv[1] == "--write":
+        return write_log(sys.argv[2])
     if sys.argv[1] == "--sum":
         return sum_tag(sys.argv[2], sys.argv[3])
     log, expected = sys.argv[1], sys.argv[2]

@@ -51,6 +51,11 @@ TEST_TIMEOUT(analyze_hta_mtia_temporal, 60)
     ASSERT_EQ_I64(tb->idle, 5649476000LL);
     ASSERT_EQ_I64(tb->compute, 7305597000LL);
     ASSERT_EQ_I64(tb->non_compute, 372998000LL);
+    /* TestMtiaAlignAndFilter: aligned ts >= 0; MTIA compute and memory kernels present */
+    ASSERT_EQ_U64(a->ranks[0].nsteps, 1);
+    ASSERT(a->ranks[0].steps[0].ts >= 0);
+    ASSERT_EQ_U64(a->ranks[0].nktypes, 2);
+    ASSERT_EQ_STR(a->ranks[0].ktypes[1].label, "MEMORY");
     analysis_free(a);
     lat_trace_free(t);
 }

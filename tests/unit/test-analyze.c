@@ -582,3 +582,38 @@ TEST(analyze_aten_op_delay_by_hand)
     analysis_free(a);
     lat_trace_free(t);
 }
+
+TEST(analyze_steps_counted_over_all_ranks)
+{
+    /* HTA counts distinct ProfilerStep names over all ranks: rank 0 has only #1, rank 1 only
+     * #2, so |P| = 2 and each rank drops everything from its own last step on. Rank 0's kernel
+     * is launched inside its step #1 (the last one): dropped. Alignment uses the min ts over
+     * both ranks (rank 1 starts at 500 µs). */
+    struct tb b, c;
+    tb_init(&b);
+    tb_ev(&b, LAT_EV_USER_ANNOTATION, "user_annotation", "ProfilerStep#1", US(1000), US(100), -1,
+          -1, 0);
+    launch(&b, "cudaLaunchKernel", 900, 5, 1); /* before the step: kept */
+    kernel(&b, "gemm", 910, 10, 7, 1);
+    launch(&b, "cudaLaunchKernel", 1010, 5, 2); /* inside the last step: dropped */
+    kernel(&b, "gemm", 1020, 10, 7, 2);
+    tb_init(&c);
+    c.t->rank = 1;
+    tb_ev(&c, LAT_EV_USER_ANNOTATION, "user_annotation", "ProfilerStep#2", US(500), US(100), -1, -1,
+          0);
+    launch(&c, "cudaLaunchKernel", 510, 5, 1);
+    kernel(&c, "gemm", 520, 10, 7, 1);
+    struct lat_trace *both[] = {b.t, c.t};
+    struct lat_analysis *a;
+    ASSERT_RC(analysis_run(both, 2, NULL, &a));
+    ASSERT_EQ_U64(a->steps_distinct, 2);
+    ASSERT(a->last_step_dropped);
+    ASSERT_EQ_U64(a->ranks[0].launch.count, 1);
+    ASSERT_EQ_U64(a->ranks[0].dropped_last_step, 3); /* its step row, launch c2, kernel c2 */
+    ASSERT_EQ_U64(a->ranks[1].launch.count, 0);
+    ASSERT_EQ_I64(a->ranks[0].align_offset_ns, US(500));
+    ASSERT_EQ_I64(a->ranks[1].align_offset_ns, US(500));
+    analysis_free(a);
+    lat_trace_free(b.t);
+    lat_trace_free(c.t);
+}

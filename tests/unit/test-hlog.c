@@ -277,3 +277,52 @@ TEST_TIMEOUT(hlog_read_by_python_hdrhistogram, 60)
     if (WIFEXITED(rc) && WEXITSTATUS(rc) == 77) SKIP("hdrhistogram not importable");
     ASSERT_EQ_I64(WEXITSTATUS(rc), 0);
 }
+
+/* The other direction: a log written by HdrHistogram's Python package (its
+ * HistogramLogWriter: version 1.2, BaseTime, a comment, untagged entries, max in ms) is read
+ * by latscope's reader with the same totals, percentiles (HdrHistogram's estimator) and max.
+ * SKIPs when python3 or the PyPI package hdrhistogram is absent. */
+TEST_TIMEOUT(hlog_reads_python_hdrhistogram_log, 60)
+{
+    const char *src = getenv("LATSCOPE_SRCDIR");
+    if (!src) SKIP("LATSCOPE_SRCDIR not set");
+    if (system("python3 -c 'import hdrh' >/dev/null 2>&1") != 0)
+        SKIP("python3 with the PyPI package hdrhistogram not available");
+    char logp[512], expp[512], cmd[1600];
+    snprintf(logp, sizeof(logp), "%s/py.hlog", test_tmpdir());
+    snprintf(expp, sizeof(expp), "%s/py.expected", test_tmpdir());
+    snprintf(cmd, sizeof(cmd), "python3 %s/tests/tools/hlog_check.py --write %s > %s", src, logp,
+             expp);
+    int rc = system(cmd);
+    ASSERT(rc != -1 && WIFEXITED(rc));
+    if (WEXITSTATUS(rc) == 77) SKIP("hdrhistogram not importable");
+    ASSERT_EQ_I64(WEXITSTATUS(rc), 0);
+
+    FILE *f = fopen(logp, "r");
+    ASSERT(f);
+    static char text[1 << 20];
+    size_t len = fread(text, 1, sizeof(text), f);
+    fclose(f);
+    FILE *x = fopen(expp, "r");
+    ASSERT(x);
+    struct hlog_reader r;
+    struct hlog_entry e;
+    hlog_reader_init(&r, text, len);
+    int n = 0;
+    unsigned long long tot, p50, p99, mx;
+    while (fscanf(x, "%llu %llu %llu %llu", &tot, &p50, &p99, &mx) == 4) {
+        ASSERT_EQ_I64(hlog_reader_next(&r, &e), 1);
+        ASSERT(r.have_version && r.version_minor == 2 && r.have_base);
+        ASSERT_EQ_STR(e.tag, "");
+        ASSERT_NEAR(e.abs_start_s, 1767189312.0 + n, 1e-6);
+        ASSERT_EQ_U64(hist_count(&e.hist), tot);
+        ASSERT_EQ_I64(hist_value_at_percentile_hdr(&e.hist, 50), (int64_t)p50);
+        ASSERT_EQ_I64(hist_value_at_percentile_hdr(&e.hist, 99), (int64_t)p99);
+        ASSERT_EQ_I64(hist_max(&e.hist), (int64_t)mx);
+        hist_fini(&e.hist);
+        n++;
+    }
+    fclose(x);
+    ASSERT_EQ_I64(n, 3);
+    ASSERT_EQ_I64(hlog_reader_next(&r, &e), 0);
+}

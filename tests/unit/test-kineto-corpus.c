@@ -226,3 +226,36 @@ TEST(kineto_corpus_rank_directory)
     ASSERT_EQ_I64(s->files[0].rank, 0);
     ingest_set_free(s);
 }
+
+struct prog {
+    int calls;
+    uint64_t last_done, total;
+};
+
+static void on_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    struct prog *p = ctx;
+    if (done < p->last_done)
+        FAIL("progress went backwards: %llu < %llu", (unsigned long long)done,
+             (unsigned long long)p->last_done);
+    p->calls++;
+    p->last_done = done;
+    p->total = total;
+}
+
+TEST(kineto_corpus_progress_callback)
+{
+    const char *path =
+        test_shared_path("hta/tests/data/df_index_resolver/df_index_resolver.json.gz");
+    struct prog pr = {0, 0, 0};
+    struct lat_ingest_opts o = {.progress = on_progress, .progress_ctx = &pr};
+    struct lat_trace *t;
+    char err[LAT_INGEST_ERRLEN];
+    ASSERT_RC(ingest_open(path, &o, &t, err, sizeof(err)));
+    /* 54 MB of JSON: a first call at the start, then about every 16 MiB. */
+    ASSERT_OP_I64(pr.calls, >=, 3);
+    ASSERT_OP_I64(pr.calls, <=, 6);
+    ASSERT_EQ_I64(pr.total, 2992153); /* the compressed file size */
+    ASSERT_OP_I64(pr.last_done, <=, pr.total);
+    lat_trace_free(t);
+}
