@@ -5,10 +5,10 @@
  * map and sums off-CPU interval overlap per thread; then each distinct (thread, stack) is
  * split into frames once and its count is credited to the leaf (self) and, once per distinct
  * function, to every frame on it (total). The work is O(events + distinct stacks x depth),
- * not O(samples x depth). The sampling period is estimated, when not given, from the median
- * gap between consecutive samples of the busiest thread: a thread that is on-CPU most of the
- * time is sampled every period. Rejected: reading the frequency from trace metadata, because
- * traces from other tools (or merged ones) may not carry it.
+ * not O(samples x depth). The sampling period, when not given, comes from the trace's
+ * metadata (latscope_cpu_sample_hz, written by cpuprof_export), else is estimated from the
+ * gaps between consecutive samples of the busiest thread (first quartile: gaps only grow when
+ * the thread is off-CPU), for traces from other tools or merged ones.
  */
 #include "analyze/cpu.h"
 
@@ -348,8 +348,16 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
         }
     }
 
-    /* Period: median gap of the busiest thread. */
+    /* Period: given, else the rate latscope recorded (metadata latscope_cpu_sample_hz), else
+     * the first quartile of the busiest thread's sample gaps (gaps only grow when the thread
+     * is off-CPU, so a low quantile is the period). */
     out->period_ns = o.period_ns;
+    for (size_t i = 0; !out->period_ns && i < t->nmeta; i++) {
+        if (strcmp(lat_trace_str(t, t->meta[i].key), "latscope_cpu_sample_hz")) continue;
+        const char *v = lat_trace_str(t, t->meta[i].value);
+        long hz = strtol(v + (*v == '"'), NULL, 10);
+        if (hz > 0 && hz <= 100000) out->period_ns = 1000000000 / hz;
+    }
     if (!out->period_ns && nsts > 1) {
         qsort(sts, nsts, sizeof(*sts), cmp_i64);
         size_t best = 0;
@@ -365,7 +373,7 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
         }
         if (ng) {
             qsort(gaps, ng, sizeof(*gaps), cmp_i64);
-            double hz = 1e9 / (double)gaps[ng / 2];
+            double hz = 1e9 / (double)gaps[ng / 4];
             long rhz = (long)(hz + 0.5);
             if (rhz < 1) rhz = 1;
             out->period_ns = 1000000000 / rhz;
@@ -508,8 +516,15 @@ int lat_cpu_format_text(const struct lat_cpu_summary *s, FILE *f)
                 pct(s->stacks[i].samples, s->samples), s->stacks[i].stack);
     fprintf(f, "\nThreads (on-CPU vs off-CPU):\n%8s %8s %10s %10s %8s  %-16s %s\n", "pid", "tid",
             "on-CPU s", "off-CPU s", "samples", "name", "top function");
+    size_t shown = 0;
     for (size_t i = 0; i < s->nthreads; i++) {
         const struct lat_cpu_thread *t = &s->threads[i];
+        /* Threads are sorted by samples: show the top 20, and any other with samples. */
+        if (shown >= 20 && !t->samples) {
+            fprintf(f, "%8s (%zu more threads without on-CPU samples)\n", "", s->nthreads - i);
+            break;
+        }
+        shown++;
         fprintf(f, "%8lld %8lld %10.3f %10.3f %8llu  %-16s %s\n", (long long)t->pid,
                 (long long)t->tid, (double)t->on_ns / 1e9, (double)t->off_ns / 1e9,
                 (unsigned long long)t->samples, t->label[0] ? t->label : "-", t->top_func);

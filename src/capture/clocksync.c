@@ -14,6 +14,12 @@
 
 #include <stdlib.h>
 
+/* Results are clamped to int64: a corrupt file may hold any 64-bit timestamp. */
+static int64_t cs_clamp(__int128 v)
+{
+    return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
+}
+
 static int cs_cmp(const void *a, const void *b)
 {
     const struct lcap_sync *x = a, *y = b;
@@ -22,9 +28,9 @@ static int cs_cmp(const void *a, const void *b)
 
 static bool cs_is_step(const struct lcap_sync *a, const struct lcap_sync *b)
 {
-    int64_t dm = b->mono_ns - a->mono_ns;
-    int64_t dc = (int64_t)(b->cupti_ns - a->cupti_ns);
-    int64_t diff = dc - dm;
+    __int128 dm = (__int128)b->mono_ns - a->mono_ns;
+    __int128 dc = (__int128)b->cupti_ns - a->cupti_ns;
+    __int128 diff = dc - dm;
     if (diff < 0) diff = -diff;
     if (dm < 0) dm = -dm;
     return dm == 0 || diff > 1000000 + dm / 1000;
@@ -40,7 +46,7 @@ void clocksync_init(struct clocksync *c, struct lcap_sync *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (s[i].realtime_ns && s[i].gap_ns < best_gap) {
             best_gap = s[i].gap_ns;
-            c->rt_offset = s[i].mono_ns - s[i].realtime_ns;
+            c->rt_offset = cs_clamp((__int128)s[i].mono_ns - s[i].realtime_ns);
             c->have_rt = true;
         }
         if (s[i].cupti_ns) {
@@ -58,12 +64,12 @@ void clocksync_init(struct clocksync *c, struct lcap_sync *s, size_t n)
 
 static int64_t cs_offset_at(const struct lcap_sync *p, uint64_t t)
 {
-    return (int64_t)t + (p->mono_ns - (int64_t)p->cupti_ns);
+    return cs_clamp((__int128)t + p->mono_ns - (__int128)p->cupti_ns);
 }
 
 int64_t clocksync_to_mono(const struct clocksync *c, uint64_t t)
 {
-    if (c->n == 0) return c->have_rt ? (int64_t)t + c->rt_offset : (int64_t)t;
+    if (c->n == 0) return cs_clamp((__int128)t + (c->have_rt ? c->rt_offset : 0));
     if (c->n == 1 || t <= c->s[0].cupti_ns) return cs_offset_at(&c->s[0], t);
     if (t >= c->s[c->n - 1].cupti_ns) return cs_offset_at(&c->s[c->n - 1], t);
     size_t lo = 0, hi = c->n - 1; /* s[lo].cupti <= t < s[hi].cupti */
@@ -77,6 +83,6 @@ int64_t clocksync_to_mono(const struct clocksync *c, uint64_t t)
     const struct lcap_sync *a = &c->s[lo], *b = &c->s[hi];
     if (cs_is_step(a, b))
         return (t - a->cupti_ns <= b->cupti_ns - t) ? cs_offset_at(a, t) : cs_offset_at(b, t);
-    __int128 num = (__int128)(t - a->cupti_ns) * (b->mono_ns - a->mono_ns);
-    return a->mono_ns + (int64_t)(num / (__int128)(b->cupti_ns - a->cupti_ns));
+    __int128 num = (__int128)(t - a->cupti_ns) * ((__int128)b->mono_ns - a->mono_ns);
+    return cs_clamp(a->mono_ns + num / (__int128)(b->cupti_ns - a->cupti_ns));
 }

@@ -284,14 +284,26 @@ static bool in_window(const struct proc *p, lat_ns mono)
 }
 
 /* Converts a CUPTI [start, end] to trace ts/dur. False (counted) when not collected or gated. */
+/* Times a real capture can hold (±146 years of ns): anything else is a corrupt file, and
+ * keeping to this range makes every later subtraction overflow-free. */
+#define SANE_NS (1LL << 62)
+static bool sane(int64_t v)
+{
+    return v > -SANE_NS && v < SANE_NS;
+}
+
 static bool span(struct proc *p, uint64_t start, uint64_t end, lat_ns *ts, lat_ns *dur)
 {
-    if (!start || !end || end < start) {
+    if (!start || !end || end < start || end >= (uint64_t)SANE_NS) {
         p->st->zero_ts++;
         return false;
     }
     lat_ns s = clocksync_to_mono(&p->cs, start);
     lat_ns e = clocksync_to_mono(&p->cs, end);
+    if (!sane(s) || !sane(e)) {
+        p->st->zero_ts++;
+        return false;
+    }
     if (!in_window(p, s)) {
         p->st->gated++;
         return false;
@@ -519,7 +531,9 @@ static int do_kernel(struct proc *p, const struct lcap_kernel *k)
     e.correlation = k->correlation ? (int64_t)k->correlation : -1;
     if ((rc = gpu_track(p, e.device, e.stream, &e.track))) return rc;
     if ((rc = note_ctx(p, k->context, k->device))) return rc;
-    arg_i(&v, p->k.queued, k->queued ? clocksync_to_mono(&p->cs, k->queued) - p->o->origin_ns : 0);
+    lat_ns queued =
+        k->queued && k->queued < (uint64_t)SANE_NS ? clocksync_to_mono(&p->cs, k->queued) : 0;
+    arg_i(&v, p->k.queued, queued && sane(queued) ? queued - p->o->origin_ns : 0);
     arg_i(&v, p->k.device, k->device);
     arg_i(&v, p->k.context, k->context);
     arg_i(&v, p->k.stream, e.stream);
@@ -527,10 +541,13 @@ static int do_kernel(struct proc *p, const struct lcap_kernel *k)
     arg_i(&v, p->k.regs, k->registers);
     arg_i(&v, p->k.smem, (int64_t)k->static_smem + k->dynamic_smem);
     const struct lat_device *d = find_device(p->t, e.device);
-    if (d && d->num_sms > 0) {
+    bool dims_ok = true;
+    for (int i = 0; i < 3; i++)
+        dims_ok = dims_ok && k->grid[i] > 0 && k->block[i] > 0 && k->block[i] <= 1024;
+    if (d && d->num_sms > 0 && dims_ok) {
         double blocks = (double)k->grid[0] * k->grid[1] * k->grid[2];
         double threads = (double)k->block[0] * k->block[1] * k->block[2];
-        double warps_per_block = (double)(((int64_t)threads + 31) / 32);
+        double warps_per_block = (double)(((int64_t)threads + 31) / 32); /* threads <= 2^30 */
         if ((rc = arg_d(p->t, &v, p->k.blocks_sm, blocks / d->num_sms))) return rc;
         if ((rc = arg_d(p->t, &v, p->k.warps_sm, blocks * warps_per_block / d->num_sms))) return rc;
     }
@@ -670,7 +687,11 @@ static int do_device(struct proc *p, const struct lcap_device *d)
         .compute_minor = d->cc_minor,
         .num_sms = d->num_sms,
         .max_threads_per_block = d->max_threads_per_block,
-        .max_threads_per_sm = d->max_warps_per_sm * (d->warp_size > 0 ? d->warp_size : 32),
+        .max_threads_per_sm =
+            (int32_t)(d->max_warps_per_sm > 0 && d->max_warps_per_sm <= 4096 && d->warp_size >= 0 &&
+                              d->warp_size <= 1024
+                          ? d->max_warps_per_sm * (d->warp_size ? d->warp_size : 32)
+                          : -1),
         .regs_per_block = d->regs_per_block,
         .regs_per_sm = d->regs_per_sm,
         .warp_size = d->warp_size,
@@ -715,6 +736,10 @@ static int nvtx_emit_range(struct proc *p, uint32_t tid, lat_ns ts_mono, lat_ns 
 static int do_nvtx(struct proc *p, const struct lcap_nvtx *n)
 {
     int rc;
+    if (!sane(n->ts)) {
+        p->st->unknown_records++;
+        return 0;
+    }
     switch (n->op) {
     case LCAP_NVTX_PUSH:
     case LCAP_NVTX_START:
@@ -894,10 +919,16 @@ static int pass1(struct proc *p, struct lcap_iter *it)
             if (pr.cupti_runtime) p->st->cupti_runtime = pr.cupti_runtime;
             break;
         }
-        case LCAP_SYNC:
+        case LCAP_SYNC: {
+            struct lcap_sync y;
+            lcap_payload(&y, sizeof(y), pl, size);
+            if (!sane(y.mono_ns) || !sane(y.realtime_ns) || y.cupti_ns >= (uint64_t)SANE_NS ||
+                !sane(y.gap_ns))
+                break; /* corrupt pair: ignored */
             GROW(p->syncs, p->nsyncs, p->syncs_cap);
-            lcap_payload(&p->syncs[p->nsyncs++], sizeof(*p->syncs), pl, size);
+            p->syncs[p->nsyncs++] = y;
             break;
+        }
         case LCAP_CONTEXT: {
             struct lcap_context c;
             lcap_payload(&c, sizeof(c), pl, size);

@@ -123,7 +123,8 @@ struct cpuprof {
     uint32_t eval_frame; /* frame id of _PyEval_EvalFrameDefault */
 
     /* counters */
-    uint64_t n_on, n_off, lost, dwarf, py_frames, py_samples, py_reads, bad_records, filtered;
+    uint64_t n_on, n_off, lost, dwarf, py_frames, py_samples, py_reads, bad_records, filtered,
+        py_stale;
     int64_t py_ns;
     uint32_t py_unsupported_version;
     _Alignas(8) uint8_t rec[CP_REC_BUF];
@@ -426,11 +427,18 @@ static uint32_t py_merge(struct cpuprof *p, struct cp_proc *pr, pid_t tid, const
         gstart[i] = i == 0 || f->entry;
         ng += gstart[i];
     }
-    p->py_samples++;
-    p->py_frames += (uint64_t)np;
     uint32_t k = 0, evals = 0, o = 0;
     for (uint32_t i = 0; i < n; i++)
         evals += nat[i] == p->eval_frame;
+    if (evals && evals != (uint32_t)ng) {
+        /* One group per C-level eval call: a different count means the thread moved on
+         * between the sample and our read (the collector was late). Keep the native stack. */
+        p->py_stale++;
+        memcpy(out, nat, n * sizeof(*out));
+        return n;
+    }
+    p->py_samples++;
+    p->py_frames += (uint64_t)np;
     int pi = 0;   /* next Python frame to place */
     if (!evals) { /* native unwinding did not reach the interpreter: Python frames first */
         for (; pi < np && o < cap; pi++)
@@ -451,7 +459,6 @@ static uint32_t py_merge(struct cpuprof *p, struct cp_proc *pr, pid_t tid, const
     }
     for (; pi < np && o < cap; pi++)
         out[o++] = pyid[pi];
-    (void)ng;
     return o;
 }
 
@@ -781,7 +788,10 @@ static int open_for(struct cpuprof *p, pid_t tid, bool enable_on_exec)
             return rc;
         }
         if (!p->rings[c].base) {
-            rc = perfring_map(&p->rings[c], (int)fd, CP_RING_PAGES);
+            /* 2 MiB when the mlock budget allows (root, CAP_IPC_LOCK): 8 KiB stack copies
+             * at 1 kHz on a loaded machine overflow 512 KiB; else perf's default budget. */
+            rc = perfring_map(&p->rings[c], (int)fd, CP_RING_PAGES * 4);
+            if (rc) rc = perfring_map(&p->rings[c], (int)fd, CP_RING_PAGES);
             if (rc) return rc;
         } else if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, p->rings[c].fd)) {
             return -errno;
@@ -949,6 +959,14 @@ static const char *leaf_name(const struct cpuprof *p, uint32_t stack, bool off)
 int cpuprof_export(struct cpuprof *p, struct lat_trace *t)
 {
     if (!p || !t) return LAT_E_USAGE;
+    int rc;
+    /* The sampling rate (raw JSON metadata), so analyses need not estimate the period. */
+    uint32_t mk, mv;
+    char hz[16];
+    snprintf(hz, sizeof(hz), "%u", p->o.freq_hz);
+    if ((rc = lat_trace_intern(t, "latscope_cpu_sample_hz", 22, &mk)) ||
+        (rc = lat_trace_intern(t, hz, strlen(hz), &mv)) || (rc = lat_trace_add_meta(t, mk, mv)))
+        return rc;
     int64_t origin = p->origin_ns;
     if (!p->origin_set && t->base_time_ns) {
         struct timespec rt;
@@ -957,7 +975,6 @@ int cpuprof_export(struct cpuprof *p, struct lat_trace *t)
         origin = now_ns() - (real - t->base_time_ns);
     }
     uint32_t k_stack, k_state, v_on, v_off, cat, unknown;
-    int rc;
     if ((rc = lat_trace_intern(t, "stack", 5, &k_stack)) ||
         (rc = lat_trace_intern(t, "state", 5, &k_state)) ||
         (rc = lat_trace_intern(t, "on", 2, &v_on)) ||
@@ -1064,6 +1081,10 @@ void cpuprof_stats(const struct cpuprof *p, char *buf, size_t len)
                       " samples (%.1f us, %.1f reads per sample)",
                       p->py_frames, p->py_samples, (double)p->py_ns / 1e3 / (double)p->py_samples,
                       (double)p->py_reads / (double)p->py_samples);
+    if (n > 0 && (size_t)n < len && p->py_stale)
+        n +=
+            snprintf(buf + n, len - (size_t)n,
+                     ", %" PRIu64 " Python stacks read too late (native frames kept)", p->py_stale);
     if (n > 0 && (size_t)n < len && p->bad_records)
         n += snprintf(buf + n, len - (size_t)n, ", %" PRIu64 " unparsable records", p->bad_records);
     if (n > 0 && (size_t)n < len && p->py_unsupported_version)

@@ -21,3 +21,18 @@ cat "$TMPDIR/err"
 [[ $rc -ne 0 ]] || fail "attaching to root's process as nobody succeeded"
 contains "$TMPDIR/err" "perf_event_paranoid"
 contains "$TMPDIR/err" "CAP_PERFMON"
+# The same user sampling its own program works at perf_event_paranoid 2: user-space stacks
+# only (the sampler drops kernel frames and off-CPU by itself), with the reduced ring budget.
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+if [[ $paranoid -le 2 ]]; then
+    build_prog "$TMPDIR/hot" hot.c -O1 -g -fno-omit-frame-pointer
+    chmod 755 "$TMPDIR/hot"
+    mkdir -m 777 "$TMPDIR/nb"
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$TMPDIR/cpuprof-run" -F 499 \
+        -f "$TMPDIR/nb/nobody.folded" -- "$TMPDIR/hot" 0.5 2>"$TMPDIR/err3" ||
+        { cat "$TMPDIR/err3"; fail "unprivileged sampling of its own process failed"; }
+    cat "$TMPDIR/err3"
+    grep -q ';main;hot_a;spin ' "$TMPDIR/nb/nobody.folded" || fail "no main;hot_a;spin as nobody"
+    ! grep -q '_\[k\]' "$TMPDIR/nb/nobody.folded" || fail "kernel frames without permission"
+    contains "$TMPDIR/err3" "not recorded"
+fi

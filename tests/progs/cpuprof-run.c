@@ -7,7 +7,8 @@
  *   cpuprof-run [-F HZ] [-f FOLDED] [-s SVG] [-n] [-p] -- CMD ARGS...
  *   cpuprof-run [...] -P PID [-d SECONDS]      attach to a running process
  *   cpuprof-run -O MINOR                        print the CPython 3.MINOR offset table
- *   -n: no kernel stacks, no off-CPU; -p: no Python frames
+ *   -n: no kernel stacks, no off-CPU; -p: no Python frames; -a: print the analyze summary
+ *   (analyze/cpu.h) of the samples on stdout
  */
 #include <errno.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "analyze/cpu.h"
 #include "capture/cpu/pyread.h"
 #include "capture/cpuprof.h"
 
@@ -60,13 +62,17 @@ int main(int argc, char **argv)
                              .python = true,
                              .follow_children = true};
     const char *folded = NULL, *svg = NULL;
+    bool summary = false;
     pid_t attach = 0;
     double duration = 0;
     int c;
-    while ((c = getopt(argc, argv, "+F:f:s:npP:d:O:")) != -1) {
+    while ((c = getopt(argc, argv, "+F:f:s:npP:d:O:a")) != -1) {
         switch (c) {
         case 'P':
             attach = (pid_t)atoi(optarg);
+            break;
+        case 'a':
+            summary = true;
             break;
         case 'd':
             duration = atof(optarg);
@@ -138,6 +144,14 @@ int main(int argc, char **argv)
     char stats[512];
     cpuprof_stats(p, stats, sizeof(stats));
     fprintf(stderr, "cpuprof-run: %s\n", stats);
+    if (summary) {
+        struct lat_trace *t;
+        struct lat_cpu_summary s;
+        if (lat_trace_new(&t) || cpuprof_export(p, t) || lat_cpu_summarize(t, NULL, &s)) return 1;
+        lat_cpu_format_text(&s, stdout);
+        lat_cpu_summary_fini(&s);
+        lat_trace_free(t);
+    }
     cpuprof_free(p);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }

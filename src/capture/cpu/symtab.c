@@ -214,10 +214,31 @@ static int read_syms(Elf *e, struct symtab *t, Elf64_Word type)
     return added;
 }
 
+/* PLT stubs sit right after _init, a zero-sized symbol: name them "[plt]" instead. */
+static int add_plt(Elf *e, struct symtab *t)
+{
+    size_t shstrndx;
+    Elf_Scn *scn = NULL;
+    if (elf_getshdrstrndx(e, &shstrndx) != 0) return 0;
+    while ((scn = elf_nextscn(e, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || !sh.sh_addr || !sh.sh_size) continue;
+        const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+        if (!name || strncmp(name, ".plt", 4) || (name[4] && name[4] != '.')) continue;
+        int rc = add_sym(t, sh.sh_addr, sh.sh_size, "[plt]", 5);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 static int load_elf(Elf *e, struct symtab *t, bool want_segs)
 {
     if (elf_kind(e) != ELF_K_ELF) return LAT_E_UNSUPPORTED;
     if (want_segs) read_segs_and_id(e, t);
+    if (want_segs) {
+        int prc = add_plt(e, t);
+        if (prc) return prc;
+    }
     int rc = read_syms(e, t, SHT_SYMTAB);
     if (rc < 0) return rc;
     if (rc == 0) {
@@ -289,6 +310,14 @@ int symtab_load_elf(const char *path, struct symtab **out)
             d->names = NULL;
             t->dynsym_only = false;
             t->from_debug_file = true;
+            /* The debug file's sections carry no PLT contents; take them from the binary. */
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+            if (e) {
+                add_plt(e, t);
+                elf_end(e);
+            }
+            if (fd >= 0) close(fd);
         }
         symtab_free(d);
     }
