@@ -5,9 +5,9 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-cpu.sh"
 need_cpu
-[[ -x $CPURUN ]] || skip "$CPURUN not built"
-"$CPURUN" -F 99 -- sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.05; done' 2>"$TMPDIR/err" ||
-    { cat "$TMPDIR/err"; fail "record failed"; }
+cpu_record "$TMPDIR/o.folded" 99 sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.05; done' ||
+    { cat "$TMPDIR/cpu.err"; fail "record failed"; }
+cp "$TMPDIR/cpu.err" "$TMPDIR/err"
 cat "$TMPDIR/err"
 if grep -q 'not recorded' "$TMPDIR/err"; then
     echo "off-CPU not permitted here; checked attach only"
@@ -21,7 +21,12 @@ pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
 sleep 0.2
 start=$(date +%s%N)
-"$CPURUN" -F 199 -P "$pid" -d 1 -f "$TMPDIR/a.folded" 2>"$TMPDIR/err2" || { cat "$TMPDIR/err2"; fail "attach failed"; }
+if cpu_have_trace; then
+    "$LATSCOPE" trace --cpu --freq 199 --pid "$pid" --duration 1 --folded "$TMPDIR/a.folded" \
+        -o "$TMPDIR/a.json" 2>"$TMPDIR/err2" || { cat "$TMPDIR/err2"; fail "attach failed"; }
+else
+    "$CPURUN" -F 199 -P "$pid" -d 1 -f "$TMPDIR/a.folded" 2>"$TMPDIR/err2" || { cat "$TMPDIR/err2"; fail "attach failed"; }
+fi
 took=$((($(date +%s%N) - start) / 1000000))
 cat "$TMPDIR/err2"
 [[ $took -lt 3000 ]] || fail "attach with -d 1 took $took ms"

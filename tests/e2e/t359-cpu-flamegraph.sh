@@ -4,10 +4,14 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-cpu.sh"
 need_cpu
-[[ -x $CPURUN ]] || skip "$CPURUN not built"
 build_prog "$TMPDIR/hot" hot.c -O1 -g -fno-omit-frame-pointer
-"$CPURUN" -F 499 -s "$TMPDIR/f.svg" -f "$TMPDIR/f.folded" -- "$TMPDIR/hot" 1.5 2>"$TMPDIR/err" ||
-    { cat "$TMPDIR/err"; fail "record failed"; }
+if cpu_have_trace; then
+    "$LATSCOPE" trace --cpu --freq 499 --flamegraph "$TMPDIR/f.svg" -o "$TMPDIR/f.json" \
+        -- "$TMPDIR/hot" 1.5 2>"$TMPDIR/err" || { cat "$TMPDIR/err"; fail "record failed"; }
+else
+    "$CPURUN" -F 499 -s "$TMPDIR/f.svg" -- "$TMPDIR/hot" 1.5 2>"$TMPDIR/err" ||
+        { cat "$TMPDIR/err"; fail "record failed"; }
+fi
 if command -v python3 >/dev/null; then
     python3 - "$TMPDIR/f.svg" <<'PY' || fail "SVG is not well-formed or lacks hot_a"
 import re, sys, xml.etree.ElementTree as ET
