@@ -60,6 +60,11 @@ static inline lat_ns an_floor_div(lat_ns a, lat_ns b)
  * strtod (epoch µs timestamps need this: their ns count does not fit a double exactly). */
 static inline double an_us_double(lat_ns ns)
 {
+    /* Up to 2^53 ns the conversion and the IEEE division are exact / correctly rounded, as
+     * strtod of the text is; q + r / 1000.0 would round twice (off by one bit for e.g.
+     * 26.577 µs). Beyond, the whole µs part is exact and r / 1000 cannot sit near a tie
+     * (same reasoning as ingest_ns_to_us_double()). */
+    if (ns >= -(1LL << 53) && ns <= (1LL << 53)) return (double)ns / 1000.0;
     lat_ns q = ns / 1000, r = ns % 1000;
     return (double)q + (double)r / 1000.0;
 }
