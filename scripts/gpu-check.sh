@@ -20,12 +20,12 @@
 #     batch 1, 300 iterations): per-iteration time with --off, with latscope, with torch.profiler
 #  6. latscope analyze / doctor on the traces, when those commands are built
 #  7. small gzipped traces for examples/traces/ in $OUT
-# Environment: OUT (results folder; default ./gpu-check-out), ITERS (default 300), LATSCOPE
+# Environment: OUT (results folder; default $TMPDIR/latscope-gpu-check-out), ITERS (default 300), LATSCOPE
 # (a prebuilt binary). Exit status: 0 when no step FAILed.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-OUT=${OUT:-$root/gpu-check-out}
+OUT=${OUT:-${TMPDIR:-/tmp}/latscope-gpu-check-out}
 ITERS=${ITERS:-300}
 mode=run
 prebuilt=
@@ -40,6 +40,18 @@ while [[ $# -gt 0 ]]; do
     esac
     shift
 done
+
+if [[ $mode == bundle ]]; then
+    make -C "$root" -j"$(nproc)" all || exit 1
+    mkdir -p "$bundle/lib"
+    cp "$root/build/latscope" "$root/build/liblatscope-cupti.so" "$bundle/"
+    ldd "$root/build/latscope" | awk '$3 ~ /^\// { print $3 }' |
+        grep -vE '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*)\.so' |
+        while read -r f; do cp -L "$f" "$bundle/lib/"; done
+    du -sh "$bundle"
+    echo "bundle ready: carry $bundle and run scripts/gpu-check.sh --prebuilt $bundle"
+    exit 0
+fi
 
 mkdir -p "$OUT"
 work=$(mktemp -d "${TMPDIR:-/tmp}/latscope-gpu.XXXXXX")
@@ -369,17 +381,6 @@ build_latscope() {
         failc "build: $lib missing (CUDA toolkit headers absent at build time?)"; return 1; fi
 }
 
-do_bundle() {
-    make -C "$root" -j"$(nproc)" all || exit 1
-    mkdir -p "$bundle/lib"
-    cp "$root/build/latscope" "$root/build/liblatscope-cupti.so" "$bundle/"
-    ldd "$root/build/latscope" | awk '$3 ~ /^\// { print $3 }' |
-        grep -vE '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*)\.so' |
-        while read -r f; do cp -L "$f" "$bundle/lib/"; done
-    du -sh "$bundle"
-    echo "bundle ready: carry $bundle and run scripts/gpu-check.sh --prebuilt $bundle"
-}
-
 # --- the steps ----------------------------------------------------------------------------------
 
 inventory() {
@@ -522,7 +523,6 @@ doctor_runs() {
 
 # --- main -----------------------------------------------------------------------------------
 
-if [[ $mode == bundle ]]; then do_bundle; exit; fi
 write_app
 write_py
 write_checker

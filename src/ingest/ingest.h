@@ -116,6 +116,11 @@ const char *ingest_meta_get(const struct lat_trace *t, const char *key);
 /* Value of a metadata entry for display: its raw JSON, or "\"REDACTED\"" when the key itself
  * looks secret (defence in depth for models filled by other readers). */
 const char *ingest_meta_display(const struct lat_trace *t, size_t i);
+/* The double a JSON parser (Python's json, pandas) makes of the µs text of ns, i.e. the double
+ * nearest to ns / 1000 (correctly rounded, as strtod of "%lld.%03lld"). HTA computes on these
+ * doubles (its ns rounding is ceil/floor on them). Exact for every int64: one IEEE division
+ * when |ns| <= 2^53, else whole µs plus the fraction (no tie can be crossed there). */
+double ingest_ns_to_us_double(lat_ns ns);
 /* The step number of "ProfilerStep#N" names; -1 when name is not one. */
 int32_t ingest_step_number(const char *name, size_t len);
 

@@ -315,6 +315,25 @@ static enum lat_ev_kind cat_kind(struct kx *k, struct kind_cache *kc, uint32_t c
     return kind;
 }
 
+double ingest_ns_to_us_double(lat_ns ns)
+{
+    /* (double)ns is exact up to 2^53 and IEEE division is correctly rounded. Beyond, the whole
+     * µs part is exact and its ulp is >= 2^-10: r / 1000 is never within rounding error of a
+     * tie unless it is one (r a multiple of 125), and those fractions are exact in binary. */
+    if (ns >= -(1LL << 53) && ns <= (1LL << 53)) return (double)ns / 1000.0;
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    double v;
+    if (a / 1000 <= (1ULL << 53)) {
+        v = (double)(a / 1000) + (double)(a % 1000) / 1000.0;
+    } else { /* beyond 2^53 µs (> 285 years of ns): the whole part is inexact too */
+        char txt[32];
+        snprintf(txt, sizeof(txt), "%llu.%03llu", (unsigned long long)(a / 1000),
+                 (unsigned long long)(a % 1000));
+        v = strtod(txt, NULL);
+    }
+    return ns < 0 ? -v : v;
+}
+
 int32_t ingest_step_number(const char *name, size_t len)
 {
     static const char pfx[] = "ProfilerStep#";

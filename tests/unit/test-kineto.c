@@ -587,3 +587,44 @@ TEST(kineto_member_order_does_not_matter)
     ASSERT_EQ_I64(t->ev.nargs[0], 1);
     lat_trace_free(t);
 }
+
+TEST(kineto_us_double_matches_strtod)
+{
+    /* Cases where whole + fraction / 1000.0 is one ulp off the parser's double (seen in
+     * nccl_data.json.gz), epoch timestamps, negatives and extremes. */
+    static const int64_t cases[] = {26577,
+                                    5722,
+                                    7472,
+                                    7403,
+                                    0,
+                                    1,
+                                    999,
+                                    -26577,
+                                    1712195495519689047LL,
+                                    3605057436108407LL,
+                                    9007199254740993LL,
+                                    INT64_MAX,
+                                    INT64_MIN + 1};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int64_t ns = cases[i];
+        uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+        char txt[64];
+        snprintf(txt, sizeof(txt), "%s%llu.%03llu", ns < 0 ? "-" : "",
+                 (unsigned long long)(a / 1000), (unsigned long long)(a % 1000));
+        double want = strtod(txt, NULL), got = ingest_ns_to_us_double(ns);
+        if (want != got) FAIL("%s: %.17g != strtod %.17g", txt, got, want);
+    }
+    /* And a sweep of random values of every magnitude. */
+    uint64_t x = 88172645463325252ULL;
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        int64_t ns = (int64_t)(x >> (x % 50));
+        uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+        char txt[64];
+        snprintf(txt, sizeof(txt), "%s%llu.%03llu", ns < 0 ? "-" : "",
+                 (unsigned long long)(a / 1000), (unsigned long long)(a % 1000));
+        if (strtod(txt, NULL) != ingest_ns_to_us_double(ns)) FAIL("%s differs", txt);
+    }
+}
