@@ -189,6 +189,7 @@ static void proc_clear(struct cp_proc *pr)
 
 static int map_add(struct cpuprof *p, struct cp_proc *pr, uint64_t start, uint64_t len,
                    uint64_t pgoff, const char *path);
+static bool map_bias(const struct cp_file *f, const struct cp_map *m, uint64_t *bias);
 
 /* Loads /proc/PID/maps (executable mappings): for attach, and when an address misses. */
 static void proc_load_maps(struct cpuprof *p, struct cp_proc *pr)
@@ -254,6 +255,15 @@ static int map_add(struct cpuprof *p, struct cp_proc *pr, uint64_t start, uint64
         snprintf(m->special, sizeof(m->special), "%s", path[0] ? path : "[anon]");
     }
     if (pr->ipc) memset(pr->ipc, 0, CP_IPCACHE * sizeof(*pr->ipc));
+    /* Every file mapping reaches the unwinder, whether it came from an mmap record or from
+     * /proc/PID/maps: the rings of different CPUs are drained one after the other, so an exec's
+     * COMM record may wipe mappings whose records were already read from another ring. */
+    uint64_t bias;
+    if (pr->unw && m->file >= 0 && map_bias(&p->files[m->file], m, &bias)) {
+        const struct symtab *st = p->files[m->file].st;
+        unwinder_add_module(pr->unw, p->files[m->file].path, bias,
+                            st->nsegs ? st->segs[0].vaddr : 0);
+    }
     return 0;
 }
 
@@ -629,14 +639,6 @@ static void handle_record(struct cpuprof *p, const void *rec, size_t len)
         struct cp_proc *pr = proc_get(p, (pid_t)pid);
         if (pr) {
             map_add(p, pr, addr, mlen, pgoff, name);
-            if (pr->unw && name[0] == '/') {
-                struct cp_map *m = map_find(pr, addr);
-                uint64_t bias;
-                if (m && m->file >= 0 && map_bias(&p->files[m->file], m, &bias))
-                    unwinder_add_module(
-                        pr->unw, name, bias,
-                        p->files[m->file].st->nsegs ? p->files[m->file].st->segs[0].vaddr : 0);
-            }
         }
         break;
     }

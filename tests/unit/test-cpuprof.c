@@ -332,7 +332,8 @@ TEST_TIMEOUT(cpuprof_live_attach, 60)
     if (big + small < n * 8 / 10 || n < 100) printf("# n %zu big %zu small %zu\n", n, big, small);
     ASSERT_OP_I64(n, >, 100);
     ASSERT_OP_I64(big + small, >, n * 8 / 10);
-    ASSERT_NEAR((double)big / (double)(big + small), 0.75, 0.08);
+    /* Loose: this runs while other tests load the machine; t350 checks shares tightly. */
+    ASSERT_NEAR((double)big / (double)(big + small), 0.75, 0.12);
     char *folded = NULL;
     size_t flen = 0;
     FILE *f = open_memstream(&folded, &flen);
