@@ -80,6 +80,7 @@ static const char usage_text[] =
     "  --stable                 end a point when 3 windows agree within 10 %% on throughput\n"
     "                           and mean latency (perf_analyzer's rule; gives up after 10)\n"
     "  --slo 'p99<=200ms[,...]' latency objective(s); a point that misses it is INVALID\n"
+    "                           (--target openai: also 'ttft.p99<=500ms', tpot, itl)\n"
     "  --confidence C           with --slo: LoadGen early stopping at confidence C (0.99):\n"
     "                           end the point once the claim holds; else say how many more\n"
     "                           requests it needs\n"
@@ -193,6 +194,7 @@ struct cli {
     enum lat_format format;
     const char *hdr_log, *records;
     bool stable, find_max;
+    bool llm; /* --target openai: ttft/tpot/itl/chunk_gap SLO terms are judged on its summary */
     const char *slo_text;
     struct slo slo;
     double confidence, max_rate, precision;
@@ -220,6 +222,39 @@ static const struct lat_hist *slo_hist(const struct slo_term *t, const struct la
 {
     if (strcmp(t->metric, "send_lag") == 0) return lag;
     return lat;
+}
+
+/* An SLO metric measured by the LLM target (not by the engine's request-latency histograms). */
+static bool slo_is_llm_metric(const char *m)
+{
+    return !strcmp(m, "ttft") || !strcmp(m, "tpot") || !strcmp(m, "itl") || !strcmp(m, "chunk_gap");
+}
+
+/* The value of term t on a point's LLM summary (ns); false when the summary lacks it. */
+static bool slo_llm_observed(const struct slo_term *t, const struct llm_summary *s, double *obs)
+{
+    const struct llm_stat *st = !strcmp(t->metric, "ttft")   ? &s->ttft
+                                : !strcmp(t->metric, "tpot") ? &s->tpot
+                                : !strcmp(t->metric, "itl")  ? &s->itl
+                                                             : &s->chunk_gap;
+    if (!st->n) return false;
+    if (t->stat == SLO_MEAN)
+        *obs = st->mean;
+    else if (t->stat == SLO_MAX)
+        *obs = st->max;
+    else if (t->pct == 50)
+        *obs = st->p50;
+    else if (t->pct == 90)
+        *obs = st->p90;
+    else if (t->pct == 95)
+        *obs = st->p95;
+    else if (t->pct == 99)
+        *obs = st->p99;
+    else if (t->pct == 99.9)
+        *obs = st->p999;
+    else
+        return false;
+    return true;
 }
 
 static bool on_window(void *ud, const struct bench_window *w)
@@ -293,7 +328,18 @@ static void judge_slo(const struct cli *c, struct bench_point *p, bool mark_inva
         if (t->stat == SLO_ERRORS) {
             o->is_errors = true;
             o->observed = total ? (double)p->res.errors_total / (double)total : 1.0;
+            /* The LLM target also fails requests the HTTP layer saw complete (error events,
+             * cut or malformed streams): count those too. */
+            if (p->llm && p->llm->requests)
+                o->observed = (double)p->llm->errors / (double)p->llm->requests;
             o->verdict = slo_term_holds(t, o->observed) ? SLO_PASS : SLO_FAIL;
+        } else if (slo_is_llm_metric(t->metric)) {
+            /* Exact order statistics of every request of the point (llm/metrics.h); no
+             * sample (every request failed) is a miss. */
+            o->verdict = p->llm && slo_llm_observed(t, p->llm, &o->observed) &&
+                                 slo_term_holds(t, o->observed)
+                             ? SLO_PASS
+                             : SLO_FAIL;
         } else {
             o->verdict = (int)slo_term_eval_hist(t, slo_hist(t, &p->res.lat, &p->res.send_lag),
                                                  c->confidence, &o->observed, &o->more_needed);
@@ -485,10 +531,22 @@ static int parse_args(int argc, char **argv, struct cli *c)
             break;
         case OPT_SLO:
             if (slo_parse(optarg, &c->slo, &why) < 0) return usage_error("--slo", why);
-            for (int i = 0; i < c->slo.n; i++)
-                if (strcmp(c->slo.t[i].metric, "e2e") && strcmp(c->slo.t[i].metric, "send_lag"))
-                    return usage_error("--slo", "bench http/kserve measures e2e and send_lag; "
-                                                "ttft/tpot/itl need the LLM target");
+            for (int i = 0; i < c->slo.n; i++) {
+                const struct slo_term *t = &c->slo.t[i];
+                if (!strcmp(t->metric, "e2e") || !strcmp(t->metric, "send_lag")) continue;
+                if (!c->llm || !slo_is_llm_metric(t->metric))
+                    return usage_error("--slo",
+                                       c->llm ? "metrics are e2e, send_lag, ttft, tpot, itl and "
+                                                "chunk_gap"
+                                              : "bench http/kserve measures e2e and send_lag; "
+                                                "ttft/tpot/itl need --target openai");
+                if (t->stat == SLO_PCTL && t->pct != 50 && t->pct != 90 && t->pct != 95 &&
+                    t->pct != 99 && t->pct != 99.9)
+                    return usage_error("--slo", "LLM metric terms take p50, p90, p95, p99, "
+                                                "p99.9, mean or max");
+                if (t->stat == SLO_ERRORS)
+                    return usage_error("--slo", "'errors' takes no metric prefix");
+            }
             c->slo_text = optarg;
             break;
         case OPT_CONFIDENCE: {
@@ -533,6 +591,11 @@ static int parse_args(int argc, char **argv, struct cli *c)
                                      "cap an open loop with --max-inflight");
     if (c->confidence > 0 && !c->slo_text)
         return usage_error("--confidence", "needs --slo (the claim to establish)");
+    for (int i = 0; c->confidence > 0 && i < c->slo.n; i++)
+        if (slo_is_llm_metric(c->slo.t[i].metric))
+            return usage_error("--confidence", "early stopping applies to e2e and send_lag "
+                                               "terms; LLM metric terms are judged on every "
+                                               "request of the point");
     if (c->find_max && !c->slo_text)
         return usage_error("--find-max", "needs --slo, e.g. --slo 'p99<=200ms'");
     if (c->find_max && c->conc_arg)
@@ -587,6 +650,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         pr_err("%s (see 'latscope bench --help')\n", lwhy);
         return LAT_EXIT_USAGE;
     }
+    c.llm = llm.active;
     int rc = parse_args(argc, argv, &c);
     if (rc < 0) {
         free(c.headers);
@@ -680,6 +744,25 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
             goto out;
         }
         hw_started = true;
+    }
+
+    /* Percentile SLO terms on LLM metrics also define the per-request goodput (a request is
+     * good when its own ttft/tpot/e2e meets every limit), unless the per-request --slo
+     * ('ttft<=500ms') was given too. */
+    if (llm.active && !llm.slo.set && c.slo_text) {
+        llm.slo.ttft_ns = llm.slo.tpot_ns = llm.slo.e2e_ns = -1;
+        for (int i = 0; i < c.slo.n; i++) {
+            const struct slo_term *st = &c.slo.t[i];
+            if (st->stat == SLO_ERRORS || (st->op != SLO_LE && st->op != SLO_LT)) continue;
+            double pct = st->stat == SLO_PCTL ? st->pct : 0;
+            if (!strcmp(st->metric, "ttft"))
+                llm.slo.ttft_ns = st->limit_ns, llm.slo.ttft_pct = pct;
+            else if (!strcmp(st->metric, "tpot") || !strcmp(st->metric, "itl"))
+                llm.slo.tpot_ns = st->limit_ns, llm.slo.tpot_pct = pct;
+            else if (!strcmp(st->metric, "e2e"))
+                llm.slo.e2e_ns = st->limit_ns, llm.slo.e2e_pct = pct;
+        }
+        llm.slo.set = llm.slo.ttft_ns >= 0 || llm.slo.tpot_ns >= 0 || llm.slo.e2e_ns >= 0;
     }
 
     struct lat_search search;

@@ -195,6 +195,18 @@ static void json_point(struct jsonw *w, struct bench_point *p)
     jsonw_obj_end(w);
 }
 
+/* --find-max: the lowest probed rate above the answer that missed the SLO (0 = none). */
+static double knee_fail_rate(const struct bench_run *r)
+{
+    double fail = 0;
+    for (size_t i = 0; i < r->npoints; i++) {
+        const struct bench_point *p = &r->points[i];
+        if (!p->ran || (p->res.valid && p->slo.pass)) continue;
+        if (p->load.rate > r->max_rate && (fail == 0 || p->load.rate < fail)) fail = p->load.rate;
+    }
+    return fail;
+}
+
 int bench_report_json(FILE *f, const struct bench_run *r)
 {
     struct jsonw w;
@@ -236,6 +248,35 @@ int bench_report_json(FILE *f, const struct bench_run *r)
         jsonw_key(&w, "point");
         if (r->best_point >= 0)
             jsonw_i64(&w, r->best_point);
+        else
+            jsonw_null(&w);
+        /* The knee: highest passing and lowest failing rate probed; the goodput at the
+         * passing one (--target openai: requests meeting every per-request limit). */
+        double fail = knee_fail_rate(r);
+        const struct llm_summary *ls = r->best_point >= 0 ? r->points[r->best_point].llm : NULL;
+        jsonw_key(&w, "knee_rate");
+        if (r->best_point >= 0)
+            jsonw_fixed(&w, r->max_rate, 3);
+        else
+            jsonw_null(&w);
+        jsonw_key(&w, "lowest_failing_rate");
+        if (fail > 0)
+            jsonw_fixed(&w, fail, 3);
+        else
+            jsonw_null(&w);
+        jsonw_key(&w, "goodput_rps");
+        if (ls && ls->has_slo)
+            jsonw_double(&w, ls->goodput_rps, 6);
+        else
+            jsonw_null(&w);
+        jsonw_key(&w, "goodput_fraction");
+        if (ls && ls->has_slo)
+            jsonw_double(&w, ls->goodput_fraction, 6);
+        else
+            jsonw_null(&w);
+        jsonw_key(&w, "achieved_rps");
+        if (r->best_point >= 0 && ls)
+            jsonw_double(&w, ls->req_s, 6);
         else
             jsonw_null(&w);
         jsonw_obj_end(&w);
@@ -419,10 +460,20 @@ int bench_report_text(FILE *f, const struct bench_run *r)
         }
     }
     if (r->slo) {
-        if (r->best_point >= 0)
+        if (r->best_point >= 0) {
             fprintf(f, "\nfind-max: highest rate meeting %s: %.1f req/s (point %d)\n", r->slo,
                     r->max_rate, r->best_point + 1);
-        else
+            double fail = knee_fail_rate(r);
+            const struct llm_summary *ls = r->points[r->best_point].llm;
+            if (fail > 0)
+                fprintf(f, "find-max: knee between %.1f req/s (met) and %.1f req/s (missed)\n",
+                        r->max_rate, fail);
+            if (ls && ls->has_slo)
+                fprintf(f,
+                        "find-max: at the knee %.3f req/s completed, goodput %.3f req/s "
+                        "(%.2f %% of requests met every per-request limit)\n",
+                        ls->req_s, ls->goodput_rps, 100.0 * ls->goodput_fraction);
+        } else
             fprintf(f, "\nfind-max: no probed rate met %s\n", r->slo);
     }
     if (r->interrupted) fprintf(f, "\n(interrupted: results cover what completed)\n");

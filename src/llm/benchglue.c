@@ -16,6 +16,7 @@
 #include "hist/hist.h"
 #include "net/fetch.h"
 #include "net/http1.h"
+#include "stats/search.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -193,6 +194,16 @@ int llm_bench_take_args(struct llm_bench *b, int *argc, char **argv, char *why, 
         /* --slo is shared: per-request LLM keys are ours (goodput); anything else, such as
          * 'p99<=200ms', stays for the bench's own latency SLO. */
         if (!strcmp(o->name, "slo") && !is_llm_slo(val)) {
+            argv[out++] = a;
+            continue;
+        }
+        /* A percentile SLO on an LLM metric ('ttft.p99<=500ms', stats/search.h) is the
+         * bench's too: --find-max and the point verdicts judge it on this target's summary. */
+        struct llm_slo tmp;
+        const char *w1 = NULL, *w2 = NULL;
+        struct slo sq;
+        if (!strcmp(o->name, "slo") && llm_slo_parse(val, &tmp, &w1) != 0 &&
+            slo_parse(val, &sq, &w2) == 0) {
             argv[out++] = a;
             continue;
         }

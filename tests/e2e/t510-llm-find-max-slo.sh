@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# t510-llm-find-max-slo: `--find-max --slo 'ttft.p99<=200ms'` judges each load point on the LLM
+# TTFT percentile and finds the knee of a fixture with a known capacity: 2 sequence slots, each
+# held 40 ms prefill + 6 x 10 ms = 100 ms per request, so 20 req/s. With constant arrivals at
+# rate r > 20 for 2 s the queue grows to (r - 20) x 2 / 20 s, so TTFT p99 = 40 ms + 100 ms x
+# (r - 20): the SLO holds up to 21.6 req/s and fails at 22 and above.
+. "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
+. "$LATSCOPE_SRCDIR/tests/e2e/llm.sh"
+need_llm
+start_fixture --prefill 40ms --token-interval 10ms --max-seqs 2
+URL="http://127.0.0.1:$FX_PORT/v1/chat/completions"
+set +e
+"$LATSCOPE" bench --target openai "$URL" --input-tokens 8 --output-tokens 7 --arrival constant \
+    --rate 8 --max-send-lag 50 --find-max --slo 'ttft.p99<=200ms' --precision 0.1 \
+    --duration 2s -t 1 --format json >"$TMPDIR/out" 2>"$TMPDIR/err"
+rc=$?
+set -e
+[[ $rc -eq 0 ]] || fail "find-max exited $rc: $(cat "$TMPDIR/err")"
+python3 - "$TMPDIR/out" <<'PY' || fail "result: $(cat "$TMPDIR/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+fm, pts = d["find_max"], d["points"]
+assert fm["slo"] == "ttft.p99<=200ms", fm
+knee = fm["knee_rate"]
+assert knee is not None and 12 <= knee < 22, fm   # truth: 21.6 on an idle machine
+assert fm["max_rate"] == knee, fm
+assert fm["lowest_failing_rate"] is not None and knee < fm["lowest_failing_rate"] <= 2 * knee, fm
+best = pts[fm["point"]]
+# the verdict is the LLM TTFT p99 of the point, not the request latency
+t = best["slo"]["terms"][0]
+assert t["term"] == "ttft.p99<=200ms" and t["verdict"] == "pass", best["slo"]
+assert abs(t["observed_ms"] - best["ttft_ms"]["p99"]) < 1e-3, (t, best["ttft_ms"])
+# some probe above the knee missed on TTFT, with TTFT p99 over the limit
+over = [p for p in pts if p["slo"]["terms"][0]["observed_ms"] > 200]
+assert over and all(not p["slo"]["pass"] for p in over), [p["slo"] for p in pts]
+# goodput at the knee: requests meeting ttft <= 200 ms, per second; close to the rate
+assert fm["goodput_rps"] is not None and 0.5 * knee <= fm["goodput_rps"] <= 1.2 * knee, fm
+assert 0 < fm["goodput_fraction"] <= 1, fm
+assert best["good_requests"] > 0
+PY
+
+# A TPOT SLO the fixture can never meet (10 ms per token): no rate passes, exit 1.
+set +e
+"$LATSCOPE" bench --target openai "$URL" --input-tokens 8 --output-tokens 7 --rate 4 \
+    --max-send-lag 50 --find-max --slo 'tpot.p99<=5ms' --max-rate 4 --precision 0.5 -n 6 \
+    -t 1 >"$TMPDIR/out2" 2>"$TMPDIR/err2"
+rc=$?
+set -e
+[[ $rc -eq 1 ]] || fail "tpot find-max exited $rc: $(cat "$TMPDIR/err2")"
+grep -q "find-max: no probed rate met tpot.p99<=5ms" "$TMPDIR/out2" || fail "$(cat "$TMPDIR/out2")"
+grep -Eq "tpot.p99<=5ms observed (9|10)\.[0-9]+ ms FAIL" "$TMPDIR/out2" || fail "$(cat "$TMPDIR/out2")"
+
+# Usage errors name the problem.
+expect_usage() {
+    set +e
+    "$LATSCOPE" bench "$@" >"$TMPDIR/o3" 2>"$TMPDIR/e3"
+    local r=$?
+    set -e
+    [[ $r -eq 2 ]] || fail "expected usage error (2), got $r for $*: $(cat "$TMPDIR/e3")"
+}
+expect_usage --target openai "$URL" --find-max --slo 'ttft.p97<=1s'
+grep -q "p50, p90, p95, p99" "$TMPDIR/e3" || fail "$(cat "$TMPDIR/e3")"
+expect_usage --target openai "$URL" --slo 'ttft.p99<=1s' --confidence 0.9
+grep -q "early stopping" "$TMPDIR/e3" || fail "$(cat "$TMPDIR/e3")"
+expect_usage "$URL" --find-max --slo 'ttft.p99<=1s'
+grep -q "need --target openai" "$TMPDIR/e3" || fail "$(cat "$TMPDIR/e3")"
+exit 0
