@@ -681,6 +681,13 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         free(c.headers);
         return usage_error(open_loop ? "--rate" : "--concurrency", why);
     }
+    if (llm.replay_path && (c.rate_arg || c.conc_arg || c.find_max || c.duration_ns || c.requests ||
+                            c.warmup_ns || c.warmup_requests || c.stable)) {
+        free(c.headers);
+        return usage_error("--replay", "the trace sets every send time; drop --rate, "
+                                       "--concurrency, --find-max, --duration, --requests, "
+                                       "--warmup and --stable");
+    }
     if (!c.duration_ns && !c.requests)
         c.duration_ns = c.stable ? 11 * c.eng.window_ns : 10 * LAT_NS_PER_S;
 
@@ -713,6 +720,18 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         }
         t.ops = &llm_ops;
         t.ops_ud = &llm;
+        t.ops_seq = llm_bench_seq;
+        if (llm.replay.n) {
+            /* One open-loop point whose intended send times are the trace's; its nominal
+             * rate is the trace's mean rate. */
+            lat_ns span = llm.replay.offsets[llm.replay.n - 1];
+            open_loop = true;
+            nvalues = 1;
+            values[0] =
+                span > 0 ? (double)(llm.replay.n - 1) / ((double)span / 1e9) : (double)llm.replay.n;
+            c.duration_ns = span + 1;
+            c.requests = 0;
+        }
     } else if (strcmp(c.target, "kserve") == 0) {
         char err[256] = "";
         c.ks.seed = c.seed;
@@ -783,8 +802,10 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     run.points = xcalloc(nvalues, sizeof(*run.points));
     run.npoints = nvalues;
     run.threads = c.eng.threads;
-    run.mode = c.find_max ? "find-max" : open_loop ? "open" : "closed";
-    run.arrival = open_loop ? (c.arrival_name ? c.arrival_name : "poisson") : NULL;
+    run.mode = c.find_max ? "find-max" : llm.replay.n ? "replay" : open_loop ? "open" : "closed";
+    run.arrival = llm.replay.n ? "replay"
+                  : open_loop  ? (c.arrival_name ? c.arrival_name : "poisson")
+                               : NULL;
 
     /* Every connection is an fd: lift the soft limit to the hard one (1024 is the usual
      * default) so a large --concurrency or --max-inflight does not turn into connect errors. */
@@ -826,6 +847,10 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         l->requests = c.requests;
         l->warmup_ns = c.warmup_ns;
         l->warmup_requests = c.warmup_requests;
+        if (llm.replay.n) {
+            l->offsets = llm.replay.offsets;
+            l->noffsets = llm.replay.n;
+        }
         bench_load_finish(l, &c.eng);
         if (strcmp(c.target, "kserve") == 0) kserve_stats_before(&ks, &t);
         struct lat_stable stable;

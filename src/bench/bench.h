@@ -75,6 +75,10 @@ struct bench_target {
     size_t expect_body_len;
     const struct bench_req_ops *ops; /* NULL: send `request` every time */
     void *ops_ud;
+    /* Optional, with ops and replay (bench_load.offsets): called before each dispatch with
+     * the arrival's index in the offsets list, so request k gets trace line k whatever the
+     * thread builds it. */
+    void (*ops_seq)(void *cs, uint64_t k);
 };
 
 /* One load point. Zero means "not set" for every limit. */
@@ -90,6 +94,11 @@ struct bench_load {
     uint64_t requests;     /* measured requests after the warmup */
     lat_ns warmup_ns;
     uint64_t warmup_requests;
+    /* Replay (open loop, rate > 0 as the nominal rate): intended send times as offsets (ns,
+     * non-decreasing) from the point's start instead of a generated schedule; thread i takes
+     * entries i, i+T, ...; the point ends after the last. NULL = generated schedule. */
+    const lat_ns *offsets;
+    size_t noffsets;
 };
 
 /* Engine settings shared by every point of a run. */

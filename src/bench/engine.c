@@ -108,6 +108,7 @@ struct worker {
     struct loop_timer pace;
     struct lat_sched sched;
     lat_ns next_sched;
+    size_t trace_i; /* replay: index of next_sched in l->offsets */
 
     struct lat_hist lat, act, lag, looplag, ttfb;
     struct lat_samples exact, exact_act;
@@ -523,6 +524,7 @@ static void dispatch(struct bconn *bc, lat_ns t_sched, bool measured, lat_ns now
 }
 
 static void pump(struct worker *w, lat_ns now);
+static lat_ns next_arrival(struct worker *w);
 
 static void slot_free(struct bconn *bc, lat_ns now)
 {
@@ -574,8 +576,14 @@ static void pump(struct worker *w, lat_ns now)
             w->idle[w->nidle++] = (uint32_t)(bc - w->conns);
             return;
         }
+        if (w->e->l->offsets && w->e->t->ops && w->e->t->ops_seq)
+            w->e->t->ops_seq(bc->cs, w->trace_i);
         dispatch(bc, w->next_sched, measured, now);
-        w->next_sched = sched_next(&w->sched);
+        w->next_sched = next_arrival(w);
+        if (w->next_sched == BENCH_NO_DEADLINE && w->e->l->offsets) {
+            w->issuing_done = true; /* replay: the list is done */
+            break;
+        }
         if (w->nidle == 0 && w->nconns < w->cap) {
             /* Keep one connected spare, so the next arrival does not pay for a handshake
              * inside its send lag. */
@@ -597,6 +605,16 @@ static void loop_lag(void *ud, lat_ns lag)
     hist_record(&w->looplag, lag);
 }
 
+/* The arrival after next_sched: the generated schedule, or the replay list (BENCH_NO_DEADLINE
+ * when the list is exhausted). */
+static lat_ns next_arrival(struct worker *w)
+{
+    const struct bench_load *l = w->e->l;
+    if (!l->offsets) return sched_next(&w->sched);
+    w->trace_i += w->e->nthreads;
+    return w->trace_i < l->noffsets ? w->e->t0 + l->offsets[w->trace_i] : BENCH_NO_DEADLINE;
+}
+
 /* Counts arrivals scheduled before the end that were never sent (drain limit passed). */
 static void count_unsent(struct worker *w)
 {
@@ -605,7 +623,7 @@ static void count_unsent(struct worker *w)
     uint64_t n = 0;
     while (w->next_sched < e->end_issue && n < 100000000) {
         if (w->next_sched >= e->measure_start) n++;
-        w->next_sched = sched_next(&w->sched);
+        w->next_sched = next_arrival(w);
     }
     w->errors[BENCH_ERR_TIMEOUT] += n;
     w->issuing_done = true;
@@ -637,8 +655,15 @@ static void *worker_main(void *arg)
                                                                                  : SCHED_CONSTANT,
                                   .gamma_k = e->l->gamma_shape};
         sched_init_slice(&w->sched, &spec, e->l->rate, e->l->seed, e->t0, w->id, e->nthreads);
-        w->next_sched = sched_next(&w->sched);
-        pump(w, now);
+        if (e->l->offsets) {
+            w->trace_i = w->id;
+            w->next_sched =
+                w->id < e->l->noffsets ? e->t0 + e->l->offsets[w->id] : BENCH_NO_DEADLINE;
+            if (w->id >= e->l->noffsets) w->issuing_done = true;
+        } else {
+            w->next_sched = sched_next(&w->sched);
+        }
+        if (!w->issuing_done) pump(w, now);
     } else {
         for (unsigned i = 0; i < w->nconns; i++) {
             bool measured;

@@ -32,6 +32,10 @@ const char llm_bench_usage[] =
     "  --input-tokens N[:SD]    synthetic prompts of about N tokens (no tokenizer, seeded)\n"
     "  --output-tokens N[:SD]   max_tokens (+ min_tokens/ignore_eos unless --no-ignore-eos)\n"
     "  --prompts FILE.jsonl     prompts: {\"prompt\": ...} or {\"messages\": [...]} per line\n"
+    "  --replay FILE.jsonl      send each line's request at its time (open loop, one point):\n"
+    "                           {\"timestamp\": ms, \"input_length\": N | \"prompt\": ... |\n"
+    "                           \"messages\": [...], \"output_length\": N}\n"
+    "  --replay-speed F         replay F times faster (default 1)\n"
     "  --extra-body JSON        extra members for every body, e.g. '{\"temperature\":0}'\n"
     "  --api-key-env VAR        send 'Authorization: Bearer $VAR'\n"
     "  --no-stream              non-streaming requests (TTFT = E2E)\n"
@@ -62,6 +66,8 @@ static const struct opt opts[] = {
     {"input-tokens", true},
     {"output-tokens", true},
     {"prompts", true},
+    {"replay", true},
+    {"replay-speed", true},
     {"extra-body", true},
     {"api-key-env", true},
     {"slo", true},
@@ -105,6 +111,13 @@ static int apply(struct llm_bench *b, const char *name, const char *v, char *why
         if (llm_len_parse(v, &wl->output)) w = "expected N or N:stddev, N >= 1 (e.g. 128)";
     } else if (!strcmp(name, "prompts")) {
         wl->prompts_path = v;
+    } else if (!strcmp(name, "replay")) {
+        b->replay_path = v;
+    } else if (!strcmp(name, "replay-speed")) {
+        char *e;
+        double f = strtod(v, &e);
+        if (e == v || *e || !(f > 0 && f <= 1e6)) w = "expected a factor > 0, e.g. 2 or 0.5";
+        b->replay_speed = f;
     } else if (!strcmp(name, "extra-body")) {
         wl->extra_body = v;
     } else if (!strcmp(name, "api-key-env")) {
@@ -239,6 +252,14 @@ int llm_bench_setup(struct llm_bench *b, const char *hostport, const char *path,
     b->tc.nheaders = nheaders;
     b->tc.wl.seed = seed;
     if (!b->tc.wl.prompts_path && b->tc.wl.input.mean < 1) b->tc.wl.input.mean = 128;
+    if (b->replay_path) {
+        int lrc = llm_replay_load(&b->replay, b->replay_path, why, whylen);
+        if (lrc) return lrc;
+        if (b->replay_speed > 0)
+            for (size_t i = 0; i < b->replay.n; i++)
+                b->replay.offsets[i] = (lat_ns)((double)b->replay.offsets[i] / b->replay_speed);
+        b->tc.wl.replay = &b->replay;
+    }
     int rc = llm_target_new(&b->tc, LLM_BENCH_MAX_THREADS, &b->t, why, whylen);
     if (rc) return rc;
     b->t0 = clock_now_ns();
@@ -273,6 +294,7 @@ void llm_bench_fini(struct llm_bench *b)
     prom_set_fini(&b->before);
     llm_target_free(b->t);
     b->t = NULL;
+    llm_replay_fini(&b->replay);
 }
 
 /* ---- --metrics-url ---- */
@@ -554,6 +576,12 @@ void llm_bench_conn_free(void *cs)
 int llm_bench_build(void *cs, const char **req, size_t *len)
 {
     return llm_conn_build(cs, req, len);
+}
+
+void llm_bench_seq(void *cs, uint64_t k)
+{
+    struct llm_conn *c = cs;
+    c->seq1 = k + 1;
 }
 
 void llm_bench_begin(void *cs, lat_ns t_sched, lat_ns t_send)

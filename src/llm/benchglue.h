@@ -20,6 +20,7 @@
 #include "hist/hlog.h"
 #include "llm/metrics.h"
 #include "llm/prom.h"
+#include "llm/replay.h"
 #include "llm/target.h"
 #include "net/conn.h"
 
@@ -64,6 +65,11 @@ struct llm_bench {
     struct hlog_writer *hlog;
     lat_ns hlog_base;
     int hlog_err;
+    /* --replay FILE.jsonl (llm/replay.h), loaded by llm_bench_setup; offsets already divided
+     * by --replay-speed. The caller runs one open-loop point over replay.offsets. */
+    const char *replay_path;
+    double replay_speed;
+    struct llm_replay replay;
 };
 
 /* Usage text of the openai options (for cmd-bench's --help). */
@@ -93,6 +99,8 @@ int llm_bench_build(void *cs, const char **req, size_t *len);
 void llm_bench_begin(void *cs, lat_ns t_sched, lat_ns t_send);
 /* bench_err: an enum bench_err value, or -1 when the HTTP exchange completed. */
 void llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool measured);
+/* Replay: the next build on cs is request k (trace line k). */
+void llm_bench_seq(void *cs, uint64_t k);
 
 /* Scrapes URL once into *out (GET, 5 s timeout). 0, -errno, LAT_E_* (status >= 300:
  * LAT_E_HTTP_PARSE) or LAT_E_USAGE from the parser. */

@@ -142,7 +142,9 @@ void llm_conn_free(struct llm_conn *c)
 int llm_conn_build(struct llm_conn *c, const char **req, size_t *len)
 {
     struct llm_target *t = c->t;
-    uint64_t idx = atomic_fetch_add_explicit(&t->next_idx, 1, memory_order_relaxed);
+    uint64_t idx =
+        c->seq1 ? c->seq1 - 1 : atomic_fetch_add_explicit(&t->next_idx, 1, memory_order_relaxed);
+    c->seq1 = 0;
     buf_reset(&c->req);
     buf_reset(&c->body);
     int rc = llm_workload_body(t->wl, idx, &c->body, &c->max_tokens);

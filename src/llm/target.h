@@ -53,6 +53,7 @@ struct llm_conn {
     int32_t max_tokens;
     void *owner;         /* the caller's context (benchglue: the struct llm_bench) */
     struct lat_buf line; /* caller's scratch (benchglue: one --records-detail line) */
+    uint64_t seq1;       /* replay: 1 + the request number of the next build; 0 = counter */
 };
 
 /* Returns 0, -ENOMEM, LAT_E_USAGE / LAT_E_BAD_JSON / -errno with why filled. */

@@ -195,7 +195,18 @@ int llm_workload_new(const struct llm_workload_cfg *cfg, struct llm_workload **o
     if (!w) return -ENOMEM;
     w->cfg = *cfg;
     int rc = 0;
-    if (!cfg->prompts_path && cfg->input.mean < 1) {
+    if (cfg->replay && cfg->prompts_path) {
+        snprintf(why, whylen, "--replay and --prompts both give the prompts; choose one");
+        rc = LAT_E_USAGE;
+        goto out;
+    }
+    for (size_t i = 0; cfg->replay && i < cfg->replay->n; i++)
+        if (cfg->replay->e[i].messages && cfg->api != LLM_API_CHAT) {
+            snprintf(why, whylen, "--replay request %zu: chat \"messages\" need --api chat", i + 1);
+            rc = LAT_E_USAGE;
+            goto out;
+        }
+    if (!cfg->prompts_path && !cfg->replay && cfg->input.mean < 1) {
         snprintf(why, whylen, "give --input-tokens N[:stddev] or --prompts FILE.jsonl");
         rc = LAT_E_USAGE;
         goto out;
@@ -252,6 +263,23 @@ int llm_workload_body(const struct llm_workload *w, uint64_t idx, struct lat_buf
     }
     const struct llm_prompt *p = w->nprompts ? &w->prompts[idx % w->nprompts] : NULL;
     if (p && p->max_tokens > 0 && c->output.mean < 1) mt = p->max_tokens;
+    /* --replay: the line's prompt (as a prompt entry) or its input length, and its output
+     * length, win over the command line's. */
+    struct llm_prompt rp;
+    int32_t in_tokens = -1;
+    if (c->replay && c->replay->n) {
+        const struct llm_replay_entry *re = &c->replay->e[idx % c->replay->n];
+        if (re->output_tokens > 0) mt = re->output_tokens;
+        if (re->json_len) {
+            rp = (struct llm_prompt){.json = c->replay->arena + re->json_off,
+                                     .len = re->json_len,
+                                     .messages = re->messages};
+            p = &rp;
+        } else {
+            in_tokens = re->input_tokens;
+        }
+    }
+    if (!p && in_tokens < 1) in_tokens = draw_len(&c->input, &st);
     if (c->api == LLM_API_CHAT) {
         rc = rc ? rc : buf_puts(out, "\"messages\":");
         if (p && p->messages) {
@@ -261,7 +289,7 @@ int llm_workload_body(const struct llm_workload *w, uint64_t idx, struct lat_buf
             if (p)
                 rc = rc ? rc : buf_append(out, p->json, p->len);
             else
-                rc = rc ? rc : llm_synth_prompt(out, draw_len(&c->input, &st), &st);
+                rc = rc ? rc : llm_synth_prompt(out, in_tokens, &st);
             rc = rc ? rc : buf_puts(out, "}]");
         }
     } else {
@@ -269,7 +297,7 @@ int llm_workload_body(const struct llm_workload *w, uint64_t idx, struct lat_buf
         if (p)
             rc = rc ? rc : buf_append(out, p->json, p->len);
         else
-            rc = rc ? rc : llm_synth_prompt(out, draw_len(&c->input, &st), &st);
+            rc = rc ? rc : llm_synth_prompt(out, in_tokens, &st);
     }
     if (mt > 0) {
         rc = rc ? rc : buf_printf(out, ",\"max_tokens\":%d", (int)mt);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "core/buf.h"
+#include "llm/replay.h"
 
 enum llm_api { LLM_API_COMPLETIONS = 0, LLM_API_CHAT };
 
@@ -33,6 +34,9 @@ struct llm_workload_cfg {
     struct llm_len output;    /* --output-tokens: max_tokens */
     const char *prompts_path; /* --prompts FILE.jsonl, or NULL */
     const char *extra_body;   /* --extra-body '{"temperature":0}' (a JSON object), or NULL */
+    /* --replay: request i takes line i's prompt (or a synthetic one of its input length) and
+     * output length; --input-tokens/--output-tokens fill in what a line lacks. Not owned. */
+    const struct llm_replay *replay;
     uint64_t seed;
 };
 

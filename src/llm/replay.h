@@ -1,0 +1,51 @@
+/*
+ * replay.h - `bench --target openai --replay FILE.jsonl`: a request trace with send times.
+ *
+ * One JSON object per line (blank lines skipped), in send order:
+ *   time    "timestamp" (ms, as in the Mooncake traces) | "timestamp_ms" | "timestamp_s";
+ *           a number >= 0, non-decreasing down the file; offsets are taken from the first line
+ *   input   "prompt": "text" | "messages": [...] (chat), or a length "input_length" (Mooncake)
+ *           | "input_tokens" for a seeded synthetic prompt of that many tokens
+ *   output  optional "output_length" (Mooncake) | "output_tokens" | "max_tokens" (>= 1)
+ * Other members (e.g. Mooncake's "hash_ids") are ignored. Example:
+ *   {"timestamp": 0, "input_length": 512, "output_length": 64}
+ *   {"timestamp": 120, "prompt": "Why is the sky blue?", "output_tokens": 32}
+ */
+#ifndef LAT_LLM_REPLAY_H
+#define LAT_LLM_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/clock.h"
+
+#define LLM_REPLAY_MAX_LINES 10000000
+
+struct llm_replay_entry {
+    int32_t input_tokens;      /* synthetic prompt length, -1 when the line gives a prompt */
+    int32_t output_tokens;     /* max_tokens, -1 when absent */
+    bool messages;             /* json is a chat messages array (else a prompt string) */
+    size_t json_off, json_len; /* the prompt's raw JSON value in arena (len 0: none) */
+};
+
+struct llm_replay {
+    struct llm_replay_entry *e;
+    lat_ns *offsets; /* intended send time of line k, ns after the first line's */
+    size_t n;
+    char *arena; /* prompt JSON values */
+    size_t arena_len;
+};
+
+/*
+ * Parses a whole trace held in [data, data + len); name prefixes messages ("FILE:LINE: ...").
+ * Returns 0, -ENOMEM, or LAT_E_BAD_JSON / LAT_E_USAGE with why naming the line and the
+ * problem. On error *r is left empty. Free with llm_replay_fini.
+ */
+int llm_replay_parse(struct llm_replay *r, const char *data, size_t len, const char *name,
+                     char *why, size_t whylen);
+/* Reads and parses path (as above; -errno when it cannot be read). */
+int llm_replay_load(struct llm_replay *r, const char *path, char *why, size_t whylen);
+void llm_replay_fini(struct llm_replay *r);
+
+#endif

@@ -1,0 +1,30 @@
+/* fuzz-llm-replay.c - libFuzzer target for the --replay trace parser (src/llm/replay.c). */
+#include "llm/replay.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct llm_replay r;
+    char why[256];
+    int rc = llm_replay_parse(&r, (const char *)data, size, "fuzz", why, sizeof(why));
+    if (rc != 0) {
+        /* an error leaves nothing behind and says why */
+        if (r.n || r.e || r.offsets || r.arena || (!why[0] && rc != -ENOMEM)) abort();
+        return 0;
+    }
+    if (r.n == 0 || r.offsets[0] != 0) abort();
+    for (size_t i = 0; i < r.n; i++) {
+        const struct llm_replay_entry *e = &r.e[i];
+        if (i && r.offsets[i] < r.offsets[i - 1]) abort();
+        if (e->json_len ? e->json_off + e->json_len > r.arena_len : e->input_tokens < 1) abort();
+        if (e->json_len && r.arena[e->json_off] != (e->messages ? '[' : '"')) abort();
+    }
+    llm_replay_fini(&r);
+    return 0;
+}
