@@ -158,6 +158,9 @@ TEST(doctor_cpu_evidence_prepost)
     /* the samples of wait (k = 6..8, under the kernel) are outside the gaps */
     for (size_t i = 0; i < f->nkv; i++)
         if (f->kv[i].type == DOC_KV_STR && f->kv[i].str) ASSERT(!strstr(f->kv[i].str, "py:wait"));
+    /* the trace already has CPU samples: the next step must not ask to record them */
+    ASSERT(f->next_step && !strstr(f->next_step, "--cpu"));
+    ASSERT(strstr(f->next_step, "latscope analyze"));
     doctor_report_free(r);
     lat_trace_free(t);
 }
@@ -171,6 +174,7 @@ static void expect_no_cpu_evidence(int which, int tid)
     ASSERT(!has_kv(f, "cpu_samples_in_gaps"));
     ASSERT(!strstr(f->title, "during"));
     ASSERT(strstr(f->title, "(pre/post-processing, 6.52 ms per step)"));
+    if (which == NONE) ASSERT(f->next_step && strstr(f->next_step, "latscope trace --cuda --cpu"));
     doctor_report_free(r);
     lat_trace_free(t);
 }
