@@ -9,6 +9,7 @@
  */
 #define PR_FMT "analyze"
 #include "analyze/analysis.h"
+#include "analyze/cpu.h"
 #include "core/clock.h"
 #include "core/err.h"
 #include "core/jsonw.h"
@@ -113,7 +114,111 @@ static void j_dist_us(struct jsonw *w, const char *k, const struct lat_dist *d)
     jsonw_obj_end(w);
 }
 
-static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole)
+/* ---- CPU samples (latscope trace --cpu) ---------------------------------------------------- */
+
+static bool has_cpu_samples(const struct lat_trace *t)
+{
+    for (size_t i = 0; t && i < t->ev.n; i++)
+        if (t->ev.kind[i] == LAT_EV_CPU_SAMPLE) return true;
+    return false;
+}
+
+/* Summary of a rank's CPU samples over its whole trace; false (nothing to show) when the trace
+ * has none or on error (a warning). */
+static bool cpu_summary(const struct lat_an_rank *r, size_t top_n, struct lat_cpu_summary *s)
+{
+    if (!r->trace || !has_cpu_samples(r->trace)) return false;
+    struct lat_cpu_opts o = {.top_n = top_n ? top_n : 10, .tid = -1};
+    int rc = lat_cpu_summarize(r->trace, &o, s);
+    if (rc) {
+        pr_warn("rank %d: CPU samples not summarized: %s\n", r->rank, lat_strerror(rc));
+        return false;
+    }
+    return true;
+}
+
+static double share(uint64_t a, uint64_t b)
+{
+    return b ? (double)a / (double)b : 0.0;
+}
+
+/* The "cpu" object of a rank (docs/analyze-json.md). */
+static void j_cpu(struct jsonw *w, const struct lat_cpu_summary *s)
+{
+    jsonw_key(w, "cpu");
+    jsonw_obj_begin(w);
+    jsonw_key(w, "samples");
+    jsonw_u64(w, s->samples);
+    jsonw_key(w, "period_us");
+    if (s->period_ns)
+        jsonw_ns_as_us(w, s->period_ns);
+    else
+        jsonw_null(w);
+    j_us(w, "on_cpu_us", (lat_ns)s->samples * s->period_ns);
+    jsonw_key(w, "off_cpu_intervals");
+    jsonw_u64(w, s->off_intervals);
+    j_us(w, "off_cpu_us", s->off_ns);
+    jsonw_key(w, "distinct_functions");
+    jsonw_u64(w, s->distinct_funcs);
+    jsonw_key(w, "distinct_stacks");
+    jsonw_u64(w, s->distinct_stacks);
+    for (int k = 0; k < 2; k++) {
+        const struct lat_cpu_func *f = k ? s->funcs_total : s->funcs;
+        size_t n = k ? s->nfuncs_total : s->nfuncs;
+        jsonw_key(w, k ? "top_functions_total" : "top_functions_self");
+        jsonw_arr_begin(w);
+        for (size_t i = 0; i < n; i++) {
+            jsonw_obj_begin(w);
+            jsonw_key(w, "function");
+            jsonw_str(w, f[i].name);
+            jsonw_key(w, "self");
+            jsonw_u64(w, f[i].self);
+            j_pct(w, "self_share", share(f[i].self, s->samples));
+            jsonw_key(w, "total");
+            jsonw_u64(w, f[i].total);
+            j_pct(w, "total_share", share(f[i].total, s->samples));
+            jsonw_obj_end(w);
+        }
+        jsonw_arr_end(w);
+    }
+    jsonw_key(w, "top_stacks");
+    jsonw_arr_begin(w);
+    for (size_t i = 0; i < s->nstacks; i++) {
+        jsonw_obj_begin(w);
+        jsonw_key(w, "stack");
+        jsonw_str(w, s->stacks[i].stack);
+        jsonw_key(w, "samples");
+        jsonw_u64(w, s->stacks[i].samples);
+        j_pct(w, "share", share(s->stacks[i].samples, s->samples));
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_key(w, "threads");
+    jsonw_arr_begin(w);
+    for (size_t i = 0; i < s->nthreads; i++) {
+        const struct lat_cpu_thread *t = &s->threads[i];
+        jsonw_obj_begin(w);
+        jsonw_key(w, "pid");
+        jsonw_i64(w, t->pid);
+        jsonw_key(w, "tid");
+        jsonw_i64(w, t->tid);
+        jsonw_key(w, "name");
+        jsonw_str(w, t->label);
+        jsonw_key(w, "samples");
+        jsonw_u64(w, t->samples);
+        j_us(w, "on_cpu_us", t->on_ns);
+        j_us(w, "off_cpu_us", t->off_ns);
+        jsonw_key(w, "off_cpu_intervals");
+        jsonw_u64(w, t->off_intervals);
+        jsonw_key(w, "top_function");
+        jsonw_str(w, t->top_func);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
+}
+
+static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole, size_t top_n)
 {
     jsonw_obj_begin(w);
     jsonw_key(w, "rank");
@@ -392,6 +497,11 @@ static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole)
     }
     jsonw_arr_end(w);
     jsonw_obj_end(w);
+    struct lat_cpu_summary cs;
+    if (!whole && cpu_summary(r, top_n, &cs)) { /* absent without CPU samples */
+        j_cpu(w, &cs);
+        lat_cpu_summary_fini(&cs);
+    }
     jsonw_obj_end(w);
 }
 
@@ -423,10 +533,10 @@ static int print_json(const struct lat_analysis *a, bool pretty)
     jsonw_key(&w, "ranks");
     jsonw_arr_begin(&w);
     for (size_t i = 0; i < a->nranks; i++)
-        j_rank(&w, &a->ranks[i], false);
+        j_rank(&w, &a->ranks[i], false, a->opts.top_n);
     jsonw_arr_end(&w);
     jsonw_key(&w, "whole");
-    j_rank(&w, &a->whole, true);
+    j_rank(&w, &a->whole, true, a->opts.top_n);
     jsonw_obj_end(&w);
     if (!pretty) jsonw_raw(&w, "\n", 1);
     int rc = jsonw_finish(&w);
@@ -569,6 +679,13 @@ static void print_rank_text(const struct lat_an_rank *r, const struct analysis_o
             printf("  %-28s %-7s %7llu %10s\n", r->syncs[i].name,
                    r->syncs[i].device_side ? "device" : "host",
                    (unsigned long long)r->syncs[i].count, dur(r->syncs[i].total, b2));
+    }
+    struct lat_cpu_summary cs;
+    if (cpu_summary(r, o->top_n, &cs)) { /* `latscope trace --cpu` samples */
+        printf("\n");
+        fflush(stdout);
+        lat_cpu_format_text(&cs, stdout);
+        lat_cpu_summary_fini(&cs);
     }
     printf("\n");
 }

@@ -793,10 +793,12 @@ static int run_traced(const struct trace_args *a)
         pr_warn("dropped records: %" PRIu64 " by CUPTI, %" PRIu64 " by latscope\n",
                 st.cupti_dropped, st.lost);
     if (cp) {
+        /* CPU samples on the same time base as the CUDA events (ts 0 = launch). */
+        cpuprof_set_origin(cp, launch);
         rc = cpuprof_export(cp, t);
         if (rc < 0) pr_warn("CPU samples not added: %s\n", cpuprof_strerror(rc));
         if (write_cpu_files(cp, a) < 0 && code == 0) code = LAT_EXIT_FAILURE;
-        char stats[256];
+        char stats[512];
         cpuprof_stats(cp, stats, sizeof(stats));
         if (stats[0]) fprintf(stderr, "latscope trace: cpu: %s\n", stats);
     }

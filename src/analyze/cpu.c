@@ -116,7 +116,7 @@ static long ftab_get(struct ftab *t, const char *name, size_t n)
         if (!s) return -1;
         memcpy(s, name, n);
         s[n] = '\0';
-        t->f[t->n] = (struct lat_cpu_func){s, 0, 0};
+        t->f[t->n] = (struct lat_cpu_func){s, 0, 0, 0};
         *slot = ++t->n;
         return (long)(t->n - 1);
     }
@@ -316,7 +316,8 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
         long seen[256];
         size_t nseen = 0;
         long leaf = -1;
-        for (const char *p = s; *p;) {
+        uint64_t depth = 0;
+        for (const char *p = s; *p; depth++) {
             const char *e = strchr(p, ';');
             size_t len = e ? (size_t)(e - p) : strlen(p);
             char tmp[1024];
@@ -336,6 +337,7 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
             if (!dup && nseen < 256) {
                 seen[nseen++] = fi;
                 ft.f[fi].total += n;
+                ft.f[fi].depth_sum += n * depth;
             }
             leaf = fi;
             p = e ? e + 1 : p + len;

@@ -42,6 +42,8 @@ struct lat_cpu_opts {
 struct lat_cpu_func {
     char *name;
     uint64_t self, total; /* on-CPU samples */
+    uint64_t depth_sum;   /* Σ over its `total` samples of its (first) depth, root = 0: the
+                           * mean depth depth_sum / total tells callers from callees */
 };
 
 struct lat_cpu_stack {

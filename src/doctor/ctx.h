@@ -116,4 +116,13 @@ void doc_acc_fini(struct doc_acc *a);
 /* Name of an accumulator key's name part. */
 const char *doc_key_name(const struct doc_ctx *c, uint32_t id);
 
+/* CPU samples (doctor/cpu.c). True when t has LAT_EV_CPU_SAMPLE events. */
+bool doc_cpu_has_samples(const struct lat_trace *t);
+/* Adds evidence of what thread tid ran during the merged windows win (CPU samples of the
+ * trace) to f, and writes a sentence for the finding's text ("during 78 % of GPU idle time the
+ * launching thread (tid N) was in F") into text. Returns 1 when evidence was added, 0 when the
+ * trace has no CPU event of that thread in the windows (text is ""), -ENOMEM. */
+int doc_cpu_evidence(struct doc_ctx *c, struct doc_finding *f, int64_t tid,
+                     const struct doc_ivl_set *win, char *text, size_t text_len);
+
 #endif

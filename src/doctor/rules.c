@@ -181,6 +181,8 @@ struct doc_idle {
     struct doc_acc by_key;       /* CPU self time in host-late gaps */
     struct doc_acc sync_by_op;   /* bubble per causing op (key: sync name << 32 | op name) */
     struct doc_acc sync_blocked; /* blocked time per causing op */
+    struct doc_acc late_tid;     /* host-late idle per launching thread (key: tid) */
+    struct doc_ivl_set late;     /* the host-late idle windows (merged after decompose) */
     uint64_t nsync, nsync_dtoh;
     lat_ns blocked;
     struct doc_top gaps, syncs;
@@ -283,8 +285,12 @@ static int idle_decompose(struct doc_ctx *c, struct doc_idle *d)
             d->host_late += len;
             if (tail || g0 == st->ts) d->head_tail += len;
             uint32_t tr = launch >= 0 ? t->ev.track[launch] : st->track;
-            for (size_t p = 0; p < rest.n && !rc; p++)
+            for (size_t p = 0; p < rest.n && !rc; p++) {
                 rc = doc_attr_window(c, tr, rest.v[p].a, rest.v[p].b, &d->by_key);
+                if (!rc) rc = doc_ivl_push(&d->late, rest.v[p].a, rest.v[p].b);
+            }
+            if (!rc && tr < t->ntracks)
+                rc = doc_acc_add(&d->late_tid, (uint64_t)t->tracks[tr].tid, len, 1);
             struct doc_example e = {0};
             char name[200], note[200];
             if (!tail && nx < c->ng)
@@ -310,6 +316,7 @@ static int idle_decompose(struct doc_ctx *c, struct doc_idle *d)
         }
     }
     if (rc) goto nomem;
+    doc_ivl_merge(&d->late);
     /* Launch-call self time inside the host-late gaps. */
     for (size_t i = 0; i < d->by_key.cap; i++) {
         if (!d->by_key.used[i]) continue;
@@ -355,6 +362,31 @@ static void idle_fini(struct doc_idle *d)
     doc_acc_fini(&d->by_key);
     doc_acc_fini(&d->sync_by_op);
     doc_acc_fini(&d->sync_blocked);
+    doc_acc_fini(&d->late_tid);
+    doc_ivl_fini(&d->late);
+}
+
+/* The thread that launched most of the host-late idle time (-1 when none). */
+static int64_t late_thread(const struct doc_idle *d)
+{
+    int64_t tid = -1;
+    lat_ns best = -1;
+    for (size_t i = 0; i < d->late_tid.cap; i++)
+        if (d->late_tid.used[i] && d->late_tid.val[i] > best) {
+            best = d->late_tid.val[i];
+            tid = (int64_t)d->late_tid.keys[i];
+        }
+    return tid;
+}
+
+/* CPU-sample evidence (doctor/cpu.c) for finding f over windows win of thread tid; the
+ * sentence it yields is appended to the title. */
+static void add_cpu_evidence(struct doc_ctx *c, struct doc_finding *f, int64_t tid,
+                             const struct doc_ivl_set *win)
+{
+    char text[600];
+    if (tid < 0 || doc_cpu_evidence(c, f, tid, win, text, sizeof(text)) <= 0 || !text[0]) return;
+    doc_set(c->r, &f->title, "%s; %s", f->title ? f->title : "", text);
 }
 
 /* Kernel launch statistics inside steps (HTA short-kernel rule). */
@@ -464,6 +496,7 @@ static void rule_host_idle(struct doc_ctx *c, struct doc_idle *d, const struct d
     doc_kv_int(c->r, f, "graph_kernels", (int64_t)l->graph_kernels);
     doc_kv_us(c->r, f, "mean_step_us", c->step_mean);
     add_attribution_table(c, f, &d->by_key, nst, 6);
+    add_cpu_evidence(c, f, late_thread(d), &d->late);
     top_emit(c, f, &d->gaps);
     if (launch_bound && graphs) {
         doc_set(c->r, &f->recommendation,
@@ -1205,7 +1238,8 @@ static void rule_dataloader(struct doc_ctx *c, struct doc_summary *sum)
         bool single = false, multi = false;
         struct doc_top top;
         top_init(&top, c->o->max_examples);
-        lat_ns raw = 0;
+        lat_ns raw = 0, dl_best = 0;
+        int64_t dl_tid = -1;
         for (size_t i = 0; i < t->ev.n; i++) {
             uint16_t k = t->ev.kind[i];
             if (k != LAT_EV_CPU_OP && k != LAT_EV_USER_ANNOTATION) continue;
@@ -1213,6 +1247,10 @@ static void rule_dataloader(struct doc_ctx *c, struct doc_summary *sum)
             if (!doc_is_dataloader(nm) || doc_step_at(c, t->ev.ts[i]) < 0) continue;
             calls++;
             raw += t->ev.dur[i];
+            if (t->ev.dur[i] > dl_best && t->ev.track[i] < t->ntracks) {
+                dl_best = t->ev.dur[i];
+                dl_tid = t->tracks[t->ev.track[i]].tid;
+            }
             if (strstr(nm, "SingleProcess")) single = true;
             if (strstr(nm, "MultiProcessing")) multi = true;
             struct doc_example e;
@@ -1238,6 +1276,7 @@ static void rule_dataloader(struct doc_ctx *c, struct doc_summary *sum)
         doc_kv_bool(c->r, f, "multi_process_loader", multi);
         doc_kv_us(c->r, f, "mean_step_us", c->step_mean);
         doc_kv_num(c->r, f, "threshold_pct", c->o->th.dataloader_pct);
+        add_cpu_evidence(c, f, dl_tid, &in);
         top_emit(c, f, &top);
         doc_set(c->r, &f->recommendation,
                 "Load and preprocess data off the critical path. PyTorch: "

@@ -283,6 +283,7 @@ static const struct cat_map cat_maps[] = {
     {"overhead", LAT_EV_OVERHEAD},
     {"Trace", LAT_EV_SPAN},
     {"cpu_instant_event", LAT_EV_INSTANT},
+    {"cpu_sample", LAT_EV_CPU_SAMPLE}, /* latscope trace --cpu: on-CPU instants, off-CPU X */
 };
 
 /* Kind of a category, cached by string id (categories are few). */
@@ -667,7 +668,7 @@ static int kx_commit(struct kx *k, struct kx_ev *ev, struct kind_cache *kc)
     case 'i':
     case 'I':
     case 'R':
-        kind = LAT_EV_INSTANT;
+        if (kind != LAT_EV_CPU_SAMPLE) kind = LAT_EV_INSTANT; /* on-CPU samples are instants */
         flags |= LAT_EVF_INSTANT;
         ev->e.dur = 0;
         break;
