@@ -19,6 +19,8 @@
 #include "doctor/doctor.h"
 #include "ingest/ingest.h"
 
+#include <stdarg.h>
+
 enum { ALL, OUTSIDE_ONLY, NONE };
 
 static struct lat_trace *load(int which, int sample_tid)
@@ -156,6 +158,9 @@ TEST(doctor_cpu_evidence_prepost)
     /* the samples of wait (k = 6..8, under the kernel) are outside the gaps */
     for (size_t i = 0; i < f->nkv; i++)
         if (f->kv[i].type == DOC_KV_STR && f->kv[i].str) ASSERT(!strstr(f->kv[i].str, "py:wait"));
+    /* the trace already has CPU samples: the next step must not ask to record them */
+    ASSERT(f->next_step && !strstr(f->next_step, "--cpu"));
+    ASSERT(strstr(f->next_step, "latscope analyze"));
     doctor_report_free(r);
     lat_trace_free(t);
 }
@@ -169,6 +174,7 @@ static void expect_no_cpu_evidence(int which, int tid)
     ASSERT(!has_kv(f, "cpu_samples_in_gaps"));
     ASSERT(!strstr(f->title, "during"));
     ASSERT(strstr(f->title, "(pre/post-processing, 6.52 ms per step)"));
+    if (which == NONE) ASSERT(f->next_step && strstr(f->next_step, "latscope trace --cuda --cpu"));
     doctor_report_free(r);
     lat_trace_free(t);
 }
@@ -186,4 +192,125 @@ TEST(doctor_cpu_samples_of_another_thread)
 TEST(doctor_cpu_samples_outside_gaps)
 {
     expect_no_cpu_evidence(OUTSIDE_ONLY, 1);
+}
+
+/* ---- host-bound-idle and dataloader, and a thread that was only off-CPU in the gaps ----
+ * Per step s = 0, 10000 (thread 1): ProfilerStep [s, s+10000); launch [s+100, s+110) of kernel
+ * A [s+120, s+2000); py_work op [s+2000, s+5000); launch [s+5000, s+5010) of kernel B
+ * [s+5020, s+9900). Host-late idle: [s, s+120), [s+2000, s+5020), [s+9900, s+10000) = 3240,
+ * head/tail 220 of it: host-bound-idle. Samples every 1000 from s+500: k = 2..4 in the gap
+ * (py:tokenize), the others under a kernel (py:wait). With `dataloader`, the py_work op is a
+ * DataLoader __next__ instead and the samples in it are in py:decode. */
+static void ev(struct lat_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ev(struct lat_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    buf_puts(b, ",\n");
+    va_start(ap, fmt);
+    buf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+static struct lat_trace *load_mid(bool dataloader, bool off_only)
+{
+    struct lat_buf b = LAT_BUF_INIT;
+    buf_printf(&b, "{\"latscope_cpu_sample_hz\":1000,\"traceEvents\":[\n"
+                   "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,"
+                   "\"args\":{\"name\":\"main\"}}");
+    const char *work =
+        dataloader ? "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__" : "py_work";
+    const char *gap_stack = dataloader ? "main;py:__next__ (dataloader.py:600);py:decode "
+                                         "(img.py:7);jpeg_decode"
+                                       : "main;py:step (srv.py:3);py:tokenize (tok.py:9)";
+    for (int n = 0; n < 2; n++) {
+        double s = n * 10000.0;
+        ev(&b,
+           "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\",\"pid\":1,"
+           "\"tid\":1,\"ts\":%.1f,\"dur\":10000}",
+           n + 1, s);
+        for (int k = 0; k < 2; k++) {
+            double l = s + (k ? 5000 : 100), kt = l + 20, kd = k ? 4880 : 1880;
+            ev(&b,
+               "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+               "\"tid\":1,\"ts\":%.1f,\"dur\":10,\"args\":{\"correlation\":%d}}",
+               l, 2 * n + k + 1);
+            ev(&b,
+               "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,"
+               "\"ts\":%.1f,\"dur\":%.1f,\"args\":{\"device\":0,\"stream\":7,"
+               "\"correlation\":%d}}",
+               k, kt, kd, 2 * n + k + 1);
+        }
+        ev(&b,
+           "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.1f,"
+           "\"dur\":3000}",
+           work, s + 2000);
+        if (off_only) {
+            ev(&b,
+               "{\"ph\":\"X\",\"cat\":\"cpu_sample\",\"name\":\"futex\",\"pid\":1,\"tid\":1,"
+               "\"ts\":%.1f,\"dur\":2800,\"args\":{\"stack\":\"main;futex_wait;schedule_[k]\","
+               "\"state\":\"off\"}}",
+               s + 2100);
+            continue;
+        }
+        for (int k = 0; k < 10; k++) {
+            bool gap = k >= 2 && k <= 4;
+            ev(&b,
+               "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_sample\",\"name\":\"x\",\"pid\":1,"
+               "\"tid\":1,\"ts\":%.1f,\"args\":{\"stack\":\"%s\",\"state\":\"on\"}}",
+               s + 500 + 1000.0 * k, gap ? gap_stack : "main;py:wait (srv.py:20)");
+        }
+    }
+    buf_printf(&b, "\n]}");
+    struct lat_trace *t = NULL;
+    char err[256] = "";
+    int rc = ingest_mem(b.data, b.len, "handmade-cpu-mid.json", NULL, &t, err, sizeof(err));
+    if (rc) FAIL("ingest_mem: %d %s", rc, err);
+    buf_fini(&b);
+    return t;
+}
+
+TEST(doctor_cpu_evidence_host_bound_idle)
+{
+    struct lat_trace *t = load_mid(false, false);
+    struct doc_report *r = run(t);
+    const struct doc_finding *f = find(r, "host-bound-idle");
+    ASSERT_EQ_I64(kv_of(f, "cpu_samples_in_gaps")->i, 6);
+    ASSERT_EQ_I64(kv_of(f, "cpu_gap_time_us")->i, 2 * 3240000);
+    ASSERT_EQ_STR(kv_of(f, "cpu_main_function")->str, "py:tokenize (tok.py)");
+    /* no off-CPU interval: 100 % of the on-CPU time, the tokenizer is the leaf (no "hottest") */
+    ASSERT(strstr(f->title, "; during 100 % of GPU idle time the launching thread (tid 1) was in "
+                            "py:tokenize (tok.py)"));
+    ASSERT(!strstr(f->title, "hottest"));
+    ASSERT(!strstr(f->title, "off-CPU"));
+    doctor_report_free(r);
+    lat_trace_free(t);
+}
+
+TEST(doctor_cpu_evidence_off_cpu_only)
+{
+    struct lat_trace *t = load_mid(false, true);
+    struct doc_report *r = run(t);
+    const struct doc_finding *f = find(r, "host-bound-idle");
+    ASSERT_EQ_I64(kv_of(f, "cpu_samples_in_gaps")->i, 0);
+    ASSERT(!has_kv(f, "cpu_main_function"));
+    /* 2800 of the 3240 µs gap time per step: 86 % */
+    ASSERT_NEAR(kv_of(f, "cpu_off_cpu_share_of_gaps")->num, 2800.0 / 3240.0, 1e-9);
+    ASSERT(strstr(f->title, "; during 86 % of GPU idle time the launching thread (tid 1) was "
+                            "off-CPU (blocked or waiting for a CPU)"));
+    doctor_report_free(r);
+    lat_trace_free(t);
+}
+
+TEST(doctor_cpu_evidence_dataloader)
+{
+    struct lat_trace *t = load_mid(true, false);
+    struct doc_report *r = run(t);
+    const struct doc_finding *f = find(r, "dataloader");
+    /* windows: the DataLoader op [s+2000, s+5000) minus the launch [s+5000, s+5010): 3000 */
+    ASSERT_EQ_I64(kv_of(f, "cpu_gap_time_us")->i, 2 * 3000000);
+    ASSERT_EQ_I64(kv_of(f, "cpu_samples_in_gaps")->i, 6);
+    ASSERT_EQ_STR(kv_of(f, "cpu_main_function")->str, "py:decode (img.py)");
+    ASSERT(strstr(f->title, "was in py:decode (img.py) (hottest: jpeg_decode, 100 %)"));
+    doctor_report_free(r);
+    lat_trace_free(t);
 }
