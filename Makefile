@@ -35,18 +35,21 @@ endif
 # Required Debian packages (scripts/deps.sh installs them): zlib, OpenSSL.
 # Optional ones are probed; a missing one turns its feature off (LAT_HAVE_<NAME> = 0).
 REQ_PKGS := zlib openssl
-OPT_PKGS := libdw libdeflate sqlite3
+OPT_PKGS := libdw libdeflate sqlite3 libisal
 have_pkg  = $(shell pkg-config --exists $(1) 2>/dev/null && echo 1 || echo 0)
 HAVE_LIBDW      := $(call have_pkg,libdw)
 HAVE_LIBDEFLATE := $(call have_pkg,libdeflate)
 HAVE_SQLITE3    := $(call have_pkg,sqlite3)
+HAVE_ISAL       := $(call have_pkg,libisal)
 HAVE_CUPTI      := $(shell test -f $(CUDA_HOME)/include/cupti.h && echo 1 || echo 0)
 USED_PKGS := $(REQ_PKGS) $(if $(filter 1,$(HAVE_LIBDW)),libdw libelf) \
-             $(if $(filter 1,$(HAVE_LIBDEFLATE)),libdeflate) $(if $(filter 1,$(HAVE_SQLITE3)),sqlite3)
+             $(if $(filter 1,$(HAVE_LIBDEFLATE)),libdeflate) $(if $(filter 1,$(HAVE_SQLITE3)),sqlite3) \
+             $(if $(filter 1,$(HAVE_ISAL)),libisal)
 PKG_CFLAGS := $(shell pkg-config --cflags $(USED_PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(USED_PKGS) 2>/dev/null)
 FEATURES   := -DLAT_HAVE_LIBDW=$(HAVE_LIBDW) -DLAT_HAVE_LIBDEFLATE=$(HAVE_LIBDEFLATE) \
-              -DLAT_HAVE_SQLITE3=$(HAVE_SQLITE3) -DLAT_HAVE_CUPTI=$(HAVE_CUPTI)
+              -DLAT_HAVE_SQLITE3=$(HAVE_SQLITE3) -DLAT_HAVE_CUPTI=$(HAVE_CUPTI) \
+              -DLAT_HAVE_ISAL=$(HAVE_ISAL)
 
 CFLAGS_ALL := $(BASE_CFLAGS) $(FEATURES) $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL := $(PKG_LIBS) -lpthread -lm $(LDLIBS)

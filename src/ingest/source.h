@@ -22,6 +22,9 @@ int src_open_mem(const void *data, size_t n, size_t chunk, struct ingest_src **o
  * end, < 0 on error (LAT_E_GZIP for corrupt/truncated gzip, -errno) with err filled. */
 int src_next(struct ingest_src *s, const char **data, size_t *n, char *err, size_t errsz);
 bool src_is_gzip(const struct ingest_src *s);
+/* The inflater of a gzip source: "isa-l" (built with libisal, the default then; the environment
+ * variable LAT_INGEST_ZLIB=1 selects zlib), "zlib", or "none" for plain input. */
+const char *src_gzip_backend(const struct ingest_src *s);
 /* Raw (compressed) bytes read so far and the file size (0 when unknown). */
 uint64_t src_raw_done(const struct ingest_src *s);
 uint64_t src_raw_total(const struct ingest_src *s);

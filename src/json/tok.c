@@ -472,6 +472,13 @@ static int scan_number(struct json_tok *t, struct json_token *tk)
     if (*q == '0') {
         q++;
     } else if (*q >= '1' && *q <= '9') {
+        /* 19 digits cannot overflow 64 bits (10^19 - 1 < 2^64): no check (a division) per digit
+         * on the hot path; longer numbers are checked from the 20th digit on. */
+        const char *fast_end = end - q > 19 ? q + 19 : end;
+        while (q < fast_end && *q >= '0' && *q <= '9') {
+            acc = acc * 10 + (unsigned)(*q - '0');
+            q++;
+        }
         while (q < end && *q >= '0' && *q <= '9') {
             unsigned d = (unsigned)(*q - '0');
             if (acc > (UINT64_MAX - d) / 10) ovf = true;
