@@ -562,6 +562,28 @@ static int do_kernel(struct proc *p, const struct lcap_kernel *k)
     return link_gpu(p, k->correlation, ix);
 }
 
+/* What memcpy and memset records share: device, stream, correlation and track of the event,
+ * the context's device, and the args Kineto writes for both, in Kineto's order (device,
+ * context, stream, correlation, bytes, memory bandwidth (GB/s) = bytes / dur_ns). */
+static int copy_common(struct proc *p, struct lat_event *e, struct argv *v, uint32_t device,
+                       uint32_t context, uint32_t stream, uint32_t correlation, uint64_t bytes)
+{
+    int rc;
+    e->device = (int32_t)device;
+    e->stream = stream_id(stream);
+    e->correlation = correlation ? (int64_t)correlation : -1;
+    if ((rc = gpu_track(p, e->device, e->stream, &e->track))) return rc;
+    if ((rc = note_ctx(p, context, device))) return rc;
+    arg_i(v, p->k.device, device);
+    arg_i(v, p->k.context, context);
+    arg_i(v, p->k.stream, e->stream);
+    arg_i(v, p->k.correlation, correlation);
+    arg_i(v, p->k.bytes, (int64_t)bytes);
+    if (e->dur > 0 && (rc = arg_d(p->t, v, p->k.bandwidth, (double)bytes / (double)e->dur)))
+        return rc;
+    return 0;
+}
+
 static int do_memcpy(struct proc *p, const struct lcap_memcpy *m)
 {
     struct lat_event e = {.step = -1, .external_id = -1, .ph = 'X'};
@@ -576,17 +598,7 @@ static int do_memcpy(struct proc *p, const struct lcap_memcpy *m)
     snprintf(name, sizeof(name), "Memcpy %s (%s -> %s)", memcpy_kind(m->copy_kind),
              mem_kind(m->src_kind), mem_kind(m->dst_kind));
     if ((rc = intern(p->t, name, &e.name))) return rc;
-    e.device = (int32_t)m->device;
-    e.stream = stream_id(m->stream);
-    e.correlation = m->correlation ? (int64_t)m->correlation : -1;
-    if ((rc = gpu_track(p, e.device, e.stream, &e.track))) return rc;
-    if ((rc = note_ctx(p, m->context, m->device))) return rc;
-    arg_i(&v, p->k.device, m->device);
-    arg_i(&v, p->k.context, m->context);
-    arg_i(&v, p->k.stream, e.stream);
-    arg_i(&v, p->k.correlation, m->correlation);
-    arg_i(&v, p->k.bytes, (int64_t)m->bytes);
-    if (e.dur > 0 && (rc = arg_d(p->t, &v, p->k.bandwidth, (double)m->bytes / (double)e.dur)))
+    if ((rc = copy_common(p, &e, &v, m->device, m->context, m->stream, m->correlation, m->bytes)))
         return rc;
     if (m->p2p) {
         arg_i(&v, p->k.from_dev, m->src_device);
@@ -615,17 +627,7 @@ static int do_memset(struct proc *p, const struct lcap_memset *m)
     if ((rc = intern(p->t, "gpu_memset", &e.cat))) return rc;
     snprintf(name, sizeof(name), "Memset (%s)", mem_kind(m->mem_kind));
     if ((rc = intern(p->t, name, &e.name))) return rc;
-    e.device = (int32_t)m->device;
-    e.stream = stream_id(m->stream);
-    e.correlation = m->correlation ? (int64_t)m->correlation : -1;
-    if ((rc = gpu_track(p, e.device, e.stream, &e.track))) return rc;
-    if ((rc = note_ctx(p, m->context, m->device))) return rc;
-    arg_i(&v, p->k.device, m->device);
-    arg_i(&v, p->k.context, m->context);
-    arg_i(&v, p->k.stream, e.stream);
-    arg_i(&v, p->k.correlation, m->correlation);
-    arg_i(&v, p->k.bytes, (int64_t)m->bytes);
-    if (e.dur > 0 && (rc = arg_d(p->t, &v, p->k.bandwidth, (double)m->bytes / (double)e.dur)))
+    if ((rc = copy_common(p, &e, &v, m->device, m->context, m->stream, m->correlation, m->bytes)))
         return rc;
     if ((rc = add_event(p->t, &e, &v, &ix))) return rc;
     p->st->memsets++;

@@ -441,6 +441,20 @@ static void add_attribution_table(struct doc_ctx *c, struct doc_finding *f,
     free(v);
 }
 
+/* The next step of a host-side finding: record CPU samples, unless the trace already has them
+ * (never ask for what the trace holds); then read them with analyze. `with_samples` follows
+ * "latscope analyze <this trace>   # ", `without` follows the trace command. */
+static void cpu_next_step(struct doc_ctx *c, struct doc_finding *f, const char *with_samples,
+                          const char *without)
+{
+    if (doc_cpu_has_samples(c->t))
+        doc_set(c->r, &f->next_step, "latscope analyze <this trace>   # %s", with_samples);
+    else
+        doc_set(c->r, &f->next_step,
+                "latscope trace --cuda --cpu -o run.pt.trace.json.gz -- <your command> %s",
+                without);
+}
+
 static void rule_host_idle(struct doc_ctx *c, struct doc_idle *d, const struct doc_launch *l)
 {
     const struct doc_thresholds *th = &c->o->th;
@@ -539,16 +553,11 @@ static void rule_host_idle(struct doc_ctx *c, struct doc_idle *d, const struct d
                 "before post-processing the previous one (double-buffer with two streams); "
                 "ONNX Runtime: run pre/post-processing as ONNX nodes or in worker threads.");
     }
-    if (doc_cpu_has_samples(c->t))
-        /* The trace already has CPU samples: never ask for what it already holds. */
-        doc_set(c->r, &f->next_step,
-                "latscope analyze <this trace>   # its CPU section lists the functions and "
-                "stacks of the samples; the cpu_time_in_gaps evidence above covers the gaps");
-    else
-        doc_set(c->r, &f->next_step,
-                "latscope trace --cuda --cpu -o run.pt.trace.json.gz -- <your command> && "
-                "latscope doctor run.pt.trace.json.gz   # CPU samples show which "
-                "Python/framework frames fill the GPU gaps");
+    cpu_next_step(c, f,
+                  "its CPU section lists the functions and stacks of the samples; the "
+                  "cpu_time_in_gaps evidence above covers the gaps",
+                  "&& latscope doctor run.pt.trace.json.gz   # CPU samples show which "
+                  "Python/framework frames fill the GPU gaps");
 }
 
 static void rule_sync(struct doc_ctx *c, struct doc_idle *d)
@@ -1292,15 +1301,11 @@ static void rule_dataloader(struct doc_ctx *c, struct doc_summary *sum)
                 "cuda); cache preprocessed data. Serving (TensorRT / ONNX Runtime): decode and "
                 "resize requests in a separate thread pool or process and queue ready tensors, "
                 "so the engine never waits on preprocessing.");
-        if (doc_cpu_has_samples(c->t))
-            doc_set(c->r, &f->next_step,
-                    "latscope analyze <this trace>   # its CPU section shows whether decoding, "
-                    "augmentation or collation costs most inside __next__");
-        else
-            doc_set(c->r, &f->next_step,
-                    "latscope trace --cuda --cpu -o run.pt.trace.json.gz -- <your command>   # "
-                    "CPU samples inside __next__ show whether decoding, augmentation or "
-                    "collation costs most");
+        cpu_next_step(c, f,
+                      "its CPU section shows whether decoding, augmentation or collation costs "
+                      "most inside __next__",
+                      "  # CPU samples inside __next__ show whether decoding, augmentation or "
+                      "collation costs most");
     }
     doc_ivl_fini(&hi);
     doc_ivl_fini(&dl);
