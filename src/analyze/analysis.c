@@ -143,7 +143,7 @@ int analysis_run(struct lat_trace *const *traces, size_t n, const struct analysi
                  struct lat_analysis **out)
 {
     /* Most expensive first (measured on df_index_resolver), so the pool ends evenly. */
-    static const an_fn fns[] = {an_aten,  an_steps,  an_ops,      an_queue,    an_launch,
+    static const an_fn fns[] = {an_aten,   an_steps,  an_ops,     an_queue,    an_launch,
                                 an_ktypes, an_memcpy, an_overlap, an_temporal, an_idle};
     const size_t nfns = sizeof(fns) / sizeof(fns[0]);
     struct analysis_opts defaults;
