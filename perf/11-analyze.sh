@@ -24,6 +24,13 @@ measure() {
     done
     echo "$best"
 }
+# precise_wall CMD...: mean wall seconds of 20 runs by hyperfine (ms resolution), or nothing
+# when hyperfine (LATSCOPE_DEPS_PERF=1 scripts/deps.sh) is absent.
+precise_wall() {
+    command -v hyperfine >/dev/null && command -v jq >/dev/null || return 0
+    hyperfine -N -w 2 -r 20 --export-json "$tmp/hf.json" -- "$(printf '%q ' "$@")" >/dev/null 2>&1 &&
+        jq -r '.results[0].mean' "$tmp/hf.json"
+}
 rate() { awk -v b="$1" -v w="$2" 'BEGIN{ if (w <= 0) w = 0.005; printf "%.0f", b/1e6/w }'; }
 
 df_wall="" df_cpu=""
@@ -51,6 +58,11 @@ for rel in hta/tests/data/mtia_trace_single_rank/mtia_rank_0.json.gz \
     if [[ $name == df_index_resolver ]]; then
         df_wall=$w
         df_cpu=$c
+        pw=$(precise_wall "$LATSCOPE" analyze --format json "$gz")
+        if [[ -n $pw ]]; then
+            df_wall=$(awk -v w="$pw" 'BEGIN{printf "%.4f", w}')
+            echo "analyze.$name.gz.hyperfine	$df_wall	s	mean wall of 20 runs (hyperfine); used for the HTA ratio"
+        fi
     fi
 done
 
@@ -66,10 +78,9 @@ if [[ ${LATSCOPE_PERF_HTA:-0} == 1 && -n $df_wall ]]; then
     else
         mkdir -p "$tmp/df"
         ln -s "$LATSCOPE_TRACES/hta/tests/data/df_index_resolver/df_index_resolver.json.gz" "$tmp/df/"
-        line=$(/usr/bin/time -f '%e %U %S %M' "$py" "$LATSCOPE_SRCDIR/perf/hta/hta-analyses.py" "$tmp/df" 2>&1 >/dev/null | tail -1)
-        read -r hw hu hs hm <<<"$line"
-        hc=$(awk -v u="$hu" -v s="$hs" 'BEGIN{printf "%.2f", u+s}')
-        echo "hta.df_index_resolver.gz	$hw	s	HTA $("$py" -c 'import importlib.metadata as m; print(m.version("HolisticTraceAnalysis"))') same analyses: wall; cpu ${hc} s, peak RSS $((hm / 1024)) MB"
+        # best of $runs, like latscope's numbers (same measure() helper)
+        read -r hw hc hm <<<"$(measure "$py" "$LATSCOPE_SRCDIR/perf/hta/hta-analyses.py" "$tmp/df")"
+        echo "hta.df_index_resolver.gz	$hw	s	HTA $("$py" -c 'import importlib.metadata as m; print(m.version("HolisticTraceAnalysis"))') same analyses: best wall of $runs; cpu ${hc} s, peak RSS $((hm / 1024)) MB"
         echo "hta.df_index_resolver.ratio	$(awk -v h="$hw" -v l="$df_wall" 'BEGIN{ if (l <= 0) l = 0.005; printf "%.1f", h/l }')	x	HTA wall / latscope analyze wall (gzip input)"
         echo "hta.df_index_resolver.cpu-ratio	$(awk -v h="$hc" -v l="$df_cpu" 'BEGIN{ if (l <= 0) l = 0.005; printf "%.1f", h/l }')	x	HTA cpu / latscope analyze cpu (gzip input; latscope ${df_cpu} s)"
     fi

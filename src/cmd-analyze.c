@@ -41,6 +41,8 @@ static const char usage_text[] =
     "  --top N               rows in the top-N tables (default 10)\n"
     "  --include-last-step   keep the last (incomplete) ProfilerStep\n"
     "  --no-ns-rounding      keep ns timestamps exact (HTA_DISABLE_NS_ROUNDING=1)\n"
+    "  --threads N           threads for the analyses, 1..8 (default: one per CPU); the\n"
+    "                        numbers do not depend on it\n"
     "  --pretty              indent the JSON\n"
     "  -h, --help            this help\n";
 
@@ -751,18 +753,21 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
             ao.ns_rounding = false;
         } else if (!strcmp(a, "--pretty")) {
             pretty = true;
-        } else if (!strcmp(a, "--rank") || !strcmp(a, "--top")) {
-            bool rank = a[2] == 'r';
-            if (i + 1 >= argc ||
-                !parse_int(argv[i + 1], rank ? 0 : 1, rank ? INT32_MAX : 100000, &v)) {
-                pr_err("%s wants a number (%s)\n", a, rank ? ">= 0" : "1..100000");
+        } else if (!strcmp(a, "--rank") || !strcmp(a, "--top") || !strcmp(a, "--threads")) {
+            char which = a[3]; /* 'a' rank, 'o' top, 'h' threads */
+            long long lo = which == 'a' ? 0 : 1;
+            long long hi = which == 'a' ? INT32_MAX : which == 'o' ? 100000 : 8;
+            if (i + 1 >= argc || !parse_int(argv[i + 1], lo, hi, &v)) {
+                pr_err("%s wants a number (%lld..%lld)\n", a, lo, hi);
                 goto usage;
             }
             i++;
-            if (rank)
+            if (which == 'a')
                 ao.only_rank = (int32_t)v;
-            else
+            else if (which == 'o')
                 ao.top_n = (size_t)v;
+            else
+                ao.threads = (unsigned)v;
         } else if (a[0] == '-' && a[1]) {
             pr_err("unknown option '%s'\n", a);
             goto usage;

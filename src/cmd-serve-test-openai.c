@@ -5,6 +5,9 @@
  * Listens on 127.0.0.1 (port 0 = a free port), prints "port N" on stdout (and to --port-file),
  * and serves until SIGINT/SIGTERM. Every timing knob is explicit so a test knows the true
  * TTFT (prefill + queueing), ITL (token interval x tokens per chunk) and TPOT.
+ * --send-log FILE records when each content chunk actually left (see fx_openai_send_log_start),
+ * so a client's measured gaps can be checked against the real ones; the file is complete once
+ * the process has exited after SIGINT/SIGTERM.
  * Entry point: cmd_serve_test_openai(); `latscope serve-test` dispatches "openai" here.
  */
 #define PR_FMT "serve-test"
@@ -14,6 +17,7 @@
 #include "fixture/openai.h"
 #include "latscope.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -45,7 +49,10 @@ static void usage(FILE *f)
             "  --faults LIST          e.g. cut:0.1,error:0.05,stall:0.05,malformed:0.05,http:0.05\n"
             "  --stall DUR            pause of the stall fault (default 500ms)\n"
             "  --no-usage             never send usage (clients must count chunks)\n"
-            "  --seed N               fault draws (default 1)\n");
+            "  --seed N               fault draws (default 1)\n"
+            "  --send-log FILE        one JSON line per streamed response: its id and every\n"
+            "                         content chunk's actual send time (CLOCK_MONOTONIC ns);\n"
+            "                         complete when the process exits (SIGINT/SIGTERM)\n");
 }
 
 int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
@@ -62,12 +69,13 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
         {"stall", required_argument, NULL, 's'},
         {"no-usage", no_argument, NULL, 'U'},
         {"seed", required_argument, NULL, 'S'},
+        {"send-log", required_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     struct fx_openai_cfg cfg = {
         .prefill_ns = 20 * LAT_NS_PER_MS, .token_ns = 10 * LAT_NS_PER_MS, .seed = 1};
-    const char *port_file = NULL, *why = NULL;
+    const char *port_file = NULL, *send_log = NULL, *why = NULL;
     int port = 0, c;
     uint64_t n;
     optind = 1;
@@ -114,6 +122,9 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
             if (units_parse_count(optarg, &n)) goto bad;
             cfg.seed = n;
             break;
+        case 'L':
+            send_log = optarg;
+            break;
         case 'h':
             usage(stdout);
             return LAT_EXIT_OK;
@@ -132,10 +143,22 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
         pr_err("bad configuration: %s (fault probabilities must sum to <= 1)\n", lat_strerror(rc));
         return LAT_EXIT_USAGE;
     }
+    FILE *log = NULL;
+    if (send_log) {
+        log = fopen(send_log, "we");
+        if (!log) {
+            pr_err("--send-log %s: %s\n", send_log, strerror(errno));
+            fx_openai_fini(&fx);
+            return LAT_EXIT_FAILURE;
+        }
+        setvbuf(log, NULL, _IOFBF, 1 << 20);
+        fx_openai_send_log_start(&fx, log);
+    }
     int bound;
     int fd = fx_listen_loopback(port, &bound);
     if (fd < 0) {
         pr_err("cannot listen on 127.0.0.1:%d: %s\n", port, lat_strerror(fd));
+        if (log) fclose(log);
         fx_openai_fini(&fx);
         return LAT_EXIT_FAILURE;
     }
@@ -150,6 +173,7 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
         if (!f || fprintf(f, "%d\n", bound) < 0 || fclose(f) != 0) {
             pr_err("%s: cannot write the port file\n", port_file);
             close(fd);
+            if (log) fclose(log);
             fx_openai_fini(&fx);
             return LAT_EXIT_FAILURE;
         }
@@ -157,12 +181,25 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
     rc = fx_openai_serve(&fx, fd, &stop_flag);
     close(fd);
     pr_info("served %llu requests\n", (unsigned long long)fx.next_req);
+    bool log_failed = false;
+    if (log) {
+        uint64_t lost = 0;
+        int lrc = fx_openai_send_log_stop(&fx, &lost);
+        if (fclose(log) != 0 && !lrc) lrc = -errno;
+        if (lrc) {
+            pr_err("--send-log %s: %s\n", send_log, lat_strerror(lrc));
+            log_failed = true;
+        } else if (lost) {
+            pr_warn("--send-log %s: %llu streamed responses not logged (out of memory)\n", send_log,
+                    (unsigned long long)lost);
+        }
+    }
     fx_openai_fini(&fx);
     if (rc) {
         pr_err("serve: %s\n", lat_strerror(rc));
         return LAT_EXIT_FAILURE;
     }
-    return LAT_EXIT_OK;
+    return log_failed ? LAT_EXIT_FAILURE : LAT_EXIT_OK;
 bad:
     pr_err("bad value '%s' for an option; see 'latscope serve-test openai --help'\n", optarg);
     return LAT_EXIT_USAGE;

@@ -2,15 +2,25 @@
  * analysis.c - analysis_run(): preprocess every rank (prep.c), run each analysis per rank,
  * then add up the additive parts into `whole`.
  *
- * Ranks are analysed one after the other on the calling thread; each analysis allocates its
- * result arrays once (never per event). Failure frees everything and returns -ENOMEM.
+ * After the preprocessing, every (rank, analysis) pair is an independent task: it reads the
+ * rank's trace and view and writes only its own fields of the rank's result. The tasks run on
+ * a small pool (the calling thread plus opts.threads - 1 workers, default: one per online CPU,
+ * at most AN_MAX_THREADS) that takes them in order from an atomic counter, most expensive
+ * analysis first. The result does not depend on the number of threads. Each analysis
+ * allocates its result arrays once (never per event). Failure frees everything and returns
+ * the first task's error.
  */
 #include "analyze/internal.h"
 #include "core/err.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#define AN_MAX_THREADS 8
 
 void analysis_opts_default(struct analysis_opts *o)
 {
@@ -66,16 +76,81 @@ static int rank_cmp(const void *x, const void *y)
     return p->rank < q->rank ? -1 : p->rank > q->rank;
 }
 
+/* Tasks: one (rank view, rank result, analysis) each; shared by the pool. */
+struct an_task {
+    struct an_view *v;
+    struct lat_an_rank *ar;
+    an_fn fn;
+};
+
+struct an_pool {
+    struct an_task *tasks;
+    size_t ntasks;
+    atomic_size_t next, done;
+    atomic_int rc; /* first error, 0 while none */
+    const struct analysis_opts *o;
+};
+
+/* Takes tasks until none is left or one failed. The calling thread (report = true) also
+ * reports progress; workers never call back into the caller. */
+static void pool_work(struct an_pool *p, bool report)
+{
+    for (;;) {
+        size_t i = atomic_fetch_add(&p->next, 1);
+        if (i >= p->ntasks || atomic_load(&p->rc)) return;
+        int rc = p->tasks[i].fn(p->tasks[i].v, p->tasks[i].ar);
+        if (rc) {
+            int zero = 0;
+            atomic_compare_exchange_strong(&p->rc, &zero, rc);
+            return;
+        }
+        size_t done = atomic_fetch_add(&p->done, 1) + 1;
+        if (report && p->o->progress)
+            p->o->progress(p->o->progress_arg, (double)done / (double)p->ntasks);
+    }
+}
+
+static void *pool_worker(void *arg)
+{
+    pool_work(arg, false);
+    return NULL;
+}
+
+static unsigned pool_threads(const struct analysis_opts *o, size_t ntasks)
+{
+    long want = o->threads ? (long)o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    if (want < 1) want = 1;
+    if (want > AN_MAX_THREADS) want = AN_MAX_THREADS;
+    if ((size_t)want > ntasks) want = (long)ntasks;
+    return (unsigned)want;
+}
+
+/* Runs every task; returns the first error. A worker that cannot be started leaves its share
+ * to the others (the calling thread always takes part). */
+static int pool_run(struct an_pool *p)
+{
+    pthread_t th[AN_MAX_THREADS];
+    unsigned nth = pool_threads(p->o, p->ntasks), started = 0;
+    for (unsigned k = 1; k < nth; k++)
+        if (pthread_create(&th[started], NULL, pool_worker, p) == 0) started++;
+    pool_work(p, true);
+    for (unsigned k = 0; k < started; k++)
+        pthread_join(th[k], NULL);
+    return atomic_load(&p->rc);
+}
+
 int analysis_run(struct lat_trace *const *traces, size_t n, const struct analysis_opts *o,
                  struct lat_analysis **out)
 {
-    static const an_fn fns[] = {an_temporal, an_idle,  an_ktypes, an_overlap, an_launch,
-                                an_queue,    an_steps, an_ops,    an_memcpy,  an_aten};
+    /* Most expensive first (measured on df_index_resolver), so the pool ends evenly. */
+    static const an_fn fns[] = {an_aten,   an_steps,  an_ops,     an_queue,    an_launch,
+                                an_ktypes, an_memcpy, an_overlap, an_temporal, an_idle};
     const size_t nfns = sizeof(fns) / sizeof(fns[0]);
     struct analysis_opts defaults;
     struct lat_analysis *a;
     struct an_view *views = NULL;
     struct lat_trace **sel = NULL;
+    struct an_task *tasks = NULL;
     int rc = -ENOMEM;
 
     *out = NULL;
@@ -100,7 +175,8 @@ int analysis_run(struct lat_trace *const *traces, size_t n, const struct analysi
     }
     views = calloc(ns, sizeof(*views));
     a->ranks = calloc(ns, sizeof(*a->ranks));
-    if (!views || !a->ranks) goto fail;
+    tasks = calloc(ns * nfns, sizeof(*tasks));
+    if (!views || !a->ranks || !tasks) goto fail;
     a->nranks = ns;
     if ((rc = an_prep(views, sel, ns, o, a))) goto fail;
     for (size_t r = 0; r < ns; r++) {
@@ -113,16 +189,20 @@ int analysis_run(struct lat_trace *const *traces, size_t n, const struct analysi
         for (size_t i = 0; i < v->n; i++)
             ar->kept_events += v->keep[i];
         ar->dropped_last_step = v->dropped;
-        for (size_t f = 0; f < nfns; f++) {
-            if ((rc = fns[f](v, ar))) goto fail;
-            if (o->progress)
-                o->progress(o->progress_arg,
-                            ((double)r + (double)(f + 1) / (double)nfns) / (double)ns);
-        }
-        an_view_fini(v);
     }
+    for (size_t f = 0; f < nfns; f++)
+        for (size_t r = 0; r < ns; r++)
+            tasks[f * ns + r] = (struct an_task){&views[r], &a->ranks[r], fns[f]};
+    struct an_pool pool = {.tasks = tasks, .ntasks = ns * nfns, .o = o};
+    atomic_init(&pool.next, 0);
+    atomic_init(&pool.done, 0);
+    atomic_init(&pool.rc, 0);
+    if ((rc = pool_run(&pool))) goto fail;
+    for (size_t r = 0; r < ns; r++)
+        an_view_fini(&views[r]);
     qsort(a->ranks, a->nranks, sizeof(*a->ranks), rank_cmp);
     if ((rc = whole_add(a))) goto fail;
+    free(tasks);
     free(views);
     free(sel);
     *out = a;
@@ -131,6 +211,7 @@ fail:
     if (views)
         for (size_t r = 0; r < ns; r++)
             if (views[r].t) an_view_fini(&views[r]);
+    free(tasks);
     free(views);
     free(sel);
     analysis_free(a);

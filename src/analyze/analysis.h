@@ -61,6 +61,9 @@ struct analysis_opts {
     /* Optional progress callback (fraction 0..1); may be NULL. */
     void (*progress)(void *arg, double fraction);
     void *progress_arg;
+    /* Threads for the analyses after preprocessing (0: one per online CPU, at most 8). The
+     * progress callback runs on the calling thread only. */
+    unsigned threads;
 };
 
 /* Fills o with the defaults above (HTA's defaults; hta_compat false). */

@@ -625,6 +625,15 @@ static void write_record(struct llm_bench *b, struct llm_conn *c)
     } else {
         buf_puts(l, "null");
     }
+    /* The server's response id and the run's CLOCK_MONOTONIC origin pair a record with the
+     * server's own log (e.g. the fixture's --send-log, perf/llm-itl-pair.py). */
+    size_t idl;
+    const char *id = llm_stream_resp_id(&c->s, &idl);
+    if (idl)
+        buf_printf(l, ",\"id\":\"%.*s\"", (int)idl, id);
+    else
+        buf_puts(l, ",\"id\":null");
+    buf_printf(l, ",\"t0_mono_ns\":%lld", (long long)b->t0);
     if (buf_puts(l, "}\n") != 0) return; /* out of memory: this line is lost */
     pthread_mutex_lock(&b->rlock);
     if (fwrite(l->data, 1, l->len, b->records) != l->len && !b->records_err) b->records_err = -EIO;

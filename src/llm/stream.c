@@ -58,6 +58,8 @@ void llm_stream_begin(struct llm_stream *s, lat_ns t_sched, lat_ns t_send, int32
     buf_reset(&s->body);
     s->last_cum_usage = 0;
     s->saw_done = s->saw_finish = s->saw_event = s->overflow = false;
+    s->id_tried = false;
+    s->id_len = 0;
 }
 
 static void set_err(struct llm_stream *s, enum llm_err e)
@@ -80,6 +82,20 @@ static bool grow(void **p, uint32_t *cap, size_t elem)
     return true;
 }
 
+/* The response id from the first valid data event (OpenAI sends the same id in every chunk, so
+ * one look per response is enough and later events cost nothing). */
+static void keep_id(struct llm_stream *s, const char *p, size_t n)
+{
+    s->id_tried = true;
+    const char *e = p + n, *b = lj_ws(p, e), *vb, *ve;
+    if (lj_obj_get(b, e, "id", &vb, &ve) != 1 || ve - vb < 3 || *vb != '"') return;
+    size_t len = (size_t)(ve - vb) - 2;
+    if (len >= sizeof(s->id)) return;
+    memcpy(s->id, vb + 1, len);
+    s->id[len] = '\0';
+    s->id_len = (uint8_t)len;
+}
+
 static void on_event(struct llm_stream *s, const struct sse_event *ev)
 {
     struct llm_record *r = &s->rec;
@@ -100,6 +116,7 @@ static void on_event(struct llm_stream *s, const struct sse_event *ev)
     }
     if (r->t_first_event < 0) r->t_first_event = ev->ts;
     r->t_last_event = ev->ts;
+    if (!s->id_tried) keep_id(s, ev->data, ev->data_len);
     if (c.error) {
         set_err(s, LLM_ERR_EVENT);
         keep_error_text(s, ev->data, ev->data_len);
@@ -213,6 +230,12 @@ void llm_stream_end(struct llm_stream *s, int http_status, enum llm_err transpor
         }
     }
     if (r->n_content == 0) r->chunk_usage_every = false;
+}
+
+const char *llm_stream_resp_id(const struct llm_stream *s, size_t *len)
+{
+    *len = s->id_len;
+    return s->id;
 }
 
 const char *llm_stream_error_text(const struct llm_stream *s)

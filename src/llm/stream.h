@@ -25,6 +25,7 @@
 #include "net/sse.h"
 
 #define LLM_STREAM_MAX_BODY (16u << 20) /* non-streaming / error bodies kept, at most */
+#define LLM_RESP_ID_MAX     128         /* longest response `id` kept (raw JSON string text) */
 
 struct llm_stream {
     struct sse_parser sse;
@@ -35,6 +36,9 @@ struct llm_stream {
     bool streaming;
     bool saw_done, saw_finish, saw_event;
     bool overflow; /* content arrays could not grow: later chunks are not timed */
+    bool id_tried; /* the response id was looked for (in the first data event only) */
+    uint8_t id_len;
+    char id[LLM_RESP_ID_MAX]; /* the response's `id` (raw JSON string text, no quotes) */
 };
 
 void llm_stream_init(struct llm_stream *s, bool streaming);
@@ -54,5 +58,9 @@ void llm_stream_end(struct llm_stream *s, int http_status, enum llm_err transpor
 /* The error message of a failed request, if the server sent one (error body or event), else
  * "". Valid until the next llm_stream_begin. */
 const char *llm_stream_error_text(const struct llm_stream *s);
+/* The response's `id` (OpenAI's per-response id, the same in every chunk) as raw JSON string
+ * text without the quotes, ready to be written inside quotes; *len 0 when the response had none
+ * (or a non-string or longer one). Read from the first data event only, after its timestamp. */
+const char *llm_stream_resp_id(const struct llm_stream *s, size_t *len);
 
 #endif

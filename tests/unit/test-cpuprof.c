@@ -257,13 +257,13 @@ __attribute__((noinline)) static void cpuprof_test_spin(long n)
 /* Both call the same loop (alignment-independent costs); the barrier prevents tail calls. */
 __attribute__((noinline)) static void cpuprof_test_spin_big(void)
 {
-    cpuprof_test_spin(3000000);
+    cpuprof_test_spin(30000);
     __asm__ volatile("" ::: "memory");
 }
 
 __attribute__((noinline)) static void cpuprof_test_spin_small(void)
 {
-    cpuprof_test_spin(1000000);
+    cpuprof_test_spin(10000);
     __asm__ volatile("" ::: "memory");
 }
 
@@ -278,8 +278,10 @@ TEST_TIMEOUT(cpuprof_live_attach, 60)
         close(go[1]);
         if (read(go[0], &c, 1) != 1) _exit(2);
         /* A fixed amount of work, not of time: cpu-clock samples follow the CPU time the
-         * child gets, so the count does not depend on how loaded the machine is. */
-        for (int i = 0; i < 1000; i++) {
+         * child gets, so the count does not depend on how loaded the machine is. Each round
+         * (~40 us) is much shorter than the 2 ms sampling period, so samples do not alias onto
+         * one phase of the round (with ~4 ms rounds the big share drifted to 0.6 under load). */
+        for (int i = 0; i < 100000; i++) {
             cpuprof_test_spin_big();
             cpuprof_test_spin_small();
         }
