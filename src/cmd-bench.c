@@ -83,9 +83,12 @@ static const char usage_text[] =
     "                           (--target openai: also 'ttft.p99<=500ms', tpot, itl)\n"
     "  --confidence C           with --slo: LoadGen early stopping at confidence C (0.99):\n"
     "                           end the point once the claim holds; else say how many more\n"
-    "                           requests it needs\n"
+    "                           requests it needs (openai: also ttft and tpot terms, tested\n"
+    "                           on each request's own value)\n"
     "  --find-max               with --slo: highest open-loop rate meeting the SLO (double,\n"
-    "                           then bisect; start at --rate, default 10)\n"
+    "                           then bisect; start at --rate, default 10); with\n"
+    "                           --concurrency LO:HI (or a start N): the highest concurrency\n"
+    "                           (closed loop, whole steps; N alone searches 1..max(N, 1024))\n"
     "  --max-rate R             --find-max upper limit (default 1000000)\n"
     "  --precision F            --find-max relative precision (default 0.05)\n"
     "\n"
@@ -214,8 +217,22 @@ struct window_ctx {
     /* --slo with --confidence: cumulative histograms, early stop when every term passes. */
     const struct slo *slo;
     double confidence;
-    struct lat_hist *cum_lat, *cum_lag;
+    struct lat_hist *cum; /* [CUM__N]: one per metric a term can name */
+    struct llm_bench *llm;
 };
+
+/* The cumulative histograms of a point under --confidence, one per SLO metric: the engine's
+ * request latency and send lag, and (--target openai) each measured request's TTFT and TPOT.
+ * Every one is fed once per window and judged by the same early-stopping test. */
+enum { CUM_LAT = 0, CUM_LAG, CUM_TTFT, CUM_TPOT, CUM__N };
+
+static int slo_cum_index(const struct slo_term *t)
+{
+    if (!strcmp(t->metric, "send_lag")) return CUM_LAG;
+    if (!strcmp(t->metric, "ttft")) return CUM_TTFT;
+    if (!strcmp(t->metric, "tpot")) return CUM_TPOT;
+    return CUM_LAT;
+}
 
 static const struct lat_hist *slo_hist(const struct slo_term *t, const struct lat_hist *lat,
                                        const struct lat_hist *lag)
@@ -290,8 +307,9 @@ static bool on_window(void *ud, const struct bench_window *w)
             stop = true;
     }
     if (c->slo && c->confidence > 0) {
-        hist_add(c->cum_lat, w->lat);
-        hist_add(c->cum_lag, w->send_lag);
+        hist_add(&c->cum[CUM_LAT], w->lat);
+        hist_add(&c->cum[CUM_LAG], w->send_lag);
+        if (c->llm) llm_bench_ivl_take(c->llm, &c->cum[CUM_TTFT], &c->cum[CUM_TPOT]);
         bool all = c->slo->n > 0;
         for (int i = 0; i < c->slo->n && all; i++) {
             const struct slo_term *t = &c->slo->t[i];
@@ -301,8 +319,8 @@ static bool on_window(void *ud, const struct bench_window *w)
                 all = false; /* an error budget is judged at the end */
                 break;
             }
-            if (slo_term_eval_hist(t, slo_hist(t, c->cum_lat, c->cum_lag), c->confidence, &obs,
-                                   &more) != SLO_PASS)
+            if (slo_term_eval_hist(t, &c->cum[slo_cum_index(t)], c->confidence, &obs, &more) !=
+                SLO_PASS)
                 all = false;
         }
         if (all) stop = true;
@@ -312,7 +330,8 @@ static bool on_window(void *ud, const struct bench_window *w)
 
 /* Judges the SLO terms on a finished point; marks the point INVALID when not met (unless
  * find-max, where a miss is the expected answer of a probe). */
-static void judge_slo(const struct cli *c, struct bench_point *p, bool mark_invalid)
+static void judge_slo(const struct cli *c, struct bench_point *p, bool mark_invalid,
+                      const struct lat_hist *cum)
 {
     struct bench_slo_result *r = &p->slo;
     memset(r, 0, sizeof(*r));
@@ -333,6 +352,11 @@ static void judge_slo(const struct cli *c, struct bench_point *p, bool mark_inva
             if (p->llm && p->llm->requests)
                 o->observed = (double)p->llm->errors / (double)p->llm->requests;
             o->verdict = slo_term_holds(t, o->observed) ? SLO_PASS : SLO_FAIL;
+        } else if (c->confidence > 0 && cum && slo_cum_index(t) >= CUM_TTFT) {
+            /* --confidence on ttft/tpot: LoadGen's early stopping on every measured request's
+             * own value (the cumulative histogram the windows fed), as for e2e. */
+            o->verdict = (int)slo_term_eval_hist(t, &cum[slo_cum_index(t)], c->confidence,
+                                                 &o->observed, &o->more_needed);
         } else if (slo_is_llm_metric(t->metric)) {
             /* Exact order statistics of every request of the point (llm/metrics.h); no
              * sample (every request failed) is a miss. */
@@ -592,14 +616,16 @@ static int parse_args(int argc, char **argv, struct cli *c)
     if (c->confidence > 0 && !c->slo_text)
         return usage_error("--confidence", "needs --slo (the claim to establish)");
     for (int i = 0; c->confidence > 0 && i < c->slo.n; i++)
-        if (slo_is_llm_metric(c->slo.t[i].metric))
-            return usage_error("--confidence", "early stopping applies to e2e and send_lag "
-                                               "terms; LLM metric terms are judged on every "
-                                               "request of the point");
+        if (!strcmp(c->slo.t[i].metric, "itl") || !strcmp(c->slo.t[i].metric, "chunk_gap"))
+            return usage_error("--confidence",
+                               "early stopping needs one sample per request: use tpot (each "
+                               "request's mean time per output token) instead of itl or "
+                               "chunk_gap, whose many samples per request are not independent");
     if (c->find_max && !c->slo_text)
         return usage_error("--find-max", "needs --slo, e.g. --slo 'p99<=200ms'");
-    if (c->find_max && c->conc_arg)
-        return usage_error("--find-max", "searches open-loop rates; drop --concurrency");
+    if (c->find_max && c->conc_arg && c->max_rate > 0)
+        return usage_error("--max-rate", "bounds a rate search; with --concurrency give the "
+                                         "range as LO:HI");
     return 0;
 }
 
@@ -676,18 +702,27 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     double values[BENCH_SWEEP_MAX];
     size_t nvalues = 0;
     bool open_loop = c.rate_arg != NULL;
-    if (bench_parse_sweep(open_loop ? c.rate_arg : (c.conc_arg ? c.conc_arg : "1"), !open_loop,
-                          values, &nvalues, &why) < 0) {
+    /* --find-max --concurrency LO:HI: a closed-loop search over whole concurrencies. */
+    bool find_conc = c.find_max && c.conc_arg;
+    unsigned conc_start = 0, conc_lo = 0, conc_hi = 0;
+    if (find_conc) {
+        if (bench_parse_conc_range(c.conc_arg, &conc_start, &conc_lo, &conc_hi, &why) < 0) {
+            free(c.headers);
+            return usage_error("--concurrency", why);
+        }
+    } else if (bench_parse_sweep(open_loop ? c.rate_arg : (c.conc_arg ? c.conc_arg : "1"),
+                                 !open_loop, values, &nvalues, &why) < 0) {
         free(c.headers);
         return usage_error(open_loop ? "--rate" : "--concurrency", why);
     }
-    if (llm.replay_path && (c.rate_arg || c.conc_arg || c.find_max || c.duration_ns || c.requests ||
+    if (llm.replay_path && (c.rate_arg || c.conc_arg || c.find_max || c.duration_ns ||
                             c.warmup_ns || c.warmup_requests || c.stable)) {
         free(c.headers);
         return usage_error("--replay", "the trace sets every send time; drop --rate, "
-                                       "--concurrency, --find-max, --duration, --requests, "
-                                       "--warmup and --stable");
+                                       "--concurrency, --find-max, --duration, --warmup and "
+                                       "--stable (--requests N replays the first N)");
     }
+    if (llm.replay_path) llm.replay_limit = (size_t)c.requests;
     if (!c.duration_ns && !c.requests)
         c.duration_ns = c.stable ? 11 * c.eng.window_ns : 10 * LAT_NS_PER_S;
 
@@ -785,7 +820,20 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     }
 
     struct lat_search search;
-    if (c.find_max) {
+    if (find_conc) {
+        /* The same bracket-then-bisect search as for rates, in whole steps. */
+        if (search_init(&search, conc_start, conc_lo, conc_hi, c.precision > 0 ? c.precision : 0.05,
+                        SEARCH_MAX_STEPS) < 0) {
+            usage_error("--find-max", "invalid concurrency range");
+            exit_code = LAT_EXIT_USAGE;
+            goto out;
+        }
+        search_set_integer(&search);
+        open_loop = false;
+        nvalues = SEARCH_MAX_STEPS;
+        run.slo = c.slo_text;
+        run.find_concurrency = true;
+    } else if (c.find_max) {
         double start = open_loop ? values[0] : 10.0;
         double maxr = c.max_rate > 0 ? c.max_rate : 1e6;
         if (start > maxr) start = maxr;
@@ -822,8 +870,12 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     lat_ns hlog_base = clock_now_ns();
     llm.hlog = hw_started ? &hw : NULL;
     llm.hlog_base = hlog_base;
-    struct lat_hist cum_lat = {0}, cum_lag = {0};
-    if (c.confidence > 0 && (hist_init_default(&cum_lat) < 0 || hist_init_default(&cum_lag) < 0)) {
+    struct lat_hist cum[CUM__N];
+    memset(cum, 0, sizeof(cum));
+    bool cum_fail = c.confidence > 0 && llm.active && llm_bench_ivl_enable(&llm) < 0;
+    for (int k = 0; c.confidence > 0 && k < CUM__N; k++)
+        if (hist_init_default(&cum[k]) < 0) cum_fail = true;
+    if (cum_fail) {
         pr_err("out of memory\n");
         exit(LAT_EXIT_FAILURE);
     }
@@ -856,8 +908,13 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         struct lat_stable stable;
         stable_init_default(&stable);
         if (c.confidence > 0) {
-            hist_reset(&cum_lat);
-            hist_reset(&cum_lag);
+            for (int k = 0; k < CUM__N; k++)
+                hist_reset(&cum[k]);
+            if (llm.active) { /* nothing of the previous point may leak into this one */
+                llm_bench_ivl_take(&llm, &cum[CUM_TTFT], &cum[CUM_TPOT]);
+                hist_reset(&cum[CUM_TTFT]);
+                hist_reset(&cum[CUM_TPOT]);
+            }
         }
         struct window_ctx wc = {.progress = opts->progress && c.format == LAT_FMT_TEXT,
                                 .t0 = clock_now_ns(),
@@ -866,11 +923,15 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
                                 .stable = c.stable ? &stable : NULL,
                                 .slo = c.slo_text ? &c.slo : NULL,
                                 .confidence = c.confidence,
-                                .cum_lat = &cum_lat,
-                                .cum_lag = &cum_lag};
+                                .cum = cum,
+                                .llm = llm.active ? &llm : NULL};
         struct bench_hooks hooks = {.window = on_window, .ud = &wc};
-        if (c.find_max && c.format == LAT_FMT_TEXT)
-            pr_info("find-max: probing %.1f req/s\n", value);
+        if (c.find_max && c.format == LAT_FMT_TEXT) {
+            if (find_conc)
+                pr_info("find-max: probing concurrency %u\n", (unsigned)value);
+            else
+                pr_info("find-max: probing %.1f req/s\n", value);
+        }
         rc = bench_run_point(&t, l, &c.eng, &hooks, &bench_stop, &p->res);
         if (wc.progress) fputs("\r\033[K", stderr);
         if (rc < 0) {
@@ -894,7 +955,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
                 pr_warn("point %zu: latency is not stabilizing\n", i + 1);
         }
         if (strcmp(c.target, "kserve") == 0) kserve_stats_after(&ks, &t, &p->server);
-        judge_slo(&c, p, !c.find_max);
+        judge_slo(&c, p, !c.find_max, c.confidence > 0 ? cum : NULL);
         if (p->res.interrupted) run.interrupted = true;
         if (c.find_max) {
             bool pass = p->res.valid && p->slo.pass;
@@ -909,10 +970,8 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         if (wc.hlog_err) pr_warn("--hdr-log %s: %s\n", c.hdr_log, lat_strerror(wc.hlog_err));
     }
     if (c.find_max && run.best_point < 0) exit_code = LAT_EXIT_FAILURE;
-    if (c.confidence > 0) {
-        hist_fini(&cum_lat);
-        hist_fini(&cum_lag);
-    }
+    for (int k = 0; c.confidence > 0 && k < CUM__N; k++)
+        hist_fini(&cum[k]);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (bench_stop) {

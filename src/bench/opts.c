@@ -103,6 +103,45 @@ int bench_parse_sweep(const char *s, bool integer, double *out, size_t *n, const
     return 0;
 }
 
+static int parse_whole(const char *s, const char *e, unsigned *out)
+{
+    double v;
+    if (parse_num(s, e, &v) || !(v >= 1) || v > 1e6 || v != floor(v)) return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+int bench_parse_conc_range(const char *s, unsigned *start, unsigned *lo, unsigned *hi,
+                           const char **why)
+{
+    static const char form[] = "--find-max takes a concurrency range LO:HI (e.g. 1:256) or a "
+                               "start N, whole numbers 1..1000000";
+    const char *c = s ? strchr(s, ':') : NULL;
+    if (!s || !*s || strchr(s, ',') || (c && strchr(c + 1, ':'))) {
+        *why = form;
+        return LAT_E_USAGE;
+    }
+    if (!c) {
+        if (parse_whole(s, s + strlen(s), start)) {
+            *why = form;
+            return LAT_E_USAGE;
+        }
+        *lo = 1;
+        *hi = *start > BENCH_FIND_MAX_CONC ? *start : BENCH_FIND_MAX_CONC;
+        return 0;
+    }
+    if (parse_whole(s, c, lo) || parse_whole(c + 1, c + strlen(c), hi)) {
+        *why = form;
+        return LAT_E_USAGE;
+    }
+    if (*hi < *lo) {
+        *why = "a concurrency range needs LO <= HI";
+        return LAT_E_USAGE;
+    }
+    *start = *lo;
+    return 0;
+}
+
 int bench_parse_arrival(const char *s, enum bench_arrival *a, double *shape, const char **why)
 {
     *shape = 0;

@@ -21,6 +21,14 @@
  * Fills out[0..*n) (at most BENCH_SWEEP_MAX values). integer: values must be whole numbers.
  */
 int bench_parse_sweep(const char *s, bool integer, double *out, size_t *n, const char **why);
+/*
+ * The concurrency range of `--find-max --concurrency`: "LO:HI" searches whole numbers in
+ * [LO, HI] starting at LO; "N" starts at N with LO = 1 and HI = max(N, BENCH_FIND_MAX_CONC).
+ * 1 <= LO <= HI <= 1000000.
+ */
+#define BENCH_FIND_MAX_CONC 1024
+int bench_parse_conc_range(const char *s, unsigned *start, unsigned *lo, unsigned *hi,
+                           const char **why);
 /* "constant", "poisson", "gamma:K" (K > 0, default 1 when ":K" is absent). */
 int bench_parse_arrival(const char *s, enum bench_arrival *a, double *shape, const char **why);
 /* A warmup: a duration with a unit ("5s", "500ms") or a bare request count ("100"). */

@@ -196,15 +196,32 @@ static void json_point(struct jsonw *w, struct bench_point *p)
 }
 
 /* --find-max: the lowest probed rate above the answer that missed the SLO (0 = none). */
+/* What a find-max probe varied: its rate, or its concurrency (--find-max --concurrency). */
+static double probe_value(const struct bench_run *r, const struct bench_point *p)
+{
+    return r->find_concurrency ? (double)p->load.concurrency : p->load.rate;
+}
+
 static double knee_fail_rate(const struct bench_run *r)
 {
     double fail = 0;
     for (size_t i = 0; i < r->npoints; i++) {
         const struct bench_point *p = &r->points[i];
         if (!p->ran || (p->res.valid && p->slo.pass)) continue;
-        if (p->load.rate > r->max_rate && (fail == 0 || p->load.rate < fail)) fail = p->load.rate;
+        double v = probe_value(r, p);
+        if (v > r->max_rate && (fail == 0 || v < fail)) fail = v;
     }
     return fail;
+}
+
+/* A find_max member that exists in one search kind only: the value, or null. */
+static void json_kind_value(struct jsonw *w, const char *key, bool have, double v)
+{
+    jsonw_key(w, key);
+    if (have)
+        jsonw_fixed(w, v, 3);
+    else
+        jsonw_null(w);
 }
 
 int bench_report_json(FILE *f, const struct bench_run *r)
@@ -240,11 +257,13 @@ int bench_report_json(FILE *f, const struct bench_run *r)
         jsonw_obj_begin(&w);
         jsonw_key(&w, "slo");
         jsonw_str(&w, r->slo);
-        jsonw_key(&w, "max_rate");
-        if (r->best_point >= 0)
-            jsonw_fixed(&w, r->max_rate, 3);
-        else
-            jsonw_null(&w);
+        jsonw_key(&w, "search");
+        jsonw_str(&w, r->find_concurrency ? "concurrency" : "rate");
+        bool best = r->best_point >= 0, rate = !r->find_concurrency;
+        double fail = knee_fail_rate(r);
+        json_kind_value(&w, "max_rate", rate && best, r->max_rate);
+        json_kind_value(&w, "max_concurrency", !rate && best, r->max_rate);
+        json_kind_value(&w, "lowest_failing_concurrency", !rate && fail > 0, fail);
         jsonw_key(&w, "point");
         if (r->best_point >= 0)
             jsonw_i64(&w, r->best_point);
@@ -252,18 +271,9 @@ int bench_report_json(FILE *f, const struct bench_run *r)
             jsonw_null(&w);
         /* The knee: highest passing and lowest failing rate probed; the goodput at the
          * passing one (--target openai: requests meeting every per-request limit). */
-        double fail = knee_fail_rate(r);
         const struct llm_summary *ls = r->best_point >= 0 ? r->points[r->best_point].llm : NULL;
-        jsonw_key(&w, "knee_rate");
-        if (r->best_point >= 0)
-            jsonw_fixed(&w, r->max_rate, 3);
-        else
-            jsonw_null(&w);
-        jsonw_key(&w, "lowest_failing_rate");
-        if (fail > 0)
-            jsonw_fixed(&w, fail, 3);
-        else
-            jsonw_null(&w);
+        json_kind_value(&w, "knee_rate", rate && best, r->max_rate);
+        json_kind_value(&w, "lowest_failing_rate", rate && fail > 0, fail);
         jsonw_key(&w, "goodput_rps");
         if (ls && ls->has_slo)
             jsonw_double(&w, ls->goodput_rps, 6);
@@ -460,21 +470,32 @@ int bench_report_text(FILE *f, const struct bench_run *r)
         }
     }
     if (r->slo) {
-        if (r->best_point >= 0) {
+        if (r->best_point >= 0 && r->find_concurrency) {
+            double fail = knee_fail_rate(r);
+            fprintf(f, "\nfind-max: highest concurrency meeting %s: %.0f (point %d, %.3f req/s)\n",
+                    r->slo, r->max_rate, r->best_point + 1,
+                    r->points[r->best_point].res.achieved_rps);
+            if (fail > 0)
+                fprintf(f, "find-max: knee between concurrency %.0f (met) and %.0f (missed)\n",
+                        r->max_rate, fail);
+        } else if (r->best_point >= 0) {
             fprintf(f, "\nfind-max: highest rate meeting %s: %.1f req/s (point %d)\n", r->slo,
                     r->max_rate, r->best_point + 1);
             double fail = knee_fail_rate(r);
-            const struct llm_summary *ls = r->points[r->best_point].llm;
             if (fail > 0)
                 fprintf(f, "find-max: knee between %.1f req/s (met) and %.1f req/s (missed)\n",
                         r->max_rate, fail);
+        }
+        if (r->best_point >= 0) {
+            const struct llm_summary *ls = r->points[r->best_point].llm;
             if (ls && ls->has_slo)
                 fprintf(f,
                         "find-max: at the knee %.3f req/s completed, goodput %.3f req/s "
                         "(%.2f %% of requests met every per-request limit)\n",
                         ls->req_s, ls->goodput_rps, 100.0 * ls->goodput_fraction);
         } else
-            fprintf(f, "\nfind-max: no probed rate met %s\n", r->slo);
+            fprintf(f, "\nfind-max: no probed %s met %s\n",
+                    r->find_concurrency ? "concurrency" : "rate", r->slo);
     }
     if (r->interrupted) fprintf(f, "\n(interrupted: results cover what completed)\n");
     return ferror(f) ? -EIO : 0;

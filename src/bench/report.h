@@ -58,7 +58,8 @@ struct bench_run {
     /* --find-max: the answer (index into points, -1 none) and the SLO text. */
     const char *slo;
     int best_point;
-    double max_rate;
+    double max_rate;       /* the best probe's rate, or its concurrency with find_concurrency */
+    bool find_concurrency; /* --find-max --concurrency: the probes are closed-loop points */
 };
 
 /* Each returns 0 or -EIO (write error) / -ENOMEM. */

@@ -35,6 +35,8 @@ const char llm_bench_usage[] =
     "  --replay FILE.jsonl      send each line's request at its time (open loop, one point):\n"
     "                           {\"timestamp\": ms, \"input_length\": N | \"prompt\": ... |\n"
     "                           \"messages\": [...], \"output_length\": N}\n"
+    "  --replay FILE.csv        or an Azure LLM inference trace (AzurePublicDataset):\n"
+    "                           TIMESTAMP,ContextTokens,GeneratedTokens; -n N: first N rows\n"
     "  --replay-speed F         replay F times faster (default 1)\n"
     "  --extra-body JSON        extra members for every body, e.g. '{\"temperature\":0}'\n"
     "  --api-key-env VAR        send 'Authorization: Bearer $VAR'\n"
@@ -253,7 +255,7 @@ int llm_bench_setup(struct llm_bench *b, const char *hostport, const char *path,
     b->tc.wl.seed = seed;
     if (!b->tc.wl.prompts_path && b->tc.wl.input.mean < 1) b->tc.wl.input.mean = 128;
     if (b->replay_path) {
-        int lrc = llm_replay_load(&b->replay, b->replay_path, why, whylen);
+        int lrc = llm_replay_load_n(&b->replay, b->replay_path, b->replay_limit, why, whylen);
         if (lrc) return lrc;
         if (b->replay_speed > 0)
             for (size_t i = 0; i < b->replay.n; i++)
@@ -295,6 +297,75 @@ void llm_bench_fini(struct llm_bench *b)
     llm_target_free(b->t);
     b->t = NULL;
     llm_replay_fini(&b->replay);
+    if (b->ivl_on) {
+        hist_fini(&b->ivl_ttft);
+        hist_fini(&b->ivl_tpot);
+        pthread_mutex_destroy(&b->ivl_lock);
+        b->ivl_on = false;
+    }
+}
+
+/* ---- --confidence on LLM terms: per-request TTFT/TPOT for the early-stopping test ---- */
+
+void llm_bench_req_values(const struct llm_record *r, enum llm_view v, lat_ns *ttft, lat_ns *tpot)
+{
+    *ttft = *tpot = -1;
+    if (r->err != LLM_OK) return;
+    enum llm_tok_src src;
+    int64_t n = llm_record_tokens(r, &src);
+    lat_ns first, e2e;
+    switch (v) {
+    case LLM_VIEW_VLLM: /* mirrors llm/metrics.c view_values() */
+        if (r->t_first_choice >= 0) *ttft = r->t_first_choice - r->t_send;
+        e2e = (r->t_last_choice >= 0 ? r->t_last_choice : r->t_end) - r->t_send;
+        if (*ttft >= 0 && n > 1) *tpot = (e2e - *ttft) / (n - 1);
+        break;
+    case LLM_VIEW_GENAI_PERF:
+        if (r->t_first_event >= 0) *ttft = r->t_first_event - r->t_send;
+        e2e = (r->t_last_event >= 0 ? r->t_last_event : r->t_end) - r->t_send;
+        if (*ttft >= 0 && n > 1) *tpot = (e2e - *ttft) / (n - 1);
+        break;
+    default:
+        first = r->t_first;
+        if (first >= 0) *ttft = first - r->t_sched;
+        if (first >= 0 && r->t_last >= 0 && n >= 2) *tpot = (r->t_last - first) / (n - 1);
+        break;
+    }
+}
+
+int llm_bench_ivl_enable(struct llm_bench *b)
+{
+    if (b->ivl_on) return 0;
+    if (hist_init_default(&b->ivl_ttft) < 0) return -ENOMEM;
+    if (hist_init_default(&b->ivl_tpot) < 0) {
+        hist_fini(&b->ivl_ttft);
+        return -ENOMEM;
+    }
+    pthread_mutex_init(&b->ivl_lock, NULL);
+    b->ivl_on = true;
+    return 0;
+}
+
+void llm_bench_ivl_take(struct llm_bench *b, struct lat_hist *ttft, struct lat_hist *tpot)
+{
+    if (!b->ivl_on) return;
+    pthread_mutex_lock(&b->ivl_lock);
+    hist_add(ttft, &b->ivl_ttft);
+    hist_add(tpot, &b->ivl_tpot);
+    hist_reset(&b->ivl_ttft);
+    hist_reset(&b->ivl_tpot);
+    pthread_mutex_unlock(&b->ivl_lock);
+}
+
+static void ivl_record(struct llm_bench *b, const struct llm_record *r)
+{
+    lat_ns ttft, tpot;
+    llm_bench_req_values(r, b->view, &ttft, &tpot);
+    if (ttft < 0 && tpot < 0) return;
+    pthread_mutex_lock(&b->ivl_lock);
+    if (ttft >= 0) hist_record(&b->ivl_ttft, ttft);
+    if (tpot >= 0) hist_record(&b->ivl_tpot, tpot);
+    pthread_mutex_unlock(&b->ivl_lock);
 }
 
 /* ---- --metrics-url ---- */
@@ -622,6 +693,7 @@ void llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool 
     struct llm_conn *c = cs;
     struct llm_bench *b = c->owner;
     if (measured && b && b->records) write_record(b, c);
+    if (measured && b && b->ivl_on) ivl_record(b, &c->s.rec);
 }
 
 int llm_bench_point_done(struct llm_bench *b, struct llm_summary *out)

@@ -65,11 +65,20 @@ struct llm_bench {
     struct hlog_writer *hlog;
     lat_ns hlog_base;
     int hlog_err;
-    /* --replay FILE.jsonl (llm/replay.h), loaded by llm_bench_setup; offsets already divided
-     * by --replay-speed. The caller runs one open-loop point over replay.offsets. */
+    /* --replay FILE.jsonl or FILE.csv (llm/replay.h, llm/azure.h), loaded by llm_bench_setup;
+     * offsets already divided by --replay-speed. The caller runs one open-loop point over
+     * replay.offsets. */
     const char *replay_path;
     double replay_speed;
+    size_t replay_limit; /* --requests N with --replay: only the first N requests (0: all) */
     struct llm_replay replay;
+    /* --confidence on ttft/tpot SLO terms (llm_bench_ivl_enable): each measured successful
+     * request's TTFT and TPOT, in the --metrics-compat view, are recorded here by the worker
+     * that ends it; llm_bench_ivl_take() moves them into the caller's cumulative histograms
+     * once per window. One mutex for all threads: one uncontended lock per LLM request. */
+    bool ivl_on;
+    pthread_mutex_t ivl_lock;
+    struct lat_hist ivl_ttft, ivl_tpot;
 };
 
 /* Usage text of the openai options (for cmd-bench's --help). */
@@ -101,6 +110,16 @@ void llm_bench_begin(void *cs, lat_ns t_sched, lat_ns t_send);
 void llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool measured);
 /* Replay: the next build on cs is request k (trace line k). */
 void llm_bench_seq(void *cs, uint64_t k);
+
+/* One request's TTFT and TPOT (ns) in view v (the same definitions as the point summary:
+ * latscope TTFT from t_sched, TPOT (t_last - t_first)/(n - 1); vllm/genai-perf from t_send).
+ * -1 where undefined (failed request, no content, n <= 1 for TPOT). */
+void llm_bench_req_values(const struct llm_record *r, enum llm_view v, lat_ns *ttft, lat_ns *tpot);
+/* Starts recording per-request TTFT/TPOT for early stopping. 0 or -ENOMEM. */
+int llm_bench_ivl_enable(struct llm_bench *b);
+/* Adds what was recorded since the last call to *ttft and *tpot (same histogram layout:
+ * hist_init_default) and forgets it. Any thread; no-op when not enabled. */
+void llm_bench_ivl_take(struct llm_bench *b, struct lat_hist *ttft, struct lat_hist *tpot);
 
 /* Scrapes URL once into *out (GET, 5 s timeout). 0, -errno, LAT_E_* (status >= 300:
  * LAT_E_HTTP_PARSE) or LAT_E_USAGE from the parser. */

@@ -1,9 +1,10 @@
 /*
- * replay.c - the --replay trace parser (format in replay.h).
+ * replay.c - the --replay trace parser (format in replay.h); Azure CSV traces go to azure.c.
  */
 #include "llm/replay.h"
 
 #include "core/err.h"
+#include "llm/azure.h"
 #include "llm/chunk.h"
 
 #include <errno.h>
@@ -96,6 +97,12 @@ static int arena_add(struct llm_replay *r, size_t *cap, const char *p, size_t n,
 int llm_replay_parse(struct llm_replay *r, const char *data, size_t len, const char *name,
                      char *why, size_t whylen)
 {
+    return llm_replay_parse_n(r, data, len, name, 0, why, whylen);
+}
+
+int llm_replay_parse_n(struct llm_replay *r, const char *data, size_t len, const char *name,
+                       size_t limit, char *why, size_t whylen)
+{
     static const char *const tkeys[] = {"timestamp", "timestamp_ms", "timestamp_s", NULL};
     static const char *const ikeys[] = {"input_length", "input_tokens", NULL};
     static const char *const okeys[] = {"output_length", "output_tokens", "max_tokens", NULL};
@@ -106,7 +113,7 @@ int llm_replay_parse(struct llm_replay *r, const char *data, size_t len, const c
     double first = 0, prev = 0;
     int rc = 0;
     const char *p = data, *end = data + len;
-    while (p < end) {
+    while (p < end && (!limit || r->n < limit)) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *le = nl ? nl : end;
         const char *b = lj_ws(p, le);
@@ -215,6 +222,12 @@ int llm_replay_parse(struct llm_replay *r, const char *data, size_t len, const c
 
 int llm_replay_load(struct llm_replay *r, const char *path, char *why, size_t whylen)
 {
+    return llm_replay_load_n(r, path, 0, why, whylen);
+}
+
+int llm_replay_load_n(struct llm_replay *r, const char *path, size_t limit, char *why,
+                      size_t whylen)
+{
     memset(r, 0, sizeof(*r));
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -247,7 +260,10 @@ int llm_replay_load(struct llm_replay *r, const char *path, char *why, size_t wh
         }
     }
     fclose(f);
-    if (!rc) rc = llm_replay_parse(r, buf ? buf : "", n, path, why, whylen);
+    if (!rc && llm_azure_is_csv(buf ? buf : "", n))
+        rc = llm_azure_parse(r, buf, n, path, limit, why, whylen);
+    else if (!rc)
+        rc = llm_replay_parse_n(r, buf ? buf : "", n, path, limit, why, whylen);
     free(buf);
     return rc;
 }

@@ -10,6 +10,8 @@
  * Other members (e.g. Mooncake's "hash_ids") are ignored. Example:
  *   {"timestamp": 0, "input_length": 512, "output_length": 64}
  *   {"timestamp": 120, "prompt": "Why is the sky blue?", "output_tokens": 32}
+ * The Azure LLM inference trace CSV (TIMESTAMP,ContextTokens,GeneratedTokens) is read into the
+ * same structure by llm/azure.h; llm_replay_load_n() tells the two apart.
  */
 #ifndef LAT_LLM_REPLAY_H
 #define LAT_LLM_REPLAY_H
@@ -44,8 +46,15 @@ struct llm_replay {
  */
 int llm_replay_parse(struct llm_replay *r, const char *data, size_t len, const char *name,
                      char *why, size_t whylen);
+/* The same, keeping only the first limit requests when limit > 0 (later lines are not read). */
+int llm_replay_parse_n(struct llm_replay *r, const char *data, size_t len, const char *name,
+                       size_t limit, char *why, size_t whylen);
 /* Reads and parses path (as above; -errno when it cannot be read). */
 int llm_replay_load(struct llm_replay *r, const char *path, char *why, size_t whylen);
+/* Reads path, JSON lines or an Azure LLM inference trace CSV (llm/azure.h: chosen by its
+ * header, a line naming a TIMESTAMP column), keeping the first limit requests (0: all). */
+int llm_replay_load_n(struct llm_replay *r, const char *path, size_t limit, char *why,
+                      size_t whylen);
 void llm_replay_fini(struct llm_replay *r);
 
 #endif

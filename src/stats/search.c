@@ -282,6 +282,11 @@ int search_init(struct lat_search *s, double start, double min_rate, double max_
     return 0;
 }
 
+void search_set_integer(struct lat_search *s)
+{
+    s->integer = true;
+}
+
 double search_next(const struct lat_search *s)
 {
     return s->phase == SEARCH_DONE ? 0.0 : s->next;
@@ -330,15 +335,19 @@ int search_feed(struct lat_search *s, double rate, bool pass)
                 finish(s, "even the minimum rate misses the SLO");
                 return 0;
             }
-            s->next = rate / 2 < s->min_rate ? s->min_rate : rate / 2;
+            double half = s->integer ? floor(rate / 2) : rate / 2;
+            s->next = half < s->min_rate ? s->min_rate : half;
         }
     }
     if (s->phase == SEARCH_BISECT) {
-        if (s->hi_fail - s->lo_pass <= s->precision * s->lo_pass) {
+        double width = s->precision * s->lo_pass;
+        if (s->integer && width < 1) width = 1;
+        if (s->hi_fail - s->lo_pass <= width) {
             finish(s, "bracket narrower than the precision");
             return 0;
         }
         s->next = (s->lo_pass + s->hi_fail) / 2;
+        if (s->integer) s->next = floor(s->next);
     }
     if (s->nsteps >= s->max_steps) finish(s, "step limit reached");
     return 0;

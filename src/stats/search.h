@@ -80,12 +80,18 @@ struct lat_search {
     int max_steps, nsteps;
     struct search_step steps[SEARCH_MAX_STEPS];
     const char *end_reason; /* why the search ended (static text) */
+    bool integer;           /* whole-number steps (concurrency): see search_set_integer() */
 };
 
 /* start > 0, min_rate > 0, max_rate >= start >= min_rate, precision (relative, e.g. 0.05) > 0,
  * 1 <= max_steps <= SEARCH_MAX_STEPS. 0 or LAT_E_USAGE. */
 int search_init(struct lat_search *s, double start, double min_rate, double max_rate,
                 double precision, int max_steps);
+/* Whole-number search (--find-max over concurrency), right after search_init with whole
+ * start/min/max: halving rounds down (not below min), bisection probes floor((lo + hi) / 2),
+ * and the bisection ends when the bracket is 1 wide (or within the relative precision, if
+ * that is wider). The same bracket-then-bisect algorithm otherwise. */
+void search_set_integer(struct lat_search *s);
 /* Rate to probe next, or 0 when the search is over. */
 double search_next(const struct lat_search *s);
 /* The verdict for the rate just probed (must equal search_next()). 0 or LAT_E_USAGE. */

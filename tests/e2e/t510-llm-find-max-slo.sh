@@ -60,7 +60,7 @@ expect_usage() {
 }
 expect_usage --target openai "$URL" --find-max --slo 'ttft.p97<=1s'
 grep -q "p50, p90, p95, p99" "$TMPDIR/e3" || fail "$(cat "$TMPDIR/e3")"
-expect_usage --target openai "$URL" --slo 'ttft.p99<=1s' --confidence 0.9
+expect_usage --target openai "$URL" --slo 'itl.p99<=1s' --confidence 0.9
 grep -q "early stopping" "$TMPDIR/e3" || fail "$(cat "$TMPDIR/e3")"
 expect_usage "$URL" --find-max --slo 'ttft.p99<=1s'
 grep -q "need --target openai" "$TMPDIR/e3" || fail "$(cat "$TMPDIR/e3")"
