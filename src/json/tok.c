@@ -723,7 +723,8 @@ int json_tok_next(struct json_tok *t, struct json_token *tk)
         case S_KEY:
             if (c != '"')
                 return tok_fail(t, LAT_E_BAD_JSON, pos_off(t, p), "expected %s, found %s",
-                                expect_desc(t->state), found_desc(p, end, t->fdesc, sizeof(t->fdesc)));
+                                expect_desc(t->state),
+                                found_desc(p, end, t->fdesc, sizeof(t->fdesc)));
             rc = scan_string(t, tk, JSON_KEY);
             if (rc == 2) continue;
             if (rc == 1) {
@@ -759,7 +760,8 @@ int json_tok_next(struct json_tok *t, struct json_token *tk)
             case '\xEF':
                 if (pos_off(t, p) != 0 || (t->flags & JSON_TOK_STRICT))
                     return tok_fail(t, LAT_E_BAD_JSON, pos_off(t, p), "expected %s, found %s",
-                                    expect_desc(t->state), found_desc(p, end, t->fdesc, sizeof(t->fdesc)));
+                                    expect_desc(t->state),
+                                    found_desc(p, end, t->fdesc, sizeof(t->fdesc)));
                 rc = scan_literal(t, tk);
                 if (rc == 1) continue; /* skipped the BOM; the value follows */
                 break;
@@ -769,7 +771,8 @@ int json_tok_next(struct json_tok *t, struct json_token *tk)
                     break;
                 }
                 return tok_fail(t, LAT_E_BAD_JSON, pos_off(t, p), "expected %s, found %s",
-                                expect_desc(t->state), found_desc(p, end, t->fdesc, sizeof(t->fdesc)));
+                                expect_desc(t->state),
+                                found_desc(p, end, t->fdesc, sizeof(t->fdesc)));
             }
             if (rc == 2) continue;
             if (rc == 1) {
