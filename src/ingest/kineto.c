@@ -431,11 +431,19 @@ static int kx_time(const struct json_token *tk, lat_ns *out, bool *nonint)
 /* Arg keys dropped by default: bulky and unused by the analyses. */
 static bool arg_dropped(const char *s, size_t n)
 {
-    static const char *const drop[] = {"Call stack",          "Concrete Inputs",  "Input Strides",
-                                       "Module Hierarchy",    "Python module id", "Ev Idx",
-                                       "Profiler Event Index"};
+#define D(lit)                                                                                     \
+    {                                                                                              \
+        lit, sizeof(lit) - 1                                                                       \
+    }
+    static const struct {
+        const char *s;
+        size_t n;
+    } drop[] = {D("Call stack"),          D("Concrete Inputs"),  D("Input Strides"),
+                D("Module Hierarchy"),    D("Python module id"), D("Ev Idx"),
+                D("Profiler Event Index")};
+#undef D
     for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
-        if (strlen(drop[i]) == n && memcmp(drop[i], s, n) == 0) return true;
+        if (drop[i].n == n && memcmp(drop[i].s, s, n) == 0) return true;
     return false;
 }
 
