@@ -58,23 +58,31 @@ static size_t an_hash(int64_t k, size_t cap)
     return (size_t)x & (cap - 1);
 }
 
+/* Doubles the table. Out of line: the local map would cost every put a stack-protector check. */
+static __attribute__((noinline)) int an_map_grow(struct an_map *m)
+{
+    struct an_map g;
+    int rc = an_map_init(&g, m->cap);
+    if (rc) return rc;
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->keys[i] != INT64_MIN) {
+            size_t h = an_hash(m->keys[i], g.cap);
+            while (g.keys[h] != INT64_MIN)
+                h = (h + 1) & (g.cap - 1);
+            g.keys[h] = m->keys[i];
+            g.vals[h] = m->vals[i];
+            g.n++;
+        }
+    an_map_fini(m);
+    *m = g;
+    return 0;
+}
+
 int an_map_put(struct an_map *m, int64_t key, uint32_t val)
 {
     if ((m->n + 1) * 2 > m->cap) {
-        struct an_map g;
-        int rc = an_map_init(&g, m->cap);
+        int rc = an_map_grow(m);
         if (rc) return rc;
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->keys[i] != INT64_MIN) {
-                size_t h = an_hash(m->keys[i], g.cap);
-                while (g.keys[h] != INT64_MIN)
-                    h = (h + 1) & (g.cap - 1);
-                g.keys[h] = m->keys[i];
-                g.vals[h] = m->vals[i];
-                g.n++;
-            }
-        an_map_fini(m);
-        *m = g;
     }
     size_t h = an_hash(key, m->cap);
     while (m->keys[h] != INT64_MIN && m->keys[h] != key)

@@ -81,11 +81,10 @@ static int kx_fail_tok(struct kx *k, int rc)
     return rc;
 }
 
-/* The next token, reading more input as needed. 1 or < 0 (err filled). */
-static int kx_next(struct kx *k, struct json_token *tk)
+/* kx_next's slow path: the tokenizer returned rc != 1 (needs input, or failed). */
+static __attribute__((noinline)) int kx_refill(struct kx *k, struct json_token *tk, int rc)
 {
     for (;;) {
-        int rc = json_tok_next(&k->tok, tk);
         if (rc == 1) return 1;
         if (rc < 0) return kx_fail_tok(k, rc);
         if (k->fed_eof) {
@@ -108,7 +107,16 @@ static int kx_next(struct kx *k, struct json_token *tk)
                 k->next_progress = json_tok_offset(&k->tok) + (16u << 20);
             }
         }
+        rc = json_tok_next(&k->tok, tk);
     }
+}
+
+/* The next token, reading more input as needed. 1 or < 0 (err filled). The common case (a
+ * token in the current chunk) stays inline; refills and errors go out of line. */
+static inline int kx_next(struct kx *k, struct json_token *tk)
+{
+    int rc = json_tok_next(&k->tok, tk);
+    return rc == 1 ? 1 : kx_refill(k, tk, rc);
 }
 
 /* Skips the rest of the value that starts with tk. */

@@ -360,6 +360,28 @@ static int utf8_seq(const unsigned char *s, size_t n)
     return len;
 }
 
+/* The string start..q (quotes excluded) has escapes: decodes it into t->scratch and points tk
+ * at it. Out of line: its address-taken locals would cost every string a stack-protector
+ * check. 0 or an error (set on t). */
+static __attribute__((noinline)) int decode_escaped(struct json_tok *t, struct json_token *tk,
+                                                    const char *start, const char *q)
+{
+    size_t bad = 0;
+    t->scratch.len = 0;
+    int rc = decode_body(start + 1, (size_t)(q - start - 1), &t->scratch, &bad);
+    if (rc == -ENOMEM) return tok_fail(t, rc, tk->off, "out of memory decoding a string");
+    if (rc)
+        return tok_fail(t, rc, tk->off + 1 + bad,
+                        "invalid escape sequence in a string (expected \\\" \\\\ \\/ \\b "
+                        "\\f \\n \\r \\t or \\u followed by 4 hex digits)");
+    if (buf_putc(&t->scratch, '\0')) return tok_fail(t, -ENOMEM, tk->off, "out of memory");
+    t->scratch.len--;
+    tk->s = t->scratch.data;
+    tk->len = t->scratch.len;
+    tk->escaped = memchr(start + 1, '\\', (size_t)(q - start - 1)) != NULL;
+    return 0;
+}
+
 /* Scans a string starting at t->p (the opening quote). Returns 1 with the token filled, 0 need
  * more input, 2 rescan (window grew), < 0 error. */
 static int scan_string(struct json_tok *t, struct json_token *tk, enum json_type type)
@@ -421,19 +443,8 @@ static int scan_string(struct json_tok *t, struct json_token *tk, enum json_type
     tk->off = pos_off(t, start);
     tk->escaped = esc;
     if (esc) {
-        size_t bad = 0;
-        t->scratch.len = 0;
-        int rc = decode_body(start + 1, (size_t)(q - start - 1), &t->scratch, &bad);
-        if (rc == -ENOMEM) return tok_fail(t, rc, tk->off, "out of memory decoding a string");
-        if (rc)
-            return tok_fail(t, rc, tk->off + 1 + bad,
-                            "invalid escape sequence in a string (expected \\\" \\\\ \\/ \\b "
-                            "\\f \\n \\r \\t or \\u followed by 4 hex digits)");
-        if (buf_putc(&t->scratch, '\0')) return tok_fail(t, -ENOMEM, tk->off, "out of memory");
-        t->scratch.len--;
-        tk->s = t->scratch.data;
-        tk->len = t->scratch.len;
-        tk->escaped = memchr(start + 1, '\\', (size_t)(q - start - 1)) != NULL;
+        int rc = decode_escaped(t, tk, start, q);
+        if (rc) return rc;
     } else {
         tk->s = start + 1;
         tk->len = (size_t)(q - start - 1);
@@ -670,7 +681,6 @@ int json_tok_next(struct json_tok *t, struct json_token *tk)
         }
         char c = *p;
         int rc;
-        char fb[16];
         tk->depth = t->depth;
         switch (t->state) {
         case S_DONE:
@@ -682,12 +692,12 @@ int json_tok_next(struct json_tok *t, struct json_token *tk)
             return tok_fail(t, LAT_E_BAD_JSON, pos_off(t, p),
                             "unexpected %s after the end of the JSON value (expected end of "
                             "input)",
-                            found_desc(p, end, fb, sizeof(fb)));
+                            found_desc(p, end, t->fdesc, sizeof(t->fdesc)));
         case S_COLON:
             if (c != ':')
                 return tok_fail(t, LAT_E_BAD_JSON, pos_off(t, p),
                                 "expected ':' after an object key, found %s",
-                                found_desc(p, end, fb, sizeof(fb)));
+                                found_desc(p, end, t->fdesc, sizeof(t->fdesc)));
             t->p = p + 1;
             t->state = S_VALUE;
             continue;
@@ -706,14 +716,15 @@ int json_tok_next(struct json_tok *t, struct json_token *tk)
             }
             return tok_fail(t, LAT_E_BAD_JSON, pos_off(t, p), "expected ',' or '%c', found %s",
                             t->stack[t->depth - 1] == 'o' ? '}' : ']',
-                            found_desc(p, end, fb, sizeof(fb)));
+                            found_desc(p, end, t->fdesc, sizeof(t->fdesc)));
         case S_OBJ_FIRST:
             if (c == '}') goto close;
             __attribute__((fallthrough));
         case S_KEY:
             if (c != '"')
                 return tok_fail(t, LAT_E_BAD_JSON, pos_off(t, p), "expected %s, found %s",
-                                expect_desc(t->state), found_desc(p, end, fb, sizeof(fb)));
+                                expect_desc(t->state),
+                                found_desc(p, end, t->fdesc, sizeof(t->fdesc)));
             rc = scan_string(t, tk, JSON_KEY);
             if (rc == 2) continue;
             if (rc == 1) {
@@ -749,7 +760,8 @@ int json_tok_next(struct json_tok *t, struct json_token *tk)
             case '\xEF':
                 if (pos_off(t, p) != 0 || (t->flags & JSON_TOK_STRICT))
                     return tok_fail(t, LAT_E_BAD_JSON, pos_off(t, p), "expected %s, found %s",
-                                    expect_desc(t->state), found_desc(p, end, fb, sizeof(fb)));
+                                    expect_desc(t->state),
+                                    found_desc(p, end, t->fdesc, sizeof(t->fdesc)));
                 rc = scan_literal(t, tk);
                 if (rc == 1) continue; /* skipped the BOM; the value follows */
                 break;
@@ -759,7 +771,8 @@ int json_tok_next(struct json_tok *t, struct json_token *tk)
                     break;
                 }
                 return tok_fail(t, LAT_E_BAD_JSON, pos_off(t, p), "expected %s, found %s",
-                                expect_desc(t->state), found_desc(p, end, fb, sizeof(fb)));
+                                expect_desc(t->state),
+                                found_desc(p, end, t->fdesc, sizeof(t->fdesc)));
             }
             if (rc == 2) continue;
             if (rc == 1) {

@@ -94,6 +94,7 @@ struct json_tok {
     int err;
     uint64_t err_off;
     char errmsg[160];
+    char fdesc[16]; /* "found ..." text of an error (a member, not a local: no stack check) */
 };
 
 /* Initializes t (flags: enum json_tok_flags). Never fails; memory is allocated lazily. */
