@@ -22,8 +22,8 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <stdio.h>
-#include <sys/uio.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 int conn_target_init(struct conn_target *t, const char *host, const char *port, bool tls,
@@ -121,8 +121,8 @@ static ssize_t recv_stamped(struct lat_conn *c, void *buf, size_t len)
         char b[CMSG_SPACE(sizeof(struct timespec))];
         struct cmsghdr align;
     } ctl;
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b,
-                       .msg_controllen = sizeof(ctl.b)};
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b)};
     ssize_t r = recvmsg(c->fd, &m, 0);
     c->rx_ns = 0;
     if (r <= 0) return r;
