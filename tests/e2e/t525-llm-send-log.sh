@@ -10,10 +10,13 @@ need_llm
 expect_rc 1 "$LATSCOPE" serve-test openai --send-log /nonexistent/dir/send.jsonl
 contains "$TMPDIR/err" "/nonexistent/dir/send.jsonl"
 
-# Chat (a role chunk travels with content chunk 0) with 2 tokens per chunk.
+# Chat (a role chunk travels with content chunk 0) with 2 tokens per chunk. --rx-time user:
+# arrivals are CLOCK_MONOTONIC read after recv() returned, so arrival >= send is exact causality
+# (kernel receive times are converted from CLOCK_REALTIME, which can be off by a preemption
+# between the two clock reads of the conversion: not this test's subject).
 start_fixture --prefill 5ms --token-interval 2ms --tokens-per-chunk 2 --send-log "$TMPDIR/send.jsonl"
 expect_rc 0 "$LATSCOPE" bench --target openai "http://127.0.0.1:$FX_PORT/v1/chat/completions" \
-    --input-tokens 8 --output-tokens 9 -c 3 -n 12 --warmup 2 -t 1 \
+    --input-tokens 8 --output-tokens 9 -c 3 -n 12 --warmup 2 -t 1 --rx-time user \
     --records-detail "$TMPDIR/rec.jsonl" --format json
 kill -TERM "$FX_PID"
 rc=0
