@@ -41,7 +41,8 @@ static const char usage_text[] =
     "  --top N               rows in the top-N tables (default 10)\n"
     "  --include-last-step   keep the last (incomplete) ProfilerStep\n"
     "  --no-ns-rounding      keep ns timestamps exact (HTA_DISABLE_NS_ROUNDING=1)\n"
-    "  --threads N           threads for the analyses, 1..8 (default: one per CPU); the\n"
+    "  --threads N           threads for loading rank files and for the analyses, 1..8\n"
+    "                        (default: one per CPU; 1: all on one thread, gzip too); the\n"
     "                        numbers do not depend on it\n"
     "  --pretty              indent the JSON\n"
     "  -h, --help            this help\n";
@@ -782,6 +783,7 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
 
     struct progress prog = {.enabled = opts->progress, .start = clock_now_ns()};
     struct lat_ingest_opts io = {.progress = on_read, .progress_ctx = &prog};
+    if (ao.threads == 1) io.flags |= LAT_INGEST_NO_THREAD; /* everything on this thread */
     struct lat_trace **traces = NULL;
     struct lat_ingest_set **sets = xcalloc(ninputs, sizeof(*sets));
     size_t ntraces = 0, cap = 0;

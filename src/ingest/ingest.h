@@ -43,7 +43,8 @@ enum lat_ingest_flags {
 /* Args dropped by default (bulky, unused by the analyses): "Call stack", "Concrete Inputs",
  * "Input Strides", "Module Hierarchy", "Python module id" ... see docs/trace-input.md. */
 
-/* Counts about the input, filled when lat_ingest_opts.stats is set. */
+/* Counts about the input, filled when lat_ingest_opts.stats is set (ingest_dir: summed over
+ * the files). */
 struct lat_ingest_stats {
     uint64_t input_events; /* elements of traceEvents (all phases) */
     uint64_t meta_events;  /* ph M elements (turned into track labels) */
@@ -100,7 +101,9 @@ struct lat_ingest_set {
     size_t n;
 };
 
-/* Loads every *.json and *.json.gz file of dir. Per-file problems are reported in the set,
+/* Loads every *.json and *.json.gz file of dir, several at once (one thread per online CPU, at
+ * most 8; LAT_INGEST_NO_THREAD: one at a time; only the calling thread calls opts->progress).
+ * Per-file problems are reported in the set,
  * not as a failure; the call fails (-errno, LAT_E_NOT_FOUND when no trace file) only when the
  * directory cannot be listed or holds no candidate file. Free with ingest_set_free(). */
 int ingest_dir(const char *dir, const struct lat_ingest_opts *opts, struct lat_ingest_set **out,

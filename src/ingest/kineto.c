@@ -25,6 +25,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -429,11 +431,19 @@ static int kx_time(const struct json_token *tk, lat_ns *out, bool *nonint)
 /* Arg keys dropped by default: bulky and unused by the analyses. */
 static bool arg_dropped(const char *s, size_t n)
 {
-    static const char *const drop[] = {"Call stack",          "Concrete Inputs",  "Input Strides",
-                                       "Module Hierarchy",    "Python module id", "Ev Idx",
-                                       "Profiler Event Index"};
+#define D(lit)                                                                                     \
+    {                                                                                              \
+        lit, sizeof(lit) - 1                                                                       \
+    }
+    static const struct {
+        const char *s;
+        size_t n;
+    } drop[] = {D("Call stack"),          D("Concrete Inputs"),  D("Input Strides"),
+                D("Module Hierarchy"),    D("Python module id"), D("Ev Idx"),
+                D("Profiler Event Index")};
+#undef D
     for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
-        if (strlen(drop[i]) == n && memcmp(drop[i], s, n) == 0) return true;
+        if (drop[i].n == n && memcmp(drop[i].s, s, n) == 0) return true;
     return false;
 }
 
@@ -1311,6 +1321,68 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Loading the files of a directory: independent loads on a few threads, files taken in name
+ * order from an atomic counter. Only the calling thread reports progress (the callback need
+ * not be thread-safe); stats, when asked for, are summed under a lock. */
+#define DIR_MAX_THREADS 8
+
+struct dir_load {
+    struct lat_ingest_set *s;
+    const struct lat_ingest_opts *opts;
+    atomic_size_t next;
+    pthread_mutex_t mu;
+};
+
+static void dir_load_work(struct dir_load *d, bool caller)
+{
+    struct lat_ingest_opts o = {0};
+    struct lat_ingest_stats st;
+    if (d->opts) o = *d->opts;
+    if (!caller) o.progress = NULL;
+    if (d->opts && d->opts->stats) o.stats = &st;
+    for (;;) {
+        size_t i = atomic_fetch_add(&d->next, 1);
+        if (i >= d->s->n) return;
+        struct lat_ingest_file *f = &d->s->files[i];
+        memset(&st, 0, sizeof(st));
+        f->rc = ingest_open(f->path, &o, &f->trace, f->err, sizeof(f->err));
+        if (o.stats) {
+            pthread_mutex_lock(&d->mu);
+            struct lat_ingest_stats *sum = d->opts->stats;
+            sum->input_events += st.input_events;
+            sum->meta_events += st.meta_events;
+            sum->json_bytes += st.json_bytes;
+            sum->raw_bytes += st.raw_bytes;
+            sum->gzip |= st.gzip;
+            pthread_mutex_unlock(&d->mu);
+        }
+    }
+}
+
+static void *dir_load_worker(void *arg)
+{
+    dir_load_work(arg, false);
+    return NULL;
+}
+
+static void dir_load_all(struct lat_ingest_set *s, const struct lat_ingest_opts *opts)
+{
+    struct dir_load d = {.s = s, .opts = opts};
+    atomic_init(&d.next, 0);
+    pthread_mutex_init(&d.mu, NULL);
+    long want = (opts && (opts->flags & LAT_INGEST_NO_THREAD)) ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
+    if (want > DIR_MAX_THREADS) want = DIR_MAX_THREADS;
+    if (want > (long)s->n) want = (long)s->n;
+    pthread_t th[DIR_MAX_THREADS];
+    int started = 0;
+    for (long k = 1; k < want; k++)
+        if (pthread_create(&th[started], NULL, dir_load_worker, &d) == 0) started++;
+    dir_load_work(&d, true);
+    for (int k = 0; k < started; k++)
+        pthread_join(th[k], NULL);
+    pthread_mutex_destroy(&d.mu);
+}
+
 int ingest_dir(const char *dir, const struct lat_ingest_opts *opts, struct lat_ingest_set **out,
                char *err, size_t errsz)
 {
@@ -1365,7 +1437,10 @@ int ingest_dir(const char *dir, const struct lat_ingest_opts *opts, struct lat_i
         }
         snprintf(f->path, pl, "%s/%s", dir, names[i]);
         s->n = i + 1;
-        f->rc = ingest_open(f->path, opts, &f->trace, f->err, sizeof(f->err));
+    }
+    if (!rc) dir_load_all(s, opts);
+    for (size_t i = 0; !rc && i < n; i++) {
+        struct lat_ingest_file *f = &s->files[i];
         if (f->rc) {
             f->status = LAT_INGEST_ERROR;
             f->rank = -1;
