@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # 21-llm.sh - `latscope bench --target openai` against the OpenAI fixture on loopback:
 #  (1) N concurrent streams at 50 tokens/s each (token interval 20 ms): measured chunk gap
-#      p50/p99 minus the true 20 ms, and the client's CPU;
+#      p50/p99 minus the configured 20 ms, and the client's CPU; then a second run with the
+#      client's records (--records-detail) paired by response id with the fixture's actual send
+#      times (--send-log) by perf/llm-itl-pair.py: per-gap ITL error (client gap - fixture send
+#      gap), delivery delay (arrival - send) and the fixture's own lateness, so the client's
+#      error is isolated from the fixture's wake-up jitter;
 #  (2) zero prefill, one stream: TTFT p50/p99 (loopback + fixture + client floor), next to a
 #      Python client in the same run (stdlib http.client, and aiohttp when installed), each
 #      stamping the first content chunk after parsing it as peers do.
-# Prints name<TAB>value<TAB>unit<TAB>note lines; never asserts. LLM_STREAMS overrides N (1000).
+# Prints name<TAB>value<TAB>unit<TAB>note lines; never asserts. LLM_STREAMS overrides N (1000);
+# LLM_STREAMS_ONLY=1 stops after (1).
 set -euo pipefail
 L=${LATSCOPE:?}
 tmp=$(mktemp -d)
@@ -18,31 +23,63 @@ if ! grep -q openai "$tmp/help" || ! "$L" serve-test openai --help >/dev/null 2>
 fi
 ulimit -n 65536 2>/dev/null || true
 n=${LLM_STREAMS:-1000}
+fxsched=
 fixture() {
     rm -f "$tmp/port"
     # shellcheck disable=SC2086
-    "$L" serve-test openai --port-file "$tmp/port" $1 >/dev/null 2>&1 &
+    $fxsched "$L" serve-test openai --port-file "$tmp/port" $1 >/dev/null 2>&1 &
     fx=$!
     for _ in $(seq 100); do [[ -s $tmp/port ]] && break; sleep 0.05; done
     port=$(cat "$tmp/port")
 }
 stop_fixture() { kill $fx; wait $fx 2>/dev/null || true; fx=; }
 
-fixture "--prefill 0 --token-interval 20ms"
-# shellcheck disable=SC2086
-"$L" bench --target openai "http://127.0.0.1:$port/v1/completions" --input-tokens 16 \
-    --output-tokens 100 -c "$n" -t 2 --duration 10s --warmup 3s --format json >"$tmp/a.json" \
-    2>/dev/null || true
-stop_fixture
-python3 - "$tmp/a.json" "$n" <<'PY'
+# streams NAME [paired|paired-idle]: n streams x 50 tok/s for 10 s after 3 s of warmup, client
+# -t 2 and fixture sharing the 2 cores (as the issue states it); prints the vs-configured lines.
+# paired: the fixture logs its send times (--send-log, kept in memory until SIGTERM) and the
+# client its chunk arrivals (--records-detail, written by the event loop as requests end, so it
+# costs the client some CPU), then perf/llm-itl-pair.py joins them. paired-idle: the same with
+# the fixture's threads in SCHED_IDLE (chrt --idle 0), so they only run when the client does
+# not want the CPU: the client's own error, as if the server had its own cores (the fixture's
+# lateness then grows, which the send log accounts for). (Pinning the fixture to one core and
+# the client to the other does not isolate the client: 50 000 loopback sends/s saturate the
+# fixture's core, and its softirq backlog then delays delivery by ~1 s.)
+streams() {
+    local name=$1 mode=${2:-} fxlog= rec=
+    rm -f "$tmp/send.jsonl" "$tmp/rec.jsonl"
+    if [[ -n $mode ]]; then
+        fxlog="--send-log $tmp/send.jsonl" rec="--records-detail $tmp/rec.jsonl"
+    fi
+    if [[ $mode == paired-idle ]]; then
+        command -v chrt >/dev/null || return 0
+        fxsched="chrt --idle 0"
+    fi
+    fixture "--prefill 0 --token-interval 20ms $fxlog"
+    fxsched=
+    # shellcheck disable=SC2086
+    "$L" bench --target openai "http://127.0.0.1:$port/v1/completions" --input-tokens 16 \
+        --output-tokens 100 -c "$n" -t 2 --duration 10s --warmup 3s --format json $rec \
+        >"$tmp/a.json" 2>/dev/null || true
+    stop_fixture # SIGTERM: the fixture writes its send log and exits
+    python3 - "$tmp/a.json" "$n" "$name" "$mode" <<'PY'
 import json, sys
-p = json.load(open(sys.argv[1]))["points"][0]; n = sys.argv[2]
+p = json.load(open(sys.argv[1]))["points"][0]; n, name, mode = sys.argv[2:5]
 g = p["chunk_gap_ms"]
-print(f"llm.streams{n}.chunk_gap_p50_minus_true\t{(g['p50'] - 20) * 1000:.1f}\tus\t{n} streams x 50 tok/s, true gap 20 ms")
-print(f"llm.streams{n}.chunk_gap_p99_minus_true\t{(g['p99'] - 20) * 1000:.1f}\tus\tfixture wake-up jitter included")
-print(f"llm.streams{n}.tokens_per_s\t{p['output_tokens_per_s']:.0f}\ttok/s\t{p['requests']} requests")
-print(f"llm.streams{n}.client_cpu\t{p['client_cpu_pct']:.0f}\t%\t100 = one core")
+how = {"": "", "paired": ", --records-detail on",
+       "paired-idle": ", --records-detail on, fixture in SCHED_IDLE"}[mode]
+print(f"{name}.chunk_gap_p50_minus_true\t{(g['p50'] - 20) * 1000:.1f}\tus\t{n} streams x 50 tok/s, configured gap 20 ms{how}")
+print(f"{name}.chunk_gap_p99_minus_true\t{(g['p99'] - 20) * 1000:.1f}\tus\tvs configured: the fixture's wake-up jitter is included")
+print(f"{name}.tokens_per_s\t{p['output_tokens_per_s']:.0f}\ttok/s\t{p['requests']} requests")
+print(f"{name}.client_cpu\t{p['client_cpu_pct']:.0f}\t%\t100 = one core")
 PY
+    [[ -n $rec ]] || return 0
+    python3 "$(dirname "$0")/llm-itl-pair.py" "$tmp/rec.jsonl" "$tmp/send.jsonl" "$name" ||
+        printf '%s.pairing\t0\t-\tfailed\n' "$name"
+}
+streams "llm.streams$n"
+streams "llm.streams$n.paired" paired
+streams "llm.streams$n.paired_fxidle" paired-idle
+[[ -z ${LLM_STREAMS_ONLY:-} ]] || exit 0
 
 fixture "--prefill 0 --token-interval 1ms"
 "$L" bench --target openai "http://127.0.0.1:$port/v1/completions" --input-tokens 16 \

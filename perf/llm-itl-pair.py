@@ -6,8 +6,9 @@ usage: llm-itl-pair.py RECORDS.jsonl SEND_LOG.jsonl [NAME_PREFIX]
 Both files carry CLOCK_MONOTONIC times of the same machine: a record's chunk i arrived at
 t0_mono_ns + t_sched_ns + chunks_ms[i] * 1e6 (as stamped by the client at its recv()), and the
 fixture's line with the same "id" says when content chunk i was written (send_ns[i], taken just
-before the write). Per chunk, arrival - send is the delivery delay (kernel loopback + wake-up +
-client); per pair of consecutive chunks, (client gap) - (fixture send gap) is the client's
+before the write; write_ns[i] is how long that write took). Per chunk, arrival - send is the
+delivery delay (kernel loopback + wake-up + client), split into the fixture's write and
+arrival - (send + write), the client's wake-up and read; per pair of consecutive chunks, (client gap) - (fixture send gap) is the client's
 inter-token-latency measurement error, free of the fixture's own wake-up jitter.
 
 Prints `name<TAB>value<TAB>unit<TAB>note` lines (perf/run.sh); exits 1 when nothing pairs.
@@ -30,13 +31,14 @@ def main(argv):
         sys.stderr.write(__doc__)
         return 2
     prefix = argv[3] if len(argv) > 3 else "llm.pair"
-    sent, lates, late = {}, {}, []
+    sent, lates, writes, late, wdur, after = {}, {}, {}, [], [], []
     with open(argv[2]) as f:
         for n, line in enumerate(f, 1):
             try:
                 s = json.loads(line)
                 sent[s["id"]] = s["send_ns"]
                 lates[s["id"]] = s.get("late_ns") or []
+                writes[s["id"]] = s.get("write_ns") or []
             except (ValueError, KeyError, TypeError) as e:
                 sys.stderr.write(f"{argv[2]}:{n}: not a send-log line ({e})\n")
                 return 1
@@ -55,7 +57,7 @@ def main(argv):
             base = r["t0_mono_ns"] + r["t_sched_ns"]
             arr = [base + round(ms * 1e6) for ms in r["chunks_ms"]]
             snd = sent[rid]
-            lt = lates[rid]
+            lt, wr = lates[rid], writes[rid]
             if len(arr) > len(snd) or any(snd[i] is None for i in range(len(arr))):
                 unmatched += 1
                 continue
@@ -64,6 +66,9 @@ def main(argv):
                 delay.append(a - snd[i])
                 if i < len(lt) and lt[i] is not None:
                     late.append(lt[i])
+                if i < len(wr) and wr[i] is not None:
+                    wdur.append(wr[i])
+                    after.append(a - snd[i] - wr[i])
                 if i:
                     cg, sg = a - arr[i - 1], snd[i] - snd[i - 1]
                     cgap.append(cg)
@@ -72,7 +77,7 @@ def main(argv):
     if not err:
         sys.stderr.write(f"no chunk gaps paired ({records} records, {unmatched} unmatched)\n")
         return 1
-    for xs in (cgap, sgap, err, delay, late):
+    for xs in (cgap, sgap, err, delay, late, wdur, after):
         xs.sort()
     aerr = sorted(abs(x) for x in err)
     us = lambda v: f"{v / 1000:.1f}"
@@ -100,6 +105,15 @@ def main(argv):
         out += [
             (f"{P}.fixture_late_p50", us(pct(late, 50)), "us", "fixture send - planned time"),
             (f"{P}.fixture_late_p99", us(pct(late, 99)), "us", ""),
+        ]
+    if wdur:
+        out += [
+            (f"{P}.fixture_write_p50", us(pct(wdur, 50)), "us",
+             "fixture's write call (loopback: incl. delivery to the client's socket)"),
+            (f"{P}.fixture_write_p99", us(pct(wdur, 99)), "us", ""),
+            (f"{P}.arrival_after_write_p50", us(pct(after, 50)), "us",
+             "arrival - end of the write: client wake-up and read"),
+            (f"{P}.arrival_after_write_p99", us(pct(after, 99)), "us", ""),
         ]
     for name, v, unit, note in out:
         print(f"{name}\t{v}\t{unit}\t{note}")

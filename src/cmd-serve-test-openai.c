@@ -35,24 +35,25 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: latscope serve-test openai [OPTIONS]\n\n"
-            "OpenAI-compatible streaming fixture (/v1/completions, /v1/chat/completions) with a\n"
-            "known, seeded timeline. Prints \"port N\" on stdout, serves until SIGINT/SIGTERM.\n\n"
-            "  --port N               TCP port on 127.0.0.1 (default 0: any free port)\n"
-            "  --port-file FILE       also write the port to FILE\n"
-            "  --prefill DUR          admission -> first token (default 20ms)\n"
-            "  --token-interval DUR   between tokens (default 10ms)\n"
-            "  --tokens-per-chunk N   tokens per SSE event (default 1)\n"
-            "  --output-tokens N      output length when a request has no max_tokens (16)\n"
-            "  --max-seqs N           concurrent sequences; more requests queue (0 = no limit)\n"
-            "  --faults LIST          e.g. cut:0.1,error:0.05,stall:0.05,malformed:0.05,http:0.05\n"
-            "  --stall DUR            pause of the stall fault (default 500ms)\n"
-            "  --no-usage             never send usage (clients must count chunks)\n"
-            "  --seed N               fault draws (default 1)\n"
-            "  --send-log FILE        one JSON line per streamed response: its id and every\n"
-            "                         content chunk's actual send time (CLOCK_MONOTONIC ns);\n"
-            "                         complete when the process exits (SIGINT/SIGTERM)\n");
+    fprintf(
+        f,
+        "usage: latscope serve-test openai [OPTIONS]\n\n"
+        "OpenAI-compatible streaming fixture (/v1/completions, /v1/chat/completions) with a\n"
+        "known, seeded timeline. Prints \"port N\" on stdout, serves until SIGINT/SIGTERM.\n\n"
+        "  --port N               TCP port on 127.0.0.1 (default 0: any free port)\n"
+        "  --port-file FILE       also write the port to FILE\n"
+        "  --prefill DUR          admission -> first token (default 20ms)\n"
+        "  --token-interval DUR   between tokens (default 10ms)\n"
+        "  --tokens-per-chunk N   tokens per SSE event (default 1)\n"
+        "  --output-tokens N      output length when a request has no max_tokens (16)\n"
+        "  --max-seqs N           concurrent sequences; more requests queue (0 = no limit)\n"
+        "  --faults LIST          e.g. cut:0.1,error:0.05,stall:0.05,malformed:0.05,http:0.05\n"
+        "  --stall DUR            pause of the stall fault (default 500ms)\n"
+        "  --no-usage             never send usage (clients must count chunks)\n"
+        "  --seed N               fault draws (default 1)\n"
+        "  --send-log FILE        one JSON line per streamed response: its id and every\n"
+        "                         content chunk's actual send time (CLOCK_MONOTONIC ns);\n"
+        "                         kept in memory, written when SIGINT/SIGTERM stops the server\n");
 }
 
 int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
@@ -151,8 +152,7 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
             fx_openai_fini(&fx);
             return LAT_EXIT_FAILURE;
         }
-        setvbuf(log, NULL, _IOFBF, 1 << 20);
-        fx_openai_send_log_start(&fx, log);
+        fx_openai_send_log_start(&fx);
     }
     int bound;
     int fd = fx_listen_loopback(port, &bound);
@@ -184,14 +184,15 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
     bool log_failed = false;
     if (log) {
         uint64_t lost = 0;
-        int lrc = fx_openai_send_log_stop(&fx, &lost);
+        int lrc = fx_openai_send_log_stop(&fx, log, &lost);
         if (fclose(log) != 0 && !lrc) lrc = -errno;
         if (lrc) {
             pr_err("--send-log %s: %s\n", send_log, lat_strerror(lrc));
             log_failed = true;
         } else if (lost) {
-            pr_warn("--send-log %s: %llu streamed responses not logged (out of memory)\n", send_log,
-                    (unsigned long long)lost);
+            pr_warn("--send-log %s: %llu streamed responses not logged (out of memory, or their "
+                    "connection was still open)\n",
+                    send_log, (unsigned long long)lost);
         }
     }
     fx_openai_fini(&fx);

@@ -34,6 +34,7 @@ for s in logs:   # every response ran to completion and every chunk went out as 
     assert len(s["send_ns"]) == 5 and all(t is not None for t in s["send_ns"]), s
     assert all(a < b for a, b in zip(s["send_ns"], s["send_ns"][1:])), s
     assert all(l >= 0 for l in s["late_ns"]), s                     # never before its plan
+    assert all(w >= 0 for w in s["write_ns"]), s
 for r in recs:
     assert r["error"] is None, r
     s = sent.get(r["id"])
