@@ -236,9 +236,13 @@ int llm_replay_load_n(struct llm_replay *r, const char *path, size_t limit, char
         return -e;
     }
     char *buf = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0, cap = 0, lines = 0;
+    bool text = false; /* the line being scanned has a non-blank byte */
     int rc = 0;
-    for (;;) {
+    /* With a limit, stop reading once limit + 1 non-blank lines (a CSV header and limit rows,
+     * or limit JSON lines and one more) are complete: a week-long trace is not read whole to
+     * replay its first thousand requests. */
+    while (!limit || lines <= limit) {
         if (n == cap) {
             size_t nc = cap ? cap * 2 : 65536;
             char *nb = realloc(buf, nc);
@@ -250,6 +254,15 @@ int llm_replay_load_n(struct llm_replay *r, const char *path, size_t limit, char
             cap = nc;
         }
         size_t got = fread(buf + n, 1, cap - n, f);
+        for (size_t i = n; limit && i < n + got; i++) {
+            char ch = buf[i];
+            if (ch == '\n') {
+                lines += text;
+                text = false;
+            } else if (ch != ' ' && ch != '\t' && ch != '\r') {
+                text = true;
+            }
+        }
         n += got;
         if (got == 0) {
             if (ferror(f)) {
