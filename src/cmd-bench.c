@@ -59,6 +59,8 @@ static const char usage_text[] =
     "                           it, inputs come from GET /v2/models/NAME metadata\n"
     "  --batch N                kserve: leading dimension of every input (default 1)\n"
     "  --insecure               https: do not verify the server certificate\n"
+    "  --rx-time kernel|user    arrival time of response bytes: the kernel's receive time\n"
+    "                           (default; plain TCP) or when recv() returned\n"
     "\n"
     "Load (closed loop by default):\n"
     "  -c, --concurrency LIST   closed loop: connections each with one request in flight;\n"
@@ -113,6 +115,7 @@ enum {
     OPT_INPUT,
     OPT_BATCH,
     OPT_INSECURE,
+    OPT_RX_TIME,
     OPT_ARRIVAL,
     OPT_SEED,
     OPT_MAX_INFLIGHT,
@@ -148,6 +151,7 @@ static const struct option long_opts[] = {
     {"input", required_argument, NULL, OPT_INPUT},
     {"batch", required_argument, NULL, OPT_BATCH},
     {"insecure", no_argument, NULL, OPT_INSECURE},
+    {"rx-time", required_argument, NULL, OPT_RX_TIME},
     {"concurrency", required_argument, NULL, 'c'},
     {"rate", required_argument, NULL, 'r'},
     {"arrival", required_argument, NULL, OPT_ARRIVAL},
@@ -186,6 +190,7 @@ struct cli {
     const char *expect_body;
     struct kserve_opts ks;
     bool insecure;
+    bool rx_user; /* --rx-time user */
     const char *conc_arg, *rate_arg;
     enum bench_arrival arrival;
     double gamma_shape;
@@ -475,6 +480,11 @@ static int parse_args(int argc, char **argv, struct cli *c)
         case OPT_INSECURE:
             c->insecure = true;
             break;
+        case OPT_RX_TIME:
+            if (strcmp(optarg, "kernel") && strcmp(optarg, "user"))
+                return usage_error("--rx-time", "expected kernel or user");
+            c->rx_user = !strcmp(optarg, "user");
+            break;
         case 'c':
             c->conc_arg = optarg;
             break;
@@ -732,6 +742,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         free(c.headers);
         return LAT_EXIT_USAGE;
     }
+    t.conn.rx_kernel_time = !c.rx_user;
 
     struct lat_buf req = LAT_BUF_INIT, body = LAT_BUF_INIT;
     struct kserve_ctx ks = {0};
@@ -850,6 +861,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     run.points = xcalloc(nvalues, sizeof(*run.points));
     run.npoints = nvalues;
     run.threads = c.eng.threads;
+    run.rx_time = t.conn.rx_kernel_time && !t.url.tls ? "kernel" : "user";
     run.mode = c.find_max ? "find-max" : llm.replay.n ? "replay" : open_loop ? "open" : "closed";
     run.arrival = llm.replay.n ? "replay"
                   : open_loop  ? (c.arrival_name ? c.arrival_name : "poisson")

@@ -17,8 +17,10 @@
  * the schedule itself is the queue, nothing is dropped). Requests scheduled before the end
  * but still unsent when the drain limit passes are counted as timeouts.
  *
- * Timestamps are taken right after recv() returns, before parsing (http1 stamps t_first and
- * t_end with the time we hand it). Alternatives rejected: one shared loop (one core cannot
+ * Arrival timestamps are the kernel's receive time of the bytes a read returns (plain TCP with
+ * --rx-time kernel, the default: SO_TIMESTAMPNS, so a busy client thread does not delay them),
+ * else the time recv() returned; both before parsing (http1 stamps t_first and t_end with the
+ * time we hand it). Alternatives rejected: one shared loop (one core cannot
  * drive 2-core-class servers), per-request heap records (allocation in the hot path).
  */
 #define PR_FMT "bench"
@@ -387,8 +389,11 @@ static void do_read(struct bconn *bc)
     for (;;) {
         size_t n = 0;
         enum lat_io s = conn_read(&bc->c, w->rbuf, sizeof(w->rbuf), &n);
-        /* Arrival time of these bytes: taken as soon as recv() returns, before parsing. */
+        /* Arrival time of these bytes: the kernel's receive time when the socket gives one
+         * (--rx-time kernel: independent of when this thread got to run), else the time
+         * recv() returned; either way before parsing. */
         lat_ns t = clock_now_ns();
+        if (s == LAT_IO_OK && n && bc->c.rx_ns) t = bc->c.rx_ns;
         if (s == LAT_IO_RETRY) {
             if (bc->c.want != LOOP_READ) set_interest(bc, bc->c.want | LOOP_READ);
             return;

@@ -245,6 +245,8 @@ int bench_report_json(FILE *f, const struct bench_run *r)
     jsonw_key(&w, "anchor");
     jsonw_str(&w, "latency_ms: from the intended send time; latency_actual_ms: from the actual "
                   "send");
+    jsonw_key(&w, "rx_time");
+    jsonw_str(&w, r->rx_time ? r->rx_time : "user");
     jsonw_key(&w, "interrupted");
     jsonw_bool(&w, r->interrupted);
     jsonw_key(&w, "points");

@@ -52,6 +52,7 @@ struct bench_run {
     unsigned threads;
     const char *mode; /* "closed", "open", "find-max" */
     const char *arrival;
+    const char *rx_time; /* "kernel" (socket receive timestamps) or "user" (recv() return) */
     struct bench_point *points;
     size_t npoints;
     bool interrupted;

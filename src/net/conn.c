@@ -11,6 +11,7 @@
  */
 #include "net/conn.h"
 
+#include "core/clock.h"
 #include "core/err.h"
 #include "net/loop.h"
 
@@ -22,6 +23,7 @@
 #include <openssl/ssl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 int conn_target_init(struct conn_target *t, const char *host, const char *port, bool tls,
@@ -77,6 +79,8 @@ static enum lat_io tcp_connect(struct lat_conn *c)
         }
         int one = 1;
         setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        if (c->target->rx_kernel_time && !c->target->tls)
+            c->rx_ts = setsockopt(c->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) == 0;
         if (connect(c->fd, (const struct sockaddr *)&c->target->addr, c->target->addrlen) == 0) {
             c->connected = true;
             return LAT_IO_OK;
@@ -107,9 +111,35 @@ static enum lat_io tcp_connect(struct lat_conn *c)
     return LAT_IO_OK;
 }
 
+/* recvmsg() with the receive timestamp: the kernel's time (CLOCK_REALTIME) of the last
+ * segment whose bytes this read returns, moved to CLOCK_MONOTONIC with the offset between the
+ * two clocks read now. A timestamp after now (the realtime clock stepped) is dropped. */
+static ssize_t recv_stamped(struct lat_conn *c, void *buf, size_t len)
+{
+    struct iovec iov = {.iov_base = buf, .iov_len = len};
+    union {
+        char b[CMSG_SPACE(sizeof(struct timespec))];
+        struct cmsghdr align;
+    } ctl;
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b)};
+    ssize_t r = recvmsg(c->fd, &m, 0);
+    c->rx_ns = 0;
+    if (r <= 0) return r;
+    for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
+        if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_TIMESTAMPNS) continue;
+        struct timespec ts;
+        memcpy(&ts, CMSG_DATA(h), sizeof(ts));
+        lat_ns rt = (lat_ns)ts.tv_sec * LAT_NS_PER_S + ts.tv_nsec;
+        lat_ns now = clock_now_ns(), off = clock_realtime_ns() - now;
+        if (rt - off <= now && rt - off > now - LAT_NS_PER_S) c->rx_ns = rt - off;
+    }
+    return r;
+}
+
 static enum lat_io tcp_read(struct lat_conn *c, void *buf, size_t len, size_t *n)
 {
-    ssize_t r = recv(c->fd, buf, len, 0);
+    ssize_t r = c->rx_ts ? recv_stamped(c, buf, len) : recv(c->fd, buf, len, 0);
     if (r >= 0) {
         *n = (size_t)r;
         return LAT_IO_OK;

@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 enum lat_io { LAT_IO_OK = 0, LAT_IO_ERROR, LAT_IO_RETRY };
@@ -36,6 +37,9 @@ struct conn_target {
     struct sockaddr_storage addr;
     socklen_t addrlen;
     bool tls;
+    /* Plain TCP: ask the kernel for the receive time of the bytes each read returns
+     * (SO_TIMESTAMPNS; lat_conn.rx_ns). Off by default; TLS never has it. */
+    bool rx_kernel_time;
     void *ssl_ctx;  /* SSL_CTX *, shared, read-only after conn_target_init */
     char host[256]; /* for SNI and certificate checks */
 };
@@ -50,6 +54,11 @@ struct lat_conn {
     bool connecting; /* connect() issued, not yet completed */
     void *ssl;       /* SSL *, TLS only */
     char ssl_err[96];
+    /* With target->rx_kernel_time: when the kernel received the last bytes the latest read
+     * returned (CLOCK_MONOTONIC ns, from the socket's software receive timestamp); 0 when the
+     * read gave no timestamp. */
+    int64_t rx_ns;
+    bool rx_ts; /* SO_TIMESTAMPNS is on for this socket */
 };
 
 /*

@@ -381,3 +381,64 @@ TEST_TIMEOUT(bench_request_hooks, 30)
     conn_target_fini(&t.conn);
     buf_fini(&req);
 }
+
+/* ---- kernel receive timestamps ---- */
+
+/* Connects a lat_conn to a one-shot listener and returns the accepted server fd. */
+static int rx_pair(struct conn_target *t, struct lat_conn *c, bool kernel_time)
+{
+    int lfd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof(a);
+    if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) || listen(lfd, 1) ||
+        getsockname(lfd, (struct sockaddr *)&a, &al))
+        return -1;
+    char ps[16];
+    snprintf(ps, sizeof(ps), "%d", ntohs(a.sin_port));
+    if (conn_target_init(t, "127.0.0.1", ps, false, false)) return -1;
+    t->rx_kernel_time = kernel_time;
+    conn_init(c, t);
+    enum lat_io s;
+    while ((s = conn_connect(c)) == LAT_IO_RETRY)
+        usleep(1000);
+    int sfd = s == LAT_IO_OK ? accept(lfd, NULL, NULL) : -1;
+    close(lfd);
+    return sfd;
+}
+
+/* Bytes that sat in the socket for 60 ms before the read: with rx_kernel_time the arrival is
+ * the kernel's receive time (between the server's clock reads around its send), not the time
+ * the read ran; without it there is no kernel time. */
+TEST_TIMEOUT(conn_rx_kernel_time, 20)
+{
+    for (int kt = 1; kt >= 0; kt--) {
+        struct conn_target t;
+        struct lat_conn c;
+        int sfd = rx_pair(&t, &c, kt);
+        ASSERT(sfd >= 0);
+        lat_ns before = clock_now_ns();
+        ASSERT(send(sfd, "hello", 5, 0) == 5);
+        lat_ns after = clock_now_ns();
+        usleep(60000);
+        char buf[64];
+        size_t n = 0;
+        enum lat_io s;
+        while ((s = conn_read(&c, buf, sizeof(buf), &n)) == LAT_IO_RETRY)
+            usleep(1000);
+        lat_ns read_at = clock_now_ns();
+        ASSERT_EQ_I64(s, LAT_IO_OK);
+        ASSERT_EQ_I64(n, 5);
+        if (kt) {
+            ASSERT(c.rx_ns != 0);
+            /* a little slack: the realtime -> monotonic offset is read later, not atomically */
+            ASSERT_OP_I64(c.rx_ns, >=, before - 100 * LAT_NS_PER_US);
+            ASSERT_OP_I64(c.rx_ns, <=, after + 100 * LAT_NS_PER_US);
+            ASSERT_OP_I64(read_at - c.rx_ns, >=, 50 * LAT_NS_PER_MS);
+        } else {
+            ASSERT_EQ_I64(c.rx_ns, 0);
+        }
+        conn_close(&c);
+        close(sfd);
+        conn_target_fini(&t);
+    }
+}
