@@ -8,10 +8,12 @@
 #include "llm/chunk.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void llm_replay_fini(struct llm_replay *r)
 {
@@ -229,16 +231,22 @@ int llm_replay_load_n(struct llm_replay *r, const char *path, size_t limit, char
                       size_t whylen)
 {
     memset(r, 0, sizeof(*r));
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    /* read(2), not stdio: a pipe (--replay /dev/stdin, <(zcat trace.csv.gz)) gives what has
+     * arrived, so the limit below ends the reading without waiting for the writer's EOF. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
         int e = errno;
         snprintf(why, whylen, "%s: %s", path, strerror(e));
         return -e;
     }
     char *buf = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0, cap = 0, lines = 0;
+    bool text = false; /* the line being scanned has a non-blank byte */
     int rc = 0;
-    for (;;) {
+    /* With a limit, stop reading once limit + 1 non-blank lines (a CSV header and limit rows,
+     * or limit JSON lines and one more) are complete: a week-long trace is not read whole to
+     * replay its first thousand requests. */
+    while (!limit || lines <= limit) {
         if (n == cap) {
             size_t nc = cap ? cap * 2 : 65536;
             char *nb = realloc(buf, nc);
@@ -249,17 +257,28 @@ int llm_replay_load_n(struct llm_replay *r, const char *path, size_t limit, char
             buf = nb;
             cap = nc;
         }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) {
-            if (ferror(f)) {
-                rc = -EIO;
-                snprintf(why, whylen, "%s: read error", path);
-            }
+        ssize_t rd = read(fd, buf + n, cap - n);
+        if (rd < 0 && errno == EINTR) continue;
+        if (rd < 0) {
+            int e = errno;
+            rc = -e;
+            snprintf(why, whylen, "%s: %s", path, strerror(e));
             break;
         }
+        size_t got = (size_t)rd;
+        for (size_t i = n; limit && i < n + got; i++) {
+            char ch = buf[i];
+            if (ch == '\n') {
+                lines += text;
+                text = false;
+            } else if (ch != ' ' && ch != '\t' && ch != '\r') {
+                text = true;
+            }
+        }
+        n += got;
+        if (got == 0) break;
     }
-    fclose(f);
+    close(fd);
     if (!rc && llm_azure_is_csv(buf ? buf : "", n))
         rc = llm_azure_parse(r, buf, n, path, limit, why, whylen);
     else if (!rc)

@@ -15,7 +15,8 @@ start_fixture --prefill 20ms --token-interval 5ms
 URL="http://127.0.0.1:$FX_PORT/v1/completions"
 replay() { # replay TAG ARGS...: JSON in $TMPDIR/TAG.json, per-request lines in $TMPDIR/TAG.rd
     local tag=$1; shift
-    expect_rc 0 "$LATSCOPE" bench --target openai "$URL" --replay "$CSV" -t 1 --max-send-lag 50 \
+    # (send lag is not what this test checks: a loaded machine must not make the point INVALID)
+    expect_rc 0 "$LATSCOPE" bench --target openai "$URL" --replay "$CSV" -t 1 --max-send-lag 5000 \
         --records-detail "$TMPDIR/$tag.rd" --format json "$@"
     cp "$TMPDIR/out" "$TMPDIR/$tag.json"
 }

@@ -9,7 +9,12 @@
 #include "llm/replay.h"
 #include "llm/workload.h"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define S 1000000000LL
 
@@ -210,4 +215,37 @@ TEST(azure_bodies_follow_the_rows)
     buf_fini(&b);
     llm_workload_free(w);
     llm_replay_fini(&r);
+}
+
+/* --requests N stops reading after N rows: a pipe whose writer never closes still loads (a
+ * reader that waited for EOF would hang here until the test's timeout). */
+TEST_TIMEOUT(azure_limit_stops_reading_a_pipe, 20)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/trace.fifo", test_tmpdir());
+    ASSERT_RC(mkfifo(path, 0600));
+    const char *rows[2] = {"TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,3,2\n"
+                           "2023-11-16 18:15:46.5,5,4\n2023-11-16 18:15:47,7,6\n",
+                           "{\"timestamp\": 0, \"input_length\": 3}\n"
+                           "{\"timestamp\": 5, \"input_length\": 4}\n\n"
+                           "{\"timestamp\": 9, \"input_length\": 5}\n"};
+    for (int k = 0; k < 2; k++) {
+        pid_t pid = fork();
+        ASSERT(pid >= 0);
+        if (pid == 0) {
+            int fd = open(path, O_WRONLY);
+            if (fd < 0 || write(fd, rows[k], strlen(rows[k])) < 0) _exit(1);
+            sleep(30); /* keep the pipe open: no EOF */
+            _exit(0);
+        }
+        struct llm_replay r;
+        char why[256];
+        int rc = llm_replay_load_n(&r, path, 2, why, sizeof(why));
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        ASSERT_RC(rc);
+        ASSERT_EQ_U64(r.n, 2);
+        ASSERT_EQ_I64(r.offsets[1], k == 0 ? S / 2 : 5 * 1000000LL);
+        llm_replay_fini(&r);
+    }
 }
