@@ -15,7 +15,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 run=$(dirname "$LATSCOPE")/cpuprof-run
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ROUNDS=${CPUPROF_ROUNDS:-4000}
+ROUNDS=${CPUPROF_ROUNDS:-40000}
 cc -O2 -g -fno-omit-frame-pointer -o "$tmp/hot" "$root/tests/progs/hot.c" -lpthread
 [[ -x $run ]] || { echo "cpuprof	SKIPPED		$run not built" ; exit 0; }
 

@@ -21,7 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define UNIT 200000L
+/* A round (10 units) takes ~0.3 ms, far shorter than the tests' sampling periods (2-10 ms):
+ * with rounds as long as the period, samples alias onto one phase of the round and the shares
+ * drift with the machine's load (t355 once saw hot_a at 48 %). */
+#define UNIT 20000L
 
 /* CPU time of the calling thread: the durations are CPU seconds, so the number of samples a
  * run yields does not depend on how loaded the machine is. */
