@@ -23,6 +23,23 @@ lat_ns clock_realtime_ns(void)
     return clock_read(CLOCK_REALTIME);
 }
 
+lat_ns clock_realtime_to_mono(lat_ns rt)
+{
+    /* The offset between the clocks from a realtime read bracketed by two monotonic reads,
+     * taken at the bracket's midpoint; the tightest of up to three tries, so an interrupt or
+     * preemption between two reads does not shift the result. */
+    lat_ns off = 0, best = INT64_MAX;
+    for (int i = 0; i < 3; i++) {
+        lat_ns m1 = clock_now_ns(), r = clock_realtime_ns(), m2 = clock_now_ns();
+        if (m2 - m1 < best) {
+            best = m2 - m1;
+            off = r - (m1 + (m2 - m1) / 2);
+        }
+        if (best < 2 * LAT_NS_PER_US) break;
+    }
+    return rt - off;
+}
+
 lat_ns clock_cpu_ns(void)
 {
     return clock_read(CLOCK_PROCESS_CPUTIME_ID);

@@ -16,6 +16,9 @@ typedef int64_t lat_ns;
 lat_ns clock_now_ns(void);
 /* CLOCK_REALTIME now, in ns since the epoch. */
 lat_ns clock_realtime_ns(void);
+/* A CLOCK_REALTIME time (e.g. a kernel timestamp) on the CLOCK_MONOTONIC scale, with the
+ * clocks' offset as of now. */
+lat_ns clock_realtime_to_mono(lat_ns rt);
 /* Process CPU time (user + system) in ns. */
 lat_ns clock_cpu_ns(void);
 

@@ -113,7 +113,8 @@ static enum lat_io tcp_connect(struct lat_conn *c)
 
 /* recvmsg() with the receive timestamp: the kernel's time (CLOCK_REALTIME) of the last
  * segment whose bytes this read returns, moved to CLOCK_MONOTONIC with the offset between the
- * two clocks read now. A timestamp after now (the realtime clock stepped) is dropped. */
+ * two clocks read now (clock_realtime_to_mono). A timestamp after now or over a second old
+ * (the realtime clock stepped) is dropped. */
 static ssize_t recv_stamped(struct lat_conn *c, void *buf, size_t len)
 {
     struct iovec iov = {.iov_base = buf, .iov_len = len};
@@ -130,9 +131,9 @@ static ssize_t recv_stamped(struct lat_conn *c, void *buf, size_t len)
         if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_TIMESTAMPNS) continue;
         struct timespec ts;
         memcpy(&ts, CMSG_DATA(h), sizeof(ts));
-        lat_ns rt = (lat_ns)ts.tv_sec * LAT_NS_PER_S + ts.tv_nsec;
-        lat_ns now = clock_now_ns(), off = clock_realtime_ns() - now;
-        if (rt - off <= now && rt - off > now - LAT_NS_PER_S) c->rx_ns = rt - off;
+        lat_ns mono = clock_realtime_to_mono((lat_ns)ts.tv_sec * LAT_NS_PER_S + ts.tv_nsec);
+        lat_ns now = clock_now_ns();
+        if (mono <= now && mono > now - LAT_NS_PER_S) c->rx_ns = mono;
     }
     return r;
 }

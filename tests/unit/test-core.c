@@ -1,4 +1,5 @@
-/* test-core.c - strtab, buf, units, err. */
+/* test-core.c - strtab, buf, units, err, clock. */
+#include "core/clock.h"
 #include "test.h"
 
 #include "core/buf.h"
@@ -104,4 +105,21 @@ TEST(strerror_covers_both_ranges)
     ASSERT_EQ_STR(lat_strerror(-ENOENT), "No such file or directory");
     ASSERT_EQ_STR(lat_strerror(LAT_E_BAD_JSON), "malformed JSON");
     ASSERT_EQ_STR(lat_strerror(-123456), "unknown error");
+}
+
+/* A realtime reading taken between two monotonic ones lands between them on the monotonic
+ * scale (to within the conversion's own bracket, a few us even under load). */
+TEST(clock_realtime_to_mono_brackets)
+{
+    for (int i = 0; i < 100; i++) {
+        lat_ns m1 = clock_now_ns(), rt = clock_realtime_ns(), m2 = clock_now_ns();
+        lat_ns mono = clock_realtime_to_mono(rt);
+        ASSERT_OP_I64(mono, >=, m1 - 200 * LAT_NS_PER_US);
+        ASSERT_OP_I64(mono, <=, m2 + 200 * LAT_NS_PER_US);
+    }
+    /* an hour ago stays an hour ago */
+    lat_ns now = clock_now_ns();
+    lat_ns back = clock_realtime_to_mono(clock_realtime_ns() - 3600 * LAT_NS_PER_S);
+    ASSERT_OP_I64(now - back, >=, 3600 * LAT_NS_PER_S - LAT_NS_PER_MS);
+    ASSERT_OP_I64(now - back, <=, 3600 * LAT_NS_PER_S + LAT_NS_PER_MS);
 }
