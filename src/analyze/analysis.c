@@ -5,22 +5,19 @@
  * After the preprocessing, every (rank, analysis) pair is an independent task: it reads the
  * rank's trace and view and writes only its own fields of the rank's result. The tasks run on
  * a small pool (the calling thread plus opts.threads - 1 workers, default: one per online CPU,
- * at most AN_MAX_THREADS) that takes them in order from an atomic counter, most expensive
- * analysis first. The result does not depend on the number of threads. Each analysis
+ * at most PAR_MAX_THREADS; core/par.h) that takes them in order from an atomic counter, most
+ * expensive analysis first. The result does not depend on the number of threads. Each analysis
  * allocates its result arrays once (never per event). Failure frees everything and returns
  * the first task's error.
  */
 #include "analyze/internal.h"
 #include "core/err.h"
+#include "core/par.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#define AN_MAX_THREADS 8
 
 void analysis_opts_default(struct analysis_opts *o)
 {
@@ -91,10 +88,11 @@ struct an_pool {
     const struct analysis_opts *o;
 };
 
-/* Takes tasks until none is left or one failed. The calling thread (report = true) also
- * reports progress; workers never call back into the caller. */
-static void pool_work(struct an_pool *p, bool report)
+/* Takes tasks until none is left or one failed (par_run's work function). The calling thread
+ * (report = true) also reports progress; workers never call back into the caller. */
+static void pool_work(void *arg, bool report)
 {
+    struct an_pool *p = arg;
     for (;;) {
         size_t i = atomic_fetch_add(&p->next, 1);
         if (i >= p->ntasks || atomic_load(&p->rc)) return;
@@ -108,35 +106,6 @@ static void pool_work(struct an_pool *p, bool report)
         if (report && p->o->progress)
             p->o->progress(p->o->progress_arg, (double)done / (double)p->ntasks);
     }
-}
-
-static void *pool_worker(void *arg)
-{
-    pool_work(arg, false);
-    return NULL;
-}
-
-static unsigned pool_threads(const struct analysis_opts *o, size_t ntasks)
-{
-    long want = o->threads ? (long)o->threads : sysconf(_SC_NPROCESSORS_ONLN);
-    if (want < 1) want = 1;
-    if (want > AN_MAX_THREADS) want = AN_MAX_THREADS;
-    if ((size_t)want > ntasks) want = (long)ntasks;
-    return (unsigned)want;
-}
-
-/* Runs every task; returns the first error. A worker that cannot be started leaves its share
- * to the others (the calling thread always takes part). */
-static int pool_run(struct an_pool *p)
-{
-    pthread_t th[AN_MAX_THREADS];
-    unsigned nth = pool_threads(p->o, p->ntasks), started = 0;
-    for (unsigned k = 1; k < nth; k++)
-        if (pthread_create(&th[started], NULL, pool_worker, p) == 0) started++;
-    pool_work(p, true);
-    for (unsigned k = 0; k < started; k++)
-        pthread_join(th[k], NULL);
-    return atomic_load(&p->rc);
 }
 
 int analysis_run(struct lat_trace *const *traces, size_t n, const struct analysis_opts *o,
@@ -197,7 +166,8 @@ int analysis_run(struct lat_trace *const *traces, size_t n, const struct analysi
     atomic_init(&pool.next, 0);
     atomic_init(&pool.done, 0);
     atomic_init(&pool.rc, 0);
-    if ((rc = pool_run(&pool))) goto fail;
+    par_run(par_threads(o->threads, pool.ntasks), pool_work, &pool);
+    if ((rc = atomic_load(&pool.rc))) goto fail;
     for (size_t r = 0; r < ns; r++)
         an_view_fini(&views[r]);
     qsort(a->ranks, a->nranks, sizeof(*a->ranks), rank_cmp);

@@ -19,6 +19,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/jsonw.h"
+#include "core/par.h"
 #include "ingest/ingest.h"
 #include "ingest/source.h"
 #include "json/tok.h"
@@ -1321,11 +1322,9 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Loading the files of a directory: independent loads on a few threads, files taken in name
- * order from an atomic counter. Only the calling thread reports progress (the callback need
- * not be thread-safe); stats, when asked for, are summed under a lock. */
-#define DIR_MAX_THREADS 8
-
+/* Loading the files of a directory: independent loads on a few threads (core/par.h), files
+ * taken in name order from an atomic counter. Only the calling thread reports progress (the
+ * callback need not be thread-safe); stats, when asked for, are summed under a lock. */
 struct dir_load {
     struct lat_ingest_set *s;
     const struct lat_ingest_opts *opts;
@@ -1333,8 +1332,9 @@ struct dir_load {
     pthread_mutex_t mu;
 };
 
-static void dir_load_work(struct dir_load *d, bool caller)
+static void dir_load_work(void *arg, bool caller)
 {
+    struct dir_load *d = arg;
     struct lat_ingest_opts o = {0};
     struct lat_ingest_stats st;
     if (d->opts) o = *d->opts;
@@ -1359,27 +1359,13 @@ static void dir_load_work(struct dir_load *d, bool caller)
     }
 }
 
-static void *dir_load_worker(void *arg)
-{
-    dir_load_work(arg, false);
-    return NULL;
-}
-
 static void dir_load_all(struct lat_ingest_set *s, const struct lat_ingest_opts *opts)
 {
     struct dir_load d = {.s = s, .opts = opts};
     atomic_init(&d.next, 0);
     pthread_mutex_init(&d.mu, NULL);
-    long want = (opts && (opts->flags & LAT_INGEST_NO_THREAD)) ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
-    if (want > DIR_MAX_THREADS) want = DIR_MAX_THREADS;
-    if (want > (long)s->n) want = (long)s->n;
-    pthread_t th[DIR_MAX_THREADS];
-    int started = 0;
-    for (long k = 1; k < want; k++)
-        if (pthread_create(&th[started], NULL, dir_load_worker, &d) == 0) started++;
-    dir_load_work(&d, true);
-    for (int k = 0; k < started; k++)
-        pthread_join(th[k], NULL);
+    bool one = opts && (opts->flags & LAT_INGEST_NO_THREAD);
+    par_run(par_threads(one ? 1 : 0, s->n), dir_load_work, &d);
     pthread_mutex_destroy(&d.mu);
 }
 
