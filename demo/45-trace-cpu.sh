@@ -15,13 +15,13 @@ if ! "$LATSCOPE" -v trace --cpu --freq 499 --folded "$tmp/hot.folded" --flamegra
 fi
 grep -E 'cpu:' "$tmp/err" || true
 echo "hottest stacks (folded: root;...;leaf COUNT):"
-awk '{ print $NF "\t" $0 }' "$tmp/hot.folded" | sort -nr | head -3 | cut -f2-
+awk '{ print $NF "\t" $0 }' "$tmp/hot.folded" | sort -nr | awk 'NR <= 3' | cut -f2-
 echo "flame graph: $(wc -c <"$tmp/hot.svg") bytes of self-contained SVG"
 if command -v python3 >/dev/null; then
     step "trace --cpu: Python frames (read from outside the interpreter) between native ones"
     "$LATSCOPE" -v trace --cpu --folded "$tmp/py.folded" -o "$tmp/py.json" \
         -- python3 "$root/tests/progs/hot.py" 1 2>"$tmp/err" || true
     grep -E 'cpu:' "$tmp/err" || true
-    grep 'py:hot_py' "$tmp/py.folded" | awk '{ print $NF "\t" $0 }' | sort -nr | head -1 | cut -f2- |
+    grep 'py:hot_py' "$tmp/py.folded" | awk '{ print $NF "\t" $0 }' | sort -nr | awk 'NR == 1' | cut -f2- |
         sed 's/^.*PyEval_EvalCode;/...;PyEval_EvalCode;/'
 fi

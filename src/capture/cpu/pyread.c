@@ -108,6 +108,7 @@ struct pycode {
     uint8_t *table;
     size_t table_len;
     int firstlineno;
+    uint64_t walk; /* the pyreader_stack() call that last returned it */
 };
 
 struct pyreader {
@@ -116,6 +117,7 @@ struct pyreader {
     uint64_t runtime, code_type;
     uint64_t reads;
     struct pycode *cache; /* direct-mapped by address */
+    uint64_t walk;        /* pyreader_stack() calls so far */
 };
 
 static int rread(struct pyreader *r, uint64_t addr, void *buf, size_t n)
@@ -353,7 +355,13 @@ static struct pycode *code_get(struct pyreader *r, uint64_t addr)
     if (u64_at(hdr, 8) != r->code_type) return NULL;
     uint64_t fname = u64_at(hdr, o->code_filename), qname = u64_at(hdr, o->code_qualname);
     struct pycode *c = &r->cache[(addr >> 4) & (PY_CODE_CACHE - 1)];
-    if (c->addr == addr && c->filename_ptr == fname && c->qualname_ptr == qname) return c;
+    if (c->addr == addr && c->filename_ptr == fname && c->qualname_ptr == qname) {
+        c->walk = r->walk;
+        return c;
+    }
+    /* Two code objects of one stack in the same slot: evicting the first would free the names
+     * an earlier frame of this walk already points to. Give up on this sample instead. */
+    if (c->addr && c->walk == r->walk) return NULL;
     code_clear(c);
     c->addr = addr;
     c->filename_ptr = fname;
@@ -380,6 +388,7 @@ static struct pycode *code_get(struct pyreader *r, uint64_t addr)
         code_clear(c);
         return NULL;
     }
+    c->walk = r->walk;
     return c;
 }
 
@@ -387,6 +396,7 @@ int pyreader_stack(struct pyreader *r, pid_t tid, struct pyframe *out, int max)
 {
     const struct pyoffsets *o = r->o;
     uint64_t interp, ts;
+    r->walk++; /* entries stamped with this walk are in use by out[] until it returns */
     int rc = rread(r, r->runtime + o->runtime_interp_head, &interp, 8);
     if (rc) return rc;
     if (!interp || rread(r, interp + o->interp_threads_head, &ts, 8)) return 0;
