@@ -193,39 +193,27 @@ struct ingest_format {
     const char *todo;    /* rows without a reader: what to do instead */
 };
 
-#define KINETO_HINT "latscope reads PyTorch profiler (Kineto) and Chrome trace-event JSON"
-
 static const struct ingest_format formats[] = {
-    {"sqlite", "an SQLite database (e.g. an Nsight Systems `nsys export --type sqlite` file)",
-     sniff_sqlite, NULL,
-     KINETO_HINT "; SQLite input is not supported yet: record the workload with torch.profiler "
-                 "or `latscope trace -- CMD`"},
-    {"nsys-rep", "an Nsight Systems report (.nsys-rep)", sniff_nsys_rep, NULL,
-     "run `nsys export --type sqlite FILE` to get its SQLite export (not readable by this "
-     "latscope either yet), or record with `latscope trace -- CMD`"},
+    {"sqlite", "an SQLite database (an `nsys export --type sqlite` file?)", sniff_sqlite, NULL,
+     "SQLite input is not supported yet: record with torch.profiler or `latscope trace -- CMD`"},
+    {"nsys-rep", "an Nsight Systems report", sniff_nsys_rep, NULL,
+     "`nsys export --type sqlite FILE` makes its SQLite export (not readable yet either); or "
+     "record with `latscope trace -- CMD`"},
     {"onnx-model", "an ONNX model, not a profile", sniff_onnx_model, NULL,
-     "run it in ONNX Runtime with profiling on (SessionOptions.enable_profiling = True) and "
-     "pass the onnxruntime_profile_*.json it writes"},
-    {"protobuf", "a protobuf file (e.g. a TensorFlow/JAX profiler .xplane.pb)", sniff_protobuf,
-     NULL,
-     KINETO_HINT "; convert an XPlane with TensorBoard's profile plugin (its trace_viewer tool "
-                 "writes Chrome trace JSON)"},
-    {"perf-script", "`perf script` text (Linux perf samples)", sniff_perf_script, NULL,
-     KINETO_HINT "; for CPU samples record with `latscope trace --cpu -- CMD`"},
+     "run it in ONNX Runtime with SessionOptions.enable_profiling and pass the "
+     "onnxruntime_profile_*.json"},
+    {"protobuf", "a protobuf file (a TensorFlow/JAX .xplane.pb?)", sniff_protobuf, NULL,
+     "convert it with TensorBoard's profile plugin (its trace_viewer JSON is a Chrome trace)"},
+    {"perf-script", "`perf script` text", sniff_perf_script, NULL,
+     "for CPU samples record with `latscope trace --cpu -- CMD`"},
     {"speedscope", "a speedscope profile", sniff_speedscope, NULL,
-     KINETO_HINT "; with py-spy record `--format chrometrace` instead, or use `latscope trace "
-                 "--cpu -- CMD`"},
-    {"trtexec-profile", "a trtexec --exportProfile file (per-layer averages, no timeline)",
-     sniff_trtexec, NULL,
-     "for a timeline run the engine under `latscope trace -- trtexec ...` (or nsys)"},
-    {"csv", "CSV text (e.g. an nsys/ncu report or a memory timeline)", sniff_csv, NULL,
-     KINETO_HINT "; pass the trace file itself"},
-    {"collapsed-stacks", "collapsed stack samples (py-spy --format raw, stackcollapse)",
-     sniff_collapsed, NULL,
-     KINETO_HINT "; for CPU samples record with `latscope trace --cpu -- CMD` (or py-spy "
-                 "`--format chrometrace`)"},
-    {"text", "a text file, not JSON (a log or a report?)", sniff_text, NULL,
-     KINETO_HINT " (.json / .json.gz): pass the trace file itself"},
+     "record with py-spy `--format chrometrace`, or `latscope trace --cpu -- CMD`"},
+    {"trtexec-profile", "a trtexec --exportProfile file (layer averages, no timeline)",
+     sniff_trtexec, NULL, "for a timeline run `latscope trace -- trtexec ...`"},
+    {"csv", "CSV text (an nsys/ncu report?)", sniff_csv, NULL, "pass the trace file itself"},
+    {"collapsed-stacks", "collapsed stack samples (py-spy raw, stackcollapse)", sniff_collapsed,
+     NULL, "record with `latscope trace --cpu -- CMD` or py-spy `--format chrometrace`"},
+    {"text", "a text file, not JSON (a log?)", sniff_text, NULL, "pass the trace file itself"},
     /* last: any JSON (and anything not recognised above: the JSON reader says what is wrong) */
     {"kineto", "Kineto/Chrome trace JSON", sniff_any, ingest_kineto_load, NULL},
 };
@@ -257,8 +245,8 @@ static int load_src(struct ingest_src *src, const char *name, const char *path,
     bool gz = src_is_gzip(src);
     src_close(src);
     if (err && errsz)
-        snprintf(err, errsz, "%s: %s%s, not a trace latscope can read: %s", name,
-                 gz ? "gzip-compressed " : "", f->what, f->todo);
+        snprintf(err, errsz, "%s: %s%s; latscope reads Kineto/Chrome trace JSON: %s", name,
+                 gz ? "gzip of " : "", f->what, f->todo);
     return LAT_E_NOT_TRACE;
 }
 

@@ -76,8 +76,8 @@ check() { # FILE TEXT...
         [[ $(grep -o "$(basename "$file")" "$TMPDIR/err" | wc -l) == 1 ]] || fail "path twice: $(cat "$TMPDIR/err")"
     done
 }
-check "$f/prof.sqlite" "an SQLite database" "not supported yet"
-check "$f/prof.sqlite.gz" "gzip-compressed an SQLite database"
+check "$f/prof.sqlite" "an SQLite database" "not supported yet: record with torch.profiler or \`latscope trace -- CMD\`"
+check "$f/prof.sqlite.gz" "gzip of an SQLite database"
 check "$f/host.xplane.pb" "a protobuf file" "TensorBoard's profile plugin"
 check "$f/run.nsys-rep" "an Nsight Systems report" "nsys export --type sqlite"
 check "$f/model.onnx" "an ONNX model, not a profile" "enable_profiling"

@@ -95,7 +95,7 @@ TEST(ingest_unreadable_format_error_names_it_once)
     deflateEnd(&z);
     struct lat_ingest_opts o = {.chunk_bytes = 64};
     ASSERT_EQ_I64(ingest_mem(gz, gzn, "p.sqlite.gz", &o, &t, err, sizeof(err)), LAT_E_NOT_TRACE);
-    ASSERT(strstr(err, "gzip-compressed an SQLite database"));
+    ASSERT(strstr(err, "gzip of an SQLite database"));
     /* a trace still loads after the peek, gzip too, tiny chunks too */
     char doc[256];
     int dn = snprintf(doc, sizeof(doc), trace, 3);
