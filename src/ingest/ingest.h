@@ -67,7 +67,7 @@ struct lat_ingest_opts {
     void *progress_ctx;
 };
 
-#define LAT_INGEST_ERRLEN 512 /* room for a long path plus a message that says what to do */
+#define LAT_INGEST_ERRLEN 512
 
 /* Reads the trace at path ("-" = stdin). opts may be NULL. On success *out is a new trace
  * (caller frees with lat_trace_free) and 0 is returned. On failure *out is NULL, the return is
