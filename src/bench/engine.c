@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -82,6 +83,9 @@ struct bconn {
     const char *req; /* this request's bytes */
     size_t req_len;
     bool ops_begun; /* t->ops->begin was called; end is due */
+    uint32_t nresp; /* responses completed on this connection since it was opened */
+    bool reused;    /* the current request went out on a connection that had served one */
+    bool retried;   /* ... and was already sent again on a fresh connection once */
     struct http1_resp resp;
 };
 
@@ -112,6 +116,7 @@ struct worker {
     unsigned nidle;
     unsigned inflight;
     bool issuing_done, blocked;
+    bool peer_closes; /* the server closed a kept-alive connection: check before each reuse */
     atomic_bool finished;
 
     /* Open-loop schedule: this thread's slice of the global arrival sequence. */
@@ -164,6 +169,7 @@ static void bc_close(struct bconn *bc)
     }
     conn_close(&bc->c);
     bc->io.fd = -1;
+    bc->nresp = 0;
     bc->state = BC_CLOSED;
     loop_timer_stop(&bc->w->loop, &bc->timer);
     loop_timer_stop(&bc->w->loop, &bc->kick);
@@ -205,10 +211,41 @@ static enum bench_err connect_class(const struct bconn *bc)
     return bc->c.err == -EMFILE || bc->c.err == -ENFILE ? BENCH_ERR_CLIENT_FD : BENCH_ERR_CONNECT;
 }
 
+static void start_connect(struct bconn *bc, lat_ns now);
+
+/*
+ * Keep-alive that was not kept (issue 17): a request written on a reused connection that ends
+ * in a reset or close before any response byte was most likely written after the server had
+ * closed the idle connection (llama-server advertises keep-alive and closes after every
+ * streamed response). Browsers and wrk send it again on a fresh connection, once; so do we,
+ * counted as stale_retries, never as the server's error. Returns true when retried.
+ */
+static bool stale_retry(struct bconn *bc, enum bench_err cls, lat_ns now)
+{
+    struct worker *w = bc->w;
+    const struct bench_target *t = w->e->t;
+    if (cls != BENCH_ERR_RESET || !bc->busy || !bc->reused || bc->retried || bc->resp.t_first ||
+        bc->resp.status)
+        return false;
+    if (t->ops && bc->ops_begun) {
+        /* The first attempt ends unmeasured: the target counts the request once. */
+        bc->ops_begun = false;
+        t->ops->end(bc->cs, 0, (int)cls, now, false);
+    }
+    if (bc->measured) w->stale_retries++;
+    w->peer_closes = true;
+    bc_close(bc);
+    bc->retried = true;
+    bc->gen++; /* the caller's event was for the old socket */
+    start_connect(bc, now);
+    return true;
+}
+
 /* The request on bc failed with class cls: count it, drop the connection, free the slot. */
 static void fail(struct bconn *bc, enum bench_err cls, lat_ns now)
 {
     const struct bench_target *t = bc->w->e->t;
+    if (stale_retry(bc, cls, now)) return;
     if (t->ops && !bc->ops_begun && bc->busy) {
         /* Never sent (connect failure, request not built): the target still accounts for
          * it, so its error totals match the engine's. */
@@ -229,6 +266,7 @@ static void fail(struct bconn *bc, enum bench_err cls, lat_ns now)
 static void start_connect(struct bconn *bc, lat_ns now)
 {
     struct worker *w = bc->w;
+    bc->reused = false;
     enum lat_io s = conn_connect(&bc->c);
     if (s == LAT_IO_ERROR) {
         if (bc->busy) {
@@ -300,6 +338,20 @@ static void start_write(struct bconn *bc, lat_ns now)
 {
     struct worker *w = bc->w;
     const struct bench_target *t = w->e->t;
+    bc->reused = bc->nresp > 0;
+    if (bc->reused && w->peer_closes && !t->conn.tls) {
+        /* This server closes kept-alive connections: one peek (only for such servers) finds
+         * a FIN that already arrived, so the request goes out on a fresh connection at once
+         * instead of failing first. */
+        char ch;
+        if (recv(bc->c.fd, &ch, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
+            if (bc->measured) w->stale_retries++;
+            bc_close(bc);
+            bc->gen++;
+            start_connect(bc, now);
+            return;
+        }
+    }
     http1_resp_init(&bc->resp, t->head, NULL, NULL);
     bc->req = t->request;
     bc->req_len = t->request_len;
@@ -392,10 +444,12 @@ static void complete(struct bconn *bc, lat_ns now)
         count_error(bc, (enum bench_err)cls, r->t_end);
     else if (bc->measured)
         record_ok(bc);
-    if (r->conn_close)
+    if (r->conn_close) {
         bc_close(bc);
-    else
+    } else {
         bc->state = BC_IDLE;
+        bc->nresp++;
+    }
     slot_free(bc, now);
 }
 
@@ -551,6 +605,7 @@ static void dispatch(struct bconn *bc, lat_ns t_sched, bool measured, lat_ns now
 {
     bc->busy = true;
     bc->gen++;
+    bc->retried = false;
     bc->measured = measured;
     bc->t_sched = t_sched;
     if (measured) {
