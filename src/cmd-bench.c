@@ -1093,12 +1093,22 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     }
     free(run.points);
 out:
+    errno = 0;
     if (hw_started && hlog_writer_finish(&hw) < 0) {
-        pr_err("--hdr-log %s: write error\n", c.hdr_log);
+        /* errno of the failed flush: "No space left on device", not a bare "write error" */
+        pr_err("--hdr-log %s: %s\n", c.hdr_log, errno ? strerror(errno) : "write error");
         exit_code = LAT_EXIT_FAILURE;
+        hw_started = false;
+        hlog_writer_fini(&hw);
+        if (hf) fclose(hf);
+        hf = NULL;
     }
     if (hw_started) hlog_writer_fini(&hw);
-    if (hf && fclose(hf) != 0) exit_code = LAT_EXIT_FAILURE;
+    errno = 0;
+    if (hf && fclose(hf) != 0) {
+        pr_err("--hdr-log %s: %s\n", c.hdr_log, errno ? strerror(errno) : "write error");
+        exit_code = LAT_EXIT_FAILURE;
+    }
     if (rf) fclose(rf); /* set-up failed before the run: nothing to write */
     kserve_fini(&ks);
     llm_bench_fini(&llm);

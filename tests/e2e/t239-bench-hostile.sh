@@ -120,6 +120,13 @@ if [[ -w /dev/full ]]; then
     set -e
     [[ $rc -eq 1 ]] || fail "--records /dev/full: exit $rc, want 1"
     grep -q "No space left on device" "$TMPDIR/full.err" || { cat "$TMPDIR/full.err"; fail "ENOSPC text"; }
+    set +e
+    "$LATSCOPE" bench -c 1 -n 200 --hdr-log /dev/full "$FIXTURE_URL/" >/dev/null 2>"$TMPDIR/hfull.err"
+    rc=$?
+    set -e
+    [[ $rc -eq 1 ]] || fail "--hdr-log /dev/full: exit $rc, want 1"
+    grep -q -- "--hdr-log /dev/full: No space left on device" "$TMPDIR/hfull.err" ||
+        { cat "$TMPDIR/hfull.err"; fail "hdr-log ENOSPC text"; }
 fi
 
 # ---- 15. Error reasons and bounded inputs.
