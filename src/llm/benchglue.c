@@ -629,8 +629,12 @@ static void write_record(struct llm_bench *b, struct llm_conn *c)
     enum llm_tok_src src;
     int64_t n = llm_record_tokens(r, &src);
     buf_reset(l);
-    buf_printf(l, "{\"point\":%u,\"thread\":%u,\"t_sched_ns\":%lld,\"t_send_ns\":%lld", b->point,
-               c->thread, (long long)(r->t_sched - b->t0), (long long)(r->t_send - b->t0));
+    buf_printf(l, "{\"point\":%u,\"thread\":%u,\"t_sched_ns\":%lld", b->point, c->thread,
+               (long long)(r->t_sched - b->t0));
+    if (r->t_send >= 0) /* never sent (connect failure): null */
+        buf_printf(l, ",\"t_send_ns\":%lld", (long long)(r->t_send - b->t0));
+    else
+        buf_puts(l, ",\"t_send_ns\":null");
     put_ms(l, "ttft_ms", r->t_first - r->t_sched, r->t_first >= 0);
     put_ms(l, "e2e_ms", r->t_end - r->t_sched, r->t_end >= 0);
     put_ms(l, "tpot_ms", n >= 2 ? (r->t_last - r->t_first) / (n - 1) : 0,
