@@ -955,6 +955,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     }
 
     unsigned client_tries = 0; /* --find-max: client-INVALID measurements of this probe */
+    bool llm_err_said = false; /* a --records-detail/--hdr-log write error was reported */
     for (size_t i = 0; i < nvalues && !bench_stop; i++) {
         struct bench_point *p = &run.points[i];
         struct bench_load *l = &p->load;
@@ -1018,7 +1019,17 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         p->ran = true;
         if (llm.active) {
             p->llm = xcalloc(1, sizeof(*p->llm));
-            if (llm_bench_point_done(&llm, p->llm) < 0) exit_code = LAT_EXIT_FAILURE;
+            int lrc = llm_bench_point_done(&llm, p->llm);
+            if (lrc < 0) {
+                if (exit_code != LAT_EXIT_FAILURE || !llm_err_said)
+                    pr_err("%s: %s\n",
+                           llm.records_err ? "--records-detail"
+                           : llm.hlog_err  ? "--hdr-log"
+                                           : "openai",
+                           lat_strerror(lrc));
+                llm_err_said = true;
+                exit_code = LAT_EXIT_FAILURE;
+            }
         }
         if (c.stable) {
             enum stable_verdict v = stable.verdict;

@@ -288,7 +288,7 @@ void llm_bench_fini(struct llm_bench *b)
         b->mth_started = false;
     }
     if (b->records) {
-        if (fclose(b->records) != 0 && !b->records_err) b->records_err = -EIO;
+        if (fclose(b->records) != 0 && !b->records_err) b->records_err = errno ? -errno : -EIO;
         b->records = NULL;
         pthread_mutex_destroy(&b->rlock);
     }
@@ -673,7 +673,8 @@ static void write_record(struct llm_bench *b, struct llm_conn *c)
     buf_printf(l, ",\"t0_mono_ns\":%lld", (long long)b->t0);
     if (buf_puts(l, "}\n") != 0) return; /* out of memory: this line is lost */
     pthread_mutex_lock(&b->rlock);
-    if (fwrite(l->data, 1, l->len, b->records) != l->len && !b->records_err) b->records_err = -EIO;
+    if (fwrite(l->data, 1, l->len, b->records) != l->len && !b->records_err)
+        b->records_err = errno ? -errno : -EIO;
     pthread_mutex_unlock(&b->rlock);
 }
 
@@ -758,7 +759,7 @@ int llm_bench_point_done(struct llm_bench *b, struct llm_summary *out)
     b->point++;
     if (b->records) {
         pthread_mutex_lock(&b->rlock);
-        if (fflush(b->records) != 0 && !b->records_err) b->records_err = -EIO;
+        if (fflush(b->records) != 0 && !b->records_err) b->records_err = errno ? -errno : -EIO;
         pthread_mutex_unlock(&b->rlock);
     }
     int rc = llm_target_summarize(b->t, b->view, b->slo.set ? &b->slo : NULL, out);

@@ -88,6 +88,17 @@ rc=$?
 set -e
 [[ $rc -eq 2 ]] && grep -q "HTTP 500" "$TMPDIR/m.err" && ! grep -q "malformed HTTP" "$TMPDIR/m.err" ||
     fail "metrics 500 (exit $rc): $(cat "$TMPDIR/m.err")"
+# A full disk under --records-detail is named as such (was "Input/output error", silently).
+if [[ -w /dev/full ]]; then
+    set +e
+    "$LATSCOPE" bench --target openai "http://127.0.0.1:$FX_PORT/v1/chat/completions" \
+        --input-tokens 8 --output-tokens 4 -c 2 -n 500 --records-detail /dev/full >/dev/null \
+        2>"$TMPDIR/full.err"
+    rc=$?
+    set -e
+    [[ $rc -eq 1 ]] && grep -q -- "--records-detail: No space left on device" "$TMPDIR/full.err" ||
+        fail "--records-detail /dev/full (exit $rc): $(cat "$TMPDIR/full.err")"
+fi
 # --prompts /dev/zero stops at the cap instead of growing until killed.
 set +e
 timeout 60 "$LATSCOPE" bench --target openai "http://127.0.0.1:$FX_PORT/v1/chat/completions" \
