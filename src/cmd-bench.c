@@ -24,6 +24,7 @@
 #include "stats/stable.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -33,6 +34,10 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t bench_stop;
+
+/* --find-max: measurements of one probe that the client could not drive before the search
+ * stops (bench_result.invalid_client). */
+#define FIND_MAX_CLIENT_TRIES 3
 
 static void on_sigint(int sig)
 {
@@ -102,6 +107,10 @@ static const char usage_text[] =
     "  --exact N                keep up to N samples per thread for exact percentiles "
     "(default 100000)\n"
     "  --max-send-lag MS        INVALID when send-lag p99 exceeds this (default 1)\n"
+    "  --max-error-rate F       INVALID when more than this share of requests fail\n"
+    "                           (default 0.5: a point whose requests mostly fail)\n"
+    "  --max-input-size N       largest -d @FILE, --input @FILE, --prompts or --replay\n"
+    "                           file read (bytes, k/M/G = 1000s; default 256M)\n"
     "\n"
     "Exit status: 0 all points valid, 1 a point INVALID or interrupted, 2 usage/setup error.\n"
     "See docs/latscope-bench.md and docs/bench-json.md.\n";
@@ -136,6 +145,8 @@ enum {
     OPT_FIND_MAX,
     OPT_MAX_RATE,
     OPT_PRECISION,
+    OPT_MAX_INPUT_SIZE,
+    OPT_MAX_ERROR_RATE,
 };
 
 static const struct option long_opts[] = {
@@ -176,6 +187,8 @@ static const struct option long_opts[] = {
     {"find-max", no_argument, NULL, OPT_FIND_MAX},
     {"max-rate", required_argument, NULL, OPT_MAX_RATE},
     {"precision", required_argument, NULL, OPT_PRECISION},
+    {"max-input-size", required_argument, NULL, OPT_MAX_INPUT_SIZE},
+    {"max-error-rate", required_argument, NULL, OPT_MAX_ERROR_RATE},
     {NULL, 0, NULL, 0},
 };
 
@@ -206,6 +219,7 @@ struct cli {
     const char *slo_text;
     struct slo slo;
     double confidence, max_rate, precision;
+    uint64_t max_input; /* --max-input-size (0: LLM_MAX_INPUT_BYTES) */
     struct bench_opts eng;
 };
 
@@ -402,17 +416,31 @@ static int parse_count_opt(const char *opt, const char *v, uint64_t *out, uint64
     return 0;
 }
 
-static int read_file(const char *path, struct lat_buf *out)
+/* Reads a whole input file, at most max bytes (LAT_E_OVERFLOW beyond: /dev/zero stops there).
+ * read(2) errors keep their errno (a directory is EISDIR, not an I/O error). */
+static int read_file(const char *path, struct lat_buf *out, uint64_t max)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return -errno;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
     char tmp[65536];
-    size_t n;
     int rc = 0;
-    while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
-        if ((rc = buf_append(out, tmp, n)) < 0) break;
-    if (!rc && ferror(f)) rc = -EIO;
-    fclose(f);
+    uint64_t total = 0;
+    for (;;) {
+        ssize_t n = read(fd, tmp, sizeof(tmp));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            rc = -errno;
+            break;
+        }
+        if (n == 0) break;
+        total += (uint64_t)n;
+        if (total > max) {
+            rc = LAT_E_OVERFLOW;
+            break;
+        }
+        if ((rc = buf_append(out, tmp, (size_t)n)) < 0) break;
+    }
+    close(fd);
     return rc;
 }
 
@@ -552,6 +580,18 @@ static int parse_args(int argc, char **argv, struct cli *c)
                 return usage_error("--exact", "expected a sample count (0 turns it off)");
             c->eng.exact_cap = (size_t)u;
             break;
+        case OPT_MAX_INPUT_SIZE:
+            if (units_parse_count(optarg, &c->max_input) < 0 || c->max_input == 0)
+                return usage_error("--max-input-size", "expected a byte count such as 512M");
+            break;
+        case OPT_MAX_ERROR_RATE: {
+            char *e;
+            double v = strtod(optarg, &e);
+            if (e == optarg || *e || !(v >= 0 && v < 1))
+                return usage_error("--max-error-rate", "expected a fraction 0 <= F < 1");
+            c->eng.max_error_frac = v > 0 ? v : 1e-12; /* 0: any error makes a point INVALID */
+            break;
+        }
         case OPT_MAX_SEND_LAG: {
             char *e;
             double v = strtod(optarg, &e);
@@ -645,7 +685,13 @@ static int build_http_target(struct cli *c, struct bench_target *t, struct lat_b
     const char *method = c->method;
     bool have_body = c->body_arg != NULL;
     if (have_body && c->body_arg[0] == '@') {
-        int rc = read_file(c->body_arg + 1, body);
+        uint64_t max = c->max_input ? c->max_input : LLM_MAX_INPUT_BYTES;
+        int rc = read_file(c->body_arg + 1, body, max);
+        if (rc == LAT_E_OVERFLOW) {
+            pr_err("--body %s: larger than %llu bytes (--max-input-size N raises the limit)\n",
+                   c->body_arg + 1, (unsigned long long)max);
+            return LAT_EXIT_USAGE;
+        }
         if (rc < 0) {
             pr_err("--body %s: %s\n", c->body_arg + 1, lat_strerror(rc));
             return LAT_EXIT_USAGE;
@@ -664,14 +710,16 @@ static int build_http_target(struct cli *c, struct bench_target *t, struct lat_b
     return 0;
 }
 
-static int write_records(const char *path, struct bench_run *run)
+/* Writes the records into f (opened before the first request) and closes it; the write
+ * error keeps its errno (ENOSPC reads "No space left on device"). */
+static int write_records(FILE *f, struct bench_run *run)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return -errno;
     int rc = 0;
     for (size_t i = 0; i < run->npoints && !rc; i++)
         if (run->points[i].ran) rc = bench_report_records(f, &run->points[i], i);
-    if (fclose(f) != 0 && !rc) rc = -EIO;
+    errno = 0;
+    if (fflush(f) != 0 && (!rc || rc == -EIO)) rc = errno ? -errno : -EIO;
+    if (fclose(f) != 0 && !rc) rc = errno ? -errno : -EIO;
     return rc;
 }
 
@@ -748,9 +796,23 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     struct kserve_ctx ks = {0};
     int exit_code = LAT_EXIT_OK;
     struct bench_run run = {.target = c.target, .url = c.url, .best_point = -1};
-    FILE *hf = NULL;
+    FILE *hf = NULL, *rf = NULL;
     struct hlog_writer hw = {0};
     bool hw_started = false;
+    llm.max_input = (size_t)c.max_input;
+    for (size_t k = 0; k < c.ks.ninputs; k++)
+        c.ks.inputs[k].max_bytes = c.max_input;
+
+    /* Every output file is opened before the first request: a path that cannot be written
+     * must not cost the run (--hdr-log below; --records-detail in llm_bench_setup). */
+    if (c.records) {
+        rf = fopen(c.records, "w");
+        if (!rf) {
+            pr_err("--records %s: %s\n", c.records, strerror(errno));
+            exit_code = LAT_EXIT_USAGE;
+            goto out;
+        }
+    }
 
     if (llm.active) {
         static const struct bench_req_ops llm_ops = {
@@ -892,6 +954,8 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         exit(LAT_EXIT_FAILURE);
     }
 
+    unsigned client_tries = 0; /* --find-max: client-INVALID measurements of this probe */
+    bool llm_err_said = false; /* a --records-detail/--hdr-log write error was reported */
     for (size_t i = 0; i < nvalues && !bench_stop; i++) {
         struct bench_point *p = &run.points[i];
         struct bench_load *l = &p->load;
@@ -955,7 +1019,17 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         p->ran = true;
         if (llm.active) {
             p->llm = xcalloc(1, sizeof(*p->llm));
-            if (llm_bench_point_done(&llm, p->llm) < 0) exit_code = LAT_EXIT_FAILURE;
+            int lrc = llm_bench_point_done(&llm, p->llm);
+            if (lrc < 0) {
+                if (exit_code != LAT_EXIT_FAILURE || !llm_err_said)
+                    pr_err("%s: %s\n",
+                           llm.records_err ? "--records-detail"
+                           : llm.hlog_err  ? "--hdr-log"
+                                           : "openai",
+                           lat_strerror(lrc));
+                llm_err_said = true;
+                exit_code = LAT_EXIT_FAILURE;
+            }
         }
         if (c.stable) {
             enum stable_verdict v = stable.verdict;
@@ -969,7 +1043,25 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         if (strcmp(c.target, "kserve") == 0) kserve_stats_after(&ks, &t, &p->server);
         judge_slo(&c, p, !c.find_max, c.confidence > 0 ? cum : NULL);
         if (p->res.interrupted) run.interrupted = true;
-        if (c.find_max) {
+        if (c.find_max && p->res.interrupted) {
+            /* An interrupted probe is no verdict: the search ends without it. */
+        } else if (c.find_max && !p->res.valid && p->res.invalid_client) {
+            /* The client could not drive this load (send lag, a saturated worker, no fds):
+             * inconclusive about the server, so measure it again; after FIND_MAX_CLIENT_TRIES
+             * stop and say so rather than report it as the server's limit. */
+            if (++client_tries < FIND_MAX_CLIENT_TRIES) {
+                pr_warn("find-max: %s %g inconclusive (%s); measuring it again\n",
+                        find_conc ? "concurrency" : "rate", value, p->res.invalid_reason);
+            } else {
+                run.client_limited = true;
+                run.client_limit = value;
+                snprintf(run.client_limit_reason, sizeof(run.client_limit_reason), "%s",
+                         p->res.invalid_reason);
+                exit_code = LAT_EXIT_FAILURE;
+                break;
+            }
+        } else if (c.find_max) {
+            client_tries = 0;
             bool pass = p->res.valid && p->slo.pass;
             search_feed(&search, value, pass);
             if (pass && (run.best_point < 0 || value > run.max_rate)) {
@@ -998,8 +1090,9 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     else
         rc = bench_report_text(stdout, &run);
     if (rc < 0) exit_code = LAT_EXIT_FAILURE;
-    if (c.records) {
-        rc = write_records(c.records, &run);
+    if (rf) {
+        rc = write_records(rf, &run);
+        rf = NULL;
         if (rc < 0) {
             pr_err("--records %s: %s\n", c.records, lat_strerror(rc));
             exit_code = LAT_EXIT_FAILURE;
@@ -1011,12 +1104,23 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     }
     free(run.points);
 out:
+    errno = 0;
     if (hw_started && hlog_writer_finish(&hw) < 0) {
-        pr_err("--hdr-log %s: write error\n", c.hdr_log);
+        /* errno of the failed flush: "No space left on device", not a bare "write error" */
+        pr_err("--hdr-log %s: %s\n", c.hdr_log, errno ? strerror(errno) : "write error");
         exit_code = LAT_EXIT_FAILURE;
+        hw_started = false;
+        hlog_writer_fini(&hw);
+        if (hf) fclose(hf);
+        hf = NULL;
     }
     if (hw_started) hlog_writer_fini(&hw);
-    if (hf && fclose(hf) != 0) exit_code = LAT_EXIT_FAILURE;
+    errno = 0;
+    if (hf && fclose(hf) != 0) {
+        pr_err("--hdr-log %s: %s\n", c.hdr_log, errno ? strerror(errno) : "write error");
+        exit_code = LAT_EXIT_FAILURE;
+    }
+    if (rf) fclose(rf); /* set-up failed before the run: nothing to write */
     kserve_fini(&ks);
     llm_bench_fini(&llm);
     conn_target_fini(&t.conn);

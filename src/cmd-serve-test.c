@@ -42,12 +42,15 @@ static void usage(FILE *f)
         "  --workers N         worker pool size; requests beyond N queue (default 0 = no limit)\n"
         "  --seed N            seed for service times and faults (default 1)\n"
         "  --fault LIST        e.g. reset:0.01,close:0.01,5xx:2%%,slow_headers:0.01,\n"
-        "                      garbage:0.01,stall:0.001 (fraction of served requests)\n"
+        "                      garbage:0.01,stall:0.001,flood:0.01 (fraction of served\n"
+        "                      requests; flood: endless '100 Continue' responses)\n"
         "  --slow-headers DUR  delay after the status line for slow_headers (default 200ms)\n"
         "  --stall DUR         how long a stalled request holds its connection (default 30s)\n"
         "  --spin DUR          busy-wait the last DUR before each deadline (default 0)\n"
         "  --chunked           send response bodies with chunked transfer encoding\n"
         "  --no-keepalive      close the connection after every response\n"
+        "  --keepalive-lie[=DUR]  answer 'Connection: keep-alive' yet close DUR after every\n"
+        "                      response (default at once; llama-server does this)\n"
         "  --body-size N       generic response body bytes (default 16)\n"
         "  --max-body N        largest accepted request body (default 64M)\n"
         "  --model SPEC        KServe model name[:DTYPE[:DIMS]], repeatable\n"
@@ -76,6 +79,7 @@ enum {
     OPT_SPIN,
     OPT_CHUNKED,
     OPT_NOKA,
+    OPT_KALIE,
     OPT_BODY,
     OPT_MAXBODY,
     OPT_MODEL,
@@ -109,6 +113,7 @@ int cmd_serve_test(int argc, char **argv, const struct lat_opts *opts)
         {"spin", required_argument, NULL, OPT_SPIN},
         {"chunked", no_argument, NULL, OPT_CHUNKED},
         {"no-keepalive", no_argument, NULL, OPT_NOKA},
+        {"keepalive-lie", optional_argument, NULL, OPT_KALIE},
         {"body-size", required_argument, NULL, OPT_BODY},
         {"max-body", required_argument, NULL, OPT_MAXBODY},
         {"model", required_argument, NULL, OPT_MODEL},
@@ -180,6 +185,13 @@ int cmd_serve_test(int argc, char **argv, const struct lat_opts *opts)
             break;
         case OPT_NOKA:
             cfg.keep_alive = false;
+            break;
+        case OPT_KALIE:
+            cfg.keepalive_lie = true;
+            if (a &&
+                (units_parse_duration(a, LAT_NS_PER_MS, &cfg.keepalive_lie_delay_ns) < 0 ||
+                 cfg.keepalive_lie_delay_ns < 0 || cfg.keepalive_lie_delay_ns > 60 * LAT_NS_PER_S))
+                goto bad_value;
             break;
         case OPT_BODY:
             if (units_parse_count(a, &u) < 0 || u > (256u << 20)) goto bad_value;

@@ -40,6 +40,12 @@ enum bench_err {
     BENCH_ERR_HTTP_5XX,
     BENCH_ERR_MALFORMED, /* not a valid HTTP/1.1 response (or bytes after it) */
     BENCH_ERR_MISMATCH,  /* status class or body substring check failed */
+    /* The HTTP exchange completed but the target's protocol did not (--target openai: a stream
+     * cut before [DONE]/finish_reason, an error event, a body that is not SSE). */
+    BENCH_ERR_STREAM,
+    /* Client side: no file descriptor for the socket (EMFILE/ENFILE). Never the server's
+     * fault: the point is INVALID and says to raise `ulimit -n`. */
+    BENCH_ERR_CLIENT_FD,
     BENCH_ERR__COUNT,
 };
 
@@ -60,7 +66,11 @@ struct bench_req_ops {
     int (*build)(void *cs, const char **req, size_t *len);
     void (*begin)(void *cs, lat_ns t_sched, lat_ns t_send);
     void (*body)(void *cs, const char *p, size_t n, lat_ns t_recv);
-    void (*end)(void *cs, int http_status, int bench_err, lat_ns t_end, bool measured);
+    /* Returns the request's final class: bench_err when it is >= 0, else -1 (success) or the
+     * enum bench_err the target's own check found (e.g. BENCH_ERR_STREAM), which the engine
+     * then counts instead of a success. Requests that never got their bytes built (connect
+     * failures) are begun with t_send = -1 just before they end. */
+    int (*end)(void *cs, int http_status, int bench_err, lat_ns t_end, bool measured);
 };
 
 /* What to send and how to judge the answer; read-only and shared by all workers. */
@@ -112,14 +122,17 @@ struct bench_opts {
     bool keep_records;          /* keep every request's timestamps (for --records) */
     double max_send_lag_p99_ms; /* INVALID above this (default 1 ms) */
     double max_thread_busy_pct; /* INVALID above this (default 95 %) */
+    double max_error_frac;      /* INVALID when more than this share of requests fail (0.5) */
 };
+
+#define BENCH_REC_INTERRUPTED (-2) /* bench_record.err: still in flight at an interrupt */
 
 /* One request's timestamps, for --records. */
 struct bench_record {
     lat_ns t_sched, t_send, t_first, t_end;
     uint64_t bytes;
     int16_t status; /* HTTP status, 0 when none */
-    int8_t err;     /* enum bench_err, -1 = success */
+    int8_t err;     /* enum bench_err, -1 = success, BENCH_REC_INTERRUPTED */
     uint8_t thread;
 };
 
@@ -145,12 +158,28 @@ struct bench_result {
     uint64_t errors[BENCH_ERR__COUNT];
     uint64_t errors_total;
     uint64_t inflight_cap_hits; /* sends delayed because max_inflight was reached */
+    /* Measured requests still in flight when an interrupt (SIGINT) ended the point: neither
+     * successes nor server errors. */
+    uint64_t interrupted_requests;
+    /* Reused keep-alive connections that failed before any response byte (the server had
+     * closed them while idle) and whose request was sent again once on a fresh connection;
+     * not errors (issue 17: never billed to the server). */
+    uint64_t stale_retries;
     uint64_t bytes;
     lat_ns t_first_sched, t_last_end; /* measured window */
+    /* duration_s: the window achieved_rps divides by. Closed loop: first intended send to
+     * last response end. Open loop: the schedule's duration, from the start of the measured
+     * schedule to its end: --duration, or the intended time of the first arrival that was
+     * not sent when the point ended early (--requests, a stop rule, an interrupt), so `-r 2`
+     * achieves 2 req/s, not ok / (last end - first send). */
     double duration_s, achieved_rps, offered_rps;
     double client_cpu_pct;      /* process CPU time / wall time, 100 = one core */
     double max_thread_busy_pct; /* busiest worker's non-waiting share of the wall time */
     bool valid;
+    /* INVALID because of the client (send lag, a saturated worker thread, fd exhaustion):
+     * the point says nothing about the server, so --find-max re-measures it instead of taking
+     * it as an SLO miss. */
+    bool invalid_client;
     char invalid_reason[256];
     bool interrupted;
     bool stopped_by_rule; /* a window hook ended the point */

@@ -37,11 +37,14 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 const char *const bench_err_names[BENCH_ERR__COUNT] = {
-    "connect", "timeout", "reset", "http_4xx", "http_5xx", "malformed", "mismatch",
+    "connect",   "timeout",  "reset",  "http_4xx",  "http_5xx",
+    "malformed", "mismatch", "stream", "client_fd",
 };
 
 enum bc_state { BC_CLOSED = 0, BC_CONNECTING, BC_IDLE, BC_WRITING, BC_READING, BC_BACKOFF };
@@ -52,6 +55,11 @@ enum bc_state { BC_CLOSED = 0, BC_CONNECTING, BC_IDLE, BC_WRITING, BC_READING, B
 #define BENCH_ABORT_GRACE (1 * LAT_NS_PER_S)
 #define BENCH_NO_DEADLINE INT64_MAX
 #define BENCH_MAX_THREADS 256
+/* Reads per readable wake-up of one connection: a server that floods (an endless 100 Continue
+ * stream, a body faster than we parse) must not keep the thread in do_read(), or no timer
+ * (request timeout, pacing, the end of the point) would ever fire. Level-triggered epoll
+ * reports the rest on the next turn, after the timers. */
+#define BENCH_READS_PER_WAKE 4
 
 struct worker;
 
@@ -59,6 +67,7 @@ struct bconn {
     struct lat_conn c;
     struct loop_io io;
     struct loop_timer timer;
+    struct loop_timer kick; /* another read turn for TLS bytes already decrypted */
     struct worker *w;
     enum bc_state state;
     unsigned interest;
@@ -74,6 +83,9 @@ struct bconn {
     const char *req; /* this request's bytes */
     size_t req_len;
     bool ops_begun; /* t->ops->begin was called; end is due */
+    uint32_t nresp; /* responses completed on this connection since it was opened */
+    bool reused;    /* the current request went out on a connection that had served one */
+    bool retried;   /* ... and was already sent again on a fresh connection once */
     struct http1_resp resp;
 };
 
@@ -104,6 +116,7 @@ struct worker {
     unsigned nidle;
     unsigned inflight;
     bool issuing_done, blocked;
+    bool peer_closes; /* the server closed a kept-alive connection: check before each reuse */
     atomic_bool finished;
 
     /* Open-loop schedule: this thread's slice of the global arrival sequence. */
@@ -114,8 +127,9 @@ struct worker {
 
     struct lat_hist lat, act, lag, looplag, ttfb;
     struct lat_samples exact, exact_act;
-    uint64_t ok, bytes, cap_hits, errors[BENCH_ERR__COUNT];
+    uint64_t ok, bytes, cap_hits, errors[BENCH_ERR__COUNT], interrupted, stale_retries;
     lat_ns first_sched, last_end;
+    lat_ns first_msched, last_msched; /* intended send times of the measured requests issued */
     struct bench_record *rec;
     size_t nrec, caprec;
     lat_ns cpu_start, cpu_end, wall_start, wall_end, wait_start;
@@ -155,8 +169,10 @@ static void bc_close(struct bconn *bc)
     }
     conn_close(&bc->c);
     bc->io.fd = -1;
+    bc->nresp = 0;
     bc->state = BC_CLOSED;
     loop_timer_stop(&bc->w->loop, &bc->timer);
+    loop_timer_stop(&bc->w->loop, &bc->kick);
 }
 
 static void count_error(struct bconn *bc, enum bench_err cls, lat_ns now)
@@ -176,23 +192,70 @@ static void count_error(struct bconn *bc, enum bench_err cls, lat_ns now)
     }
 }
 
-/* Tells the request hooks (if any) that the request that began on bc has ended. */
-static void ops_end(struct bconn *bc, int cls, lat_ns t_end)
+/* Tells the request hooks (if any) that the request that began on bc has ended; returns the
+ * final class (cls, or the class the target's own check found when the exchange completed). */
+static int ops_end(struct bconn *bc, int cls, lat_ns t_end)
 {
     const struct bench_target *t = bc->w->e->t;
     if (t->ops && bc->ops_begun) {
         bc->ops_begun = false;
-        t->ops->end(bc->cs, bc->resp.status, cls, t_end, bc->measured);
+        int r = t->ops->end(bc->cs, bc->resp.status, cls, t_end, bc->measured);
+        if (cls < 0 && r >= 0 && r < BENCH_ERR__COUNT) return r;
     }
+    return cls;
+}
+
+/* The class of a failed connect: the client's own fd exhaustion is not the server's fault. */
+static enum bench_err connect_class(const struct bconn *bc)
+{
+    return bc->c.err == -EMFILE || bc->c.err == -ENFILE ? BENCH_ERR_CLIENT_FD : BENCH_ERR_CONNECT;
+}
+
+static void start_connect(struct bconn *bc, lat_ns now);
+
+/*
+ * Keep-alive that was not kept (issue 17): a request written on a reused connection that ends
+ * in a reset or close before any response byte was most likely written after the server had
+ * closed the idle connection (llama-server advertises keep-alive and closes after every
+ * streamed response). Browsers and wrk send it again on a fresh connection, once; so do we,
+ * counted as stale_retries, never as the server's error. Returns true when retried.
+ */
+static bool stale_retry(struct bconn *bc, enum bench_err cls, lat_ns now)
+{
+    struct worker *w = bc->w;
+    const struct bench_target *t = w->e->t;
+    if (cls != BENCH_ERR_RESET || !bc->busy || !bc->reused || bc->retried || bc->resp.t_first ||
+        bc->resp.status)
+        return false;
+    if (t->ops && bc->ops_begun) {
+        /* The first attempt ends unmeasured: the target counts the request once. */
+        bc->ops_begun = false;
+        t->ops->end(bc->cs, 0, (int)cls, now, false);
+    }
+    if (bc->measured) w->stale_retries++;
+    w->peer_closes = true;
+    bc_close(bc);
+    bc->retried = true;
+    bc->gen++; /* the caller's event was for the old socket */
+    start_connect(bc, now);
+    return true;
 }
 
 /* The request on bc failed with class cls: count it, drop the connection, free the slot. */
 static void fail(struct bconn *bc, enum bench_err cls, lat_ns now)
 {
+    const struct bench_target *t = bc->w->e->t;
+    if (stale_retry(bc, cls, now)) return;
+    if (t->ops && !bc->ops_begun && bc->busy) {
+        /* Never sent (connect failure, request not built): the target still accounts for
+         * it, so its error totals match the engine's. */
+        t->ops->begin(bc->cs, bc->t_sched, -1);
+        bc->ops_begun = true;
+    }
     ops_end(bc, (int)cls, now);
     count_error(bc, cls, now);
     bc_close(bc);
-    if (cls == BENCH_ERR_CONNECT) {
+    if (cls == BENCH_ERR_CONNECT || cls == BENCH_ERR_CLIENT_FD) {
         /* Do not hammer a server that refuses connections: retry the slot a little later. */
         bc->state = BC_BACKOFF;
         loop_timer_start(&bc->w->loop, &bc->timer, now + BENCH_BACKOFF_NS);
@@ -203,10 +266,11 @@ static void fail(struct bconn *bc, enum bench_err cls, lat_ns now)
 static void start_connect(struct bconn *bc, lat_ns now)
 {
     struct worker *w = bc->w;
+    bc->reused = false;
     enum lat_io s = conn_connect(&bc->c);
     if (s == LAT_IO_ERROR) {
         if (bc->busy) {
-            fail(bc, BENCH_ERR_CONNECT, now);
+            fail(bc, connect_class(bc), now);
         } else {
             bc_close(bc);
         }
@@ -239,7 +303,7 @@ static void connect_progress(struct bconn *bc, lat_ns now)
     }
     if (s == LAT_IO_ERROR) {
         if (bc->busy) {
-            fail(bc, BENCH_ERR_CONNECT, now);
+            fail(bc, connect_class(bc), now);
         } else {
             bc_close(bc);
         }
@@ -274,6 +338,20 @@ static void start_write(struct bconn *bc, lat_ns now)
 {
     struct worker *w = bc->w;
     const struct bench_target *t = w->e->t;
+    bc->reused = bc->nresp > 0;
+    if (bc->reused && w->peer_closes && !t->conn.tls) {
+        /* This server closes kept-alive connections: one peek (only for such servers) finds
+         * a FIN that already arrived, so the request goes out on a fresh connection at once
+         * instead of failing first. */
+        char ch;
+        if (recv(bc->c.fd, &ch, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
+            if (bc->measured) w->stale_retries++;
+            bc_close(bc);
+            bc->gen++;
+            start_connect(bc, now);
+            return;
+        }
+    }
     http1_resp_init(&bc->resp, t->head, NULL, NULL);
     bc->req = t->request;
     bc->req_len = t->request_len;
@@ -361,15 +439,17 @@ static void complete(struct bconn *bc, lat_ns now)
         cls = BENCH_ERR_HTTP_4XX;
     else if ((t->expect_class && r->status / 100 != t->expect_class) || !bc->matched)
         cls = BENCH_ERR_MISMATCH;
-    ops_end(bc, cls, r->t_end);
+    cls = ops_end(bc, cls, r->t_end);
     if (cls >= 0)
         count_error(bc, (enum bench_err)cls, r->t_end);
     else if (bc->measured)
         record_ok(bc);
-    if (r->conn_close)
+    if (r->conn_close) {
         bc_close(bc);
-    else
+    } else {
         bc->state = BC_IDLE;
+        bc->nresp++;
+    }
     slot_free(bc, now);
 }
 
@@ -386,7 +466,7 @@ static const struct http1_cb body_cb = {.on_body = on_body};
 static void do_read(struct bconn *bc)
 {
     struct worker *w = bc->w;
-    for (;;) {
+    for (int reads = 0; reads < BENCH_READS_PER_WAKE; reads++) {
         size_t n = 0;
         enum lat_io s = conn_read(&bc->c, w->rbuf, sizeof(w->rbuf), &n);
         /* Arrival time of these bytes: the kernel's receive time when the socket gives one
@@ -432,6 +512,9 @@ static void do_read(struct bconn *bc)
         }
         if (n < sizeof(w->rbuf) && !conn_pending(&bc->c)) return; /* level-triggered: wait */
     }
+    /* Budget spent: the rest waits for the next turn of the loop (TLS bytes already decrypted
+     * do not wake epoll, so ask for a turn through the timer). */
+    if (conn_pending(&bc->c)) loop_timer_start(&w->loop, &bc->kick, clock_now_ns());
 }
 
 static void conn_io(struct lat_loop *l, int fd, unsigned ev, void *data)
@@ -464,6 +547,12 @@ static void conn_io(struct lat_loop *l, int fd, unsigned ev, void *data)
     default:
         break;
     }
+}
+
+static void conn_kick(struct lat_loop *l, struct loop_timer *tm, lat_ns now)
+{
+    struct bconn *bc = tm->data;
+    if (bc->state == BC_READING || bc->state == BC_WRITING) do_read(bc);
 }
 
 static void conn_timer(struct lat_loop *l, struct loop_timer *tm, lat_ns now)
@@ -516,8 +605,14 @@ static void dispatch(struct bconn *bc, lat_ns t_sched, bool measured, lat_ns now
 {
     bc->busy = true;
     bc->gen++;
+    bc->retried = false;
     bc->measured = measured;
     bc->t_sched = t_sched;
+    if (measured) {
+        struct worker *w = bc->w;
+        if (t_sched < w->first_msched) w->first_msched = t_sched;
+        if (t_sched > w->last_msched) w->last_msched = t_sched;
+    }
     bc->t_send = 0;
     http1_resp_init(&bc->resp, bc->w->e->t->head, NULL, NULL);
     bc->w->inflight++;
@@ -562,6 +657,12 @@ static void pump(struct worker *w, lat_ns now)
 {
     w->blocked = false;
     while (!w->issuing_done) {
+        if (w->e->end_issue != BENCH_NO_DEADLINE && w->next_sched >= w->e->end_issue) {
+            /* The schedule is over: do not sleep until an arrival that will not be sent (at
+             * low rates that idled up to a --timeout after --duration). */
+            w->issuing_done = true;
+            return;
+        }
         if (w->next_sched > now) {
             now = clock_now_ns();
             if (w->next_sched > now) {
@@ -691,10 +792,26 @@ static void *worker_main(void *arg)
         if (now >= atomic_load(&e->abort_at)) break; /* interrupted: in-flight not counted */
     }
     for (unsigned i = 0; i < w->nconns; i++) {
-        /* Interrupted: requests still in flight end unmeasured. */
-        w->conns[i].measured = false;
-        ops_end(&w->conns[i], BENCH_ERR_TIMEOUT, clock_now_ns());
-        bc_close(&w->conns[i]);
+        /* Interrupted: requests still in flight are neither successes nor the server's
+         * errors; they are counted (and recorded) as interrupted, and end unmeasured for the
+         * target's own statistics. */
+        struct bconn *bc = &w->conns[i];
+        lat_ns t = clock_now_ns();
+        if (bc->busy && bc->measured) {
+            w->interrupted++;
+            if (e->o->keep_records && w->nrec < w->caprec)
+                w->rec[w->nrec++] = (struct bench_record){bc->t_sched,
+                                                          bc->t_send,
+                                                          bc->resp.t_first,
+                                                          t,
+                                                          0,
+                                                          (int16_t)bc->resp.status,
+                                                          BENCH_REC_INTERRUPTED,
+                                                          (uint8_t)w->id};
+        }
+        bc->measured = false;
+        ops_end(bc, BENCH_ERR_TIMEOUT, t);
+        bc_close(bc);
     }
     w->cpu_end = thread_cpu_ns();
     w->wall_end = clock_now_ns();
@@ -716,6 +833,7 @@ void bench_opts_default(struct bench_opts *o)
     o->exact_cap = 100000;
     o->max_send_lag_p99_ms = 1.0;
     o->max_thread_busy_pct = 95.0;
+    o->max_error_frac = 0.5;
 }
 
 void bench_load_finish(struct bench_load *l, const struct bench_opts *o)
@@ -770,7 +888,7 @@ static int worker_init(struct worker *w, struct engine *e, unsigned id, unsigned
     w->e = e;
     w->id = id;
     w->cap = cap;
-    w->first_sched = INT64_MAX;
+    w->first_sched = w->first_msched = INT64_MAX;
     atomic_init(&w->finished, false);
     pthread_mutex_init(&w->ivl_lock, NULL);
     struct lat_hist *h[] = {&w->lat,  &w->act,     &w->lag,     &w->looplag,
@@ -781,7 +899,7 @@ static int worker_init(struct worker *w, struct engine *e, unsigned id, unsigned
         if ((rc = samples_init(&w->exact, e->o->exact_cap)) < 0) return rc;
         if ((rc = samples_init(&w->exact_act, e->o->exact_cap)) < 0) return rc;
     }
-    if ((rc = loop_init(&w->loop, cap + 4)) < 0) return rc;
+    if ((rc = loop_init(&w->loop, 2 * cap + 4)) < 0) return rc;
     w->loop.spin_ns = e->open_loop ? e->o->spin_ns : 0;
     w->loop.lag_cb = loop_lag;
     w->loop.lag_ud = w;
@@ -794,6 +912,7 @@ static int worker_init(struct worker *w, struct engine *e, unsigned id, unsigned
         conn_init(&bc->c, &e->t->conn);
         bc->io = (struct loop_io){.fn = conn_io, .data = bc, .fd = -1};
         loop_timer_init(&bc->timer, conn_timer, bc);
+        loop_timer_init(&bc->kick, conn_kick, bc);
         if (e->t->ops && !(bc->cs = e->t->ops->conn_new(e->t->ops_ud, id))) return -ENOMEM;
     }
     loop_timer_init(&w->pace, pace_timer, w);
@@ -861,6 +980,7 @@ static int merge(struct engine *e, struct bench_result *r)
 {
     size_t nexact = 0, nrec = 0;
     bool exact_ok = e->o->exact_cap > 0;
+    lat_ns first_msched = INT64_MAX, last_msched = 0;
     for (unsigned i = 0; i < e->nthreads; i++) {
         struct worker *w = &e->workers[i];
         hist_add(&r->lat, &w->lat);
@@ -871,6 +991,10 @@ static int merge(struct engine *e, struct bench_result *r)
         r->ok += w->ok;
         r->bytes += w->bytes;
         r->inflight_cap_hits += w->cap_hits;
+        r->interrupted_requests += w->interrupted;
+        r->stale_retries += w->stale_retries;
+        if (w->first_msched < first_msched) first_msched = w->first_msched;
+        if (w->last_msched > last_msched) last_msched = w->last_msched;
         for (int c = 0; c < BENCH_ERR__COUNT; c++)
             r->errors[c] += w->errors[c];
         if (w->first_sched < (r->t_first_sched ? r->t_first_sched : INT64_MAX))
@@ -906,7 +1030,23 @@ static int merge(struct engine *e, struct bench_result *r)
         }
     }
     if (r->t_first_sched == INT64_MAX) r->t_first_sched = 0;
-    if (r->ok && r->t_last_end > r->t_first_sched) {
+    if (e->open_loop && first_msched != INT64_MAX) {
+        /* The schedule's duration (bench.h): from the start of the measured schedule to its
+         * end: --duration, or the first arrival not sent when the point ended early. */
+        lat_ns start = e->l->warmup_requests ? first_msched : e->measure_start;
+        if (first_msched < start) start = first_msched;
+        lat_ns gap = (lat_ns)(1e9 / e->l->rate);
+        bool by_count = e->issue_limit && atomic_load(&e->issued) >= e->issue_limit;
+        lat_ns end = e->end_issue;
+        if (end == BENCH_NO_DEADLINE || by_count || r->interrupted || r->stopped_by_rule) {
+            /* Ended early: the schedule ran up to its first arrival that was not sent. */
+            for (unsigned i = 0; i < e->nthreads; i++)
+                if (e->workers[i].next_sched < end) end = e->workers[i].next_sched;
+        }
+        if (end <= last_msched) end = last_msched + gap;
+        if (end > start) r->duration_s = (double)(end - start) / 1e9;
+        if (r->duration_s > 0) r->achieved_rps = (double)r->ok / r->duration_s;
+    } else if (r->ok && r->t_last_end > r->t_first_sched) {
         r->duration_s = (double)(r->t_last_end - r->t_first_sched) / 1e9;
         r->achieved_rps = (double)r->ok / r->duration_s;
     }
@@ -917,21 +1057,48 @@ void bench_result_judge(struct bench_result *r, const struct bench_load *l,
                         const struct bench_opts *o)
 {
     r->valid = true;
+    r->invalid_client = false;
     r->invalid_reason[0] = '\0';
     double lag99 = (double)hist_value_at_percentile(&r->send_lag, 99.0) / 1e6;
-    if (r->ok == 0) {
+    uint64_t total = r->ok + r->errors_total;
+    double max_err = o->max_error_frac > 0 ? o->max_error_frac : 0.5;
+    if (r->errors[BENCH_ERR_CLIENT_FD]) {
+        struct rlimit rl = {0};
+        getrlimit(RLIMIT_NOFILE, &rl);
+        r->valid = false;
+        r->invalid_client = true;
+        char hard[32];
+        if (rl.rlim_max == RLIM_INFINITY)
+            snprintf(hard, sizeof(hard), "unlimited");
+        else
+            snprintf(hard, sizeof(hard), "%llu", (unsigned long long)rl.rlim_max);
+        snprintf(r->invalid_reason, sizeof(r->invalid_reason),
+                 "the client ran out of file descriptors (%llu requests could not open a "
+                 "socket: EMFILE/ENFILE; open-file limit %llu, hard %s): raise it with "
+                 "'ulimit -n N' or lower --concurrency/--max-inflight",
+                 (unsigned long long)r->errors[BENCH_ERR_CLIENT_FD],
+                 (unsigned long long)rl.rlim_cur, hard);
+    } else if (r->ok == 0) {
         r->valid = false;
         snprintf(r->invalid_reason, sizeof(r->invalid_reason),
                  "no request completed successfully (%llu errors)",
                  (unsigned long long)r->errors_total);
+    } else if ((double)r->errors_total > max_err * (double)total) {
+        r->valid = false;
+        snprintf(r->invalid_reason, sizeof(r->invalid_reason),
+                 "most requests failed: %llu of %llu (more than %.0f %%)",
+                 (unsigned long long)r->errors_total, (unsigned long long)total, 100.0 * max_err);
     } else if (l->rate > 0 && lag99 > o->max_send_lag_p99_ms) {
         r->valid = false;
+        /* With max-inflight reached the lag is the server's queue, not the client's. */
+        r->invalid_client = !r->inflight_cap_hits;
         snprintf(r->invalid_reason, sizeof(r->invalid_reason),
                  "send-lag p99 %.3f ms > %.3g ms: the client did not keep the schedule%s", lag99,
                  o->max_send_lag_p99_ms,
                  r->inflight_cap_hits ? " (max-inflight reached: the server is saturated)" : "");
     } else if (r->max_thread_busy_pct > o->max_thread_busy_pct) {
         r->valid = false;
+        r->invalid_client = true;
         snprintf(r->invalid_reason, sizeof(r->invalid_reason),
                  "a worker thread was busy %.0f %% of the time (> %.0f %%): the client is "
                  "saturated; add --threads or lower the load",

@@ -111,10 +111,23 @@ int kserve_build_body(struct lat_buf *out, const struct bench_input *in, size_t 
             size_t start = out->len;
             char tmp[65536];
             size_t k;
-            while (!rc && (k = fread(tmp, 1, sizeof(tmp), f)) > 0)
+            uint64_t cap = x->max_bytes ? x->max_bytes : 256000000u, got = 0;
+            while (!rc && got <= cap && (k = fread(tmp, 1, sizeof(tmp), f)) > 0) {
                 rc = buf_append(out, tmp, k);
+                got += k;
+            }
+            int ferr = ferror(f) ? errno : 0;
             fclose(f);
             if (rc) break;
+            if (ferr)
+                return errf(err, errlen, -ferr, "input %s: cannot read %s: %s", x->name, x->file,
+                            strerror(ferr));
+            if (got > cap)
+                return errf(err, errlen, LAT_E_OVERFLOW,
+                            "input %s: %s is larger than %" PRIu64
+                            " bytes (--max-input-size; raise it if the tensor is meant to be "
+                            "this large)",
+                            x->name, x->file, cap);
             uint64_t off = 0;
             char msg[128] = "";
             if (json_validate(out->data + start, out->len - start, 0, &off, msg, sizeof(msg)) < 0)

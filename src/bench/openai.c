@@ -255,13 +255,15 @@ int llm_bench_setup(struct llm_bench *b, const char *hostport, const char *path,
     b->tc.wl.seed = seed;
     if (!b->tc.wl.prompts_path && b->tc.wl.input.mean < 1) b->tc.wl.input.mean = 128;
     if (b->replay_path) {
-        int lrc = llm_replay_load_n(&b->replay, b->replay_path, b->replay_limit, why, whylen);
+        int lrc = llm_replay_load_capped(&b->replay, b->replay_path, b->replay_limit, b->max_input,
+                                         why, whylen);
         if (lrc) return lrc;
         if (b->replay_speed > 0)
             for (size_t i = 0; i < b->replay.n; i++)
                 b->replay.offsets[i] = (lat_ns)((double)b->replay.offsets[i] / b->replay_speed);
         b->tc.wl.replay = &b->replay;
     }
+    b->tc.wl.max_input_bytes = b->max_input;
     int rc = llm_target_new(&b->tc, LLM_BENCH_MAX_THREADS, &b->t, why, whylen);
     if (rc) return rc;
     b->t0 = clock_now_ns();
@@ -286,7 +288,7 @@ void llm_bench_fini(struct llm_bench *b)
         b->mth_started = false;
     }
     if (b->records) {
-        if (fclose(b->records) != 0 && !b->records_err) b->records_err = -EIO;
+        if (fclose(b->records) != 0 && !b->records_err) b->records_err = errno ? -errno : -EIO;
         b->records = NULL;
         pthread_mutex_destroy(&b->rlock);
     }
@@ -372,9 +374,16 @@ static void ivl_record(struct llm_bench *b, const struct llm_record *r)
 
 int llm_bench_scrape(const struct conn_target *t, const char *req, size_t len, struct prom_set *out)
 {
+    return llm_bench_scrape_status(t, req, len, out, NULL);
+}
+
+int llm_bench_scrape_status(const struct conn_target *t, const char *req, size_t len,
+                            struct prom_set *out, int *status_out)
+{
     struct lat_buf body = LAT_BUF_INIT;
     int status = 0;
     int rc = http_fetch(t, req, len, 5 * LAT_NS_PER_S, &status, &body);
+    if (status_out) *status_out = rc ? 0 : status;
     if (!rc && (status < 200 || status >= 300)) rc = LAT_E_HTTP_PARSE;
     unsigned long line = 0;
     if (!rc) rc = prom_parse(body.data ? body.data : "", body.len, out, &line);
@@ -446,12 +455,19 @@ static int metrics_start(struct llm_bench *b, char *why, size_t whylen)
     b->mconn_ok = true;
     rc = http1_build_request(&b->mreq, "GET", u.hostport, u.path, NULL, 0, NULL, 0);
     if (rc) return rc;
-    rc = llm_bench_scrape(&b->mconn, b->mreq.data, b->mreq.len, &b->before);
+    int status = 0;
+    rc = llm_bench_scrape_status(&b->mconn, b->mreq.data, b->mreq.len, &b->before, &status);
     if (rc) {
+        char what[64];
+        if (status && (status < 200 || status >= 300))
+            snprintf(what, sizeof(what), "the server answered HTTP %d", status);
+        else
+            snprintf(what, sizeof(what), "%s",
+                     rc == LAT_E_USAGE ? "malformed exposition" : lat_strerror(rc));
         snprintf(why, whylen,
                  "--metrics-url %s: %s (expected a Prometheus text exposition, e.g. "
                  "http://HOST:PORT/metrics)",
-                 b->metrics_url, rc == LAT_E_USAGE ? "malformed exposition" : lat_strerror(rc));
+                 b->metrics_url, what);
         return LAT_E_USAGE;
     }
     pthread_mutex_init(&b->mlock, NULL);
@@ -613,8 +629,12 @@ static void write_record(struct llm_bench *b, struct llm_conn *c)
     enum llm_tok_src src;
     int64_t n = llm_record_tokens(r, &src);
     buf_reset(l);
-    buf_printf(l, "{\"point\":%u,\"thread\":%u,\"t_sched_ns\":%lld,\"t_send_ns\":%lld", b->point,
-               c->thread, (long long)(r->t_sched - b->t0), (long long)(r->t_send - b->t0));
+    buf_printf(l, "{\"point\":%u,\"thread\":%u,\"t_sched_ns\":%lld", b->point, c->thread,
+               (long long)(r->t_sched - b->t0));
+    if (r->t_send >= 0) /* never sent (connect failure): null */
+        buf_printf(l, ",\"t_send_ns\":%lld", (long long)(r->t_send - b->t0));
+    else
+        buf_puts(l, ",\"t_send_ns\":null");
     put_ms(l, "ttft_ms", r->t_first - r->t_sched, r->t_first >= 0);
     put_ms(l, "e2e_ms", r->t_end - r->t_sched, r->t_end >= 0);
     put_ms(l, "tpot_ms", n >= 2 ? (r->t_last - r->t_first) / (n - 1) : 0,
@@ -653,7 +673,8 @@ static void write_record(struct llm_bench *b, struct llm_conn *c)
     buf_printf(l, ",\"t0_mono_ns\":%lld", (long long)b->t0);
     if (buf_puts(l, "}\n") != 0) return; /* out of memory: this line is lost */
     pthread_mutex_lock(&b->rlock);
-    if (fwrite(l->data, 1, l->len, b->records) != l->len && !b->records_err) b->records_err = -EIO;
+    if (fwrite(l->data, 1, l->len, b->records) != l->len && !b->records_err)
+        b->records_err = errno ? -errno : -EIO;
     pthread_mutex_unlock(&b->rlock);
 }
 
@@ -686,7 +707,7 @@ void llm_bench_begin(void *cs, lat_ns t_sched, lat_ns t_send)
     llm_conn_begin(cs, t_sched, t_send);
 }
 
-void llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool measured)
+int llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool measured)
 {
     enum llm_err e = LLM_OK;
     switch (bench_err) {
@@ -711,6 +732,25 @@ void llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool 
     struct llm_bench *b = c->owner;
     if (measured && b && b->records) write_record(b, c);
     if (measured && b && b->ivl_on) ivl_record(b, &c->s.rec);
+    if (bench_err >= 0) return bench_err;
+    /* The HTTP exchange completed: the stream's own verdict decides, so the engine's totals
+     * count every request this target counts as failed. */
+    switch (c->s.rec.err) {
+    case LLM_OK:
+        return -1;
+    case LLM_ERR_CONNECT:
+        return BENCH_ERR_CONNECT;
+    case LLM_ERR_TIMEOUT:
+        return BENCH_ERR_TIMEOUT;
+    case LLM_ERR_HTTP:
+        return http_status >= 500 ? BENCH_ERR_HTTP_5XX : BENCH_ERR_HTTP_4XX;
+    case LLM_ERR_MALFORMED:
+        return BENCH_ERR_MALFORMED;
+    case LLM_ERR_TRANSPORT:
+        return BENCH_ERR_RESET;
+    default: /* error event, cut stream */
+        return BENCH_ERR_STREAM;
+    }
 }
 
 int llm_bench_point_done(struct llm_bench *b, struct llm_summary *out)
@@ -719,7 +759,7 @@ int llm_bench_point_done(struct llm_bench *b, struct llm_summary *out)
     b->point++;
     if (b->records) {
         pthread_mutex_lock(&b->rlock);
-        if (fflush(b->records) != 0 && !b->records_err) b->records_err = -EIO;
+        if (fflush(b->records) != 0 && !b->records_err) b->records_err = errno ? -errno : -EIO;
         pthread_mutex_unlock(&b->rlock);
     }
     int rc = llm_target_summarize(b->t, b->view, b->slo.set ? &b->slo : NULL, out);

@@ -71,6 +71,7 @@ struct llm_bench {
     const char *replay_path;
     double replay_speed;
     size_t replay_limit; /* --requests N with --replay: only the first N requests (0: all) */
+    size_t max_input;    /* --max-input-size: cap on --prompts and --replay files (0: default) */
     struct llm_replay replay;
     /* --confidence on ttft/tpot SLO terms (llm_bench_ivl_enable): each measured successful
      * request's TTFT and TPOT, in the --metrics-compat view, are recorded here by the worker
@@ -106,8 +107,10 @@ void *llm_bench_conn_new(void *ud, unsigned thread);
 void llm_bench_conn_free(void *cs);
 int llm_bench_build(void *cs, const char **req, size_t *len);
 void llm_bench_begin(void *cs, lat_ns t_sched, lat_ns t_send);
-/* bench_err: an enum bench_err value, or -1 when the HTTP exchange completed. */
-void llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool measured);
+/* bench_err: an enum bench_err value, or -1 when the HTTP exchange completed. Returns the
+ * request's final class for the engine: bench_err, or the class of the stream's own failure
+ * (malformed SSE/JSON -> malformed, cut stream or error event -> stream), -1 when it succeeded. */
+int llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool measured);
 /* Replay: the next build on cs is request k (trace line k). */
 void llm_bench_seq(void *cs, uint64_t k);
 
@@ -125,6 +128,9 @@ void llm_bench_ivl_take(struct llm_bench *b, struct lat_hist *ttft, struct lat_h
  * LAT_E_HTTP_PARSE) or LAT_E_USAGE from the parser. */
 int llm_bench_scrape(const struct conn_target *t, const char *req, size_t len,
                      struct prom_set *out);
+/* The same, and *status_out = the HTTP status (0 when no response came). */
+int llm_bench_scrape_status(const struct conn_target *t, const char *req, size_t len,
+                            struct prom_set *out, int *status_out);
 
 /* Summary of the requests since the last call (one load point), then forgets them. With
  * --metrics-url, also the server series over the same interval. Returns 0, -ENOMEM, or -EIO

@@ -47,6 +47,7 @@ struct bench_input {
     int ndims;
     enum bench_fill fill;
     char file[512];
+    uint64_t max_bytes; /* BENCH_FILL_FILE: refuse a larger file (0: 256 MB) */
 };
 /* Parses one --input value; shape is "1x3x224" or "1,3,224" ("-1" allowed). */
 int bench_parse_input(const char *s, struct bench_input *in, const char **why);

@@ -133,6 +133,12 @@ static void json_point(struct jsonw *w, struct bench_point *p)
     jsonw_u64(w, r->bytes);
     jsonw_key(w, "interrupted");
     jsonw_bool(w, r->interrupted);
+    jsonw_key(w, "interrupted_requests");
+    jsonw_u64(w, r->interrupted_requests);
+    jsonw_key(w, "stale_retries");
+    jsonw_u64(w, r->stale_retries);
+    jsonw_key(w, "invalid_client");
+    jsonw_bool(w, !r->valid && r->invalid_client);
     jsonw_key(w, "stopped_by_rule");
     jsonw_bool(w, r->stopped_by_rule);
     jsonw_key(w, "stability");
@@ -207,7 +213,10 @@ static double knee_fail_rate(const struct bench_run *r)
     double fail = 0;
     for (size_t i = 0; i < r->npoints; i++) {
         const struct bench_point *p = &r->points[i];
-        if (!p->ran || (p->res.valid && p->slo.pass)) continue;
+        /* Interrupted and client-INVALID probes are no verdict on the server. */
+        if (!p->ran || (p->res.valid && p->slo.pass) || p->res.interrupted ||
+            (!p->res.valid && p->res.invalid_client))
+            continue;
         double v = probe_value(r, p);
         if (v > r->max_rate && (fail == 0 || v < fail)) fail = v;
     }
@@ -289,6 +298,15 @@ int bench_report_json(FILE *f, const struct bench_run *r)
         jsonw_key(&w, "achieved_rps");
         if (r->best_point >= 0 && ls)
             jsonw_double(&w, ls->req_s, 6);
+        else
+            jsonw_null(&w);
+        /* The search stopped at a load the client could not drive: max_* is a lower bound. */
+        jsonw_key(&w, "client_limited");
+        jsonw_bool(&w, r->client_limited);
+        json_kind_value(&w, "client_limit", r->client_limited, r->client_limit);
+        jsonw_key(&w, "client_limit_reason");
+        if (r->client_limited)
+            jsonw_str(&w, r->client_limit_reason);
         else
             jsonw_null(&w);
         jsonw_obj_end(&w);
@@ -392,6 +410,14 @@ static void text_point(FILE *f, struct bench_point *p, size_t idx)
         fputc(')', f);
     }
     fprintf(f, ", client CPU %.0f %%\n", r->client_cpu_pct);
+    if (r->interrupted_requests)
+        fprintf(f, "  interrupted: %llu requests were still in flight (not counted as errors)\n",
+                (unsigned long long)r->interrupted_requests);
+    if (r->stale_retries)
+        fprintf(f,
+                "  stale keep-alive: %llu requests resent on a fresh connection (the server "
+                "had closed the idle one; not counted as errors)\n",
+                (unsigned long long)r->stale_retries);
     fprintf(f, "  %-20s %9s %9s %9s %9s %9s %9s %9s\n", "latency (ms)", "mean", "p50", "p90", "p95",
             "p99", "p99.9", "max");
     text_lat_row(f, "from intended send", &r->lat, r->have_exact ? &r->exact : NULL);
@@ -498,6 +524,14 @@ int bench_report_text(FILE *f, const struct bench_run *r)
         } else
             fprintf(f, "\nfind-max: no probed %s met %s\n",
                     r->find_concurrency ? "concurrency" : "rate", r->slo);
+        if (r->client_limited)
+            fprintf(f,
+                    "find-max: stopped at %s %g: the client could not drive that load (%s); "
+                    "this is not the server's limit%s\n",
+                    r->find_concurrency ? "concurrency" : "rate", r->client_limit,
+                    r->client_limit_reason,
+                    r->best_point >= 0 ? ", which is at least the highest passing probe above"
+                                       : "");
     }
     if (r->interrupted) fprintf(f, "\n(interrupted: results cover what completed)\n");
     return ferror(f) ? -EIO : 0;
@@ -519,7 +553,9 @@ int bench_report_records(FILE *f, const struct bench_point *p, size_t idx)
                 (long long)(q->t_end - q->t_sched),
                 (long long)(q->t_send ? q->t_end - q->t_send : -1), q->status,
                 (unsigned long long)q->bytes);
-        if (q->err >= 0)
+        if (q->err == BENCH_REC_INTERRUPTED)
+            fputs("\"interrupted\"}\n", f);
+        else if (q->err >= 0)
             fprintf(f, "\"%s\"}\n", bench_err_names[q->err]);
         else
             fputs("null}\n", f);

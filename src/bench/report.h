@@ -61,6 +61,12 @@ struct bench_run {
     int best_point;
     double max_rate;       /* the best probe's rate, or its concurrency with find_concurrency */
     bool find_concurrency; /* --find-max --concurrency: the probes are closed-loop points */
+    /* --find-max stopped because the client could not drive a load (a probe was INVALID for
+     * a client reason every time it was measured): that load, and the last reason. The answer
+     * is then only a lower bound of the server's limit. */
+    bool client_limited;
+    double client_limit;
+    char client_limit_reason[256];
 };
 
 /* Each returns 0 or -EIO (write error) / -ENOMEM. */

@@ -230,7 +230,14 @@ int llm_replay_load(struct llm_replay *r, const char *path, char *why, size_t wh
 int llm_replay_load_n(struct llm_replay *r, const char *path, size_t limit, char *why,
                       size_t whylen)
 {
+    return llm_replay_load_capped(r, path, limit, 0, why, whylen);
+}
+
+int llm_replay_load_capped(struct llm_replay *r, const char *path, size_t limit, size_t max_bytes,
+                           char *why, size_t whylen)
+{
     memset(r, 0, sizeof(*r));
+    if (!max_bytes) max_bytes = LLM_MAX_INPUT_BYTES;
     /* read(2), not stdio: a pipe (--replay /dev/stdin, <(zcat trace.csv.gz)) gives what has
      * arrived, so the limit below ends the reading without waiting for the writer's EOF. */
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -277,6 +284,14 @@ int llm_replay_load_n(struct llm_replay *r, const char *path, size_t limit, char
         }
         n += got;
         if (got == 0) break;
+        if (n > max_bytes) {
+            rc = LAT_E_OVERFLOW;
+            snprintf(why, whylen,
+                     "%s: larger than %zu bytes (--max-input-size; raise it if the trace is "
+                     "meant to be this large, or replay its first rows with -n N)",
+                     path, max_bytes);
+            break;
+        }
     }
     close(fd);
     if (!rc && llm_azure_is_csv(buf ? buf : "", n))

@@ -24,6 +24,10 @@
 
 #define LLM_REPLAY_MAX_LINES 10000000
 
+/* Default cap on a bench input file: --prompts, --replay, -d @FILE, --input NAME:..:@FILE
+ * (bytes; bench --max-input-size overrides). */
+#define LLM_MAX_INPUT_BYTES ((size_t)256 * 1000 * 1000)
+
 struct llm_replay_entry {
     int32_t input_tokens;      /* synthetic prompt length, -1 when the line gives a prompt */
     int32_t output_tokens;     /* max_tokens, -1 when absent */
@@ -55,6 +59,10 @@ int llm_replay_load(struct llm_replay *r, const char *path, char *why, size_t wh
  * header, a line naming a TIMESTAMP column), keeping the first limit requests (0: all). */
 int llm_replay_load_n(struct llm_replay *r, const char *path, size_t limit, char *why,
                       size_t whylen);
+/* The same, refusing a file larger than max_bytes (0: LLM_MAX_INPUT_BYTES) with
+ * LAT_E_OVERFLOW, read bounded (a /dev/zero stops there). */
+int llm_replay_load_capped(struct llm_replay *r, const char *path, size_t limit, size_t max_bytes,
+                           char *why, size_t whylen);
 void llm_replay_fini(struct llm_replay *r);
 
 #endif

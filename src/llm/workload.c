@@ -107,6 +107,77 @@ void llm_workload_free(struct llm_workload *w)
     free(w);
 }
 
+/* Generated body members --extra-body may replace (llm_workload.extra_over bits). */
+enum {
+    LLM_OV_MODEL = 1u << 0,
+    LLM_OV_MESSAGES = 1u << 1,
+    LLM_OV_PROMPT = 1u << 2,
+    LLM_OV_MAX_TOKENS = 1u << 3,
+    LLM_OV_MIN_TOKENS = 1u << 4,
+    LLM_OV_IGNORE_EOS = 1u << 5,
+    LLM_OV_STREAM = 1u << 6,
+    LLM_OV_STREAM_OPTIONS = 1u << 7,
+};
+static const char *const ov_keys[] = {"model",      "messages",   "prompt", "max_tokens",
+                                      "min_tokens", "ignore_eos", "stream", "stream_options"};
+
+/* Checks the members of the object [b, e) (already validated): no key twice (why names it),
+ * and which generated members it replaces. 0 or LAT_E_BAD_JSON. */
+static int extra_keys(const char *b, const char *e, unsigned *over, char *why, size_t whylen)
+{
+    const char *p = lj_ws(b + 1, e), *keys[64];
+    size_t klen[64], nk = 0;
+    *over = 0;
+    while (p < e && *p == '"') {
+        const char *ke = lj_value_end(p, e, 0);
+        if (!ke) break;
+        for (size_t i = 0; i < nk; i++)
+            if (klen[i] == (size_t)(ke - p) && !memcmp(keys[i], p, klen[i])) {
+                snprintf(why, whylen, "--extra-body has the member %.*s twice", (int)(ke - p), p);
+                return LAT_E_BAD_JSON;
+            }
+        if (nk < 64) {
+            keys[nk] = p;
+            klen[nk++] = (size_t)(ke - p);
+        }
+        for (unsigned i = 0; i < sizeof(ov_keys) / sizeof(ov_keys[0]); i++)
+            if ((size_t)(ke - p) == strlen(ov_keys[i]) + 2 &&
+                !memcmp(p + 1, ov_keys[i], (size_t)(ke - p) - 2))
+                *over |= 1u << i;
+        p = lj_ws(ke, e);
+        if (p >= e || *p != ':') break;
+        const char *ve = lj_value_end(lj_ws(p + 1, e), e, 0);
+        if (!ve) break;
+        p = lj_ws(ve, e);
+        if (p < e && *p == ',') p = lj_ws(p + 1, e);
+    }
+    return 0;
+}
+
+/* getline() with a bound: a line (or a file without newlines, /dev/zero) longer than max
+ * ends the read with LAT_E_OVERFLOW instead of growing without limit. */
+static ssize_t getline_max(char **line, size_t *cap, FILE *f, size_t max)
+{
+    size_t n = 0;
+    int ch;
+    while ((ch = getc_unlocked(f)) != EOF) {
+        if (n >= max) return LAT_E_OVERFLOW;
+        if (n + 2 > *cap) {
+            size_t nc = *cap ? *cap * 2 : 4096;
+            char *nl = realloc(*line, nc);
+            if (!nl) return -ENOMEM;
+            *line = nl;
+            *cap = nc;
+        }
+        (*line)[n++] = (char)ch;
+        if (ch == '\n') break;
+    }
+    if (ferror(f)) return -(errno ? errno : EIO);
+    if (n == 0) return -1;
+    (*line)[n] = '\0';
+    return (ssize_t)n;
+}
+
 static int load_prompts(struct llm_workload *w, char *why, size_t whylen)
 {
     const char *path = w->cfg.prompts_path;
@@ -117,12 +188,14 @@ static int load_prompts(struct llm_workload *w, char *why, size_t whylen)
         return -e;
     }
     char *line = NULL;
-    size_t cap = 0, alloc = 0;
+    size_t cap = 0, alloc = 0, total = 0;
+    size_t max = w->cfg.max_input_bytes ? w->cfg.max_input_bytes : LLM_MAX_INPUT_BYTES;
     ssize_t n;
     int rc = 0;
     unsigned long lineno = 0;
-    while ((n = getline(&line, &cap, f)) >= 0) {
+    while ((n = getline_max(&line, &cap, f, max - total)) >= 0) {
         lineno++;
+        total += (size_t)n;
         const char *b = lj_ws(line, line + n), *e = line + n;
         if (b == e) continue; /* blank line */
         const char *vb, *ve;
@@ -174,6 +247,16 @@ static int load_prompts(struct llm_workload *w, char *why, size_t whylen)
         }
         w->prompts[w->nprompts++] = p;
     }
+    if (!rc && n == LAT_E_OVERFLOW) {
+        snprintf(why, whylen,
+                 "%s: larger than %zu bytes (--max-input-size; raise it if the file is "
+                 "meant to be this large)",
+                 path, max);
+        rc = LAT_E_OVERFLOW;
+    } else if (!rc && n < -1) {
+        snprintf(why, whylen, "%s: %s", path, strerror((int)-n));
+        rc = (int)n;
+    }
     free(line);
     fclose(f);
     if (!rc && w->nprompts == 0) {
@@ -220,6 +303,7 @@ int llm_workload_new(const struct llm_workload_cfg *cfg, struct llm_workload **o
             rc = LAT_E_BAD_JSON;
             goto out;
         }
+        if ((rc = extra_keys(b, e, &w->extra_over, why, whylen)) != 0) goto out;
         /* Keep the members between the braces. */
         const char *in = lj_ws(b + 1, e), *close = e;
         while (close > in && close[-1] != '}')
@@ -256,7 +340,8 @@ int llm_workload_body(const struct llm_workload *w, uint64_t idx, struct lat_buf
     splitmix64(&st);
     int32_t mt = c->output.mean >= 1 ? draw_len(&c->output, &st) : -1;
     int rc = buf_putc(out, '{');
-    if (c->model) {
+    unsigned ov = w->extra_over; /* members --extra-body replaces are not generated */
+    if (c->model && !(ov & LLM_OV_MODEL)) {
         rc = rc ? rc : buf_puts(out, "\"model\":");
         rc = rc ? rc : json_escape(out, c->model, strlen(c->model));
         rc = rc ? rc : buf_putc(out, ',');
@@ -280,7 +365,9 @@ int llm_workload_body(const struct llm_workload *w, uint64_t idx, struct lat_buf
         }
     }
     if (!p && in_tokens < 1) in_tokens = draw_len(&c->input, &st);
-    if (c->api == LLM_API_CHAT) {
+    bool have_input = false; /* a member was written: the next one needs a comma */
+    if (c->api == LLM_API_CHAT && !(ov & LLM_OV_MESSAGES)) {
+        have_input = true;
         rc = rc ? rc : buf_puts(out, "\"messages\":");
         if (p && p->messages) {
             rc = rc ? rc : buf_append(out, p->json, p->len);
@@ -292,32 +379,40 @@ int llm_workload_body(const struct llm_workload *w, uint64_t idx, struct lat_buf
                 rc = rc ? rc : llm_synth_prompt(out, in_tokens, &st);
             rc = rc ? rc : buf_puts(out, "}]");
         }
-    } else {
+    } else if (c->api != LLM_API_CHAT && !(ov & LLM_OV_PROMPT)) {
+        have_input = true;
         rc = rc ? rc : buf_puts(out, "\"prompt\":");
         if (p)
             rc = rc ? rc : buf_append(out, p->json, p->len);
         else
             rc = rc ? rc : llm_synth_prompt(out, in_tokens, &st);
     }
+    /* Every later member starts with a comma. */
+    size_t first = out->len;
     if (mt > 0) {
-        rc = rc ? rc : buf_printf(out, ",\"max_tokens\":%d", (int)mt);
-        if (c->ignore_eos)
-            rc = rc ? rc : buf_printf(out, ",\"min_tokens\":%d,\"ignore_eos\":true", (int)mt);
+        if (!(ov & LLM_OV_MAX_TOKENS))
+            rc = rc ? rc : buf_printf(out, ",\"max_tokens\":%d", (int)mt);
+        if (c->ignore_eos && !(ov & LLM_OV_MIN_TOKENS))
+            rc = rc ? rc : buf_printf(out, ",\"min_tokens\":%d", (int)mt);
+        if (c->ignore_eos && !(ov & LLM_OV_IGNORE_EOS))
+            rc = rc ? rc : buf_puts(out, ",\"ignore_eos\":true");
     }
-    if (c->stream) {
-        rc = rc ? rc : buf_puts(out, ",\"stream\":true");
-        if (c->include_usage || c->continuous_usage) {
-            rc = rc ? rc : buf_puts(out, ",\"stream_options\":{\"include_usage\":true");
-            if (c->continuous_usage)
-                rc = rc ? rc : buf_puts(out, ",\"continuous_usage_stats\":true");
-            rc = rc ? rc : buf_putc(out, '}');
-        }
-    } else {
-        rc = rc ? rc : buf_puts(out, ",\"stream\":false");
+    if (!(ov & LLM_OV_STREAM))
+        rc = rc ? rc : buf_puts(out, c->stream ? ",\"stream\":true" : ",\"stream\":false");
+    if (c->stream && (c->include_usage || c->continuous_usage) && !(ov & LLM_OV_STREAM_OPTIONS)) {
+        rc = rc ? rc : buf_puts(out, ",\"stream_options\":{\"include_usage\":true");
+        if (c->continuous_usage) rc = rc ? rc : buf_puts(out, ",\"continuous_usage_stats\":true");
+        rc = rc ? rc : buf_putc(out, '}');
     }
     if (w->extra) {
         rc = rc ? rc : buf_putc(out, ',');
         rc = rc ? rc : buf_append(out, w->extra, w->extra_len);
+    }
+    if (!rc && !have_input && out->len > first && out->data[first] == ',') {
+        /* --extra-body gives the input member: drop the comma that would follow '{' or the
+         * model member's own. */
+        memmove(out->data + first, out->data + first + 1, out->len - first - 1);
+        out->len--;
     }
     rc = rc ? rc : buf_putc(out, '}');
     *max_tokens = mt;

@@ -33,7 +33,9 @@ struct llm_workload_cfg {
     struct llm_len input;     /* --input-tokens (synthetic prompts) */
     struct llm_len output;    /* --output-tokens: max_tokens */
     const char *prompts_path; /* --prompts FILE.jsonl, or NULL */
-    const char *extra_body;   /* --extra-body '{"temperature":0}' (a JSON object), or NULL */
+    const char *extra_body;   /* --extra-body '{"temperature":0}' (a JSON object), or NULL;
+                               * its members replace generated ones of the same name */
+    size_t max_input_bytes;   /* --prompts larger than this is refused (0: 256 MB) */
     /* --replay: request i takes line i's prompt (or a synthetic one of its input length) and
      * output length; --input-tokens/--output-tokens fill in what a line lacks. Not owned. */
     const struct llm_replay *replay;
@@ -53,6 +55,8 @@ struct llm_workload {
     size_t nprompts;
     char *extra; /* members of extra_body without the braces, or NULL */
     size_t extra_len;
+    /* LLM_OV_* bits: members of extra_body that replace the generated ones (one key once). */
+    unsigned extra_over;
 };
 
 /* Parses "N" or "N:stddev" (N >= 1, stddev >= 0). 0 or LAT_E_USAGE. */

@@ -361,6 +361,12 @@ int http1_url_parse(const char *url, struct http1_url *u, const char **why)
         *why = "URL must start with http:// or https://";
         return LAT_E_USAGE;
     }
+    size_t auth = strcspn(p, "/?#");
+    if (memchr(p, '@', auth)) {
+        *why = "credentials in the URL (user:password@host) are not supported; send them as a "
+               "header, e.g. -H 'Authorization: Basic BASE64(user:password)'";
+        return LAT_E_USAGE;
+    }
     const char *hs = p, *he, *pe = NULL;
     if (*p == '[') {
         he = strchr(p, ']');

@@ -185,7 +185,12 @@ const char *slo_term_format(const struct slo_term *t, char *buf, unsigned len)
     char stat[32], val[32];
     switch (t->stat) {
     case SLO_PCTL:
-        snprintf(stat, sizeof(stat), "p%g", t->pct);
+        /* Shortest text that reads back as the same percentile: %g's 6 digits made
+         * p99.999999 "p100", a percentile the parser rejects. */
+        for (int prec = 6; prec <= 17; prec++) {
+            snprintf(stat, sizeof(stat), "p%.*g", prec, t->pct);
+            if (strtod(stat + 1, NULL) == t->pct) break;
+        }
         break;
     case SLO_MEAN:
         snprintf(stat, sizeof(stat), "mean");
@@ -198,7 +203,7 @@ const char *slo_term_format(const struct slo_term *t, char *buf, unsigned len)
         break;
     }
     if (t->stat == SLO_ERRORS)
-        snprintf(val, sizeof(val), "%g%%", t->limit_frac * 100.0);
+        snprintf(val, sizeof(val), "%.10g%%", t->limit_frac * 100.0);
     else if (t->limit_ns % LAT_NS_PER_MS == 0)
         snprintf(val, sizeof(val), "%lldms", (long long)(t->limit_ns / LAT_NS_PER_MS));
     else if (t->limit_ns % LAT_NS_PER_US == 0)

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# t240-bench-stale-keepalive: a server that answers "Connection: keep-alive" and closes anyway
+# (llama-server, issue 17 item 1), at once or a little later while the connection is idle.
+# Every request still succeeds: a request that met a dead kept-alive connection before any
+# response byte is sent again once on a fresh one and counted as stale_retries, never as an
+# error of the server (before: about half the requests failed as "reset").
+. "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
+. "$LATSCOPE_SRCDIR/tests/e2e/bench-fixture.sh"
+need_python
+start_fixture --keepalive-lie
+"$LATSCOPE" bench -c 2 -t 1 -n 200 --format json "$FIXTURE_URL/" >"$TMPDIR/a.json" \
+    2>"$TMPDIR/a.err" || { cat "$TMPDIR/a.err"; fail "closed loop against --keepalive-lie"; }
+check_py "$TMPDIR/a.json" "
+p = d['points'][0]
+assert p['requests'] == 200 and p['errors']['total'] == 0, (p['requests'], p['errors'])
+assert 0 < p['stale_retries'] <= 200, p['stale_retries']
+assert p['valid'] is True
+"
+"$LATSCOPE" bench -c 2 -t 1 -n 50 "$FIXTURE_URL/" >"$TMPDIR/a.txt" 2>/dev/null || fail "text run"
+grep -q "stale keep-alive: .* not counted as errors" "$TMPDIR/a.txt" || { cat "$TMPDIR/a.txt"; fail "text line"; }
+
+# Closed 30 ms after each response, in an open loop (connections sit idle between arrivals).
+start_fixture --keepalive-lie=30ms
+"$LATSCOPE" bench -r 40 --duration 2s --max-send-lag 1000 -t 1 --format json "$FIXTURE_URL/" \
+    >"$TMPDIR/b.json" 2>"$TMPDIR/b.err" || { cat "$TMPDIR/b.err"; fail "open loop against --keepalive-lie=30ms"; }
+check_py "$TMPDIR/b.json" "
+p = d['points'][0]
+assert p['requests'] > 20 and p['errors']['total'] == 0, (p['requests'], p['errors'])
+"
+exit 0
