@@ -1089,6 +1089,10 @@ void cpuprof_stats(const struct cpuprof *p, char *buf, size_t len)
                      ", %" PRIu64 " Python stacks read too late (native frames kept)", p->py_stale);
     if (n > 0 && (size_t)n < len && p->bad_records)
         n += snprintf(buf + n, len - (size_t)n, ", %" PRIu64 " unparsable records", p->bad_records);
+    if (n > 0 && (size_t)n < len && !p->regs_mask)
+        n += snprintf(buf + n, len - (size_t)n,
+                      ", no DWARF unwinding in this build (libdw absent): frame-pointer chains "
+                      "only, callers in code built without frame pointers are lost");
     if (n > 0 && (size_t)n < len && p->py_unsupported_version)
         snprintf(buf + n, len - (size_t)n, ", Python %u.%u unsupported: native frames only",
                  p->py_unsupported_version >> 24, (p->py_unsupported_version >> 16) & 0xff);

@@ -27,12 +27,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "capture/cpu/elfimg.h"
 #include "core/err.h"
-
-#if LAT_HAVE_LIBDW
-#include <gelf.h>
-#include <libelf.h>
-#endif
 
 struct pyoffsets {
     unsigned minor;
@@ -136,39 +132,31 @@ static uint64_t u64_at(const uint8_t *b, uint32_t off)
     return v;
 }
 
-#if LAT_HAVE_LIBDW
+struct find_syms {
+    const char *const *names;
+    uint64_t *vals;
+    int n;
+};
+
+static int find_cb(void *arg, const Elf64_Sym *s, const char *nm)
+{
+    struct find_syms *f = arg;
+    if (s->st_shndx == SHN_UNDEF || !s->st_value) return 0;
+    for (int k = 0; k < f->n; k++)
+        if (!f->vals[k] && !strcmp(nm, f->names[k])) f->vals[k] = s->st_value;
+    return 0;
+}
+
 /* Finds the link-time values of named symbols in .dynsym/.symtab of path. */
 static void find_syms(const char *path, const char *const *names, uint64_t *vals, int n)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    elf_version(EV_CURRENT);
-    Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    Elf_Scn *scn = NULL;
-    while (e && (scn = elf_nextscn(e, scn))) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) ||
-            !sh.sh_entsize)
-            continue;
-        Elf_Data *d = elf_getdata(scn, NULL);
-        size_t cnt = sh.sh_size / sh.sh_entsize;
-        for (size_t i = 0; d && i < cnt; i++) {
-            GElf_Sym s;
-            if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF || !s.st_value) continue;
-            const char *nm = elf_strptr(e, sh.sh_link, s.st_name);
-            if (!nm) continue;
-            for (int k = 0; k < n; k++)
-                if (!vals[k] && !strcmp(nm, names[k])) vals[k] = s.st_value;
-        }
-    }
-    if (e) elf_end(e);
-    close(fd);
+    struct elfimg e;
+    if (elfimg_open(&e, path)) return;
+    struct find_syms f = {names, vals, n};
+    elfimg_foreach_sym(&e, SHT_DYNSYM, find_cb, &f);
+    elfimg_foreach_sym(&e, SHT_SYMTAB, find_cb, &f);
+    elfimg_close(&e);
 }
-#else
-static void find_syms(const char *path, const char *const *names, uint64_t *vals, int n)
-{
-}
-#endif
 
 int pyreader_open(pid_t pid, const char *path, uint64_t bias, struct pyreader **out,
                   uint32_t *version)
