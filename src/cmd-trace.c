@@ -48,6 +48,7 @@ extern char **environ;
 struct trace_args {
     bool cuda, nvtx, cpu, off, keep, pretty, events, extcorr, no_driver_api;
     bool cuda_set; /* --cuda/--nvtx/--cpu given explicitly */
+    bool py_internals;
     bool freq_set;
     const char *output;
     const char *folded, *flamegraph;
@@ -74,6 +75,8 @@ static void trace_usage(FILE *f)
                "    --folded FILE      also write folded stacks\n"
                "    --flamegraph FILE  also write an SVG flame graph\n"
                "    --pid PID          sample a running process instead of launching CMD\n"
+               "    --py-internals     keep the interpreter's own frames between Python frames\n"
+               "                       (default: folded away, as py-spy --native shows stacks)\n"
                "  --cuda-events        also record CUDA event activity\n"
                "  --external-correlation  also record external correlation ids\n"
                "  --no-driver-api      skip driver API records (runtime API only)\n"
@@ -132,6 +135,8 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
             a->cpu = a->cuda_set = true;
         } else if (strcmp(s, "--off") == 0) {
             a->off = true;
+        } else if (strcmp(s, "--py-internals") == 0) {
+            a->py_internals = true;
         } else if (strcmp(s, "--keep") == 0) {
             a->keep = true;
         } else if (strcmp(s, "--pretty") == 0) {
@@ -202,8 +207,8 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
     }
     a->cmd = i < argc ? &argv[i] : NULL;
     if (!a->cuda_set) a->cuda = a->nvtx = true;
-    if ((a->folded || a->flamegraph || a->freq_set) && !a->cpu) {
-        pr_err("--freq, --folded and --flamegraph need --cpu\n");
+    if ((a->folded || a->flamegraph || a->freq_set || a->py_internals) && !a->cpu) {
+        pr_err("--freq, --folded, --flamegraph and --py-internals need --cpu\n");
         return -1;
     }
     if (a->merge) {
@@ -856,7 +861,8 @@ static int run_traced(const struct trace_args *a)
                                   .kernel_stacks = true,
                                   .offcpu = true,
                                   .python = true,
-                                  .follow_children = true};
+                                  .follow_children = true,
+                                  .py_internals = a->py_internals};
         rc = cpuprof_start(pid, true, &co, &cp);
         if (rc < 0) {
             pr_warn("CPU sampling is off: %s\n", cpuprof_strerror(rc));
@@ -911,7 +917,7 @@ static int run_traced(const struct trace_args *a)
         rc = cpuprof_export(cp, t);
         if (rc < 0) pr_warn("CPU samples not added: %s\n", cpuprof_strerror(rc));
         if (write_cpu_files(cp, a) < 0 && code == 0) code = LAT_EXIT_FAILURE;
-        char stats[512];
+        char stats[2048];
         cpuprof_stats(cp, stats, sizeof(stats));
         if (stats[0]) fprintf(stderr, "latscope trace: cpu: %s\n", stats);
     }
@@ -953,7 +959,8 @@ static int run_attach(const struct trace_args *a)
                               .kernel_stacks = true,
                               .offcpu = true,
                               .python = true,
-                              .follow_children = true};
+                              .follow_children = true,
+                              .py_internals = a->py_internals};
     if (kill(a->pid, 0) < 0 && errno == ESRCH) {
         pr_err("--pid %d: no such process\n", (int)a->pid);
         return LAT_EXIT_FAILURE;

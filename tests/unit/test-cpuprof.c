@@ -349,7 +349,7 @@ TEST_TIMEOUT(cpuprof_live_attach, 60)
     struct lat_trace *t;
     ASSERT_RC(lat_trace_new(&t));
     ASSERT_RC(cpuprof_export(p, t));
-    char stats[512];
+    char stats[2048];
     cpuprof_stats(p, stats, sizeof(stats));
     printf("# %s\n", stats);
     size_t big = 0, small = 0, n = 0;
