@@ -9,6 +9,8 @@ Phase lengths vary randomly from round to round (about 1-6 ms each), so samples 
 fixed period cannot alias onto one phase. At the end the program writes its own shares (each
 phase's CPU time over the sum of the three) as JSON to the file named by argv[2].
 Usage: python3 phases.py CPU_SECONDS OUT.json [WEIGHTS]   (WEIGHTS "py,zlib,hash", e.g. 3,2,1)
+       python3 phases.py rN OUT.json      N rounds of fixed work (no calibration), for overhead
+                                          measurements (perf/30-cpuprof.sh): loop_wall_s
 """
 import hashlib
 import json
@@ -52,23 +54,32 @@ def calibrate(fn, arg, ms):
 
 
 def main():
-    seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 3.0
+    arg = sys.argv[1] if len(sys.argv) > 1 else "3"
+    rounds = int(arg[1:]) if arg.startswith("r") else 0
+    seconds = 0.0 if rounds else float(arg)
     out = sys.argv[2] if len(sys.argv) > 2 else None
     w = [float(x) for x in (sys.argv[3] if len(sys.argv) > 3 else "3,2,1").split(",")]
-    units = [calibrate(py_phase, 20000, 1.0), calibrate(zlib_phase, 4, 1.0),
-             calibrate(hash_phase, 4, 1.0)]
+    if rounds:
+        units = [20000, 2, 2]  # fixed work: the same in every run
+    else:
+        units = [calibrate(py_phase, 20000, 1.0), calibrate(zlib_phase, 4, 1.0),
+                 calibrate(hash_phase, 4, 1.0)]
     spent = [0.0, 0.0, 0.0]
     fns = [py_phase, zlib_phase, hash_phase]
     end = time.thread_time() + seconds
-    while time.thread_time() < end:
+    w0 = time.perf_counter()
+    done = 0
+    while (done < rounds) if rounds else (time.thread_time() < end):
+        done += 1
         for k in range(3):
             n = max(1, int(units[k] * w[k] * random.uniform(0.5, 2.0)))
             t0 = time.thread_time()
             fns[k](n)
             spent[k] += time.thread_time() - t0
+    wall = time.perf_counter() - w0
     tot = sum(spent)
     res = {"py_phase": spent[0] / tot, "zlib_phase": spent[1] / tot, "hash_phase": spent[2] / tot,
-           "cpu_s": tot}
+           "cpu_s": tot, "loop_wall_s": wall}
     ru = resource.getrusage(resource.RUSAGE_SELF)
     res["rusage_s"] = ru.ru_utime + ru.ru_stime  # the whole process, startup included
     if out:
