@@ -24,6 +24,8 @@
 #include "core/log.h"
 #include "core/units.h"
 #include "export/kineto_write.h"
+#include "export/merge.h"
+#include "ingest/ingest.h"
 #include "latscope.h"
 #include "model/events.h"
 
@@ -52,7 +54,9 @@ struct trace_args {
     bool freq_set;
     const char *output;
     const char *folded, *flamegraph;
-    char *merge; /* --merge DIR: a kept capture directory */
+    char *merge;           /* --merge DIR: a kept capture directory (or the first of merge_files) */
+    char *merge_files[16]; /* --merge FILE --merge FILE...: traces merged on one clock */
+    int nmerge;
     unsigned freq;
     pid_t pid;
     lat_ns delay_ns, duration_ns;
@@ -92,6 +96,8 @@ static void trace_usage(FILE *f)
                "  --pretty             indented JSON\n"
                "  --keep               keep the raw per-process capture files (path printed)\n"
                "  --merge DIR          only merge a kept capture directory into a trace\n"
+               "  --merge A --merge B  merge traces of one run on one clock (a torch.profiler\n"
+               "                       trace and a trace --cpu: samples inside the ops)\n"
                "  --off                run CMD with nothing loaded and report its wall time\n"
                "\n"
                "Ctrl-C, SIGTERM and SIGHUP stop the command; the trace so far is still written.\n"
@@ -159,7 +165,12 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
                 pr_err("--merge needs a directory (one kept with --keep)\n");
                 return -1;
             }
-            a->merge = argv[i + 1];
+            if (a->nmerge == 16) {
+                pr_err("--merge: at most 16 traces\n");
+                return -1;
+            }
+            if (!a->merge) a->merge = argv[i + 1];
+            a->merge_files[a->nmerge++] = argv[i + 1];
             i++;
         } else if (strcmp(s, "--folded") == 0 || strcmp(s, "--flamegraph") == 0) {
             if (!next || !*next) {
@@ -1106,6 +1117,72 @@ static int check_writable(const char *opt, const char *path)
     return 0;
 }
 
+/* --merge A --merge B ...: traces of the same run (a torch.profiler trace, a latscope trace
+ * --cpu) merged on the realtime clock their baseTimeNanoseconds name; the first one's ts 0 is
+ * kept. */
+static int run_merge_traces(const struct trace_args *a)
+{
+    struct lat_trace *dst = NULL;
+    int code = LAT_EXIT_FAILURE, rc = 0;
+    for (int i = 0; i < a->nmerge; i++) {
+        struct stat sb;
+        if (stat(a->merge_files[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            pr_err("--merge %s: a directory; merge a kept capture directory alone (--merge DIR), "
+                   "or give trace files\n",
+                   a->merge_files[i]);
+            code = LAT_EXIT_USAGE;
+            goto out;
+        }
+    }
+    for (int i = 0; i < a->nmerge; i++) {
+        struct lat_trace *t = NULL;
+        char err[LAT_INGEST_ERRLEN] = "";
+        rc = ingest_open(a->merge_files[i], NULL, &t, err, sizeof(err));
+        if (rc < 0) {
+            pr_err("%s: %s\n", a->merge_files[i], err[0] ? err : lat_strerror(rc));
+            goto out;
+        }
+        if (!t->base_time_ns) {
+            pr_err("%s: no baseTimeNanoseconds: its clock cannot be related to the others "
+                   "(torch.profiler and latscope trace write it; an older or hand-made trace "
+                   "does not)\n",
+                   a->merge_files[i]);
+            lat_trace_free(t);
+            goto out;
+        }
+        if (!dst) {
+            dst = t;
+            continue;
+        }
+        lat_ns shift = 0;
+        size_t before = dst->ev.n;
+        rc = lat_trace_merge(dst, t, &shift);
+        lat_trace_free(t);
+        if (rc < 0) {
+            pr_err("merging %s: %s\n", a->merge_files[i], lat_strerror(rc));
+            goto out;
+        }
+        fprintf(stderr, "latscope trace: merged %s: %zu events, shifted by %+.6f s\n",
+                a->merge_files[i], dst->ev.n - before, (double)shift / 1e9);
+    }
+    if ((rc = lat_trace_sort(dst)) < 0) {
+        pr_err("sorting the merged trace: %s\n", lat_strerror(rc));
+        goto out;
+    }
+    struct kineto_write_opts wo = {.pretty = a->pretty, .gzip = -1};
+    rc = kineto_write_file(dst, a->output, &wo);
+    if (rc < 0) {
+        pr_err("%s: %s\n", a->output, lat_strerror(rc));
+        goto out;
+    }
+    fprintf(stderr, "latscope trace: wrote %s: %zu events from %d traces\n", a->output, dst->ev.n,
+            a->nmerge);
+    code = LAT_EXIT_OK;
+out:
+    lat_trace_free(dst);
+    return code;
+}
+
 int cmd_trace(int argc, char **argv, const struct lat_opts *opts)
 {
     struct trace_args a;
@@ -1119,6 +1196,7 @@ int cmd_trace(int argc, char **argv, const struct lat_opts *opts)
     if (!a.off && (check_writable("--output", a.output) || check_writable("--folded", a.folded) ||
                    check_writable("--flamegraph", a.flamegraph)))
         return LAT_EXIT_USAGE;
+    if (a.nmerge > 1) return run_merge_traces(&a);
     if (a.merge) return run_merge(&a);
     if (a.pid > 0) return run_attach(&a);
     if (a.off) return run_off(a.cmd);
