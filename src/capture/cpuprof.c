@@ -565,6 +565,9 @@ static uint32_t py_merge(struct cpuprof *p, const struct cp_pyread *py, const ui
         for (; pi < np && o < cap; pi++)
             out[o++] = pyid[pi];
     }
+    /* Outer groups already placed at the root (a cut-short unwind): everything up to the
+     * first native eval call is between Python frames too. */
+    bool lead_py = pi > 0;
     uint32_t k = 0, last_eval = 0, first_eval = UINT32_MAX;
     for (uint32_t i = 0; i < n; i++)
         if (nat[i] == p->eval_frame) {
@@ -575,7 +578,7 @@ static uint32_t py_merge(struct cpuprof *p, const struct cp_pyread *py, const ui
         if (nat[i] != p->eval_frame) {
             /* interpreter plumbing between two Python frames (PyObject_Call, _PyEval_Vector,
              * method wrappers ...): folded away by default */
-            if (!p->o.py_internals && evals && i > first_eval && i < last_eval &&
+            if (!p->o.py_internals && evals && (lead_py || i > first_eval) && i < last_eval &&
                 is_interp(p, nat[i])) {
                 p->py_folded++;
                 continue;
