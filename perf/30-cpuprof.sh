@@ -42,6 +42,8 @@ measure() { # name CMD... -> sets med_target med_total med_samples
     med_samples=$(awk '{ print $3 }' "$tmp/$name" | median)
 }
 
+# CPUPROF_PART=python runs only the Python section at the end.
+if [[ ${CPUPROF_PART:-all} != python ]]; then
 measure off "$tmp/hot" "$ROUNDS" rounds
 base=$med_target
 printf 'cpuprof.workload_cpu\t%.3f\ts\t%s rounds of hot.c, no sampling (median of 3)\n' "$base" "$ROUNDS"
@@ -83,6 +85,8 @@ else
     echo "perf_record	SKIPPED		linux-perf not installed"
 fi
 
+fi # CPUPROF_PART
+
 # Python frames: what reading them from outside costs the collector (the target pays nothing).
 py=$(command -v python3.11 || command -v python3 || true)
 if [[ -n $py ]]; then
@@ -90,4 +94,42 @@ if [[ -n $py ]]; then
     us=$(grep -Eo '\([0-9.]+ us, [0-9.]+ reads per sample\)' "$tmp/err" | grep -Eo '[0-9.]+' | head -1 || true)
     reads=$(grep -Eo '\([0-9.]+ us, [0-9.]+ reads per sample\)' "$tmp/err" | grep -Eo '[0-9.]+' | sed -n 2p || true)
     [[ -n $us ]] && printf 'cpuprof.python_read_per_sample\t%s\tus\tprocess_vm_readv walk of %s (%s reads per sample)\n' "$us" "$($py -V 2>&1)" "$reads"
+fi
+
+# A Python program with native phases (tests/progs/phases.py, fixed work): the phase loop's own
+# CPU time (thread_time) and wall time (perf_counter), unsampled / `latscope trace --cpu` at
+# 99 Hz / py-spy record --native at 100 Hz (when py-spy is installed: /work/venv-pyspy or PATH).
+# Median of 3. The loop wall time includes the collector competing for the CPUs.
+if [[ -n $py ]] && "$LATSCOPE" trace --help 2>/dev/null | grep -q -- '--folded'; then
+    PYROUNDS=${CPUPROF_PYROUNDS:-150}
+    pyrun() { # name CMD... (the command writes $tmp/own.json)
+        local name=$1
+        shift
+        : >"$tmp/$name"
+        for i in 1 2 3; do
+            rm -f "$tmp/own.json"
+            "$@" >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; return 1; }
+            "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["cpu_s"], d["loop_wall_s"])' \
+                "$tmp/own.json" >>"$tmp/$name"
+        done
+        pcpu=$(awk '{ print $1 }' "$tmp/$name" | median)
+        pwall=$(awk '{ print $2 }' "$tmp/$name" | median)
+    }
+    prog=("$py" "$root/tests/progs/phases.py" "r$PYROUNDS" "$tmp/own.json")
+    pyrun pyoff "${prog[@]}"
+    bcpu=$pcpu bwall=$pwall
+    printf 'cpuprof.py_loop_cpu\t%.3f\ts\tphases.py r%s loop CPU, no sampling (wall %.3f s)\n' "$bcpu" "$PYROUNDS" "$bwall"
+    if pyrun pylat "$LATSCOPE" trace --cpu --freq 99 -o "$tmp/t.json" -- "${prog[@]}"; then
+        printf 'cpuprof.py_loop_cpu_overhead_99hz\t%s\t%%\tloop CPU under latscope trace --cpu\n' \
+            "$(awk -v a="$pcpu" -v b="$bcpu" 'BEGIN { printf "%.2f", 100 * (a - b) / b }')"
+        printf 'cpuprof.py_loop_wall_overhead_99hz\t%s\t%%\tloop wall time under latscope trace --cpu\n' \
+            "$(awk -v a="$pwall" -v b="$bwall" 'BEGIN { printf "%.2f", 100 * (a - b) / b }')"
+    fi
+    spy=$(command -v py-spy || ls /work/venv-pyspy/bin/py-spy 2>/dev/null || true)
+    if [[ -n $spy ]] && pyrun pyspy "$spy" record --native -r 100 -f raw -o "$tmp/spy.txt" -- "${prog[@]}"; then
+        printf 'pyspy.py_loop_cpu_overhead_100hz\t%s\t%%\tloop CPU under py-spy record --native\n' \
+            "$(awk -v a="$pcpu" -v b="$bcpu" 'BEGIN { printf "%.2f", 100 * (a - b) / b }')"
+        printf 'pyspy.py_loop_wall_overhead_100hz\t%s\t%%\tloop wall time under py-spy record --native\n' \
+            "$(awk -v a="$pwall" -v b="$bwall" 'BEGIN { printf "%.2f", 100 * (a - b) / b }')"
+    fi
 fi

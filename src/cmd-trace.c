@@ -10,8 +10,11 @@
  * true latency. The command always runs, even when capture cannot (no driver, no library, CUPTI
  * busy): we say why on stderr and exit with the command's own status (128 + signal when killed),
  * so `latscope trace -- CMD` can stand in for CMD in scripts.
- * The parent ignores SIGINT while the child runs (the terminal delivers it to the child) and
- * forwards SIGTERM/SIGHUP, then still collects and writes what was captured.
+ * Signals: SIGTERM/SIGHUP are forwarded to the command, and SIGINT too when a process sent it
+ * (a terminal's Ctrl-C reaches the command directly); latscope then still collects and writes
+ * what was captured. Output paths are checked before the command runs; with `-o -` the trace
+ * owns stdout and the command's stdout is redirected to stderr. Secrets on the command line are
+ * REDACTED in latscope_command (redact_arg).
  */
 #define PR_FMT "trace"
 #include "capture/collect.h"
@@ -21,6 +24,8 @@
 #include "core/log.h"
 #include "core/units.h"
 #include "export/kineto_write.h"
+#include "export/merge.h"
+#include "ingest/ingest.h"
 #include "latscope.h"
 #include "model/events.h"
 
@@ -34,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -44,10 +50,13 @@ extern char **environ;
 struct trace_args {
     bool cuda, nvtx, cpu, off, keep, pretty, events, extcorr, no_driver_api;
     bool cuda_set; /* --cuda/--nvtx/--cpu given explicitly */
+    bool py_internals;
     bool freq_set;
     const char *output;
     const char *folded, *flamegraph;
-    char *merge; /* --merge DIR: a kept capture directory */
+    char *merge;           /* --merge DIR: a kept capture directory (or the first of merge_files) */
+    char *merge_files[16]; /* --merge FILE --merge FILE...: traces merged on one clock */
+    int nmerge;
     unsigned freq;
     pid_t pid;
     lat_ns delay_ns, duration_ns;
@@ -70,6 +79,8 @@ static void trace_usage(FILE *f)
                "    --folded FILE      also write folded stacks\n"
                "    --flamegraph FILE  also write an SVG flame graph\n"
                "    --pid PID          sample a running process instead of launching CMD\n"
+               "    --py-internals     keep the interpreter's own frames between Python frames\n"
+               "                       (default: folded away, as py-spy --native shows stacks)\n"
                "  --cuda-events        also record CUDA event activity\n"
                "  --external-correlation  also record external correlation ids\n"
                "  --no-driver-api      skip driver API records (runtime API only)\n"
@@ -80,14 +91,22 @@ static void trace_usage(FILE *f)
                "\n"
                "Output:\n"
                "  -o, --output FILE    trace file (default latscope-trace.pt.trace.json.gz;\n"
-               "                       .gz = gzip, '-' = stdout)\n"
+               "                       .gz = gzip, '-' = stdout: the command's stdout then goes\n"
+               "                       to stderr); checked before the command runs\n"
                "  --pretty             indented JSON\n"
                "  --keep               keep the raw per-process capture files (path printed)\n"
                "  --merge DIR          only merge a kept capture directory into a trace\n"
+               "  --merge A --merge B  merge traces of one run on one clock (a torch.profiler\n"
+               "                       trace and a trace --cpu: samples inside the ops)\n"
                "  --off                run CMD with nothing loaded and report its wall time\n"
                "\n"
+               "Ctrl-C, SIGTERM and SIGHUP stop the command; the trace so far is still written.\n"
+               "Secret-looking arguments (--token X, --api-key=X, password=X, Authorization:\n"
+               "...) are stored as REDACTED in the trace's latscope_command.\n"
+               "\n"
                "Exit status: the command's (128 + N when killed by signal N); 1 when latscope\n"
-               "itself fails before the command runs; 2 on a usage error.\n");
+               "itself fails before the command runs; 2 on a usage error or an output path\n"
+               "that cannot be written.\n");
 }
 
 static int parse_secs(const char *opt, const char *s, lat_ns *out)
@@ -122,6 +141,8 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
             a->cpu = a->cuda_set = true;
         } else if (strcmp(s, "--off") == 0) {
             a->off = true;
+        } else if (strcmp(s, "--py-internals") == 0) {
+            a->py_internals = true;
         } else if (strcmp(s, "--keep") == 0) {
             a->keep = true;
         } else if (strcmp(s, "--pretty") == 0) {
@@ -144,7 +165,12 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
                 pr_err("--merge needs a directory (one kept with --keep)\n");
                 return -1;
             }
-            a->merge = argv[i + 1];
+            if (a->nmerge == 16) {
+                pr_err("--merge: at most 16 traces\n");
+                return -1;
+            }
+            if (!a->merge) a->merge = argv[i + 1];
+            a->merge_files[a->nmerge++] = argv[i + 1];
             i++;
         } else if (strcmp(s, "--folded") == 0 || strcmp(s, "--flamegraph") == 0) {
             if (!next || !*next) {
@@ -192,8 +218,8 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
     }
     a->cmd = i < argc ? &argv[i] : NULL;
     if (!a->cuda_set) a->cuda = a->nvtx = true;
-    if ((a->folded || a->flamegraph || a->freq_set) && !a->cpu) {
-        pr_err("--freq, --folded and --flamegraph need --cpu\n");
+    if ((a->folded || a->flamegraph || a->freq_set || a->py_internals) && !a->cpu) {
+        pr_err("--freq, --folded, --flamegraph and --py-internals need --cpu\n");
         return -1;
     }
     if (a->merge) {
@@ -323,10 +349,14 @@ static void on_forward(int sig)
     g_stop = 1;
 }
 
-static void on_int(int sig)
+/* SIGINT from the terminal (si_code SI_KERNEL) reached the child too: it is in our process
+ * group. One sent by a process (kill, timeout, a supervisor: si_code <= 0) reached only us, so
+ * it is forwarded, as SIGTERM and SIGHUP always are. */
+static void on_int(int sig, siginfo_t *si, void *ctx)
 {
-    (void)sig;
-    g_stop = 1; /* the terminal sends SIGINT to the child too */
+    (void)ctx;
+    if (si && si->si_code <= 0 && g_child > 0) kill((pid_t)g_child, sig);
+    g_stop = 1;
 }
 
 static void install_parent_signals(struct sigaction *old_int, struct sigaction *old_term,
@@ -335,8 +365,10 @@ static void install_parent_signals(struct sigaction *old_int, struct sigaction *
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sigemptyset(&sa.sa_mask);
-    sa.sa_handler = on_int;
+    sa.sa_sigaction = on_int;
+    sa.sa_flags = SA_SIGINFO;
     sigaction(SIGINT, &sa, old_int);
+    sa.sa_flags = 0;
     sa.sa_handler = on_forward;
     sigaction(SIGTERM, &sa, old_term);
     sigaction(SIGHUP, &sa, old_hup);
@@ -375,7 +407,8 @@ static void env_free(struct child_env *e)
  * Forks CMD held on a pipe; returns its pid (or -1) with *go the write end that releases it and
  * *errfd the read end that reports an exec failure (errno as 4 bytes, EOF on success).
  */
-static pid_t spawn_held(char **cmd, const struct child_env *env, int *go, int *errfd)
+static pid_t spawn_held(char **cmd, const struct child_env *env, bool stdout_to_err, int *go,
+                        int *errfd)
 {
     int gp[2], ep[2];
     if (pipe2(gp, O_CLOEXEC) < 0) return -1;
@@ -403,6 +436,8 @@ static pid_t spawn_held(char **cmd, const struct child_env *env, int *go, int *e
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
+        /* -o -: the trace owns stdout; the command's output goes to stderr. */
+        if (stdout_to_err && dup2(2, 1) < 0) _exit(127);
         for (size_t i = 0; env && i < env->n; i++)
             setenv(env->names[i], env->values[i], 1);
         execvp(cmd[0], cmd);
@@ -464,7 +499,7 @@ static int wait_child(pid_t pid, struct cpuprof *cp, lat_ns cpu_stop_at, bool *c
 static int run_off(char **cmd)
 {
     int go, errfd;
-    pid_t pid = spawn_held(cmd, NULL, &go, &errfd);
+    pid_t pid = spawn_held(cmd, NULL, false, &go, &errfd);
     if (pid < 0) {
         pr_err("cannot start '%s': %s\n", cmd[0], strerror(errno));
         return LAT_EXIT_FAILURE;
@@ -519,6 +554,96 @@ static bool env_interesting(const char *name, size_t n)
     return false;
 }
 
+/* Secret-looking name (the metadata rule: TOKEN, KEY, SECRET, PASSWORD, AUTH, ...) of n bytes. */
+static bool secret_name(const char *s, size_t n)
+{
+    char name[128];
+    if (!n || n >= sizeof(name)) return false;
+    memcpy(name, s, n);
+    name[n] = 0;
+    return lat_meta_is_secret(name);
+}
+
+static bool name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.';
+}
+
+/* One argument of the traced command as stored in latscope_command, with secrets replaced by
+ * REDACTED: the value of NAME=VALUE (also inside a URL query or a longer string, up to '&',
+ * ',', ';' or a blank) when NAME looks secret, everything after "NAME:" when NAME looks secret
+ * (headers: "Authorization: Bearer x", "X-Api-Key: x"), the token after "Bearer " or "Basic ",
+ * the password of a URL's user:pass@, and the whole argument after an option "--NAME" that
+ * looks secret (--token, --api-key ...): *hide_next carries that to the next call.
+ * malloc'ed (dies on OOM). */
+static char *redact_arg(const char *arg, bool *hide_next)
+{
+    if (*hide_next) {
+        *hide_next = false;
+        if (arg[0] != '-') return xstrdup("REDACTED");
+    }
+    if (arg[0] == '-' && !strchr(arg, '=')) {
+        const char *nm = arg + strspn(arg, "-");
+        if (*nm && secret_name(nm, strlen(nm))) *hide_next = true;
+        return xstrdup(arg);
+    }
+    /* scheme://user:pass@host: the password first. */
+    char *in = xstrdup(arg);
+    char *sch = strstr(in, "://");
+    if (sch) {
+        char *auth = sch + 3, *end = auth + strcspn(auth, "/?#"), *at = NULL;
+        for (char *q = auth; q < end; q++)
+            if (*q == '@') at = q;
+        char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+        if (colon) {
+            char *n = xmalloc(strlen(in) + 16);
+            sprintf(n, "%.*sREDACTED%s", (int)(colon + 1 - in), in, at);
+            free(in);
+            in = n;
+        }
+    }
+    size_t len = strlen(in), o = 0;
+    char *out = xmalloc(len * 2 + 16);
+    for (size_t i = 0; i < len;) {
+        char c = in[i];
+        size_t k = 0;
+        if (!strncasecmp(in + i, "Bearer ", 7))
+            k = 7;
+        else if (!strncasecmp(in + i, "Basic ", 6))
+            k = 6;
+        if (k && (i == 0 || !name_char(in[i - 1]))) {
+            memcpy(out + o, in + i, k);
+            o += k;
+            i += k;
+            size_t e = i + strcspn(in + i, " \"'");
+            if (e > i) {
+                memcpy(out + o, "REDACTED", 8);
+                o += 8;
+            }
+            i = e;
+            continue;
+        }
+        out[o++] = c;
+        i++;
+        if (c != '=' && c != ':') continue;
+        size_t b = i - 1;
+        while (b > 0 && name_char(in[b - 1]))
+            b--;
+        if (!secret_name(in + b, i - 1 - b)) continue;
+        size_t e = c == ':' ? len : i + strcspn(in + i, "&,; \t");
+        if (c == ':' && in[i] == ' ') out[o++] = in[i++];
+        if (e > i) {
+            memcpy(out + o, "REDACTED", 8);
+            o += 8;
+        }
+        i = e;
+    }
+    out[o] = 0;
+    free(in);
+    return out;
+}
+
 static int add_metadata(struct lat_trace *t, const struct trace_args *a, char **cmd,
                         const struct collect_stats *st, lat_ns wall_ns, int code, bool driver,
                         const char *capture_note)
@@ -532,8 +657,12 @@ static int add_metadata(struct lat_trace *t, const struct trace_args *a, char **
 
     jsonw_init(&w, NULL, false);
     jsonw_arr_begin(&w);
-    for (size_t i = 0; cmd && cmd[i]; i++)
-        jsonw_str(&w, cmd[i]);
+    bool hide_next = false;
+    for (size_t i = 0; cmd && cmd[i]; i++) {
+        char *r = redact_arg(cmd[i], &hide_next);
+        jsonw_str(&w, r);
+        free(r);
+    }
     jsonw_arr_end(&w);
     if ((rc = meta_json(t, "latscope_command", &w))) return rc;
 
@@ -728,7 +857,7 @@ static int run_traced(const struct trace_args *a)
     }
 
     int go, errfd;
-    pid_t pid = spawn_held(a->cmd, &env, &go, &errfd);
+    pid_t pid = spawn_held(a->cmd, &env, !strcmp(a->output, "-"), &go, &errfd);
     env_free(&env);
     if (pid < 0) {
         pr_err("cannot start '%s': %s\n", a->cmd[0], strerror(errno));
@@ -743,7 +872,8 @@ static int run_traced(const struct trace_args *a)
                                   .kernel_stacks = true,
                                   .offcpu = true,
                                   .python = true,
-                                  .follow_children = true};
+                                  .follow_children = true,
+                                  .py_internals = a->py_internals};
         rc = cpuprof_start(pid, true, &co, &cp);
         if (rc < 0) {
             pr_warn("CPU sampling is off: %s\n", cpuprof_strerror(rc));
@@ -798,7 +928,7 @@ static int run_traced(const struct trace_args *a)
         rc = cpuprof_export(cp, t);
         if (rc < 0) pr_warn("CPU samples not added: %s\n", cpuprof_strerror(rc));
         if (write_cpu_files(cp, a) < 0 && code == 0) code = LAT_EXIT_FAILURE;
-        char stats[512];
+        char stats[2048];
         cpuprof_stats(cp, stats, sizeof(stats));
         if (stats[0]) fprintf(stderr, "latscope trace: cpu: %s\n", stats);
     }
@@ -840,7 +970,8 @@ static int run_attach(const struct trace_args *a)
                               .kernel_stacks = true,
                               .offcpu = true,
                               .python = true,
-                              .follow_children = true};
+                              .follow_children = true,
+                              .py_internals = a->py_internals};
     if (kill(a->pid, 0) < 0 && errno == ESRCH) {
         pr_err("--pid %d: no such process\n", (int)a->pid);
         return LAT_EXIT_FAILURE;
@@ -958,6 +1089,100 @@ static int run_merge(const struct trace_args *a)
     return code;
 }
 
+/* Fails with the reason when `path` (given to option opt) cannot be written, before anything
+ * runs: a run must not be lost to an unwritable output found at its end. Leaves the file
+ * system as it was (an existing file is opened without truncation; a new one is created and
+ * removed again). */
+static int check_writable(const char *opt, const char *path)
+{
+    if (!path || !strcmp(path, "-")) return 0;
+    struct stat sb;
+    int fd;
+    if (stat(path, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode)) {
+            pr_err("%s %s: is a directory, give a file name; nothing was run\n", opt, path);
+            return -1;
+        }
+        fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0 && errno == ENXIO) return 0; /* a FIFO whose reader comes later */
+    } else {
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd >= 0) unlink(path);
+    }
+    if (fd < 0) {
+        pr_err("%s %s: cannot write there (%s); nothing was run\n", opt, path, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
+/* --merge A --merge B ...: traces of the same run (a torch.profiler trace, a latscope trace
+ * --cpu) merged on the realtime clock their baseTimeNanoseconds name; the first one's ts 0 is
+ * kept. */
+static int run_merge_traces(const struct trace_args *a)
+{
+    struct lat_trace *dst = NULL;
+    int code = LAT_EXIT_FAILURE, rc = 0;
+    for (int i = 0; i < a->nmerge; i++) {
+        struct stat sb;
+        if (stat(a->merge_files[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            pr_err("--merge %s: a directory; merge a kept capture directory alone (--merge DIR), "
+                   "or give trace files\n",
+                   a->merge_files[i]);
+            code = LAT_EXIT_USAGE;
+            goto out;
+        }
+    }
+    for (int i = 0; i < a->nmerge; i++) {
+        struct lat_trace *t = NULL;
+        char err[LAT_INGEST_ERRLEN] = "";
+        rc = ingest_open(a->merge_files[i], NULL, &t, err, sizeof(err));
+        if (rc < 0) {
+            pr_err("%s: %s\n", a->merge_files[i], err[0] ? err : lat_strerror(rc));
+            goto out;
+        }
+        if (!t->base_time_ns) {
+            pr_err("%s: no baseTimeNanoseconds: its clock cannot be related to the others "
+                   "(torch.profiler and latscope trace write it; an older or hand-made trace "
+                   "does not)\n",
+                   a->merge_files[i]);
+            lat_trace_free(t);
+            goto out;
+        }
+        if (!dst) {
+            dst = t;
+            continue;
+        }
+        lat_ns shift = 0;
+        size_t before = dst->ev.n;
+        rc = lat_trace_merge(dst, t, &shift);
+        lat_trace_free(t);
+        if (rc < 0) {
+            pr_err("merging %s: %s\n", a->merge_files[i], lat_strerror(rc));
+            goto out;
+        }
+        fprintf(stderr, "latscope trace: merged %s: %zu events, shifted by %+.6f s\n",
+                a->merge_files[i], dst->ev.n - before, (double)shift / 1e9);
+    }
+    if ((rc = lat_trace_sort(dst)) < 0) {
+        pr_err("sorting the merged trace: %s\n", lat_strerror(rc));
+        goto out;
+    }
+    struct kineto_write_opts wo = {.pretty = a->pretty, .gzip = -1};
+    rc = kineto_write_file(dst, a->output, &wo);
+    if (rc < 0) {
+        pr_err("%s: %s\n", a->output, lat_strerror(rc));
+        goto out;
+    }
+    fprintf(stderr, "latscope trace: wrote %s: %zu events from %d traces\n", a->output, dst->ev.n,
+            a->nmerge);
+    code = LAT_EXIT_OK;
+out:
+    lat_trace_free(dst);
+    return code;
+}
+
 int cmd_trace(int argc, char **argv, const struct lat_opts *opts)
 {
     struct trace_args a;
@@ -968,6 +1193,10 @@ int cmd_trace(int argc, char **argv, const struct lat_opts *opts)
             return LAT_EXIT_OK;
         }
     if (parse_args(argc, argv, &a) < 0) return LAT_EXIT_USAGE;
+    if (!a.off && (check_writable("--output", a.output) || check_writable("--folded", a.folded) ||
+                   check_writable("--flamegraph", a.flamegraph)))
+        return LAT_EXIT_USAGE;
+    if (a.nmerge > 1) return run_merge_traces(&a);
     if (a.merge) return run_merge(&a);
     if (a.pid > 0) return run_attach(&a);
     if (a.off) return run_off(a.cmd);

@@ -42,6 +42,7 @@
 #include "capture/cpu/stacks.h"
 #include "capture/cpu/symtab.h"
 #include "capture/cpu/unwind.h"
+#include "capture/demangle.h"
 #include "core/err.h"
 #include "core/log.h"
 
@@ -50,6 +51,20 @@
 #define CP_STACK_BYTES 8192
 #define CP_IPCACHE     8192 /* per process, power of two */
 #define CP_REC_BUF     (72 * 1024)
+#define CP_PY_MAX      128
+#define CP_STAGE_RECS  256        /* records staged per drain pass */
+#define CP_STAGE_BYTES (4u << 20) /* bytes staged per drain pass */
+#define CP_LAG_BUCKETS 24         /* log2 µs histogram of the Python read lag */
+#define CP_MAX_LAG_NS  10000000   /* a Python read later than this is not trusted */
+
+/* The Python frames read for one staged sample, right when it was drained (pass 1). */
+struct cp_pyread {
+    int np;      /* frames; 0 none (not a Python thread, no frames), < 0 read error */
+    bool done;   /* a read was attempted */
+    int64_t lag; /* ns from an on-CPU sample to the read; -1 for off-CPU samples */
+    uint32_t id[CP_PY_MAX];
+    bool gstart[CP_PY_MAX];
+};
 
 struct cp_file {
     char *path;
@@ -122,12 +137,24 @@ struct cpuprof {
     bool kallsyms_tried;
     uint32_t eval_frame; /* frame id of _PyEval_EvalFrameDefault */
 
+    /* frame ids that are interpreter internals (native frames of python3* / libpython3*) */
+    uint8_t *interp;
+    size_t interp_cap;
+
     /* counters */
     uint64_t n_on, n_off, lost, dwarf, py_frames, py_samples, py_reads, bad_records, filtered,
-        py_stale;
+        py_stale, py_torn, py_nothread, py_truncated, py_folded, py_late;
     int64_t py_ns;
+    uint64_t py_lag[CP_LAG_BUCKETS], py_lag_n;
+    int64_t py_lag_max;
     uint32_t py_unsupported_version;
-    _Alignas(8) uint8_t rec[CP_REC_BUF];
+    /* staging of one drain pass: records copied out of the rings, Python stacks read first */
+    uint8_t *stage;
+    struct {
+        uint32_t off, len;
+    } stage_rec[CP_STAGE_RECS];
+    struct cp_pyread *stage_py; /* CP_STAGE_RECS entries */
+    const struct cp_pyread *cur_py;
 };
 
 static long perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
@@ -317,14 +344,23 @@ static uint32_t sym_user(struct cpuprof *p, struct cp_proc *pr, uint64_t addr)
         m = map_find(pr, addr);
     }
     const char *name = NULL;
+    char *dm = NULL;
+    bool interp = false;
     if (m && m->file >= 0) {
         struct cp_file *f = &p->files[m->file];
         uint64_t off = addr - m->start + m->pgoff, vaddr;
+        const char *b = strrchr(f->path, '/');
+        b = b ? b + 1 : f->path;
+        interp = !strncmp(b, "libpython3", 10) || !strncmp(b, "python3", 7);
         if (f->st && symtab_off_to_vaddr(f->st, off, &vaddr))
             name = symtab_lookup(f->st, vaddr, NULL);
+        if (name && name[0] == '_' && name[1] == 'Z' && (dm = lat_demangle(name, strlen(name)))) {
+            /* C++: demangled, as perf and py-spy show it; very long template names cut. */
+            if (strlen(dm) > 400) memcpy(dm + 396, "...", 4);
+            name = dm;
+        }
         if (!name) {
-            const char *b = strrchr(f->path, '/');
-            snprintf(buf, sizeof(buf), "[%s]", b ? b + 1 : f->path);
+            snprintf(buf, sizeof(buf), "[%s]", b);
             name = buf;
         }
     } else {
@@ -333,8 +369,28 @@ static uint32_t sym_user(struct cpuprof *p, struct cp_proc *pr, uint64_t addr)
         if (!name && m) name = m->special;
         if (!name) name = "[unknown]";
     }
-    if (frame_str(p, name, &id)) return 0;
+    int rc = frame_str(p, name, &id);
+    free(dm);
+    if (rc) return 0;
+    if (interp && id != p->eval_frame) {
+        if (id >= p->interp_cap) {
+            size_t cap = p->interp_cap ? p->interp_cap : 1024;
+            while (cap <= id)
+                cap *= 2;
+            uint8_t *n = realloc(p->interp, cap);
+            if (!n) return id;
+            memset(n + p->interp_cap, 0, cap - p->interp_cap);
+            p->interp = n;
+            p->interp_cap = cap;
+        }
+        p->interp[id] = 1;
+    }
     return id;
+}
+
+static bool is_interp(const struct cpuprof *p, uint32_t id)
+{
+    return id < p->interp_cap && p->interp[id];
 }
 
 static uint32_t sym_kernel(struct cpuprof *p, uint64_t addr)
@@ -404,26 +460,32 @@ static void py_setup(struct cpuprof *p, struct cp_proc *pr)
     }
 }
 
-/* Replaces the eval-loop frames of the root-first user stack `nat` (n frames) with the Python
- * frames of thread tid; writes the result into out (cap entries). Returns the new count. */
-static uint32_t py_merge(struct cpuprof *p, struct cp_proc *pr, pid_t tid, const uint32_t *nat,
-                         uint32_t n, uint32_t *out, uint32_t cap)
+/* Pass 1 of a drain: reads the Python frames of thread tid now, before the costly native
+ * unwinding of this and the other pending samples, so the lag to the sample stays small. */
+static void py_read(struct cpuprof *p, struct cp_proc *pr, pid_t tid, int64_t sample_ts, bool off,
+                    struct cp_pyread *out)
 {
-    struct pyframe pf[128];
+    struct pyframe pf[CP_PY_MAX];
     int64_t t0 = now_ns();
     uint64_t r0 = pyreader_reads(pr->py);
-    int np = pyreader_stack(pr->py, tid, pf, 128);
-    p->py_ns += now_ns() - t0;
+    int np = pyreader_stack(pr->py, tid, pf, CP_PY_MAX);
+    int64_t t1 = now_ns();
+    p->py_ns += t1 - t0;
     p->py_reads += pyreader_reads(pr->py) - r0;
-    if (np == -ESRCH) pr->py_state = -1;
-    if (np <= 0) {
-        memcpy(out, nat, n * sizeof(*out));
-        return n;
+    /* How late the read came after an on-CPU sample (both CLOCK_MONOTONIC). */
+    int64_t lag = off ? -1 : t0 - sample_ts;
+    if (lag >= 0) {
+        unsigned bkt = 0;
+        for (int64_t us = lag / 1000; us && bkt < CP_LAG_BUCKETS - 1; us >>= 1)
+            bkt++;
+        p->py_lag[bkt]++;
+        p->py_lag_n++;
+        if (lag > p->py_lag_max) p->py_lag_max = lag;
     }
-    /* Python frames root first, as ids, with group starts. */
-    uint32_t pyid[128];
-    bool gstart[128];
-    int ng = 0;
+    out->done = true;
+    out->np = np;
+    out->lag = lag;
+    if (np == -ESRCH) pr->py_state = -1;
     for (int i = 0; i < np; i++) {
         const struct pyframe *f = &pf[np - 1 - i];
         char buf[600];
@@ -433,34 +495,99 @@ static uint32_t py_merge(struct cpuprof *p, struct cp_proc *pr, pid_t tid, const
                      f->line);
         else
             snprintf(buf, sizeof(buf), "py:%s (%s)", f->func, file ? file + 1 : f->file);
-        if (frame_str(p, buf, &pyid[i])) pyid[i] = 0;
-        gstart[i] = i == 0 || f->entry;
-        ng += gstart[i];
+        if (frame_str(p, buf, &out->id[i])) out->id[i] = 0;
+        out->gstart[i] = i == 0 || f->entry;
     }
-    uint32_t k = 0, evals = 0, o = 0;
-    for (uint32_t i = 0; i < n; i++)
-        evals += nat[i] == p->eval_frame;
-    if (evals && evals != (uint32_t)ng) {
-        /* One group per C-level eval call: a different count means the thread moved on
-         * between the sample and our read (the collector was late). Keep the native stack. */
-        p->py_stale++;
+}
+
+/* True when the root-first native stack reaches a thread's start (the unwind is complete). */
+static bool native_complete(const struct cpuprof *p, const uint32_t *nat, uint32_t n)
+{
+    if (!n) return false;
+    const char *r = stackset_frame_name(&p->stacks, nat[0]);
+    return !strcmp(r, "_start") || !strcmp(r, "__libc_start_main") ||
+           !strcmp(r, "__libc_start_call_main") || !strcmp(r, "clone") || !strcmp(r, "clone3") ||
+           !strcmp(r, "start_thread") || !strcmp(r, "__clone");
+}
+
+/* Replaces the eval-loop frames of the root-first user stack `nat` (n frames) with the Python
+ * frames read in pass 1 (py); writes the result into out (cap entries). Returns the count.
+ * Interpreter internals between the first and the last Python frame are left out unless
+ * py_internals is set (py-spy --native's view). */
+static uint32_t py_merge(struct cpuprof *p, const struct cp_pyread *py, const uint32_t *nat,
+                         uint32_t n, uint32_t *out, uint32_t cap)
+{
+    int np = py ? py->np : 0;
+    if (np > 0 && py->lag > CP_MAX_LAG_NS) {
+        /* The collector got the CPU too late (a loaded machine): the thread has likely moved
+         * on, so its Python frames would be a guess. Native frames only, counted. */
+        p->py_late++;
+        np = 0;
+    } else if (np < 0) {
+        p->py_torn++;
+        np = 0;
+    } else if (np == 0) {
+        p->py_nothread++;
+    }
+    if (np <= 0) {
         memcpy(out, nat, n * sizeof(*out));
         return n;
     }
+    const uint32_t *pyid = py->id;
+    const bool *gstart = py->gstart;
+    int ng = 0;
+    for (int i = 0; i < np; i++)
+        ng += gstart[i];
+    uint32_t evals = 0, o = 0;
+    for (uint32_t i = 0; i < n; i++)
+        evals += nat[i] == p->eval_frame;
+    int pi = 0; /* next Python frame to place */
+    if (evals && evals != (uint32_t)ng) {
+        if (evals < (uint32_t)ng && !native_complete(p, nat, n)) {
+            /* The native unwind stopped early (an 8 KiB stack copy, code without CFI): its
+             * eval calls are the innermost ones. The outer groups go first, at the root. */
+            p->py_truncated++;
+            for (int skip = ng - (int)evals; pi < np && o < cap; pi++) {
+                if (gstart[pi] && skip-- == 0) break;
+                out[o++] = pyid[pi];
+            }
+        } else {
+            /* One group per C-level eval call: a different count means the thread moved on
+             * between the sample and our read. Keep the native stack, counted. */
+            p->py_stale++;
+            memcpy(out, nat, n * sizeof(*out));
+            return n;
+        }
+    }
     p->py_samples++;
     p->py_frames += (uint64_t)np;
-    int pi = 0;   /* next Python frame to place */
     if (!evals) { /* native unwinding did not reach the interpreter: Python frames first */
         for (; pi < np && o < cap; pi++)
             out[o++] = pyid[pi];
     }
+    /* Outer groups already placed at the root (a cut-short unwind): everything up to the
+     * first native eval call is between Python frames too. */
+    bool lead_py = pi > 0;
+    uint32_t k = 0, last_eval = 0, first_eval = UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++)
+        if (nat[i] == p->eval_frame) {
+            if (first_eval == UINT32_MAX) first_eval = i;
+            last_eval = i;
+        }
     for (uint32_t i = 0; i < n && o < cap; i++) {
         if (nat[i] != p->eval_frame) {
+            /* interpreter plumbing between two Python frames (PyObject_Call, _PyEval_Vector,
+             * method wrappers ...): folded away by default */
+            if (!p->o.py_internals && evals && (lead_py || i > first_eval) && i < last_eval &&
+                is_interp(p, nat[i])) {
+                p->py_folded++;
+                continue;
+            }
             out[o++] = nat[i];
             continue;
         }
         k++;
-        /* The k-th eval call gets the k-th group; the last one gets all that remain. */
+        /* The k-th eval call gets the next group; the last one gets all that remain. */
         if (pi < np) {
             do {
                 out[o++] = pyid[pi++];
@@ -586,9 +713,8 @@ static void handle_sample(struct cpuprof *p, const void *rec, size_t len)
         user[i] = sym_cached(p, pr, nu - 1 - i == 0 ? a : a - 1, false);
     }
     uint32_t n = nu;
-    if (p->o.python && pr->py_state == 0) py_setup(p, pr);
-    if (pr->py_state == 1)
-        n = py_merge(p, pr, (pid_t)s.tid, user, nu, all, CP_MAX_FRAMES);
+    if (p->cur_py && p->cur_py->done)
+        n = py_merge(p, p->cur_py, user, nu, all, CP_MAX_FRAMES);
     else
         memcpy(all, user, nu * sizeof(*user));
     for (uint32_t i = 0; i < nk && n < CP_MAX_FRAMES * 2; i++)
@@ -721,19 +847,65 @@ static void handle_record(struct cpuprof *p, const void *rec, size_t len)
     }
 }
 
+/* Pass 1 for one staged record: when it is a sample of a Python process, read that thread's
+ * Python stack now. */
+static void stage_python(struct cpuprof *p, const void *rec, size_t len, struct cp_pyread *out)
+{
+    const struct perf_event_header *h = rec;
+    out->done = false;
+    out->np = 0;
+    if (h->type != PERF_RECORD_SAMPLE || !p->o.python) return;
+    uint64_t id = 0;
+    if (len >= 16) memcpy(&id, (const uint8_t *)rec + 8, 8);
+    bool off = is_cs(p, id);
+    uint64_t type =
+        off ? p->sample_type & ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+            : p->sample_type;
+    struct perf_sample s;
+    if (perf_parse_sample(rec, len, type, p->regs_mask, &s)) return;
+    if (!p->o.follow_children && (pid_t)s.pid != p->pid) return;
+    struct cp_proc *pr = proc_get(p, (pid_t)s.pid);
+    if (!pr) return;
+    if (!pr->nmaps) proc_load_maps(p, pr);
+    if (pr->py_state == 0) py_setup(p, pr);
+    if (pr->py_state == 1) py_read(p, pr, (pid_t)s.tid, (int64_t)s.time, off, out);
+}
+
+/* Drains every ring in passes: copy up to CP_STAGE_RECS records out (reading the Python stack
+ * of each sample as it is copied), then do the costly part (native unwinding, symbols) for
+ * them. Reading every pending Python stack first bounds its lag by the wake-up latency plus
+ * the other Python reads, not by the DWARF unwinding of the samples before it. */
 static void drain(struct cpuprof *p)
 {
-    for (int c = 0; c < p->ncpu; c++) {
-        if (!p->rings[c].base) continue;
-        for (int guard = 0; guard < 100000; guard++) {
-            int n = perfring_next(&p->rings[c], p->rec, sizeof(p->rec));
-            if (n == 0) break;
-            if (n < 0) {
-                p->bad_records++;
-                break;
+    for (int pass = 0; pass < 100000; pass++) {
+        size_t nst = 0, used = 0;
+        bool more = false;
+        for (int c = 0; c < p->ncpu && !more; c++) {
+            if (!p->rings[c].base) continue;
+            for (;;) {
+                if (nst == CP_STAGE_RECS || used + CP_REC_BUF > CP_STAGE_BYTES) {
+                    more = true;
+                    break;
+                }
+                int n = perfring_next(&p->rings[c], p->stage + used, CP_REC_BUF);
+                if (n == 0) break;
+                if (n < 0) {
+                    p->bad_records++;
+                    break;
+                }
+                p->stage_rec[nst].off = (uint32_t)used;
+                p->stage_rec[nst].len = (uint32_t)n;
+                stage_python(p, p->stage + used, (size_t)n, &p->stage_py[nst]);
+                used += ((size_t)n + 7) & ~(size_t)7;
+                nst++;
             }
-            handle_record(p, p->rec, (size_t)n);
         }
+        for (size_t i = 0; i < nst; i++) {
+            p->cur_py = &p->stage_py[i];
+            handle_record(p, p->stage + p->stage_rec[i].off, p->stage_rec[i].len);
+        }
+        p->cur_py = NULL;
+        if (!more) break;
     }
 }
 
@@ -854,6 +1026,12 @@ int cpuprof_start(pid_t pid, bool enable_on_exec, const struct cpuprof_opts *opt
     if (p->regs_mask) p->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
     stackset_init(&p->stacks);
     frame_str(p, "_PyEval_EvalFrameDefault", &p->eval_frame);
+    p->stage = malloc(CP_STAGE_BYTES);
+    p->stage_py = calloc(CP_STAGE_RECS, sizeof(*p->stage_py));
+    if (!p->stage || !p->stage_py) {
+        rc = -ENOMEM;
+        goto out;
+    }
     long ncpu = sysconf(_SC_NPROCESSORS_CONF);
     p->ncpu = ncpu > 0 ? (int)ncpu : 1;
     p->rings = calloc((size_t)p->ncpu, sizeof(*p->rings));
@@ -1083,12 +1261,42 @@ void cpuprof_stats(const struct cpuprof *p, char *buf, size_t len)
                       " samples (%.1f us, %.1f reads per sample)",
                       p->py_frames, p->py_samples, (double)p->py_ns / 1e3 / (double)p->py_samples,
                       (double)p->py_reads / (double)p->py_samples);
-    if (n > 0 && (size_t)n < len && p->py_stale)
-        n +=
-            snprintf(buf + n, len - (size_t)n,
-                     ", %" PRIu64 " Python stacks read too late (native frames kept)", p->py_stale);
+    if (n > 0 && (size_t)n < len && p->py_lag_n) {
+        /* lag percentiles from the log2 histogram: the bucket's upper bound */
+        uint64_t acc = 0, want50 = (p->py_lag_n + 1) / 2, want99 = p->py_lag_n - p->py_lag_n / 100;
+        int64_t p50 = -1, p99 = -1;
+        for (unsigned b = 0; b < CP_LAG_BUCKETS; b++) {
+            acc += p->py_lag[b];
+            int64_t ub = b ? (int64_t)1 << b : 1;
+            if (p50 < 0 && acc >= want50) p50 = ub;
+            if (p99 < 0 && acc >= want99) p99 = ub;
+        }
+        n += snprintf(buf + n, len - (size_t)n,
+                      ", Python read lag after the sample p50 <= %" PRId64 " us, p99 <= %" PRId64
+                      " us, max %.0f us",
+                      p50, p99, (double)p->py_lag_max / 1e3);
+    }
+    if (n > 0 && (size_t)n < len &&
+        (p->py_stale || p->py_torn || p->py_nothread || p->py_truncated || p->py_late))
+        n += snprintf(buf + n, len - (size_t)n,
+                      "; samples of Python processes without Python frames: %" PRIu64
+                      " read more than %d ms after the sample, %" PRIu64
+                      " read too late (eval calls moved on; native frames kept), %" PRIu64
+                      " torn reads, %" PRIu64
+                      " in threads with no Python frame (native threads, start-up, exit); %" PRIu64
+                      " with a native unwind cut short (outer Python frames put at the root)",
+                      p->py_late, CP_MAX_LAG_NS / 1000000, p->py_stale, p->py_torn, p->py_nothread,
+                      p->py_truncated);
+    if (n > 0 && (size_t)n < len && p->py_folded && !p->o.py_internals)
+        n += snprintf(buf + n, len - (size_t)n,
+                      "; %" PRIu64 " interpreter frames between Python frames folded away",
+                      p->py_folded);
     if (n > 0 && (size_t)n < len && p->bad_records)
         n += snprintf(buf + n, len - (size_t)n, ", %" PRIu64 " unparsable records", p->bad_records);
+    if (n > 0 && (size_t)n < len && !p->regs_mask)
+        n += snprintf(buf + n, len - (size_t)n,
+                      ", no DWARF unwinding in this build (libdw absent): frame-pointer chains "
+                      "only, callers in code built without frame pointers are lost");
     if (n > 0 && (size_t)n < len && p->py_unsupported_version)
         snprintf(buf + n, len - (size_t)n, ", Python %u.%u unsupported: native frames only",
                  p->py_unsupported_version >> 24, (p->py_unsupported_version >> 16) & 0xff);
@@ -1158,5 +1366,8 @@ void cpuprof_free(struct cpuprof *p)
     free(p->rings);
     free(p->fds);
     free(p->cs_ids);
+    free(p->stage);
+    free(p->stage_py);
+    free(p->interp);
     free(p);
 }

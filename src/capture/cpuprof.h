@@ -24,6 +24,7 @@ struct cpuprof_opts {
     bool offcpu;          /* record context switches (off-CPU time) when permitted */
     bool python;          /* read CPython frames */
     bool follow_children; /* also sample children forked after the start */
+    bool py_internals;    /* keep interpreter frames between Python frames (default: folded) */
 };
 
 struct cpuprof;

@@ -3,6 +3,7 @@
 # cpu_record FOLDED FREQ CMD...   samples CMD into folded stacks (stats on $TMPDIR/cpu.err),
 #                                 through `latscope trace --cpu` when this build has it, else the
 #                                 library driver build/cpuprof-run (same library, same calls)
+# need_dwarf                      skips when this build has no DWARF unwinding (no libdw)
 # build_prog OUT SRC CFLAGS...    compiles a test program from tests/progs (skips without cc)
 # share FOLDED NAME [BASE]        percentage of samples with frame NAME among those with BASE
 SRC=${LATSCOPE_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -24,6 +25,14 @@ need_cpu() {
         grep -q 'perf_event_open' "$TMPDIR/cpu.err" && skip "perf_event_open not permitted here: $(tail -1 "$TMPDIR/cpu.err")"
         cat "$TMPDIR/cpu.err" >&2
         fail "sampling 'true' failed"
+    fi
+}
+
+# need_dwarf: skips unless this build unwinds with DWARF CFI (libdw present at build time);
+# needs need_cpu's probe first.
+need_dwarf() {
+    if grep -q 'no DWARF unwinding in this build' "$TMPDIR/cpu.err"; then
+        skip "this build has no DWARF unwinding (libdw-dev absent when it was built: scripts/deps.sh installs it)"
     fi
 }
 

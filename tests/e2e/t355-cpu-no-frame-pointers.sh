@@ -4,6 +4,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-cpu.sh"
 need_cpu
+need_dwarf
 build_prog "$TMPDIR/hot" hot.c -O2 -g -fomit-frame-pointer
 cpu_record "$TMPDIR/n.folded" 499 "$TMPDIR/hot" 2 || { cat "$TMPDIR/cpu.err"; fail "record failed"; }
 cat "$TMPDIR/cpu.err"

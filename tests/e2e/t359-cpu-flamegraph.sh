@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # t359: the SVG flame graph latscope writes itself: well-formed XML, one box per frame with a
-# tooltip, the hot function at about its share.
+# tooltip, the hot function at about its share; click-to-zoom and search work (under node).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-cpu.sh"
 need_cpu
@@ -29,3 +29,15 @@ else
     contains "$TMPDIR/f.svg" "<title>hot_a ("
 fi
 contains "$TMPDIR/f.svg" "</svg>"
+# Click-to-zoom and search: the embedded script run under node against the boxes of the file
+# (tests/e2e/svg-script-check.js builds a minimal DOM); skipped without node.
+contains "$TMPDIR/f.svg" "function zoom("
+if command -v node >/dev/null; then
+    out=$(node "$SRC/tests/e2e/svg-script-check.js" "$TMPDIR/f.svg" hot_a '^(hot_a|hot_b|cold_c)$') ||
+        fail "flame graph script: $out"
+    echo "$out"
+    pct=$(echo "$out" | grep -Eo 'Matched: [0-9.]+' | grep -Eo '[0-9.]+')
+    in_range "$pct" 90 100 "share matched by hot_a|hot_b|cold_c"
+else
+    echo "node not installed: zoom/search script not executed"
+fi

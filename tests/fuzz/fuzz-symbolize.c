@@ -1,8 +1,9 @@
 /*
  * fuzz-symbolize.c - libFuzzer target for the CPU sampler's symbol-table inputs: ELF images
- * (libelf + our symbol/segment/build-id walk), perf-PID.map JIT maps and /proc/kallsyms text.
- * The first byte picks the parser (E = ELF, M = perf map, K = kallsyms; other values run all
- * three); the rest is the input. Every table built is then queried at a few addresses.
+ * (our bounds-checked ELF64 reader elfimg.c and the symbol/segment/build-id walk), perf-PID.map JIT
+ * maps and /proc/kallsyms text. The first byte picks the parser (E = ELF, M = perf map, K =
+ * kallsyms; other values run all three); the rest is the input. Every table built is then queried
+ * at a few addresses.
  */
 #include <stdint.h>
 #include <stdlib.h>

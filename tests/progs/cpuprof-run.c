@@ -47,7 +47,7 @@ static int run_attach(pid_t pid, double duration, const struct cpuprof_opts *o, 
         FILE *f = fopen(folded, "w");
         if (!f || cpuprof_write_folded(p, f) || fclose(f)) return 1;
     }
-    char stats[512];
+    char stats[2048];
     cpuprof_stats(p, stats, sizeof(stats));
     fprintf(stderr, "cpuprof-run: %s\n", stats);
     cpuprof_free(p);
@@ -141,7 +141,7 @@ int main(int argc, char **argv)
         FILE *f = fopen(svg, "w");
         if (!f || cpuprof_write_flamegraph(p, f, "cpuprof-run") || fclose(f)) return 1;
     }
-    char stats[512];
+    char stats[2048];
     cpuprof_stats(p, stats, sizeof(stats));
     fprintf(stderr, "cpuprof-run: %s\n", stats);
     if (summary) {

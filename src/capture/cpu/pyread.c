@@ -27,12 +27,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "capture/cpu/elfimg.h"
 #include "core/err.h"
-
-#if LAT_HAVE_LIBDW
-#include <gelf.h>
-#include <libelf.h>
-#endif
 
 struct pyoffsets {
     unsigned minor;
@@ -118,6 +114,12 @@ struct pyreader {
     uint64_t reads;
     struct pycode *cache; /* direct-mapped by address */
     uint64_t walk;        /* pyreader_stack() calls so far */
+    uint64_t collisions;  /* walks given up: more code objects than ways in one set */
+    /* thread state of the last tids asked for (validated by re-reading native_thread_id) */
+    struct {
+        pid_t tid;
+        uint64_t ts;
+    } tcache[16];
 };
 
 static int rread(struct pyreader *r, uint64_t addr, void *buf, size_t n)
@@ -136,39 +138,31 @@ static uint64_t u64_at(const uint8_t *b, uint32_t off)
     return v;
 }
 
-#if LAT_HAVE_LIBDW
+struct find_syms {
+    const char *const *names;
+    uint64_t *vals;
+    int n;
+};
+
+static int find_cb(void *arg, const Elf64_Sym *s, const char *nm)
+{
+    struct find_syms *f = arg;
+    if (s->st_shndx == SHN_UNDEF || !s->st_value) return 0;
+    for (int k = 0; k < f->n; k++)
+        if (!f->vals[k] && !strcmp(nm, f->names[k])) f->vals[k] = s->st_value;
+    return 0;
+}
+
 /* Finds the link-time values of named symbols in .dynsym/.symtab of path. */
 static void find_syms(const char *path, const char *const *names, uint64_t *vals, int n)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    elf_version(EV_CURRENT);
-    Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    Elf_Scn *scn = NULL;
-    while (e && (scn = elf_nextscn(e, scn))) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) ||
-            !sh.sh_entsize)
-            continue;
-        Elf_Data *d = elf_getdata(scn, NULL);
-        size_t cnt = sh.sh_size / sh.sh_entsize;
-        for (size_t i = 0; d && i < cnt; i++) {
-            GElf_Sym s;
-            if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF || !s.st_value) continue;
-            const char *nm = elf_strptr(e, sh.sh_link, s.st_name);
-            if (!nm) continue;
-            for (int k = 0; k < n; k++)
-                if (!vals[k] && !strcmp(nm, names[k])) vals[k] = s.st_value;
-        }
-    }
-    if (e) elf_end(e);
-    close(fd);
+    struct elfimg e;
+    if (elfimg_open(&e, path)) return;
+    struct find_syms f = {names, vals, n};
+    elfimg_foreach_sym(&e, SHT_DYNSYM, find_cb, &f);
+    elfimg_foreach_sym(&e, SHT_SYMTAB, find_cb, &f);
+    elfimg_close(&e);
 }
-#else
-static void find_syms(const char *path, const char *const *names, uint64_t *vals, int n)
-{
-}
-#endif
 
 int pyreader_open(pid_t pid, const char *path, uint64_t bias, struct pyreader **out,
                   uint32_t *version)
@@ -232,6 +226,11 @@ void pyreader_free(struct pyreader *r)
 uint64_t pyreader_reads(const struct pyreader *r)
 {
     return r ? r->reads : 0;
+}
+
+uint64_t pyreader_collisions(const struct pyreader *r)
+{
+    return r ? r->collisions : 0;
 }
 
 /* Reads a str object as UTF-8 (compact ASCII / latin-1 / UCS-2 / UCS-4). malloc'ed. */
@@ -354,14 +353,26 @@ static struct pycode *code_get(struct pyreader *r, uint64_t addr)
     if (need > sizeof(hdr) || rread(r, addr, hdr, need)) return NULL;
     if (u64_at(hdr, 8) != r->code_type) return NULL;
     uint64_t fname = u64_at(hdr, o->code_filename), qname = u64_at(hdr, o->code_qualname);
-    struct pycode *c = &r->cache[(addr >> 4) & (PY_CODE_CACHE - 1)];
-    if (c->addr == addr && c->filename_ptr == fname && c->qualname_ptr == qname) {
-        c->walk = r->walk;
-        return c;
+    /* Two-way set associative: slots 2k and 2k+1. */
+    struct pycode *set = &r->cache[(addr >> 4) & (PY_CODE_CACHE - 2)], *c = NULL;
+    for (int w = 0; w < 2; w++) {
+        struct pycode *x = &set[w];
+        if (x->addr == addr && x->filename_ptr == fname && x->qualname_ptr == qname) {
+            x->walk = r->walk;
+            return x;
+        }
     }
-    /* Two code objects of one stack in the same slot: evicting the first would free the names
-     * an earlier frame of this walk already points to. Give up on this sample instead. */
-    if (c->addr && c->walk == r->walk) return NULL;
+    /* Evict the way not used by this walk (the least recently used one when neither is):
+     * evicting one in use would free names an earlier frame of this walk points to. */
+    for (int w = 0; w < 2; w++) {
+        struct pycode *x = &set[w];
+        if (x->addr && x->walk == r->walk) continue;
+        if (!c || !x->addr || x->walk < c->walk) c = x;
+    }
+    if (!c) {
+        r->collisions++;
+        return NULL;
+    }
     code_clear(c);
     c->addr = addr;
     c->filename_ptr = fname;
@@ -397,30 +408,41 @@ int pyreader_stack(struct pyreader *r, pid_t tid, struct pyframe *out, int max)
     const struct pyoffsets *o = r->o;
     uint64_t interp, ts;
     r->walk++; /* entries stamped with this walk are in use by out[] until it returns */
-    int rc = rread(r, r->runtime + o->runtime_interp_head, &interp, 8);
-    if (rc) return rc;
-    if (!interp || rread(r, interp + o->interp_threads_head, &ts, 8)) return 0;
-    /* Find the thread state of tid (bounded: a torn list must not loop forever). */
-    for (int i = 0; ts && i < 4096; i++) {
-        uint8_t t[176];
-        if (rread(r, ts, t, o->tstate_native_tid + 8)) return 0;
-        if (u64_at(t, o->tstate_native_tid) == (uint64_t)tid) break;
-        ts = u64_at(t, o->tstate_next);
+    unsigned slot = (unsigned)tid & 15;
+    ts = r->tcache[slot].tid == tid ? r->tcache[slot].ts : 0;
+    if (ts) {
+        /* The cached thread state, if it still belongs to tid (one read instead of a walk). */
+        uint64_t nt;
+        if (rread(r, ts + o->tstate_native_tid, &nt, 8) || nt != (uint64_t)tid) ts = 0;
     }
-    if (!ts) return 0;
+    if (!ts) {
+        int rc = rread(r, r->runtime + o->runtime_interp_head, &interp, 8);
+        if (rc) return rc;
+        if (!interp || rread(r, interp + o->interp_threads_head, &ts, 8)) return 0;
+        /* Find the thread state of tid (bounded: a torn list must not loop forever). */
+        for (int i = 0; ts && i < 4096; i++) {
+            uint8_t t[176];
+            if (rread(r, ts, t, o->tstate_native_tid + 8)) return -EAGAIN;
+            if (u64_at(t, o->tstate_native_tid) == (uint64_t)tid) break;
+            ts = u64_at(t, o->tstate_next);
+        }
+        if (!ts) return 0;
+        r->tcache[slot].tid = tid;
+        r->tcache[slot].ts = ts;
+    }
     uint64_t frame;
     if (o->tstate_cframe >= 0) {
         uint64_t cf;
         if (rread(r, ts + (uint32_t)o->tstate_cframe, &cf, 8) || !cf ||
             rread(r, cf + o->cframe_current_frame, &frame, 8))
-            return 0;
+            return -EAGAIN;
     } else if (rread(r, ts + o->cframe_current_frame, &frame, 8)) {
-        return 0;
+        return -EAGAIN;
     }
     int n = 0;
     for (int depth = 0; frame && depth < PY_MAX_DEPTH && n < max; depth++) {
         uint8_t f[80];
-        if (rread(r, frame, f, o->frame_owner + 1)) return 0;
+        if (rread(r, frame, f, o->frame_owner + 1)) return -EAGAIN;
         uint8_t owner = f[o->frame_owner];
         uint64_t prev = u64_at(f, o->frame_previous);
         if (owner == 3 && o->minor >= 12) { /* C-stack shim: ends the group above it */
@@ -428,10 +450,10 @@ int pyreader_stack(struct pyreader *r, pid_t tid, struct pyframe *out, int max)
             frame = prev;
             continue;
         }
-        if (owner > 3) return 0; /* torn */
+        if (owner > 3) return -EAGAIN; /* torn */
         uint64_t code = u64_at(f, o->frame_code);
         struct pycode *c = code_get(r, code);
-        if (!c) return 0; /* not a code object: torn or unsupported frame, drop the sample */
+        if (!c) return -EAGAIN; /* not a code object: torn (or a full cache set) */
         uint64_t instr = u64_at(f, o->frame_instr), start = code + o->code_adaptive;
         int line = -1;
         if (instr >= start && c->table)

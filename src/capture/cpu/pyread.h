@@ -29,11 +29,14 @@ int pyreader_open(pid_t pid, const char *path, uint64_t bias, struct pyreader **
                   uint32_t *version);
 void pyreader_free(struct pyreader *r);
 /* Frames of thread tid, leaf first, at most max. Returns the count (0 when the thread has no
- * Python frames or is not a Python thread), or -errno when the process cannot be read.
- * Torn or implausible stacks (code objects that are not code, cycles) return 0. */
+ * Python frames or is not a Python thread), -EAGAIN when the stack read was torn or
+ * implausible (the thread moved on during the read, a code object that is not code, more code
+ * objects than cache ways in one set), or another -errno when the process cannot be read. */
 int pyreader_stack(struct pyreader *r, pid_t tid, struct pyframe *out, int max);
 /* Remote reads done so far (for the cost report). */
 uint64_t pyreader_reads(const struct pyreader *r);
+/* Stack reads given up because one cache set could not hold the walk's code objects. */
+uint64_t pyreader_collisions(const struct pyreader *r);
 /* Decodes a 3.11+ location table (co_linetable): line of code unit `index` of a code object
  * starting at firstlineno; -1 when unknown. Exposed for the unit tests. */
 int pyread_line(const uint8_t *tab, size_t len, int firstlineno, uint64_t index);

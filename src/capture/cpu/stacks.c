@@ -291,6 +291,7 @@ struct svg_ctx {
     int height;
     uint64_t total;
     FILE *f;
+    int row_off; /* row of depth 0 ("all" is row 0) */
 };
 
 static void svg_box(struct svg_ctx *c, double x, double w, int depth, const char *name,
@@ -299,7 +300,7 @@ static void svg_box(struct svg_ctx *c, double x, double w, int depth, const char
     int r, g, b;
     double y = c->height - SVG_PAD - (depth + 1) * SVG_ROW;
     frame_color(name, &r, &g, &b);
-    fprintf(c->f, "<g><title>");
+    fprintf(c->f, "<g class=\"f\" data-d=\"%d\"><title>", depth + c->row_off);
     xml_escape(c->f, name, 4096);
     fprintf(c->f, " (%llu samples, %.2f%%)</title>", (unsigned long long)count,
             c->total ? 100.0 * (double)count / (double)c->total : 0.0);
@@ -307,9 +308,11 @@ static void svg_box(struct svg_ctx *c, double x, double w, int depth, const char
             "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"rgb(%d,%d,%d)\" "
             "rx=\"2\"/>",
             x, y, w, SVG_ROW - 1, r, g, b);
-    size_t fit = (size_t)((w - 6) / SVG_CHARW);
+    /* Every box has its text element (empty when too narrow) so a zoom can fill it in. */
+    double fitd = (w - 6) / SVG_CHARW;
+    size_t fit = fitd > 0 ? (size_t)fitd : 0;
+    fprintf(c->f, "<text x=\"%.1f\" y=\"%.1f\">", x + 3, y + SVG_ROW - 4.5);
     if (fit >= 3) {
-        fprintf(c->f, "<text x=\"%.1f\" y=\"%.1f\">", x + 3, y + SVG_ROW - 4.5);
         size_t l = strlen(name);
         if (l <= fit) {
             xml_escape(c->f, name, l);
@@ -317,10 +320,46 @@ static void svg_box(struct svg_ctx *c, double x, double w, int depth, const char
             xml_escape(c->f, name, fit - 2);
             fputs("..", c->f);
         }
-        fputs("</text>", c->f);
     }
-    fputs("</g>\n", c->f);
+    fputs("</text></g>\n", c->f);
 }
+
+/* Click-to-zoom and search, written for this file (the behaviour flamegraph.pl users know):
+ * a click scales the clicked box and everything above it to the full width, hides the rest
+ * and dims its ancestors; "Search" takes a regular expression, paints the matching boxes and
+ * prints the share of samples they cover (overlapping boxes counted once). */
+static const char svg_script[] =
+    "<script type=\"text/ecmascript\"><![CDATA[\n"
+    "var W=1200,PAD=10,CW=6.6,boxes=[];\n"
+    "function init(){var gs=document.getElementsByClassName('f');for(var i=0;i<gs.length;i++){"
+    "var g=gs[i],r=g.getElementsByTagName('rect')[0],ti=g.getElementsByTagName('title')[0];"
+    "var b={g:g,r:r,t:g.getElementsByTagName('text')[0],x:+r.getAttribute('x'),"
+    "w:+r.getAttribute('width'),d:+g.getAttribute('data-d'),fill:r.getAttribute('fill'),"
+    "name:ti.textContent.replace(/ \\([0-9]+ samples, [0-9.]+%\\)$/,'')};boxes.push(b);"
+    "g.onclick=(function(b){return function(){zoom(b);};})(b);}}\n"
+    "function label(b,w){var fit=Math.floor((w-6)/CW);if(fit<3)return '';"
+    "return b.name.length<=fit?b.name:b.name.slice(0,fit-2)+'..';}\n"
+    "function place(b,x,w){b.r.setAttribute('x',x.toFixed(1));b.r.setAttribute('width',"
+    "w.toFixed(1));b.t.setAttribute('x',(x+3).toFixed(1));b.t.textContent=label(b,w);"
+    "b.g.style.display='';b.g.style.opacity='';}\n"
+    "function zoom(z){var s=(W-2*PAD)/z.w,e=0.01;for(var i=0;i<boxes.length;i++){var b=boxes[i];"
+    "if(b.d>=z.d&&b.x>=z.x-e&&b.x+b.w<=z.x+z.w+e)place(b,PAD+(b.x-z.x)*s,b.w*s);"
+    "else if(b.d<z.d&&b.x<=z.x+e&&b.x+b.w>=z.x+z.w-e){place(b,PAD,W-2*PAD);b.g.style.opacity="
+    "'0.6';}else b.g.style.display='none';}"
+    "document.getElementById('unzoom').style.display='';}\n"
+    "function unzoom(){for(var i=0;i<boxes.length;i++)place(boxes[i],boxes[i].x,boxes[i].w);"
+    "document.getElementById('unzoom').style.display='none';}\n"
+    "function search(){var q=prompt('Search (regular expression):','');if(q===null)return;"
+    "var m=document.getElementById('matched'),rx=null;"
+    "for(var i=0;i<boxes.length;i++)boxes[i].r.setAttribute('fill',boxes[i].fill);"
+    "if(q===''){m.textContent='';return;}try{rx=new RegExp(q);}catch(err){alert(err);return;}"
+    "var iv=[];for(var i=0;i<boxes.length;i++){var b=boxes[i];if(b.d>0&&rx.test(b.name)){"
+    "b.r.setAttribute('fill','rgb(230,0,230)');iv.push([b.x,b.x+b.w]);}}"
+    "iv.sort(function(a,b){return a[0]-b[0];});var tot=0,hi=-1;for(var i=0;i<iv.length;i++){"
+    "var a=Math.max(iv[i][0],hi);if(iv[i][1]>a){tot+=iv[i][1]-a;hi=iv[i][1];}}"
+    "m.textContent='Matched: '+(100*tot/(W-2*PAD)).toFixed(1)+'%';}\n"
+    "window.addEventListener('load',init);\n"
+    "]]></script>\n";
 
 /* Draws the boxes of stacks ids[lo..hi) at depth and above, starting at x. */
 static void svg_level(struct svg_ctx *c, uint32_t lo, uint32_t hi, uint32_t depth, double x)
@@ -343,7 +382,7 @@ static void svg_level(struct svg_ctx *c, uint32_t lo, uint32_t hi, uint32_t dept
         }
         uint64_t count = c->cum[j] - c->cum[i];
         double w = (double)count * c->scale;
-        if (w >= 0.5) {
+        if (w >= 0.1) {
             svg_box(c, x, w, (int)depth, stackset_frame_name(c->s, frame), count);
             svg_level(c, i, j, depth + 1, x);
         }
@@ -366,7 +405,7 @@ int stackset_write_svg(const struct stackset *s, FILE *f, const char *title)
         cum[k + 1] = cum[k] + s->stacks[ids[k]].count;
         if (s->stacks[ids[k]].len > maxd) maxd = s->stacks[ids[k]].len;
     }
-    struct svg_ctx c = {s, ids, cum, 0, 0, cum[n], f};
+    struct svg_ctx c = {s, ids, cum, 0, 0, cum[n], f, 0};
     c.height = (int)(SVG_TOP + SVG_PAD * 2 + (maxd + 1) * SVG_ROW);
     c.scale = c.total ? (SVG_W - 2 * SVG_PAD) / (double)c.total : 0;
     fprintf(f,
@@ -374,20 +413,29 @@ int stackset_write_svg(const struct stackset *s, FILE *f, const char *title)
             "<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
             "xmlns=\"http://www.w3.org/2000/svg\">\n"
             "<style>text{font-family:Verdana,sans-serif;font-size:11px;fill:#000}"
-            "rect:hover{stroke:#000;stroke-width:0.5}</style>\n"
+            "rect:hover{stroke:#000;stroke-width:0.5}g.f{cursor:pointer}"
+            ".btn{cursor:pointer;fill:#336}</style>\n"
+            "%s"
             "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
             "<text x=\"%d\" y=\"24\" text-anchor=\"middle\" style=\"font-size:17px\">",
-            (int)SVG_W, c.height, (int)SVG_W, c.height, (int)(SVG_W / 2));
+            (int)SVG_W, c.height, (int)SVG_W, c.height, svg_script, (int)(SVG_W / 2));
     xml_escape(f, title ? title : "CPU flame graph", 200);
     fprintf(f,
             "</text>\n<text x=\"%d\" y=\"%d\" style=\"font-size:11px\">%llu samples; width = "
-            "share of samples; hover a box for its count</text>\n",
-            (int)SVG_PAD, SVG_TOP - 4, (unsigned long long)c.total);
+            "share of samples; hover a box for its count, click to zoom</text>\n"
+            "<text id=\"unzoom\" class=\"btn\" x=\"%d\" y=\"%d\" style=\"display:none\" "
+            "onclick=\"unzoom()\">Reset zoom</text>\n"
+            "<text id=\"search\" class=\"btn\" x=\"%d\" y=\"%d\" text-anchor=\"end\" "
+            "onclick=\"search()\">Search</text>\n"
+            "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
+            (int)SVG_PAD, SVG_TOP - 4, (unsigned long long)c.total, (int)(SVG_W / 2), SVG_TOP - 4,
+            (int)(SVG_W - SVG_PAD), 24, (int)(SVG_W - SVG_PAD), SVG_TOP - 4);
     if (c.total) {
         svg_box(&c, SVG_PAD, SVG_W - 2 * SVG_PAD, 0, "all", c.total);
         /* Row 0 is "all"; the stacks' own frames start one row higher. */
         struct svg_ctx c2 = c;
         c2.height = c.height - SVG_ROW;
+        c2.row_off = 1;
         svg_level(&c2, 0, n, 0, SVG_PAD);
     }
     fputs("</svg>\n", f);

@@ -1,7 +1,8 @@
 /*
  * symtab.c - ELF, perf-map and kallsyms symbol tables (see symtab.h).
  *
- * ELF is read with libelf (elfutils): the section headers are walked once, function symbols
+ * ELF is read with our own bounds-checked reader (elfimg.c, no library needed, so every build
+ * symbolizes): the section headers are walked once, function symbols
  * (STT_FUNC, STT_GNU_IFUNC, defined, non-zero address) are copied into our own sorted array
  * and the Elf handle is closed, so a table costs ~20 bytes per symbol plus names and holds no
  * fd. .symtab wins over .dynsym; a stripped file with a build-id gets its symbols from the
@@ -21,12 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capture/cpu/elfimg.h"
 #include "core/err.h"
-
-#if LAT_HAVE_LIBDW
-#include <gelf.h>
-#include <libelf.h>
-#endif
 
 /* Binding rank used to order aliases: global first. */
 struct sym_tmp {
@@ -142,88 +139,57 @@ bool symtab_off_to_vaddr(const struct symtab *t, uint64_t off, uint64_t *vaddr)
     return false;
 }
 
-#if LAT_HAVE_LIBDW
-static void elf_init_once(void)
+/* Loadable segments and the GNU build-id. */
+static void read_segs_and_id(const struct elfimg *e, struct symtab *t)
 {
-    static int done;
-    if (!done) {
-        elf_version(EV_CURRENT);
-        done = 1;
+    for (uint64_t i = 0; i < e->eh.e_phnum && t->nsegs < 16; i++) {
+        Elf64_Phdr ph;
+        if (elfimg_phdr(e, i, &ph) && ph.p_type == PT_LOAD)
+            t->segs[t->nsegs++] = (struct symseg){ph.p_offset, ph.p_vaddr, ph.p_filesz};
     }
+    t->build_id_len = elfimg_build_id(e, t->build_id, sizeof(t->build_id));
 }
 
-/* Reads the loadable segments and the GNU build-id note. */
-static void read_segs_and_id(Elf *e, struct symtab *t)
+struct sym_walk {
+    struct symtab *t;
+    int pass, added, err;
+};
+
+static int sym_cb(void *arg, const Elf64_Sym *s, const char *name)
 {
-    size_t nph = 0;
-    if (elf_getphdrnum(e, &nph) != 0) return;
-    for (size_t i = 0; i < nph; i++) {
-        GElf_Phdr ph;
-        if (!gelf_getphdr(e, (int)i, &ph)) continue;
-        if (ph.p_type == PT_LOAD && t->nsegs < 16) {
-            t->segs[t->nsegs++] = (struct symseg){ph.p_offset, ph.p_vaddr, ph.p_filesz};
-        } else if (ph.p_type == PT_NOTE && !t->build_id_len) {
-            Elf_Data *d = elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
-            if (!d) continue;
-            size_t off = 0, noff, doff;
-            GElf_Nhdr nh;
-            while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-                if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && nh.n_descsz > 0 &&
-                    nh.n_descsz <= 20 && !memcmp((const char *)d->d_buf + noff, "GNU", 4)) {
-                    memcpy(t->build_id, (const char *)d->d_buf + doff, nh.n_descsz);
-                    t->build_id_len = nh.n_descsz;
-                    break;
-                }
-            }
-        }
-    }
+    struct sym_walk *w = arg;
+    int ty = ELF64_ST_TYPE(s->st_info), bind = ELF64_ST_BIND(s->st_info);
+    if ((ty != STT_FUNC && ty != STT_GNU_IFUNC) || s->st_shndx == SHN_UNDEF || !s->st_value)
+        return 0;
+    if ((w->pass == 0) != (bind == STB_GLOBAL)) return 0;
+    /* "memcpy@@GLIBC_2.14": the version suffix is noise in a profile. */
+    const char *at = strchr(name, '@');
+    size_t len = at && at > name ? (size_t)(at - name) : strlen(name);
+    int rc = add_sym(w->t, s->st_value, s->st_size, name, len);
+    if (rc) return rc;
+    w->added++;
+    return 0;
 }
 
 /* Adds the function symbols of section type `type` (SHT_SYMTAB or SHT_DYNSYM). Returns the
  * number added or -errno. Globals are added before locals so aliases keep the global name. */
-static int read_syms(Elf *e, struct symtab *t, Elf64_Word type)
+static int read_syms(const struct elfimg *e, struct symtab *t, uint32_t type)
 {
-    Elf_Scn *scn = NULL;
-    int added = 0;
-    while ((scn = elf_nextscn(e, scn))) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize) continue;
-        Elf_Data *d = elf_getdata(scn, NULL);
-        if (!d) continue;
-        size_t n = sh.sh_size / sh.sh_entsize;
-        for (int pass = 0; pass < 2; pass++) {
-            for (size_t i = 0; i < n; i++) {
-                GElf_Sym s;
-                if (!gelf_getsym(d, (int)i, &s)) break;
-                int ty = GELF_ST_TYPE(s.st_info), bind = GELF_ST_BIND(s.st_info);
-                if ((ty != STT_FUNC && ty != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF ||
-                    !s.st_value)
-                    continue;
-                if ((pass == 0) != (bind == STB_GLOBAL)) continue;
-                const char *name = elf_strptr(e, sh.sh_link, s.st_name);
-                if (!name || !*name) continue;
-                /* "memcpy@@GLIBC_2.14": the version suffix is noise in a profile. */
-                const char *at = strchr(name, '@');
-                size_t len = at && at > name ? (size_t)(at - name) : strlen(name);
-                int rc = add_sym(t, s.st_value, s.st_size, name, len);
-                if (rc) return rc;
-                added++;
-            }
-        }
+    struct sym_walk w = {.t = t};
+    for (w.pass = 0; w.pass < 2; w.pass++) {
+        int rc = elfimg_foreach_sym(e, type, sym_cb, &w);
+        if (rc) return rc;
     }
-    return added;
+    return w.added;
 }
 
 /* PLT stubs sit right after _init, a zero-sized symbol: name them "[plt]" instead. */
-static int add_plt(Elf *e, struct symtab *t)
+static int add_plt(const struct elfimg *e, struct symtab *t)
 {
-    size_t shstrndx;
-    Elf_Scn *scn = NULL;
-    if (elf_getshdrstrndx(e, &shstrndx) != 0) return 0;
-    while ((scn = elf_nextscn(e, scn))) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || !sh.sh_addr || !sh.sh_size) continue;
-        const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+    for (uint64_t i = 0; i < e->shnum; i++) {
+        Elf64_Shdr sh;
+        if (!elfimg_shdr(e, i, &sh) || !sh.sh_addr || !sh.sh_size) continue;
+        const char *name = elfimg_section_name(e, &sh);
         if (!name || strncmp(name, ".plt", 4) || (name[4] && name[4] != '.')) continue;
         int rc = add_sym(t, sh.sh_addr, sh.sh_size, "[plt]", 5);
         if (rc) return rc;
@@ -231,11 +197,10 @@ static int add_plt(Elf *e, struct symtab *t)
     return 0;
 }
 
-static int load_elf(Elf *e, struct symtab *t, bool want_segs)
+static int load_elf(const struct elfimg *e, struct symtab *t, bool want_segs)
 {
-    if (elf_kind(e) != ELF_K_ELF) return LAT_E_UNSUPPORTED;
-    if (want_segs) read_segs_and_id(e, t);
     if (want_segs) {
+        read_segs_and_id(e, t);
         int prc = add_plt(e, t);
         if (prc) return prc;
     }
@@ -252,12 +217,12 @@ static int load_elf(Elf *e, struct symtab *t, bool want_segs)
 int symtab_load_elf_mem(const void *data, size_t len, struct symtab **out)
 {
     *out = NULL;
-    elf_init_once();
+    struct elfimg e;
+    int rc = elfimg_init_mem(&e, data, len);
+    if (rc) return rc;
     struct symtab *t = symtab_alloc();
     if (!t) return -ENOMEM;
-    Elf *e = elf_memory((char *)(uintptr_t)data, len);
-    int rc = e ? load_elf(e, t, true) : LAT_E_UNSUPPORTED;
-    if (e) elf_end(e);
+    rc = load_elf(&e, t, true);
     if (rc) {
         symtab_free(t);
         return rc;
@@ -269,19 +234,17 @@ int symtab_load_elf_mem(const void *data, size_t len, struct symtab **out)
 
 static int load_path(const char *path, struct symtab *t, bool want_segs)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -errno;
-    Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    int rc = e ? load_elf(e, t, want_segs) : LAT_E_UNSUPPORTED;
-    if (e) elf_end(e);
-    close(fd);
+    struct elfimg e;
+    int rc = elfimg_open(&e, path);
+    if (rc) return rc;
+    rc = load_elf(&e, t, want_segs);
+    elfimg_close(&e);
     return rc;
 }
 
 int symtab_load_elf(const char *path, struct symtab **out)
 {
     *out = NULL;
-    elf_init_once();
     struct symtab *t = symtab_alloc();
     if (!t) return -ENOMEM;
     int rc = load_path(path, t, true);
@@ -311,13 +274,11 @@ int symtab_load_elf(const char *path, struct symtab **out)
             t->dynsym_only = false;
             t->from_debug_file = true;
             /* The debug file's sections carry no PLT contents; take them from the binary. */
-            int fd = open(path, O_RDONLY | O_CLOEXEC);
-            Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-            if (e) {
-                add_plt(e, t);
-                elf_end(e);
+            struct elfimg e;
+            if (elfimg_open(&e, path) == 0) {
+                add_plt(&e, t);
+                elfimg_close(&e);
             }
-            if (fd >= 0) close(fd);
         }
         symtab_free(d);
     }
@@ -325,19 +286,6 @@ int symtab_load_elf(const char *path, struct symtab **out)
     *out = t;
     return 0;
 }
-#else
-int symtab_load_elf_mem(const void *data, size_t len, struct symtab **out)
-{
-    *out = NULL;
-    return LAT_E_UNSUPPORTED;
-}
-
-int symtab_load_elf(const char *path, struct symtab **out)
-{
-    *out = NULL;
-    return LAT_E_UNSUPPORTED;
-}
-#endif
 
 /* Parses a hex number (optional 0x) at *p, bounded by end; false when none. */
 static bool parse_hex(const char **p, const char *end, uint64_t *v)

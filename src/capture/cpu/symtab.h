@@ -36,7 +36,7 @@ struct symtab {
 };
 
 /* Parses an ELF image in memory. *out is freed with symtab_free(). 0, -ENOMEM or
- * LAT_E_UNSUPPORTED (not an ELF file / no libelf in this build). */
+ * LAT_E_UNSUPPORTED (not a 64-bit ELF file of this byte order) or LAT_E_TRUNCATED. */
 int symtab_load_elf_mem(const void *data, size_t len, struct symtab **out);
 /* Loads an ELF file; when it has no .symtab, the debug file named by its build-id
  * (/usr/lib/debug/.build-id/xx/yyyy.debug) is tried for symbols. 0 or -errno/LAT_E_*. */
