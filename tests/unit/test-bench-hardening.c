@@ -7,8 +7,8 @@
 #include "test.h"
 
 #include "bench/bench.h"
+#include "bench/openai.h"
 #include "core/err.h"
-#include "llm/benchglue.h"
 #include "llm/chunk.h"
 #include "llm/workload.h"
 #include "net/http1.h"
