@@ -28,8 +28,10 @@ q() { jq -r "$1" "$TMPDIR/a.json"; }
 [[ $(q '.ranks[0].launch | "\(.count) \(.short_kernels) \(.runtime_outliers) \(.launch_delay_outliers) \(.median_launch_delay_us)"') == "5 1 0 0 26" ]] || fail "launch $(q '.ranks[0].launch')"
 [[ $(q '[.ranks[0].queue[] | "\(.stream):\(.max_length)"] | join(",")') == "7:2,8:1" ]] || fail "queue"
 [[ $(q '.ranks[0].steps[0] | "\(.step) \(.dur_us) \(.gpu_compute_us) \(.comm_us) \(.cpu_only_us) \(.idle_us)"') == "1 100 40 32 23 5" ]] || fail "steps"
-[[ $(q '.ranks[0].top_ops[0] | "\(.name) \(.total_us) \(.self_us)"') == "aten::linear 40 10" ]] || fail "top_ops"
-[[ $(q '.ranks[0].top_ops[0].input_dims') == "[[8,16],[32,16]]" ]] || fail "input_dims $(q '.ranks[0].top_ops[0].input_dims')"
+# key_averages() semantics: ProfilerStep* and the runtime calls are rows (and children)
+[[ $(q '.ranks[0].top_ops[0] | "\(.name) \(.total_us) \(.self_us)"') == "ProfilerStep* 100 33" ]] || fail "top_ops step"
+[[ $(q '.ranks[0].top_ops[1] | "\(.name) \(.total_us) \(.self_us)"') == "aten::linear 40 10" ]] || fail "top_ops"
+[[ $(q '.ranks[0].top_ops[1].input_dims') == "[[8,16],[32,16]]" ]] || fail "input_dims $(q '.ranks[0].top_ops[1].input_dims')"
 [[ $(q '.ranks[0].top_kernels[0] | "\(.name) \(.sum_us)"') == "gemm_kernel 40" ]] || fail "top_kernels"
 [[ $(q '.ranks[0].memcpy[0] | "\(.kind) \(.memory) \(.bytes) \(.gb_per_s)"') == "HtoD Pageable 2000 2" ]] || fail "memcpy"
 [[ $(q '.ranks[0].syncs.blocking_us') == 10 ]] || fail "syncs"

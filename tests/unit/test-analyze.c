@@ -414,23 +414,50 @@ TEST(analyze_memcpy_syncs_by_hand)
     lat_trace_free(t);
 }
 
+static const struct lat_an_op *find_op(const struct lat_an_op *ops, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(ops[i].name, name)) return &ops[i];
+    FAIL("no op row %s", name);
+}
+
 TEST(analyze_ops_by_hand)
 {
-    /* linear [5,45) > mm [10,40): linear self 10; GPU time: mm 30+10, add 10, nccl op 37 */
+    /* key_averages() semantics: runtime calls and ProfilerStep* are rows and nodes of the tree.
+     * Step #2 (one cpu_op, one launch, under 80 % of step #1's) is incomplete: dropped.
+     * step #1 [0,100): children linear 40, add 11, nccl 4, memcpy [70,72) 2, sync 10: self 33.
+     * linear [5,45) > mm [10,40) > launches 5 + 4: mm self 21, linear self 10. add [55,66) >
+     * launch 2: self 9. GPU time: mm 30+10, add 10, nccl op 37 */
     struct lat_trace *t = ref_trace();
     struct lat_analysis *a = run1(t, NULL);
     const struct lat_an_rank *r = &a->ranks[0];
-    ASSERT_EQ_U64(r->ntop_ops, 4);
-    ASSERT_EQ_STR(r->top_ops[0].name, "aten::linear");
-    ASSERT_EQ_I64(r->top_ops[0].total, US(40));
-    ASSERT_EQ_I64(r->top_ops[0].self, US(10));
-    ASSERT_EQ_I64(r->top_ops[0].gpu_time, 0);
-    ASSERT_EQ_STR(r->top_ops[1].name, "aten::mm");
-    ASSERT_EQ_U64(r->top_ops[1].count, 1); /* the one in the dropped step is not counted */
-    ASSERT_EQ_I64(r->top_ops[1].gpu_time, US(40));
-    ASSERT_EQ_U64(r->top_ops[1].kernels, 2);
-    ASSERT_EQ_STR(r->top_ops_self[0].name, "aten::mm");
-    ASSERT_EQ_STR(r->top_ops_self[2].name, "aten::linear");
+    ASSERT(a->last_step_dropped);
+    ASSERT_EQ_U64(r->ntop_ops, 8);
+    ASSERT_EQ_U64(r->nops_total, 8);
+    ASSERT_EQ_STR(r->top_ops[0].name, "ProfilerStep*");
+    ASSERT(r->top_ops[0].annotation);
+    ASSERT_EQ_U64(r->top_ops[0].count, 1);
+    ASSERT_EQ_I64(r->top_ops[0].total, US(100));
+    ASSERT_EQ_I64(r->top_ops[0].self, US(33));
+    ASSERT_EQ_STR(r->top_ops[1].name, "aten::linear");
+    ASSERT_EQ_I64(r->top_ops[1].total, US(40));
+    ASSERT_EQ_I64(r->top_ops[1].self, US(10));
+    ASSERT_EQ_I64(r->top_ops[1].gpu_time, 0);
+    const struct lat_an_op *mm = find_op(r->top_ops, r->ntop_ops, "aten::mm");
+    ASSERT_EQ_U64(mm->count, 1); /* the one in the dropped step is not counted */
+    ASSERT_EQ_I64(mm->self, US(21));
+    ASSERT_EQ_I64(mm->gpu_time, US(40));
+    ASSERT_EQ_U64(mm->kernels, 2);
+    ASSERT_EQ_I64(find_op(r->top_ops, r->ntop_ops, "aten::add")->self, US(9));
+    const struct lat_an_op *lk = find_op(r->top_ops, r->ntop_ops, "cudaLaunchKernel");
+    ASSERT_EQ_U64(lk->count, 4);
+    ASSERT_EQ_I64(lk->total, US(12));
+    ASSERT_EQ_I64(lk->self, US(12));
+    ASSERT_EQ_STR(r->top_ops_self[0].name, "ProfilerStep*");
+    ASSERT_EQ_STR(r->top_ops_self[1].name, "aten::mm");
+    ASSERT_EQ_STR(r->top_ops_self[2].name, "cudaLaunchKernel");
+    /* Self CPU time total: everything but the step: 10+21+9+(4-1)+12+2+10 */
+    ASSERT_EQ_I64(r->ops_self_total, US(67));
     ASSERT_EQ_U64(r->nop_kernels, 3);
     ASSERT_EQ_STR(r->op_kernels[0].op, "aten::mm");
     ASSERT_EQ_STR(r->op_kernels[0].kernel, "gemm_kernel");
@@ -475,7 +502,10 @@ TEST(analyze_ns_rounding_like_hta)
     b.t->ev.n = 0;
     tb_ev(&b, LAT_EV_KERNEL, "kernel", "k", 10500, 2000, 7, 1, 0);
     tb_ev(&b, LAT_EV_KERNEL, "kernel", "k", 20200, 500, 7, 2, 0);
-    struct lat_analysis *a = run1(b.t, NULL);
+    struct analysis_opts o;
+    analysis_opts_default(&o);
+    o.hta_compat = true; /* HTA's rounding applies only there */
+    struct lat_analysis *a = run1(b.t, &o);
     const struct lat_an_rank *r = &a->ranks[0];
     ASSERT_EQ_I64(r->temporal.kernel_time, US(9));
     ASSERT_EQ_I64(r->temporal.idle, US(9));
@@ -485,12 +515,15 @@ TEST(analyze_ns_rounding_like_hta)
     ASSERT_EQ_I64(r->ktypes[0].sum, US(1));
     analysis_free(a);
 
-    struct analysis_opts o;
-    analysis_opts_default(&o);
-    o.ns_rounding = false;
+    o.ns_rounding = false; /* --hta-compat --no-ns-rounding: exact */
     a = run1(b.t, &o);
     ASSERT_EQ_I64(a->ranks[0].temporal.kernel_time, 20700 - 10500);
     ASSERT_EQ_I64(a->ranks[0].temporal.compute, 2500);
+    analysis_free(a);
+    a = run1(b.t, NULL); /* the default: exact */
+    ASSERT_EQ_I64(a->ranks[0].temporal.kernel_time, 20700 - 10500);
+    ASSERT_EQ_I64(a->ranks[0].temporal.compute, 2500);
+    ASSERT_EQ_I64(a->ranks[0].temporal.idle, 10200 - 2500);
     analysis_free(a);
     lat_trace_free(b.t);
 }
@@ -605,7 +638,17 @@ TEST(analyze_steps_counted_over_all_ranks)
     kernel(&c, "gemm", 520, 10, 7, 1);
     struct lat_trace *both[] = {b.t, c.t};
     struct lat_analysis *a;
+    /* latscope's default: each rank's only step is complete (nothing to compare it with) */
     ASSERT_RC(analysis_run(both, 2, NULL, &a));
+    ASSERT_EQ_U64(a->steps_distinct, 2);
+    ASSERT(!a->last_step_dropped);
+    ASSERT_EQ_U64(a->ranks[0].launch.count, 2);
+    ASSERT_EQ_U64(a->ranks[0].dropped_last_step, 0);
+    analysis_free(a);
+    struct analysis_opts o;
+    analysis_opts_default(&o);
+    o.hta_compat = true;
+    ASSERT_RC(analysis_run(both, 2, &o, &a));
     ASSERT_EQ_U64(a->steps_distinct, 2);
     ASSERT(a->last_step_dropped);
     ASSERT_EQ_U64(a->ranks[0].launch.count, 1);
