@@ -280,7 +280,7 @@ struct lat_an_rank {
     struct lat_an_op *ops_by_shape; /* top_n (name, Input Dims) by self time, like
                                        key_averages(group_by_input_shape=True) */
     size_t nops_by_shape;
-    struct lat_an_op *py_funcs; /* top_n python_function names by total time; total counts
+    struct lat_an_op *py_funcs; /* top_n python_function names by self time; total counts
                                    only outermost calls (a recursive function once) */
     size_t npy_funcs;
     size_t npy_funcs_total;

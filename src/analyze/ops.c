@@ -404,7 +404,8 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
         /* the innermost enclosing cpu_op (for the GPU time of runtime calls) */
         if (p == AN_NONE)
             opanc[k] = AN_NONE;
-        else if (ev->kind[rows[p]] == LAT_EV_CPU_OP || is_legacy_op(v, rows[p]))
+        else if ((ev->kind[rows[p]] == LAT_EV_CPU_OP || is_legacy_op(v, rows[p])) &&
+                 name_class(t, ncls, ev->name[rows[p]]) != NC_STEP)
             opanc[k] = p;
         else
             opanc[k] = opanc[p];
@@ -492,7 +493,8 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
         struct lat_an_thread *th = &thr[ts_slot];
         th->ops++;
         if (nc != NC_STEP) th->self += sf;
-        if ((kind == LAT_EV_CPU_OP || is_legacy_op(v, i)) && opanc[k] == AN_NONE) th->busy += d;
+        if ((kind == LAT_EV_CPU_OP || is_legacy_op(v, i)) && nc != NC_STEP && opanc[k] == AN_NONE)
+            th->busy += d;
         if (ev->ts[i] - v->offset < th->first_ts) th->first_ts = ev->ts[i] - v->offset;
         if (ev->ts[i] + d - v->offset > th->last_end) th->last_end = ev->ts[i] + d - v->offset;
     }
@@ -548,11 +550,12 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
 
     size_t top = v->o->top_n;
     r->nops_total = ops.n;
+    r->cpu_only = v->ngpu == 0;
     r->npy_funcs_total = pys.n;
     if ((rc = tab_top(v, &ops, agg_total_desc, top, &r->top_ops, &r->ntop_ops)) ||
         (rc = tab_top(v, &ops, agg_self_desc, top, &r->top_ops_self, &r->ntop_ops_self)) ||
         (rc = tab_top(v, &shapes, agg_self_desc, top, &r->ops_by_shape, &r->nops_by_shape)) ||
-        (rc = tab_top(v, &pys, agg_total_desc, top, &r->py_funcs, &r->npy_funcs)))
+        (rc = tab_top(v, &pys, agg_self_desc, top, &r->py_funcs, &r->npy_funcs)))
         goto out;
     rc = -ENOMEM;
     size_t np = npairs < top ? npairs : top;
@@ -602,6 +605,81 @@ out:
 
 /* ---- per-step breakdown -------------------------------------------------------------------- */
 
+/* The CPU side of each step (lat_an_step.cpu_*), on the step's own thread: DataLoader regions,
+ * then ops (cpu_op, runtime and driver calls), then python_function events; the rest is
+ * "other". One set of lists per distinct step track (usually one). */
+static int steps_cpu_split(struct an_view *v, struct lat_an_rank *r, const uint32_t *rowev)
+{
+    const struct lat_event_cols *ev = &v->t->ev;
+    enum { C_DL, C_OPS, C_PY, NC };
+    uint32_t *tracks = malloc(v->nsteps * sizeof(*tracks));
+    struct lat_ivl *lists[NC] = {0};
+    size_t ntracks = 0;
+    int rc = -ENOMEM;
+    if (!tracks) return -ENOMEM;
+    for (size_t k = 0; k < v->nsteps; k++) {
+        uint32_t tr = ev->track[v->steps[k]];
+        bool seen = false;
+        for (size_t q = 0; q < ntracks; q++)
+            seen |= tracks[q] == tr;
+        if (!seen) tracks[ntracks++] = tr;
+    }
+    for (int l = 0; l < NC; l++)
+        if (!(lists[l] = malloc((v->n ? v->n : 1) * sizeof(struct lat_ivl)))) goto out;
+    for (size_t q = 0; q < ntracks; q++) {
+        size_t counts[NC] = {0};
+        for (size_t i = 0; i < v->n; i++) {
+            if (!v->keep[i] || ev->track[i] != tracks[q] || (ev->flags[i] & LAT_EVF_GPU)) continue;
+            int l;
+            switch (ev->kind[i]) {
+            case LAT_EV_USER_ANNOTATION:
+                if (strncmp(an_name(v, i), "enumerate(DataLoader)", 21)) continue;
+                l = C_DL;
+                break;
+            case LAT_EV_CPU_OP:
+            case LAT_EV_RUNTIME:
+            case LAT_EV_DRIVER:
+                if (an_namecls(v, i) & AN_NAME_STEP) continue;
+                l = C_OPS;
+                break;
+            case LAT_EV_PYTHON:
+                l = C_PY;
+                break;
+            default:
+                continue;
+            }
+            lat_ns a = an_ts(v, i), b = an_end(v, i);
+            if (b < a) continue; /* HTA-rounded rows can end before they start */
+            lists[l][counts[l]++] = (struct lat_ivl){a, b};
+        }
+        const struct lat_ivl *cl[NC];
+        for (int l = 0; l < NC; l++) {
+            ivl_sort(lists[l], counts[l]);
+            counts[l] = ivl_merge(lists[l], counts[l]);
+            cl[l] = lists[l];
+        }
+        for (size_t row = 0; row < r->nsteps; row++) {
+            uint32_t i = rowev[row];
+            if (ev->track[i] != tracks[q]) continue;
+            struct lat_an_step *s = &r->steps[row];
+            lat_ns part[NC + 1];
+            lat_ns ts = an_ts(v, i), end = an_end(v, i);
+            if (end <= ts) continue;
+            ivl_priority_split(cl, counts, NC, ts, end, part);
+            s->cpu_dataloader = part[C_DL];
+            s->cpu_ops = part[C_OPS];
+            s->cpu_python = part[C_PY];
+            s->cpu_other = part[NC];
+        }
+    }
+    rc = 0;
+out:
+    for (int l = 0; l < NC; l++)
+        free(lists[l]);
+    free(tracks);
+    return rc;
+}
+
 int an_steps(struct an_view *v, struct lat_an_rank *r)
 {
     const struct lat_event_cols *ev = &v->t->ev;
@@ -611,7 +689,11 @@ int an_steps(struct an_view *v, struct lat_an_rank *r)
     int rc = -ENOMEM;
     if (!v->nsteps) return 0;
     r->steps = calloc(v->nsteps, sizeof(*r->steps));
-    if (!r->steps) return -ENOMEM;
+    uint32_t *rowev = malloc(v->nsteps * sizeof(*rowev)); /* row -> its step event */
+    if (!r->steps || !rowev) {
+        free(rowev);
+        return -ENOMEM;
+    }
     size_t ncpu = 0;
     for (size_t i = 0; i < v->n; i++)
         if (v->keep[i] && v->stream[i] == -1 &&
@@ -665,7 +747,10 @@ int an_steps(struct an_view *v, struct lat_an_rank *r)
         for (size_t q = 0; q < r->nsteps; q++)
             dup |= r->steps[q].step == num;
         if (dup) continue;
+        rowev[r->nsteps] = i;
         struct lat_an_step *s = &r->steps[r->nsteps++];
+        lat_ns st_end = an_end(v, i), st_ts = an_ts(v, i);
+        r->steps_total += st_end > st_ts ? st_end - st_ts : 0;
         lat_ns ts = an_ts(v, i), end = an_end(v, i);
         s->step = num;
         s->ts = ts - v->offset;
@@ -679,6 +764,8 @@ int an_steps(struct an_view *v, struct lat_an_rank *r)
         s->cpu_only = part[L_CPU];
         s->idle = part[NL];
     }
+    if ((rc = steps_cpu_split(v, r, rowev))) goto out;
+    rc = -ENOMEM;
     struct an_map bystep; /* step number -> row of r->steps */
     if ((rc = an_map_init(&bystep, r->nsteps))) goto out;
     for (size_t q = 0; q < r->nsteps && !rc; q++)
@@ -692,6 +779,7 @@ int an_steps(struct an_view *v, struct lat_an_rank *r)
     if (rc) goto out;
     rc = 0;
 out:
+    free(rowev);
     for (int l = 0; l < NL; l++)
         free(lists[l]);
     return rc;

@@ -8,7 +8,7 @@ expect_rc 0 "$LATSCOPE" analyze "$tr"
 contains "$TMPDIR/out" "kernel time 90.0 us: compute 50.0 us (55.56%), non-compute 32.0 us (35.56%), idle 8.00 us (8.89%)"
 contains "$TMPDIR/out" "COMPUTATION overlapping COMMUNICATION"
 contains "$TMPDIR/out" "comm/compute overlap  13.51%"
-contains "$TMPDIR/out" "last ProfilerStep (incomplete) was dropped"
+contains "$TMPDIR/out" "the last ProfilerStep was dropped as incomplete: ProfilerStep#2 holds 1 GPU launches, under 80% of the 5 of #1"
 [[ ! -s $TMPDIR/err ]] || fail "stderr not empty: $(cat "$TMPDIR/err")"
 
 expect_rc 0 "$LATSCOPE" analyze --format json "$tr"
