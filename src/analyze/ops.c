@@ -313,8 +313,9 @@ static int thread_busy_desc(const void *a, const void *b)
  * whose parent has the same name and no other child is merged into the parent (_remove_dup_nodes:
  * its children become the parent's), so a nested call of the same op counts once; self =
  * dur - Σ dur of the (remaining) children. Rows are keyed by name, ProfilerStep#N as
- * "ProfilerStep*". Exact ns, never rounded; a self time below 0 (only on overlapping events of
- * a malformed trace) is counted as 0.
+ * "ProfilerStep*". Exact ns, never rounded. Instances' self times are summed as torch sums them
+ * (one can be below 0 when a Python call straddles the end of a sibling); a row whose sum is
+ * below 0 (key_averages would print a negative time) shows 0.
  */
 int an_ops(struct an_view *v, struct lat_an_rank *r)
 {
@@ -439,7 +440,9 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
         if (rep[k] != k) continue;
         uint32_t i = rows[k];
         uint16_t kind = ev->kind[i];
-        lat_ns sf = self[k] > 0 ? self[k] : 0;
+        /* as torch: an instance's self time is summed as is (a Python call that straddles a
+         * child's end is subtracted too, so it can be below 0); rows are clamped at 0 below */
+        lat_ns sf = self[k];
         lat_ns d = ev->dur[i];
         uint8_t nc = name_class(t, ncls, ev->name[i]);
         uint32_t dims = 0;
@@ -500,6 +503,15 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
     }
     free(selfmem);
     selfmem = NULL;
+    /* never a negative time: a row (or thread) whose summed self time is below 0, which
+     * key_averages would print as such, shows 0 */
+    struct agg_tab *tabs[] = {&ops, &shapes, &pys};
+    for (int q = 0; q < 3; q++)
+        for (size_t k = 0; k < tabs[q]->n; k++)
+            if (tabs[q]->a[k].self < 0) tabs[q]->a[k].self = 0;
+    for (size_t k = 0; k < nthr; k++)
+        if (thr[k].self < 0) thr[k].self = 0;
+    if (r->ops_self_total < 0) r->ops_self_total = 0;
 
     /* 5. GPU rows -> launching runtime call -> innermost enclosing cpu_op */
     {

@@ -65,27 +65,7 @@ for ka in "$dir"/*/*.key_averages.json; do
         [[ $mode == compat ]] && opts=(--hta-compat --include-last-step)
         expect_rc 0 "$LATSCOPE" analyze --format json --top 100000 "${opts[@]}" "$tr"
         cp "$TMPDIR/out" "$TMPDIR/l.json"
-        bad=$(jq -rn --slurpfile a "$TMPDIR/l.json" --slurpfile k "$ka" --arg mode "$mode" '
-            def near(x; y): ((x - y) | fabs) <= 0.0005 + 1e-12 * (y | fabs);
-            $a[0].ranks[0] as $r | $k[0] as $k |
-            ($r.top_ops | map({key: .name, value: .}) | from_entries) as $L |
-            [ ($k.ops[] | . as $o | $L[$o.name] as $l |
-                if $l == null then "missing row \($o.name)"
-                elif $l.count != $o.count or (near($l.total_us; $o.cpu_time_total_us) | not)
-                     or (near($l.self_us; $o.self_cpu_time_total_us) | not)
-                then "\($o.name): latscope \($l.count) calls total \($l.total_us) self \($l.self_us), key_averages \($o.count) \($o.cpu_time_total_us) \($o.self_cpu_time_total_us)"
-                else empty end),
-              (if ($r.top_ops | length) != ($k.ops | length)
-               then "latscope has \($r.top_ops | length) rows, key_averages \($k.ops | length)" else empty end),
-              (if $r.ops_total != ($k.ops | length) then "ops_total \($r.ops_total)" else empty end),
-              (if $mode == "compat" then empty  # step times take HTA'"'"'s rounding there
-               elif ($r.steps | length) != ($k.steps | length)
-               then "latscope has \($r.steps | length) steps, key_averages \($k.steps | length)"
-               else ([$r.steps, $k.steps] | transpose[] |
-                     select((near(.[0].dur_us; .[1].dur_us)) | not) |
-                     "step \(.[0].step): \(.[0].dur_us) vs \(.[1].dur_us)") end),
-              ($r.top_ops[] | select(.self_us < 0 or .total_us < 0) | "negative time: \(.name)")
-            ] | .[]')
+        bad=$("$LATSCOPE_SRCDIR/tests/tools/ka-compare.sh" "$TMPDIR/l.json" "$ka" "" "$mode")
         [[ -z $bad ]] || fail "$tr ($mode): $bad"
     done
     nops=$((nops + $(jq '.ops | length' "$ka")))
