@@ -313,8 +313,9 @@ int analysis_run(struct lat_trace *const *ranks, size_t n, const struct analysis
 void analysis_free(struct lat_analysis *a);
 
 /* Whether the last CPU ProfilerStep#N of t (the one starting last) is complete, from the trace
- * itself: it is incomplete when a kernel/memcpy launch in it has no GPU row in the trace (the
- * profiler stopped before its work was recorded), or when it holds under 80 % of the previous
+ * itself: it is incomplete when more of its kernel/memcpy launches have no GPU row in the trace
+ * than in the previous step (the profiler stopped before its work was recorded; some launches
+ * have none in every step), or when it holds under 80 % of the previous
  * step's work (GPU launches with a GPU row when that step has any, else cpu_ops): a step cut
  * short, or the tail opened by a last profiler.step(). True with fewer than two distinct steps.
  * analyze (without hta_compat) and doctor drop the last step exactly when this is false. */

@@ -533,7 +533,7 @@ bool an_last_step_complete(const struct lat_trace *t, char *why, size_t whylen)
             return true;
         }
     }
-    uint64_t l_launch = 0, p_launch = 0, l_ops = 0, p_ops = 0, missing = 0;
+    uint64_t l_launch = 0, p_launch = 0, l_ops = 0, p_ops = 0, missing = 0, p_missing = 0;
     for (size_t i = 0; i < n; i++) {
         lat_ns ts = ev->ts[i];
         bool in_l = ts >= lts && ts < lend, in_p = ts >= pts && ts < pend;
@@ -541,6 +541,7 @@ bool an_last_step_complete(const struct lat_trace *t, char *why, size_t whylen)
         if (is_launch_call(t, i)) {
             bool has = an_map_get(&gpu, ev->correlation[i]) != AN_NONE;
             if (in_l && !has) missing++;
+            if (in_p && !has) p_missing++;
             if (has) {
                 if (in_l) l_launch++;
                 if (in_p) p_launch++;
@@ -551,11 +552,15 @@ bool an_last_step_complete(const struct lat_trace *t, char *why, size_t whylen)
         }
     }
     an_map_fini(&gpu);
-    if (missing) {
+    /* some launches never have a GPU row (in every step alike): only more than in the
+     * previous step says the trace stopped before the last step's work was recorded */
+    if (missing > p_missing) {
         if (why)
             snprintf(why, whylen,
-                     "%llu launch(es) in ProfilerStep#%lld have no GPU row in the trace",
-                     (unsigned long long)missing, (long long)last_num);
+                     "%llu launch(es) in ProfilerStep#%lld have no GPU row in the trace (%llu in "
+                     "#%lld)",
+                     (unsigned long long)missing, (long long)last_num,
+                     (unsigned long long)p_missing, (long long)prev_num);
         return false;
     }
     bool gpu_side = p_launch > 0;

@@ -660,3 +660,142 @@ TEST(analyze_steps_counted_over_all_ranks)
     lat_trace_free(b.t);
     lat_trace_free(c.t);
 }
+
+/* ---- latscope's last-step rule and key_averages() semantics --------------------------------- */
+
+static void step3(struct tb *b, int n3_ops)
+{
+    tb_ev(b, LAT_EV_USER_ANNOTATION, "user_annotation", "ProfilerStep#1", 0, US(100), -1, -1, 0);
+    tb_ev(b, LAT_EV_USER_ANNOTATION, "user_annotation", "ProfilerStep#2", US(100), US(100), -1, -1,
+          0);
+    tb_ev(b, LAT_EV_USER_ANNOTATION, "user_annotation", "ProfilerStep#3", US(200), US(100), -1, -1,
+          0);
+    for (int s = 0; s < 3; s++)
+        for (int k = 0; k < (s == 2 ? n3_ops : 5); k++)
+            cpu_op(b, "aten::add", 100 * s + 10 * k + 1, 5);
+}
+
+TEST(analyze_last_step_complete_cpu)
+{
+    /* a torch.profiler schedule's last step is as full as the others: kept (analyze and doctor
+     * count 3); a step cut short (1 op of 5) is dropped by default and by --hta-compat */
+    struct tb b;
+    tb_init(&b);
+    step3(&b, 5);
+    ASSERT(analysis_last_step_complete(b.t));
+    struct lat_analysis *a = run1(b.t, NULL);
+    ASSERT(!a->last_step_dropped);
+    ASSERT_EQ_U64(a->ranks[0].nsteps, 3);
+    ASSERT_EQ_U64(a->ranks[0].top_ops[1].count, 15); /* aten::add, after ProfilerStep* */
+    analysis_free(a);
+    struct analysis_opts o;
+    analysis_opts_default(&o);
+    o.hta_compat = true;
+    a = run1(b.t, &o);
+    ASSERT(a->last_step_dropped); /* HTA: always */
+    ASSERT_EQ_U64(a->ranks[0].nsteps, 2);
+    analysis_free(a);
+    lat_trace_free(b.t);
+
+    tb_init(&b);
+    step3(&b, 1);
+    ASSERT(!analysis_last_step_complete(b.t));
+    a = run1(b.t, NULL);
+    ASSERT(a->last_step_dropped);
+    ASSERT_EQ_U64(a->ranks[0].nsteps, 2);
+    ASSERT(strstr(a->last_step_reason, "1 cpu_ops, under 80% of the 5 of #2"));
+    analysis_free(a);
+    lat_trace_free(b.t);
+}
+
+TEST(analyze_last_step_complete_gpu)
+{
+    /* every step has a launch without GPU row (as in real traces): not a sign; one more in the
+     * last step is */
+    for (int extra = 0; extra < 2; extra++) {
+        struct tb b;
+        tb_init(&b);
+        tb_ev(&b, LAT_EV_USER_ANNOTATION, "user_annotation", "ProfilerStep#1", 0, US(100), -1, -1,
+              0);
+        tb_ev(&b, LAT_EV_USER_ANNOTATION, "user_annotation", "ProfilerStep#2", US(100), US(100), -1,
+              -1, 0);
+        for (int s = 0; s < 2; s++) {
+            launch(&b, "cudaLaunchKernel", 100 * s + 10, 2, 10 * s + 1);
+            kernel(&b, "k", 100 * s + 20, 5, 7, 10 * s + 1);
+            launch(&b, "cudaMemsetAsync", 100 * s + 30, 2, 10 * s + 2); /* never a GPU row */
+        }
+        if (extra) launch(&b, "cudaLaunchKernel", 150, 2, 99);
+        ASSERT(analysis_last_step_complete(b.t) == !extra);
+        lat_trace_free(b.t);
+    }
+}
+
+TEST(analyze_ops_key_averages_tree)
+{
+    /* torch's _build_tree: python_function events are nodes (they take time from their parent's
+     * self) but no rows; a same-name child that is its parent's only child merges into it
+     * (div_ [0,40) > div_ [5,35) > empty [10,12): one div_ call, total 40, self 38); a
+     * same-name child with a sibling stays (mean [50,90) > mean [55,65) + sum [70,80)). The
+     * filtered aten::is_leaf is no node: its time stays in its parent. */
+    struct tb b;
+    tb_init(&b);
+    tb_ev(&b, LAT_EV_PYTHON, "python_function", "model.py(1): forward", 0, US(100), -1, -1, 0);
+    cpu_op(&b, "aten::div_", 0, 40);
+    cpu_op(&b, "aten::div_", 5, 30);
+    cpu_op(&b, "aten::empty", 10, 2);
+    cpu_op(&b, "aten::is_leaf", 20, 3);
+    cpu_op(&b, "aten::mean", 50, 40);
+    cpu_op(&b, "aten::mean", 55, 10);
+    tb_ev(&b, LAT_EV_PYTHON, "python_function", "model.py(9): helper", US(70), US(10), -1, -1, 0);
+    cpu_op(&b, "aten::sum", 72, 6);
+    struct lat_analysis *a = run1(b.t, NULL);
+    const struct lat_an_rank *r = &a->ranks[0];
+    ASSERT_EQ_U64(r->nops_total, 4); /* div_, empty, mean, sum: no python rows */
+    const struct lat_an_op *div = find_op(r->top_ops, r->ntop_ops, "aten::div_");
+    ASSERT_EQ_U64(div->count, 1);
+    ASSERT_EQ_I64(div->total, US(40));
+    ASSERT_EQ_I64(div->self, US(38));
+    const struct lat_an_op *mean = find_op(r->top_ops, r->ntop_ops, "aten::mean");
+    ASSERT_EQ_U64(mean->count, 2);
+    ASSERT_EQ_I64(mean->total, US(50));
+    ASSERT_EQ_I64(mean->self, US(40 - 10 - 10 + 10)); /* outer 20 (helper is its child), inner 10 */
+    ASSERT_EQ_U64(r->npy_funcs, 2);
+    const struct lat_an_op *fw = find_op(r->py_funcs, r->npy_funcs, "model.py(1): forward");
+    ASSERT_EQ_I64(fw->self, US(100 - 40 - 40));
+    const struct lat_an_op *hp = find_op(r->py_funcs, r->npy_funcs, "model.py(9): helper");
+    ASSERT_EQ_I64(hp->self, US(4));
+    ASSERT(r->cpu_only);
+    ASSERT_EQ_U64(r->nthreads, 1);
+    ASSERT_EQ_I64(r->threads[0].busy, US(80)); /* outermost ops: div_ 40 + mean 40 */
+    analysis_free(a);
+    lat_trace_free(b.t);
+}
+
+TEST(analyze_steps_cpu_split)
+{
+    /* step [0,100): DataLoader region [0,20) holding an op [5,10); ops [30,50); python
+     * [40,70) (10 of it under the op); nothing in [70,100): dataloader 20, ops 20, python 20,
+     * other 40 */
+    struct tb b;
+    tb_init(&b);
+    tb_ev(&b, LAT_EV_USER_ANNOTATION, "user_annotation", "ProfilerStep#1", 0, US(100), -1, -1, 0);
+    tb_ev(&b, LAT_EV_USER_ANNOTATION, "user_annotation",
+          "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 0, US(20), -1, -1, 0);
+    cpu_op(&b, "aten::stack", 5, 5);
+    cpu_op(&b, "aten::mm", 30, 20);
+    tb_ev(&b, LAT_EV_PYTHON, "python_function", "x.py(3): post", US(40), US(30), -1, -1, 0);
+    struct lat_analysis *a = run1(b.t, NULL);
+    const struct lat_an_step *s = &a->ranks[0].steps[0];
+    ASSERT_EQ_I64(s->cpu_dataloader, US(20));
+    ASSERT_EQ_I64(s->cpu_ops, US(20));
+    ASSERT_EQ_I64(s->cpu_python, US(20));
+    ASSERT_EQ_I64(s->cpu_other, US(40));
+    ASSERT_EQ_I64(a->ranks[0].steps_total, US(100));
+    const struct lat_an_op *dl =
+        find_op(a->ranks[0].top_ops, a->ranks[0].ntop_ops,
+                "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+    ASSERT(dl->annotation);
+    ASSERT_EQ_I64(dl->self, US(15));
+    analysis_free(a);
+    lat_trace_free(b.t);
+}
