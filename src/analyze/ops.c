@@ -368,7 +368,11 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
     for (size_t i = 0; i < v->n; i++)
         if (is_node(v, i) && name_class(t, ncls, ev->name[i]) != NC_FILTERED)
             rows[nrows++] = (uint32_t)i;
-    qsort_r(rows, nrows, sizeof(*rows), walk_cmp, (void *)(uintptr_t)ev);
+    /* traces are mostly written in order: sort only when they are not */
+    bool sorted = true;
+    for (size_t k = 1; k < nrows && sorted; k++)
+        sorted = walk_cmp(&rows[k - 1], &rows[k], (void *)(uintptr_t)ev) <= 0;
+    if (!sorted) qsort_r(rows, nrows, sizeof(*rows), walk_cmp, (void *)(uintptr_t)ev);
 
     /* 1. the tree (profiler_util._populate_cpu_children); outer[k]: no ancestor of the name */
     size_t depth = 0;
@@ -445,12 +449,6 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
         lat_ns sf = self[k];
         lat_ns d = ev->dur[i];
         uint8_t nc = name_class(t, ncls, ev->name[i]);
-        uint32_t dims = 0;
-        if (dims_key != UINT32_MAX) {
-            const struct lat_arg *ar = &t->args[ev->args[i]];
-            for (uint32_t q = 0; q < ev->nargs[i]; q++)
-                if (ar[q].key == dims_key && ar[q].str) dims = ar[q].str;
-        }
         if (kind == LAT_EV_PYTHON) {
             struct op_agg *a = tab_get(&pys, ev->name[i], ev->name[i], 0);
             if (!a) goto fail_self;
@@ -461,6 +459,12 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
             a->mem += mem[k];
             a->self_mem += selfmem[k];
             continue;
+        }
+        uint32_t dims = 0;
+        if (dims_key != UINT32_MAX) {
+            const struct lat_arg *ar = &t->args[ev->args[i]];
+            for (uint32_t q = 0; q < ev->nargs[i]; q++)
+                if (ar[q].key == dims_key && ar[q].str) dims = ar[q].str;
         }
         uint32_t name = nc == NC_STEP ? AGG_STEP : ev->name[i];
         struct op_agg *a = tab_get(&ops, name, name, dims);
@@ -666,7 +670,12 @@ static int steps_cpu_split(struct an_view *v, struct lat_an_rank *r, const uint3
         }
         const struct lat_ivl *cl[NC];
         for (int l = 0; l < NC; l++) {
-            ivl_sort(lists[l], counts[l]);
+            bool in_order = true;
+            for (size_t q2 = 1; q2 < counts[l] && in_order; q2++)
+                in_order = lists[l][q2 - 1].ts < lists[l][q2].ts ||
+                           (lists[l][q2 - 1].ts == lists[l][q2].ts &&
+                            lists[l][q2 - 1].end <= lists[l][q2].end);
+            if (!in_order) ivl_sort(lists[l], counts[l]);
             counts[l] = ivl_merge(lists[l], counts[l]);
             cl[l] = lists[l];
         }

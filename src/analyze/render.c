@@ -124,7 +124,7 @@ static const struct lat_an_field thread_f[] = {
     F("first_ts_us", NS, "first", struct lat_an_thread, first_ts),
     F("last_end_us", NS, "last end", struct lat_an_thread, last_end),
 };
-TABLE(lat_an_thread_table, "threads", struct lat_an_thread, thread_f);
+TABLE(lat_an_thread_table, "op_threads", struct lat_an_thread, thread_f);
 
 static const struct lat_an_field op_kernel_f[] = {
     F("op", STR, "op", struct lat_an_op_kernel, op),
@@ -534,13 +534,13 @@ void analyze_write_json(struct jsonw *w, const struct lat_analysis *a,
     jsonw_key(w, "tool");
     jsonw_str(w, "latscope analyze");
     jsonw_key(w, "schema");
-    jsonw_i64(w, 1);
+    jsonw_i64(w, 2); /* 2: key_averages() op tables, no HTA rounding without hta_compat */
     jsonw_key(w, "hta_compat");
     jsonw_bool(w, a->opts.hta_compat);
     jsonw_key(w, "preprocessing");
     jsonw_obj_begin(w);
     jsonw_key(w, "ns_rounding");
-    jsonw_bool(w, a->opts.ns_rounding);
+    jsonw_bool(w, a->opts.ns_rounding && a->opts.hta_compat); /* as applied */
     jsonw_key(w, "steps_distinct");
     jsonw_u64(w, a->steps_distinct);
     jsonw_key(w, "last_step_dropped");
