@@ -44,6 +44,9 @@ static void rank_fini(struct lat_an_rank *r)
     free(r->steps);
     free(r->top_ops);
     free(r->top_ops_self);
+    free(r->ops_by_shape);
+    free(r->py_funcs);
+    free(r->threads);
     free(r->op_kernels);
     free(r->memcpy);
     free(r->syncs);

@@ -7,8 +7,10 @@
  * sum over ranks of the additive parts. Definitions and the HTA-compatible defaults are in
  * docs/latscope-analyze.md.
  *
- * Units: every time is int64 ns (lat_ns). After HTA's ns rounding (on by default, §0 step 2)
- * times of ns-resolution traces are whole µs, i.e. multiples of 1000 ns. Percentages are 0..100.
+ * Units: every time is int64 ns (lat_ns), exact to the trace's ns. HTA's ns rounding (§0 step 2)
+ * applies only with hta_compat (and ns_rounding, its default): then the HTA analyses' times of
+ * ns-resolution traces are whole µs, i.e. multiples of 1000 ns. The operator tables are exact
+ * in both modes (key_averages() semantics, docs/truth-cpu.md). Percentages are 0..100.
  * Ratios are 0..1.
  *
  * Strings: every `const char *` in the result points into the string table of the rank's
@@ -47,8 +49,11 @@ enum lat_idle_cat { LAT_IDLE_HOST_WAIT = 0, LAT_IDLE_KERNEL_WAIT, LAT_IDLE_OTHER
 
 struct analysis_opts {
     bool hta_compat;        /* HTA-identical numbers where latscope deliberately differs */
-    bool ns_rounding;       /* §0 step 2 (HTA default on; HTA_DISABLE_NS_ROUNDING=1 off) */
-    bool include_last_step; /* §0 step 4 off: keep the last, incomplete ProfilerStep */
+    bool ns_rounding;       /* §0 step 2 under hta_compat (HTA default on;
+                               HTA_DISABLE_NS_ROUNDING=1 off); without hta_compat times are
+                               never rounded */
+    bool include_last_step; /* §0 step 4 off: keep the last ProfilerStep even when HTA's rule
+                               (hta_compat) or the completeness test (default) would drop it */
     int32_t only_rank;      /* analyse only this rank (-1: all) */
     size_t top_n;           /* rows in top_ops / top_kernels / op_kernels (default 10) */
     lat_ns consecutive_kernel_delay_ns; /* §3, default 30 µs */
@@ -137,6 +142,12 @@ struct lat_an_step {
     lat_ns ts, dur; /* ts after rank alignment (§0 step 3) */
     lat_ns gpu_compute, comm, copies, gpu_other, cpu_only, idle;
     uint64_t kernels; /* GPU rows tagged with this iteration (§0 step 5) */
+    /* The CPU side of the step's wall time on the step's thread, split exclusively in this
+     * priority: DataLoader (an `enumerate(DataLoader)...` record_function region), operators
+     * (some cpu_op running), Python (some python_function running, no op), other (none of
+     * them: interpreter/profiler overhead or waiting, invisible to the profiler). Exact ns;
+     * the parts sum to dur. */
+    lat_ns cpu_dataloader, cpu_ops, cpu_python, cpu_other;
 };
 
 /* 7. Top CPU operators (self and total time) and the op -> kernel mapping. */
@@ -147,6 +158,29 @@ struct lat_an_op {
     lat_ns total, self;
     lat_ns gpu_time;  /* Σ dur of GPU rows launched directly under this op */
     uint64_t kernels; /* number of those GPU rows */
+    /* key_averages' CPU Mem / Self CPU Mem: net bytes (allocations - frees) of the CPU
+     * [memory] records inside the op's [ts, end] (any thread), and that minus its children's */
+    int64_t cpu_mem, self_cpu_mem;
+    bool annotation; /* a record_function region (user_annotation, ProfilerStep*) */
+    bool python;     /* a python_function row (py_funcs only) */
+};
+
+/* CPU memory from profile_memory ([memory] instants with Device Type 0). */
+struct lat_an_mem {
+    uint64_t records, allocs, frees;
+    uint64_t alloc_bytes, freed_bytes; /* Σ Bytes > 0, Σ -Bytes of frees */
+    int64_t peak_allocated;            /* max "Total Allocated" */
+    lat_ns peak_ts;                    /* when (after rank alignment) */
+};
+
+/* One CPU thread's share of the operator work. */
+struct lat_an_thread {
+    int64_t pid, tid;
+    const char *name;          /* thread_name metadata, NULL when none */
+    uint64_t ops;              /* op rows (every cpu_op, annotation, runtime call) */
+    lat_ns busy;               /* Σ dur of its outermost cpu_ops (time inside some op) */
+    lat_ns self;               /* Σ self time of its op rows (ProfilerStep* excluded) */
+    lat_ns first_ts, last_end; /* after rank alignment */
 };
 struct lat_an_op_kernel {
     const char *op;     /* innermost enclosing cpu_op of the launch ("" when none) */
@@ -238,6 +272,22 @@ struct lat_an_rank {
     struct lat_an_aten_seq *aten_seqs;
     size_t naten_seqs;
     size_t naten_seqs_total; /* distinct rows before the top_n cut */
+
+    /* Operator tables with key_averages() semantics (docs/truth-cpu.md): */
+    size_t nops_total;              /* distinct op names before the top_n cut */
+    lat_ns ops_self_total;          /* Σ self over every op row ("Self CPU time total") */
+    lat_ns steps_total;             /* Σ wall of the kept steps (0 without steps) */
+    struct lat_an_op *ops_by_shape; /* top_n (name, Input Dims) by self time, like
+                                       key_averages(group_by_input_shape=True) */
+    size_t nops_by_shape;
+    struct lat_an_op *py_funcs; /* top_n python_function names by self time; total counts
+                                   only outermost calls (a recursive function once) */
+    size_t npy_funcs;
+    size_t npy_funcs_total;
+    struct lat_an_mem mem;         /* records == 0: no profile_memory data */
+    struct lat_an_thread *threads; /* CPU threads with op rows, by busy time */
+    size_t nthreads;
+    bool cpu_only; /* no GPU rows at all: the step table is the CPU split */
 };
 
 struct lat_analysis {
@@ -250,6 +300,9 @@ struct lat_analysis {
     uint32_t steps_distinct; /* |P| of §0 step 4 over all ranks */
     bool last_step_dropped;  /* §0 step 4 applied */
     char warning[160];       /* first preprocessing warning ("ProfilerStep not found", ...) */
+    /* Why the last step was dropped ("" when it was not): HTA's rule (hta_compat) or what made
+     * it incomplete (default). */
+    char last_step_reason[128];
 };
 
 /* Runs every analysis over n traces (one per rank; a trace's rank is trace->rank, or its
@@ -258,6 +311,15 @@ struct lat_analysis {
 int analysis_run(struct lat_trace *const *ranks, size_t n, const struct analysis_opts *o,
                  struct lat_analysis **out);
 void analysis_free(struct lat_analysis *a);
+
+/* Whether the last CPU ProfilerStep#N of t (the one starting last) is complete, from the trace
+ * itself: it is incomplete when more of its kernel/memcpy launches have no GPU row in the trace
+ * than in the previous step (the profiler stopped before its work was recorded; some launches
+ * have none in every step), or when it holds under 80 % of the previous
+ * step's work (GPU launches with a GPU row when that step has any, else cpu_ops): a step cut
+ * short, or the tail opened by a last profiler.step(). True with fewer than two distinct steps.
+ * analyze (without hta_compat) and doctor drop the last step exactly when this is false. */
+bool analysis_last_step_complete(const struct lat_trace *t);
 
 /* Kernel type of a GPU row name (§1, HTA's re.match semantics). */
 enum lat_ktype analysis_kernel_type(const char *name);

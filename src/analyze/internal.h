@@ -110,6 +110,9 @@ bool an_is_gpu_kernel_filter(struct an_view *v, size_t i);
 /* Scratch interval array with room for n entries; NULL on -ENOMEM. */
 struct lat_ivl *an_scratch(struct an_view *v, size_t n);
 
+/* analysis_last_step_complete() with the reason it is not (why may be NULL). */
+bool an_last_step_complete(const struct lat_trace *t, char *why, size_t whylen);
+
 /* Builds the view of every rank (§0 steps 1-5). views[] is zeroed by the caller. */
 int an_prep(struct an_view *views, struct lat_trace *const *t, size_t n,
             const struct analysis_opts *o, struct lat_analysis *a);

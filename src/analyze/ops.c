@@ -2,12 +2,13 @@
  * ops.c - top CPU operators (self and total time, input shapes), the operator -> kernel
  * mapping, and the per-step (ProfilerStep#N) breakdown.
  *
- * Operators: the kept cpu_op rows (and, for legacy torch traces without categories, the CPU
- * X events), ProfilerStep#N excluded. Self time comes from one walk per thread over the rows
- * sorted by (track, ts, -dur) with a stack of open ops: self = dur - Σ direct children (clipped
- * to the parent). Runtime calls take part in the walk only to find their innermost enclosing
- * op, which is the op that launched their GPU rows (joined by index correlation); those rows'
- * durations are the op's GPU time. One sort, O(n log n); per-name aggregates in a hash map.
+ * Operators: key_averages() of torch.autograd.profiler, computed from the trace (an_ops below):
+ * rows are the cpu_op, user_annotation (record_function), runtime and driver calls and the
+ * CPU ProfilerStep#N (as "ProfilerStep*"); python_function events are nodes of the nesting tree
+ * (they take time out of their parent's self time, as in torch) and make their own Python-level
+ * table. Times are the trace's exact ns in both modes (HTA rounding never applies here).
+ * Runtime calls' GPU rows (joined by index correlation) are the GPU time of the innermost
+ * enclosing cpu_op. One sort, O(n log n); per-name aggregates in hash maps.
  *
  * Steps: each step's wall time is split with ivl_priority_split() over merged lists of GPU
  * compute, communication, memory, other GPU rows and CPU busy time (ops + runtime calls).
@@ -18,39 +19,103 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Per-name class, cached per string id. */
+enum { NC_UNKNOWN = 0, NC_PLAIN, NC_FILTERED, NC_STEP, NC_DATALOADER };
+
+/* Names torch.autograd.profiler drops before building its tree (profiler_util._filter_name):
+ * they are no FunctionEvent, so their time is their parent's self time. */
+static const char *const filtered_names[] = {"[memory]",
+                                             "[OutOfMemory]",
+                                             "profiler::_record_function_enter",
+                                             "profiler::_record_function_enter_new",
+                                             "profiler::_record_function_exit",
+                                             "aten::is_leaf",
+                                             "aten::output_nr",
+                                             "aten::_version",
+                                             NULL};
+
+static uint8_t name_class(const struct lat_trace *t, uint8_t *cache, uint32_t id)
+{
+    if (cache[id]) return cache[id];
+    const char *s = lat_trace_str(t, id);
+    uint8_t c = NC_PLAIN;
+    for (const char *const *f = filtered_names; *f; f++)
+        if (!strcmp(s, *f)) c = NC_FILTERED;
+    if (!strncmp(s, "ProfilerStep#", 13) && s[13] >= '0' && s[13] <= '9') c = NC_STEP;
+    if (!strncmp(s, "enumerate(DataLoader)", 21)) c = NC_DATALOADER;
+    cache[id] = c;
+    return c;
+}
+
+/* The nodes of key_averages()'s tree: every CPU-side complete event torch's profiler makes a
+ * FunctionEvent of (cpu_op, user_annotation, runtime and driver calls) plus python_function
+ * events (with_stack), which are nodes of the tree but no rows of the table. */
+static bool is_legacy_op(const struct an_view *v, size_t i)
+{
+    const struct lat_event_cols *ev = &v->t->ev;
+    return ev->ph[i] == 'X' && !(ev->flags[i] & (LAT_EVF_GPU | LAT_EVF_NO_DUR)) &&
+           ev->cat[i] == 0 && !v->t->tracks[ev->track[i]].gpu &&
+           (ev->kind[i] == LAT_EV_CPU_OP || ev->kind[i] == LAT_EV_OTHER);
+}
+
+static bool is_node(const struct an_view *v, size_t i)
+{
+    const struct lat_event_cols *ev = &v->t->ev;
+    if (ev->ph[i] != 'X' || (ev->flags[i] & (LAT_EVF_GPU | LAT_EVF_NO_DUR))) return false;
+    if (v->t->tracks[ev->track[i]].gpu) return false;
+    /* legacy torch arrays have no cat, so HTA's preprocessing drops them: keep them here */
+    if (is_legacy_op(v, i)) return true;
+    if (!v->keep[i]) return false;
+    switch (ev->kind[i]) {
+    case LAT_EV_CPU_OP:
+    case LAT_EV_USER_ANNOTATION:
+    case LAT_EV_RUNTIME:
+    case LAT_EV_DRIVER:
+    case LAT_EV_PYTHON:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static int kind_rank(uint16_t k)
+{
+    /* identical spans: annotations outside ops, runtime calls inside them */
+    switch (k) {
+    case LAT_EV_USER_ANNOTATION:
+        return 0;
+    case LAT_EV_PYTHON:
+        return 1;
+    case LAT_EV_RUNTIME:
+    case LAT_EV_DRIVER:
+        return 3;
+    default:
+        return 2;
+    }
+}
+
 static int walk_cmp(const void *a, const void *b, void *ctx)
 {
-    const struct an_view *ops_view = ctx;
+    const struct lat_event_cols *ev = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    const struct lat_event_cols *ev = &ops_view->t->ev;
     if (ev->track[x] != ev->track[y]) return ev->track[x] < ev->track[y] ? -1 : 1;
-    lat_ns tx = an_ts(ops_view, x), ty = an_ts(ops_view, y);
-    if (tx != ty) return tx < ty ? -1 : 1;
-    lat_ns dx = an_dur(ops_view, x), dy = an_dur(ops_view, y);
-    if (dx != dy) return dx > dy ? -1 : 1;
-    /* ops before runtime calls of the same span, so the call nests inside */
-    bool rx = ev->kind[x] != LAT_EV_CPU_OP, ry = ev->kind[y] != LAT_EV_CPU_OP;
-    if (rx != ry) return rx ? 1 : -1;
+    if (ev->ts[x] != ev->ts[y]) return ev->ts[x] < ev->ts[y] ? -1 : 1;
+    lat_ns ex = ev->ts[x] + ev->dur[x], ey = ev->ts[y] + ev->dur[y];
+    if (ex != ey) return ex > ey ? -1 : 1;
+    int kx = kind_rank(ev->kind[x]), ky = kind_rank(ev->kind[y]);
+    if (kx != ky) return kx < ky ? -1 : 1;
     return x < y ? -1 : x > y;
 }
 
-static bool is_op(const struct an_view *v, size_t i)
-{
-    const struct lat_event_cols *ev = &v->t->ev;
-    if (ev->ph[i] != 'X' || (ev->flags[i] & LAT_EVF_GPU)) return false;
-    /* legacy torch arrays have no cat, so HTA's preprocessing drops them: keep them here */
-    bool legacy =
-        ev->cat[i] == 0 && !(ev->flags[i] & LAT_EVF_NO_DUR) && !v->t->tracks[ev->track[i]].gpu;
-    if (ev->kind[i] == LAT_EV_CPU_OP) return v->keep[i] || legacy;
-    return legacy && ev->kind[i] == LAT_EV_OTHER;
-}
-
 struct op_agg {
-    uint32_t name;
-    uint32_t dims; /* string id of the first instance's Input Dims, 0 when none */
+    uint32_t name; /* string id; AGG_STEP for ProfilerStep* */
+    uint32_t dims; /* string id of the (first) instance's Input Dims, 0 when none */
     uint64_t count, kernels;
     lat_ns total, self, gpu;
+    int64_t mem, self_mem;
+    bool annotation, python;
 };
+#define AGG_STEP UINT32_MAX
 
 struct pair_agg {
     uint32_t op, kernel;
@@ -62,14 +127,16 @@ static int agg_total_desc(const void *a, const void *b)
 {
     const struct op_agg *x = a, *y = b;
     if (x->total != y->total) return x->total > y->total ? -1 : 1;
-    return x->name < y->name ? -1 : x->name > y->name;
+    if (x->name != y->name) return x->name < y->name ? -1 : 1;
+    return x->dims < y->dims ? -1 : x->dims > y->dims;
 }
 
 static int agg_self_desc(const void *a, const void *b)
 {
     const struct op_agg *x = a, *y = b;
     if (x->self != y->self) return x->self > y->self ? -1 : 1;
-    return x->name < y->name ? -1 : x->name > y->name;
+    if (x->name != y->name) return x->name < y->name ? -1 : 1;
+    return x->dims < y->dims ? -1 : x->dims > y->dims;
 }
 
 static int pair_desc(const void *a, const void *b)
@@ -84,138 +151,432 @@ static void fill_ops(const struct an_view *v, const struct op_agg *agg, size_t n
                      struct lat_an_op *out)
 {
     for (size_t k = 0; k < n; k++) {
-        out[k].name = lat_trace_str(v->t, agg[k].name);
+        out[k].name = agg[k].name == AGG_STEP ? "ProfilerStep*" : lat_trace_str(v->t, agg[k].name);
         out[k].input_dims = agg[k].dims ? lat_trace_str(v->t, agg[k].dims) : NULL;
         out[k].count = agg[k].count;
         out[k].total = agg[k].total;
         out[k].self = agg[k].self;
         out[k].gpu_time = agg[k].gpu;
         out[k].kernels = agg[k].kernels;
+        out[k].cpu_mem = agg[k].mem;
+        out[k].self_cpu_mem = agg[k].self_mem;
+        out[k].annotation = agg[k].annotation;
+        out[k].python = agg[k].python;
     }
 }
 
+/* A growable aggregate table keyed by a 64-bit key. */
+struct agg_tab {
+    struct op_agg *a;
+    size_t n, cap;
+    struct an_map by_key;
+};
+
+static int tab_init(struct agg_tab *t)
+{
+    t->cap = 64;
+    t->n = 0;
+    t->a = malloc(t->cap * sizeof(*t->a));
+    if (!t->a) return -ENOMEM;
+    return an_map_init(&t->by_key, 256);
+}
+
+static void tab_fini(struct agg_tab *t)
+{
+    free(t->a);
+    an_map_fini(&t->by_key);
+}
+
+/* The slot of key (created zeroed with name/dims), or NULL on -ENOMEM. */
+static struct op_agg *tab_get(struct agg_tab *t, int64_t key, uint32_t name, uint32_t dims)
+{
+    uint32_t slot = an_map_get(&t->by_key, key);
+    if (slot != AN_NONE) return &t->a[slot];
+    if (t->n == t->cap) {
+        void *p = realloc(t->a, 2 * t->cap * sizeof(*t->a));
+        if (!p) return NULL;
+        t->a = p;
+        t->cap *= 2;
+    }
+    slot = (uint32_t)t->n++;
+    memset(&t->a[slot], 0, sizeof(t->a[slot]));
+    t->a[slot].name = name;
+    t->a[slot].dims = dims;
+    if (an_map_put(&t->by_key, key, slot)) return NULL;
+    return &t->a[slot];
+}
+
+/* Copies the top n of tab by cmp into *out. */
+static int tab_top(const struct an_view *v, struct agg_tab *tab,
+                   int (*cmp)(const void *, const void *), size_t top, struct lat_an_op **out,
+                   size_t *nout)
+{
+    size_t n = tab->n < top ? tab->n : top;
+    *out = calloc(n ? n : 1, sizeof(**out));
+    if (!*out) return -ENOMEM;
+    qsort(tab->a, tab->n, sizeof(*tab->a), cmp);
+    fill_ops(v, tab->a, n, *out);
+    *nout = n;
+    return 0;
+}
+
+struct mem_rec {
+    lat_ns ts;
+    int64_t bytes;
+};
+
+static int mem_cmp(const void *a, const void *b)
+{
+    const struct mem_rec *x = a, *y = b;
+    return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* Index of the first record with ts > x (upper) or >= x (lower). */
+static size_t mem_bound(const struct mem_rec *m, size_t n, lat_ns x, bool upper)
+{
+    size_t a = 0, b = n;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (upper ? m[mid].ts <= x : m[mid].ts < x)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a;
+}
+
+/* CPU [memory] records (profile_memory), sorted by ts, with prefix sums of Bytes in *pre. */
+static int load_mem(struct an_view *v, struct lat_an_rank *r, struct mem_rec **out, size_t *nout,
+                    int64_t **pre)
+{
+    const struct lat_trace *t = v->t;
+    const struct lat_event_cols *ev = &t->ev;
+    uint32_t mem_name = strtab_find(&t->strs, "[memory]", 8);
+    *out = NULL;
+    *pre = NULL;
+    *nout = 0;
+    if (mem_name == UINT32_MAX) return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < v->n; i++)
+        if (ev->name[i] == mem_name && ev->kind[i] == LAT_EV_INSTANT) n++;
+    if (!n) return 0;
+    struct mem_rec *m = malloc(n * sizeof(*m));
+    int64_t *p = malloc((n + 1) * sizeof(*p));
+    if (!m || !p) {
+        free(m);
+        free(p);
+        return -ENOMEM;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        if (ev->name[i] != mem_name || ev->kind[i] != LAT_EV_INSTANT) continue;
+        int64_t dt = 0, bytes = 0, total = 0;
+        if (lat_trace_arg_int(t, i, "Device Type", &dt) && dt != 0) continue; /* not CPU */
+        if (!lat_trace_arg_int(t, i, "Bytes", &bytes)) continue;
+        m[k++] = (struct mem_rec){ev->ts[i], bytes};
+        struct lat_an_mem *s = &r->mem;
+        s->records++;
+        if (bytes > 0) {
+            s->allocs++;
+            s->alloc_bytes += (uint64_t)bytes;
+        } else if (bytes < 0) {
+            s->frees++;
+            s->freed_bytes += (uint64_t)-bytes;
+        }
+        if (lat_trace_arg_int(t, i, "Total Allocated", &total) && total > s->peak_allocated) {
+            s->peak_allocated = total;
+            s->peak_ts = ev->ts[i] - v->offset;
+        }
+    }
+    qsort(m, k, sizeof(*m), mem_cmp);
+    p[0] = 0;
+    for (size_t q = 0; q < k; q++)
+        p[q + 1] = p[q] + m[q].bytes;
+    *out = m;
+    *nout = k;
+    *pre = p;
+    return 0;
+}
+
+static int thread_busy_desc(const void *a, const void *b)
+{
+    const struct lat_an_thread *x = a, *y = b;
+    if (x->busy != y->busy) return x->busy > y->busy ? -1 : 1;
+    if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
+    return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/*
+ * The operator tables, as torch.autograd.profiler's key_averages() builds them
+ * (profiler_util.EventList._build_tree): per thread, nodes sorted by (start, -end); a node is
+ * a child of the innermost open node that contains it ([s, e] inside [ps, pe]); then a node
+ * whose parent has the same name and no other child is merged into the parent (_remove_dup_nodes:
+ * its children become the parent's), so a nested call of the same op counts once; self =
+ * dur - Σ dur of the (remaining) children. Rows are keyed by name, ProfilerStep#N as
+ * "ProfilerStep*". Exact ns, never rounded. Instances' self times are summed as torch sums them
+ * (one can be below 0 when a Python call straddles the end of a sibling); a row whose sum is
+ * below 0 (key_averages would print a negative time) shows 0.
+ */
 int an_ops(struct an_view *v, struct lat_an_rank *r)
 {
     const struct lat_trace *t = v->t;
     const struct lat_event_cols *ev = &t->ev;
     uint32_t dims_key = strtab_find(&t->strs, "Input Dims", 10);
-    size_t nrows = 0;
+    size_t nrows = 0, nstr = t->strs.count ? t->strs.count : 1;
     int rc = -ENOMEM;
-    uint32_t *rows = NULL, *stack = NULL, *op_of = NULL;
-    struct op_agg *agg = NULL;
+    uint32_t *rows = NULL, *stack = NULL, *par = NULL, *rep = NULL, *opanc = NULL, *nchild = NULL,
+             *slot_of = NULL, *namedepth = NULL;
+    uint8_t *ncls = NULL, *outer = NULL;
+    lat_ns *self = NULL;
+    int64_t *mem = NULL, *mempre = NULL;
+    struct mem_rec *mrec = NULL;
+    size_t nmrec = 0;
+    struct agg_tab ops = {0}, shapes = {0}, pys = {0};
     struct pair_agg *pairs = NULL;
-    struct an_map by_name = {0}, by_pair = {0};
-    size_t nagg = 0, npairs = 0, cap_agg = 64, cap_pairs = 64;
+    struct an_map by_pair = {0}, by_track = {0};
+    size_t npairs = 0, cap_pairs = 64;
+    struct lat_an_thread *thr = NULL;
+    size_t nthr = 0;
 
-    for (size_t i = 0; i < v->n; i++) {
-        bool rt = v->keep[i] && (ev->kind[i] == LAT_EV_RUNTIME || ev->kind[i] == LAT_EV_DRIVER);
-        if (rt || (is_op(v, i) && !(an_namecls(v, (uint32_t)i) & AN_NAME_STEP))) nrows++;
-    }
-    rows = malloc((nrows ? nrows : 1) * sizeof(*rows));
-    stack = malloc((nrows ? nrows : 1) * sizeof(*stack));
-    op_of = malloc((v->n ? v->n : 1) * sizeof(*op_of));
-    agg = malloc(cap_agg * sizeof(*agg));
+    ncls = calloc(nstr, 1);
+    namedepth = calloc(nstr, sizeof(*namedepth));
+    if (!ncls || !namedepth) goto out;
+    for (size_t i = 0; i < v->n; i++)
+        if (is_node(v, i) && name_class(t, ncls, ev->name[i]) != NC_FILTERED) nrows++;
+    size_t nr1 = nrows ? nrows : 1;
+    rows = malloc(nr1 * sizeof(*rows));
+    stack = malloc(nr1 * sizeof(*stack));
+    par = malloc(nr1 * sizeof(*par));
+    rep = malloc(nr1 * sizeof(*rep));
+    opanc = malloc(nr1 * sizeof(*opanc));
+    nchild = calloc(nr1, sizeof(*nchild));
+    slot_of = malloc(nr1 * sizeof(*slot_of));
+    outer = malloc(nr1);
+    self = malloc(nr1 * sizeof(*self));
+    mem = calloc(nr1, sizeof(*mem));
     pairs = malloc(cap_pairs * sizeof(*pairs));
-    if (!rows || !stack || !op_of || !agg || !pairs) goto out;
-    if ((rc = an_map_init(&by_name, 256)) || (rc = an_map_init(&by_pair, 256))) goto out;
+    thr = calloc(nr1, sizeof(*thr)); /* at most one per row */
+    if (!rows || !stack || !par || !rep || !opanc || !nchild || !slot_of || !outer || !self ||
+        !mem || !pairs || !thr)
+        goto out;
+    if ((rc = tab_init(&ops)) || (rc = tab_init(&shapes)) || (rc = tab_init(&pys)) ||
+        (rc = an_map_init(&by_pair, 256)) || (rc = an_map_init(&by_track, 16)))
+        goto out;
+    if ((rc = load_mem(v, r, &mrec, &nmrec, &mempre))) goto out;
     rc = -ENOMEM;
     nrows = 0;
-    for (size_t i = 0; i < v->n; i++) {
-        op_of[i] = AN_NONE;
-        bool rt = v->keep[i] && (ev->kind[i] == LAT_EV_RUNTIME || ev->kind[i] == LAT_EV_DRIVER);
-        if (rt || (is_op(v, i) && !(an_namecls(v, (uint32_t)i) & AN_NAME_STEP)))
+    for (size_t i = 0; i < v->n; i++)
+        if (is_node(v, i) && name_class(t, ncls, ev->name[i]) != NC_FILTERED)
             rows[nrows++] = (uint32_t)i;
-    }
-    qsort_r(rows, nrows, sizeof(*rows), walk_cmp, (void *)(uintptr_t)v);
+    /* traces are mostly written in order: sort only when they are not */
+    bool sorted = true;
+    for (size_t k = 1; k < nrows && sorted; k++)
+        sorted = walk_cmp(&rows[k - 1], &rows[k], (void *)(uintptr_t)ev) <= 0;
+    if (!sorted) qsort_r(rows, nrows, sizeof(*rows), walk_cmp, (void *)(uintptr_t)ev);
 
-    /* the walk: op_of[op] = its aggregate slot, op_of[runtime] = the enclosing op's row */
+    /* 1. the tree (profiler_util._populate_cpu_children); outer[k]: no ancestor of the name */
     size_t depth = 0;
     for (size_t k = 0; k < nrows; k++) {
         uint32_t i = rows[k];
-        lat_ns ts = an_ts(v, i), end = an_end(v, i);
-        if (k && ev->track[i] != ev->track[rows[k - 1]]) depth = 0;
-        while (depth && an_end(v, stack[depth - 1]) <= ts)
+        lat_ns ts = ev->ts[i], end = ts + ev->dur[i];
+        bool newtrack = k && ev->track[i] != ev->track[rows[k - 1]];
+        while (depth) {
+            uint32_t p = rows[stack[depth - 1]];
+            lat_ns pe = ev->ts[p] + ev->dur[p];
+            if (!newtrack && ts < pe && end <= pe) break;
+            namedepth[ev->name[p]]--;
             depth--;
-        bool op = ev->kind[i] != LAT_EV_RUNTIME && ev->kind[i] != LAT_EV_DRIVER;
-        if (!op) {
-            if (depth) op_of[i] = stack[depth - 1];
+        }
+        par[k] = depth ? stack[depth - 1] : AN_NONE;
+        if (depth) nchild[stack[depth - 1]]++;
+        outer[k] = namedepth[ev->name[i]] == 0;
+        namedepth[ev->name[i]]++;
+        stack[depth++] = (uint32_t)k;
+    }
+    while (depth)
+        namedepth[ev->name[rows[stack[--depth]]]]--;
+
+    /* 2. _remove_dup_nodes, in (start, -end) order: parents come before their children */
+    for (size_t k = 0; k < nrows; k++) {
+        uint32_t p = par[k] == AN_NONE ? AN_NONE : rep[par[k]];
+        par[k] = p; /* from here on: the effective (merged) parent */
+        rep[k] = (uint32_t)k;
+        uint32_t i = rows[k];
+        if (p != AN_NONE && nchild[p] == 1 && ev->name[rows[p]] == ev->name[i]) {
+            rep[k] = p;
+            nchild[p] = nchild[k];
+        }
+        /* the innermost enclosing cpu_op (for the GPU time of runtime calls) */
+        if (p == AN_NONE)
+            opanc[k] = AN_NONE;
+        else if ((ev->kind[rows[p]] == LAT_EV_CPU_OP || is_legacy_op(v, rows[p])) &&
+                 name_class(t, ncls, ev->name[rows[p]]) != NC_STEP)
+            opanc[k] = p;
+        else
+            opanc[k] = opanc[p];
+    }
+
+    /* 3. self times and memory */
+    for (size_t k = 0; k < nrows; k++) {
+        uint32_t i = rows[k];
+        self[k] = ev->dur[i];
+        if (nmrec) {
+            lat_ns ts = ev->ts[i], end = ts + ev->dur[i];
+            mem[k] = mempre[mem_bound(mrec, nmrec, end, true)] -
+                     mempre[mem_bound(mrec, nmrec, ts, false)];
+        }
+    }
+    for (size_t k = 0; k < nrows; k++) {
+        if (rep[k] != k || par[k] == AN_NONE) continue;
+        self[par[k]] -= ev->dur[rows[k]];
+    }
+    int64_t *selfmem = malloc(nr1 * sizeof(*selfmem));
+    if (!selfmem) goto out;
+    for (size_t k = 0; k < nrows; k++)
+        selfmem[k] = mem[k];
+    for (size_t k = 0; k < nrows; k++)
+        if (rep[k] == k && par[k] != AN_NONE) selfmem[par[k]] -= mem[k];
+
+    /* 4. rows */
+    r->ops_self_total = 0;
+    for (size_t k = 0; k < nrows; k++) {
+        slot_of[k] = AN_NONE;
+        if (rep[k] != k) continue;
+        uint32_t i = rows[k];
+        uint16_t kind = ev->kind[i];
+        /* as torch: an instance's self time is summed as is (a Python call that straddles a
+         * child's end is subtracted too, so it can be below 0); rows are clamped at 0 below */
+        lat_ns sf = self[k];
+        lat_ns d = ev->dur[i];
+        uint8_t nc = name_class(t, ncls, ev->name[i]);
+        if (kind == LAT_EV_PYTHON) {
+            struct op_agg *a = tab_get(&pys, ev->name[i], ev->name[i], 0);
+            if (!a) goto fail_self;
+            a->python = true;
+            a->count++;
+            if (outer[k]) a->total += d;
+            a->self += sf;
+            a->mem += mem[k];
+            a->self_mem += selfmem[k];
             continue;
         }
-        if (depth) { /* a direct child: take its (clipped) time out of the parent's self */
-            uint32_t p = stack[depth - 1];
-            lat_ns pe = an_end(v, p);
-            struct op_agg *pa = &agg[op_of[p]];
-            lat_ns c = (end < pe ? end : pe) - ts;
-            if (c > 0) pa->self -= c; /* rounded rows can end before they start */
-        }
-        uint32_t slot = an_map_get(&by_name, ev->name[i]);
-        if (slot == AN_NONE) {
-            if (nagg == cap_agg) {
-                void *p = realloc(agg, 2 * cap_agg * sizeof(*agg));
-                if (!p) goto out;
-                agg = p;
-                cap_agg *= 2;
-            }
-            slot = (uint32_t)nagg++;
-            memset(&agg[slot], 0, sizeof(agg[slot]));
-            agg[slot].name = ev->name[i];
-            if ((rc = an_map_put(&by_name, ev->name[i], slot))) goto out;
-            rc = -ENOMEM;
-        }
-        struct op_agg *a = &agg[slot];
-        if (!a->dims && dims_key != UINT32_MAX) {
+        uint32_t dims = 0;
+        if (dims_key != UINT32_MAX) {
             const struct lat_arg *ar = &t->args[ev->args[i]];
             for (uint32_t q = 0; q < ev->nargs[i]; q++)
-                if (ar[q].key == dims_key && ar[q].str) a->dims = ar[q].str;
+                if (ar[q].key == dims_key && ar[q].str) dims = ar[q].str;
         }
-        a->count++;
-        a->total += end - ts;
-        a->self += end - ts;
-        op_of[i] = slot;
-        stack[depth++] = i;
-    }
+        uint32_t name = nc == NC_STEP ? AGG_STEP : ev->name[i];
+        struct op_agg *a = tab_get(&ops, name, name, dims);
+        int64_t skey = (int64_t)(((uint64_t)name << 32) | dims);
+        struct op_agg *b = a ? tab_get(&shapes, skey, name, dims) : NULL;
+        if (!a || !b) goto fail_self;
+        slot_of[k] = (uint32_t)(a - ops.a);
+        for (int pass = 0; pass < 2; pass++) {
+            struct op_agg *x = pass ? b : a;
+            x->annotation = kind == LAT_EV_USER_ANNOTATION || nc == NC_STEP;
+            x->count++;
+            x->total += d;
+            x->self += sf;
+            x->mem += mem[k];
+            x->self_mem += selfmem[k];
+        }
+        if (nc != NC_STEP) r->ops_self_total += sf;
 
-    /* GPU rows -> launching runtime call -> enclosing op */
-    for (size_t j = 0; j < v->ngpu; j++) {
-        uint32_t g = v->gpu[j], rt = v->corr[g];
-        if (rt == AN_NONE || !v->keep[rt] || op_of[rt] == AN_NONE) continue;
-        if (ev->kind[rt] != LAT_EV_RUNTIME && ev->kind[rt] != LAT_EV_DRIVER) continue;
-        uint32_t op = op_of[rt];
-        struct op_agg *a = &agg[op_of[op]];
-        lat_ns d = an_dur(v, g);
-        a->gpu += d;
-        a->kernels++;
-        int64_t key = (int64_t)(((uint64_t)ev->name[op] << 32) | ev->name[g]);
-        uint32_t ps = an_map_get(&by_pair, key);
-        if (ps == AN_NONE) {
-            if (npairs == cap_pairs) {
-                void *p = realloc(pairs, 2 * cap_pairs * sizeof(*pairs));
-                if (!p) goto out;
-                pairs = p;
-                cap_pairs *= 2;
-            }
-            ps = (uint32_t)npairs++;
-            pairs[ps] = (struct pair_agg){ev->name[op], ev->name[g], 0, 0};
-            if ((rc = an_map_put(&by_pair, key, ps))) goto out;
-            rc = -ENOMEM;
+        /* per thread */
+        int64_t tk = ev->track[i];
+        uint32_t ts_slot = an_map_get(&by_track, tk);
+        if (ts_slot == AN_NONE) {
+            ts_slot = (uint32_t)nthr++;
+            const struct lat_track *tr = &t->tracks[ev->track[i]];
+            thr[ts_slot] = (struct lat_an_thread){
+                .pid = tr->pid,
+                .tid = tr->tid,
+                .name = tr->tid_label ? lat_trace_str(t, tr->tid_label) : NULL,
+                .first_ts = ev->ts[i] - v->offset,
+                .last_end = ev->ts[i] + d - v->offset};
+            if (an_map_put(&by_track, tk, ts_slot)) goto fail_self;
         }
-        pairs[ps].count++;
-        pairs[ps].gpu += d;
+        struct lat_an_thread *th = &thr[ts_slot];
+        th->ops++;
+        if (nc != NC_STEP) th->self += sf;
+        if ((kind == LAT_EV_CPU_OP || is_legacy_op(v, i)) && nc != NC_STEP && opanc[k] == AN_NONE)
+            th->busy += d;
+        if (ev->ts[i] - v->offset < th->first_ts) th->first_ts = ev->ts[i] - v->offset;
+        if (ev->ts[i] + d - v->offset > th->last_end) th->last_end = ev->ts[i] + d - v->offset;
     }
+    free(selfmem);
+    selfmem = NULL;
+    /* never a negative time: a row (or thread) whose summed self time is below 0, which
+     * key_averages would print as such, shows 0 */
+    struct agg_tab *tabs[] = {&ops, &shapes, &pys};
+    for (int q = 0; q < 3; q++)
+        for (size_t k = 0; k < tabs[q]->n; k++)
+            if (tabs[q]->a[k].self < 0) tabs[q]->a[k].self = 0;
+    for (size_t k = 0; k < nthr; k++)
+        if (thr[k].self < 0) thr[k].self = 0;
+    if (r->ops_self_total < 0) r->ops_self_total = 0;
+
+    /* 5. GPU rows -> launching runtime call -> innermost enclosing cpu_op */
+    {
+        /* event index -> row position, for the runtime calls only */
+        struct an_map pos;
+        if ((rc = an_map_init(&pos, 256))) goto out;
+        for (size_t k = 0; k < nrows && !rc; k++) {
+            uint16_t kind = ev->kind[rows[k]];
+            if (kind == LAT_EV_RUNTIME || kind == LAT_EV_DRIVER)
+                rc = an_map_put(&pos, rows[k], (uint32_t)k);
+        }
+        for (size_t j = 0; j < v->ngpu && !rc; j++) {
+            uint32_t g = v->gpu[j], rt = v->corr[g];
+            if (rt == AN_NONE || !v->keep[rt]) continue;
+            uint32_t k = an_map_get(&pos, rt);
+            if (k == AN_NONE || opanc[k] == AN_NONE) continue;
+            uint32_t opk = opanc[k];
+            if (slot_of[opk] == AN_NONE) continue;
+            struct op_agg *a = &ops.a[slot_of[opk]];
+            lat_ns d = an_dur(v, g);
+            a->gpu += d;
+            a->kernels++;
+            uint32_t opname = ev->name[rows[opk]];
+            int64_t key = (int64_t)(((uint64_t)opname << 32) | ev->name[g]);
+            uint32_t ps = an_map_get(&by_pair, key);
+            if (ps == AN_NONE) {
+                if (npairs == cap_pairs) {
+                    void *p = realloc(pairs, 2 * cap_pairs * sizeof(*pairs));
+                    if (!p) {
+                        rc = -ENOMEM;
+                        break;
+                    }
+                    pairs = p;
+                    cap_pairs *= 2;
+                }
+                ps = (uint32_t)npairs++;
+                pairs[ps] = (struct pair_agg){opname, ev->name[g], 0, 0};
+                if ((rc = an_map_put(&by_pair, key, ps))) break;
+            }
+            pairs[ps].count++;
+            pairs[ps].gpu += d;
+        }
+        an_map_fini(&pos);
+        if (rc) goto out;
+        rc = -ENOMEM;
+    }
+    /* the GPU time per shape row is not split: shapes keep gpu 0 */
 
     size_t top = v->o->top_n;
-    size_t nt = nagg < top ? nagg : top;
-    r->top_ops = calloc(nt ? nt : 1, sizeof(*r->top_ops));
-    r->top_ops_self = calloc(nt ? nt : 1, sizeof(*r->top_ops_self));
+    r->nops_total = ops.n;
+    r->cpu_only = v->ngpu == 0;
+    r->npy_funcs_total = pys.n;
+    if ((rc = tab_top(v, &ops, agg_total_desc, top, &r->top_ops, &r->ntop_ops)) ||
+        (rc = tab_top(v, &ops, agg_self_desc, top, &r->top_ops_self, &r->ntop_ops_self)) ||
+        (rc = tab_top(v, &shapes, agg_self_desc, top, &r->ops_by_shape, &r->nops_by_shape)) ||
+        (rc = tab_top(v, &pys, agg_self_desc, top, &r->py_funcs, &r->npy_funcs)))
+        goto out;
+    rc = -ENOMEM;
     size_t np = npairs < top ? npairs : top;
     r->op_kernels = calloc(np ? np : 1, sizeof(*r->op_kernels));
-    if (!r->top_ops || !r->top_ops_self || !r->op_kernels) goto out;
-    qsort(agg, nagg, sizeof(*agg), agg_total_desc);
-    fill_ops(v, agg, nt, r->top_ops);
-    r->ntop_ops = nt;
-    qsort(agg, nagg, sizeof(*agg), agg_self_desc);
-    fill_ops(v, agg, nt, r->top_ops_self);
-    r->ntop_ops_self = nt;
+    if (!r->op_kernels) goto out;
     qsort(pairs, npairs, sizeof(*pairs), pair_desc);
     for (size_t k = 0; k < np; k++) {
         r->op_kernels[k].op = lat_trace_str(t, pairs[k].op);
@@ -224,19 +585,121 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
         r->op_kernels[k].gpu_time = pairs[k].gpu;
     }
     r->nop_kernels = np;
+    if (nthr) qsort(thr, nthr, sizeof(*thr), thread_busy_desc);
+    r->threads = thr;
+    r->nthreads = nthr;
+    thr = NULL;
     rc = 0;
+    goto out;
+fail_self:
+    free(selfmem);
+    rc = -ENOMEM;
 out:
     free(rows);
     free(stack);
-    free(op_of);
-    free(agg);
+    free(par);
+    free(rep);
+    free(opanc);
+    free(nchild);
+    free(slot_of);
+    free(outer);
+    free(self);
+    free(mem);
+    free(mempre);
+    free(mrec);
+    free(ncls);
+    free(namedepth);
     free(pairs);
-    an_map_fini(&by_name);
+    free(thr);
+    tab_fini(&ops);
+    tab_fini(&shapes);
+    tab_fini(&pys);
     an_map_fini(&by_pair);
+    an_map_fini(&by_track);
     return rc;
 }
 
 /* ---- per-step breakdown -------------------------------------------------------------------- */
+
+/* The CPU side of each step (lat_an_step.cpu_*), on the step's own thread: DataLoader regions,
+ * then ops (cpu_op, runtime and driver calls), then python_function events; the rest is
+ * "other". One set of lists per distinct step track (usually one). */
+static int steps_cpu_split(struct an_view *v, struct lat_an_rank *r, const uint32_t *rowev)
+{
+    const struct lat_event_cols *ev = &v->t->ev;
+    enum { C_DL, C_OPS, C_PY, NC };
+    uint32_t *tracks = malloc(v->nsteps * sizeof(*tracks));
+    struct lat_ivl *lists[NC] = {0};
+    size_t ntracks = 0;
+    int rc = -ENOMEM;
+    if (!tracks) return -ENOMEM;
+    for (size_t k = 0; k < v->nsteps; k++) {
+        uint32_t tr = ev->track[v->steps[k]];
+        bool seen = false;
+        for (size_t q = 0; q < ntracks; q++)
+            seen |= tracks[q] == tr;
+        if (!seen) tracks[ntracks++] = tr;
+    }
+    for (int l = 0; l < NC; l++)
+        if (!(lists[l] = malloc((v->n ? v->n : 1) * sizeof(struct lat_ivl)))) goto out;
+    for (size_t q = 0; q < ntracks; q++) {
+        size_t counts[NC] = {0};
+        for (size_t i = 0; i < v->n; i++) {
+            if (!v->keep[i] || ev->track[i] != tracks[q] || (ev->flags[i] & LAT_EVF_GPU)) continue;
+            int l;
+            switch (ev->kind[i]) {
+            case LAT_EV_USER_ANNOTATION:
+                if (strncmp(an_name(v, i), "enumerate(DataLoader)", 21)) continue;
+                l = C_DL;
+                break;
+            case LAT_EV_CPU_OP:
+            case LAT_EV_RUNTIME:
+            case LAT_EV_DRIVER:
+                if (an_namecls(v, i) & AN_NAME_STEP) continue;
+                l = C_OPS;
+                break;
+            case LAT_EV_PYTHON:
+                l = C_PY;
+                break;
+            default:
+                continue;
+            }
+            lat_ns a = an_ts(v, i), b = an_end(v, i);
+            if (b < a) continue; /* HTA-rounded rows can end before they start */
+            lists[l][counts[l]++] = (struct lat_ivl){a, b};
+        }
+        const struct lat_ivl *cl[NC];
+        for (int l = 0; l < NC; l++) {
+            bool in_order = true;
+            for (size_t q2 = 1; q2 < counts[l] && in_order; q2++)
+                in_order = lists[l][q2 - 1].ts < lists[l][q2].ts ||
+                           (lists[l][q2 - 1].ts == lists[l][q2].ts &&
+                            lists[l][q2 - 1].end <= lists[l][q2].end);
+            if (!in_order) ivl_sort(lists[l], counts[l]);
+            counts[l] = ivl_merge(lists[l], counts[l]);
+            cl[l] = lists[l];
+        }
+        for (size_t row = 0; row < r->nsteps; row++) {
+            uint32_t i = rowev[row];
+            if (ev->track[i] != tracks[q]) continue;
+            struct lat_an_step *s = &r->steps[row];
+            lat_ns part[NC + 1];
+            lat_ns ts = an_ts(v, i), end = an_end(v, i);
+            if (end <= ts) continue;
+            ivl_priority_split(cl, counts, NC, ts, end, part);
+            s->cpu_dataloader = part[C_DL];
+            s->cpu_ops = part[C_OPS];
+            s->cpu_python = part[C_PY];
+            s->cpu_other = part[NC];
+        }
+    }
+    rc = 0;
+out:
+    for (int l = 0; l < NC; l++)
+        free(lists[l]);
+    free(tracks);
+    return rc;
+}
 
 int an_steps(struct an_view *v, struct lat_an_rank *r)
 {
@@ -247,7 +710,11 @@ int an_steps(struct an_view *v, struct lat_an_rank *r)
     int rc = -ENOMEM;
     if (!v->nsteps) return 0;
     r->steps = calloc(v->nsteps, sizeof(*r->steps));
-    if (!r->steps) return -ENOMEM;
+    uint32_t *rowev = malloc(v->nsteps * sizeof(*rowev)); /* row -> its step event */
+    if (!r->steps || !rowev) {
+        free(rowev);
+        return -ENOMEM;
+    }
     size_t ncpu = 0;
     for (size_t i = 0; i < v->n; i++)
         if (v->keep[i] && v->stream[i] == -1 &&
@@ -301,7 +768,10 @@ int an_steps(struct an_view *v, struct lat_an_rank *r)
         for (size_t q = 0; q < r->nsteps; q++)
             dup |= r->steps[q].step == num;
         if (dup) continue;
+        rowev[r->nsteps] = i;
         struct lat_an_step *s = &r->steps[r->nsteps++];
+        lat_ns st_end = an_end(v, i), st_ts = an_ts(v, i);
+        r->steps_total += st_end > st_ts ? st_end - st_ts : 0;
         lat_ns ts = an_ts(v, i), end = an_end(v, i);
         s->step = num;
         s->ts = ts - v->offset;
@@ -315,6 +785,8 @@ int an_steps(struct an_view *v, struct lat_an_rank *r)
         s->cpu_only = part[L_CPU];
         s->idle = part[NL];
     }
+    if ((rc = steps_cpu_split(v, r, rowev))) goto out;
+    rc = -ENOMEM;
     struct an_map bystep; /* step number -> row of r->steps */
     if ((rc = an_map_init(&bystep, r->nsteps))) goto out;
     for (size_t q = 0; q < r->nsteps && !rc; q++)
@@ -328,6 +800,7 @@ int an_steps(struct an_view *v, struct lat_an_rank *r)
     if (rc) goto out;
     rc = 0;
 out:
+    free(rowev);
     for (int l = 0; l < NL; l++)
         free(lists[l]);
     return rc;

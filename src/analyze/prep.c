@@ -7,11 +7,13 @@
  * on the fly (an_ts/an_end in internal.h) when the trace has fractional µs timestamps, exactly
  * as HTA's round_down_time_stamps: ts = ceil(ts), end = floor(ts + dur), in µs.
  *
- * Steps, in HTA's order: (1) keep ph X rows with a dur and a cat, drop cat Trace; (2) round;
- * (3) align ranks: the offset is the min rounded ts over all ranks, applied to reported
- * timestamps only (durations and gaps do not change); (4) with >= 2 distinct ProfilerStep#N
- * names over all ranks, drop every CPU row at or after the start of the last step and every GPU
- * row whose correlation is not the correlation of a kept CPU row; (5) tag iterations.
+ * Steps, in HTA's order: (1) keep ph X rows with a dur and a cat, drop cat Trace; (2) round
+ * (only with hta_compat: HTA's artefact, it makes op self times negative); (3) align ranks: the
+ * offset is the min rounded ts over all ranks, applied to reported timestamps only (durations
+ * and gaps do not change); (4) with >= 2 distinct ProfilerStep#N names over all ranks, drop
+ * every CPU row at or after the start of the last step and every GPU row whose correlation is
+ * not the correlation of a kept CPU row: always with hta_compat (HTA's rule), otherwise only for
+ * a rank whose last step analysis_last_step_complete() finds incomplete; (5) tag iterations.
  * HTA's MTIA variant of step 4 is not implemented (no corpus trace needs it; see docs).
  */
 #include "analyze/internal.h"
@@ -360,7 +362,7 @@ static int view_init(struct an_view *v, const struct lat_trace *t, const struct 
     v->t = t;
     v->o = o;
     v->n = n;
-    v->round = o->ns_rounding && t->frac_ts;
+    v->round = o->hta_compat && o->ns_rounding && t->frac_ts;
     v->keep = calloc(n ? n : 1, 1);
     v->namecls = calloc(t->strs.count ? t->strs.count : 1, 1);
     v->corr = malloc((n ? n : 1) * sizeof(*v->corr));
@@ -469,6 +471,116 @@ out:
     return rc;
 }
 
+/* ---- completeness of the last step (latscope's default for §0 step 4) ------------------ */
+
+static bool is_cpu_step(const struct lat_trace *t, size_t i, int64_t *num)
+{
+    const struct lat_event_cols *ev = &t->ev;
+    if (ev->ph[i] != 'X' || (ev->flags[i] & (LAT_EVF_GPU | LAT_EVF_NO_DUR)) ||
+        ev->kind[i] == LAT_EV_GPU_ANNOTATION || t->tracks[ev->track[i]].gpu)
+        return false;
+    *num = step_number(lat_trace_str(t, ev->name[i]));
+    return *num >= 0;
+}
+
+static bool is_launch_call(const struct lat_trace *t, size_t i)
+{
+    const struct lat_event_cols *ev = &t->ev;
+    if (ev->kind[i] != LAT_EV_RUNTIME && ev->kind[i] != LAT_EV_DRIVER) return false;
+    if (ev->correlation[i] < 0) return false;
+    const char *s = lat_trace_str(t, ev->name[i]);
+    return in_list(s, hta_launch) || in_list(s, lat_launch_extra);
+}
+
+bool an_last_step_complete(const struct lat_trace *t, char *why, size_t whylen)
+{
+    const struct lat_event_cols *ev = &t->ev;
+    size_t n = ev->n;
+    int64_t num, last_num = -1, prev_num = -1;
+    lat_ns lts = 0, lend = 0, pts = 0, pend = 0;
+    bool have = false, have_prev = false;
+    if (why && whylen) why[0] = '\0';
+    /* the step starting last, and the latest-starting step with another number */
+    for (size_t i = 0; i < n; i++) {
+        if (!is_cpu_step(t, i, &num)) continue;
+        if (!have || ev->ts[i] > lts) {
+            lts = ev->ts[i];
+            lend = ev->ts[i] + ev->dur[i];
+            last_num = num;
+            have = true;
+        }
+    }
+    for (size_t i = 0; i < n && have; i++) {
+        if (!is_cpu_step(t, i, &num) || num == last_num || ev->ts[i] > lts) continue;
+        if (!have_prev || ev->ts[i] > pts) {
+            pts = ev->ts[i];
+            pend = ev->ts[i] + ev->dur[i];
+            prev_num = num;
+            have_prev = true;
+        }
+    }
+    if (!have || !have_prev) return true;
+
+    /* GPU rows by correlation id */
+    struct an_map gpu;
+    if (an_map_init(&gpu, 1024)) return true; /* out of memory: keep (never drops silently) */
+    for (size_t i = 0; i < n; i++) {
+        if (!lat_ev_kind_is_gpu((enum lat_ev_kind)ev->kind[i]) && !(ev->flags[i] & LAT_EVF_GPU))
+            continue;
+        if (ev->correlation[i] < 0) continue;
+        if (an_map_put(&gpu, ev->correlation[i], (uint32_t)i)) {
+            an_map_fini(&gpu);
+            return true;
+        }
+    }
+    uint64_t l_launch = 0, p_launch = 0, l_ops = 0, p_ops = 0, missing = 0, p_missing = 0;
+    for (size_t i = 0; i < n; i++) {
+        lat_ns ts = ev->ts[i];
+        bool in_l = ts >= lts && ts < lend, in_p = ts >= pts && ts < pend;
+        if (!in_l && !in_p) continue;
+        if (is_launch_call(t, i)) {
+            bool has = an_map_get(&gpu, ev->correlation[i]) != AN_NONE;
+            if (in_l && !has) missing++;
+            if (in_p && !has) p_missing++;
+            if (has) {
+                if (in_l) l_launch++;
+                if (in_p) p_launch++;
+            }
+        } else if (ev->kind[i] == LAT_EV_CPU_OP && ev->ph[i] == 'X') {
+            if (in_l) l_ops++;
+            if (in_p) p_ops++;
+        }
+    }
+    an_map_fini(&gpu);
+    /* some launches never have a GPU row (in every step alike): only more than in the
+     * previous step says the trace stopped before the last step's work was recorded */
+    if (missing > p_missing) {
+        if (why)
+            snprintf(why, whylen,
+                     "%llu launch(es) in ProfilerStep#%lld have no GPU row in the trace (%llu in "
+                     "#%lld)",
+                     (unsigned long long)missing, (long long)last_num,
+                     (unsigned long long)p_missing, (long long)prev_num);
+        return false;
+    }
+    bool gpu_side = p_launch > 0;
+    uint64_t l = gpu_side ? l_launch : l_ops, p = gpu_side ? p_launch : p_ops;
+    if ((double)l < 0.8 * (double)p) {
+        if (why)
+            snprintf(
+                why, whylen, "ProfilerStep#%lld holds %llu %s, under 80%% of the %llu of #%lld",
+                (long long)last_num, (unsigned long long)l, gpu_side ? "GPU launches" : "cpu_ops",
+                (unsigned long long)p, (long long)prev_num);
+        return false;
+    }
+    return true;
+}
+
+bool analysis_last_step_complete(const struct lat_trace *t)
+{
+    return an_last_step_complete(t, NULL, 0);
+}
+
 /* GPU row index, step rows and iteration tags (step 5). */
 static int view_index(struct an_view *v)
 {
@@ -573,12 +685,23 @@ int an_prep(struct an_view *views, struct lat_trace *const *t, size_t n,
             if (!have || ts < min_ts) min_ts = ts;
             have = true;
         }
+    a->last_step_dropped = false;
     for (size_t r = 0; r < n; r++) {
         views[r].offset = min_ts;
-        if (distinct >= 2 && (rc = view_drop_last_step(&views[r], o->include_last_step))) goto out;
+        bool drop = distinct >= 2 && !o->include_last_step;
+        char why[sizeof(a->last_step_reason)] = "";
+        if (drop && !o->hta_compat) drop = !an_last_step_complete(views[r].t, why, sizeof(why));
+        if (distinct >= 2 && (rc = view_drop_last_step(&views[r], !drop))) goto out;
+        if (drop && !a->last_step_dropped) {
+            a->last_step_dropped = true;
+            if (o->hta_compat)
+                snprintf(a->last_step_reason, sizeof(a->last_step_reason),
+                         "HTA's rule (--hta-compat): the last step is always dropped");
+            else
+                snprintf(a->last_step_reason, sizeof(a->last_step_reason), "%s", why);
+        }
         if ((rc = view_index(&views[r]))) goto out;
     }
-    a->last_step_dropped = distinct >= 2 && !o->include_last_step;
     rc = 0;
 out:
     free(stepnames);

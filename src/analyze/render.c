@@ -82,6 +82,10 @@ static const struct lat_an_field step_f[] = {
     F("cpu_only_us", NS, "cpu-only", struct lat_an_step, cpu_only),
     F("idle_us", NS, "idle", struct lat_an_step, idle),
     F("kernels", COUNT, "kernels", struct lat_an_step, kernels),
+    F("cpu_dataloader_us", NS, "dataloader", struct lat_an_step, cpu_dataloader),
+    F("cpu_ops_us", NS, "ops", struct lat_an_step, cpu_ops),
+    F("cpu_python_us", NS, "python", struct lat_an_step, cpu_python),
+    F("cpu_other_us", NS, "other", struct lat_an_step, cpu_other),
 };
 TABLE(lat_an_step_table, "steps", struct lat_an_step, step_f);
 
@@ -93,8 +97,34 @@ static const struct lat_an_field op_f[] = {
     F("gpu_us", NS, "GPU time", struct lat_an_op, gpu_time),
     F("kernels", COUNT, "kernels", struct lat_an_op, kernels),
     F("input_dims", STR, "input dims", struct lat_an_op, input_dims),
+    F("cpu_mem_bytes", I64, "CPU mem", struct lat_an_op, cpu_mem),
+    F("self_cpu_mem_bytes", I64, "self CPU mem", struct lat_an_op, self_cpu_mem),
+    F("annotation", BOOL, "region", struct lat_an_op, annotation),
 };
 TABLE(lat_an_op_table, "top_ops", struct lat_an_op, op_f);
+
+static const struct lat_an_field mem_f[] = {
+    F("records", COUNT, "records", struct lat_an_mem, records),
+    F("allocs", COUNT, "allocations", struct lat_an_mem, allocs),
+    F("frees", COUNT, "frees", struct lat_an_mem, frees),
+    F("alloc_bytes", BYTES, "allocated", struct lat_an_mem, alloc_bytes),
+    F("freed_bytes", BYTES, "freed", struct lat_an_mem, freed_bytes),
+    F("peak_allocated_bytes", I64, "peak allocated", struct lat_an_mem, peak_allocated),
+    F("peak_ts_us", NS, "peak at", struct lat_an_mem, peak_ts),
+};
+TABLE(lat_an_mem_table, "cpu_memory", struct lat_an_mem, mem_f);
+
+static const struct lat_an_field thread_f[] = {
+    F("pid", I64, "pid", struct lat_an_thread, pid),
+    F("tid", I64, "tid", struct lat_an_thread, tid),
+    F("name", STR, "thread", struct lat_an_thread, name),
+    F("ops", COUNT, "op rows", struct lat_an_thread, ops),
+    F("busy_us", NS, "in ops", struct lat_an_thread, busy),
+    F("self_us", NS, "self", struct lat_an_thread, self),
+    F("first_ts_us", NS, "first", struct lat_an_thread, first_ts),
+    F("last_end_us", NS, "last end", struct lat_an_thread, last_end),
+};
+TABLE(lat_an_thread_table, "op_threads", struct lat_an_thread, thread_f);
 
 static const struct lat_an_field op_kernel_f[] = {
     F("op", STR, "op", struct lat_an_op_kernel, op),
@@ -462,6 +492,22 @@ static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole, siz
     j_rows(w, lat_an_step_table.key, &lat_an_step_table, r->steps, r->nsteps);
     j_rows(w, "top_ops", &lat_an_op_table, r->top_ops, r->ntop_ops);
     j_rows(w, "top_ops_self", &lat_an_op_table, r->top_ops_self, r->ntop_ops_self);
+    jsonw_key(w, "ops_total");
+    jsonw_u64(w, r->nops_total);
+    j_us(w, "ops_self_total_us", r->ops_self_total);
+    j_us(w, "steps_total_us", r->steps_total);
+    jsonw_key(w, "cpu_only");
+    jsonw_bool(w, r->cpu_only);
+    j_rows(w, "ops_by_shape", &lat_an_op_table, r->ops_by_shape, r->nops_by_shape);
+    j_rows(w, "python_functions", &lat_an_op_table, r->py_funcs, r->npy_funcs);
+    jsonw_key(w, "python_functions_total");
+    jsonw_u64(w, r->npy_funcs_total);
+    jsonw_key(w, lat_an_mem_table.key);
+    if (r->mem.records)
+        lat_an_row_json(w, &lat_an_mem_table, &r->mem);
+    else
+        jsonw_null(w);
+    j_rows(w, lat_an_thread_table.key, &lat_an_thread_table, r->threads, r->nthreads);
     j_rows(w, lat_an_op_kernel_table.key, &lat_an_op_kernel_table, r->op_kernels, r->nop_kernels);
     j_rows(w, lat_an_aten_table.key, &lat_an_aten_table, r->aten_seqs, r->naten_seqs);
     j_rows(w, "top_kernels", &lat_an_kernel_table, r->top_kernels, r->ntop_kernels);
@@ -488,17 +534,22 @@ void analyze_write_json(struct jsonw *w, const struct lat_analysis *a,
     jsonw_key(w, "tool");
     jsonw_str(w, "latscope analyze");
     jsonw_key(w, "schema");
-    jsonw_i64(w, 1);
+    jsonw_i64(w, 2); /* 2: key_averages() op tables, no HTA rounding without hta_compat */
     jsonw_key(w, "hta_compat");
     jsonw_bool(w, a->opts.hta_compat);
     jsonw_key(w, "preprocessing");
     jsonw_obj_begin(w);
     jsonw_key(w, "ns_rounding");
-    jsonw_bool(w, a->opts.ns_rounding);
+    jsonw_bool(w, a->opts.ns_rounding && a->opts.hta_compat); /* as applied */
     jsonw_key(w, "steps_distinct");
     jsonw_u64(w, a->steps_distinct);
     jsonw_key(w, "last_step_dropped");
     jsonw_bool(w, a->last_step_dropped);
+    jsonw_key(w, "last_step_reason");
+    if (a->last_step_reason[0])
+        jsonw_str(w, a->last_step_reason);
+    else
+        jsonw_null(w);
     jsonw_key(w, "warning");
     if (a->warning[0])
         jsonw_str(w, a->warning);
@@ -533,6 +584,22 @@ void analyze_write_json(struct jsonw *w, const struct lat_analysis *a,
 static const char *dur(lat_ns ns, char *buf)
 {
     return units_format_duration(ns, buf, 32);
+}
+
+/* "%5.1f%%" of x over of, or "    -" when x is not a share of it (work outside the steps, or
+ * on several threads at once): never a share above 100 %. */
+static const char *pct_s(lat_ns x, lat_ns of, char *buf)
+{
+    if (of <= 0 || x > of)
+        snprintf(buf, 16, "    -");
+    else
+        snprintf(buf, 16, "%5.1f%%", 100.0 * (double)x / (double)of);
+    return buf;
+}
+
+static lat_ns mean(lat_ns x, uint64_t n)
+{
+    return n ? x / (lat_ns)n : 0;
 }
 
 static void print_name(FILE *f, const char *s, int width)
@@ -604,7 +671,27 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
                     (long long)r->queue[i].max_length);
         fprintf(f, "\n");
     }
-    if (r->nsteps) {
+    if (r->nsteps && r->cpu_only) {
+        /* CPU-only trace: what the step's thread did, from the CPU events alone */
+        fprintf(f, "\nstep         wall   dataloader        ops     python      other   (CPU-only "
+                   "trace)\n");
+        bool py = false;
+        for (size_t i = 0; i < r->nsteps; i++) {
+            const struct lat_an_step *s = &r->steps[i];
+            char b7[32];
+            py |= s->cpu_python > 0;
+            fprintf(f, "  %-6d %9s %12s %10s %10s %10s  %5.1f%% in ops\n", s->step, dur(s->dur, b1),
+                    dur(s->cpu_dataloader, b2), dur(s->cpu_ops, b3), dur(s->cpu_python, b4),
+                    dur(s->cpu_other, b7),
+                    s->dur > 0 ? 100.0 * (double)s->cpu_ops / (double)s->dur : 0.0);
+        }
+        fprintf(f,
+                "  ops: inside a cpu_op; python: in Python code outside any op; other: "
+                "neither (%s)\n",
+                py ? "interpreter, profiler, waiting"
+                   : "Python/framework code: no python_function events, record with_stack=True "
+                     "to split it");
+    } else if (r->nsteps) {
         fprintf(f, "\nstep         wall    compute       comm     copies   gpu-other   cpu-only    "
                    "   idle\n");
         for (size_t i = 0; i < r->nsteps; i++) {
@@ -615,15 +702,94 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
                     dur(s->gpu_other, b5), dur(s->cpu_only, b6), dur(s->idle, b7));
         }
     }
+    /* percentages of the profiled steps (key_averages' "Self CPU time total" without steps) */
+    lat_ns denom = r->steps_total ? r->steps_total : r->ops_self_total;
+    const char *of = r->steps_total ? "step" : "all";
     if (r->ntop_ops) {
-        fprintf(f, "\ntop CPU ops (total)                          calls      total       self    "
-                   "GPU time\n");
+        fprintf(f,
+                "\ntop CPU ops by total time                    calls      total  %%%-4s  "
+                "mean/call       self%s\n",
+                of, r->cpu_only ? "" : "    GPU time");
         for (size_t i = 0; i < r->ntop_ops; i++) {
             const struct lat_an_op *op = &r->top_ops[i];
             fprintf(f, "  ");
             print_name(f, op->name, 40);
-            fprintf(f, " %8llu %10s %10s %10s\n", (unsigned long long)op->count, dur(op->total, b1),
-                    dur(op->self, b2), dur(op->gpu_time, b3));
+            fprintf(f, " %8llu %10s %6s %10s %10s", (unsigned long long)op->count,
+                    dur(op->total, b1), pct_s(op->total, denom, b5),
+                    dur(mean(op->total, op->count), b2), dur(op->self, b3));
+            if (!r->cpu_only) fprintf(f, " %11s", dur(op->gpu_time, b4));
+            fprintf(f, "\n");
+        }
+    }
+    if (r->ntop_ops_self) {
+        fprintf(f,
+                "\ntop CPU ops by self time                     calls       self  %%%-4s  "
+                "mean/call      total\n",
+                of);
+        for (size_t i = 0; i < r->ntop_ops_self; i++) {
+            const struct lat_an_op *op = &r->top_ops_self[i];
+            fprintf(f, "  ");
+            print_name(f, op->name, 40);
+            fprintf(f, " %8llu %10s %6s %10s %10s\n", (unsigned long long)op->count,
+                    dur(op->self, b1), pct_s(op->self, denom, b5),
+                    dur(mean(op->self, op->count), b2), dur(op->total, b3));
+        }
+        fprintf(f, "  %zu ops (key_averages() rows); their self time without ProfilerStep*: %s\n",
+                r->nops_total, dur(r->ops_self_total, b1));
+    }
+    if (r->nops_by_shape && r->nops_by_shape < r->nops_total + 1) {
+        bool any_dims = false;
+        for (size_t i = 0; i < r->nops_by_shape; i++)
+            any_dims |= r->ops_by_shape[i].input_dims != NULL;
+        if (any_dims) {
+            fprintf(f, "\nby input shape (self time)                   calls       self  input "
+                       "dims\n");
+            for (size_t i = 0; i < r->nops_by_shape; i++) {
+                const struct lat_an_op *op = &r->ops_by_shape[i];
+                fprintf(f, "  ");
+                print_name(f, op->name, 40);
+                const char *d = op->input_dims ? op->input_dims : "-";
+                int dl = (int)strcspn(d, "\n");
+                fprintf(f, " %8llu %10s  %.*s%s\n", (unsigned long long)op->count,
+                        dur(op->self, b1), dl > 60 ? 57 : dl, d, dl > 60 ? "..." : "");
+            }
+        }
+    }
+    if (r->npy_funcs) {
+        fprintf(f,
+                "\nPython functions by self time (with_stack)                 calls       self  "
+                "%%%-4s      total\n",
+                of);
+        for (size_t i = 0; i < r->npy_funcs; i++) {
+            const struct lat_an_op *op = &r->py_funcs[i];
+            fprintf(f, "  ");
+            print_name(f, op->name, 56);
+            fprintf(f, " %8llu %10s %6s %10s\n", (unsigned long long)op->count, dur(op->self, b1),
+                    pct_s(op->self, denom, b5), dur(op->total, b2));
+        }
+        fprintf(f,
+                "  %zu functions; self: in the function's own code (no op, no call it made); "
+                "total counts a recursive call once\n",
+                r->npy_funcs_total);
+    }
+    if (r->mem.records) {
+        char m1[32], m2[32], m3[32];
+        fprintf(f,
+                "\nCPU memory (profile_memory)  %llu allocations (%s), %llu frees (%s), peak "
+                "allocated %s at %s\n",
+                (unsigned long long)r->mem.allocs, units_format_bytes(r->mem.alloc_bytes, m1, 32),
+                (unsigned long long)r->mem.frees, units_format_bytes(r->mem.freed_bytes, m2, 32),
+                units_format_bytes(r->mem.peak_allocated > 0 ? (uint64_t)r->mem.peak_allocated : 0,
+                                   m3, 32),
+                dur(r->mem.peak_ts, b1));
+    }
+    if (r->nthreads > 1 || (r->nthreads == 1 && r->cpu_only)) {
+        fprintf(f, "\nthreads        pid        tid   op rows     in ops       self  name\n");
+        for (size_t i = 0; i < r->nthreads; i++) {
+            const struct lat_an_thread *th = &r->threads[i];
+            fprintf(f, "  %16lld %10lld %9llu %10s %10s  %s\n", (long long)th->pid,
+                    (long long)th->tid, (unsigned long long)th->ops, dur(th->busy, b1),
+                    dur(th->self, b2), th->name ? th->name : "-");
         }
     }
     if (r->naten_seqs) {
@@ -679,9 +845,14 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
 int analyze_format_text(FILE *f, const struct lat_analysis *a, const struct analyze_render_opts *o)
 {
     if (a->warning[0]) fprintf(f, "note: %s\n", a->warning);
-    if (a->last_step_dropped)
+    if (a->last_step_dropped && a->opts.hta_compat)
         fprintf(f, "note: the last ProfilerStep (incomplete) was dropped, as HTA does "
                    "(--include-last-step keeps it)\n");
+    else if (a->last_step_dropped)
+        fprintf(f,
+                "note: the last ProfilerStep was dropped as incomplete: %s (--include-last-step "
+                "keeps it)\n",
+                a->last_step_reason);
     for (size_t i = 0; i < a->nranks; i++)
         print_rank_text(f, &a->ranks[i], &a->opts, o);
     if (a->nranks > 1 && a->whole.temporal.valid) {

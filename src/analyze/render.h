@@ -50,7 +50,8 @@ struct lat_an_table {
     size_t row_size;
 };
 
-/* The row kinds of a rank (struct lat_an_rank). top_ops/top_ops_self share lat_an_op_table,
+/* The row kinds of a rank (struct lat_an_rank). top_ops/top_ops_self/ops_by_shape/
+ * python_functions share lat_an_op_table,
  * top_kernels/kernels_by_type share lat_an_kernel_table. */
 extern const struct lat_an_table lat_an_temporal_table;  /* struct lat_an_temporal */
 extern const struct lat_an_table lat_an_idle_table;      /* struct lat_an_idle_stream */
@@ -63,6 +64,8 @@ extern const struct lat_an_table lat_an_aten_table;      /* struct lat_an_aten_s
 extern const struct lat_an_table lat_an_kernel_table;    /* struct lat_an_kernel */
 extern const struct lat_an_table lat_an_memcpy_table;    /* struct lat_an_memcpy */
 extern const struct lat_an_table lat_an_sync_table;      /* struct lat_an_sync */
+extern const struct lat_an_table lat_an_mem_table;       /* struct lat_an_mem */
+extern const struct lat_an_table lat_an_thread_table;    /* struct lat_an_thread */
 
 /* A numeric column as a double in its unit (ns for LAT_AN_U_NS*, percent/share, count...);
  * NaN for strings. Booleans are 0/1, kernel types their enum value. */

@@ -12,6 +12,7 @@
  * starting inside it. Python function events are left out of the nesting: ops name the work.
  */
 #include "doctor/ctx.h"
+#include "analyze/analysis.h"
 #include "core/err.h"
 
 #include <errno.h>
@@ -425,6 +426,8 @@ static int doc_build_steps(struct doc_ctx *c, const struct corr_pair *rtc, size_
                 c->nsteps = keep;
             }
         }
+    } else if (c->steps_real && c->nsteps > 1 && !analysis_last_step_complete(t)) {
+        c->nsteps--; /* no GPU work: the same completeness test as analyze (analysis.h) */
     }
     free(dmin);
     free(dmax);

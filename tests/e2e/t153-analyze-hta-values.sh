@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # t153-analyze-hta-values: the values HTA's test suite asserts on the MTIA trace (analyses.md
-# §18), through the CLI and its JSON, plus HTA 0.5.0's numbers on df_index_resolver.
+# §18), through the CLI and its JSON, plus HTA 0.5.0's numbers on df_index_resolver (both
+# under --hta-compat: HTA's ns rounding and last-step rule apply only there).
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
 m=$(need_trace hta/tests/data/mtia_trace_single_rank/mtia_rank_0.json.gz)
 expect_rc 0 "$LATSCOPE" analyze --hta-compat --format json "$m"
@@ -22,7 +23,7 @@ near "$(jq "$r.aten_op_kernels[0].avg_aten_op_launch_delay_us" "$TMPDIR/m.json")
 near "$(jq "$r.aten_op_kernels[0].avg_runtime_delay_us" "$TMPDIR/m.json")" 293.113 2 || fail "runtime delay"
 
 d=$(need_trace hta/tests/data/df_index_resolver/df_index_resolver.json.gz)
-expect_rc 0 "$LATSCOPE" analyze --format json "$d"
+expect_rc 0 "$LATSCOPE" analyze --hta-compat --format json "$d"
 cp "$TMPDIR/out" "$TMPDIR/d.json"
 [[ $(jq -r "$r.temporal | \"\(.idle_us) \(.compute_us) \(.non_compute_us) \(.kernel_time_us)\"" "$TMPDIR/d.json") == "643612 496485 256572 1396669" ]] || fail "df temporal"
 [[ $(jq -r "$r.launch | \"\(.count) \(.short_kernels) \(.runtime_outliers) \(.launch_delay_outliers) \(.median_launch_delay_us)\"" "$TMPDIR/d.json") == "17832 9686 2 6605 2" ]] || fail "df launch"

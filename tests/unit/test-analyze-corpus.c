@@ -213,6 +213,22 @@ static void check_invariants(const char *path, const struct lat_analysis *a)
         for (size_t o = 0; o < r->ntop_ops; o++)
             if (r->top_ops[o].self > r->top_ops[o].total)
                 FAIL("%s: op %s self > total", path, r->top_ops[o].name);
+        /* never an impossible number: no negative operator time (HTA's ns rounding made
+         * aten::empty -1 us on cpu_only before it moved under --hta-compat) */
+        const struct lat_an_op *tabs[] = {r->top_ops, r->top_ops_self, r->ops_by_shape,
+                                          r->py_funcs};
+        const size_t ntabs[] = {r->ntop_ops, r->ntop_ops_self, r->nops_by_shape, r->npy_funcs};
+        for (int q = 0; q < 4; q++)
+            for (size_t o = 0; o < ntabs[q]; o++)
+                if (tabs[q][o].self < 0 || tabs[q][o].total < 0 || tabs[q][o].gpu_time < 0)
+                    FAIL("%s: op %s has a negative time", path, tabs[q][o].name);
+        for (size_t s = 0; s < r->nsteps; s++) {
+            const struct lat_an_step *st = &r->steps[s];
+            lat_ns c = st->cpu_dataloader + st->cpu_ops + st->cpu_python + st->cpu_other;
+            if (c != st->dur && !(c == 0 && st->dur == 0))
+                FAIL("%s: step %d CPU parts %lld != wall %lld", path, st->step, (long long)c,
+                     (long long)st->dur);
+        }
     }
 }
 

@@ -13,7 +13,8 @@
 static const struct lat_an_table *const tables[] = {
     &lat_an_temporal_table, &lat_an_idle_table,   &lat_an_ktype_table,     &lat_an_queue_table,
     &lat_an_step_table,     &lat_an_op_table,     &lat_an_op_kernel_table, &lat_an_aten_table,
-    &lat_an_kernel_table,   &lat_an_memcpy_table, &lat_an_sync_table,
+    &lat_an_kernel_table,   &lat_an_memcpy_table, &lat_an_sync_table,      &lat_an_mem_table,
+    &lat_an_thread_table,
 };
 
 TEST(analyze_render_tables_consistent)
@@ -33,9 +34,10 @@ TEST(analyze_render_tables_consistent)
 
 TEST(analyze_render_field_values)
 {
-    struct lat_an_step s = {.step = 3, .ts = 1500, .dur = 2000250, .idle = 7, .kernels = 9};
+    struct lat_an_step s = {
+        .step = 3, .ts = 1500, .dur = 2000250, .idle = 7, .kernels = 9, .cpu_python = 11};
     const struct lat_an_table *t = &lat_an_step_table;
-    double want[] = {3, 1500, 2000250, 0, 0, 0, 0, 0, 7, 9};
+    double want[] = {3, 1500, 2000250, 0, 0, 0, 0, 0, 7, 9, 0, 0, 11, 0};
     ASSERT_EQ_U64(t->nfields, sizeof(want) / sizeof(want[0]));
     for (size_t i = 0; i < t->nfields; i++)
         ASSERT_NEAR(lat_an_field_num(&t->fields[i], &s), want[i], 0);

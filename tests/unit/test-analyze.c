@@ -414,23 +414,50 @@ TEST(analyze_memcpy_syncs_by_hand)
     lat_trace_free(t);
 }
 
+static const struct lat_an_op *find_op(const struct lat_an_op *ops, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(ops[i].name, name)) return &ops[i];
+    FAIL("no op row %s", name);
+}
+
 TEST(analyze_ops_by_hand)
 {
-    /* linear [5,45) > mm [10,40): linear self 10; GPU time: mm 30+10, add 10, nccl op 37 */
+    /* key_averages() semantics: runtime calls and ProfilerStep* are rows and nodes of the tree.
+     * Step #2 (one cpu_op, one launch, under 80 % of step #1's) is incomplete: dropped.
+     * step #1 [0,100): children linear 40, add 11, nccl 4, memcpy [70,72) 2, sync 10: self 33.
+     * linear [5,45) > mm [10,40) > launches 5 + 4: mm self 21, linear self 10. add [55,66) >
+     * launch 2: self 9. GPU time: mm 30+10, add 10, nccl op 37 */
     struct lat_trace *t = ref_trace();
     struct lat_analysis *a = run1(t, NULL);
     const struct lat_an_rank *r = &a->ranks[0];
-    ASSERT_EQ_U64(r->ntop_ops, 4);
-    ASSERT_EQ_STR(r->top_ops[0].name, "aten::linear");
-    ASSERT_EQ_I64(r->top_ops[0].total, US(40));
-    ASSERT_EQ_I64(r->top_ops[0].self, US(10));
-    ASSERT_EQ_I64(r->top_ops[0].gpu_time, 0);
-    ASSERT_EQ_STR(r->top_ops[1].name, "aten::mm");
-    ASSERT_EQ_U64(r->top_ops[1].count, 1); /* the one in the dropped step is not counted */
-    ASSERT_EQ_I64(r->top_ops[1].gpu_time, US(40));
-    ASSERT_EQ_U64(r->top_ops[1].kernels, 2);
-    ASSERT_EQ_STR(r->top_ops_self[0].name, "aten::mm");
-    ASSERT_EQ_STR(r->top_ops_self[2].name, "aten::linear");
+    ASSERT(a->last_step_dropped);
+    ASSERT_EQ_U64(r->ntop_ops, 8);
+    ASSERT_EQ_U64(r->nops_total, 8);
+    ASSERT_EQ_STR(r->top_ops[0].name, "ProfilerStep*");
+    ASSERT(r->top_ops[0].annotation);
+    ASSERT_EQ_U64(r->top_ops[0].count, 1);
+    ASSERT_EQ_I64(r->top_ops[0].total, US(100));
+    ASSERT_EQ_I64(r->top_ops[0].self, US(33));
+    ASSERT_EQ_STR(r->top_ops[1].name, "aten::linear");
+    ASSERT_EQ_I64(r->top_ops[1].total, US(40));
+    ASSERT_EQ_I64(r->top_ops[1].self, US(10));
+    ASSERT_EQ_I64(r->top_ops[1].gpu_time, 0);
+    const struct lat_an_op *mm = find_op(r->top_ops, r->ntop_ops, "aten::mm");
+    ASSERT_EQ_U64(mm->count, 1); /* the one in the dropped step is not counted */
+    ASSERT_EQ_I64(mm->self, US(21));
+    ASSERT_EQ_I64(mm->gpu_time, US(40));
+    ASSERT_EQ_U64(mm->kernels, 2);
+    ASSERT_EQ_I64(find_op(r->top_ops, r->ntop_ops, "aten::add")->self, US(9));
+    const struct lat_an_op *lk = find_op(r->top_ops, r->ntop_ops, "cudaLaunchKernel");
+    ASSERT_EQ_U64(lk->count, 4);
+    ASSERT_EQ_I64(lk->total, US(12));
+    ASSERT_EQ_I64(lk->self, US(12));
+    ASSERT_EQ_STR(r->top_ops_self[0].name, "ProfilerStep*");
+    ASSERT_EQ_STR(r->top_ops_self[1].name, "aten::mm");
+    ASSERT_EQ_STR(r->top_ops_self[2].name, "cudaLaunchKernel");
+    /* Self CPU time total: everything but the step: 10+21+9+(4-1)+12+2+10 */
+    ASSERT_EQ_I64(r->ops_self_total, US(67));
     ASSERT_EQ_U64(r->nop_kernels, 3);
     ASSERT_EQ_STR(r->op_kernels[0].op, "aten::mm");
     ASSERT_EQ_STR(r->op_kernels[0].kernel, "gemm_kernel");
@@ -475,7 +502,10 @@ TEST(analyze_ns_rounding_like_hta)
     b.t->ev.n = 0;
     tb_ev(&b, LAT_EV_KERNEL, "kernel", "k", 10500, 2000, 7, 1, 0);
     tb_ev(&b, LAT_EV_KERNEL, "kernel", "k", 20200, 500, 7, 2, 0);
-    struct lat_analysis *a = run1(b.t, NULL);
+    struct analysis_opts o;
+    analysis_opts_default(&o);
+    o.hta_compat = true; /* HTA's rounding applies only there */
+    struct lat_analysis *a = run1(b.t, &o);
     const struct lat_an_rank *r = &a->ranks[0];
     ASSERT_EQ_I64(r->temporal.kernel_time, US(9));
     ASSERT_EQ_I64(r->temporal.idle, US(9));
@@ -485,12 +515,15 @@ TEST(analyze_ns_rounding_like_hta)
     ASSERT_EQ_I64(r->ktypes[0].sum, US(1));
     analysis_free(a);
 
-    struct analysis_opts o;
-    analysis_opts_default(&o);
-    o.ns_rounding = false;
+    o.ns_rounding = false; /* --hta-compat --no-ns-rounding: exact */
     a = run1(b.t, &o);
     ASSERT_EQ_I64(a->ranks[0].temporal.kernel_time, 20700 - 10500);
     ASSERT_EQ_I64(a->ranks[0].temporal.compute, 2500);
+    analysis_free(a);
+    a = run1(b.t, NULL); /* the default: exact */
+    ASSERT_EQ_I64(a->ranks[0].temporal.kernel_time, 20700 - 10500);
+    ASSERT_EQ_I64(a->ranks[0].temporal.compute, 2500);
+    ASSERT_EQ_I64(a->ranks[0].temporal.idle, 10200 - 2500);
     analysis_free(a);
     lat_trace_free(b.t);
 }
@@ -605,7 +638,17 @@ TEST(analyze_steps_counted_over_all_ranks)
     kernel(&c, "gemm", 520, 10, 7, 1);
     struct lat_trace *both[] = {b.t, c.t};
     struct lat_analysis *a;
+    /* latscope's default: each rank's only step is complete (nothing to compare it with) */
     ASSERT_RC(analysis_run(both, 2, NULL, &a));
+    ASSERT_EQ_U64(a->steps_distinct, 2);
+    ASSERT(!a->last_step_dropped);
+    ASSERT_EQ_U64(a->ranks[0].launch.count, 2);
+    ASSERT_EQ_U64(a->ranks[0].dropped_last_step, 0);
+    analysis_free(a);
+    struct analysis_opts o;
+    analysis_opts_default(&o);
+    o.hta_compat = true;
+    ASSERT_RC(analysis_run(both, 2, &o, &a));
     ASSERT_EQ_U64(a->steps_distinct, 2);
     ASSERT(a->last_step_dropped);
     ASSERT_EQ_U64(a->ranks[0].launch.count, 1);
@@ -616,4 +659,143 @@ TEST(analyze_steps_counted_over_all_ranks)
     analysis_free(a);
     lat_trace_free(b.t);
     lat_trace_free(c.t);
+}
+
+/* ---- latscope's last-step rule and key_averages() semantics --------------------------------- */
+
+static void step3(struct tb *b, int n3_ops)
+{
+    tb_ev(b, LAT_EV_USER_ANNOTATION, "user_annotation", "ProfilerStep#1", 0, US(100), -1, -1, 0);
+    tb_ev(b, LAT_EV_USER_ANNOTATION, "user_annotation", "ProfilerStep#2", US(100), US(100), -1, -1,
+          0);
+    tb_ev(b, LAT_EV_USER_ANNOTATION, "user_annotation", "ProfilerStep#3", US(200), US(100), -1, -1,
+          0);
+    for (int s = 0; s < 3; s++)
+        for (int k = 0; k < (s == 2 ? n3_ops : 5); k++)
+            cpu_op(b, "aten::add", 100 * s + 10 * k + 1, 5);
+}
+
+TEST(analyze_last_step_complete_cpu)
+{
+    /* a torch.profiler schedule's last step is as full as the others: kept (analyze and doctor
+     * count 3); a step cut short (1 op of 5) is dropped by default and by --hta-compat */
+    struct tb b;
+    tb_init(&b);
+    step3(&b, 5);
+    ASSERT(analysis_last_step_complete(b.t));
+    struct lat_analysis *a = run1(b.t, NULL);
+    ASSERT(!a->last_step_dropped);
+    ASSERT_EQ_U64(a->ranks[0].nsteps, 3);
+    ASSERT_EQ_U64(a->ranks[0].top_ops[1].count, 15); /* aten::add, after ProfilerStep* */
+    analysis_free(a);
+    struct analysis_opts o;
+    analysis_opts_default(&o);
+    o.hta_compat = true;
+    a = run1(b.t, &o);
+    ASSERT(a->last_step_dropped); /* HTA: always */
+    ASSERT_EQ_U64(a->ranks[0].nsteps, 2);
+    analysis_free(a);
+    lat_trace_free(b.t);
+
+    tb_init(&b);
+    step3(&b, 1);
+    ASSERT(!analysis_last_step_complete(b.t));
+    a = run1(b.t, NULL);
+    ASSERT(a->last_step_dropped);
+    ASSERT_EQ_U64(a->ranks[0].nsteps, 2);
+    ASSERT(strstr(a->last_step_reason, "1 cpu_ops, under 80% of the 5 of #2"));
+    analysis_free(a);
+    lat_trace_free(b.t);
+}
+
+TEST(analyze_last_step_complete_gpu)
+{
+    /* every step has a launch without GPU row (as in real traces): not a sign; one more in the
+     * last step is */
+    for (int extra = 0; extra < 2; extra++) {
+        struct tb b;
+        tb_init(&b);
+        tb_ev(&b, LAT_EV_USER_ANNOTATION, "user_annotation", "ProfilerStep#1", 0, US(100), -1, -1,
+              0);
+        tb_ev(&b, LAT_EV_USER_ANNOTATION, "user_annotation", "ProfilerStep#2", US(100), US(100), -1,
+              -1, 0);
+        for (int s = 0; s < 2; s++) {
+            launch(&b, "cudaLaunchKernel", 100 * s + 10, 2, 10 * s + 1);
+            kernel(&b, "k", 100 * s + 20, 5, 7, 10 * s + 1);
+            launch(&b, "cudaMemsetAsync", 100 * s + 30, 2, 10 * s + 2); /* never a GPU row */
+        }
+        if (extra) launch(&b, "cudaLaunchKernel", 150, 2, 99);
+        ASSERT(analysis_last_step_complete(b.t) == !extra);
+        lat_trace_free(b.t);
+    }
+}
+
+TEST(analyze_ops_key_averages_tree)
+{
+    /* torch's _build_tree: python_function events are nodes (they take time from their parent's
+     * self) but no rows; a same-name child that is its parent's only child merges into it
+     * (div_ [0,40) > div_ [5,35) > empty [10,12): one div_ call, total 40, self 38); a
+     * same-name child with a sibling stays (mean [50,90) > mean [55,65) + sum [70,80)). The
+     * filtered aten::is_leaf is no node: its time stays in its parent. */
+    struct tb b;
+    tb_init(&b);
+    tb_ev(&b, LAT_EV_PYTHON, "python_function", "model.py(1): forward", 0, US(100), -1, -1, 0);
+    cpu_op(&b, "aten::div_", 0, 40);
+    cpu_op(&b, "aten::div_", 5, 30);
+    cpu_op(&b, "aten::empty", 10, 2);
+    cpu_op(&b, "aten::is_leaf", 20, 3);
+    cpu_op(&b, "aten::mean", 50, 40);
+    cpu_op(&b, "aten::mean", 55, 10);
+    tb_ev(&b, LAT_EV_PYTHON, "python_function", "model.py(9): helper", US(70), US(10), -1, -1, 0);
+    cpu_op(&b, "aten::sum", 72, 6);
+    struct lat_analysis *a = run1(b.t, NULL);
+    const struct lat_an_rank *r = &a->ranks[0];
+    ASSERT_EQ_U64(r->nops_total, 4); /* div_, empty, mean, sum: no python rows */
+    const struct lat_an_op *div = find_op(r->top_ops, r->ntop_ops, "aten::div_");
+    ASSERT_EQ_U64(div->count, 1);
+    ASSERT_EQ_I64(div->total, US(40));
+    ASSERT_EQ_I64(div->self, US(38));
+    const struct lat_an_op *mean = find_op(r->top_ops, r->ntop_ops, "aten::mean");
+    ASSERT_EQ_U64(mean->count, 2);
+    ASSERT_EQ_I64(mean->total, US(50));
+    ASSERT_EQ_I64(mean->self, US(40 - 10 - 10 + 10)); /* outer 20 (helper is its child), inner 10 */
+    ASSERT_EQ_U64(r->npy_funcs, 2);
+    const struct lat_an_op *fw = find_op(r->py_funcs, r->npy_funcs, "model.py(1): forward");
+    ASSERT_EQ_I64(fw->self, US(100 - 40 - 40));
+    const struct lat_an_op *hp = find_op(r->py_funcs, r->npy_funcs, "model.py(9): helper");
+    ASSERT_EQ_I64(hp->self, US(4));
+    ASSERT(r->cpu_only);
+    ASSERT_EQ_U64(r->nthreads, 1);
+    ASSERT_EQ_I64(r->threads[0].busy, US(80)); /* outermost ops: div_ 40 + mean 40 */
+    analysis_free(a);
+    lat_trace_free(b.t);
+}
+
+TEST(analyze_steps_cpu_split)
+{
+    /* step [0,100): DataLoader region [0,20) holding an op [5,10); ops [30,50); python
+     * [40,70) (10 of it under the op); nothing in [70,100): dataloader 20, ops 20, python 20,
+     * other 40 */
+    struct tb b;
+    tb_init(&b);
+    tb_ev(&b, LAT_EV_USER_ANNOTATION, "user_annotation", "ProfilerStep#1", 0, US(100), -1, -1, 0);
+    tb_ev(&b, LAT_EV_USER_ANNOTATION, "user_annotation",
+          "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 0, US(20), -1, -1, 0);
+    cpu_op(&b, "aten::stack", 5, 5);
+    cpu_op(&b, "aten::mm", 30, 20);
+    tb_ev(&b, LAT_EV_PYTHON, "python_function", "x.py(3): post", US(40), US(30), -1, -1, 0);
+    struct lat_analysis *a = run1(b.t, NULL);
+    const struct lat_an_step *s = &a->ranks[0].steps[0];
+    ASSERT_EQ_I64(s->cpu_dataloader, US(20));
+    ASSERT_EQ_I64(s->cpu_ops, US(20));
+    ASSERT_EQ_I64(s->cpu_python, US(20));
+    ASSERT_EQ_I64(s->cpu_other, US(40));
+    ASSERT_EQ_I64(a->ranks[0].steps_total, US(100));
+    const struct lat_an_op *dl =
+        find_op(a->ranks[0].top_ops, a->ranks[0].ntop_ops,
+                "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+    ASSERT(dl->annotation);
+    ASSERT_EQ_I64(dl->self, US(15));
+    analysis_free(a);
+    lat_trace_free(b.t);
 }
