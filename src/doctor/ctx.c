@@ -643,6 +643,17 @@ lat_ns doc_acc_get(const struct doc_acc *a, uint64_t key)
     return 0;
 }
 
+uint32_t doc_acc_count(const struct doc_acc *a, uint64_t key)
+{
+    if (!a->cap) return 0;
+    size_t j = doc_hash(key) & (a->cap - 1);
+    while (a->used[j]) {
+        if (a->keys[j] == key) return a->cnt[j];
+        j = (j + 1) & (a->cap - 1);
+    }
+    return 0;
+}
+
 void doc_acc_reset(struct doc_acc *a)
 {
     if (!a->cap) return;

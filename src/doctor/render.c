@@ -547,37 +547,20 @@ void doctor_write_json(const struct doc_report *r, const struct doc_opts *opt, s
     }
     jsonw_arr_end(w);
     if (opt) {
-        const struct doc_thresholds *th = &opt->th;
         jsonw_key(w, "thresholds");
         jsonw_obj_begin(w);
-        jsonw_key(w, "host_idle_pct");
-        jsonw_double(w, th->host_idle_pct, 6);
-        jsonw_key(w, "launch_bound_share");
-        jsonw_double(w, th->launch_bound_share, 6);
-        jsonw_key(w, "short_kernel_cutoff_us");
-        jsonw_ns_as_us(w, th->short_kernel_cutoff);
-        jsonw_key(w, "memcpy_pct");
-        jsonw_double(w, th->memcpy_pct, 6);
-        jsonw_key(w, "sync_pct");
-        jsonw_double(w, th->sync_pct, 6);
-        jsonw_key(w, "dominant_kernel_pct");
-        jsonw_double(w, th->dominant_kernel_pct, 6);
-        jsonw_key(w, "fp32_eligible_pct");
-        jsonw_double(w, th->fp32_eligible_pct, 6);
-        jsonw_key(w, "comm_pct");
-        jsonw_double(w, th->comm_pct, 6);
-        jsonw_key(w, "dataloader_pct");
-        jsonw_double(w, th->dataloader_pct, 6);
-        jsonw_key(w, "underfilled_pct");
-        jsonw_double(w, th->underfilled_pct, 6);
-        jsonw_key(w, "alloc_pct");
-        jsonw_double(w, th->alloc_pct, 6);
-        jsonw_key(w, "tail_pct");
-        jsonw_double(w, th->tail_pct, 6);
-        jsonw_key(w, "overhead_pct");
-        jsonw_double(w, th->overhead_pct, 6);
-        jsonw_key(w, "min_saving_pct");
-        jsonw_double(w, th->min_saving_pct, 6);
+        size_t nth;
+        const struct doc_threshold_desc *ds = doctor_thresholds(&nth);
+        for (size_t i = 0; i < nth; i++) {
+            jsonw_key(w, ds[i].key);
+            const char *p = (const char *)&opt->th + ds[i].offset;
+            if (ds[i].kind == DOC_TH_US)
+                jsonw_ns_as_us(w, *(const lat_ns *)(const void *)p);
+            else if (ds[i].kind == DOC_TH_INT)
+                jsonw_i64(w, *(const int64_t *)(const void *)p);
+            else
+                jsonw_double(w, *(const double *)(const void *)p, 6);
+        }
         jsonw_obj_end(w);
     }
     jsonw_obj_end(w);

@@ -14,6 +14,7 @@
 #include "doctor/ctx.h"
 #include "doctor/doctor.h"
 #include "doctor/ivl.h"
+#include "doctor/shell.h"
 #include "ingest/ingest.h"
 
 #include <stdarg.h>
