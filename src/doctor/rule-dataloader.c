@@ -78,14 +78,24 @@ void doc_rule_dataloader(struct doc_ctx *c)
         doc_kv_num(c->r, f, "threshold_pct", c->o->th.dataloader_pct);
         doc_add_cpu_evidence(c, f, dl_tid, &in);
         doc_top_emit(c, f, &top);
-        doc_set(c->r, &f->recommendation,
-                "Load and preprocess data off the critical path. PyTorch: "
-                "DataLoader(num_workers=N (start with the number of CPU cores / GPUs), "
-                "pin_memory=True, persistent_workers=True, prefetch_factor=2..4); move "
-                "decoding/augmentation to the GPU (NVIDIA DALI, torchvision.io.decode_jpeg on "
-                "cuda); cache preprocessed data. Serving (TensorRT / ONNX Runtime): decode and "
-                "resize requests in a separate thread pool or process and queue ready tensors, "
-                "so the engine never waits on preprocessing.");
+        if (c->have & DOC_HAVE_GPU)
+            doc_set(c->r, &f->recommendation,
+                    "Load and preprocess data off the critical path. PyTorch: "
+                    "DataLoader(num_workers=N (start with the number of CPU cores / GPUs), "
+                    "pin_memory=True, persistent_workers=True, prefetch_factor=2..4); move "
+                    "decoding/augmentation to the GPU (NVIDIA DALI, torchvision.io.decode_jpeg on "
+                    "cuda); cache preprocessed data. Serving (TensorRT / ONNX Runtime): decode and "
+                    "resize requests in a separate thread pool or process and queue ready "
+                    "tensors, so the engine never waits on preprocessing.");
+        else
+            doc_set(c->r, &f->recommendation,
+                    "Load and preprocess data off the critical path. PyTorch: "
+                    "DataLoader(num_workers=N, persistent_workers=True, prefetch_factor=2..4) so "
+                    "worker processes prepare the next batches while the model runs (on a CPU "
+                    "machine leave cores for inference: workers + torch.get_num_threads() <= "
+                    "cores); vectorise per-sample Python transforms; cache preprocessed data. "
+                    "Serving (ONNX Runtime / OpenVINO): decode and resize requests in a separate "
+                    "thread pool or process and queue ready tensors.");
         doc_cpu_next_step(c, f,
                           "its CPU section shows whether decoding, augmentation or collation costs "
                           "most inside __next__",

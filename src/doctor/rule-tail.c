@@ -101,8 +101,22 @@ void doc_rule_tail(struct doc_ctx *c)
     doc_kv_int(c->r, f, "steps", (int64_t)n);
     bool first_only = nslow == 1 && d[0] >= p90 && d[0] > limit;
     doc_kv_bool(c->r, f, "only_first_step_is_slow", first_only);
-    /* A slow first step is warm-up: worth knowing, not a steady-state saving. */
-    if (first_only) f->severity = DOC_SEV_INFO;
+    /* CPU contention (rule-cpu-contention.c) explains slow steps in which the same ops ran much
+     * slower per call: then they are neither warm-up nor a tail to tune. */
+    size_t ncont = 0;
+    for (size_t i = 0; i < n && c->cpu && c->cpu->contended; i++)
+        if (d[i] >= p90 && d[i] > limit && c->cpu->contended[i]) ncont++;
+    bool contention = ncont > 0 && ncont * 2 >= nslow;
+    doc_kv_int(c->r, f, "slow_steps_with_cpu_contention", (int64_t)ncont);
+    /* Warm-up only when the slow step is the program's first: a first ProfilerStep numbered N > 0
+     * had N steps before it (torch.profiler's wait/warmup steps), which paid the first-call
+     * costs. */
+    bool warmup = first_only && !contention && c->steps[0].num <= 0;
+    doc_kv_bool(c->r, f, "warm_up", warmup);
+    bool gpu = (c->have & DOC_HAVE_GPU) != 0;
+    /* A slow first step is warm-up, a contended step is the machine: worth knowing, not a
+     * steady-state saving. */
+    if (first_only || contention) f->severity = DOC_SEV_INFO;
     for (size_t i = 0; i < n; i++) {
         if (!(d[i] >= p90 && d[i] > limit)) continue;
         doc_row_begin(c->r, f, "slow_steps");
@@ -135,19 +149,46 @@ void doc_rule_tail(struct doc_ctx *c)
         shown++;
     }
     free(keys);
-    doc_set(c->r, &f->recommendation,
-            "%sLook at what the slow steps do that the median step does not (components). "
-            "Typical causes: allocator growth (cudaMalloc under aten::empty: warm up with the "
-            "largest shapes, static shapes), recompilation (torch.compile guards: "
-            "TORCH_LOGS=recompiles; dynamic=False with padded shapes), cuDNN autotuning "
-            "(torch.backends.cudnn.benchmark with changing shapes), garbage collection "
-            "(gc.freeze() after warm-up), data-dependent work (variable sequence lengths: "
-            "bucket them). TensorRT/ONNX Runtime: warm up every optimisation profile/shape "
-            "before serving.",
-            first_only ? "Only the first step is slow: this is warm-up; exclude it from "
-                         "latency numbers (torch.profiler schedule warmup) and warm up before "
-                         "serving. "
-                       : "");
+    char why[400] = "";
+    if (contention)
+        snprintf(why, sizeof(why),
+                 "%zu of the %zu slow steps ran the same operators much slower per call than "
+                 "the other steps (see cpu-contention): the thread was waiting for a CPU, not "
+                 "doing different work; fix the contention, not the model. ",
+                 ncont, nslow);
+    else if (warmup)
+        snprintf(why, sizeof(why),
+                 "Only the first step is slow: this is warm-up; exclude it from latency numbers "
+                 "(torch.profiler schedule warmup) and warm up before serving. ");
+    else if (first_only)
+        snprintf(why, sizeof(why),
+                 "Only the first profiled step is slow, but it is ProfilerStep#%d: %d steps ran "
+                 "before it, so it is not the program's first run (not warm-up). It may carry "
+                 "the profiler's own start-up or a one-time event (a new input shape, garbage "
+                 "collection, another process on the machine); profile more steps to tell. ",
+                 c->steps[0].num, c->steps[0].num);
+    if (gpu)
+        doc_set(c->r, &f->recommendation,
+                "%sLook at what the slow steps do that the median step does not (components). "
+                "Typical causes: allocator growth (cudaMalloc under aten::empty: warm up with the "
+                "largest shapes, static shapes), recompilation (torch.compile guards: "
+                "TORCH_LOGS=recompiles; dynamic=False with padded shapes), cuDNN autotuning "
+                "(torch.backends.cudnn.benchmark with changing shapes), garbage collection "
+                "(gc.freeze() after warm-up), data-dependent work (variable sequence lengths: "
+                "bucket them). TensorRT/ONNX Runtime: warm up every optimisation profile/shape "
+                "before serving.",
+                why);
+    else
+        doc_set(c->r, &f->recommendation,
+                "%sLook at what the slow steps do that the median step does not (components). "
+                "Typical causes on CPU: other load on the machine or more threads than cores "
+                "(torch.set_num_threads / OMP_NUM_THREADS = physical cores, pin the process with "
+                "taskset or numactl), first calls with a new input shape (oneDNN builds a "
+                "primitive per shape: warm up with every shape you serve), torch.compile "
+                "recompilation (TORCH_LOGS=recompiles), garbage collection (gc.freeze() after "
+                "warm-up), data-dependent work (variable sequence lengths: bucket them). ONNX "
+                "Runtime / OpenVINO: warm up each input shape before serving.",
+                why);
     doc_set(c->r, &f->next_step,
             "latscope analyze %s   # per-step breakdown; then measure the "
             "real tail under load with latscope bench",

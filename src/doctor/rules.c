@@ -56,12 +56,12 @@ static const struct {
 /* Why a rule of family fam does not apply, from what the trace holds. */
 static const char *why_not(const char *fam, unsigned have)
 {
-    if (!strcmp(fam, "gpu")) return "no GPU activity (kernels, copies, CUDA runtime calls)";
+    if (!strcmp(fam, "gpu")) return "no kernels, copies or CUDA runtime calls";
     if (!strcmp(fam, "cpu"))
         return (have & DOC_HAVE_GPU) ? "the trace has GPU activity: the GPU rules judge the host"
                                      : "no framework operator (cpu_op) inside the steps";
     if (!strcmp(fam, "data")) return "no DataLoader op";
-    if (!strcmp(fam, "steps")) return "too few ProfilerSteps (tail_min_steps)";
+    if (!strcmp(fam, "steps")) return "fewer ProfilerSteps than tail_min_steps";
     return "no step or trace window";
 }
 
@@ -95,8 +95,8 @@ static void describe_input(struct doc_ctx *c, struct doc_summary *s)
     char kinds[256] = "";
     size_t o = 0;
     if (nk[LAT_EV_CPU_OP] && o < sizeof(kinds))
-        o += (size_t)snprintf(kinds + o, sizeof(kinds) - o, ", %zu operators outside the steps",
-                              nk[LAT_EV_CPU_OP] - (s->nsteps ? s->nsteps : 0));
+        o += (size_t)snprintf(kinds + o, sizeof(kinds) - o, ", %zu cpu_op events",
+                              nk[LAT_EV_CPU_OP]);
     if (nk[LAT_EV_USER_ANNOTATION] && o < sizeof(kinds))
         o += (size_t)snprintf(kinds + o, sizeof(kinds) - o, ", %zu annotations",
                               nk[LAT_EV_USER_ANNOTATION]);
@@ -107,6 +107,8 @@ static void describe_input(struct doc_ctx *c, struct doc_summary *s)
         o += (size_t)snprintf(kinds + o, sizeof(kinds) - o, ", %zu events of other categories",
                               nk[LAT_EV_OTHER]);
     (void)o;
+    char steps[48] = "";
+    if (c->steps_real) snprintf(steps, sizeof(steps), ", %zu ProfilerSteps", c->nsteps);
     if (!t->ev.n)
         doc_set(c->r, &s->what, "%s %s with no events", what ? what : "a", what ? "" : fmt);
     else if (!(c->have & DOC_HAVE_WINDOW))
@@ -114,10 +116,9 @@ static void describe_input(struct doc_ctx *c, struct doc_summary *s)
                 what ? what : fmt, what ? "" : " trace", "", t->ev.n);
     else
         doc_set(c->r, &s->what,
-                "%s%s: %zu events, %zu ProfilerSteps%s; no framework operator inside a step and "
-                "no GPU activity, which is what the rules read",
-                what ? what : fmt, what ? "" : " trace", t->ev.n, c->steps_real ? c->nsteps : 0,
-                kinds);
+                "%s%s: %zu events%s%s; no framework operator inside a step and no GPU "
+                "activity, which is what the rules read",
+                what ? what : fmt, what ? "" : " trace", t->ev.n, steps, kinds);
 }
 
 static void fill_summary(struct doc_ctx *c, struct doc_summary *s, const struct doc_idle *d,

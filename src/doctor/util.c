@@ -140,6 +140,6 @@ void doc_cpu_next_step(struct doc_ctx *c, struct doc_finding *f, const char *wit
         doc_set(c->r, &f->next_step, "latscope analyze <this trace>   # %s", with_samples);
     else
         doc_set(c->r, &f->next_step,
-                "latscope trace --cuda --cpu -o run.pt.trace.json.gz -- <your command> %s",
-                without);
+                "latscope trace %s-o run.pt.trace.json.gz -- <your command> %s",
+                (c->have & DOC_HAVE_GPU) ? "--cuda --cpu " : "--cpu ", without);
 }

@@ -10,6 +10,7 @@
 
 #include "analyze/analysis.h"
 #include "core/buf.h"
+#include "core/err.h"
 #include "core/jsonw.h"
 #include "doctor/ctx.h"
 #include "doctor/doctor.h"
@@ -886,4 +887,63 @@ TEST(doctor_tiny_saving_is_info)
     ASSERT_NEAR(f->saving_pct, 0.5, 1e-9);
     ASSERT_EQ_I64(f->severity, DOC_SEV_INFO);
     doctor_report_free(r);
+}
+
+/* Control bytes in kernel names match any character in ncu's regex. */
+TEST(doctor_ncu_name_control_bytes)
+{
+    char b[64];
+    doc_ncu_name("k\033[31m\nx", b, sizeof(b));
+    ASSERT_EQ_STR(b, "k.\\[31m.x");
+}
+
+/* Names from a trace are quoted for POSIX sh (issue 14 item 12). */
+TEST(doctor_sh_quote)
+{
+    char *q = doc_sh_quote("/data/run 1/t.json", false);
+    ASSERT_EQ_STR(q, "'/data/run 1/t.json'");
+    free(q);
+    q = doc_sh_quote("/data/t.json", false); /* nothing to quote: unchanged */
+    ASSERT_EQ_STR(q, "/data/t.json");
+    free(q);
+    q = doc_sh_quote("x';id>/tmp/PWNED;'", true);
+    ASSERT_EQ_STR(q, "'x'\\'';id>/tmp/PWNED;'\\'''");
+    free(q);
+    q = doc_sh_quote("a\nb\033c$(id)`id`", false);
+    ASSERT_EQ_STR(q, "'a?b?c$(id)`id`'");
+    free(q);
+    q = doc_sh_quote("", false);
+    ASSERT_EQ_STR(q, "''");
+    free(q);
+    char stem[48];
+    doc_file_stem("x';id", 40, stem, sizeof(stem));
+    ASSERT_EQ_STR(stem, "x");
+    doc_file_stem("';rm", 40, stem, sizeof(stem));
+    ASSERT_EQ_STR(stem, "kernel");
+}
+
+/* Thresholds come from one list: defaults, the option and the JSON keys agree. */
+TEST(doctor_thresholds_table)
+{
+    struct doc_opts o;
+    doctor_opts_default(&o);
+    size_t n;
+    const struct doc_threshold_desc *d = doctor_thresholds(&n);
+    ASSERT_EQ_U64(n, sizeof(struct doc_thresholds) / 8);
+    for (size_t i = 0; i < n; i++)
+        ASSERT_NEAR(doctor_threshold_value(&o.th, &d[i]), d[i].def, 1e-9);
+    ASSERT_EQ_I64(o.th.short_kernel_cutoff, 50000);
+    ASSERT_EQ_I64(o.th.small_copy_bytes, 65536);
+    ASSERT_EQ_I64(o.th.tail_min_steps, 4);
+    char err[160];
+    ASSERT_RC(doctor_threshold_set(&o.th, "short_kernel_cutoff_us=12.5", err, sizeof(err)));
+    ASSERT_EQ_I64(o.th.short_kernel_cutoff, 12500);
+    ASSERT_RC(doctor_threshold_set(&o.th, "tail_min_steps=8", err, sizeof(err)));
+    ASSERT_EQ_I64(o.th.tail_min_steps, 8);
+    ASSERT_EQ_I64(doctor_threshold_set(&o.th, "tail_min_steps=8.5", err, sizeof(err)), LAT_E_USAGE);
+    ASSERT_EQ_I64(doctor_threshold_set(&o.th, "nope=1", err, sizeof(err)), LAT_E_USAGE);
+    ASSERT(strstr(err, "unknown threshold 'nope'") != NULL);
+    ASSERT_EQ_I64(doctor_threshold_set(&o.th, "fp32_speedup=0", err, sizeof(err)), LAT_E_USAGE);
+    ASSERT_EQ_I64(doctor_threshold_set(&o.th, "memcpy_pct=", err, sizeof(err)), LAT_E_USAGE);
+    ASSERT_EQ_I64(doctor_threshold_set(&o.th, "memcpy_pct", err, sizeof(err)), LAT_E_USAGE);
 }
