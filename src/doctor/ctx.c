@@ -525,6 +525,8 @@ void doc_ctx_fini(struct doc_ctx *c)
     doc_ivl_fini(&c->runtime);
     doc_ivl_fini(&c->dataloader);
     doc_ivl_fini(&c->steps_set);
+    free(c->trace_arg);
+    c->trace_arg = NULL;
 }
 
 int32_t doc_step_at(const struct doc_ctx *c, lat_ns ts)

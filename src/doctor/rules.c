@@ -108,7 +108,9 @@ static void describe_input(struct doc_ctx *c, struct doc_summary *s)
                               nk[LAT_EV_OTHER]);
     (void)o;
     char steps[48] = "";
-    if (c->steps_real) snprintf(steps, sizeof(steps), ", %zu ProfilerSteps", c->nsteps);
+    if (c->steps_real)
+        snprintf(steps, sizeof(steps), ", %zu ProfilerStep%s", c->nsteps,
+                 c->nsteps == 1 ? "" : "s");
     if (!t->ev.n)
         doc_set(c->r, &s->what, "%s %s with no events", what ? what : "a", what ? "" : fmt);
     else if (!(c->have & DOC_HAVE_WINDOW))
