@@ -111,16 +111,18 @@ static void describe_input(struct doc_ctx *c, struct doc_summary *s)
     if (c->steps_real)
         snprintf(steps, sizeof(steps), ", %zu ProfilerStep%s", c->nsteps,
                  c->nsteps == 1 ? "" : "s");
+    const char *kind = what ? what : fmt, *sfx = what ? "" : " trace";
+    const char *pl = t->ev.n == 1 ? "" : "s";
     if (!t->ev.n)
-        doc_set(c->r, &s->what, "%s %s with no events", what ? what : "a", what ? "" : fmt);
+        doc_set(c->r, &s->what, "%s%s with no events", kind, sfx);
     else if (!(c->have & DOC_HAVE_WINDOW))
-        doc_set(c->r, &s->what, "%s%s%s: %zu events, none with a duration to judge",
-                what ? what : fmt, what ? "" : " trace", "", t->ev.n);
+        doc_set(c->r, &s->what, "%s%s: %zu event%s, none with a duration to judge", kind, sfx,
+                t->ev.n, pl);
     else
         doc_set(c->r, &s->what,
-                "%s%s: %zu events%s%s; no framework operator inside a step and no GPU "
+                "%s%s: %zu event%s%s%s; no framework operator inside a step and no GPU "
                 "activity, which is what the rules read",
-                what ? what : fmt, what ? "" : " trace", t->ev.n, steps, kinds);
+                kind, sfx, t->ev.n, pl, steps, kinds);
 }
 
 static void fill_summary(struct doc_ctx *c, struct doc_summary *s, const struct doc_idle *d,

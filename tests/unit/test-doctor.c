@@ -947,3 +947,71 @@ TEST(doctor_thresholds_table)
     ASSERT_EQ_I64(doctor_threshold_set(&o.th, "memcpy_pct=", err, sizeof(err)), LAT_E_USAGE);
     ASSERT_EQ_I64(doctor_threshold_set(&o.th, "memcpy_pct", err, sizeof(err)), LAT_E_USAGE);
 }
+
+static bool family_ran(const struct doc_summary *s, const char *name)
+{
+    struct doc_family_use fu[8];
+    size_t n = doctor_families(s, fu, 8);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(fu[i].name, name)) return fu[i].ran;
+    return false;
+}
+
+/* CPU-only steps with operators: the CPU rules run (not the GPU ones) and the trace is judged;
+ * 2 steps of 1000 µs with 100 µs of ops each: Python 90 % of the step. */
+TEST(doctor_families_cpu_only)
+{
+    struct tj j;
+    tj_begin(&j, NULL);
+    tj_step(&j, 0, 0, 1000);
+    tj_op(&j, "aten::add", 10, 100);
+    tj_step(&j, 1, 1000, 1000);
+    tj_op(&j, "aten::add", 1010, 100);
+    struct doc_report *r = run(&j);
+    const struct doc_summary *s = &r->traces[0];
+    ASSERT(s->judged);
+    ASSERT(!s->what);
+    ASSERT(family_ran(s, "cpu"));
+    ASSERT(!family_ran(s, "gpu"));
+    ASSERT(!family_ran(s, "steps")); /* 2 < tail_min_steps */
+    ASSERT(!doctor_any_unjudged(r));
+    const struct doc_finding *f = find(r, "cpu-python-overhead");
+    ASSERT(f != NULL);
+    ASSERT_NEAR(f->saving_pct, 90.0, 1e-9);
+    doctor_report_free(r);
+}
+
+/* Only events of categories no rule reads: not judged, and the summary says what it is. */
+TEST(doctor_families_nothing_applies)
+{
+    struct tj j;
+    tj_begin(&j, NULL);
+    tj_ev(&j, "{\"ph\":\"X\",\"cat\":\"Node\",\"name\":\"Conv_0\",\"pid\":1,\"tid\":1,"
+              "\"ts\":0,\"dur\":100}");
+    struct doc_report *r = run(&j);
+    const struct doc_summary *s = &r->traces[0];
+    ASSERT(!s->judged);
+    ASSERT(s->what && strstr(s->what, "1 event,"));
+    ASSERT(!family_ran(s, "cpu") && !family_ran(s, "gpu") && !family_ran(s, "data"));
+    ASSERT(doctor_any_unjudged(r));
+    ASSERT_EQ_U64(r->n, 0);
+    doctor_report_free(r);
+}
+
+/* A GPU trace: the GPU rules run, the CPU-inference rules do not (the GPU rules judge the host). */
+TEST(doctor_families_gpu)
+{
+    struct tj j;
+    tj_begin(&j, NULL);
+    tj_step(&j, 0, 0, 1000);
+    tj_op(&j, "aten::mm", 10, 20);
+    tj_launch(&j, "gemm", 12, 5, 30, 900, 1, NULL);
+    struct doc_report *r = run(&j);
+    const struct doc_summary *s = &r->traces[0];
+    ASSERT(s->judged);
+    ASSERT(family_ran(s, "gpu"));
+    ASSERT(!family_ran(s, "cpu"));
+    for (size_t i = 0; i < r->n; i++)
+        ASSERT(strncmp(r->f[i].id, "cpu-", 4) != 0 || !strcmp(r->f[i].id, "cpu-pre-post-processing"));
+    doctor_report_free(r);
+}
