@@ -104,8 +104,8 @@ static void describe_input(struct doc_ctx *c, struct doc_summary *s)
         o += (size_t)snprintf(kinds + o, sizeof(kinds) - o, ", %zu CPU samples",
                               nk[LAT_EV_CPU_SAMPLE]);
     if (nk[LAT_EV_OTHER] && o < sizeof(kinds))
-        o += (size_t)snprintf(kinds + o, sizeof(kinds) - o, ", %zu events of other categories",
-                              nk[LAT_EV_OTHER]);
+        o += (size_t)snprintf(kinds + o, sizeof(kinds) - o, ", %zu event%s of other categories",
+                              nk[LAT_EV_OTHER], nk[LAT_EV_OTHER] == 1 ? "" : "s");
     (void)o;
     char steps[48] = "";
     if (c->steps_real)
