@@ -1012,6 +1012,7 @@ TEST(doctor_families_gpu)
     ASSERT(family_ran(s, "gpu"));
     ASSERT(!family_ran(s, "cpu"));
     for (size_t i = 0; i < r->n; i++)
-        ASSERT(strncmp(r->f[i].id, "cpu-", 4) != 0 || !strcmp(r->f[i].id, "cpu-pre-post-processing"));
+        ASSERT(strncmp(r->f[i].id, "cpu-", 4) != 0 ||
+               !strcmp(r->f[i].id, "cpu-pre-post-processing"));
     doctor_report_free(r);
 }
