@@ -1016,3 +1016,51 @@ TEST(doctor_families_gpu)
                !strcmp(r->f[i].id, "cpu-pre-post-processing"));
     doctor_report_free(r);
 }
+
+/* python_function events (with_stack=True) name the Python time of cpu-python-overhead: their
+ * own time in the step, without the Python functions and ops directly inside them. Steps of
+ * 1000 µs: f [10, 900) holds op [100, 200) and g [300, 400): f 890 - 100 - 100 = 690 µs, g
+ * 100 µs; a function that starts before the step (the caller of the profiler loop) is left out. */
+TEST(doctor_cpu_python_functions)
+{
+    struct tj j;
+    tj_begin(&j, NULL);
+    tj_ev(&j, "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"main\",\"pid\":1,\"tid\":1,"
+              "\"ts\":0,\"dur\":3000}");
+    for (int s = 0; s < 2; s++) {
+        double b = 1 + s * 1000.0;
+        tj_step(&j, s, b, 1000);
+        tj_ev(&j,
+              "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"f\",\"pid\":1,\"tid\":1,"
+              "\"ts\":%.1f,\"dur\":890}",
+              b + 10);
+        tj_op(&j, "aten::add", b + 100, 100);
+        tj_ev(&j,
+              "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"g\",\"pid\":1,\"tid\":1,"
+              "\"ts\":%.1f,\"dur\":100}",
+              b + 300);
+    }
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "cpu-python-overhead");
+    ASSERT(f != NULL);
+    int found = 0;
+    for (size_t i = 0; i < f->nkv; i++) {
+        const struct doc_kv *k = &f->kv[i];
+        if (!k->table || strcmp(k->table, "python_functions_self_time") != 0) continue;
+        if (strcmp(k->key, "function") == 0) {
+            const struct doc_kv *v = &f->kv[i + 1];
+            ASSERT_EQ_STR(v->key, "self_us_per_step");
+            if (!strcmp(k->str, "f")) {
+                ASSERT_EQ_I64(v->i, 690000);
+                found |= 1;
+            }
+            if (!strcmp(k->str, "g")) {
+                ASSERT_EQ_I64(v->i, 100000);
+                found |= 2;
+            }
+            ASSERT(strcmp(k->str, "main") != 0);
+        }
+    }
+    ASSERT_EQ_I64(found, 3);
+    doctor_report_free(r);
+}
