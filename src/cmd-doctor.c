@@ -122,48 +122,6 @@ static int doctor_one(struct doc_report *r, const struct doc_opts *o, struct lat
     return 0;
 }
 
-static int doctor_load(struct doc_report *r, const struct doc_opts *o, const char *path)
-{
-    char err[LAT_INGEST_ERRLEN] = "";
-    struct stat st;
-    int rc;
-    if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        struct lat_ingest_set *set = NULL;
-        rc = ingest_dir(path, NULL, &set, err, sizeof(err));
-        if (rc) {
-            pr_err("%s: %s%s%s\n", path, lat_strerror(rc), err[0] ? ": " : "", err);
-            return rc;
-        }
-        int bad = 0;
-        for (size_t i = 0; i < set->n && !bad; i++) {
-            struct lat_ingest_file *f = &set->files[i];
-            if (f->status == LAT_INGEST_ERROR) {
-                pr_err("%s: %s%s%s\n", f->path, lat_strerror(f->rc), f->err[0] ? ": " : "", f->err);
-                bad = f->rc ? f->rc : LAT_E_INTERNAL;
-                continue;
-            }
-            if (f->status == LAT_INGEST_DUP_RANK) {
-                pr_warn("%s: skipped, same rank as an earlier file\n", f->path);
-                continue;
-            }
-            if (f->status == LAT_INGEST_NO_RANK)
-                pr_warn("%s: trace file does not have the rank; using rank 0\n", f->path);
-            bad = doctor_one(r, o, f->trace);
-        }
-        ingest_set_free(set);
-        return bad;
-    }
-    struct lat_trace *t = NULL;
-    rc = ingest_open(path, NULL, &t, err, sizeof(err));
-    if (rc) {
-        pr_err("%s: %s%s%s\n", path, lat_strerror(rc), err[0] ? ": " : "", err);
-        return rc;
-    }
-    rc = doctor_one(r, o, t);
-    lat_trace_free(t);
-    return rc;
-}
-
 int cmd_doctor(int argc, char **argv, const struct lat_opts *opts)
 {
     enum lat_format fmt = LAT_FMT_TEXT;
@@ -229,18 +187,41 @@ int cmd_doctor(int argc, char **argv, const struct lat_opts *opts)
             return LAT_EXIT_USAGE;
         }
     }
-    struct doc_report *r = NULL;
-    if (doctor_report_new(&r)) {
-        pr_err("out of memory\n");
+    struct lat_ingest_set *set =
+        lat_load_traces("doctor", (const char *const *)argv + first, (size_t)(argc - first), NULL);
+    if (!set) {
+        if (ofd != STDOUT_FILENO) close(ofd);
         return LAT_EXIT_USAGE;
     }
-    for (i = first; i < argc; i++) {
-        if (doctor_load(r, &o, argv[i])) {
+    struct doc_report *r = NULL;
+    struct doc_skipped *skipped = xcalloc(set->n, sizeof(*skipped));
+    if (doctor_report_new(&r)) {
+        pr_err("out of memory\n");
+        ingest_set_free(set);
+        free(skipped);
+        return LAT_EXIT_USAGE;
+    }
+    for (size_t k = 0; k < set->n; k++) {
+        struct lat_ingest_file *f = &set->files[k];
+        if (ingest_status_skipped(f->status)) {
+            skipped[r->nskipped++] = (struct doc_skipped){
+                .path = f->path,
+                .status = ingest_status_name(f->status),
+                .reason = ingest_file_reason(f),
+            };
+            continue;
+        }
+        if (!f->trace) continue;
+        if (f->in_dir) f->trace->rank = f->rank; /* a directory's NO_RANK file: rank 0 */
+        if (doctor_one(r, &o, f->trace)) {
             doctor_report_free(r);
+            ingest_set_free(set);
+            free(skipped);
             if (ofd != STDOUT_FILENO) close(ofd);
             return LAT_EXIT_USAGE;
         }
     }
+    r->skipped = skipped;
     doctor_rank(r);
     int rc = 0;
     char *data = NULL;
@@ -280,6 +261,8 @@ int cmd_doctor(int argc, char **argv, const struct lat_opts *opts)
     int sev = doctor_max_severity(r);
     bool unjudged = doctor_any_unjudged(r);
     doctor_report_free(r);
+    ingest_set_free(set);
+    free(skipped);
     if (rc == -EPIPE) return LAT_EXIT_OK; /* the reader went away (head): not our error */
     if (rc) {
         pr_err("writing the report%s%s: %s\n", out_path ? " to " : "", out_path ? out_path : "",
