@@ -312,8 +312,9 @@ static void verdict_text(struct out *o, const struct doc_report *r, bool md)
     else if (unjudged)
         o_printf(o,
                  "%sNo significant finding%s from the rules that ran; %zu of %zu traces got no "
-                 "rule that applies (see above), and were not judged.\n",
-                 md ? "**" : o_c(o, C_GREEN), md ? "**" : o_c(o, C_RESET), unjudged, r->ntraces);
+                 "rule that applies (see above): nothing in %s was judged.\n",
+                 md ? "**" : o_c(o, C_GREEN), md ? "**" : o_c(o, C_RESET), unjudged, r->ntraces,
+                 unjudged == 1 ? "it" : "them");
     else if (md)
         o_printf(o, "**No significant finding**: every number above is under its threshold.\n");
     else
