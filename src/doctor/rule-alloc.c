@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void doc_rule_alloc(struct doc_ctx *c)
+DOC_RULE(alloc)
 {
     const struct lat_trace *t = c->t;
     struct doc_acc by = {0};

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void doc_rule_comm(struct doc_ctx *c)
+DOC_RULE(comm)
 {
     if (!c->comm.n) return;
     struct doc_ivl_set exposed = {0}, in = {0};

@@ -44,7 +44,7 @@ static int64_t op_at(const struct doc_ctx *c, uint32_t tr, lat_ns ts)
     return -1;
 }
 
-void doc_rule_cpu_alloc(struct doc_ctx *c)
+DOC_RULE(cpu_alloc)
 {
     const struct lat_trace *t = c->t;
     if (doc_cpuops_build(c)) return;

@@ -34,7 +34,7 @@ static int cmp_u32(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-void doc_rule_cpu_contention(struct doc_ctx *c)
+DOC_RULE(cpu_contention)
 {
     if (doc_cpuops_build(c)) return;
     struct doc_cpuops *p = c->cpu;

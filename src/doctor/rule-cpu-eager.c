@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-void doc_rule_cpu_eager(struct doc_ctx *c)
+DOC_RULE(cpu_eager)
 {
     if (doc_cpuops_build(c)) return;
     const struct doc_cpuops *p = c->cpu;

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void doc_rule_cpu_preprocessing(struct doc_ctx *c)
+DOC_RULE(cpu_preprocessing)
 {
     if (doc_cpuops_build(c)) return;
     const struct doc_cpuops *p = c->cpu;

@@ -122,7 +122,7 @@ static int python_self(struct doc_ctx *c, struct doc_acc *acc)
     return rc ? -ENOMEM : 0;
 }
 
-void doc_rule_cpu_python(struct doc_ctx *c)
+DOC_RULE(cpu_python)
 {
     if (doc_cpuops_build(c)) return;
     const struct doc_cpuops *p = c->cpu;

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void doc_rule_dataloader(struct doc_ctx *c)
+DOC_RULE(dataloader)
 {
     struct doc_summary *sum = c->sum;
     if (!c->dataloader.n) return;

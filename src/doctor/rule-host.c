@@ -38,7 +38,7 @@ static void add_attribution_table(struct doc_ctx *c, struct doc_finding *f,
     free(v);
 }
 
-void doc_rule_host_idle(struct doc_ctx *c)
+DOC_RULE(host_idle)
 {
     struct doc_idle *d = c->idle;
     const struct doc_launch *l = c->launch;

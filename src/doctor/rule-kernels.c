@@ -148,7 +148,7 @@ static int cmp_kstat(const void *x, const void *y)
     return (a->name > b->name) - (a->name < b->name);
 }
 
-void doc_rule_kernels(struct doc_ctx *c)
+DOC_RULE(kernels)
 {
     const struct lat_trace *t = c->t;
     const struct doc_thresholds *th = &c->o->th;

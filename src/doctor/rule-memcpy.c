@@ -18,7 +18,7 @@ static int64_t stream_of(const struct doc_ctx *c, size_t ev)
     return c->t->ev.stream[ev];
 }
 
-void doc_rule_memcpy(struct doc_ctx *c)
+DOC_RULE(memcpy)
 {
     const struct doc_idle *d = c->idle;
     const struct lat_trace *t = c->t;

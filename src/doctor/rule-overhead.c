@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void doc_rule_overhead(struct doc_ctx *c)
+DOC_RULE(overhead)
 {
     const struct lat_trace *t = c->t;
     uint64_t nover = 0, npy = 0;

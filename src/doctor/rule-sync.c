@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void doc_rule_sync(struct doc_ctx *c)
+DOC_RULE(sync)
 {
     struct doc_idle *d = c->idle;
     double nst = (double)c->nsteps;

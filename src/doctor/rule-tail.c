@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void doc_rule_tail(struct doc_ctx *c)
+DOC_RULE(tail)
 {
     struct doc_summary *sum = c->sum;
     size_t n = c->nsteps;

@@ -18,24 +18,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The rules, in the order they run: (function suffix, name, finding ids, family, needs,
+ * excludes). One line per rule: it declares doc_rule_<fn> (defined with DOC_RULE in
+ * rule-<name>.c) and makes its table entry. */
 /* clang-format off */
+#define DOC_RULES(X) \
+    X(dataloader,        "dataloader",        "dataloader",                                           "data",     DOC_HAVE_DATALOADER,               0)            \
+    X(host_idle,         "host",              "launch-bound cpu-pre-post-processing host-bound-idle", "gpu",      DOC_HAVE_GPU,                      0)            \
+    X(sync,              "sync",              "sync-points",                                          "gpu",      DOC_HAVE_GPU,                      0)            \
+    X(memcpy,            "memcpy",            "memcpy-exposed",                                       "gpu",      DOC_HAVE_GPU,                      0)            \
+    X(kernels,           "kernels",           "dominant-kernels fp32-no-tensor-cores underfilled-gpu", "gpu",     DOC_HAVE_GPU,                      0)            \
+    X(comm,              "comm",              "exposed-communication",                                "gpu",      DOC_HAVE_GPU,                      0)            \
+    X(alloc,             "alloc",             "allocator-churn memory-pressure",                      "gpu",      DOC_HAVE_GPU,                      0)            \
+    X(cpu_contention,    "cpu-contention",    "cpu-contention",                                       "cpu",      DOC_HAVE_CPU_OPS | DOC_HAVE_STEPS, DOC_HAVE_GPU) \
+    X(cpu_python,        "cpu-python",        "cpu-python-overhead",                                  "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
+    X(cpu_preprocessing, "cpu-preprocessing", "cpu-preprocessing",                                    "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
+    X(cpu_small_ops,     "cpu-small-ops",     "cpu-small-ops",                                        "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
+    X(cpu_eager,         "cpu-eager",         "cpu-eager",                                            "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
+    X(cpu_alloc,         "cpu-alloc",         "cpu-allocation-churn",                                 "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
+    X(tail,              "tail",              "tail-steps",                                           "steps",    DOC_HAVE_STEPS,                    0)            \
+    X(overhead,          "overhead",          "profiler-overhead",                                    "profiler", 0,                                 0)
+
+#define DOC_RULE_DECL(fn, name, ids, fam, needs, excl) void doc_rule_##fn(struct doc_ctx *c);
+DOC_RULES(DOC_RULE_DECL)
+#undef DOC_RULE_DECL
+
 const struct doc_rule doc_rules[] = {
-    /* name          ids                                                    family      needs                                   excludes      run */
-    {"dataloader",     "dataloader",                                          "data",     DOC_HAVE_DATALOADER,                    0,            doc_rule_dataloader},
-    {"host",           "launch-bound cpu-pre-post-processing host-bound-idle", "gpu",      DOC_HAVE_GPU,                           0,            doc_rule_host_idle},
-    {"sync",           "sync-points",                                         "gpu",      DOC_HAVE_GPU,                           0,            doc_rule_sync},
-    {"memcpy",         "memcpy-exposed",                                      "gpu",      DOC_HAVE_GPU,                           0,            doc_rule_memcpy},
-    {"kernels",        "dominant-kernels fp32-no-tensor-cores underfilled-gpu", "gpu",    DOC_HAVE_GPU,                           0,            doc_rule_kernels},
-    {"comm",           "exposed-communication",                               "gpu",      DOC_HAVE_GPU,                           0,            doc_rule_comm},
-    {"alloc",          "allocator-churn memory-pressure",                     "gpu",      DOC_HAVE_GPU,                           0,            doc_rule_alloc},
-    {"cpu-contention", "cpu-contention",                                      "cpu",      DOC_HAVE_CPU_OPS | DOC_HAVE_STEPS,      DOC_HAVE_GPU, doc_rule_cpu_contention},
-    {"cpu-python",     "cpu-python-overhead",                                 "cpu",      DOC_HAVE_CPU_OPS,                       DOC_HAVE_GPU, doc_rule_cpu_python},
-    {"cpu-preprocessing", "cpu-preprocessing",                                "cpu",      DOC_HAVE_CPU_OPS,                       DOC_HAVE_GPU, doc_rule_cpu_preprocessing},
-    {"cpu-small-ops",  "cpu-small-ops",                                       "cpu",      DOC_HAVE_CPU_OPS,                       DOC_HAVE_GPU, doc_rule_cpu_small_ops},
-    {"cpu-eager",      "cpu-eager",                                           "cpu",      DOC_HAVE_CPU_OPS,                       DOC_HAVE_GPU, doc_rule_cpu_eager},
-    {"cpu-alloc",      "cpu-allocation-churn",                                "cpu",      DOC_HAVE_CPU_OPS,                       DOC_HAVE_GPU, doc_rule_cpu_alloc},
-    {"tail",           "tail-steps",                                          "steps",    DOC_HAVE_STEPS,                         0,            doc_rule_tail},
-    {"overhead",       "profiler-overhead",                                   "profiler", 0,                                      0,            doc_rule_overhead},
+#define DOC_RULE_ROW(fn, name, ids, fam, needs, excl) {name, ids, fam, needs, excl, doc_rule_##fn},
+    DOC_RULES(DOC_RULE_ROW)
+#undef DOC_RULE_ROW
 };
 /* clang-format on */
 const size_t doc_nrules = sizeof(doc_rules) / sizeof(doc_rules[0]);

@@ -2,16 +2,16 @@
  * rules.h - the doctor's rule table and what its rules share (internal to src/doctor).
  *
  * A rule is one file (src/doctor/rule-*.c) with one function of signature doc_rule_fn and one
- * row in the table of rules.c: {name, ids, family, needs, excludes, run}. doctor_run() computes
- * once what the trace holds (DOC_HAVE_* bits), runs every rule whose `needs` are all present
- * and none of whose `excludes` is, in table order, and records which families ran and which
- * did not apply (and why) in the trace summary. Rules read the preprocessed context (ctx.h);
- * the GPU idle decomposition and launch statistics (idle.c) and the per-step CPU operator
+ * row in the DOC_RULES list of rules.c: (function, name, ids, family, needs, excludes).
+ * doctor_run() computes once what the trace holds (DOC_HAVE_* bits), runs every rule whose `needs`
+ * are all present and none of whose `excludes` is, in table order, and records which families ran
+ * and which did not apply (and why) in the trace summary. Rules read the preprocessed context
+ * (ctx.h); the GPU idle decomposition and launch statistics (idle.c) and the per-step CPU operator
  * statistics (cpuops.c) are computed before the first rule that needs them.
  *
- * Adding a rule: write src/doctor/rule-NAME.c with `void doc_rule_NAME(struct doc_ctx *c)`,
- * declare it below, add its row to doc_rules[] in rules.c, and document it (and any new
- * threshold in DOC_THRESHOLDS, doctor.h) in docs/latscope-doctor.md.
+ * Adding a rule: write src/doctor/rule-NAME.c with `DOC_RULE(NAME) { ... }` and add its row to
+ * DOC_RULES in rules.c (one line: it declares the function and makes the table entry); document
+ * it (and any new threshold, one line of DOC_THRESHOLDS in doctor.h) in docs/latscope-doctor.md.
  */
 #ifndef LAT_DOCTOR_RULES_H
 #define LAT_DOCTOR_RULES_H
@@ -47,22 +47,11 @@ struct doc_rule {
 extern const struct doc_rule doc_rules[];
 extern const size_t doc_nrules;
 
-/* ---- rules ------------------------------------------------------------------------------ */
-void doc_rule_dataloader(struct doc_ctx *c);
-void doc_rule_host_idle(struct doc_ctx *c);
-void doc_rule_sync(struct doc_ctx *c);
-void doc_rule_memcpy(struct doc_ctx *c);
-void doc_rule_kernels(struct doc_ctx *c);
-void doc_rule_comm(struct doc_ctx *c);
-void doc_rule_alloc(struct doc_ctx *c);
-void doc_rule_cpu_contention(struct doc_ctx *c);
-void doc_rule_cpu_python(struct doc_ctx *c);
-void doc_rule_cpu_preprocessing(struct doc_ctx *c);
-void doc_rule_cpu_small_ops(struct doc_ctx *c);
-void doc_rule_cpu_eager(struct doc_ctx *c);
-void doc_rule_cpu_alloc(struct doc_ctx *c);
-void doc_rule_tail(struct doc_ctx *c);
-void doc_rule_overhead(struct doc_ctx *c);
+/* A rule's definition: `DOC_RULE(name) { ... }` in rule-<name>.c declares and defines
+ * void doc_rule_<name>(struct doc_ctx *c); rules.c declares it again from its table row. */
+#define DOC_RULE(name)                                                                             \
+    void doc_rule_##name(struct doc_ctx *c);                                                       \
+    void doc_rule_##name(struct doc_ctx *c)
 
 /* ---- shared derived data ---------------------------------------------------------------- */
 
