@@ -27,3 +27,12 @@ if [[ -f $t ]]; then
 else
     echo "(../shared/traces absent: the real ResNet-50 example is skipped)"
 fi
+t=$traces/torch-cpu/resnet18_b1/resnet18_b1.pt.trace.json
+if [[ -f $t ]]; then
+    step "doctor on a REAL CPU-only trace: resnet18 batch 1 on a loaded 2-core VM (CPU rules, no GPU advice)"
+    echo "(its first profiled step is 3x the median: contention, not warm-up)"
+    "$L" doctor "$t" | sed -n '1,16p' || true
+fi
+step "doctor on an input no rule reads (an ONNX Runtime profile): 'no rule applies', exit 3"
+printf '[{"ph":"X","cat":"Node","name":"Conv_0","pid":1,"tid":1,"ts":0,"dur":100}]\n' >"${TMPDIR:-/tmp}/latscope-demo-ort.json"
+"$L" doctor "${TMPDIR:-/tmp}/latscope-demo-ort.json" | tail -1 || echo "(exit $?)"

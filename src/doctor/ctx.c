@@ -528,6 +528,8 @@ void doc_ctx_fini(struct doc_ctx *c)
     doc_ivl_fini(&c->runtime);
     doc_ivl_fini(&c->dataloader);
     doc_ivl_fini(&c->steps_set);
+    free(c->trace_arg);
+    c->trace_arg = NULL;
 }
 
 int32_t doc_step_at(const struct doc_ctx *c, lat_ns ts)
@@ -641,6 +643,17 @@ lat_ns doc_acc_get(const struct doc_acc *a, uint64_t key)
     size_t j = doc_hash(key) & (a->cap - 1);
     while (a->used[j]) {
         if (a->keys[j] == key) return a->val[j];
+        j = (j + 1) & (a->cap - 1);
+    }
+    return 0;
+}
+
+uint32_t doc_acc_count(const struct doc_acc *a, uint64_t key)
+{
+    if (!a->cap) return 0;
+    size_t j = doc_hash(key) & (a->cap - 1);
+    while (a->used[j]) {
+        if (a->keys[j] == key) return a->cnt[j];
         j = (j + 1) & (a->cap - 1);
     }
     return 0;

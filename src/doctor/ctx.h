@@ -53,6 +53,10 @@ struct doc_acc {
 #define DOC_NAME_STEP UINT32_MAX       /* a ProfilerStep's own self time */
 #define DOC_NAME_NONE (UINT32_MAX - 1) /* no profiled CPU event on the thread */
 
+struct doc_idle;
+struct doc_launch;
+struct doc_cpuops;
+
 struct doc_ctx {
     const struct lat_trace *t;
     const struct doc_opts *o;
@@ -81,6 +85,14 @@ struct doc_ctx {
     struct doc_ivl_set runtime;    /* runtime + driver calls */
     struct doc_ivl_set dataloader; /* DataLoader ops */
     struct doc_ivl_set steps_set;  /* union of the step windows */
+
+    /* filled by doctor_run() for the rules (rules.h) */
+    unsigned have;             /* enum doc_have: what the trace holds */
+    struct doc_summary *sum;   /* this trace's summary */
+    struct doc_idle *idle;     /* GPU idle decomposition (traces with GPU activity) */
+    struct doc_launch *launch; /* kernel launch statistics (likewise) */
+    struct doc_cpuops *cpu;    /* per-step CPU operator statistics (traces with CPU ops) */
+    char *trace_arg;           /* the trace path quoted for a shell (doc_trace_arg) */
 };
 
 int doc_ctx_init(struct doc_ctx *c, const struct lat_trace *t, const struct doc_opts *o,
@@ -102,15 +114,12 @@ bool doc_is_dataloader(const char *name);
 /* True when the event is a ProfilerStep. */
 bool doc_is_step_event(const struct doc_ctx *c, size_t ev);
 
-/* The kernel's function name as ncu --kernel-name-base=function sees it (no return type,
- * template arguments or parameters), regex-escaped, for `--kernel-name regex:'...'`. */
-void doc_ncu_name(const char *kernel, char *out, size_t len);
-
 /* Adds the self time of track tr's CPU events within [a, b) to acc, keyed by
  * (name, enclosing op for runtime calls); time with no event is keyed DOC_NAME_NONE. */
 int doc_attr_window(const struct doc_ctx *c, uint32_t tr, lat_ns a, lat_ns b, struct doc_acc *acc);
 int doc_acc_add(struct doc_acc *a, uint64_t key, lat_ns v, uint32_t cnt);
 lat_ns doc_acc_get(const struct doc_acc *a, uint64_t key);
+uint32_t doc_acc_count(const struct doc_acc *a, uint64_t key);
 void doc_acc_reset(struct doc_acc *a);
 void doc_acc_fini(struct doc_acc *a);
 /* Name of an accumulator key's name part. */

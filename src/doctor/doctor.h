@@ -97,6 +97,10 @@ struct doc_summary {
     uint64_t gpu_events;     /* kernels + copies + memsets */
     uint64_t cpu_events;     /* cpu ops + runtime calls */
     int32_t num_sms;         /* of the first device with properties, -1 unknown */
+    unsigned have;           /* what the trace holds (rules.h enum doc_have) */
+    unsigned families_ran;   /* bit k: family k of doctor_families() ran */
+    bool judged;             /* a rule that looks inside the steps (GPU, CPU, data) ran */
+    char *what;              /* when !judged: what the input is and why no rule applies */
     int32_t compute_major;   /* -1 unknown */
     /* HTA-compatible numbers from `latscope analyze` (src/analyze), for cross-checking;
      * valid only after doctor_add_analysis(). */
@@ -111,29 +115,68 @@ struct doc_summary {
     } hta;
 };
 
-/* Thresholds (defaults: doctor_thresholds_default(); sources in docs/latscope-doctor.md). */
+/* Thresholds: one list generates the struct, the defaults, the JSON "thresholds" object and the
+ * `--threshold KEY=VALUE` option (sources of the defaults in docs/latscope-doctor.md).
+ * X(field, kind, default, min, max, help). kind NUM: a double; US: a duration, given and printed
+ * in µs (key field_us), held in ns; INT: an integer (key field). */
+#define DOC_THRESHOLDS(X)                                                                          \
+    X(host_idle_pct, NUM, 10.0, 0, 100, "R1: host-late GPU idle, % of step")                       \
+    X(launch_bound_share, NUM, 0.5, 0, 1, "R1/R2: share that makes host-late idle launch-bound")   \
+    X(short_kernel_cutoff, US, 50, 0, 1e9, "R2: HTA runtime_cutoff for short kernels")             \
+    X(memcpy_pct, NUM, 5.0, 0, 100, "R3: exposed H2D+D2H copies, % of step")                       \
+    X(small_copy_bytes, INT, 65536, 0, 1e15, "R3: a copy this small is \"small\" (bytes)")         \
+    X(dtoh_sync_window, US, 50, 0, 1e9, "R3: a sync this soon after a DtoH copy follows it")       \
+    X(sync_pct, NUM, 2.0, 0, 100, "R4: GPU idle after syncs, % of step")                           \
+    X(dominant_kernel_pct, NUM, 20.0, 0, 100, "R5: one kernel's share of kernel time")             \
+    X(fp32_eligible_pct, NUM, 10.0, 0, 100, "R5b: TC-eligible FP32 kernel time, % of kernels")     \
+    X(fp32_speedup, NUM, 2.0, 1, 1000, "R5b: assumed speed-up of tensor cores over FP32")          \
+    X(comm_pct, NUM, 10.0, 0, 100, "R6: exposed communication, % of step")                         \
+    X(dataloader_pct, NUM, 5.0, 0, 100, "R7: DataLoader, % of step")                               \
+    X(underfilled_pct, NUM, 50.0, 0, 100, "R8: kernel time in kernels with blocks < SMs")          \
+    X(gpu_util_low_pct, NUM, 50.0, 0, 100, "R8: low GPU utilization (tb_plugin), %")               \
+    X(alloc_pct, NUM, 1.0, 0, 100, "R9: device allocator calls, % of step")                        \
+    X(mem_pressure, NUM, 0.9, 0, 100, "R9: peak reserved / device memory")                         \
+    X(tail_pct, NUM, 10.0, 0, 1e6, "R10: p90 step above the median by this %")                     \
+    X(tail_min_steps, INT, 4, 2, 1e9, "R10: steps needed to judge the tail")                       \
+    X(overhead_pct, NUM, 1.0, 0, 100, "R11: profiler overhead events, % of step")                  \
+    X(cpu_python_pct, NUM, 10.0, 0, 100, "CPU: step time outside any op, % of step")               \
+    X(cpu_preproc_pct, NUM, 10.0, 0, 100, "CPU: pre/post-processing regions, % of step")           \
+    X(cpu_contention_ratio, NUM, 5.0, 1, 1e6, "CPU: same op this many times slower per call")      \
+    X(cpu_contention_pct, NUM, 5.0, 0, 100, "CPU: extra time of slowed ops, % of mean step")       \
+    X(cpu_small_op, US, 20, 0, 1e9, "CPU: an outermost op shorter than this is small")             \
+    X(cpu_small_ops_pct, NUM, 20.0, 0, 100, "CPU: time in small ops, % of step")                   \
+    X(cpu_small_ops_min, INT, 50, 1, 1e9, "CPU: small ops per step needed")                        \
+    X(cpu_alloc_pct, NUM, 2.0, 0, 100, "CPU: allocating ops' self time, % of step")                \
+    X(min_saving_pct, NUM, 1.0, 0, 100, "findings saving less are demoted to info")
+
+#define DOC_TH_CTYPE_NUM double
+#define DOC_TH_CTYPE_US  lat_ns
+#define DOC_TH_CTYPE_INT int64_t
+
 struct doc_thresholds {
-    double host_idle_pct;       /* R1: host-late GPU idle, % of step (10) */
-    double launch_bound_share;  /* R1/R2: short-kernel share that makes it launch-bound (0.5) */
-    lat_ns short_kernel_cutoff; /* R2: HTA runtime_cutoff (50 µs) */
-    double memcpy_pct;          /* R3: exposed H2D+D2H, % of step (5) */
-    lat_ns small_copy_bytes;    /* R3: "small copy" (64 KB, nsys cuda_memcpy_sync) */
-    lat_ns dtoh_sync_window; /* R3: a sync this soon after a DtoH copy is "followed by" (50 µs) */
-    double sync_pct;         /* R4: GPU idle after syncs, % of step (2) */
-    double dominant_kernel_pct; /* R5: one kernel's share of kernel time (20) */
-    double fp32_eligible_pct;   /* R5b: TC-eligible FP32 kernel time, % of kernel time (10) */
-    double fp32_speedup;        /* R5b: assumed speed-up of TC kernels over FP32 (2.0) */
-    double comm_pct;            /* R6: exposed communication, % of step (10, tb_plugin) */
-    double dataloader_pct;      /* R7: DataLoader, % of step (5, tb_plugin) */
-    double underfilled_pct;     /* R8: kernel time in kernels with blocks < SMs (50) */
-    double gpu_util_low_pct;    /* R8: tb_plugin low GPU utilization (50) */
-    double alloc_pct;           /* R9: allocator calls, % of step (1) */
-    double mem_pressure;        /* R9: peak reserved / device memory (0.9, tb_plugin) */
-    double tail_pct;            /* R10: p90 step above the median by (10 %) */
-    size_t tail_min_steps;      /* R10: steps needed (4) */
-    double overhead_pct;        /* R11: overhead events, % of step, that fire it (1) */
-    double min_saving_pct;      /* findings saving less are demoted to info (1) */
+#define DOC_TH_FIELD(f, k, d, lo, hi, h) DOC_TH_CTYPE_##k f;
+    DOC_THRESHOLDS(DOC_TH_FIELD)
+#undef DOC_TH_FIELD
 };
+
+enum doc_th_kind { DOC_TH_NUM, DOC_TH_US, DOC_TH_INT };
+
+/* One threshold as the option and the JSON see it (values in display units: µs for US). */
+struct doc_threshold_desc {
+    const char *key; /* "host_idle_pct", "short_kernel_cutoff_us", ... */
+    enum doc_th_kind kind;
+    size_t offset; /* in struct doc_thresholds */
+    double def, min, max;
+    const char *help;
+};
+
+/* The list, in DOC_THRESHOLDS order. */
+const struct doc_threshold_desc *doctor_thresholds(size_t *n);
+/* A threshold's value in display units. */
+double doctor_threshold_value(const struct doc_thresholds *th, const struct doc_threshold_desc *d);
+/* Sets one threshold from "KEY=VALUE". 0; LAT_E_USAGE with a reason in err (unknown key, bad
+ * or out-of-range value). */
+int doctor_threshold_set(struct doc_thresholds *th, const char *kv, char *err, size_t errlen);
 
 struct doc_opts {
     struct doc_thresholds th;
@@ -169,6 +212,18 @@ struct lat_an_rank;
 /* Copies the HTA-compatible numbers of analysis rank `a` (analyze/analysis.h) into the summary
  * of trace `trace` (0-based, in doctor_run() order). 0 or LAT_E_USAGE for a bad index. */
 int doctor_add_analysis(struct doc_report *r, size_t trace, const struct lat_an_rank *a);
+
+/* Which rule families ran on a trace and why the others did not apply. */
+struct doc_family_use {
+    const char *name;  /* "gpu", "cpu", "data", "steps", "profiler" */
+    const char *label; /* "GPU", "CPU inference", ... */
+    bool ran;
+    const char *why; /* when !ran: what the trace lacks (static string) */
+};
+/* Fills out[0..max) for summary s; returns the number of families. */
+size_t doctor_families(const struct doc_summary *s, struct doc_family_use *out, size_t max);
+/* True when some trace of r got no rule that looks inside its steps (see doc_summary.judged). */
+bool doctor_any_unjudged(const struct doc_report *r);
 
 /* Sorts findings by estimated saving (% of step, then µs), info findings last. */
 void doctor_rank(struct doc_report *r);

@@ -10,36 +10,104 @@
 #include "core/err.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+static const struct doc_threshold_desc doc_th_desc[] = {
+#define DOC_TH_KEY_NUM(f) #f
+#define DOC_TH_KEY_US(f)  #f "_us"
+#define DOC_TH_KEY_INT(f) #f
+#define DOC_TH_DESC(f, k, d, lo, hi, h)                                                            \
+    {DOC_TH_KEY_##k(f), DOC_TH_##k, offsetof(struct doc_thresholds, f), d, lo, hi, h},
+    DOC_THRESHOLDS(DOC_TH_DESC)
+#undef DOC_TH_DESC
+};
+
+const struct doc_threshold_desc *doctor_thresholds(size_t *n)
+{
+    *n = sizeof(doc_th_desc) / sizeof(doc_th_desc[0]);
+    return doc_th_desc;
+}
+
+double doctor_threshold_value(const struct doc_thresholds *th, const struct doc_threshold_desc *d)
+{
+    const char *p = (const char *)th + d->offset;
+    switch (d->kind) {
+    case DOC_TH_NUM:
+        return *(const double *)(const void *)p;
+    case DOC_TH_US:
+        return (double)*(const lat_ns *)(const void *)p / 1000.0;
+    case DOC_TH_INT:
+        return (double)*(const int64_t *)(const void *)p;
+    }
+    return 0;
+}
+
+static void th_store(struct doc_thresholds *th, const struct doc_threshold_desc *d, double v)
+{
+    char *p = (char *)th + d->offset;
+    switch (d->kind) {
+    case DOC_TH_NUM:
+        *(double *)(void *)p = v;
+        break;
+    case DOC_TH_US:
+        *(lat_ns *)(void *)p = (lat_ns)llround(v * 1000.0);
+        break;
+    case DOC_TH_INT:
+        *(int64_t *)(void *)p = (int64_t)v;
+        break;
+    }
+}
+
+int doctor_threshold_set(struct doc_thresholds *th, const char *kv, char *err, size_t errlen)
+{
+    const char *eq = kv ? strchr(kv, '=') : NULL;
+    size_t n;
+    const struct doc_threshold_desc *ds = doctor_thresholds(&n);
+    if (!eq) {
+        snprintf(err, errlen, "'%s' is not KEY=VALUE", kv ? kv : "");
+        return LAT_E_USAGE;
+    }
+    const struct doc_threshold_desc *d = NULL;
+    for (size_t i = 0; i < n && !d; i++)
+        if (strlen(ds[i].key) == (size_t)(eq - kv) && !strncmp(ds[i].key, kv, (size_t)(eq - kv)))
+            d = &ds[i];
+    if (!d) {
+        snprintf(err, errlen, "unknown threshold '%.*s'", (int)(eq - kv), kv);
+        return LAT_E_USAGE;
+    }
+    const char *s = eq + 1;
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || end == s || *end || errno || !isfinite(v)) {
+        snprintf(err, errlen, "%s: '%s' is not a number", d->key, s);
+        return LAT_E_USAGE;
+    }
+    if (d->kind == DOC_TH_INT && v != floor(v)) {
+        snprintf(err, errlen, "%s: '%s' is not an integer", d->key, s);
+        return LAT_E_USAGE;
+    }
+    if (v < d->min || v > d->max) {
+        snprintf(err, errlen, "%s: %s is outside [%g, %g]", d->key, s, d->min, d->max);
+        return LAT_E_USAGE;
+    }
+    th_store(th, d, v);
+    return 0;
+}
+
 void doctor_opts_default(struct doc_opts *o)
 {
     memset(o, 0, sizeof(*o));
-    struct doc_thresholds *t = &o->th;
-    t->host_idle_pct = 10.0;
-    t->launch_bound_share = 0.5;
-    t->short_kernel_cutoff = 50 * LAT_NS_PER_US;
-    t->memcpy_pct = 5.0;
-    t->small_copy_bytes = 64 * 1024;
-    t->dtoh_sync_window = 50 * LAT_NS_PER_US;
-    t->sync_pct = 2.0;
-    t->dominant_kernel_pct = 20.0;
-    t->fp32_eligible_pct = 10.0;
-    t->fp32_speedup = 2.0;
-    t->comm_pct = 10.0;
-    t->dataloader_pct = 5.0;
-    t->underfilled_pct = 50.0;
-    t->gpu_util_low_pct = 50.0;
-    t->alloc_pct = 1.0;
-    t->mem_pressure = 0.9;
-    t->tail_pct = 10.0;
-    t->tail_min_steps = 4;
-    t->overhead_pct = 1.0;
-    t->min_saving_pct = 1.0;
+    size_t n;
+    const struct doc_threshold_desc *ds = doctor_thresholds(&n);
+    for (size_t i = 0; i < n; i++)
+        th_store(&o->th, &ds[i], ds[i].def);
     o->max_examples = 5;
 }
 
@@ -75,8 +143,10 @@ void doctor_report_free(struct doc_report *r)
     for (size_t i = 0; i < r->n; i++)
         doc_finding_fini(&r->f[i]);
     free(r->f);
-    for (size_t i = 0; i < r->ntraces; i++)
+    for (size_t i = 0; i < r->ntraces; i++) {
         free(r->traces[i].path);
+        free(r->traces[i].what);
+    }
     free(r->traces);
     free(r);
 }
@@ -268,6 +338,13 @@ static int doc_rank_cmp(const void *x, const void *y)
 void doctor_rank(struct doc_report *r)
 {
     if (r->n > 1) qsort(r->f, r->n, sizeof(*r->f), doc_rank_cmp);
+}
+
+bool doctor_any_unjudged(const struct doc_report *r)
+{
+    for (size_t i = 0; i < r->ntraces; i++)
+        if (!r->traces[i].judged) return true;
+    return false;
 }
 
 int doctor_max_severity(const struct doc_report *r)

@@ -29,7 +29,54 @@ struct out {
     struct lat_buf *b;
     bool color;
     int err;
+    char *tmp[16]; /* escaped copies of trace-provided strings (o_s), freed by o_fini */
+    size_t ntmp;
 };
+
+static bool needs_escape(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f) return true;
+    return false;
+}
+
+/* A string from the trace (names, paths, and the titles and commands built from them) made safe
+ * for a terminal or a markdown file: control bytes (raw ESC, newlines, ...) become \xHH / \n
+ * text. The copy lives until o_fini, at most 16 at a time (a ring). */
+static const char *o_s(struct out *o, const char *s)
+{
+    if (!s) return "";
+    if (!needs_escape(s)) return s;
+    size_t n = strlen(s);
+    char *d = malloc(4 * n + 1), *p = d;
+    if (!d) {
+        o->err = -ENOMEM;
+        return "";
+    }
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '\n') {
+            *p++ = '\\';
+            *p++ = 'n';
+        } else if (ch < 0x20 || ch == 0x7f) {
+            p += sprintf(p, "\\x%02x", ch);
+        } else {
+            *p++ = (char)ch;
+        }
+    }
+    *p = 0;
+    size_t k = o->ntmp++ % 16;
+    free(o->tmp[k]);
+    o->tmp[k] = d;
+    return d;
+}
+
+static int o_fini(struct out *o)
+{
+    for (size_t i = 0; i < 16; i++)
+        free(o->tmp[i]);
+    return o->err;
+}
 
 static void o_printf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void o_printf(struct out *o, const char *fmt, ...)
@@ -119,6 +166,9 @@ static void kv_value(const struct doc_kv *kv, char *buf, size_t len)
         snprintf(buf, len, "%s", kv->str ? kv->str : "");
         break;
     }
+    /* control bytes of trace names: shown as '?' in the text table (JSON keeps them exact) */
+    for (char *p = buf; *p; p++)
+        if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f) *p = '?';
 }
 
 static void example_line(struct out *o, const struct doc_example *e, bool md)
@@ -128,15 +178,16 @@ static void example_line(struct out *o, const struct doc_example *e, bool md)
     units_format_duration(e->offset, off, sizeof(off));
     units_format_duration(e->value, v, sizeof(v));
     /* Kernel signatures run to hundreds of characters: the JSON keeps the full name. */
-    int nlen = (int)strlen(e->name);
+    const char *name = o_s(o, e->name);
+    int nlen = (int)strlen(name);
     o_printf(o, "%s%.*s%s%s, %s at ts %" PRId64 ".%03" PRId64 " us (+%s into the trace)",
-             md ? "`" : "", nlen > 96 ? 93 : nlen, e->name, nlen > 96 ? "..." : "", md ? "`" : "",
-             d, e->ts / 1000, (e->ts % 1000 + 1000) % 1000, off);
+             md ? "`" : "", nlen > 96 ? 93 : nlen, name, nlen > 96 ? "..." : "", md ? "`" : "", d,
+             e->ts / 1000, (e->ts % 1000 + 1000) % 1000, off);
     if (e->step >= 0) o_printf(o, ", step %d", e->step);
     if (e->stream >= 0) o_printf(o, ", stream %" PRId64, e->stream);
     if (e->tid >= 0) o_printf(o, ", tid %" PRId64, e->tid);
     if (e->value != e->dur && e->value > 0) o_printf(o, ", counts %s", v);
-    if (e->note) o_printf(o, " - %s", e->note);
+    if (e->note) o_printf(o, " - %s", o_s(o, e->note));
     o_printf(o, "\n");
 }
 
@@ -170,6 +221,20 @@ static void summary_text(struct out *o, const struct doc_summary *s, bool md)
         o_printf(o, "%sno GPU activity in the trace (CPU-only)\n", li);
     }
     o_printf(o, "%sDataLoader %.1f %% of the step\n", li, 100.0 * (double)s->dataloader / m);
+    struct doc_family_use fu[8];
+    size_t nf = doctor_families(s, fu, 8);
+    o_printf(o, "%srules that ran:", li);
+    int any = 0;
+    for (size_t i = 0; i < nf; i++)
+        if (fu[i].ran) o_printf(o, "%s %s", any++ ? "," : "", fu[i].label);
+    if (!any) o_printf(o, " none");
+    o_printf(o, "\n%snot applicable:", li);
+    any = 0;
+    for (size_t i = 0; i < nf; i++)
+        if (!fu[i].ran) o_printf(o, "%s %s (%s)", any++ ? ";" : "", fu[i].label, fu[i].why);
+    if (!any) o_printf(o, " none");
+    o_printf(o, "\n");
+    if (!s->judged) o_printf(o, "%sno rule applies to this input (%s)\n", li, o_s(o, s->what));
     if (s->hta.valid && s->hta.temporal_valid) {
         char h[32], k[32], x[32];
         units_format_duration(s->hta.host_wait, h, sizeof(h));
@@ -222,23 +287,57 @@ static void evidence_text(struct out *o, const struct doc_finding *f, bool md)
     }
 }
 
+/* The verdict when no finding reaches low: never a clean bill for a trace no rule could judge. */
+static void verdict_text(struct out *o, const struct doc_report *r, bool md)
+{
+    size_t unjudged = 0;
+    const struct doc_summary *u = NULL;
+    for (size_t t = 0; t < r->ntraces; t++)
+        if (!r->traces[t].judged) {
+            unjudged++;
+            u = &r->traces[t];
+        }
+    if (unjudged && unjudged == r->ntraces && r->ntraces == 1 && md)
+        o_printf(o, "**No rule applies to this input** (%s).\n", o_s(o, u->what));
+    else if (unjudged && unjudged == r->ntraces && r->ntraces == 1)
+        o_printf(o,
+                 "%sNo rule applies to this input%s (%s). Nothing was judged: this is not a "
+                 "clean bill (docs/latscope-doctor.md, exit status 3).\n",
+                 o_c(o, C_YEL), o_c(o, C_RESET), o_s(o, u->what));
+    else if (unjudged == r->ntraces)
+        o_printf(o,
+                 "%sNo rule applies to any of these inputs%s (see each trace above). Nothing "
+                 "was judged.\n",
+                 md ? "**" : o_c(o, C_YEL), md ? "**" : o_c(o, C_RESET));
+    else if (unjudged)
+        o_printf(o,
+                 "%sNo significant finding%s from the rules that ran; %zu of %zu traces got no "
+                 "rule that applies (see above): nothing in %s was judged.\n",
+                 md ? "**" : o_c(o, C_GREEN), md ? "**" : o_c(o, C_RESET), unjudged, r->ntraces,
+                 unjudged == 1 ? "it" : "them");
+    else if (md)
+        o_printf(o, "**No significant finding**: every number above is under its threshold.\n");
+    else
+        o_printf(o,
+                 "%sNo significant finding.%s The numbers above are under every threshold "
+                 "(docs/latscope-doctor.md).\n",
+                 o_c(o, C_GREEN), o_c(o, C_RESET));
+}
+
 int doctor_format_text(const struct doc_report *r, struct lat_buf *b, bool color)
 {
-    struct out o = {b, color, 0};
+    struct out o = {.b = b, .color = color};
     for (size_t t = 0; t < r->ntraces; t++) {
         const struct doc_summary *s = &r->traces[t];
         o_printf(&o, "%slatscope doctor%s: %s (%s%s)\n", o_c(&o, C_BOLD), o_c(&o, C_RESET),
-                 s->path ? s->path : "(trace)", s->format ? s->format : "?",
+                 s->path ? o_s(&o, s->path) : "(trace)", s->format ? s->format : "?",
                  s->rank >= 0 ? ", rank" : "");
         summary_text(&o, s, false);
     }
     o_printf(&o, "\n");
     if (doctor_max_severity(r) < (int)DOC_SEV_LOW) {
-        o_printf(&o,
-                 "%sNo significant finding.%s The numbers above are under every threshold "
-                 "(docs/latscope-doctor.md).\n",
-                 o_c(&o, C_GREEN), o_c(&o, C_RESET));
-        if (!r->n) return o.err;
+        verdict_text(&o, r, false);
+        if (!r->n) return o_fini(&o);
         o_printf(&o, "Notes:\n\n");
     }
     for (size_t i = 0; i < r->n; i++) {
@@ -252,9 +351,9 @@ int doctor_format_text(const struct doc_report *r, struct lat_buf *b, bool color
             o_printf(&o, "  saving <= %s per step (%.1f %%)", s1, f->saving_pct);
         else
             o_printf(&o, "  saving not estimated");
-        if (r->ntraces > 1) o_printf(&o, "  [%s]", r->traces[f->trace].path);
+        if (r->ntraces > 1) o_printf(&o, "  [%s]", o_s(&o, r->traces[f->trace].path));
         o_printf(&o, "\n%s", o_c(&o, C_BOLD));
-        o_wrap(&o, f->title, 3, 100);
+        o_wrap(&o, o_s(&o, f->title), 3, 100);
         o_printf(&o, "%s   evidence:\n", o_c(&o, C_RESET));
         evidence_text(&o, f, false);
         if (f->nex) {
@@ -265,29 +364,29 @@ int doctor_format_text(const struct doc_report *r, struct lat_buf *b, bool color
             }
         }
         o_printf(&o, "   %show the saving is estimated:%s\n", o_c(&o, C_DIM), o_c(&o, C_RESET));
-        o_wrap(&o, f->saving_method, 5, 100);
+        o_wrap(&o, o_s(&o, f->saving_method), 5, 100);
         o_printf(&o, "   %sdo:%s\n", o_c(&o, C_BOLD), o_c(&o, C_RESET));
-        o_wrap(&o, f->recommendation, 5, 100);
+        o_wrap(&o, o_s(&o, f->recommendation), 5, 100);
         o_printf(&o, "   %snext:%s %s\n\n", o_c(&o, C_BOLD), o_c(&o, C_RESET),
-                 f->next_step ? f->next_step : "");
+                 o_s(&o, f->next_step));
     }
-    return o.err;
+    return o_fini(&o);
 }
 
 int doctor_format_md(const struct doc_report *r, struct lat_buf *b)
 {
-    struct out o = {b, false, 0};
+    struct out o = {.b = b, .color = false};
     o_printf(&o, "## latscope doctor\n\n");
     for (size_t t = 0; t < r->ntraces; t++) {
         const struct doc_summary *s = &r->traces[t];
-        o_printf(&o, "**Trace:** `%s` (%s)\n\n", s->path ? s->path : "(trace)",
+        o_printf(&o, "**Trace:** `%s` (%s)\n\n", s->path ? o_s(&o, s->path) : "(trace)",
                  s->format ? s->format : "?");
         summary_text(&o, s, true);
         o_printf(&o, "\n");
     }
     if (doctor_max_severity(r) < (int)DOC_SEV_LOW) {
-        o_printf(&o, "**No significant finding**: every number above is under its threshold.\n");
-        if (!r->n) return o.err;
+        verdict_text(&o, r, true);
+        if (!r->n) return o_fini(&o);
         o_printf(&o, "\nNotes:\n\n");
     }
     o_printf(&o, "| # | severity | finding | saving per step |\n|---|---|---|---|\n");
@@ -297,8 +396,8 @@ int doctor_format_md(const struct doc_report *r, struct lat_buf *b)
         units_format_duration((lat_ns)(f->saving_us_per_step * 1000.0), s1, sizeof(s1));
         o_printf(&o, "| %zu | %s | `%s` ", i + 1, doctor_severity_name(f->severity), f->id);
         /* a '|' in a title (kernel names can hold anything) would split the table cell */
-        for (const char *p = f->title ? f->title : ""; *p; p++)
-            o_printf(&o, "%s%c", *p == '|' ? "\\" : "", *p == '\n' ? ' ' : *p);
+        for (const char *p = o_s(&o, f->title); *p; p++)
+            o_printf(&o, "%s%c", *p == '|' ? "\\" : "", *p);
         o_printf(&o, " | ");
         if (f->saving_us_per_step > 0)
             o_printf(&o, "≤ %s (%.1f %%) |\n", s1, f->saving_pct);
@@ -307,7 +406,7 @@ int doctor_format_md(const struct doc_report *r, struct lat_buf *b)
     }
     for (size_t i = 0; i < r->n; i++) {
         const struct doc_finding *f = &r->f[i];
-        o_printf(&o, "\n### %zu. `%s`: %s\n\n", i + 1, f->id, f->title);
+        o_printf(&o, "\n### %zu. `%s`: %s\n\n", i + 1, f->id, o_s(&o, f->title));
         o_printf(&o, "**Evidence**\n\n");
         evidence_text(&o, f, true);
         if (f->nex) {
@@ -317,11 +416,11 @@ int doctor_format_md(const struct doc_report *r, struct lat_buf *b)
                 example_line(&o, &f->ex[k], true);
             }
         }
-        o_printf(&o, "\n**Saving estimate:** %s\n\n", f->saving_method ? f->saving_method : "");
-        o_printf(&o, "**Recommendation:** %s\n\n", f->recommendation ? f->recommendation : "");
-        o_printf(&o, "**Next step:**\n\n```sh\n%s\n```\n", f->next_step ? f->next_step : "");
+        o_printf(&o, "\n**Saving estimate:** %s\n\n", o_s(&o, f->saving_method));
+        o_printf(&o, "**Recommendation:** %s\n\n", o_s(&o, f->recommendation));
+        o_printf(&o, "**Next step:**\n\n```sh\n%s\n```\n", o_s(&o, f->next_step));
     }
-    return o.err;
+    return o_fini(&o);
 }
 
 static void json_kv(struct jsonw *w, const struct doc_kv *kv)
@@ -453,8 +552,9 @@ void doctor_write_json(const struct doc_report *r, const struct doc_opts *opt, s
     }
     jsonw_arr_end(w);
     jsonw_key(w, "verdict");
-    jsonw_str(w,
-              doctor_max_severity(r) >= (int)DOC_SEV_LOW ? "findings" : "no significant finding");
+    jsonw_str(w, doctor_max_severity(r) >= (int)DOC_SEV_LOW ? "findings"
+                 : doctor_any_unjudged(r)                   ? "no rule applies"
+                                                            : "no significant finding");
     jsonw_key(w, "traces");
     jsonw_arr_begin(w);
     for (size_t t = 0; t < r->ntraces; t++) {
@@ -501,6 +601,31 @@ void doctor_write_json(const struct doc_report *r, const struct doc_opts *opt, s
         jsonw_u64(w, s->gpu_events);
         jsonw_key(w, "cpu_events");
         jsonw_u64(w, s->cpu_events);
+        jsonw_key(w, "judged");
+        jsonw_bool(w, s->judged);
+        jsonw_key(w, "what");
+        if (s->judged || !s->what)
+            jsonw_null(w);
+        else
+            jsonw_str(w, s->what);
+        jsonw_key(w, "rule_families");
+        jsonw_arr_begin(w);
+        struct doc_family_use fu[8];
+        size_t nf = doctor_families(s, fu, 8);
+        for (size_t i = 0; i < nf; i++) {
+            jsonw_obj_begin(w);
+            jsonw_key(w, "family");
+            jsonw_str(w, fu[i].name);
+            jsonw_key(w, "ran");
+            jsonw_bool(w, fu[i].ran);
+            jsonw_key(w, "why_not");
+            if (fu[i].ran)
+                jsonw_null(w);
+            else
+                jsonw_str(w, fu[i].why);
+            jsonw_obj_end(w);
+        }
+        jsonw_arr_end(w);
         jsonw_key(w, "hta");
         if (s->hta.valid) {
             const struct doc_hta *h = &s->hta;
@@ -560,37 +685,20 @@ void doctor_write_json(const struct doc_report *r, const struct doc_opts *opt, s
     }
     jsonw_arr_end(w);
     if (opt) {
-        const struct doc_thresholds *th = &opt->th;
         jsonw_key(w, "thresholds");
         jsonw_obj_begin(w);
-        jsonw_key(w, "host_idle_pct");
-        jsonw_double(w, th->host_idle_pct, 6);
-        jsonw_key(w, "launch_bound_share");
-        jsonw_double(w, th->launch_bound_share, 6);
-        jsonw_key(w, "short_kernel_cutoff_us");
-        jsonw_ns_as_us(w, th->short_kernel_cutoff);
-        jsonw_key(w, "memcpy_pct");
-        jsonw_double(w, th->memcpy_pct, 6);
-        jsonw_key(w, "sync_pct");
-        jsonw_double(w, th->sync_pct, 6);
-        jsonw_key(w, "dominant_kernel_pct");
-        jsonw_double(w, th->dominant_kernel_pct, 6);
-        jsonw_key(w, "fp32_eligible_pct");
-        jsonw_double(w, th->fp32_eligible_pct, 6);
-        jsonw_key(w, "comm_pct");
-        jsonw_double(w, th->comm_pct, 6);
-        jsonw_key(w, "dataloader_pct");
-        jsonw_double(w, th->dataloader_pct, 6);
-        jsonw_key(w, "underfilled_pct");
-        jsonw_double(w, th->underfilled_pct, 6);
-        jsonw_key(w, "alloc_pct");
-        jsonw_double(w, th->alloc_pct, 6);
-        jsonw_key(w, "tail_pct");
-        jsonw_double(w, th->tail_pct, 6);
-        jsonw_key(w, "overhead_pct");
-        jsonw_double(w, th->overhead_pct, 6);
-        jsonw_key(w, "min_saving_pct");
-        jsonw_double(w, th->min_saving_pct, 6);
+        size_t nth;
+        const struct doc_threshold_desc *ds = doctor_thresholds(&nth);
+        for (size_t i = 0; i < nth; i++) {
+            jsonw_key(w, ds[i].key);
+            const char *p = (const char *)&opt->th + ds[i].offset;
+            if (ds[i].kind == DOC_TH_US)
+                jsonw_ns_as_us(w, *(const lat_ns *)(const void *)p);
+            else if (ds[i].kind == DOC_TH_INT)
+                jsonw_i64(w, *(const int64_t *)(const void *)p);
+            else
+                jsonw_double(w, *(const double *)(const void *)p, 6);
+        }
         jsonw_obj_end(w);
     }
     jsonw_obj_end(w);

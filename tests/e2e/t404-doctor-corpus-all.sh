@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # t404-doctor-corpus-all: doctor on every trace of the shared corpus: never a crash (exit 0 or 1;
-# 2 only with a clear error for files that are not traces), valid JSON every time, and no
+# 2 only with a clear error for files that are not traces; 3 only when the report says that no
+# rule applies to the input), valid JSON every time, and no
 # "use CUDA graphs" advice on traces that already replay graphs.
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
 [[ -d $LATSCOPE_TRACES ]] || skip "shared trace corpus absent ($LATSCOPE_TRACES)"
@@ -12,10 +13,14 @@ while IFS= read -r -d '' f; do
     set -e
     case $rc in
     0 | 1) "$LATSCOPE" selftest lint-json "$TMPDIR/out" >/dev/null || fail "$f: invalid JSON" ;;
+    3)
+        "$LATSCOPE" selftest lint-json "$TMPDIR/out" >/dev/null || fail "$f: invalid JSON"
+        grep -q '"verdict": "no rule applies"' "$TMPDIR/out" || fail "$f: exit 3 without saying no rule applies"
+        ;;
     2) grep -q "error" "$TMPDIR/err" || fail "$f: exit 2 without a message" ;;
     *) cat "$TMPDIR/err" >&2; fail "$f: exit $rc (crash?)" ;;
     esac
-    if [[ $rc -le 1 ]] && python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if any(t["graph_launches"] for t in d["traces"]) else 1)' <"$TMPDIR/out"; then
+    if [[ $rc -le 1 || $rc -eq 3 ]] && python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if any(t["graph_launches"] for t in d["traces"]) else 1)' <"$TMPDIR/out"; then
         python3 - "$TMPDIR/out" "$f" <<'PY' || fail "$f: CUDA-graph trace advised to use CUDA graphs"
 import json, sys
 d = json.load(open(sys.argv[1]))

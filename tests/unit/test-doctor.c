@@ -10,10 +10,12 @@
 
 #include "analyze/analysis.h"
 #include "core/buf.h"
+#include "core/err.h"
 #include "core/jsonw.h"
 #include "doctor/ctx.h"
 #include "doctor/doctor.h"
 #include "doctor/ivl.h"
+#include "doctor/shell.h"
 #include "ingest/ingest.h"
 
 #include <stdarg.h>
@@ -884,5 +886,181 @@ TEST(doctor_tiny_saving_is_info)
     ASSERT(f);
     ASSERT_NEAR(f->saving_pct, 0.5, 1e-9);
     ASSERT_EQ_I64(f->severity, DOC_SEV_INFO);
+    doctor_report_free(r);
+}
+
+/* Control bytes in kernel names match any character in ncu's regex. */
+TEST(doctor_ncu_name_control_bytes)
+{
+    char b[64];
+    doc_ncu_name("k\033[31m\nx", b, sizeof(b));
+    ASSERT_EQ_STR(b, "k.\\[31m.x");
+}
+
+/* Names from a trace are quoted for POSIX sh (issue 14 item 12). */
+TEST(doctor_sh_quote)
+{
+    char *q = doc_sh_quote("/data/run 1/t.json", false);
+    ASSERT_EQ_STR(q, "'/data/run 1/t.json'");
+    free(q);
+    q = doc_sh_quote("/data/t.json", false); /* nothing to quote: unchanged */
+    ASSERT_EQ_STR(q, "/data/t.json");
+    free(q);
+    q = doc_sh_quote("x';id>/tmp/PWNED;'", true);
+    ASSERT_EQ_STR(q, "'x'\\'';id>/tmp/PWNED;'\\'''");
+    free(q);
+    q = doc_sh_quote("a\nb\033c$(id)`id`", false);
+    ASSERT_EQ_STR(q, "'a?b?c$(id)`id`'");
+    free(q);
+    q = doc_sh_quote("", false);
+    ASSERT_EQ_STR(q, "''");
+    free(q);
+    char stem[48];
+    doc_file_stem("x';id", 40, stem, sizeof(stem));
+    ASSERT_EQ_STR(stem, "x");
+    doc_file_stem("';rm", 40, stem, sizeof(stem));
+    ASSERT_EQ_STR(stem, "kernel");
+}
+
+/* Thresholds come from one list: defaults, the option and the JSON keys agree. */
+TEST(doctor_thresholds_table)
+{
+    struct doc_opts o;
+    doctor_opts_default(&o);
+    size_t n;
+    const struct doc_threshold_desc *d = doctor_thresholds(&n);
+    ASSERT_EQ_U64(n, sizeof(struct doc_thresholds) / 8);
+    for (size_t i = 0; i < n; i++)
+        ASSERT_NEAR(doctor_threshold_value(&o.th, &d[i]), d[i].def, 1e-9);
+    ASSERT_EQ_I64(o.th.short_kernel_cutoff, 50000);
+    ASSERT_EQ_I64(o.th.small_copy_bytes, 65536);
+    ASSERT_EQ_I64(o.th.tail_min_steps, 4);
+    char err[160];
+    ASSERT_RC(doctor_threshold_set(&o.th, "short_kernel_cutoff_us=12.5", err, sizeof(err)));
+    ASSERT_EQ_I64(o.th.short_kernel_cutoff, 12500);
+    ASSERT_RC(doctor_threshold_set(&o.th, "tail_min_steps=8", err, sizeof(err)));
+    ASSERT_EQ_I64(o.th.tail_min_steps, 8);
+    ASSERT_EQ_I64(doctor_threshold_set(&o.th, "tail_min_steps=8.5", err, sizeof(err)), LAT_E_USAGE);
+    ASSERT_EQ_I64(doctor_threshold_set(&o.th, "nope=1", err, sizeof(err)), LAT_E_USAGE);
+    ASSERT(strstr(err, "unknown threshold 'nope'") != NULL);
+    ASSERT_EQ_I64(doctor_threshold_set(&o.th, "fp32_speedup=0", err, sizeof(err)), LAT_E_USAGE);
+    ASSERT_EQ_I64(doctor_threshold_set(&o.th, "memcpy_pct=", err, sizeof(err)), LAT_E_USAGE);
+    ASSERT_EQ_I64(doctor_threshold_set(&o.th, "memcpy_pct", err, sizeof(err)), LAT_E_USAGE);
+}
+
+static bool family_ran(const struct doc_summary *s, const char *name)
+{
+    struct doc_family_use fu[8];
+    size_t n = doctor_families(s, fu, 8);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(fu[i].name, name)) return fu[i].ran;
+    return false;
+}
+
+/* CPU-only steps with operators: the CPU rules run (not the GPU ones) and the trace is judged;
+ * 2 steps of 1000 µs with 100 µs of ops each: Python 90 % of the step. */
+TEST(doctor_families_cpu_only)
+{
+    struct tj j;
+    tj_begin(&j, NULL);
+    tj_step(&j, 0, 0, 1000);
+    tj_op(&j, "aten::add", 10, 100);
+    tj_step(&j, 1, 1000, 1000);
+    tj_op(&j, "aten::add", 1010, 100);
+    struct doc_report *r = run(&j);
+    const struct doc_summary *s = &r->traces[0];
+    ASSERT(s->judged);
+    ASSERT(!s->what);
+    ASSERT(family_ran(s, "cpu"));
+    ASSERT(!family_ran(s, "gpu"));
+    ASSERT(!family_ran(s, "steps")); /* 2 < tail_min_steps */
+    ASSERT(!doctor_any_unjudged(r));
+    const struct doc_finding *f = find(r, "cpu-python-overhead");
+    ASSERT(f != NULL);
+    ASSERT_NEAR(f->saving_pct, 90.0, 1e-9);
+    doctor_report_free(r);
+}
+
+/* Only events of categories no rule reads: not judged, and the summary says what it is. */
+TEST(doctor_families_nothing_applies)
+{
+    struct tj j;
+    tj_begin(&j, NULL);
+    tj_ev(&j, "{\"ph\":\"X\",\"cat\":\"Node\",\"name\":\"Conv_0\",\"pid\":1,\"tid\":1,"
+              "\"ts\":0,\"dur\":100}");
+    struct doc_report *r = run(&j);
+    const struct doc_summary *s = &r->traces[0];
+    ASSERT(!s->judged);
+    ASSERT(s->what && strstr(s->what, "1 event,"));
+    ASSERT(!family_ran(s, "cpu") && !family_ran(s, "gpu") && !family_ran(s, "data"));
+    ASSERT(doctor_any_unjudged(r));
+    ASSERT_EQ_U64(r->n, 0);
+    doctor_report_free(r);
+}
+
+/* A GPU trace: the GPU rules run, the CPU-inference rules do not (the GPU rules judge the host). */
+TEST(doctor_families_gpu)
+{
+    struct tj j;
+    tj_begin(&j, NULL);
+    tj_step(&j, 0, 0, 1000);
+    tj_op(&j, "aten::mm", 10, 20);
+    tj_launch(&j, "gemm", 12, 5, 30, 900, 1, NULL);
+    struct doc_report *r = run(&j);
+    const struct doc_summary *s = &r->traces[0];
+    ASSERT(s->judged);
+    ASSERT(family_ran(s, "gpu"));
+    ASSERT(!family_ran(s, "cpu"));
+    for (size_t i = 0; i < r->n; i++)
+        ASSERT(strncmp(r->f[i].id, "cpu-", 4) != 0 ||
+               !strcmp(r->f[i].id, "cpu-pre-post-processing"));
+    doctor_report_free(r);
+}
+
+/* python_function events (with_stack=True) name the Python time of cpu-python-overhead: their
+ * own time in the step, without the Python functions and ops directly inside them. Steps of
+ * 1000 µs: f [10, 900) holds op [100, 200) and g [300, 400): f 890 - 100 - 100 = 690 µs, g
+ * 100 µs; a function that starts before the step (the caller of the profiler loop) is left out. */
+TEST(doctor_cpu_python_functions)
+{
+    struct tj j;
+    tj_begin(&j, NULL);
+    tj_ev(&j, "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"main\",\"pid\":1,\"tid\":1,"
+              "\"ts\":0,\"dur\":3000}");
+    for (int s = 0; s < 2; s++) {
+        double b = 1 + s * 1000.0;
+        tj_step(&j, s, b, 1000);
+        tj_ev(&j,
+              "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"f\",\"pid\":1,\"tid\":1,"
+              "\"ts\":%.1f,\"dur\":890}",
+              b + 10);
+        tj_op(&j, "aten::add", b + 100, 100);
+        tj_ev(&j,
+              "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"g\",\"pid\":1,\"tid\":1,"
+              "\"ts\":%.1f,\"dur\":100}",
+              b + 300);
+    }
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "cpu-python-overhead");
+    ASSERT(f != NULL);
+    int found = 0;
+    for (size_t i = 0; i < f->nkv; i++) {
+        const struct doc_kv *k = &f->kv[i];
+        if (!k->table || strcmp(k->table, "python_functions_self_time") != 0) continue;
+        if (strcmp(k->key, "function") == 0) {
+            const struct doc_kv *v = &f->kv[i + 1];
+            ASSERT_EQ_STR(v->key, "self_us_per_step");
+            if (!strcmp(k->str, "f")) {
+                ASSERT_EQ_I64(v->i, 690000);
+                found |= 1;
+            }
+            if (!strcmp(k->str, "g")) {
+                ASSERT_EQ_I64(v->i, 100000);
+                found |= 2;
+            }
+            ASSERT(strcmp(k->str, "main") != 0);
+        }
+    }
+    ASSERT_EQ_I64(found, 3);
     doctor_report_free(r);
 }
