@@ -1,0 +1,684 @@
+/*
+ * render.c - analyze's JSON document and text report (render.h), driven by the field tables.
+ *
+ * Moved out of cmd-analyze.c unchanged in output (tests/e2e/t160-golden.sh proves it byte for
+ * byte): every row array of a rank is written from its lat_an_table; the launch object, the CPU
+ * sample summary and the text report keep their hand-laid layout.
+ */
+#include "analyze/render.h"
+
+#include "analyze/cpu.h"
+#include "core/err.h"
+#include "core/units.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- field tables -------------------------------------------------------------------------- */
+
+#define F(key, unit, label, type, member)                                                          \
+    {                                                                                              \
+        key, LAT_AN_U_##unit, label, offsetof(type, member)                                        \
+    }
+#define TABLE(name, jkey, type, arr)                                                               \
+    const struct lat_an_table name = {jkey, arr, sizeof(arr) / sizeof(arr[0]), sizeof(type)}
+
+static const struct lat_an_field temporal_f[] = {
+    F("kernel_time_us", NS, "kernel time", struct lat_an_temporal, kernel_time),
+    F("idle_us", NS, "idle", struct lat_an_temporal, idle),
+    F("compute_us", NS, "compute", struct lat_an_temporal, compute),
+    F("non_compute_us", NS, "non-compute", struct lat_an_temporal, non_compute),
+    F("idle_pct", PCT, "idle %", struct lat_an_temporal, idle_pct),
+    F("compute_pct", PCT, "compute %", struct lat_an_temporal, compute_pct),
+    F("non_compute_pct", PCT, "non-compute %", struct lat_an_temporal, non_compute_pct),
+};
+TABLE(lat_an_temporal_table, "temporal", struct lat_an_temporal, temporal_f);
+
+static const struct lat_an_field idle_f[] = {
+    F("stream", I64, "stream", struct lat_an_idle_stream, stream),
+    F("host_wait_us", NS, "host_wait", struct lat_an_idle_stream, idle[LAT_IDLE_HOST_WAIT]),
+    F("kernel_wait_us", NS, "kernel_wait", struct lat_an_idle_stream, idle[LAT_IDLE_KERNEL_WAIT]),
+    F("other_us", NS, "other", struct lat_an_idle_stream, idle[LAT_IDLE_OTHER]),
+    F("host_wait_ratio", PCT, "host_wait share", struct lat_an_idle_stream,
+      ratio[LAT_IDLE_HOST_WAIT]),
+    F("kernel_wait_ratio", PCT, "kernel_wait share", struct lat_an_idle_stream,
+      ratio[LAT_IDLE_KERNEL_WAIT]),
+    F("other_ratio", PCT, "other share", struct lat_an_idle_stream, ratio[LAT_IDLE_OTHER]),
+    F("events", COUNT, "events", struct lat_an_idle_stream, events),
+};
+TABLE(lat_an_idle_table, "idle", struct lat_an_idle_stream, idle_f);
+
+static const struct lat_an_field ktype_f[] = {
+    F("type", STR, "kernel type", struct lat_an_ktype_bucket, label),
+    F("sum_us", NS, "time", struct lat_an_ktype_bucket, sum),
+    F("percent", PCT, "%", struct lat_an_ktype_bucket, percent),
+};
+TABLE(lat_an_ktype_table, "kernel_types", struct lat_an_ktype_bucket, ktype_f);
+
+static const struct lat_an_field queue_f[] = {
+    F("stream", I64, "stream", struct lat_an_queue, stream),
+    F("max_length", I64, "max", struct lat_an_queue, max_length),
+    F("samples", COUNT, "samples", struct lat_an_queue, len.count),
+    F("mean", F6, "mean", struct lat_an_queue, len.mean),
+    F("std", F6, "std", struct lat_an_queue, len.std),
+    F("p50", F3, "p50", struct lat_an_queue, len.p50),
+    F("blocked_us", NS, "blocked", struct lat_an_queue, blocked),
+    F("blocked_rel", F6, "blocked share", struct lat_an_queue, blocked_rel),
+};
+TABLE(lat_an_queue_table, "queue", struct lat_an_queue, queue_f);
+
+static const struct lat_an_field step_f[] = {
+    F("step", I32, "step", struct lat_an_step, step),
+    F("ts_us", NS, "start", struct lat_an_step, ts),
+    F("dur_us", NS, "wall", struct lat_an_step, dur),
+    F("gpu_compute_us", NS, "compute", struct lat_an_step, gpu_compute),
+    F("comm_us", NS, "comm", struct lat_an_step, comm),
+    F("copies_us", NS, "copies", struct lat_an_step, copies),
+    F("gpu_other_us", NS, "gpu-other", struct lat_an_step, gpu_other),
+    F("cpu_only_us", NS, "cpu-only", struct lat_an_step, cpu_only),
+    F("idle_us", NS, "idle", struct lat_an_step, idle),
+    F("kernels", COUNT, "kernels", struct lat_an_step, kernels),
+};
+TABLE(lat_an_step_table, "steps", struct lat_an_step, step_f);
+
+static const struct lat_an_field op_f[] = {
+    F("name", STR, "op", struct lat_an_op, name),
+    F("count", COUNT, "calls", struct lat_an_op, count),
+    F("total_us", NS, "total", struct lat_an_op, total),
+    F("self_us", NS, "self", struct lat_an_op, self),
+    F("gpu_us", NS, "GPU time", struct lat_an_op, gpu_time),
+    F("kernels", COUNT, "kernels", struct lat_an_op, kernels),
+    F("input_dims", STR, "input dims", struct lat_an_op, input_dims),
+};
+TABLE(lat_an_op_table, "top_ops", struct lat_an_op, op_f);
+
+static const struct lat_an_field op_kernel_f[] = {
+    F("op", STR, "op", struct lat_an_op_kernel, op),
+    F("kernel", STR, "kernel", struct lat_an_op_kernel, kernel),
+    F("count", COUNT, "calls", struct lat_an_op_kernel, count),
+    F("gpu_us", NS, "GPU time", struct lat_an_op_kernel, gpu_time),
+};
+TABLE(lat_an_op_kernel_table, "op_kernels", struct lat_an_op_kernel, op_kernel_f);
+
+static const struct lat_an_field aten_f[] = {
+    F("op", STR, "aten op", struct lat_an_aten_seq, op),
+    F("kernels", STR, "kernels", struct lat_an_aten_seq, kernels),
+    F("count", COUNT, "count", struct lat_an_aten_seq, count),
+    F("avg_aten_op_launch_delay_us", NS_D, "op->launch", struct lat_an_aten_seq,
+      avg_aten_op_launch_delay_ns),
+    F("avg_runtime_delay_us", NS_D, "launch->GPU", struct lat_an_aten_seq, avg_runtime_delay_ns),
+};
+TABLE(lat_an_aten_table, "aten_op_kernels", struct lat_an_aten_seq, aten_f);
+
+static const struct lat_an_field kernel_f[] = {
+    F("name", STR, "kernel", struct lat_an_kernel, name),
+    F("type", KTYPE, "type", struct lat_an_kernel, type),
+    F("count", COUNT, "calls", struct lat_an_kernel, count),
+    F("sum_us", NS, "total", struct lat_an_kernel, sum),
+    F("mean_us", NS_D, "mean", struct lat_an_kernel, mean_ns),
+    F("max_us", NS, "max", struct lat_an_kernel, max),
+    F("min_us", NS, "min", struct lat_an_kernel, min),
+    F("std_us", NS_D, "std", struct lat_an_kernel, std_ns),
+};
+TABLE(lat_an_kernel_table, "top_kernels", struct lat_an_kernel, kernel_f);
+
+static const struct lat_an_field memcpy_f[] = {
+    F("kind", STR, "memory copies", struct lat_an_memcpy, kind),
+    F("memory", STR, "memory", struct lat_an_memcpy, memory),
+    F("pageable", BOOL, "pageable", struct lat_an_memcpy, pageable),
+    F("count", COUNT, "count", struct lat_an_memcpy, count),
+    F("bytes", BYTES, "bytes", struct lat_an_memcpy, bytes),
+    F("time_us", NS, "time", struct lat_an_memcpy, time),
+    F("gb_per_s", F3, "GB/s", struct lat_an_memcpy, gb_per_s),
+};
+TABLE(lat_an_memcpy_table, "memcpy", struct lat_an_memcpy, memcpy_f);
+
+static const struct lat_an_field sync_f[] = {
+    F("name", STR, "synchronisation", struct lat_an_sync, name),
+    F("device_side", BOOL, "device side", struct lat_an_sync, device_side),
+    F("count", COUNT, "count", struct lat_an_sync, count),
+    F("total_us", NS, "time", struct lat_an_sync, total),
+};
+TABLE(lat_an_sync_table, "calls", struct lat_an_sync, sync_f);
+
+#define AT(row, f, type) ((const type *)((const char *)(row) + (f)->off))
+
+double lat_an_field_num(const struct lat_an_field *f, const void *row)
+{
+    switch (f->unit) {
+    case LAT_AN_U_NS:
+        return (double)*AT(row, f, lat_ns);
+    case LAT_AN_U_NS_D:
+    case LAT_AN_U_PCT:
+    case LAT_AN_U_F3:
+    case LAT_AN_U_F6:
+        return *AT(row, f, double);
+    case LAT_AN_U_COUNT:
+    case LAT_AN_U_BYTES:
+        return (double)*AT(row, f, uint64_t);
+    case LAT_AN_U_I64:
+        return (double)*AT(row, f, int64_t);
+    case LAT_AN_U_I32:
+        return (double)*AT(row, f, int32_t);
+    case LAT_AN_U_BOOL:
+        return *AT(row, f, bool) ? 1.0 : 0.0;
+    case LAT_AN_U_KTYPE:
+        return (double)*AT(row, f, enum lat_ktype);
+    case LAT_AN_U_STR:
+        break;
+    }
+    return NAN;
+}
+
+void lat_an_field_json(struct jsonw *w, const struct lat_an_field *f, const void *row)
+{
+    jsonw_key(w, f->key);
+    switch (f->unit) {
+    case LAT_AN_U_NS:
+        jsonw_ns_as_us(w, *AT(row, f, lat_ns));
+        break;
+    case LAT_AN_U_NS_D:
+        jsonw_fixed(w, *AT(row, f, double) / 1000.0, 3);
+        break;
+    case LAT_AN_U_PCT:
+        jsonw_fixed(w, *AT(row, f, double), 4);
+        break;
+    case LAT_AN_U_F3:
+        jsonw_fixed(w, *AT(row, f, double), 3);
+        break;
+    case LAT_AN_U_F6:
+        jsonw_fixed(w, *AT(row, f, double), 6);
+        break;
+    case LAT_AN_U_COUNT:
+    case LAT_AN_U_BYTES:
+        jsonw_u64(w, *AT(row, f, uint64_t));
+        break;
+    case LAT_AN_U_I64:
+        jsonw_i64(w, *AT(row, f, int64_t));
+        break;
+    case LAT_AN_U_I32:
+        jsonw_i64(w, *AT(row, f, int32_t));
+        break;
+    case LAT_AN_U_BOOL:
+        jsonw_bool(w, *AT(row, f, bool));
+        break;
+    case LAT_AN_U_KTYPE:
+        jsonw_str(w, analysis_ktype_name(*AT(row, f, enum lat_ktype)));
+        break;
+    case LAT_AN_U_STR: {
+        const char *s;
+        memcpy(&s, (const char *)row + f->off, sizeof(s));
+        if (s)
+            jsonw_str(w, s);
+        else
+            jsonw_null(w);
+        break;
+    }
+    }
+}
+
+void lat_an_row_json(struct jsonw *w, const struct lat_an_table *t, const void *row)
+{
+    jsonw_obj_begin(w);
+    for (size_t i = 0; i < t->nfields; i++)
+        lat_an_field_json(w, &t->fields[i], row);
+    jsonw_obj_end(w);
+}
+
+/* key: [rows...] of n rows of table t */
+static void j_rows(struct jsonw *w, const char *key, const struct lat_an_table *t, const void *rows,
+                   size_t n)
+{
+    jsonw_key(w, key);
+    jsonw_arr_begin(w);
+    for (size_t i = 0; i < n; i++)
+        lat_an_row_json(w, t, (const char *)rows + i * t->row_size);
+    jsonw_arr_end(w);
+}
+
+/* ---- JSON ---------------------------------------------------------------------------------- */
+
+static void j_us(struct jsonw *w, const char *k, lat_ns ns)
+{
+    jsonw_key(w, k);
+    jsonw_ns_as_us(w, ns);
+}
+
+static void j_pct(struct jsonw *w, const char *k, double v)
+{
+    jsonw_key(w, k);
+    jsonw_fixed(w, v, 4);
+}
+
+static void j_dist_us(struct jsonw *w, const char *k, const struct lat_dist *d)
+{
+    jsonw_key(w, k);
+    jsonw_obj_begin(w);
+    jsonw_key(w, "count");
+    jsonw_u64(w, d->count);
+    const double v[] = {d->mean, d->std, d->min, d->p25, d->p50, d->p75, d->p90, d->p99, d->max};
+    const char *names[] = {"mean", "std", "min", "p25", "p50", "p75", "p90", "p99", "max"};
+    for (int i = 0; i < 9; i++) {
+        jsonw_key(w, names[i]);
+        if (d->count)
+            jsonw_fixed(w, v[i] / 1000.0, 3);
+        else
+            jsonw_null(w);
+    }
+    jsonw_obj_end(w);
+}
+
+/* ---- CPU samples (latscope trace --cpu) ---------------------------------------------------- */
+
+static bool has_cpu_samples(const struct lat_trace *t)
+{
+    for (size_t i = 0; t && i < t->ev.n; i++)
+        if (t->ev.kind[i] == LAT_EV_CPU_SAMPLE) return true;
+    return false;
+}
+
+/* Summary of a rank's CPU samples over its whole trace; false (nothing to show) when the trace
+ * has none or on error (reported to o->warn). */
+static bool cpu_summary(const struct lat_an_rank *r, size_t top_n,
+                        const struct analyze_render_opts *o, struct lat_cpu_summary *s)
+{
+    if (!r->trace || !has_cpu_samples(r->trace)) return false;
+    struct lat_cpu_opts co = {.top_n = top_n ? top_n : 10, .tid = -1};
+    int rc = lat_cpu_summarize(r->trace, &co, s);
+    if (rc) {
+        if (o && o->warn) {
+            char msg[160];
+            snprintf(msg, sizeof(msg), "rank %d: CPU samples not summarized: %s", r->rank,
+                     lat_strerror(rc));
+            o->warn(o->warn_ctx, msg);
+        }
+        return false;
+    }
+    return true;
+}
+
+static double share(uint64_t a, uint64_t b)
+{
+    return b ? (double)a / (double)b : 0.0;
+}
+
+/* The "cpu" object of a rank (docs/analyze-json.md). */
+static void j_cpu(struct jsonw *w, const struct lat_cpu_summary *s)
+{
+    jsonw_key(w, "cpu");
+    jsonw_obj_begin(w);
+    jsonw_key(w, "samples");
+    jsonw_u64(w, s->samples);
+    jsonw_key(w, "period_us");
+    if (s->period_ns)
+        jsonw_ns_as_us(w, s->period_ns);
+    else
+        jsonw_null(w);
+    j_us(w, "on_cpu_us", (lat_ns)s->samples * s->period_ns);
+    jsonw_key(w, "off_cpu_intervals");
+    jsonw_u64(w, s->off_intervals);
+    j_us(w, "off_cpu_us", s->off_ns);
+    jsonw_key(w, "distinct_functions");
+    jsonw_u64(w, s->distinct_funcs);
+    jsonw_key(w, "distinct_stacks");
+    jsonw_u64(w, s->distinct_stacks);
+    for (int k = 0; k < 2; k++) {
+        const struct lat_cpu_func *f = k ? s->funcs_total : s->funcs;
+        size_t n = k ? s->nfuncs_total : s->nfuncs;
+        jsonw_key(w, k ? "top_functions_total" : "top_functions_self");
+        jsonw_arr_begin(w);
+        for (size_t i = 0; i < n; i++) {
+            jsonw_obj_begin(w);
+            jsonw_key(w, "function");
+            jsonw_str(w, f[i].name);
+            jsonw_key(w, "self");
+            jsonw_u64(w, f[i].self);
+            j_pct(w, "self_share", share(f[i].self, s->samples));
+            jsonw_key(w, "total");
+            jsonw_u64(w, f[i].total);
+            j_pct(w, "total_share", share(f[i].total, s->samples));
+            jsonw_obj_end(w);
+        }
+        jsonw_arr_end(w);
+    }
+    jsonw_key(w, "top_stacks");
+    jsonw_arr_begin(w);
+    for (size_t i = 0; i < s->nstacks; i++) {
+        jsonw_obj_begin(w);
+        jsonw_key(w, "stack");
+        jsonw_str(w, s->stacks[i].stack);
+        jsonw_key(w, "samples");
+        jsonw_u64(w, s->stacks[i].samples);
+        j_pct(w, "share", share(s->stacks[i].samples, s->samples));
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_key(w, "threads");
+    jsonw_arr_begin(w);
+    for (size_t i = 0; i < s->nthreads; i++) {
+        const struct lat_cpu_thread *t = &s->threads[i];
+        jsonw_obj_begin(w);
+        jsonw_key(w, "pid");
+        jsonw_i64(w, t->pid);
+        jsonw_key(w, "tid");
+        jsonw_i64(w, t->tid);
+        jsonw_key(w, "name");
+        jsonw_str(w, t->label);
+        jsonw_key(w, "samples");
+        jsonw_u64(w, t->samples);
+        j_us(w, "on_cpu_us", t->on_ns);
+        j_us(w, "off_cpu_us", t->off_ns);
+        jsonw_key(w, "off_cpu_intervals");
+        jsonw_u64(w, t->off_intervals);
+        jsonw_key(w, "top_function");
+        jsonw_str(w, t->top_func);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
+}
+
+static void j_launch(struct jsonw *w, const struct lat_an_launch *L, bool whole)
+{
+    jsonw_key(w, "launch");
+    jsonw_obj_begin(w);
+    jsonw_key(w, "count");
+    jsonw_u64(w, L->count);
+    jsonw_key(w, "short_kernels");
+    jsonw_u64(w, L->short_kernels);
+    jsonw_key(w, "runtime_outliers");
+    jsonw_u64(w, L->runtime_outliers);
+    jsonw_key(w, "launch_delay_outliers");
+    jsonw_u64(w, L->launch_delay_outliers);
+    jsonw_key(w, "median_launch_delay_us");
+    if (L->count || (whole && L->launch_delay.count))
+        jsonw_ns_as_us(w, L->median_launch_delay);
+    else
+        jsonw_null(w);
+    jsonw_key(w, "gpu_rows");
+    jsonw_u64(w, L->gpu_rows);
+    jsonw_key(w, "correlated_gpu");
+    jsonw_u64(w, L->correlated_gpu);
+    jsonw_key(w, "uncorrelated_gpu");
+    jsonw_u64(w, L->uncorrelated_gpu);
+    jsonw_key(w, "graph_launches");
+    jsonw_u64(w, L->graph_launches);
+    if (!whole) {
+        j_dist_us(w, "cpu_duration_us", &L->cpu_dur);
+        j_dist_us(w, "gpu_duration_us", &L->gpu_dur);
+    }
+    j_dist_us(w, "launch_delay_us", &L->launch_delay);
+    jsonw_obj_end(w);
+}
+
+static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole, size_t top_n,
+                   const struct analyze_render_opts *o)
+{
+    jsonw_obj_begin(w);
+    jsonw_key(w, "rank");
+    if (whole)
+        jsonw_null(w);
+    else
+        jsonw_i64(w, r->rank);
+    if (!whole && r->trace) {
+        jsonw_key(w, "path");
+        if (r->trace->path)
+            jsonw_str(w, r->trace->path);
+        else
+            jsonw_null(w);
+        jsonw_key(w, "format");
+        jsonw_str(w, r->trace->format ? r->trace->format : "");
+    }
+    jsonw_key(w, "events");
+    jsonw_u64(w, r->events);
+    jsonw_key(w, "kept_events");
+    jsonw_u64(w, r->kept_events);
+    jsonw_key(w, "dropped_last_step");
+    jsonw_u64(w, r->dropped_last_step);
+    if (!whole) j_us(w, "align_offset_us", r->align_offset_ns);
+
+    if (r->temporal.valid) {
+        jsonw_key(w, lat_an_temporal_table.key);
+        lat_an_row_json(w, &lat_an_temporal_table, &r->temporal);
+    } else {
+        jsonw_key(w, lat_an_temporal_table.key);
+        jsonw_null(w);
+    }
+    j_rows(w, lat_an_idle_table.key, &lat_an_idle_table, r->idle, r->nidle);
+    j_rows(w, lat_an_ktype_table.key, &lat_an_ktype_table, r->ktypes, r->nktypes);
+
+    jsonw_key(w, "comm_comp_overlap_pct");
+    if (r->has_comm)
+        jsonw_fixed(w, r->comm_comp_overlap_pct, 4);
+    else
+        jsonw_null(w);
+
+    j_launch(w, &r->launch, whole);
+    j_rows(w, lat_an_queue_table.key, &lat_an_queue_table, r->queue, r->nqueue);
+    j_rows(w, lat_an_step_table.key, &lat_an_step_table, r->steps, r->nsteps);
+    j_rows(w, "top_ops", &lat_an_op_table, r->top_ops, r->ntop_ops);
+    j_rows(w, "top_ops_self", &lat_an_op_table, r->top_ops_self, r->ntop_ops_self);
+    j_rows(w, lat_an_op_kernel_table.key, &lat_an_op_kernel_table, r->op_kernels, r->nop_kernels);
+    j_rows(w, lat_an_aten_table.key, &lat_an_aten_table, r->aten_seqs, r->naten_seqs);
+    j_rows(w, "top_kernels", &lat_an_kernel_table, r->top_kernels, r->ntop_kernels);
+    j_rows(w, "kernels_by_type", &lat_an_kernel_table, r->kernels_by_type, r->nkernels_by_type);
+    j_rows(w, lat_an_memcpy_table.key, &lat_an_memcpy_table, r->memcpy, r->nmemcpy);
+
+    jsonw_key(w, "syncs");
+    jsonw_obj_begin(w);
+    j_us(w, "blocking_us", r->sync_blocking);
+    j_rows(w, lat_an_sync_table.key, &lat_an_sync_table, r->syncs, r->nsyncs);
+    jsonw_obj_end(w);
+    struct lat_cpu_summary cs;
+    if (!whole && cpu_summary(r, top_n, o, &cs)) { /* absent without CPU samples */
+        j_cpu(w, &cs);
+        lat_cpu_summary_fini(&cs);
+    }
+    jsonw_obj_end(w);
+}
+
+void analyze_write_json(struct jsonw *w, const struct lat_analysis *a,
+                        const struct analyze_render_opts *o)
+{
+    jsonw_obj_begin(w);
+    jsonw_key(w, "tool");
+    jsonw_str(w, "latscope analyze");
+    jsonw_key(w, "schema");
+    jsonw_i64(w, 1);
+    jsonw_key(w, "hta_compat");
+    jsonw_bool(w, a->opts.hta_compat);
+    jsonw_key(w, "preprocessing");
+    jsonw_obj_begin(w);
+    jsonw_key(w, "ns_rounding");
+    jsonw_bool(w, a->opts.ns_rounding);
+    jsonw_key(w, "steps_distinct");
+    jsonw_u64(w, a->steps_distinct);
+    jsonw_key(w, "last_step_dropped");
+    jsonw_bool(w, a->last_step_dropped);
+    jsonw_key(w, "warning");
+    if (a->warning[0])
+        jsonw_str(w, a->warning);
+    else
+        jsonw_null(w);
+    jsonw_obj_end(w);
+    jsonw_key(w, "ranks");
+    jsonw_arr_begin(w);
+    for (size_t i = 0; i < a->nranks; i++)
+        j_rank(w, &a->ranks[i], false, a->opts.top_n, o);
+    jsonw_arr_end(w);
+    jsonw_key(w, "whole");
+    j_rank(w, &a->whole, true, a->opts.top_n, o);
+    jsonw_obj_end(w);
+}
+
+/* ---- text ---------------------------------------------------------------------------------- */
+
+static const char *dur(lat_ns ns, char *buf)
+{
+    return units_format_duration(ns, buf, 32);
+}
+
+static void print_name(FILE *f, const char *s, int width)
+{
+    int n = (int)strcspn(s, "\n");
+    if (n > width) {
+        fprintf(f, "%.*s...", width - 3, s);
+        return;
+    }
+    fprintf(f, "%.*s%*s", n, s, width - n, "");
+}
+
+static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct analysis_opts *o,
+                            const struct analyze_render_opts *ro)
+{
+    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+    if (r->trace)
+        fprintf(f, "== rank %d  %s  (%s, %llu events, %llu kept)\n", r->rank,
+                r->trace->path ? r->trace->path : "-", r->trace->format ? r->trace->format : "?",
+                (unsigned long long)r->events, (unsigned long long)r->kept_events);
+    const struct lat_an_temporal *t = &r->temporal;
+    if (t->valid) {
+        fprintf(f,
+                "temporal   kernel time %s: compute %s (%.2f%%), non-compute %s (%.2f%%), idle "
+                "%s (%.2f%%)\n",
+                dur(t->kernel_time, b1), dur(t->compute, b2), t->compute_pct,
+                dur(t->non_compute, b3), t->non_compute_pct, dur(t->idle, b4), t->idle_pct);
+    } else {
+        fprintf(f, "temporal   no GPU activity in this trace\n");
+    }
+    if (r->nktypes) {
+        fprintf(f, "\nkernel types                                            time       %%\n");
+        for (size_t i = 0; i < r->nktypes; i++)
+            fprintf(f, "  %-52s %10s %6.1f\n", r->ktypes[i].label, dur(r->ktypes[i].sum, b1),
+                    r->ktypes[i].percent);
+    }
+    if (r->has_comm)
+        fprintf(f, "comm/compute overlap  %.2f%% of %s communication\n", r->comm_comp_overlap_pct,
+                dur(r->comm_time, b1));
+    if (r->nidle) {
+        fprintf(f, "\nidle per stream    host_wait  kernel_wait        other\n");
+        for (size_t i = 0; i < r->nidle; i++) {
+            const struct lat_an_idle_stream *s = &r->idle[i];
+            fprintf(f, "  stream %-8lld %10s %12s %12s\n", (long long)s->stream,
+                    dur(s->idle[0], b1), dur(s->idle[1], b2), dur(s->idle[2], b3));
+        }
+    }
+    const struct lat_an_launch *L = &r->launch;
+    if (L->count) {
+        fprintf(f, "\nlaunches   %llu (median delay %s, p90 %s; cpu p50 %s, gpu p50 %s)\n",
+                (unsigned long long)L->count, dur(L->median_launch_delay, b1),
+                dur((lat_ns)L->launch_delay.p90, b2), dur((lat_ns)L->cpu_dur.p50, b3),
+                dur((lat_ns)L->gpu_dur.p50, b4));
+        fprintf(f,
+                "  short kernels %llu, runtime outliers (> %s) %llu, launch-delay outliers "
+                "(> %s) %llu\n",
+                (unsigned long long)L->short_kernels, dur(o->runtime_cutoff_ns, b5),
+                (unsigned long long)L->runtime_outliers, dur(o->launch_delay_cutoff_ns, b6),
+                (unsigned long long)L->launch_delay_outliers);
+    }
+    if (L->gpu_rows)
+        fprintf(f, "  GPU rows %llu: %llu correlated, %llu uncorrelated\n",
+                (unsigned long long)L->gpu_rows, (unsigned long long)L->correlated_gpu,
+                (unsigned long long)L->uncorrelated_gpu);
+    if (r->nqueue) {
+        fprintf(f, "\nqueue      ");
+        for (size_t i = 0; i < r->nqueue; i++)
+            fprintf(f, "%sstream %lld max %lld", i ? ", " : "", (long long)r->queue[i].stream,
+                    (long long)r->queue[i].max_length);
+        fprintf(f, "\n");
+    }
+    if (r->nsteps) {
+        fprintf(f, "\nstep         wall    compute       comm     copies   gpu-other   cpu-only    "
+                   "   idle\n");
+        for (size_t i = 0; i < r->nsteps; i++) {
+            const struct lat_an_step *s = &r->steps[i];
+            char b7[32];
+            fprintf(f, "  %-6d %9s %10s %10s %10s %11s %10s %10s\n", s->step, dur(s->dur, b1),
+                    dur(s->gpu_compute, b2), dur(s->comm, b3), dur(s->copies, b4),
+                    dur(s->gpu_other, b5), dur(s->cpu_only, b6), dur(s->idle, b7));
+        }
+    }
+    if (r->ntop_ops) {
+        fprintf(f, "\ntop CPU ops (total)                          calls      total       self    "
+                   "GPU time\n");
+        for (size_t i = 0; i < r->ntop_ops; i++) {
+            const struct lat_an_op *op = &r->top_ops[i];
+            fprintf(f, "  ");
+            print_name(f, op->name, 40);
+            fprintf(f, " %8llu %10s %10s %10s\n", (unsigned long long)op->count, dur(op->total, b1),
+                    dur(op->self, b2), dur(op->gpu_time, b3));
+        }
+    }
+    if (r->naten_seqs) {
+        fprintf(f,
+                "\naten op -> kernels (HTA)                    count  op->launch  launch->GPU\n");
+        for (size_t i = 0; i < r->naten_seqs && i < 5; i++) {
+            const struct lat_an_aten_seq *q = &r->aten_seqs[i];
+            char seq[256];
+            snprintf(seq, sizeof(seq), "%s: %s", q->op, q->kernels);
+            fprintf(f, "  ");
+            print_name(f, seq, 40);
+            fprintf(f, " %7llu %11s %12s\n", (unsigned long long)q->count,
+                    dur((lat_ns)q->avg_aten_op_launch_delay_ns, b1),
+                    dur((lat_ns)q->avg_runtime_delay_ns, b2));
+        }
+    }
+    if (r->ntop_kernels) {
+        fprintf(f, "\ntop kernels                                  type            calls       "
+                   "total\n");
+        for (size_t i = 0; i < r->ntop_kernels; i++) {
+            const struct lat_an_kernel *k = &r->top_kernels[i];
+            fprintf(f, "  ");
+            print_name(f, k->name, 42);
+            fprintf(f, " %-13s %7llu %11s\n", analysis_ktype_name(k->type),
+                    (unsigned long long)k->count, dur(k->sum, b1));
+        }
+    }
+    if (r->nmemcpy) {
+        fprintf(f, "\nmemory copies   memory       count       bytes       time    GB/s\n");
+        for (size_t i = 0; i < r->nmemcpy; i++) {
+            const struct lat_an_memcpy *m = &r->memcpy[i];
+            fprintf(f, "  %-13s %-10s %7llu %11s %10s %7.2f\n", m->kind, m->memory,
+                    (unsigned long long)m->count, units_format_bytes(m->bytes, b1, 32),
+                    dur(m->time, b2), m->gb_per_s);
+        }
+    }
+    if (r->nsyncs) {
+        fprintf(f, "\nsynchronisation (host blocked %s)\n", dur(r->sync_blocking, b1));
+        for (size_t i = 0; i < r->nsyncs; i++)
+            fprintf(f, "  %-28s %-7s %7llu %10s\n", r->syncs[i].name,
+                    r->syncs[i].device_side ? "device" : "host",
+                    (unsigned long long)r->syncs[i].count, dur(r->syncs[i].total, b2));
+    }
+    struct lat_cpu_summary cs;
+    if (cpu_summary(r, o->top_n, ro, &cs)) { /* `latscope trace --cpu` samples */
+        fprintf(f, "\n");
+        lat_cpu_format_text(&cs, f);
+        lat_cpu_summary_fini(&cs);
+    }
+    fprintf(f, "\n");
+}
+
+int analyze_format_text(FILE *f, const struct lat_analysis *a, const struct analyze_render_opts *o)
+{
+    if (a->warning[0]) fprintf(f, "note: %s\n", a->warning);
+    if (a->last_step_dropped)
+        fprintf(f, "note: the last ProfilerStep (incomplete) was dropped, as HTA does "
+                   "(--include-last-step keeps it)\n");
+    for (size_t i = 0; i < a->nranks; i++)
+        print_rank_text(f, &a->ranks[i], &a->opts, o);
+    if (a->nranks > 1 && a->whole.temporal.valid) {
+        const struct lat_an_temporal *t = &a->whole.temporal;
+        char b1[32];
+        fprintf(f,
+                "== all %zu ranks: kernel time %s, compute %.2f%%, non-compute %.2f%%, idle "
+                "%.2f%%, %llu launches\n",
+                a->nranks, dur(t->kernel_time, b1), t->compute_pct, t->non_compute_pct, t->idle_pct,
+                (unsigned long long)a->whole.launch.count);
+    }
+    return ferror(f) ? -EIO : 0;
+}
