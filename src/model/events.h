@@ -208,6 +208,15 @@ static inline void lat_trace_drop(struct lat_trace *t, enum lat_drop_reason r)
  * not a number"). */
 const char *lat_drop_reason_name(enum lat_drop_reason r);
 const char *lat_drop_reason_desc(enum lat_drop_reason r);
+struct jsonw;
+/* What the reader left out, for people (src/model/drops.c): one line such as "11 events dropped
+ * (\"ts\" not a number: 1, ...), among them 7 GPU events: the results miss them; 10 fields with
+ * a value of the wrong type ignored", without the file name; false (buf empty) when nothing was
+ * left out. Commands print it as a warning. */
+bool lat_trace_drop_summary(const struct lat_trace *t, char *buf, size_t n);
+/* The same as a JSON object: {"total", "gpu", "steps", "bad_fields", "by_reason": {name: n}}
+ * (reasons named by lat_drop_reason_name, only those that occurred). */
+void lat_trace_drops_json(struct jsonw *w, const struct lat_trace *t);
 /* Removes the events whose flags have any bit of `mask` (a reader's tombstones); the order of
  * the others is kept. Args of removed events stay in trace->args, unreferenced. */
 void lat_trace_remove_flagged(struct lat_trace *t, uint16_t mask);
