@@ -530,9 +530,11 @@ static int scan_number(struct json_tok *t, struct json_token *tk)
         fl |= JSON_NUM_FRAC;
         q++;
         if (q >= end) goto incomplete;
-        if (*q < '0' || *q > '9')
+        if (*q < '0' || *q > '9') {
+            if (q - start > JSON_TOK_MAX_NUMBER) goto too_long; /* as when split (below) */
             return tok_fail(t, LAT_E_BAD_JSON, pos_off(t, q),
                             "expected a digit after '.' in a number");
+        }
         while (q < end && *q >= '0' && *q <= '9')
             q++;
         if (q >= end) goto incomplete;
@@ -543,13 +545,17 @@ static int scan_number(struct json_tok *t, struct json_token *tk)
         if (q >= end) goto incomplete;
         if (*q == '+' || *q == '-') q++;
         if (q >= end) goto incomplete;
-        if (*q < '0' || *q > '9')
+        if (*q < '0' || *q > '9') {
+            if (q - start > JSON_TOK_MAX_NUMBER) goto too_long;
             return tok_fail(t, LAT_E_BAD_JSON, pos_off(t, q),
                             "expected a digit in the exponent of a number");
+        }
         while (q < end && *q >= '0' && *q <= '9')
             q++;
         if (q >= end) goto incomplete;
     }
+    /* Too long: the first JSON_TOK_MAX_NUMBER + 1 characters are a valid number prefix. The
+     * same test wherever the scan stops, so chunk boundaries never change the outcome. */
     if (q - start > JSON_TOK_MAX_NUMBER) goto too_long;
     if (0) {
     too_long:
