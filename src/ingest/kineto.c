@@ -102,9 +102,9 @@ static int kx_fail_tok(struct kx *k, int rc)
                  json_tok_errmsg(&k->tok));
     else if (rc == LAT_E_OVERFLOW && json_tok_too_big(&k->tok))
         snprintf(k->err, k->errsz,
-                 "JSON byte %llu: %s; the limit on one value is %zu bytes: raise it with "
+                 "JSON byte %llu: %s (the limit on one value): raise it with "
                  "LATSCOPE_MAX_VALUE=BYTES (k/M/G suffixes) if the file is genuine",
-                 off, json_tok_errmsg(&k->tok), k->max_value);
+                 off, json_tok_errmsg(&k->tok));
     else
         snprintf(k->err, k->errsz, "JSON byte %llu: %s", off, json_tok_errmsg(&k->tok));
     return rc;
