@@ -43,6 +43,7 @@ struct ingest_src {
     struct inflate_state *isal;                     /* non-NULL: ISA-L inflates instead of zlib */
     unsigned hdr_phase, hdr_cnt, hdr_flg, hdr_xlen; /* our gzip header parser (ISA-L path) */
     unsigned char last8[8]; /* the last 8 compressed bytes ISA-L consumed: a member's trailer */
+    bool last8_ok;          /* false: ISA-L moved its input outside the buffer it was given */
 #endif
     uint64_t raw_done, raw_total, out_done;
     bool first_done; /* plain: the first buffer (read for sniffing) was returned */
@@ -321,6 +322,7 @@ static void src_isal_member_init(struct ingest_src *s)
 {
     s->isal->crc_flag = ISAL_GZIP_NO_HDR_VER; /* checks the CRC-32 and length trailer */
     s->hdr_phase = s->hdr_cnt = s->hdr_flg = s->hdr_xlen = 0;
+    s->last8_ok = true;
 }
 
 /* src_inflate with ISA-L (igzip): same contract and the same messages. ISA-L buffers input
@@ -379,17 +381,25 @@ static int src_inflate_isal(struct ingest_src *s, char *buf, size_t cap, size_t 
         int r = isal_inflate(st);
         size_t made = (cap - *n) - st->avail_out;
         *n += made;
-        uint32_t used = in_before - st->avail_in;
-        if (used >= 8) {
-            memcpy(s->last8, in0 + used - 8, 8);
-        } else if (used) {
-            memmove(s->last8, s->last8 + used, 8 - used);
-            memcpy(s->last8 + 8 - used, in0, used);
+        /* The bytes consumed by this call are [in0, next_in) when next_in stayed in the
+         * buffer; ISA-L may also give bytes back (read-ahead undone) or, on a corrupt stream,
+         * leave next_in/avail_in out of it: then the window is unknown. */
+        const uint8_t *p = st->next_in;
+        if (p >= in0 && p <= in0 + in_before && st->avail_in <= in_before) {
+            size_t used = (size_t)(p - in0);
+            if (used >= 8) {
+                memcpy(s->last8, p - 8, 8);
+            } else if (used) {
+                memmove(s->last8, s->last8 + used, 8 - used);
+                memcpy(s->last8 + 8 - used, in0, used);
+            }
+        } else {
+            s->last8_ok = false; /* seen: avail_in 2^32 - 1 after ISAL_INVALID_LOOKBACK */
         }
         if (r < 0) {
             snprintf(err, errsz, "corrupt gzip data near compressed byte %llu: %s",
                      (unsigned long long)(s->raw_done - st->avail_in), src_isal_msg(r));
-            if (r == ISAL_INCORRECT_CHECKSUM) {
+            if (r == ISAL_INCORRECT_CHECKSUM && s->last8_ok) {
                 /* ISA-L has one code for both trailer checks: tell which one failed */
                 const unsigned char *t8 = s->last8;
                 uint32_t crc = (uint32_t)t8[0] | (uint32_t)t8[1] << 8 | (uint32_t)t8[2] << 16 |

@@ -511,3 +511,36 @@ TEST(hostile_empty_and_truncated_files_name_the_type)
     if (!strstr(err, "truncated gzip data")) FAIL("%s", err);
     free(gz);
 }
+
+TEST(hostile_fuzz_gzip_isal_bad_lookback)
+{
+    /* Found by the fuzz campaign: a corrupt deflate stream after which ISA-L returns
+     * ISAL_INVALID_LOOKBACK with avail_in = 2^32 - 1; the trailer window must not trust it
+     * (ASan: heap-buffer-overflow in src_inflate_isal). Both backends: a clean LAT_E_GZIP. */
+    size_t n;
+    const char *src = getenv("LATSCOPE_SRCDIR");
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/kineto/gzip-isal-bad-lookback",
+             src ? src : ".");
+    FILE *f = fopen(path, "rb");
+    if (!f) FAIL("cannot open %s", path);
+    unsigned char buf[4096];
+    n = fread(buf, 1, sizeof(buf), f);
+    fclose(f);
+    ASSERT(n > 100);
+    for (int be = 0; be < 2; be++) {
+        setenv("LAT_INGEST_ZLIB", be ? "1" : "0", 1);
+        for (size_t chunk = 0; chunk <= 17; chunk += 17) {
+            struct lat_ingest_opts o = {.chunk_bytes = chunk};
+            struct lat_trace *t = (struct lat_trace *)1;
+            char err[LAT_INGEST_ERRLEN] = "";
+            int rc = ingest_mem(buf + 1, n - 1, "fz", &o, &t, err, sizeof(err));
+            ASSERT(t == NULL);
+            /* the JSON inflated before the bad block may already be malformed */
+            if (!(rc == LAT_E_GZIP && strstr(err, "corrupt gzip data")) &&
+                !(rc == LAT_E_BAD_JSON && strstr(err, "JSON byte")))
+                FAIL("backend %d chunk %zu: rc %d: %s", be, chunk, rc, err);
+        }
+    }
+    unsetenv("LAT_INGEST_ZLIB");
+}
