@@ -149,7 +149,7 @@ FUZZ_SRCS    := $(sort $(wildcard tests/fuzz/fuzz-*.c))
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(FUZZ_SRCS))
 fuzz-build:
 	$(Q)$(MAKE) --no-print-directory O=$(FUZZ_O) CC=clang \
-	    CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -DLAT_FUZZING=1" \
+	    CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -DLAT_FUZZING=1" \
 	    LDFLAGS="-fsanitize=address,undefined" $(FUZZ_O)/libobjs.stamp $(FUZZ_BINS)
 $(FUZZ_O)/libobjs.stamp: $(LIB_OBJS)
 	@touch $@

@@ -206,6 +206,12 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
             };
         }
     }
+    /* events the readers left out: one warning per trace (the JSON has them by reason) */
+    for (size_t i = 0; i < ntraces; i++) {
+        char why[640];
+        if (lat_trace_drop_summary(traces[i], why, sizeof(why)))
+            pr_warn("%s: %s\n", traces[i]->path ? traces[i]->path : "-", why);
+    }
     /* files given one by one: a missing rank is its position among the inputs */
     for (size_t i = 0; i < ntraces; i++)
         if (traces[i]->rank < 0) traces[i]->rank = (int32_t)i;

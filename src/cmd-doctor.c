@@ -102,6 +102,10 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name)
 
 static int doctor_one(struct doc_report *r, const struct doc_opts *o, struct lat_trace *t)
 {
+    /* [parse] events the reader left out: one warning line, as analyze prints it */
+    char dropped[640];
+    if (lat_trace_drop_summary(t, dropped, sizeof(dropped)))
+        pr_warn("%s: %s\n", t->path ? t->path : "trace", dropped);
     int rc = doctor_run(r, t, o);
     if (rc) {
         pr_err("%s: %s\n", t->path ? t->path : "trace", lat_strerror(rc));

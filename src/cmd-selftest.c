@@ -121,6 +121,13 @@ static void print_trace_stats(const struct lat_trace *t, const struct lat_ingest
     }
     printf("events: %zu\n", t->ev.n);
     printf("dropped: %" PRIu64 "\n", t->dropped);
+    for (int r = 0; r < LAT_DROP_REASON_COUNT; r++)
+        if (t->drops[r])
+            printf("dropped.%s: %" PRIu64 "\n", lat_drop_reason_name((enum lat_drop_reason)r),
+                   t->drops[r]);
+    if (t->drops_gpu) printf("dropped_gpu: %" PRIu64 "\n", t->drops_gpu);
+    if (t->drops_step) printf("dropped_step: %" PRIu64 "\n", t->drops_step);
+    if (t->bad_fields) printf("bad_fields: %" PRIu64 "\n", t->bad_fields);
     for (int k = 0; k < LAT_EV_KIND_COUNT; k++)
         if (kinds[k]) printf("kind.%s: %zu\n", lat_ev_kind_name((enum lat_ev_kind)k), kinds[k]);
     printf("steps: %zu\n", nsteps);

@@ -469,6 +469,10 @@ static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole, siz
     jsonw_u64(w, r->kept_events);
     jsonw_key(w, "dropped_last_step");
     jsonw_u64(w, r->dropped_last_step);
+    if (!whole && r->trace) { /* what the reader left out (by reason) */
+        jsonw_key(w, "dropped");
+        lat_trace_drops_json(w, r->trace);
+    }
     if (!whole) j_us(w, "align_offset_us", r->align_offset_ns);
 
     if (r->temporal.valid) {

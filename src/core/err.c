@@ -31,6 +31,8 @@ const char *lat_strerror(int rc)
         return "not a trace format latscope reads";
     case LAT_E_GZIP:
         return "corrupt or truncated gzip data";
+    case LAT_E_BAD_EVENTS:
+        return "most events of the trace have no usable time";
     case LAT_E_HTTP_PARSE:
         return "malformed HTTP response";
     case LAT_E_SSE_PARSE:

@@ -19,8 +19,9 @@ enum lat_err {
     LAT_E_INTERNAL = -10006,
     /* json / trace input: -10100 .. -10199 */
     LAT_E_BAD_JSON = -10100,
-    LAT_E_NOT_TRACE = -10101, /* valid JSON, but not a trace latscope knows */
-    LAT_E_GZIP = -10102,      /* corrupt or truncated gzip stream */
+    LAT_E_NOT_TRACE = -10101,  /* valid JSON, but not a trace latscope knows */
+    LAT_E_GZIP = -10102,       /* corrupt or truncated gzip stream */
+    LAT_E_BAD_EVENTS = -10103, /* most events unusable (no valid ts/dur, wrong time unit) */
     /* bench / net: -10200 .. -10299 */
     LAT_E_HTTP_PARSE = -10200,
     LAT_E_SSE_PARSE = -10201,

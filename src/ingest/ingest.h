@@ -65,7 +65,15 @@ struct lat_ingest_opts {
      * unknown, e.g. stdin or gzip). May be NULL. */
     void (*progress)(void *ctx, uint64_t done, uint64_t total);
     void *progress_ctx;
+    /* The largest string, number or kept raw value (a metadata value, an array arg) one trace
+     * may hold, in bytes; a bigger one fails the load with LAT_E_OVERFLOW and a message naming
+     * the limit. 0 = the environment variable LATSCOPE_MAX_VALUE (a count, k/M/G suffixes),
+     * else LAT_INGEST_MAX_VALUE. It bounds the memory one hostile value costs (a 3 GB string
+     * in a 3 MB gzip) to a few times the limit. */
+    uint64_t max_value_bytes;
 };
+
+#define LAT_INGEST_MAX_VALUE (64u << 20) /* 64 MiB */
 
 #define LAT_INGEST_ERRLEN 512
 

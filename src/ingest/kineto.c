@@ -20,6 +20,7 @@
 #include "core/err.h"
 #include "core/jsonw.h"
 #include "core/par.h"
+#include "core/units.h"
 #include "ingest/ingest.h"
 #include "ingest/source.h"
 #include "json/tok.h"
@@ -41,10 +42,12 @@ struct kx_label {
     bool thread; /* thread_name (pid, tid) vs process_name (pid) */
 };
 
-/* An open ph:"B" event waiting for its "E". */
+/* An open ph:"B" event waiting for its "E": slots form one stack per track (prev: the slot
+ * index + 1 of the next older open B on the same track, 0 = none) and a free list, so an E
+ * finds its B in O(1) whatever the number of open B events on other tracks. */
 struct kx_open {
-    uint32_t track;
     size_t ev;
+    uint32_t prev;
 };
 
 struct kx {
@@ -61,7 +64,13 @@ struct kx {
     struct kx_label *labels;
     size_t nlabels, labels_cap;
     struct kx_open *open;
-    size_t nopen, open_cap;
+    size_t nopen, open_cap; /* slots used (high-water mark) and allocated */
+    uint32_t open_free;     /* free slot list: index + 1, 0 = empty */
+    uint32_t *track_open;   /* per track: slot index + 1 of its newest open B, 0 = none */
+    size_t track_open_cap;
+    uint64_t tombstones; /* B events removed after the load (E before B, too long) */
+    uint64_t ns_like;    /* events whose ts looks like epoch ns written as µs */
+    size_t max_value;    /* bytes of one string / number / kept raw value */
     uint64_t next_progress;
     /* what the input looked like, for trace->format */
     bool top_object, saw_schema, saw_2021, saw_legacy_pid, saw_ort, saw_ph, saw_events_key;
@@ -78,9 +87,26 @@ struct kx {
 
 static int kx_fail_tok(struct kx *k, int rc)
 {
-    if (k->err && k->errsz)
-        snprintf(k->err, k->errsz, "JSON byte %llu: %s",
-                 (unsigned long long)json_tok_erroff(&k->tok), json_tok_errmsg(&k->tok));
+    if (!k->err || !k->errsz) return rc;
+    unsigned long long off = json_tok_erroff(&k->tok);
+    const char *what = src_is_gzip(k->src) ? "gzip-compressed JSON" : "JSON";
+    if (rc == LAT_E_TRUNCATED && off == 0)
+        snprintf(k->err, k->errsz,
+                 src_is_gzip(k->src)
+                     ? "the gzip data decompresses to nothing (0 bytes): not a trace (expected "
+                       "Kineto/Chrome trace JSON)"
+                     : "empty file (0 bytes): not a trace (expected Kineto/Chrome trace JSON, "
+                       "plain or gzip)");
+    else if (rc == LAT_E_TRUNCATED)
+        snprintf(k->err, k->errsz, "truncated %s trace: JSON byte %llu: %s", what, off,
+                 json_tok_errmsg(&k->tok));
+    else if (rc == LAT_E_OVERFLOW && json_tok_too_big(&k->tok))
+        snprintf(k->err, k->errsz,
+                 "JSON byte %llu: %s (the limit on one value): raise it with "
+                 "LATSCOPE_MAX_VALUE=BYTES (k/M/G suffixes) if the file is genuine",
+                 off, json_tok_errmsg(&k->tok));
+    else
+        snprintf(k->err, k->errsz, "JSON byte %llu: %s", off, json_tok_errmsg(&k->tok));
     return rc;
 }
 
@@ -214,6 +240,15 @@ static int kx_raw(struct kx *k, const struct json_token *tk, bool redact)
             break;
         }
         if (rc) return kx_nomem(k);
+        if (b->len > k->max_value) {
+            if (k->err && k->errsz)
+                snprintf(k->err, k->errsz,
+                         "JSON byte %llu: a value larger than %zu bytes (the limit on one "
+                         "value): raise it with LATSCOPE_MAX_VALUE=BYTES (k/M/G suffixes) if "
+                         "the file is genuine",
+                         (unsigned long long)tk->off, k->max_value);
+            return LAT_E_OVERFLOW;
+        }
         if (depth == 0) return 0;
         int r = kx_next(k, &x);
         if (r < 0) return r;
@@ -406,27 +441,46 @@ static int kx_read_id(struct kx *k, const struct json_token *tk, struct kx_id *i
         return rc;
     }
     id->num = -1;
+    k->t->bad_fields++; /* true/false/null, an object or an array */
     return kx_skip(k, tk);
 }
 
-/* A µs time value -> ns. *frac: written with a fraction/exponent. 0, or 1 when unusable. */
-static int kx_time(const struct json_token *tk, lat_ns *out, bool *nonint)
+/* A µs time value -> ns. *nonint: written with a fraction/exponent. Returns T_OK, T_BAD (not a
+ * number: null, "300us", true) or T_RANGE (a number beyond int64 ns); *neg tells the sign of a
+ * T_RANGE number and *ns_like whether it looks like epoch nanoseconds written as µs (about
+ * 1e17 .. 1e20). Objects and arrays are the caller's (they must be skipped). */
+enum { T_OK = 0, T_BAD, T_RANGE };
+
+static __attribute__((noinline)) int kx_time_slow(const struct json_token *tk, lat_ns *out,
+                                                  bool *neg, bool *ns_like)
+{
+    int rc = json_num_fixed(tk->s, tk->len, 3, out, NULL);
+    if (rc == 0) return T_OK;
+    if (rc != LAT_E_OVERFLOW) return T_BAD;
+    double d;
+    *neg = tk->len && tk->s[0] == '-';
+    *ns_like = json_num_double(tk->s, tk->len, &d) == 0 && d >= 1e17 && d < 1e20;
+    return T_RANGE;
+}
+
+static inline int kx_time(const struct json_token *tk, lat_ns *out, bool *nonint, bool *neg,
+                          bool *ns_like)
 {
     *nonint = false;
     if (tk->type == JSON_NUM) {
         if ((tk->num_flags & JSON_NUM_I64) && tk->i < INT64_MAX / 1000 &&
             tk->i > INT64_MIN / 1000) {
             *out = tk->i * 1000;
-            return 0;
+            return T_OK;
         }
         *nonint = !(tk->num_flags & JSON_NUM_INT);
-        return json_num_fixed(tk->s, tk->len, 3, out, NULL) ? 1 : 0;
+        return kx_time_slow(tk, out, neg, ns_like);
     }
     if (tk->type == JSON_STR) { /* some producers quote numbers */
         *nonint = memchr(tk->s, '.', tk->len) || memchr(tk->s, 'e', tk->len);
-        return json_num_fixed(tk->s, tk->len, 3, out, NULL) ? 1 : 0;
+        return kx_time_slow(tk, out, neg, ns_like);
     }
-    return 1;
+    return T_BAD;
 }
 
 /* Arg keys dropped by default: bulky and unused by the analyses. */
@@ -452,7 +506,8 @@ struct kx_ev {
     struct lat_event e;
     struct kx_id pid, tid;
     char ph;
-    bool have_ts, have_dur, have_cat, have_name, nonint_ts, nonint_dur, bad_time, bind_e;
+    uint8_t ts_bad, dur_bad; /* enum lat_drop_reason + 1 of an unusable ts / dur; 0 = none */
+    bool have_ts, have_dur, have_cat, have_name, nonint_ts, nonint_dur, ns_like, bind_e;
     bool have_device, have_flow_id;
     int64_t flow_id;
     uint32_t label; /* M events: args.name */
@@ -611,6 +666,75 @@ static int kx_label_add(struct kx *k, const struct kx_ev *ev, bool thread)
     return 0;
 }
 
+/* Counts a dropped event by reason, and whether it was a GPU or a step event (those make
+ * the commands warn). ev may be NULL (not an object). */
+static void kx_drop(struct kx *k, const struct kx_ev *ev, struct kind_cache *kc,
+                    enum lat_drop_reason r)
+{
+    struct lat_trace *t = k->t;
+    lat_trace_drop(t, r);
+    if (!ev) return;
+    t->nargs -= ev->e.nargs; /* the args read for it go too */
+    if (ev->have_cat && lat_ev_kind_is_gpu(cat_kind(k, kc, ev->e.cat)))
+        t->drops_gpu++;
+    else if (ev->have_name && ingest_step_number(lat_trace_str(t, ev->e.name),
+                                                 strtab_len(&t->strs, ev->e.name)) >= 0)
+        t->drops_step++;
+}
+
+/* Reason + 1 for a duration out of bounds (0 = usable). */
+static inline uint8_t dur_check(lat_ns dur)
+{
+    if (dur < 0) return LAT_DROP_NEG_DUR + 1;
+    if (dur > LAT_DUR_MAX) return LAT_DROP_DUR_RANGE + 1;
+    return 0;
+}
+
+/* Pushes event ev on the open-B stack of track. */
+static int kx_open_push(struct kx *k, uint32_t track, size_t ev)
+{
+    if (track >= k->track_open_cap) {
+        size_t cap = k->track_open_cap ? k->track_open_cap : 64;
+        while (cap <= track)
+            cap *= 2;
+        uint32_t *p = realloc(k->track_open, cap * sizeof(*p));
+        if (!p) return kx_nomem(k);
+        memset(p + k->track_open_cap, 0, (cap - k->track_open_cap) * sizeof(*p));
+        k->track_open = p;
+        k->track_open_cap = cap;
+    }
+    uint32_t slot;
+    if (k->open_free) {
+        slot = k->open_free - 1;
+        k->open_free = k->open[slot].prev;
+    } else {
+        if (k->nopen == k->open_cap) {
+            size_t cap = k->open_cap ? k->open_cap * 2 : 64;
+            if (cap >= UINT32_MAX) return kx_nomem(k);
+            void *p = realloc(k->open, cap * sizeof(*k->open));
+            if (!p) return kx_nomem(k);
+            k->open = p;
+            k->open_cap = cap;
+        }
+        slot = (uint32_t)k->nopen++;
+    }
+    k->open[slot].ev = ev;
+    k->open[slot].prev = k->track_open[track];
+    k->track_open[track] = slot + 1;
+    return 0;
+}
+
+/* Pops the newest open B of track: its event index, or SIZE_MAX when none is open. */
+static size_t kx_open_pop(struct kx *k, uint32_t track)
+{
+    if (track >= k->track_open_cap || !k->track_open[track]) return SIZE_MAX;
+    uint32_t slot = k->track_open[track] - 1;
+    k->track_open[track] = k->open[slot].prev;
+    k->open[slot].prev = k->open_free;
+    k->open_free = slot + 1;
+    return k->open[slot].ev;
+}
+
 /* Stores a parsed event (or flow / label) in the model. */
 static int kx_commit(struct kx *k, struct kx_ev *ev, struct kind_cache *kc)
 {
@@ -627,10 +751,23 @@ static int kx_commit(struct kx *k, struct kx_ev *ev, struct kind_cache *kc)
         if (!strcmp(nm, "thread_name")) return kx_label_add(k, ev, true);
         return 0;
     }
-    if (ev->bad_time || (!ev->have_ts && ph != 'E')) {
-        t->nargs = args_mark;
-        t->dropped++;
+    if (ev->ts_bad) {
+        if (ev->ns_like) k->ns_like++;
+        kx_drop(k, ev, kc, (enum lat_drop_reason)(ev->ts_bad - 1));
         return 0;
+    }
+    if (!ev->have_ts && ph != 'E') {
+        kx_drop(k, ev, kc, LAT_DROP_NO_TS);
+        return 0;
+    }
+    if (ph == 'X') {
+        uint8_t bad = ev->dur_bad ? ev->dur_bad : ev->have_dur ? dur_check(ev->e.dur) : 0;
+        if (bad) {
+            kx_drop(k, ev, kc, (enum lat_drop_reason)(bad - 1));
+            return 0;
+        }
+    } else if (ev->dur_bad) {
+        t->bad_fields++; /* a dur the phase does not use */
     }
     enum lat_ev_kind kind = ev->have_cat ? cat_kind(k, kc, ev->e.cat) : LAT_EV_OTHER;
     if (!ev->have_cat && ev->pid.str && ev->pid.str == k->id_cpu_functions) {
@@ -643,11 +780,11 @@ static int kx_commit(struct kx *k, struct kx_ev *ev, struct kind_cache *kc)
     rc = lat_trace_track(t, pid, tid, ev->pid.str, ev->tid.str, gpu, &track);
     if (rc) return kx_nomem(k);
     if (ph == 's' || ph == 't' || ph == 'f') {
-        t->nargs = args_mark;
         if (!ev->have_flow_id) {
-            t->dropped++;
+            kx_drop(k, ev, kc, LAT_DROP_FLOW_NO_ID);
             return 0;
         }
+        t->nargs = args_mark;
         struct lat_flow f = {.id = ev->flow_id,
                              .ts = ev->e.ts,
                              .cat = ev->e.cat,
@@ -659,20 +796,31 @@ static int kx_commit(struct kx *k, struct kx_ev *ev, struct kind_cache *kc)
         return rc ? kx_nomem(k) : 0;
     }
     if (ph == 'E') {
-        t->nargs = args_mark; /* E args are not merged into the B event */
-        for (size_t i = k->nopen; i-- > 0;) {
-            if (k->open[i].track != track) continue;
-            size_t ei = k->open[i].ev;
-            if (ev->have_ts) {
-                t->ev.dur[ei] = ev->e.ts - t->ev.ts[ei];
-                t->ev.flags[ei] &= (uint16_t)~LAT_EVF_NO_DUR;
-                if (ev->nonint_ts) t->ev.flags[ei] |= LAT_EVF_FRAC_TS;
-            }
-            memmove(&k->open[i], &k->open[i + 1], (k->nopen - i - 1) * sizeof(*k->open));
-            k->nopen--;
+        size_t ei = kx_open_pop(k, track);
+        if (ei == SIZE_MAX) {
+            kx_drop(k, ev, kc, LAT_DROP_UNMATCHED_END);
             return 0;
         }
-        t->dropped++; /* an E without its B */
+        t->nargs = args_mark; /* E args are not merged into the B event */
+        if (ev->have_ts) {
+            /* both ts are within the model's bounds: the difference fits */
+            lat_ns dur = ev->e.ts - t->ev.ts[ei];
+            uint8_t bad = dur_check(dur);
+            if (bad) {
+                /* the B event is already stored: removed at the end of the load */
+                t->ev.flags[ei] |= LAT_EVF_READER_TMP;
+                k->tombstones++;
+                lat_trace_drop(t, (enum lat_drop_reason)(bad - 1));
+                if (lat_ev_kind_is_gpu((enum lat_ev_kind)t->ev.kind[ei]))
+                    t->drops_gpu++;
+                else if (t->ev.flags[ei] & LAT_EVF_STEP)
+                    t->drops_step++;
+                return 0;
+            }
+            t->ev.dur[ei] = dur;
+            t->ev.flags[ei] &= (uint16_t)~LAT_EVF_NO_DUR;
+            if (ev->nonint_ts) t->ev.flags[ei] |= LAT_EVF_FRAC_TS;
+        }
         return 0;
     }
     uint16_t flags = 0;
@@ -697,8 +845,7 @@ static int kx_commit(struct kx *k, struct kx_ev *ev, struct kind_cache *kc)
         ev->e.dur = 0;
         break;
     default:
-        t->nargs = args_mark;
-        t->dropped++;
+        kx_drop(k, ev, kc, LAT_DROP_PHASE);
         return 0;
     }
     if (gpu) flags |= LAT_EVF_GPU;
@@ -719,18 +866,7 @@ static int kx_commit(struct kx *k, struct kx_ev *ev, struct kind_cache *kc)
     if (ev->e.nargs == 0) ev->e.args = 0;
     rc = lat_trace_add_event(t, &ev->e);
     if (rc) return kx_nomem(k);
-    if (ph == 'B') {
-        if (k->nopen == k->open_cap) {
-            size_t cap = k->open_cap ? k->open_cap * 2 : 64;
-            void *p = realloc(k->open, cap * sizeof(*k->open));
-            if (!p) return kx_nomem(k);
-            k->open = p;
-            k->open_cap = cap;
-        }
-        k->open[k->nopen].track = track;
-        k->open[k->nopen].ev = t->ev.n - 1;
-        k->nopen++;
-    }
+    if (ph == 'B') return kx_open_push(k, track, t->ev.n - 1);
     return 0;
 }
 
@@ -742,7 +878,7 @@ static int kx_event(struct kx *k, const struct json_token *first, struct kind_ca
     int rc;
     k->nevents_in++;
     if (first->type != JSON_OBJ_BEGIN) {
-        k->t->dropped++;
+        kx_drop(k, NULL, kc, LAT_DROP_NOT_OBJECT);
         return kx_skip(k, first);
     }
     memset(&ev, 0, sizeof(ev));
@@ -803,22 +939,29 @@ static int kx_event(struct kx *k, const struct json_token *first, struct kind_ca
         rc = kx_next(k, &v);
         if (rc < 0) return rc;
         rc = 0;
+        /* A value of a type the field never has (an object or array where a scalar belongs,
+         * true/null for a name, ...) is skipped whole and counted; the tokens inside it are
+         * never read as fields of this event. */
+        bool container = v.type == JSON_OBJ_BEGIN || v.type == JSON_ARR_BEGIN;
         switch (f) {
         case F_PH:
-            if (v.type == JSON_STR && v.len >= 1) ev.ph = v.s[0];
             k->saw_ph = true;
+            if (v.type == JSON_STR && v.len >= 1) {
+                ev.ph = v.s[0];
+            } else {
+                ev.ph = 0;
+                goto bad_field;
+            }
             break;
         case F_CAT:
-            if (v.type == JSON_STR) {
-                rc = kx_intern(k, v.s, v.len, &ev.e.cat);
-                ev.have_cat = true;
-            }
+            if (v.type != JSON_STR) goto bad_field;
+            rc = kx_intern(k, v.s, v.len, &ev.e.cat);
+            ev.have_cat = true;
             break;
         case F_NAME:
-            if (v.type == JSON_STR || v.type == JSON_NUM) {
-                rc = kx_intern(k, v.s, v.len, &ev.e.name);
-                ev.have_name = true;
-            }
+            if (v.type != JSON_STR && v.type != JSON_NUM) goto bad_field;
+            rc = kx_intern(k, v.s, v.len, &ev.e.name);
+            ev.have_name = true;
             break;
         case F_PID:
             rc = kx_read_id(k, &v, &ev.pid);
@@ -826,24 +969,32 @@ static int kx_event(struct kx *k, const struct json_token *first, struct kind_ca
         case F_TID:
             rc = kx_read_id(k, &v, &ev.tid);
             break;
-        case F_TS:
-            if (kx_time(&v, &ev.e.ts, &ev.nonint_ts))
-                ev.bad_time = true;
-            else
-                ev.have_ts = true;
-            if (ev.nonint_ts) k->t->frac_ts = true;
+        case F_TS: {
+            bool neg = false, ns_like = false;
+            int st = container ? T_BAD : kx_time(&v, &ev.e.ts, &ev.nonint_ts, &neg, &ns_like);
+            if (st == T_OK && (ev.e.ts < LAT_TS_MIN || ev.e.ts > LAT_TS_MAX))
+                st = T_RANGE; /* years beyond 2116 or before 1934: not epoch ns either */
+            ev.ts_bad = st == T_OK ? 0 : st == T_BAD ? LAT_DROP_BAD_TS + 1 : LAT_DROP_TS_RANGE + 1;
+            ev.ns_like = st == T_RANGE && ns_like;
+            ev.have_ts = st == T_OK;
+            if (st == T_OK && ev.nonint_ts) k->t->frac_ts = true;
+            if (container) rc = kx_skip(k, &v);
             break;
-        case F_DUR:
-            if (kx_time(&v, &ev.e.dur, &ev.nonint_dur))
-                ev.bad_time = true;
-            else
-                ev.have_dur = true;
+        }
+        case F_DUR: {
+            bool neg = false, ns_like = false;
+            int st = container ? T_BAD : kx_time(&v, &ev.e.dur, &ev.nonint_dur, &neg, &ns_like);
+            ev.dur_bad = st == T_OK    ? 0
+                         : st == T_BAD ? LAT_DROP_BAD_DUR + 1
+                         : neg         ? LAT_DROP_NEG_DUR + 1
+                                       : LAT_DROP_DUR_RANGE + 1;
+            ev.have_dur = st == T_OK;
+            if (container) rc = kx_skip(k, &v);
             break;
+        }
         case F_ARGS:
-            if (v.type == JSON_OBJ_BEGIN)
-                rc = kx_args(k, &ev);
-            else
-                rc = kx_skip(k, &v);
+            if (v.type != JSON_OBJ_BEGIN) goto bad_field;
+            rc = kx_args(k, &ev);
             break;
         case F_ID:
             if (v.type == JSON_NUM && (v.num_flags & JSON_NUM_I64)) {
@@ -861,7 +1012,7 @@ static int kx_event(struct kx *k, const struct json_token *first, struct kind_ca
                 char *end;
                 errno = 0;
                 unsigned long long x = strtoull(tmp, &end, 0);
-                if (!*end && !errno) {
+                if (!*end && !errno && v.len < sizeof(tmp) - 1) {
                     ev.flow_id = (int64_t)x;
                     ev.have_flow_id = true;
                 } else {
@@ -871,13 +1022,18 @@ static int kx_event(struct kx *k, const struct json_token *first, struct kind_ca
                     ev.have_flow_id = true;
                 }
             } else {
-                rc = kx_skip(k, &v);
+                goto bad_field;
             }
             break;
         case F_BP:
-            ev.bind_e = v.type == JSON_STR && v.len == 1 && v.s[0] == 'e';
+            if (v.type != JSON_STR) goto bad_field;
+            ev.bind_e = v.len == 1 && v.s[0] == 'e';
             break;
         default:
+            rc = kx_skip(k, &v);
+            break;
+        bad_field:
+            k->t->bad_fields++;
             rc = kx_skip(k, &v);
             break;
         }
@@ -885,8 +1041,7 @@ static int kx_event(struct kx *k, const struct json_token *first, struct kind_ca
     }
     if (!ev.ph) {
         /* No phase: unusable as an event (trtexec/other JSON arrays land here). */
-        k->t->nargs -= ev.e.nargs;
-        k->t->dropped++;
+        kx_drop(k, &ev, kc, LAT_DROP_NO_PHASE);
         return 0;
     }
     return kx_commit(k, &ev, kc);
@@ -1191,12 +1346,70 @@ static void kx_finish(struct kx *k)
         t->format = "chrome";
 }
 
-static int kx_run(struct kx *k)
+/* The size limit on one value: opts, else LATSCOPE_MAX_VALUE, else LAT_INGEST_MAX_VALUE. */
+static int kx_limits(struct kx *k)
 {
-    int rc = lat_trace_intern(k->t, "CPU functions", 13, &k->id_cpu_functions);
+    uint64_t v = k->opts ? k->opts->max_value_bytes : 0;
+    const char *env = getenv("LATSCOPE_MAX_VALUE");
+    if (!v && env && *env) {
+        if (units_parse_count(env, &v) || v == 0) {
+            if (k->err && k->errsz)
+                snprintf(k->err, k->errsz,
+                         "LATSCOPE_MAX_VALUE=%s: not a byte count (e.g. 256M or 2G)", env);
+            return LAT_E_USAGE;
+        }
+    }
+    if (!v) v = LAT_INGEST_MAX_VALUE;
+    if (v > SIZE_MAX / 4) v = SIZE_MAX / 4;
+    k->max_value = (size_t)v;
+    json_tok_set_max_token(&k->tok, k->max_value);
+    return 0;
+}
+
+/* After the load: the events must be mostly usable, in the unit the format defines. */
+static int kx_check_drops(struct kx *k)
+{
+    const struct lat_trace *t = k->t;
+    const uint64_t *d = t->drops;
+    uint64_t timebad = d[LAT_DROP_NO_TS] + d[LAT_DROP_BAD_TS] + d[LAT_DROP_TS_RANGE] +
+                       d[LAT_DROP_BAD_DUR] + d[LAT_DROP_NEG_DUR] + d[LAT_DROP_DUR_RANGE];
+    uint64_t timed = t->ev.n + t->nflows + timebad;
+    if (!k->err || !k->errsz) return timebad * 2 > timed ? LAT_E_BAD_EVENTS : 0;
+    if (k->ns_like * 2 > timed) {
+        snprintf(k->err, k->errsz,
+                 "timestamps in ns, not µs: %llu of %llu events have a ts of about 1e18 (the "
+                 "epoch in ns). Chrome/Kineto ts and dur are µs: divide both by 1000 in the "
+                 "producer, or with jq '.traceEvents|=map(.ts/=1000|if .dur then .dur/=1000 "
+                 "else . end)'",
+                 (unsigned long long)k->ns_like, (unsigned long long)timed);
+        return LAT_E_BAD_EVENTS;
+    }
+    if (timebad * 2 > timed) {
+        char why[160] = "";
+        size_t w = 0;
+        for (int r = LAT_DROP_NO_TS; r <= LAT_DROP_DUR_RANGE && w < sizeof(why); r++)
+            if (d[r])
+                w += (size_t)snprintf(why + w, sizeof(why) - w, "%s%s: %llu", w ? ", " : "",
+                                      lat_drop_reason_desc((enum lat_drop_reason)r),
+                                      (unsigned long long)d[r]);
+        snprintf(k->err, k->errsz,
+                 "%llu of %llu events have no usable time (%s): \"ts\" (and \"dur\" of "
+                 "ph X) must be numbers of µs in range; fix the producer",
+                 (unsigned long long)timebad, (unsigned long long)timed, why);
+        return LAT_E_BAD_EVENTS;
+    }
+    return 0;
+}
+
+static int kx_parse(struct kx *k)
+{
+    int rc = kx_limits(k);
+    if (rc) return rc;
+    rc = lat_trace_intern(k->t, "CPU functions", 13, &k->id_cpu_functions);
     if (rc) return kx_nomem(k);
     rc = kx_top(k);
     if (rc) return rc;
+    if (k->tombstones) lat_trace_remove_flagged(k->t, LAT_EVF_READER_TMP);
     kx_finish(k);
     if (!k->saw_events_key) {
         if (k->err && k->errsz)
@@ -1214,7 +1427,15 @@ static int kx_run(struct kx *k)
                      (long long)k->nevents_in);
         return LAT_E_NOT_TRACE;
     }
-    return 0;
+    return kx_check_drops(k);
+}
+
+static int kx_run(struct kx *k)
+{
+    int rc = kx_parse(k);
+    free(k->track_open);
+    k->track_open = NULL;
+    return rc;
 }
 
 static int kx_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,

@@ -42,6 +42,8 @@ struct ingest_src {
 #if LAT_HAVE_ISAL
     struct inflate_state *isal;                     /* non-NULL: ISA-L inflates instead of zlib */
     unsigned hdr_phase, hdr_cnt, hdr_flg, hdr_xlen; /* our gzip header parser (ISA-L path) */
+    unsigned char last8[8]; /* the last 8 compressed bytes ISA-L consumed: a member's trailer */
+    bool last8_ok;          /* false: ISA-L moved its input outside the buffer it was given */
 #endif
     uint64_t raw_done, raw_total, out_done;
     bool first_done; /* plain: the first buffer (read for sniffing) was returned */
@@ -77,6 +79,70 @@ static int src_fill_raw(struct ingest_src *s)
     s->raw_done += (uint64_t)r;
     if (r == 0) s->eof_raw = true;
     return 0;
+}
+
+/* Makes more raw input available after a gzip member ended: *next_in / *avail_in is the
+ * unconsumed part of the current buffer. Returns 0 (nothing left when *avail_in stays 0) or
+ * -errno. */
+static int src_more_raw(struct ingest_src *s, unsigned char **next_in, unsigned *avail_in)
+{
+    if (*avail_in > 0) return 0;
+    if (s->fd >= 0) {
+        if (s->in_pos >= s->in_len) {
+            int rc = src_fill_raw(s);
+            if (rc) return rc;
+        }
+        *next_in = s->in + s->in_pos;
+        *avail_in = (unsigned)(s->in_len - s->in_pos);
+        s->in_pos = s->in_len;
+    } else if (s->mem_pos < s->mem_len) {
+        size_t k = s->mem_len - s->mem_pos;
+        if (k > (1u << 30)) k = 1u << 30;
+        *next_in = (unsigned char *)(uintptr_t)(s->mem + s->mem_pos);
+        *avail_in = (unsigned)k;
+        s->mem_pos += k;
+        s->raw_done = s->mem_pos;
+    }
+    return 0;
+}
+
+/* A gzip member ended: decides whether another member follows (*more). Trailing zero bytes
+ * (tape/block padding) end the stream quietly, as GNU gzip does; any other trailing byte is an
+ * error (gzip itself only warns "trailing garbage ignored", but a silently ignored tail may be
+ * data that the user expects to be read). 0 or LAT_E_GZIP / -errno with err. */
+static int src_member_end(struct ingest_src *s, unsigned char **next_in, unsigned *avail_in,
+                          bool *more, char *err, size_t errsz)
+{
+    *more = false;
+    int rc = src_more_raw(s, next_in, avail_in);
+    if (rc) {
+        snprintf(err, errsz, "read error: %s", strerror(-rc));
+        return rc;
+    }
+    if (*avail_in == 0) return 0;
+    if ((*next_in)[0] == 0x1f) {
+        *more = true;
+        return 0;
+    }
+    for (;;) {
+        for (unsigned i = 0; i < *avail_in; i++)
+            if ((*next_in)[i] != 0) {
+                snprintf(err, errsz,
+                         "trailing data after the end of the gzip stream: byte 0x%02x at "
+                         "compressed byte %llu is not a gzip member (something was appended "
+                         "to the file; `gzip -dc FILE > trace.json` keeps the gzip data)",
+                         (*next_in)[i], (unsigned long long)(s->raw_done - *avail_in + i));
+                return LAT_E_GZIP;
+            }
+        *next_in += *avail_in;
+        *avail_in = 0;
+        rc = src_more_raw(s, next_in, avail_in);
+        if (rc) {
+            snprintf(err, errsz, "read error: %s", strerror(-rc));
+            return rc;
+        }
+        if (*avail_in == 0) return 0; /* only zeros: padding */
+    }
 }
 
 /* Inflates into buf (cap bytes); *n receives the count. 0 ok (n == 0 only at the end), < 0
@@ -121,19 +187,8 @@ static int src_inflate_zlib(struct ingest_src *s, char *buf, size_t cap, size_t 
         if (zr == Z_STREAM_END) {
             /* Another gzip member may follow (concatenated .gz files). */
             bool more;
-            if (s->fd >= 0) {
-                if (s->z.avail_in == 0 && s->in_pos >= s->in_len) {
-                    int rc = src_fill_raw(s);
-                    if (rc) return rc;
-                    s->z.next_in = s->in;
-                    s->z.avail_in = (uInt)s->in_len;
-                    s->in_pos = s->in_len;
-                }
-                more = s->z.avail_in > 0;
-            } else {
-                more = s->z.avail_in > 0 || s->mem_pos < s->mem_len;
-            }
-            if (more && s->z.avail_in > 0 && s->z.next_in[0] != 0x1f) more = false;
+            int rc = src_member_end(s, &s->z.next_in, &s->z.avail_in, &more, err, errsz);
+            if (rc) return rc;
             if (more)
                 inflateReset(&s->z);
             else
@@ -142,9 +197,14 @@ static int src_inflate_zlib(struct ingest_src *s, char *buf, size_t cap, size_t 
             if (s->z.avail_out == 0) break;
             /* no progress: needs more input, loop refills or reports truncation */
         } else if (zr != Z_OK) {
+            const char *m = s->z.msg ? s->z.msg : "inflate failed";
+            if (!strcmp(m, "incorrect length check"))
+                m = "length mismatch: the size in the gzip trailer differs from the "
+                    "decompressed size (the data was altered or a member is incomplete)";
+            else if (!strcmp(m, "incorrect data check"))
+                m = "CRC-32 mismatch: the decompressed data is corrupt";
             snprintf(err, errsz, "corrupt gzip data near compressed byte %llu: %s",
-                     (unsigned long long)(s->raw_done - s->z.avail_in),
-                     s->z.msg ? s->z.msg : "inflate failed");
+                     (unsigned long long)(s->raw_done - s->z.avail_in), m);
             return LAT_E_GZIP;
         }
     }
@@ -167,7 +227,7 @@ static const char *src_isal_msg(int r)
     case ISAL_UNSUPPORTED_METHOD:
         return "unknown compression method";
     case ISAL_INCORRECT_CHECKSUM:
-        return "incorrect data check (CRC-32 mismatch)";
+        return "incorrect data check (CRC-32 or length mismatch in the gzip trailer)";
     default:
         return "inflate failed";
     }
@@ -266,6 +326,7 @@ static void src_isal_member_init(struct ingest_src *s)
 {
     s->isal->crc_flag = ISAL_GZIP_NO_HDR_VER; /* checks the CRC-32 and length trailer */
     s->hdr_phase = s->hdr_cnt = s->hdr_flg = s->hdr_xlen = 0;
+    s->last8_ok = true;
 }
 
 /* src_inflate with ISA-L (igzip): same contract and the same messages. ISA-L buffers input
@@ -318,32 +379,58 @@ static int src_inflate_isal(struct ingest_src *s, char *buf, size_t cap, size_t 
             if (h == 0) continue; /* the header continues in the next input buffer */
         }
         uint32_t in_before = st->avail_in;
+        const uint8_t *in0 = st->next_in;
         st->next_out = (uint8_t *)buf + *n;
         st->avail_out = (uint32_t)(cap - *n);
         int r = isal_inflate(st);
         size_t made = (cap - *n) - st->avail_out;
         *n += made;
+        /* The bytes consumed by this call are [in0, next_in) when next_in stayed in the
+         * buffer; ISA-L may also give bytes back (read-ahead undone) or, on a corrupt stream,
+         * leave next_in/avail_in out of it: then the window is unknown. */
+        const uint8_t *p = st->next_in;
+        if (p >= in0 && p <= in0 + in_before && st->avail_in <= in_before) {
+            size_t used = (size_t)(p - in0);
+            if (used >= 8) {
+                memcpy(s->last8, p - 8, 8);
+            } else if (used) {
+                memmove(s->last8, s->last8 + used, 8 - used);
+                memcpy(s->last8 + 8 - used, in0, used);
+            }
+        } else {
+            s->last8_ok = false; /* seen: avail_in 2^32 - 1 after ISAL_INVALID_LOOKBACK */
+        }
         if (r < 0) {
             snprintf(err, errsz, "corrupt gzip data near compressed byte %llu: %s",
                      (unsigned long long)(s->raw_done - st->avail_in), src_isal_msg(r));
+            if (r == ISAL_INCORRECT_CHECKSUM && s->last8_ok) {
+                /* ISA-L has one code for both trailer checks: tell which one failed */
+                const unsigned char *t8 = s->last8;
+                uint32_t crc = (uint32_t)t8[0] | (uint32_t)t8[1] << 8 | (uint32_t)t8[2] << 16 |
+                               (uint32_t)t8[3] << 24;
+                uint32_t isize = (uint32_t)t8[4] | (uint32_t)t8[5] << 8 | (uint32_t)t8[6] << 16 |
+                                 (uint32_t)t8[7] << 24;
+                if (isize != st->total_out)
+                    snprintf(err, errsz,
+                             "corrupt gzip data near compressed byte %llu: length mismatch: "
+                             "the gzip trailer says %u bytes (mod 2^32), the member "
+                             "decompresses to %u (the data was altered or a member is "
+                             "incomplete)",
+                             (unsigned long long)(s->raw_done - st->avail_in), isize,
+                             st->total_out);
+                else if (crc != st->crc)
+                    snprintf(err, errsz,
+                             "corrupt gzip data near compressed byte %llu: CRC-32 mismatch: "
+                             "the decompressed data is corrupt",
+                             (unsigned long long)(s->raw_done - st->avail_in));
+            }
             return LAT_E_GZIP;
         }
         if (st->block_state == ISAL_BLOCK_FINISH) {
             /* Another gzip member may follow (concatenated .gz files). */
             bool more;
-            if (s->fd >= 0) {
-                if (st->avail_in == 0 && s->in_pos >= s->in_len) {
-                    int rc = src_fill_raw(s);
-                    if (rc) return rc;
-                    st->next_in = s->in;
-                    st->avail_in = (uint32_t)s->in_len;
-                    s->in_pos = s->in_len;
-                }
-                more = st->avail_in > 0;
-            } else {
-                more = st->avail_in > 0 || s->mem_pos < s->mem_len;
-            }
-            if (more && st->avail_in > 0 && st->next_in[0] != 0x1f) more = false;
+            int rc = src_member_end(s, &st->next_in, &st->avail_in, &more, err, errsz);
+            if (rc) return rc;
             if (more) {
                 uint8_t *next_in = st->next_in;
                 uint32_t avail_in = st->avail_in;

@@ -51,7 +51,18 @@ void json_tok_init(struct json_tok *t, unsigned flags)
     memset(t, 0, sizeof(*t));
     t->flags = flags;
     t->max_depth = JSON_TOK_DEFAULT_MAX_DEPTH;
+    t->max_token = SIZE_MAX;
     t->state = S_VALUE;
+}
+
+void json_tok_set_max_token(struct json_tok *t, size_t max_bytes)
+{
+    t->max_token = max_bytes ? max_bytes : SIZE_MAX;
+}
+
+bool json_tok_too_big(const struct json_tok *t)
+{
+    return t->err && t->too_big;
 }
 
 void json_tok_set_max_depth(struct json_tok *t, int max_depth)
@@ -162,6 +173,13 @@ static inline uint64_t pos_off(const struct json_tok *t, const char *x)
 
 /* ---- carry handling ---- */
 
+static __attribute__((noinline)) int tok_too_big(struct json_tok *t, uint64_t abs, char first)
+{
+    t->too_big = true;
+    return tok_fail(t, LAT_E_OVERFLOW, abs, "a %s of more than %zu bytes starts here",
+                    first == '"' ? "string" : "token", t->max_token);
+}
+
 /* The token starting at `start` runs past the window. Moves it into carry (or, when already in
  * carry, appends more of the chunk). Returns 0 = need more input (return 0 to the caller),
  * 1 = the window grew (rescan), < 0 error. The token restarts at t->p afterwards. */
@@ -170,6 +188,7 @@ static int tok_incomplete(struct json_tok *t, const char *start)
     if (!t->in_carry) {
         uint64_t abs = pos_off(t, start);
         size_t n = (size_t)(t->end - start);
+        if (n > t->max_token) return tok_too_big(t, abs, *start);
         t->carry.len = 0;
         if (buf_append(&t->carry, start, n))
             return tok_fail(t, -ENOMEM, abs, "out of memory buffering a token");
@@ -189,6 +208,10 @@ static int tok_incomplete(struct json_tok *t, const char *start)
     /* Append more of the chunk: as much as is already carried (doubling), at least 4 KiB. */
     size_t want = t->carry.len > CARRY_STEP ? t->carry.len : CARRY_STEP;
     if (want > left) want = left;
+    if (t->carry.len + want > t->max_token) {
+        want = t->max_token - t->carry.len; /* carry never holds more than the limit */
+        if (want == 0) return tok_too_big(t, t->buf_off, t->carry.data[0]);
+    }
     if (buf_append(&t->carry, t->chunk + t->chunk_used, want))
         return tok_fail(t, -ENOMEM, t->buf_off, "out of memory buffering a token");
     t->chunk_used += want;
@@ -507,9 +530,11 @@ static int scan_number(struct json_tok *t, struct json_token *tk)
         fl |= JSON_NUM_FRAC;
         q++;
         if (q >= end) goto incomplete;
-        if (*q < '0' || *q > '9')
+        if (*q < '0' || *q > '9') {
+            if (q - start > JSON_TOK_MAX_NUMBER) goto too_long; /* as when split (below) */
             return tok_fail(t, LAT_E_BAD_JSON, pos_off(t, q),
                             "expected a digit after '.' in a number");
+        }
         while (q < end && *q >= '0' && *q <= '9')
             q++;
         if (q >= end) goto incomplete;
@@ -520,15 +545,25 @@ static int scan_number(struct json_tok *t, struct json_token *tk)
         if (q >= end) goto incomplete;
         if (*q == '+' || *q == '-') q++;
         if (q >= end) goto incomplete;
-        if (*q < '0' || *q > '9')
+        if (*q < '0' || *q > '9') {
+            if (q - start > JSON_TOK_MAX_NUMBER) goto too_long;
             return tok_fail(t, LAT_E_BAD_JSON, pos_off(t, q),
                             "expected a digit in the exponent of a number");
+        }
         while (q < end && *q >= '0' && *q <= '9')
             q++;
         if (q >= end) goto incomplete;
     }
+    /* Too long: the first JSON_TOK_MAX_NUMBER + 1 characters are a valid number prefix. The
+     * same test wherever the scan stops, so chunk boundaries never change the outcome. */
+    if (q - start > JSON_TOK_MAX_NUMBER) goto too_long;
     if (0) {
+    too_long:
+        return tok_fail(t, LAT_E_OVERFLOW, pos_off(t, start),
+                        "a number of more than %d characters (JSON_TOK_MAX_NUMBER)",
+                        JSON_TOK_MAX_NUMBER);
     incomplete:
+        if (end - start > JSON_TOK_MAX_NUMBER) goto too_long;
         if (!t->eof) {
             int rc = tok_incomplete(t, start);
             if (rc < 0) return rc;

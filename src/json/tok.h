@@ -74,6 +74,9 @@ enum json_tok_flags {
 };
 
 #define JSON_TOK_DEFAULT_MAX_DEPTH 512
+/* Numbers longer than this (characters) are an error (LAT_E_OVERFLOW): no JSON producer writes
+ * one, and the bound keeps tokenizing linear when a number is split across many chunks. */
+#define JSON_TOK_MAX_NUMBER 4096
 
 struct json_tok {
     /* private: the current window [p, end) and where it starts in the stream */
@@ -87,6 +90,8 @@ struct json_tok {
     struct lat_buf scratch; /* decoded strings with escapes */
     unsigned flags;
     int max_depth, depth;
+    size_t max_token;     /* json_tok_set_max_token (SIZE_MAX = no limit) */
+    bool too_big;         /* the error is the max_token limit */
     unsigned char *stack; /* 'o' or 'a' per open container: small[] or the heap */
     unsigned char small[32];
     int state;
@@ -101,6 +106,13 @@ struct json_tok {
 void json_tok_init(struct json_tok *t, unsigned flags);
 /* Sets the nesting limit (default JSON_TOK_DEFAULT_MAX_DEPTH, at most 65535). */
 void json_tok_set_max_depth(struct json_tok *t, int max_depth);
+/* Sets the size limit of one token (a string or key, bytes as in the input, quotes and escapes
+ * included): a longer one fails with LAT_E_OVERFLOW, json_tok_too_big() true. Enforced on
+ * tokens that span chunks (those are the ones the tokenizer buffers: its memory stays within
+ * about twice the limit); a token inside one chunk is already in the caller's memory. Default:
+ * no limit. */
+void json_tok_set_max_token(struct json_tok *t, size_t max_bytes);
+bool json_tok_too_big(const struct json_tok *t);
 void json_tok_fini(struct json_tok *t);
 /* Makes data[0..n) the next input. Call only after json_tok_next returned 0. */
 void json_tok_feed(struct json_tok *t, const char *data, size_t n);

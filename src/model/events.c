@@ -354,6 +354,70 @@ bool lat_ev_kind_is_gpu(enum lat_ev_kind k)
            k == LAT_EV_DEVICE_OTHER || k == LAT_EV_GPU_ANNOTATION;
 }
 
+const char *lat_drop_reason_name(enum lat_drop_reason r)
+{
+    static const char *const names[LAT_DROP_REASON_COUNT] = {
+        [LAT_DROP_NOT_OBJECT] = "not_object",
+        [LAT_DROP_NO_PHASE] = "no_phase",
+        [LAT_DROP_PHASE] = "unsupported_phase",
+        [LAT_DROP_NO_TS] = "no_ts",
+        [LAT_DROP_BAD_TS] = "bad_ts",
+        [LAT_DROP_TS_RANGE] = "ts_out_of_range",
+        [LAT_DROP_BAD_DUR] = "bad_dur",
+        [LAT_DROP_NEG_DUR] = "negative_dur",
+        [LAT_DROP_DUR_RANGE] = "dur_out_of_range",
+        [LAT_DROP_UNMATCHED_END] = "unmatched_end",
+        [LAT_DROP_FLOW_NO_ID] = "flow_without_id",
+    };
+    return (unsigned)r < LAT_DROP_REASON_COUNT ? names[r] : "other";
+}
+
+const char *lat_drop_reason_desc(enum lat_drop_reason r)
+{
+    static const char *const desc[LAT_DROP_REASON_COUNT] = {
+        [LAT_DROP_NOT_OBJECT] = "not a JSON object",
+        [LAT_DROP_NO_PHASE] = "no \"ph\" string",
+        [LAT_DROP_PHASE] = "phase not supported (async b/e/n, P, O, ...)",
+        [LAT_DROP_NO_TS] = "no \"ts\"",
+        [LAT_DROP_BAD_TS] = "\"ts\" not a number",
+        [LAT_DROP_TS_RANGE] = "\"ts\" out of range",
+        [LAT_DROP_BAD_DUR] = "\"dur\" not a number",
+        [LAT_DROP_NEG_DUR] = "negative duration",
+        [LAT_DROP_DUR_RANGE] = "duration over 36 years",
+        [LAT_DROP_UNMATCHED_END] = "E without a B",
+        [LAT_DROP_FLOW_NO_ID] = "flow without an id",
+    };
+    return (unsigned)r < LAT_DROP_REASON_COUNT ? desc[r] : "other";
+}
+
+void lat_trace_remove_flagged(struct lat_trace *t, uint16_t mask)
+{
+    struct lat_event_cols *c = &t->ev;
+    size_t w = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->flags[i] & mask) continue;
+        if (w != i) {
+            c->ts[w] = c->ts[i];
+            c->dur[w] = c->dur[i];
+            c->name[w] = c->name[i];
+            c->cat[w] = c->cat[i];
+            c->track[w] = c->track[i];
+            c->kind[w] = c->kind[i];
+            c->flags[w] = c->flags[i];
+            c->stream[w] = c->stream[i];
+            c->device[w] = c->device[i];
+            c->step[w] = c->step[i];
+            c->correlation[w] = c->correlation[i];
+            c->external_id[w] = c->external_id[i];
+            c->args[w] = c->args[i];
+            c->nargs[w] = c->nargs[i];
+            c->ph[w] = c->ph[i];
+        }
+        w++;
+    }
+    c->n = w;
+}
+
 static const struct lat_event_cols *sort_cols;
 
 static int lat_sort_cmp(const void *a, const void *b)

@@ -45,12 +45,13 @@ enum lat_ev_kind {
 };
 
 enum lat_ev_flags {
-    LAT_EVF_GPU = 1u << 0,       /* runs on a device (pid = device, tid = stream) */
-    LAT_EVF_INSTANT = 1u << 1,   /* dur is 0 by definition */
-    LAT_EVF_STEP = 1u << 2,      /* a CPU ProfilerStep#N (iteration in `step`) */
-    LAT_EVF_NO_DUR = 1u << 3,    /* the input had no `dur` for this event */
-    LAT_EVF_FRAC_TS = 1u << 4,   /* ts or dur had a fractional µs part in the input */
-    LAT_EVF_BEGIN_END = 1u << 5, /* built from a B/E pair */
+    LAT_EVF_GPU = 1u << 0,         /* runs on a device (pid = device, tid = stream) */
+    LAT_EVF_INSTANT = 1u << 1,     /* dur is 0 by definition */
+    LAT_EVF_STEP = 1u << 2,        /* a CPU ProfilerStep#N (iteration in `step`) */
+    LAT_EVF_NO_DUR = 1u << 3,      /* the input had no `dur` for this event */
+    LAT_EVF_FRAC_TS = 1u << 4,     /* ts or dur had a fractional µs part in the input */
+    LAT_EVF_BEGIN_END = 1u << 5,   /* built from a B/E pair */
+    LAT_EVF_READER_TMP = 1u << 15, /* readers only (a tombstone); never set after a load */
 };
 
 /* One event as a record, for adding events and for reading one back. */
@@ -141,6 +142,33 @@ struct lat_meta {
     uint32_t key, value;
 };
 
+/* Why a reader left an input event out of the model (trace->drops[reason]). Readers never drop
+ * an event silently: every element of the input's event list is either in the model (event,
+ * flow, track label) or counted here. Time bounds (LAT_TS_MIN/MAX, LAT_DUR_MAX) are enforced
+ * at load, so every consumer may compute ts + dur and differences of any two ts/ends in int64
+ * without overflow. */
+enum lat_drop_reason {
+    LAT_DROP_NOT_OBJECT = 0, /* the element is not a JSON object */
+    LAT_DROP_NO_PHASE,       /* no "ph" string */
+    LAT_DROP_PHASE,          /* a phase the model does not hold (b/e/n async, P, O, ...) */
+    LAT_DROP_NO_TS,          /* no "ts" */
+    LAT_DROP_BAD_TS,         /* "ts" is not a number (null, "300us", an object, ...) */
+    LAT_DROP_TS_RANGE,       /* "ts" beyond LAT_TS_MIN..LAT_TS_MAX (e.g. ns written as µs) */
+    LAT_DROP_BAD_DUR,        /* "dur" is not a number */
+    LAT_DROP_NEG_DUR,        /* negative duration (dur < 0, or an E before its B) */
+    LAT_DROP_DUR_RANGE,      /* duration beyond LAT_DUR_MAX */
+    LAT_DROP_UNMATCHED_END,  /* an E with no open B on its track */
+    LAT_DROP_FLOW_NO_ID,     /* a flow event (s/t/f) without a usable id */
+    LAT_DROP_REASON_COUNT
+};
+
+/* Time bounds held by every event and flow in the model (ns): ts in [LAT_TS_MIN, LAT_TS_MAX]
+ * (-36 .. +146 years around the time base: µs epoch timestamps fit), 0 <= dur <= LAT_DUR_MAX
+ * (36 years). Any ts + dur, and any difference of two such times, fits int64. */
+#define LAT_TS_MIN  (-(INT64_C(1) << 60))
+#define LAT_TS_MAX  (INT64_C(1) << 62)
+#define LAT_DUR_MAX (INT64_C(1) << 60)
+
 struct lat_trace {
     struct lat_strtab strs;
     struct lat_event_cols ev;
@@ -161,8 +189,37 @@ struct lat_trace {
     int32_t world_size;  /* -1 when absent */
     lat_ns base_time_ns; /* epoch ns of ts == 0 (baseTimeNanoseconds), 0 when unknown */
     bool frac_ts;        /* some ts in the input had a fractional µs part (ns resolution) */
-    uint64_t dropped;    /* events the reader skipped (counted, never silently lost) */
+    uint64_t dropped;    /* events the reader skipped: the sum of drops[] */
+    uint64_t drops[LAT_DROP_REASON_COUNT]; /* dropped events by reason */
+    uint64_t drops_gpu;  /* of the dropped events: GPU ones (cat kernel, gpu_memcpy, ...) */
+    uint64_t drops_step; /* of the dropped events: CPU ProfilerStep#N ones */
+    uint64_t bad_fields; /* event fields ignored because their value had the wrong type
+                            ("cat": {...}, "name": [], "pid": true, ...): the value is skipped
+                            whole, the event kept without that field */
 };
+
+/* Counts one dropped event (trace->drops[reason] and trace->dropped). */
+static inline void lat_trace_drop(struct lat_trace *t, enum lat_drop_reason r)
+{
+    t->drops[r]++;
+    t->dropped++;
+}
+/* Short name of a reason ("bad_ts"), for JSON keys, and its description for people ("ts is
+ * not a number"). */
+const char *lat_drop_reason_name(enum lat_drop_reason r);
+const char *lat_drop_reason_desc(enum lat_drop_reason r);
+struct jsonw;
+/* What the reader left out, for people (src/model/drops.c): one line such as "11 events dropped
+ * (\"ts\" not a number: 1, ...), among them 7 GPU events: the results miss them; 10 fields with
+ * a value of the wrong type ignored", without the file name; false (buf empty) when nothing was
+ * left out. Commands print it as a warning. */
+bool lat_trace_drop_summary(const struct lat_trace *t, char *buf, size_t n);
+/* The same as a JSON object: {"total", "gpu", "steps", "bad_fields", "by_reason": {name: n}}
+ * (reasons named by lat_drop_reason_name, only those that occurred). */
+void lat_trace_drops_json(struct jsonw *w, const struct lat_trace *t);
+/* Removes the events whose flags have any bit of `mask` (a reader's tombstones); the order of
+ * the others is kept. Args of removed events stay in trace->args, unreferenced. */
+void lat_trace_remove_flagged(struct lat_trace *t, uint16_t mask);
 
 /* Allocates an empty trace in *out. Returns 0 or -ENOMEM. Free with lat_trace_free(). */
 int lat_trace_new(struct lat_trace **out);

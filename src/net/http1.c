@@ -396,7 +396,7 @@ int http1_url_parse(const char *url, struct http1_url *u, const char **why)
             p++;
         pe = p;
         long port = 0;
-        for (const char *q = ps; q < pe; q++)
+        for (const char *q = ps; q < pe && q - ps <= 5; q++) /* no overflow on long runs */
             port = port * 10 + (*q - '0');
         if (pe == ps || pe - ps > 5 || port < 1 || port > 65535) {
             *why = "invalid port in URL";

@@ -307,4 +307,7 @@ TEST(http1_url_parse)
     ASSERT_EQ_I64(http1_url_parse("http://h:80x/", &u, &why), LAT_E_USAGE);
     ASSERT_EQ_I64(http1_url_parse("http://[::1/", &u, &why), LAT_E_USAGE);
     ASSERT_EQ_I64(http1_url_parse("http://h/a b", &u, &why), LAT_E_USAGE);
+    /* a long digit run: rejected without signed overflow (UBSan found one here) */
+    ASSERT_EQ_I64(http1_url_parse("http://h:99999999999999999999999/x", &u, &why), LAT_E_USAGE);
+    ASSERT_EQ_STR(why, "invalid port in URL");
 }

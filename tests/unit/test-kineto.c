@@ -477,7 +477,7 @@ struct bad_case {
 TEST(kineto_bad_inputs_name_the_problem)
 {
     static const struct bad_case cases[] = {
-        {"", LAT_E_TRUNCATED, "empty input"},
+        {"", LAT_E_TRUNCATED, "empty file (0 bytes): not a trace"},
         {"{\"traceEvents\": [{\"ph\": \"X\" \"ts\": 1}]}", LAT_E_BAD_JSON,
          "byte 28: expected ',' or '}'"},
         {"{\"schemaVersion\": 1}", LAT_E_NOT_TRACE, "no \"traceEvents\""},

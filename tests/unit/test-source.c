@@ -172,13 +172,21 @@ TEST(source_gzip_round_trip_every_backend_chunk_and_member_layout)
                 }
             }
         }
-        /* Bytes after the last member that are not another gzip member are ignored. */
-        memcpy(cat + catn, "\n\0\0", 3);
+        /* Zero bytes after the last member are padding (GNU gzip ignores them too). */
+        memcpy(cat + catn, "\0\0\0", 3);
         char err[256] = "", *out;
         size_t outn = 0;
         ASSERT_RC(read_mem(cat, catn + 3, 0, &out, &outn, err, sizeof(err)));
         ASSERT_EQ_U64(outn, n);
         ASSERT_MEM_EQ(out, doc, n);
+        free(out);
+        /* Any other trailing byte is an error that says so (it used to be dropped silently). */
+        memcpy(cat + catn, "\0\n\0", 3);
+        err[0] = '\0';
+        out = NULL;
+        ASSERT_EQ_I64(read_mem(cat, catn + 3, 0, &out, &outn, err, sizeof(err)), LAT_E_GZIP);
+        if (!strstr(err, "trailing data after the end of the gzip stream: byte 0x0a"))
+            FAIL("backend %d: %s", be, err);
         free(out);
     }
     unsetenv("LAT_INGEST_ZLIB");

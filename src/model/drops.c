@@ -1,0 +1,71 @@
+/*
+ * drops.c - how a loaded trace reports what its reader left out (trace->drops[], bad_fields):
+ * one line for people and one JSON object, shared by every consumer that reports on a trace
+ * (analyze, doctor, ...) so they all say the same thing. See events.h.
+ */
+#include "core/jsonw.h"
+#include "model/events.h"
+
+#include <stdio.h>
+#include <string.h>
+
+bool lat_trace_drop_summary(const struct lat_trace *t, char *buf, size_t n)
+{
+    if (!n) return false;
+    buf[0] = '\0';
+    if (!t->dropped && !t->bad_fields) return false;
+    size_t w = 0;
+#define PUT(...)                                                                                   \
+    do {                                                                                           \
+        if (w < n) w += (size_t)snprintf(buf + w, n - w, __VA_ARGS__);                             \
+    } while (0)
+    if (t->dropped) {
+        PUT("%llu event%s dropped (", (unsigned long long)t->dropped, t->dropped == 1 ? "" : "s");
+        bool first = true;
+        for (int r = 0; r < LAT_DROP_REASON_COUNT; r++) {
+            if (!t->drops[r]) continue;
+            PUT("%s%s: %llu", first ? "" : ", ", lat_drop_reason_desc((enum lat_drop_reason)r),
+                (unsigned long long)t->drops[r]);
+            first = false;
+        }
+        PUT(")");
+        if (t->drops_gpu || t->drops_step) {
+            PUT(", among them");
+            if (t->drops_gpu)
+                PUT(" %llu GPU event%s", (unsigned long long)t->drops_gpu,
+                    t->drops_gpu == 1 ? "" : "s");
+            if (t->drops_step)
+                PUT("%s %llu ProfilerStep%s", t->drops_gpu ? " and" : "",
+                    (unsigned long long)t->drops_step, t->drops_step == 1 ? "" : "s");
+            PUT(": the results miss them");
+        }
+    }
+    if (t->bad_fields)
+        PUT("%s%llu field%s with a value of the wrong type ignored", t->dropped ? "; " : "",
+            (unsigned long long)t->bad_fields, t->bad_fields == 1 ? "" : "s");
+#undef PUT
+    if (w >= n && n > 4) memcpy(buf + n - 4, "...", 4);
+    return true;
+}
+
+void lat_trace_drops_json(struct jsonw *w, const struct lat_trace *t)
+{
+    jsonw_obj_begin(w);
+    jsonw_key(w, "total");
+    jsonw_u64(w, t->dropped);
+    jsonw_key(w, "gpu");
+    jsonw_u64(w, t->drops_gpu);
+    jsonw_key(w, "steps");
+    jsonw_u64(w, t->drops_step);
+    jsonw_key(w, "bad_fields");
+    jsonw_u64(w, t->bad_fields);
+    jsonw_key(w, "by_reason");
+    jsonw_obj_begin(w);
+    for (int r = 0; r < LAT_DROP_REASON_COUNT; r++) {
+        if (!t->drops[r]) continue;
+        jsonw_key(w, lat_drop_reason_name((enum lat_drop_reason)r));
+        jsonw_u64(w, t->drops[r]);
+    }
+    jsonw_obj_end(w);
+    jsonw_obj_end(w);
+}
