@@ -432,10 +432,16 @@ static int hlog_page(struct ctx *c, const char *path)
         }
         hist_add(&tags[k].all, &e.hist);
         const struct lat_hist *h = &e.hist;
-        buf_printf(&tags[k].iv, "%s[%.3f,%.3f,%llu,%.6f,%.6f,%.6f,%.6f]", tags[k].iv.len ? "," : "",
-                   e.start_s, e.length_s, (unsigned long long)hist_count(h),
-                   ms(hist_value_at_percentile(h, 50)), ms(hist_value_at_percentile(h, 90)),
-                   ms(hist_value_at_percentile(h, 99)), ms(hist_max(h)));
+        /* [start_s, length_s, count, p50, p90, p99, max] in ms; no percentiles when empty */
+        if (hist_count(h))
+            buf_printf(&tags[k].iv, "%s[%.3f,%.3f,%llu,%.6f,%.6f,%.6f,%.6f]",
+                       tags[k].iv.len ? "," : "", e.start_s, e.length_s,
+                       (unsigned long long)hist_count(h), ms(hist_value_at_percentile(h, 50)),
+                       ms(hist_value_at_percentile(h, 90)), ms(hist_value_at_percentile(h, 99)),
+                       ms(hist_max(h)));
+        else
+            buf_printf(&tags[k].iv, "%s[%.3f,%.3f,0,null,null,null,null]",
+                       tags[k].iv.len ? "," : "", e.start_s, e.length_s);
         hist_fini(&e.hist);
         nint++;
     }

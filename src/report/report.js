@@ -133,7 +133,7 @@ function stackedBars(rows, parts, colors, fmt, opts) {
 /* Line chart. o: {series:[{name,color,pts:[[x,y]],dash}], xlog10, xTicks:[[x,label]], xLabel,
  * yLabel, yFmt, hlines:[{y,label,color}], vlines:[{x,label,color}]} */
 function lineChart(o) {
-  var W = 640, H = 300, L = 64, R = 16, T = 12, B = 40;
+  var W = 640, H = 300, L = 80, R = 16, T = 12, B = 40;
   var xs = [], ys = [];
   o.series.forEach(function (s) { s.pts.forEach(function (p) { if (p[1] != null && isFinite(p[1])) { xs.push(p[0]); ys.push(p[1]); } }); });
   (o.hlines || []).forEach(function (h) { ys.push(h.y); });
@@ -588,8 +588,8 @@ function pointLabel(pt) { return pt.concurrency != null ? 'concurrency ' + pt.co
 function parseSlo(s) { /* "lat.p99<=20ms,ttft.p99<=200ms" -> [{metric,p,ms}] */
   var out = [];
   String(s || '').split(/[,;]/).forEach(function (t) {
-    var m = /^\s*([a-z_.]+?)\.p([0-9.]+)\s*<=\s*([0-9.]+)\s*(ms|s|us)\s*$/.exec(t);
-    if (m) out.push({ metric: m[1], p: m[2], ms: parseFloat(m[3]) * (m[4] === 's' ? 1000 : m[4] === 'us' ? 0.001 : 1) });
+    var m = /^\s*(?:([a-z_]+)\.)?p([0-9.]+)\s*<=\s*([0-9.]+)\s*(ms|s|us)\s*$/.exec(t);
+    if (m) out.push({ metric: m[1] || 'latency', p: m[2], ms: parseFloat(m[3]) * (m[4] === 's' ? 1000 : m[4] === 'us' ? 0.001 : 1) });
   });
   return out;
 }
@@ -662,7 +662,10 @@ function hlogPage(p, sec) {
   Object.keys(groups).forEach(function (g) {
     var s = groups[g].map(function (t, i) {
       var nm = /\.sched$/.test(t.tag) ? 'intended send (' + t.tag + ')' : /\.send$/.test(t.tag) ? 'actual send (' + t.tag + ')' : t.tag || '(untagged)';
-      return { name: nm, color: PALETTE[i % PALETTE.length], dash: i ? '5 3' : null, pts: t.pct.map(function (q) { return [pctX(q[0]) || 0, q[1], q[0] + '%']; }).filter(function (q) { return isFinite(q[0]); }) };
+      var pts = t.pct.map(function (q) { return [pctX(q[0]), q[1], fmtNum(q[0], 4) + '%']; }).filter(function (q) { return isFinite(q[0]); });
+      var lastx = pts.length ? pts[pts.length - 1][0] : 0;
+      pts.push([Math.max(lastx, t.total > 1 ? Math.log10(t.total) : 1), t.max_ms, 'max']);
+      return { name: nm, color: PALETTE[i % PALETTE.length], dash: i ? '5 3' : null, pts: pts };
     });
     var mx = 0; s.forEach(function (x) { x.pts.forEach(function (q) { if (q[0] > mx) mx = q[0]; }); });
     cards.push(card(g + ' by percentile (whole run, ' + groups[g].map(function (t) { return fmtNum(t.total, 0); }).join(' / ') + ' values)', [lineChart({ series: s, x0: 0, xTicks: pctTicks(mx), xLabel: 'percentile (log scale, HdrHistogram style)', yLabel: 'ms', yFmt: fmtMs })]));
@@ -701,7 +704,8 @@ function main() {
     shows.forEach(function (s, k) { s.sec.classList.toggle('on', k === i); s.btn.classList.toggle('on', k === i); });
     if (shows[i] && shows[i].show) shows[i].show();
   }
-  if (shows.length) activate(0);
+  var want = /page=(\d+)/.exec(location.hash || '');
+  if (shows.length) activate(want && +want[1] < shows.length ? +want[1] : 0);
   var t = new Date().getTime() - T0;
   if (!errors.length) {
     document.getElementById('selfcheck').textContent = 'self-check ok: ' + shows.length + ' page(s) drawn in ' + t + ' ms';

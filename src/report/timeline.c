@@ -158,6 +158,25 @@ static int bin_lane(const struct rep_tl *tl, const struct rep_tl_lane *ln, lat_n
     return 0;
 }
 
+/* An upper bound of the events starting in any window of width win: the sum over lanes of
+ * each lane's maximum (two pointers over its sorted starts). */
+static size_t max_window_events(const struct rep_tl *tl, lat_ns win)
+{
+    const lat_ns *ts = tl->trace->ev.ts;
+    size_t total = 0;
+    for (size_t l = 0; l < tl->nlanes; l++) {
+        const struct rep_tl_lane *ln = &tl->lanes[l];
+        size_t best = 0, a = 0;
+        for (size_t b = 0; b < ln->n; b++) {
+            while (ts[ln->ev[b]] - ts[ln->ev[a]] >= win)
+                a++;
+            if (b - a + 1 > best) best = b - a + 1;
+        }
+        total += best;
+    }
+    return total;
+}
+
 static void lane_bins_free(struct rep_tl_lane_bins *lb)
 {
     free(lb->b);
@@ -311,6 +330,9 @@ int rep_tl_build(const struct lat_trace *t, struct rep_tl **out)
         }
         rc = -ENOMEM;
         if (lv->nbins > tl->nevents / 2) break;
+        /* the page draws raw events below the finest level: stop once every view that narrow
+         * holds few enough of them */
+        if (max_window_events(tl, REP_TL_VIEW_BINS * w) <= REP_TL_RAW_OK) break;
         if (w / 4 < tl->unit || w < 4) break;
         w /= 4;
     }

@@ -11,9 +11,10 @@
  * event is "big" when dur >= 2 w_j: the page draws it individually; every other ("small") event
  * is summarised in the bins: a bin counts the small events starting in it, sums the time
  * covered by its outermost small events (clipped to the bin, at most w_j), and names the
- * longest of them (by its time inside the bin). Levels stop when a level holds more bins than half
- * the events (drawing the events themselves is as cheap then), when w_j would drop below the time
- * unit, or at REP_TL_MAX_LEVELS. Below the finest level the page draws raw events.
+ * longest of them (by its time inside the bin). Levels stop when a level holds more bins than
+ * half the events, when no window of REP_TL_VIEW_BINS bins of the level holds more than
+ * REP_TL_RAW_OK events (raw drawing is cheap from there on), when w_j would drop below the
+ * time unit, or at REP_TL_MAX_LEVELS. Below the finest level the page draws raw events.
  *
  * Library code: never prints. The trace must outlive the timeline (names point into it).
  */
@@ -29,6 +30,10 @@
 
 #define REP_TL_BASE_BINS  1024
 #define REP_TL_MAX_LEVELS 10
+/* Raw events the page may draw in one view (widths up to REP_TL_VIEW_BINS bins of the finest
+ * level): levels stop once no such window holds more. */
+#define REP_TL_RAW_OK    100000
+#define REP_TL_VIEW_BINS 2048
 
 struct rep_tl_lane {
     uint32_t track; /* index into trace->tracks */
