@@ -241,8 +241,7 @@ static int trace_page(struct ctx *c, const char *path)
             return LAT_EXIT_USAGE;
         }
         traces = xcalloc(1, sizeof(*traces));
-        traces[ntraces++] = t;
-        if (t->rank < 0) t->rank = 0;
+        traces[ntraces++] = t; /* rank -1: analyze uses its position, doctor shows null */
     }
 
     struct analysis_opts ao;
@@ -294,7 +293,7 @@ static int trace_page(struct ctx *c, const char *path)
     jsonw_key(w, "doctor");
     doctor_write_json(dr, &dopt, w);
     jsonw_key(w, "timeline_rank");
-    jsonw_i64(w, tt->rank);
+    jsonw_i64(w, an->nranks ? an->ranks[0].rank : 0);
     jsonw_key(w, "timeline");
     if (tl->nlanes)
         rep_tl_write_json(w, tl);

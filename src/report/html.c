@@ -59,6 +59,9 @@ int rep_json_for_script(struct lat_buf *b, const char *json, size_t n)
             }
         } else if (c == '"') {
             in_str = true;
+        } else if (c == '\n' || c == '\r') {
+            rc = buf_putc(b, ' '); /* the data stays on one line (tests extract it with sed) */
+            continue;
         }
         if (c == '<' || c == '>' || c == '&') {
             rc = buf_printf(b, "\\u%04x", c);

@@ -22,7 +22,8 @@ int rep_html_text(struct lat_buf *b, const char *s, size_t n);
 
 /* Appends the JSON text json[0..n) (valid JSON: < > & appear only inside strings) with < > &
  * and U+2028/U+2029 written as \u escapes, and any raw control character inside a string
- * escaped, so it parses to the same value and cannot close a <script> element. 0 or -ENOMEM. */
+ * escaped, so it parses to the same value and cannot close a <script> element; line breaks
+ * between tokens become spaces (the data is one line). 0 or -ENOMEM. */
 int rep_json_for_script(struct lat_buf *b, const char *json, size_t n);
 
 /* Writes the whole page to f: the template with the title, the data (a JSON document, escaped

@@ -92,10 +92,10 @@ TEST(report_json_for_script_roundtrip)
  * string state machine across escaped quotes. */
 TEST(report_json_for_script_string_state)
 {
-    const char in[] = "{\"a\\\"<\":\"x\x02y\",\"b\":\"\\\\\",\"c\":\"<\"}";
+    const char in[] = "{\"a\\\"<\":\"x\x02y\",\n\"b\":\"\\\\\",\r\n\"c\":\"<\"}";
     struct lat_buf b = LAT_BUF_INIT;
     ASSERT_RC(rep_json_for_script(&b, in, sizeof(in) - 1));
-    ASSERT_EQ_STR(b.data, "{\"a\\\"\\u003c\":\"x\\u0002y\",\"b\":\"\\\\\",\"c\":\"\\u003c\"}");
+    ASSERT_EQ_STR(b.data, "{\"a\\\"\\u003c\":\"x\\u0002y\", \"b\":\"\\\\\",  \"c\":\"\\u003c\"}");
     buf_fini(&b);
 }
 
