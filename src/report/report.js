@@ -304,7 +304,9 @@ Timeline.prototype.color = function (nameId, kind) {
 Timeline.prototype.level = function () {
   var upp = (this.v1 - this.v0) / this.plotW(), best = -1;
   for (var j = 0; j < this.levels.length; j++) if (this.levels[j].w >= upp) best = j;
-  return best; /* -1: raw events */
+  /* bins of 1..4 px: that level; finer than the finest level's range: raw events */
+  if (best >= 0 && this.levels[best].w > 4 * upp) best = -1;
+  return best;
 };
 function firstEnd(maxEnd, t) { /* first index whose running max end >= t */
   var lo = 0, hi = maxEnd.length;
@@ -569,7 +571,7 @@ function tracePage(p, sec, pageIndex) {
   });
   /* the timeline needs a laid-out width: built when its page is first shown */
   return function () {
-    if (!tl && p.timeline) { tl = new Timeline(tlHost, p.timeline); }
+    if (!tl && p.timeline) { tl = new Timeline(tlHost, p.timeline); TIMELINES.push(tl); }
     if (tl) tl.draw();
     if (!p.timeline) tlHost.textContent = 'no timeline (no duration event)';
   };
@@ -683,7 +685,9 @@ function hlogPage(p, sec) {
 
 /* ---- main ---- */
 function main() {
+  var p0 = now();
   var D = JSON.parse(document.getElementById('report-data').textContent);
+  PARSE_MS = now() - p0;
   document.getElementById('meta').textContent = (D.tool || 'latscope report') + ' ' + (D.version || '') + ' · ' + (D.pages || []).length + ' page(s)';
   var nav = document.getElementById('nav'), mainEl = document.getElementById('main');
   mainEl.textContent = '';
@@ -706,13 +710,25 @@ function main() {
   }
   var want = /page=(\d+)/.exec(location.hash || '');
   if (shows.length) activate(want && +want[1] < shows.length ? +want[1] : 0);
-  var t = new Date().getTime() - T0;
+  var t = now() - T0, extra = '';
+  /* #page=N&zoomtest: zoom the first timeline in 16 steps around its middle and time each
+   * frame (docs/latscope-report.md measures the LOD with it) */
+  if (/zoomtest/.test(location.hash || '') && TIMELINES.length) {
+    var tl = TIMELINES[0], fr = [];
+    for (var z = 0; z < 16; z++) {
+      var f0 = now();
+      tl.zoom(1 / 2.5, tl.span * 0.37);
+      fr.push((tl.level() < 0 ? 'raw' : 'L' + tl.level()) + ':' + tl.lastDrawn + ':' + (now() - f0).toFixed(1) + 'ms');
+    }
+    extra = ' · zoomtest ' + fr.join(' ');
+  }
   if (!errors.length) {
-    document.getElementById('selfcheck').textContent = 'self-check ok: ' + shows.length + ' page(s) drawn in ' + t + ' ms';
+    document.getElementById('selfcheck').textContent = 'self-check ok: ' + shows.length + ' page(s) drawn in ' + t.toFixed(0) + ' ms (JSON parse ' + PARSE_MS.toFixed(0) + ' ms)' + extra;
     document.body.setAttribute('data-status', 'ok');
   }
 }
-var T0 = new Date().getTime();
+function now() { return window.performance ? performance.now() : new Date().getTime(); }
+var T0 = now(), PARSE_MS = 0, TIMELINES = [];
 try { main(); } catch (e) {
   errors.push(String(e && e.stack || e));
   document.getElementById('selfcheck').textContent = 'script error: ' + errors.join('; ');
