@@ -5,6 +5,7 @@
 # script error (body data-status="ok", no "Uncaught" on the console), key numbers in the DOM
 # equal the JSON outputs, the timeline drew events, hostile names added no element, and a
 # 1400x1000 screenshot is a real picture (PNG, not a blank page's few KB).
+# LATSCOPE_REPORT_SHOTS=DIR: copy the screenshots there.
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
 . "$LATSCOPE_SRCDIR/tests/e2e/bench-fixture.sh"
 . "$LATSCOPE_SRCDIR/tests/e2e/report-lib.sh"
@@ -38,6 +39,10 @@ chrome_shot() {
     n=$(stat -c %s "$T/shot.png")
     [[ $n -gt 30000 ]] || fail "$1 page $2: screenshot of $n bytes looks blank"
     cp "$T/shot.png" "$T/shot-$(basename "$1" .html)-$2.png"
+    # LATSCOPE_REPORT_SHOTS=DIR keeps them (docs/img/ holds the README's, made this way)
+    if [[ -n ${LATSCOPE_REPORT_SHOTS:-} ]]; then
+        cp "$T/shot.png" "$LATSCOPE_REPORT_SHOTS/report-$(basename "$1" .html)-$2.png"
+    fi
 }
 
 # ---- a trace page ----
