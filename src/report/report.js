@@ -212,7 +212,12 @@ function Timeline(host, tl, title) {
     var acc = 0, me = -Infinity;
     for (var i = 0; i < n; i++) { acc += ln.ts[i]; ts[i] = acc; dur[i] = ln.dur[i]; me = Math.max(me, acc + ln.dur[i]); maxEnd[i] = me; }
     var rows = Math.min(ln.maxdepth + 1, 10);
-    var L = { label: ln.label, gpu: ln.gpu, n: n, ts: ts, dur: dur, maxEnd: maxEnd, name: Int32Array.from(ln.name), kind: Uint8Array.from(ln.kind), depth: Uint16Array.from(ln.depth), rows: rows, y: y, h: rows * self.rowH + 6 };
+    var corr = null;
+    if (ln.corr) { /* delta-decoded: 0 none, v > 0 prev + v, v < 0 prev + v + 1 */
+      corr = new Float64Array(n);
+      for (var c = 0, pc = 0; c < n; c++) { var v = ln.corr[c]; if (v) { pc += v > 0 ? v : v + 1; corr[c] = pc; } }
+    }
+    var L = { label: ln.label, gpu: ln.gpu, n: n, corr: corr, ts: ts, dur: dur, maxEnd: maxEnd, name: Int32Array.from(ln.name), kind: Uint8Array.from(ln.kind), depth: Uint16Array.from(ln.depth), rows: rows, y: y, h: rows * self.rowH + 6 };
     y += L.h;
     return L;
   });
@@ -402,6 +407,17 @@ Timeline.prototype.draw = function () {
     }
     g.restore();
   });
+  if (this.sel && this.selPartner) { /* the flow arrow: launch start -> GPU row start */
+    var a = this.sel, b = this.selPartner, La = this.lanes[a.lane], Lb = this.lanes[b.lane];
+    if (La.gpu) { var tmp = a; a = b; b = tmp; tmp = La; La = Lb; Lb = tmp; }
+    var ya = top + La.y + 3 + Math.min(La.depth[a.i], La.rows - 1) * this.rowH + this.rowH / 2;
+    var yb = top + Lb.y + 3 + Math.min(Lb.depth[b.i], Lb.rows - 1) * this.rowH + this.rowH / 2;
+    var xa2 = X(La.ts[a.i]), xb2 = X(Lb.ts[b.i]);
+    g.strokeStyle = '#c0392b'; g.fillStyle = '#c0392b'; g.lineWidth = 1.5;
+    g.beginPath(); g.moveTo(xa2, ya); g.bezierCurveTo(xa2, (ya + yb) / 2, xb2, (ya + yb) / 2, xb2, yb); g.stroke();
+    g.beginPath(); g.moveTo(xb2, yb); g.lineTo(xb2 - 4, yb - 7); g.lineTo(xb2 + 4, yb - 7); g.closePath(); g.fill();
+    g.lineWidth = 1;
+  }
   this.info.textContent = (lv < 0 ? 'raw events' : 'LOD level ' + lv + ' (bins of ' + this.fmtT(this.levels[lv].w) + ')') + ' · ' + drawn + ' drawn · view ' + this.fmtT(v1 - v0) + ' of ' + this.fmtT(this.span) + ' · ' + this.tl.events + ' events';
   this.lastDrawn = drawn;
 };
@@ -445,9 +461,32 @@ Timeline.prototype.hover = function (x, y) {
   this.tip.style.left = Math.min(x + 12, this.cw - 360) + 'px';
   this.tip.style.top = (y + 14) + 'px';
 };
+/* The other end of the flow of event h (launch <-> GPU row with the same correlation id). */
+Timeline.prototype.partner = function (h) {
+  var L = this.lanes[h.lane];
+  if (!L.corr || !(L.corr[h.i] > 0)) return null;
+  if (!this.corrIndex) {
+    var m = new Map();
+    this.lanes.forEach(function (ln, li) {
+      if (!ln.corr) return;
+      for (var k = 0; k < ln.n; k++) if (ln.corr[k] > 0) { var c = ln.corr[k], e = m.get(c); if (!e) m.set(c, e = []); e.push(li, k); }
+    });
+    this.corrIndex = m;
+  }
+  var list = this.corrIndex.get(L.corr[h.i]) || [];
+  for (var j = 0; j < list.length; j += 2) if (this.lanes[list[j]].gpu !== L.gpu) return { lane: list[j], i: list[j + 1] };
+  return null;
+};
 Timeline.prototype.select = function (h) {
   this.sel = h && h.bin == null ? h : null;
-  this.selBox.textContent = h ? this.describe(h) : 'nothing selected';
+  this.selPartner = this.sel ? this.partner(this.sel) : null;
+  var txt = h ? this.describe(h) : 'nothing selected';
+  if (this.selPartner) {
+    var P = this.lanes[this.selPartner.lane], S = this.lanes[this.sel.lane], pi = this.selPartner.i;
+    var cpuEv = S.gpu ? { L: P, i: pi } : { L: S, i: this.sel.i }, gpuEv = S.gpu ? { L: S, i: this.sel.i } : { L: P, i: pi };
+    txt += '\n' + (S.gpu ? 'launched by ' : 'launches ') + this.names[P.name[pi]] + ' on ' + P.label + ' · launch delay ' + this.fmtT(gpuEv.L.ts[gpuEv.i] - cpuEv.L.ts[cpuEv.i]) + ' (arrow on the timeline)';
+  }
+  this.selBox.textContent = txt;
   this.draw();
 };
 Timeline.prototype.setSearch = function (q) {
@@ -721,6 +760,21 @@ function main() {
       fr.push((tl.level() < 0 ? 'raw' : 'L' + tl.level()) + ':' + tl.lastDrawn + ':' + (now() - f0).toFixed(1) + 'ms');
     }
     extra = ' · zoomtest ' + fr.join(' ');
+  }
+  /* #flowtest: select the first linked GPU row of the first timeline, zoomed to it (t601) */
+  if (/flowtest/.test(location.hash || '') && TIMELINES.length) {
+    var ft = TIMELINES[0];
+    ft.lanes.some(function (L, li) {
+      if (!L.gpu || !L.corr) return false;
+      for (var k = 0; k < L.n; k++) if (L.corr[k] > 0 && ft.partner({ lane: li, i: k })) {
+        var P = ft.partner({ lane: li, i: k }), t0 = ft.lanes[P.lane].ts[P.i];
+        ft.showRange(t0, L.ts[k] + L.dur[k] - t0);
+        ft.select({ lane: li, i: k });
+        return true;
+      }
+      return false;
+    });
+    extra += ' · flowtest ' + ft.selBox.textContent.replace(/\n/g, ' | ');
   }
   if (!errors.length) {
     document.getElementById('selfcheck').textContent = 'self-check ok: ' + shows.length + ' page(s) drawn in ' + t.toFixed(0) + ' ms (JSON parse ' + PARSE_MS.toFixed(0) + ' ms)' + extra;

@@ -364,6 +364,13 @@ static void write_name_table(struct jsonw *w, const struct rep_tl *tl)
     jsonw_arr_end(w);
 }
 
+/* A launch (runtime call) or GPU row with a usable correlation id. */
+static bool linked(const struct lat_trace *t, uint32_t e)
+{
+    unsigned k = t->ev.kind[e];
+    return t->ev.correlation[e] > 0 && (k == LAT_EV_RUNTIME || lat_ev_kind_is_gpu(k));
+}
+
 void rep_tl_write_json(struct jsonw *w, const struct rep_tl *tl)
 {
     const struct lat_trace *t = tl->trace;
@@ -422,6 +429,27 @@ void rep_tl_write_json(struct jsonw *w, const struct rep_tl *tl)
         for (size_t i = 0; i < ln->n; i++)
             jsonw_u64(w, ln->depth[i]);
         jsonw_arr_end(w);
+        /* correlation ids of launches and GPU rows (the flow from a launch to its kernel),
+         * delta-encoded against the lane's previous id: 0 = none, v > 0: prev + v, v < 0:
+         * prev + v + 1 (a repeated or smaller id). Only lanes that have one carry it. */
+        bool any = false;
+        for (size_t i = 0; i < ln->n && !any; i++)
+            any = linked(t, ln->ev[i]);
+        if (any) {
+            jsonw_key(w, "corr");
+            jsonw_arr_begin(w);
+            int64_t pc = 0;
+            for (size_t i = 0; i < ln->n; i++) {
+                if (!linked(t, ln->ev[i])) {
+                    jsonw_i64(w, 0);
+                    continue;
+                }
+                int64_t cid = t->ev.correlation[ln->ev[i]], d = cid - pc;
+                jsonw_i64(w, d > 0 ? d : d - 1);
+                pc = cid;
+            }
+            jsonw_arr_end(w);
+        }
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);

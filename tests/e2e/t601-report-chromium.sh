@@ -4,6 +4,7 @@
 # and a bench + HDR log report; for each page the in-page self-check must have run with no
 # script error (body data-status="ok", no "Uncaught" on the console), key numbers in the DOM
 # equal the JSON outputs, the timeline drew events, hostile names added no element, and a
+# flow from a launch to its kernel is found with the trace's launch delay, and a
 # 1400x1000 screenshot is a real picture (PNG, not a blank page's few KB).
 # LATSCOPE_REPORT_SHOTS=DIR: copy the screenshots there.
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
@@ -63,6 +64,15 @@ got=$(grep -o 'data-key="findings"><b>[^<]*' "$T/dom" | sed 's/.*<b>//')
 drawn=$(grep -o '· [0-9]* drawn' "$T/dom" | tr -dc 0-9)
 [[ -n $drawn && $drawn -gt 0 ]] || fail "the timeline drew nothing"
 chrome_shot "$T/a.html" 0
+# the flow of the first kernel: launched by its correlated runtime call, delay from the file
+chrome_dom "$T/a.html" "0&flowtest"
+want=$(jq -r '. as $d | [.traceEvents[] | select(.cat == "kernel")] | sort_by(.ts) | .[0] as $k |
+    [$d.traceEvents[] | select(.cat == "cuda_runtime" and .args.correlation == $k.args.correlation)]
+    | .[0] | "launched by \(.name) on pid \(.pid) / thread \(.tid) · launch delay " +
+    (($k.ts - .ts) * 1000 | round / 1000 | tostring)' "$tr")
+got=$(grep -o '<div id="selfcheck">[^<]*' "$T/dom" | grep -o 'flowtest .*' | sed 's/.*| launched/launched/; s/ µs (arrow.*//')
+# jq prints 9 where the page prints 9.000
+[[ $(sed 's/\.000$//' <<<"$got") == "$want" ]] || fail "flow: page '$got', trace says '$want'"
 
 # ---- hostile names ----
 cat >"$T/nasty.json" <<'EOF'
