@@ -662,15 +662,24 @@ function benchPage(p, sec) {
     var order = pts.slice().sort(function (a, c) { return xs(a) - xs(c); });
     var ser = [['p50', '#2f6fdf'], ['p99', '#c0392b'], ['p99.9', '#8e44ad']].map(function (k) { return { name: k[0] + ' (intended)', color: k[1], pts: order.map(function (pt) { return [xs(pt), pt.latency_ms ? pt.latency_ms[k[0]] : null, pointLabel(pt)]; }) }; });
     ser.push({ name: 'p99 (actual send)', color: '#e67e22', dash: '5 3', pts: order.map(function (pt) { return [xs(pt), pt.latency_actual_ms ? pt.latency_actual_ms.p99 : null, pointLabel(pt)]; }) });
-    var hl = [], vl = [];
+    var hl = [], vl = [], slos = [];
     if (b.find_max) {
-      parseSlo(b.find_max.slo).forEach(function (t) { hl.push({ y: t.ms, label: 'SLO ' + t.metric + '.p' + t.p + ' ≤ ' + fmtMs(t.ms) }); });
+      slos = parseSlo(b.find_max.slo);
+      slos.forEach(function (t) { if (/^(latency|lat|e2e)$/.test(t.metric)) hl.push({ y: t.ms, label: 'SLO ' + t.metric + '.p' + t.p + ' ≤ ' + fmtMs(t.ms) }); });
       if (b.find_max.knee_rate != null && xk === 'rate') vl.push({ x: b.find_max.knee_rate, label: 'knee ' + fmtNum(b.find_max.knee_rate) + ' req/s' });
       if (b.find_max.max_concurrency != null && xk === 'concurrency') vl.push({ x: b.find_max.max_concurrency, label: 'knee ' + b.find_max.max_concurrency });
     }
     var ach = { name: 'achieved req/s', pts: order.map(function (pt) { return [xs(pt), pt.achieved_rps, pointLabel(pt)]; }), color: '#27ae60' };
     sec.appendChild(el('div', { 'class': 'grid2' }, [card('Latency vs load', [lineChart({ series: ser, xLabel: xk === 'achieved_rps' ? 'achieved req/s' : xk === 'rate' ? 'offered rate (req/s)' : 'concurrency', yLabel: 'latency', yFmt: fmtMs, hlines: hl, vlines: vl })]),
       card('Throughput vs load', [lineChart({ series: [ach], xLabel: xk, yLabel: 'req/s', vlines: vl })])]));
+    if (pts[0].ttft_ms) { /* LLM: TTFT and TPOT against load, with their own SLO lines */
+      var llmCharts = [['ttft_ms', 'TTFT', 'ttft'], ['tpot_ms', 'TPOT', 'tpot']].map(function (m) {
+        var ms2 = [['p50', '#2f6fdf'], ['p99', '#c0392b']].map(function (k) { return { name: m[1] + ' ' + k[0], color: k[1], pts: order.map(function (pt) { return [xs(pt), pt[m[0]] ? pt[m[0]][k[0]] : null, pointLabel(pt)]; }) }; });
+        var h2 = slos.filter(function (t) { return t.metric === m[2]; }).map(function (t) { return { y: t.ms, label: 'SLO ' + t.metric + '.p' + t.p + ' ≤ ' + fmtMs(t.ms) }; });
+        return card(m[1] + ' vs load', [lineChart({ series: ms2, xLabel: xk, yLabel: m[1], yFmt: fmtMs, hlines: h2, vlines: vl })]);
+      });
+      sec.appendChild(el('div', { 'class': 'grid2' }, llmCharts));
+    }
   }
   /* LLM metrics */
   var llm = [['ttft_ms', 'TTFT'], ['itl_ms', 'ITL'], ['tpot_ms', 'TPOT'], ['e2e_ms', 'end-to-end']];
