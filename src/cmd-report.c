@@ -272,7 +272,10 @@ static int trace_page(struct ctx *c, const char *path)
     /* the timeline shows the first rank */
     const struct lat_trace *tt = an->nranks ? an->ranks[0].trace : traces[0];
     struct rep_tl *tl = NULL;
-    if (rep_tl_build(tt, &tl) < 0) {
+    rc = rep_tl_build(tt, &tl);
+    if (rc == LAT_E_OVERFLOW) {
+        pr_warn("%s: its events span more than 73 years: the page has no timeline\n", path);
+    } else if (rc < 0) {
         doctor_report_free(dr);
         analysis_free(an);
         goto oom;
@@ -295,15 +298,17 @@ static int trace_page(struct ctx *c, const char *path)
     jsonw_key(w, "timeline_rank");
     jsonw_i64(w, an->nranks ? an->ranks[0].rank : 0);
     jsonw_key(w, "timeline");
-    if (tl->nlanes)
+    if (tl && tl->nlanes)
         rep_tl_write_json(w, tl);
     else
         jsonw_null(w);
     jsonw_obj_end(w);
-    c->events += tl->nevents;
-    pr_info("%s: %zu rank(s), %zu finding(s), timeline of %zu events in %zu lanes, %zu LOD "
-            "levels\n",
-            path, an->nranks, dr->n, tl->nevents, tl->nlanes, tl->nlevels);
+    if (tl) {
+        c->events += tl->nevents;
+        pr_info("%s: %zu rank(s), %zu finding(s), timeline of %zu events in %zu lanes, %zu LOD "
+                "levels\n",
+                path, an->nranks, dr->n, tl->nevents, tl->nlanes, tl->nlevels);
+    }
     rep_tl_free(tl);
     doctor_report_free(dr);
     analysis_free(an);

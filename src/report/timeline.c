@@ -5,11 +5,13 @@
 #include "report/timeline.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/err.h"
 
 static const struct lat_trace *sort_trace; /* qsort has no context argument in C11 */
 
@@ -22,12 +24,16 @@ static int cmp_ev(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Times are kept within +-2^61 ns (73 years) so that every sum and difference below fits. */
+#define TL_TIME_MAX ((lat_ns)1 << 61)
+
 static bool is_duration_event(const struct lat_trace *t, size_t i)
 {
     unsigned k = t->ev.kind[i];
     if (k == LAT_EV_INSTANT || k == LAT_EV_COUNTER) return false;
     if (t->ev.flags[i] & LAT_EVF_INSTANT) return false;
-    return t->ev.dur[i] >= 0;
+    lat_ns ts = t->ev.ts[i], dur = t->ev.dur[i];
+    return dur >= 0 && dur <= TL_TIME_MAX && ts >= -TL_TIME_MAX && ts <= TL_TIME_MAX;
 }
 
 static bool is_annotation(const struct lat_trace *t, size_t i)
@@ -225,6 +231,10 @@ int rep_tl_build(const struct lat_trace *t, struct rep_tl **out)
         if (ts < tl->t0) tl->t0 = ts;
         if (end > tl->t1) tl->t1 = end;
         if (ts % 1000 || t->ev.dur[i] % 1000) whole_us = false;
+    }
+    if (tl->t1 > tl->t0 && tl->t1 - tl->t0 > TL_TIME_MAX) {
+        rc = LAT_E_OVERFLOW; /* events more than 73 years apart: not one timeline */
+        goto fail;
     }
     for (size_t s = 0; s < nslots; s++) {
         lane_of[s] = -1;
@@ -478,7 +488,7 @@ void rep_tl_write_json(struct jsonw *w, const struct rep_tl *tl)
             jsonw_key(w, "busy"); /* per mille of the bin */
             jsonw_arr_begin(w);
             for (size_t k = 0; k < lb->n; k++)
-                jsonw_i64(w, (lb->b[k].busy * 1000 + lv->w / 2) / lv->w);
+                jsonw_i64(w, llround(1000.0 * (double)lb->b[k].busy / (double)lv->w));
             jsonw_arr_end(w);
             jsonw_key(w, "n");
             jsonw_arr_begin(w);

@@ -84,8 +84,9 @@ struct rep_tl {
     uint32_t *name_of;
 };
 
-/* Builds the timeline of t: every duration event (not instants, counters or metadata).
- * 0 or -ENOMEM. Free with rep_tl_free(). A trace with no duration event gives no lane. */
+/* Builds the timeline of t: every duration event (not instants, counters or metadata) whose
+ * ts and dur lie within +-2^61 ns. 0, -ENOMEM, or LAT_E_OVERFLOW when the events span more
+ * than 2^61 ns (73 years). Free with rep_tl_free(). No duration event gives no lane. */
 int rep_tl_build(const struct lat_trace *t, struct rep_tl **out);
 void rep_tl_free(struct rep_tl *tl);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "core/jsonw.h"
 #include "model/events.h"
 #include "report/html.h"
@@ -313,5 +314,27 @@ TEST(report_timeline_empty)
     ASSERT_EQ_U64(tl->nlanes, 0);
     ASSERT_EQ_U64(tl->nlevels, 0);
     rep_tl_free(tl);
+    lat_trace_free(b.t);
+}
+
+/* Times at the edges of int64: events beyond +-2^61 ns are left out, a span beyond 2^61 ns is
+ * refused (never an overflowed bin). */
+TEST(report_timeline_extreme_times)
+{
+    struct tb b;
+    tb_init(&b);
+    ev(&b, b.cpu, LAT_EV_CPU_OP, "ok", 1000, 1000);
+    ev(&b, b.cpu, LAT_EV_CPU_OP, "far", INT64_MAX - 10, 5);
+    ev(&b, b.cpu, LAT_EV_CPU_OP, "long", 0, INT64_MAX);
+    struct rep_tl *tl = NULL;
+    ASSERT_RC(rep_tl_build(b.t, &tl));
+    ASSERT_EQ_U64(tl->nevents, 1);
+    ASSERT_EQ_I64(tl->t1 - tl->t0, 1000);
+    rep_tl_free(tl);
+    ev(&b, b.cpu, LAT_EV_CPU_OP, "early", -((lat_ns)1 << 61), 10);
+    ev(&b, b.cpu, LAT_EV_CPU_OP, "late", (lat_ns)1 << 61, 10);
+    tl = NULL;
+    ASSERT_EQ_I64(rep_tl_build(b.t, &tl), LAT_E_OVERFLOW);
+    ASSERT_TRUE(tl == NULL);
     lat_trace_free(b.t);
 }
