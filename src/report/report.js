@@ -221,6 +221,12 @@ function Timeline(host, tl, title) {
     y += L.h;
     return L;
   });
+  /* a canvas is at most ~32k px tall: fewer rows per lane when there are many lanes */
+  [3, 1].forEach(function (cap) {
+    if (y <= 16000) return;
+    y = 0;
+    self.lanes.forEach(function (L) { L.rows = Math.min(L.rows, cap); L.y = y; L.h = L.rows * self.rowH + 6; y += L.h; });
+  });
   this.height = Math.max(y, 40);
   this.levels = tl.levels.map(function (lv) {
     return { w: lv.w, lanes: lv.lanes.map(function (b, li) {
