@@ -737,6 +737,43 @@ function hlogPage(p, sec) {
   sec.appendChild(el('div', { 'class': 'grid2' }, ot));
 }
 
+/* ---- compare pages (two or more inputs of a kind) ---- */
+function pctDelta(a, b) { return a > 0 && b != null ? (b >= a ? '+' : '') + fmtNum(100 * (b - a) / a, 1) + ' %' : '–'; }
+function compareBench(pages, sec) {
+  var base = null, rows = [], series = [];
+  pages.forEach(function (p, i) {
+    var pts = p.bench.points || [], pt = pts[pts.length - 1];
+    if (!pt || !pt.latency_ms) return;
+    var L = pt.latency_ms;
+    if (!base) base = L;
+    rows.push([p.title, pointLabel(pt), fmtNum(pt.achieved_rps), fmtMs(L.p50), fmtMs(L.p99), fmtMs(L['p99.9']), fmtMs(L.max), pctDelta(base.p50, L.p50), pctDelta(base.p99, L.p99)]);
+    var s = pctSeries(p.title, L, pt.requests, PALETTE[i % PALETTE.length], i ? '5 3' : null);
+    if (s) series.push(s);
+  });
+  sec.appendChild(card('Last load point of each run (Δ against the first)', [simpleTable(['run', 'point', 'req/s', 'p50', 'p99', 'p99.9', 'max', 'Δ p50', 'Δ p99'], rows, [false, false, true, true, true, true, true, true, true])]));
+  var mx = 0; series.forEach(function (s) { s.pts.forEach(function (q) { if (q[0] > mx) mx = q[0]; }); });
+  if (series.length) sec.appendChild(el('div', { 'class': 'grid2' }, [card('Latency by percentile (intended send), last point of each run', [lineChart({ series: series, x0: 0, xTicks: pctTicks(mx), xLabel: 'percentile (log scale)', yLabel: 'latency', yFmt: fmtMs })])]));
+}
+function compareTraces(pages, sec) {
+  var A = pages[0], B = pages[1];
+  var ta = (A.analysis.whole || {}).temporal || {}, tb = (B.analysis.whole || {}).temporal || {};
+  var ra = A.analysis.ranks[0] || {}, rb = B.analysis.ranks[0] || {};
+  function stepMean(r) { var s = r.steps || []; return s.length ? s.reduce(function (x, y) { return x + y.dur_us; }, 0) / s.length : null; }
+  sec.appendChild(card(A.title + ' → ' + B.title, [simpleTable(['', A.title, B.title, 'Δ'], [
+    ['mean step', fmtUs(stepMean(ra)), fmtUs(stepMean(rb)), pctDelta(stepMean(ra), stepMean(rb))],
+    ['GPU kernel time', fmtUs(ta.kernel_time_us), fmtUs(tb.kernel_time_us), pctDelta(ta.kernel_time_us, tb.kernel_time_us)],
+    ['GPU idle %', fmtNum(ta.idle_pct, 2), fmtNum(tb.idle_pct, 2), ''],
+    ['GPU compute %', fmtNum(ta.compute_pct, 2), fmtNum(tb.compute_pct, 2), ''],
+    ['findings', String(((A.doctor || {}).findings || []).length), String(((B.doctor || {}).findings || []).length), '']], [false, true, true, true])]));
+  var m = {};
+  (ra.top_kernels || []).forEach(function (k) { if (!k.others) (m[k.name] = m[k.name] || { a: 0, b: 0 }).a = k.sum_us; });
+  (rb.top_kernels || []).forEach(function (k) { if (!k.others) (m[k.name] = m[k.name] || { a: 0, b: 0 }).b = k.sum_us; });
+  var rows = Object.keys(m).map(function (n) { return [n, m[n].a, m[n].b, m[n].b - m[n].a]; });
+  rows.sort(function (x, y) { return Math.abs(y[3]) - Math.abs(x[3]); });
+  sec.appendChild(card('Kernels ranked by change of total time (among each trace\'s top kernels; absent = 0)', [simpleTable(['kernel', A.title, B.title, 'Δ'],
+    rows.map(function (r) { return [r[0], fmtUs(r[1]), fmtUs(r[2]), (r[3] >= 0 ? '+' : '') + fmtUs(r[3])]; }), [false, true, true, true])]));
+}
+
 /* ---- main ---- */
 function main() {
   var p0 = now();
@@ -757,6 +794,18 @@ function main() {
     var btn = el('button', { text: p.title || p.path, onclick: function () { activate(i); } });
     nav.appendChild(btn);
     shows.push({ sec: sec, btn: btn, show: show });
+  });
+  ['bench', 'trace'].forEach(function (kind) {
+    var ps = (D.pages || []).filter(function (p) { return p.kind === kind; });
+    if (ps.length < 2) return;
+    var sec = el('section', { 'class': 'page', id: 'page-compare-' + kind, 'data-kind': 'compare' });
+    sec.appendChild(el('p', { 'class': 'mut', text: 'compare ' + ps.length + ' ' + kind + ' inputs: ' + ps.map(function (p) { return p.title; }).join(', ') }));
+    if (kind === 'bench') compareBench(ps, sec); else compareTraces(ps, sec);
+    mainEl.appendChild(sec);
+    var k = shows.length;
+    var btn = el('button', { text: 'compare ' + kind + 'es'.slice(kind === 'bench' ? 0 : 1), onclick: function () { activate(k); } });
+    nav.appendChild(btn);
+    shows.push({ sec: sec, btn: btn, show: null });
   });
   function activate(i) {
     shows.forEach(function (s, k) { s.sec.classList.toggle('on', k === i); s.btn.classList.toggle('on', k === i); });

@@ -66,6 +66,11 @@ got=$(grep -o 'data-key="findings"><b>[^<]*' "$T/dom" | sed 's/.*<b>//')
 drawn=$(grep -o '· [0-9]* drawn' "$T/body" | tr -dc 0-9)
 [[ -n $drawn && $drawn -gt 0 ]] || fail "the timeline drew nothing"
 chrome_shot "$T/a.html" 0
+# two traces: a compare page after the two trace pages
+"$LATSCOPE" report "$tr" "$D/handmade-doctor-sync.json" -o "$T/c.html" 2>/dev/null || fail "report failed"
+chrome_dom "$T/c.html" 2
+grep -q 'Kernels ranked by change of total time' "$T/body" || fail "no compare page"
+grep -q 'sm80_xmma_gemm' "$T/body" || fail "compare page lacks the second trace's kernel"
 # the flow of the first kernel: launched by its correlated runtime call, delay from the file
 chrome_dom "$T/a.html" "0&flowtest"
 want=$(jq -r '. as $d | [.traceEvents[] | select(.cat == "kernel")] | sort_by(.ts) | .[0] as $k |
