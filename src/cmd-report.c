@@ -1,22 +1,640 @@
 /*
- * cmd-report.c - `latscope report`: render a shareable report from traces and bench results.
+ * cmd-report.c - `latscope report`: one self-contained HTML file from traces, bench results and
+ * HDR interval logs (docs/latscope-report.md).
  *
- * Not built yet: planned, no issue filed yet. Until then the command says so and fails (exit 1), so
- * no script mistakes it for a result.
+ * Each INPUT becomes a page. The kind is decided by content: a gzip file or a JSON document
+ * with traceEvents (or anything else ingest reads) is a trace (a directory: the per-rank traces
+ * of one job); a JSON object with "points" is a `latscope bench --format json` result; a text
+ * file of HdrHistogram interval-log lines is an HDR log. A trace page embeds the analyze JSON
+ * document (src/analyze/render.c), the field tables that describe its rows, the doctor JSON and
+ * the timeline with its level-of-detail bins (src/report/timeline.c). The page's script and
+ * styles are inlined (src/report/report.html, report.js); nothing is fetched when it opens.
  */
 #define PR_FMT "report"
+#include "analyze/analysis.h"
+#include "analyze/render.h"
+#include "core/buf.h"
+#include "core/clock.h"
+#include "core/err.h"
+#include "core/jsonw.h"
 #include "core/log.h"
+#include "doctor/doctor.h"
+#include "hist/hist.h"
+#include "hist/hlog.h"
+#include "ingest/ingest.h"
 #include "latscope.h"
+#include "report/html.h"
+#include "report/timeline.h"
+#include "json/tok.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char usage_text[] =
+    "usage: latscope report [OPTIONS] INPUT... -o report.html\n"
+    "\n"
+    "One self-contained HTML file (no network needed to open it) with a page per INPUT:\n"
+    "  trace (Kineto/Chrome JSON[.gz], or a DIR of per-rank traces): timeline of CPU threads,\n"
+    "      GPU streams and annotations (zoom, pan, search), per-step, temporal and idle\n"
+    "      breakdowns, top kernels/operators with the op->kernel mapping, doctor findings;\n"
+    "  bench result (latscope bench --format json): latency by percentile (intended vs actual\n"
+    "      send), latency and throughput vs load with the SLO and knee, LLM TTFT/ITL/TPOT;\n"
+    "  HDR interval log (latscope bench --hdr-log): whole-run percentile curves per tag,\n"
+    "      latency and throughput over time.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output FILE   the HTML file to write (default report.html)\n"
+    "  --title TEXT        page title (default: the first input's name)\n"
+    "  --top N             rows in the top-N tables (default 10)\n"
+    "  -h, --help          this help\n";
+
+enum input_kind { IN_TRACE, IN_BENCH, IN_HLOG };
+
+struct ctx {
+    struct jsonw w;
+    size_t top_n;
+    uint64_t events; /* timeline events over all pages */
+};
+
+static const char *unit_name(enum lat_an_unit u)
+{
+    switch (u) {
+    case LAT_AN_U_NS:
+    case LAT_AN_U_NS_D:
+        return "ns";
+    case LAT_AN_U_PCT:
+        return "pct";
+    case LAT_AN_U_F3:
+        return "f3";
+    case LAT_AN_U_F6:
+        return "f6";
+    case LAT_AN_U_COUNT:
+        return "count";
+    case LAT_AN_U_BYTES:
+        return "bytes";
+    case LAT_AN_U_I64:
+        return "i64";
+    case LAT_AN_U_I32:
+        return "i32";
+    case LAT_AN_U_STR:
+        return "str";
+    case LAT_AN_U_BOOL:
+        return "bool";
+    case LAT_AN_U_KTYPE:
+        return "ktype";
+    }
+    return "str";
+}
+
+/* The analyze field tables, so the page labels and formats columns as `analyze` does. */
+static void write_fields(struct jsonw *w)
+{
+    static const struct {
+        const char *name;
+        const struct lat_an_table *t;
+    } tabs[] = {
+        {"temporal", &lat_an_temporal_table},    {"idle", &lat_an_idle_table},
+        {"kernel_types", &lat_an_ktype_table},   {"queue", &lat_an_queue_table},
+        {"steps", &lat_an_step_table},           {"top_ops", &lat_an_op_table},
+        {"op_kernels", &lat_an_op_kernel_table}, {"aten_op_kernels", &lat_an_aten_table},
+        {"top_kernels", &lat_an_kernel_table},   {"memcpy", &lat_an_memcpy_table},
+        {"syncs", &lat_an_sync_table},
+    };
+    jsonw_obj_begin(w);
+    for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++) {
+        jsonw_key(w, tabs[i].name);
+        jsonw_arr_begin(w);
+        for (size_t k = 0; k < tabs[i].t->nfields; k++) {
+            const struct lat_an_field *f = &tabs[i].t->fields[k];
+            jsonw_obj_begin(w);
+            jsonw_key(w, "key");
+            jsonw_str(w, f->key);
+            jsonw_key(w, "label");
+            jsonw_str(w, f->label);
+            jsonw_key(w, "unit");
+            jsonw_str(w, unit_name(f->unit));
+            jsonw_obj_end(w);
+        }
+        jsonw_arr_end(w);
+    }
+    jsonw_obj_end(w);
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s && s[1] ? s + 1 : p;
+}
+
+/* Reads a whole (small) file. 0 or -errno / LAT_E_OVERFLOW (over max bytes). */
+static int read_all(const char *path, size_t max, struct lat_buf *b)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -errno;
+    char tmp[65536];
+    size_t n;
+    int rc = 0;
+    while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0) {
+        if (b->len + n > max) {
+            rc = LAT_E_OVERFLOW;
+            break;
+        }
+        if (buf_append(b, tmp, n)) {
+            rc = -ENOMEM;
+            break;
+        }
+    }
+    if (!rc && ferror(f)) rc = -EIO;
+    fclose(f);
+    return rc;
+}
+
+/* Kind of a file by its first bytes: gzip -> trace; a JSON object whose top-level keys (in the
+ * first 256 KiB) include "points" -> bench, "traceEvents" -> trace; '#' or HISTF lines -> hlog;
+ * anything else: a trace (ingest says what is wrong with it). */
+static enum input_kind sniff(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return IN_TRACE;
+    static char head[262144];
+    size_t n = fread(head, 1, sizeof(head), f);
+    fclose(f);
+    if (n >= 2 && (unsigned char)head[0] == 0x1f && (unsigned char)head[1] == 0x8b) return IN_TRACE;
+    size_t i = 0;
+    if (n >= 3 && !memcmp(head, "\xef\xbb\xbf", 3)) i = 3;
+    while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n'))
+        i++;
+    if (i < n && head[i] == '#') return IN_HLOG;
+    if (i < n && head[i] != '{' && head[i] != '[') {
+        if (memmem(head, n, "HISTF", 5) || memmem(head, n, "StartTimestamp", 14)) return IN_HLOG;
+        return IN_TRACE;
+    }
+    struct json_tok t;
+    struct json_token tk;
+    enum input_kind k = IN_TRACE;
+    json_tok_init(&t, 0);
+    json_tok_feed(&t, head + i, n - i);
+    int rc;
+    while ((rc = json_tok_next(&t, &tk)) == 1) {
+        if (tk.type == JSON_KEY && tk.depth == 1) {
+            if (tk.len == 11 && !memcmp(tk.s, "traceEvents", 11)) break;
+            if (tk.len == 6 && !memcmp(tk.s, "points", 6)) {
+                k = IN_BENCH;
+                break;
+            }
+        }
+    }
+    json_tok_fini(&t);
+    return k;
+}
+
+/* ---- trace pages --------------------------------------------------------------------------- */
+
+static void on_warn(void *ctx, const char *msg)
+{
+    (void)ctx;
+    pr_warn("%s\n", msg);
+}
+
+static int trace_page(struct ctx *c, const char *path)
+{
+    struct lat_trace **traces = NULL;
+    struct lat_ingest_set *set = NULL;
+    size_t ntraces = 0;
+    char err[LAT_INGEST_ERRLEN] = "";
+    struct stat st;
+    int ret = LAT_EXIT_USAGE;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        int rc = ingest_dir(path, NULL, &set, err, sizeof(err));
+        if (rc < 0) {
+            pr_err("%s: %s\n", path, err[0] ? err : lat_strerror(rc));
+            return LAT_EXIT_USAGE;
+        }
+        traces = xcalloc(set->n + 1, sizeof(*traces));
+        for (size_t k = 0; k < set->n; k++) {
+            struct lat_ingest_file *f = &set->files[k];
+            if (f->status == LAT_INGEST_ERROR) {
+                pr_err("%s: %s (skipped)\n", f->path, f->err[0] ? f->err : lat_strerror(f->rc));
+                continue;
+            }
+            if (f->status == LAT_INGEST_DUP_RANK) {
+                pr_warn("%s: has the same rank %d as an earlier file (skipped)\n", f->path,
+                        f->rank);
+                continue;
+            }
+            f->trace->rank = f->rank;
+            traces[ntraces++] = f->trace;
+        }
+        if (!ntraces) {
+            pr_err("%s: no trace in the directory could be loaded\n", path);
+            goto out;
+        }
+    } else {
+        struct lat_trace *t = NULL;
+        int rc = ingest_open(path, NULL, &t, err, sizeof(err));
+        if (rc < 0) {
+            pr_err("%s: %s\n", path, err[0] ? err : lat_strerror(rc));
+            return LAT_EXIT_USAGE;
+        }
+        traces = xcalloc(1, sizeof(*traces));
+        traces[ntraces++] = t; /* rank -1: analyze uses its position, doctor shows null */
+    }
+
+    struct analysis_opts ao;
+    analysis_opts_default(&ao);
+    ao.top_n = c->top_n;
+    struct lat_analysis *an = NULL;
+    int rc = analysis_run(traces, ntraces, &ao, &an);
+    if (rc < 0) {
+        pr_err("%s: analysis failed: %s\n", path, lat_strerror(rc));
+        ret = LAT_EXIT_FAILURE;
+        goto out;
+    }
+    struct doc_opts dopt;
+    doctor_opts_default(&dopt);
+    struct doc_report *dr = NULL;
+    if (doctor_report_new(&dr)) goto oom;
+    for (size_t i = 0; i < ntraces; i++) {
+        if (doctor_run(dr, traces[i], &dopt) < 0) {
+            doctor_report_free(dr);
+            analysis_free(an);
+            goto oom;
+        }
+        for (size_t r = 0; r < an->nranks; r++)
+            if (an->ranks[r].trace == traces[i])
+                doctor_add_analysis(dr, dr->ntraces - 1, &an->ranks[r]);
+    }
+    doctor_rank(dr);
+    /* the timeline shows the first rank */
+    const struct lat_trace *tt = an->nranks ? an->ranks[0].trace : traces[0];
+    struct rep_tl *tl = NULL;
+    rc = rep_tl_build(tt, &tl);
+    if (rc == LAT_E_OVERFLOW) {
+        pr_warn("%s: its events span more than 73 years: the page has no timeline\n", path);
+    } else if (rc < 0) {
+        doctor_report_free(dr);
+        analysis_free(an);
+        goto oom;
+    }
+    struct jsonw *w = &c->w;
+    jsonw_obj_begin(w);
+    jsonw_key(w, "kind");
+    jsonw_str(w, "trace");
+    jsonw_key(w, "path");
+    jsonw_str(w, path);
+    jsonw_key(w, "title");
+    jsonw_str(w, base_name(path));
+    jsonw_key(w, "analysis");
+    struct analyze_render_opts ro = {.warn = on_warn};
+    analyze_write_json(w, an, &ro);
+    jsonw_key(w, "fields");
+    write_fields(w);
+    jsonw_key(w, "doctor");
+    doctor_write_json(dr, &dopt, w);
+    jsonw_key(w, "timeline_rank");
+    jsonw_i64(w, an->nranks ? an->ranks[0].rank : 0);
+    jsonw_key(w, "timeline");
+    if (tl && tl->nlanes)
+        rep_tl_write_json(w, tl);
+    else
+        jsonw_null(w);
+    jsonw_obj_end(w);
+    if (tl) {
+        c->events += tl->nevents;
+        pr_info("%s: %zu rank(s), %zu finding(s), timeline of %zu events in %zu lanes, %zu LOD "
+                "levels\n",
+                path, an->nranks, dr->n, tl->nevents, tl->nlanes, tl->nlevels);
+    }
+    rep_tl_free(tl);
+    doctor_report_free(dr);
+    analysis_free(an);
+    ret = 0;
+    goto out;
+oom:
+    pr_err("%s: out of memory\n", path);
+    ret = LAT_EXIT_FAILURE;
+out:
+    if (set)
+        ingest_set_free(set);
+    else if (traces && ntraces)
+        lat_trace_free(traces[0]);
+    free(traces);
+    return ret;
+}
+
+/* ---- bench results ------------------------------------------------------------------------- */
+
+static int bench_page(struct ctx *c, const char *path)
+{
+    struct lat_buf b = LAT_BUF_INIT;
+    int rc = read_all(path, (size_t)1 << 30, &b);
+    if (rc < 0) {
+        pr_err("%s: %s\n", path, lat_strerror(rc));
+        buf_fini(&b);
+        return LAT_EXIT_USAGE;
+    }
+    /* validate the whole document: one JSON object with a "points" array */
+    struct json_tok t;
+    struct json_token tk;
+    json_tok_init(&t, 0);
+    json_tok_feed(&t, b.data, b.len);
+    json_tok_finish(&t);
+    bool points = false, top_obj = false;
+    int depth_pts = -1;
+    while ((rc = json_tok_next(&t, &tk)) == 1) {
+        if (tk.type == JSON_END) break;
+        if (tk.depth == 0 && tk.type == JSON_OBJ_BEGIN) top_obj = true;
+        if (tk.type == JSON_KEY && tk.depth == 1 && tk.len == 6 && !memcmp(tk.s, "points", 6))
+            depth_pts = 1;
+        else if (depth_pts == 1 && tk.depth == 1) {
+            points = tk.type == JSON_ARR_BEGIN;
+            depth_pts = -1;
+        }
+    }
+    if (rc < 0) {
+        pr_err("%s: not valid JSON at byte %llu: %s (a `latscope bench --format json` result "
+               "was expected)\n",
+               path, (unsigned long long)json_tok_erroff(&t), json_tok_errmsg(&t));
+        json_tok_fini(&t);
+        buf_fini(&b);
+        return LAT_EXIT_USAGE;
+    }
+    json_tok_fini(&t);
+    if (!top_obj || !points) {
+        pr_err("%s: a JSON object without a \"points\" array: not a `latscope bench --format "
+               "json` result\n",
+               path);
+        buf_fini(&b);
+        return LAT_EXIT_USAGE;
+    }
+    /* trim trailing whitespace: jsonw_raw writes verbatim */
+    while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == ' ' ||
+                     b.data[b.len - 1] == '\r' || b.data[b.len - 1] == '\t'))
+        b.len--;
+    struct jsonw *w = &c->w;
+    jsonw_obj_begin(w);
+    jsonw_key(w, "kind");
+    jsonw_str(w, "bench");
+    jsonw_key(w, "path");
+    jsonw_str(w, path);
+    jsonw_key(w, "title");
+    jsonw_str(w, base_name(path));
+    jsonw_key(w, "bench");
+    jsonw_raw(w, b.data, b.len);
+    jsonw_obj_end(w);
+    buf_fini(&b);
+    return 0;
+}
+
+/* ---- HDR interval logs --------------------------------------------------------------------- */
+
+struct tagacc {
+    char tag[HLOG_MAX_TAG + 1];
+    struct lat_hist all;
+    struct lat_buf iv; /* JSON rows of the intervals, comma-separated */
+};
+
+static double ms(int64_t ns)
+{
+    return (double)ns / 1e6;
+}
+
+static int hlog_page(struct ctx *c, const char *path)
+{
+    struct lat_buf b = LAT_BUF_INIT;
+    int rc = read_all(path, (size_t)1 << 31, &b);
+    if (rc < 0) {
+        pr_err("%s: %s\n", path, lat_strerror(rc));
+        buf_fini(&b);
+        return LAT_EXIT_USAGE;
+    }
+    struct hlog_reader r;
+    hlog_reader_init(&r, b.data ? b.data : "", b.len);
+    struct tagacc *tags = NULL;
+    size_t ntags = 0, nint = 0;
+    struct hlog_entry e;
+    int ret = 0;
+    while ((rc = hlog_reader_next(&r, &e)) == 1) {
+        size_t k = 0;
+        while (k < ntags && strcmp(tags[k].tag, e.tag))
+            k++;
+        if (k == ntags) {
+            tags = xrealloc(tags, (ntags + 1) * sizeof(*tags));
+            memset(&tags[k], 0, sizeof(tags[k]));
+            memcpy(tags[k].tag, e.tag, sizeof(e.tag));
+            if (hist_init(&tags[k].all, e.hist.cfg.lowest, e.hist.cfg.highest,
+                          e.hist.cfg.sig_figs)) {
+                hist_fini(&e.hist);
+                rc = -ENOMEM;
+                break;
+            }
+            ntags++;
+        }
+        hist_add(&tags[k].all, &e.hist);
+        const struct lat_hist *h = &e.hist;
+        /* [start_s, length_s, count, p50, p90, p99, max] in ms; no percentiles when empty */
+        if (hist_count(h))
+            buf_printf(&tags[k].iv, "%s[%.3f,%.3f,%llu,%.6f,%.6f,%.6f,%.6f]",
+                       tags[k].iv.len ? "," : "", e.start_s, e.length_s,
+                       (unsigned long long)hist_count(h), ms(hist_value_at_percentile(h, 50)),
+                       ms(hist_value_at_percentile(h, 90)), ms(hist_value_at_percentile(h, 99)),
+                       ms(hist_max(h)));
+        else
+            buf_printf(&tags[k].iv, "%s[%.3f,%.3f,0,null,null,null,null]",
+                       tags[k].iv.len ? "," : "", e.start_s, e.length_s);
+        hist_fini(&e.hist);
+        nint++;
+    }
+    if (rc < 0) {
+        pr_err("%s: line %d: not an HdrHistogram interval log: %s\n", path, r.line,
+               r.why ? r.why : lat_strerror(rc));
+        ret = LAT_EXIT_USAGE;
+    } else if (!nint) {
+        pr_err("%s: no interval in the HDR log (a `latscope bench --hdr-log` file was "
+               "expected)\n",
+               path);
+        ret = LAT_EXIT_USAGE;
+    }
+    if (!ret) {
+        struct jsonw *w = &c->w;
+        jsonw_obj_begin(w);
+        jsonw_key(w, "kind");
+        jsonw_str(w, "hlog");
+        jsonw_key(w, "path");
+        jsonw_str(w, path);
+        jsonw_key(w, "title");
+        jsonw_str(w, base_name(path));
+        jsonw_key(w, "intervals");
+        jsonw_u64(w, nint);
+        jsonw_key(w, "tags");
+        jsonw_arr_begin(w);
+        for (size_t k = 0; k < ntags; k++) {
+            const struct lat_hist *h = &tags[k].all;
+            uint64_t n = hist_count(h);
+            jsonw_obj_begin(w);
+            jsonw_key(w, "tag");
+            jsonw_str(w, tags[k].tag);
+            jsonw_key(w, "total");
+            jsonw_u64(w, n);
+            jsonw_key(w, "mean_ms");
+            jsonw_double(w, hist_mean(h) / 1e6, 9);
+            jsonw_key(w, "max_ms");
+            jsonw_double(w, ms(hist_max(h)), 9);
+            /* the percentile curve: 20 points per decade of 1/(1-q) up to the count, then max */
+            jsonw_key(w, "pct");
+            jsonw_arr_begin(w);
+            for (int i = 0; n; i++) {
+                double inv = pow(10.0, i / 20.0); /* 1 / (1 - q) */
+                if (i > 0 && inv > (double)n) break;
+                double p = 100.0 * (1.0 - 1.0 / inv);
+                jsonw_arr_begin(w);
+                jsonw_double(w, p, 9);
+                jsonw_double(w, ms(hist_value_at_percentile(h, p)), 9);
+                jsonw_arr_end(w);
+            }
+            if (n) {
+                jsonw_arr_begin(w);
+                jsonw_i64(w, 100);
+                jsonw_double(w, ms(hist_max(h)), 9);
+                jsonw_arr_end(w);
+            }
+            jsonw_arr_end(w);
+            jsonw_key(w, "iv");
+            jsonw_arr_begin(w);
+            if (tags[k].iv.len) jsonw_raw(w, tags[k].iv.data, tags[k].iv.len);
+            jsonw_arr_end(w);
+            jsonw_obj_end(w);
+        }
+        jsonw_arr_end(w);
+        jsonw_obj_end(w);
+    }
+    for (size_t k = 0; k < ntags; k++) {
+        hist_fini(&tags[k].all);
+        buf_fini(&tags[k].iv);
+    }
+    free(tags);
+    buf_fini(&b);
+    return ret;
+}
+
+/* ---- main ---------------------------------------------------------------------------------- */
 
 int cmd_report(int argc, char **argv, const struct lat_opts *opts)
 {
-    if (argc > 1 && lat_is_help(argv[1])) {
-        printf("usage: latscope report [OPTIONS]\n\nrender a shareable report from traces and "
-               "bench results.\n(planned; no issue filed yet)\n");
-        return LAT_EXIT_OK;
+    (void)opts;
+    const char *out = "report.html", *title = NULL;
+    const char **inputs = xcalloc((size_t)argc + 1, sizeof(*inputs));
+    size_t ninputs = 0;
+    struct ctx c = {.top_n = 10};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (lat_is_help(a)) {
+            fputs(usage_text, stdout);
+            free(inputs);
+            return LAT_EXIT_OK;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--title")) {
+            if (i + 1 >= argc || !argv[i + 1][0]) {
+                pr_err("%s wants a value\n", a);
+                goto usage;
+            }
+            if (a[1] == '-' && a[2] == 't')
+                title = argv[++i];
+            else
+                out = argv[++i];
+        } else if (!strncmp(a, "--output=", 9)) {
+            out = a + 9;
+        } else if (!strcmp(a, "--top")) {
+            char *end;
+            long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+            if (i + 1 >= argc || !argv[i + 1][0] || *end || v < 1 || v > 100000) {
+                pr_err("--top wants a number (1..100000)\n");
+                goto usage;
+            }
+            c.top_n = (size_t)v;
+            i++;
+        } else if (a[0] == '-' && a[1]) {
+            pr_err("unknown option '%s'\n", a);
+            goto usage;
+        } else {
+            inputs[ninputs++] = a;
+        }
     }
-    pr_err("'latscope report' is not available in this build yet (planned; no issue filed yet)\n");
-    return LAT_EXIT_FAILURE;
+    if (!ninputs) {
+        pr_err("no input given: latscope report TRACE|BENCH.json|RUN.hlog... -o report.html\n");
+        goto usage;
+    }
+    lat_ns t0 = clock_now_ns();
+    jsonw_init(&c.w, NULL, false);
+    jsonw_obj_begin(&c.w);
+    jsonw_key(&c.w, "tool");
+    jsonw_str(&c.w, "latscope report");
+    jsonw_key(&c.w, "version");
+    jsonw_str(&c.w, lat_version);
+    jsonw_key(&c.w, "pages");
+    jsonw_arr_begin(&c.w);
+    int ret = LAT_EXIT_OK;
+    for (size_t i = 0; i < ninputs && ret == LAT_EXIT_OK; i++) {
+        struct stat st;
+        if (stat(inputs[i], &st) != 0) {
+            pr_err("%s: %s\n", inputs[i], strerror(errno));
+            ret = LAT_EXIT_USAGE;
+            break;
+        }
+        enum input_kind k = S_ISDIR(st.st_mode) ? IN_TRACE : sniff(inputs[i]);
+        if (k == IN_BENCH)
+            ret = bench_page(&c, inputs[i]);
+        else if (k == IN_HLOG)
+            ret = hlog_page(&c, inputs[i]);
+        else
+            ret = trace_page(&c, inputs[i]);
+    }
+    jsonw_arr_end(&c.w);
+    jsonw_obj_end(&c.w);
+    int rc = jsonw_finish(&c.w);
+    if (ret == LAT_EXIT_OK && rc < 0) {
+        pr_err("building the report: %s\n", lat_strerror(rc));
+        ret = LAT_EXIT_FAILURE;
+    }
+    if (ret == LAT_EXIT_OK) {
+        char tmp[4096];
+        snprintf(tmp, sizeof(tmp), "%s.tmp", out);
+        FILE *f = fopen(tmp, "wb");
+        if (!f) {
+            pr_err("%s: %s\n", tmp, strerror(errno));
+            ret = LAT_EXIT_FAILURE;
+        } else {
+            char ttl[512];
+            snprintf(ttl, sizeof(ttl), "latscope report: %s%s",
+                     title ? title : base_name(inputs[0]),
+                     !title && ninputs > 1 ? " and more" : "");
+            rc = rep_page_write(f, ttl, c.w.buf.data ? c.w.buf.data : "{}", c.w.buf.len);
+            if (fclose(f) != 0 && !rc) rc = -EIO;
+            if (!rc && rename(tmp, out) != 0) rc = -errno;
+            if (rc) {
+                pr_err("%s: %s\n", out, lat_strerror(rc));
+                remove(tmp);
+                ret = LAT_EXIT_FAILURE;
+            } else {
+                struct stat so;
+                double mb = stat(out, &so) == 0 ? (double)so.st_size / 1e6 : 0;
+                fprintf(stderr,
+                        "latscope report: wrote %s: %.2f MB, %zu page(s), %llu timeline events, in "
+                        "%.2f s\n",
+                        out, mb, ninputs, (unsigned long long)c.events,
+                        (double)(clock_now_ns() - t0) / 1e9);
+            }
+        }
+    }
+    jsonw_fini(&c.w);
+    free(inputs);
+    return ret;
+usage:
+    free(inputs);
+    fputs("usage: latscope report [OPTIONS] INPUT... -o report.html  (--help for details)\n",
+          stderr);
+    return LAT_EXIT_USAGE;
 }
