@@ -29,6 +29,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -639,6 +640,42 @@ static int parse_args(int argc, char **argv, struct cli *c)
     return 0;
 }
 
+/* What each request is, for `latscope diff` (bench JSON "workload"): the request's first line,
+ * length and a hash of its bytes without the Host header (host and port change between runs of
+ * the same workload), or the openai workload options. */
+static void workload_text(char *out, size_t cap, const char *target, const char *req, size_t len,
+                          const struct llm_bench *llm)
+{
+    if (llm->active) {
+        const struct llm_workload_cfg *w = &llm->tc.wl;
+        snprintf(out, cap,
+                 "openai api %d model %s input %d+-%d output %d+-%d prompts %s extra %s "
+                 "ignore_eos %d seed %llu",
+                 (int)w->api, w->model ? w->model : "-", w->input.mean, w->input.stddev,
+                 w->output.mean, w->output.stddev, w->prompts_path ? w->prompts_path : "-",
+                 w->extra_body ? w->extra_body : "-", (int)w->ignore_eos,
+                 (unsigned long long)w->seed);
+        return;
+    }
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    size_t first = 0;
+    while (first < len && req[first] != '\r' && req[first] != '\n')
+        first++;
+    for (size_t i = 0; i < len;) {
+        size_t e = i;
+        while (e < len && req[e] != '\n')
+            e++;
+        bool host = e - i >= 5 && strncasecmp(req + i, "host:", 5) == 0;
+        for (size_t k = i; !host && k < e && k < len; k++) {
+            h ^= (unsigned char)req[k];
+            h *= 1099511628211ULL;
+        }
+        i = e + 1;
+    }
+    snprintf(out, cap, "%s %.*s (%zu bytes, #%016llx)", target, (int)(first < 200 ? first : 200),
+             req ? req : "", len, (unsigned long long)h);
+}
+
 static int build_http_target(struct cli *c, struct bench_target *t, struct lat_buf *req,
                              struct lat_buf *body)
 {
@@ -795,6 +832,10 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         t.request = req.data;
         t.request_len = req.len;
     }
+    static char workload[512];
+    workload_text(workload, sizeof(workload), c.target, t.request, t.request ? t.request_len : 0,
+                  &llm);
+    run.workload = workload;
 
     if (c.hdr_log) {
         hf = fopen(c.hdr_log, "w");

@@ -53,6 +53,9 @@ struct bench_run {
     const char *mode; /* "closed", "open", "find-max" */
     const char *arrival;
     const char *rx_time; /* "kernel" (socket receive timestamps) or "user" (recv() return) */
+    /* What each request is, independent of host, port and load ("http:3f2a...:118": a hash of
+     * the request bytes without the Host header, and their length); NULL when unknown. */
+    const char *workload;
     struct bench_point *points;
     size_t npoints;
     bool interrupted;
