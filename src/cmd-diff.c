@@ -517,8 +517,10 @@ static int diff_bench(struct cli *c, enum diff_kind kind)
             goto out;
         }
         if (k == DIFF_KIND_TRACE) {
-            pr_err("%s is a trace, but %s is a %s: compare two bench results or two traces\n", p,
-                   c->a[0], diff_kind_name(kind));
+            pr_err("%s is not a bench result or HDR log (a trace, or other JSON: a bench result's "
+                   "first member is \"target\"), but %s is a %s: compare two bench results or "
+                   "two traces\n",
+                   p, c->a[0], diff_kind_name(kind));
             goto out;
         }
         struct diff_run **slot = i < c->na ? &ra[i] : &rb[i - c->na];

@@ -641,6 +641,25 @@ static int compare_load(const char *load, struct diff_point **pa, size_t na, str
                     row->ci_pct.hi *= 100;
                     row->method = "bootstrap";
                 }
+            } else if (s == 0 && hists && (na > 1 || nb > 1)) {
+                struct dstat_side sa = {ha, na}, sb = {hb, nb};
+                struct dstat_boot bt;
+                int rc = dstat_boot_mean(&sa, &sb, o->resamples, o->seed ^ (uint64_t)(f * 16),
+                                         o->conf, &bt);
+                if (rc == -ENOMEM) return rc;
+                if (rc == 0) {
+                    row->before = bt.a / 1e6;
+                    row->after = bt.b / 1e6;
+                    row->ci = bt.abs;
+                    row->ci.est /= 1e6;
+                    row->ci.lo /= 1e6;
+                    row->ci.hi /= 1e6;
+                    row->ci_pct = bt.rel;
+                    row->ci_pct.est *= 100;
+                    row->ci_pct.lo *= 100;
+                    row->ci_pct.hi *= 100;
+                    row->method = "bootstrap";
+                }
             } else if (na > 1 && nb > 1) {
                 row->ci = welch_runs(va, na, vb, nb, o->conf);
                 row->method = "welch-runs";

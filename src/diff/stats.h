@@ -80,4 +80,10 @@ struct dstat_boot {
 int dstat_boot_pct(const struct dstat_side *a, const struct dstat_side *b, double pct,
                    unsigned resamples, uint64_t seed, double conf, struct dstat_boot *out);
 
+/* The same for the mean (several runs per side): runs resampled with replacement, then the
+ * mean of the pooled samples drawn, by its normal approximation (mean of the runs drawn + sd /
+ * sqrt(N) Z) from each run's histogram mean and standard deviation. */
+int dstat_boot_mean(const struct dstat_side *a, const struct dstat_side *b, unsigned resamples,
+                    uint64_t seed, double conf, struct dstat_boot *out);
+
 #endif
