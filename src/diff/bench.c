@@ -450,32 +450,42 @@ static int load_hlog(struct diff_run *r, const char *doc, size_t n, char *err, s
     return 0;
 }
 
-int diff_run_load(const char *path, enum diff_kind kind, struct diff_run **out, char *err,
-                  size_t errsz)
+int diff_run_parse(const char *name, enum diff_kind kind, const char *doc, size_t n,
+                   struct diff_run **out, char *err, size_t errsz)
 {
     *out = NULL;
     if (kind == DIFF_KIND_TRACE) return LAT_E_USAGE;
     struct diff_run *r = calloc(1, sizeof(*r));
     if (!r) return -ENOMEM;
-    r->path = strdup(path);
+    r->path = strdup(name);
     r->kind = kind;
-    char *doc = NULL;
-    size_t n = 0;
-    int rc = r->path ? read_all(path, &doc, &n, err, errsz) : -ENOMEM;
+    int rc = r->path ? 0 : -ENOMEM;
     if (!rc && n == 0) {
-        seterr(err, errsz, "%s: empty file (0 bytes)", path);
+        seterr(err, errsz, "%s: empty file (0 bytes)", name);
         rc = LAT_E_TRUNCATED;
     }
     if (!rc)
         rc = kind == DIFF_KIND_BENCH ? load_bench(r, doc, n, err, errsz)
                                      : load_hlog(r, doc, n, err, errsz);
-    free(doc);
     if (rc) {
         diff_run_free(r);
         return rc;
     }
     *out = r;
     return 0;
+}
+
+int diff_run_load(const char *path, enum diff_kind kind, struct diff_run **out, char *err,
+                  size_t errsz)
+{
+    *out = NULL;
+    if (kind == DIFF_KIND_TRACE) return LAT_E_USAGE;
+    char *doc = NULL;
+    size_t n = 0;
+    int rc = read_all(path, &doc, &n, err, errsz);
+    if (!rc) rc = diff_run_parse(path, kind, doc, n, out, err, errsz);
+    free(doc);
+    return rc;
 }
 
 /* ---- comparison ---- */

@@ -82,6 +82,9 @@ struct diff_run {
  * what (what to give instead). Free with diff_run_free(). */
 int diff_run_load(const char *path, enum diff_kind kind, struct diff_run **out, char *err,
                   size_t errsz);
+/* The same on a document in memory (name is used in messages); doc need not be NUL-terminated. */
+int diff_run_parse(const char *name, enum diff_kind kind, const char *doc, size_t n,
+                   struct diff_run **out, char *err, size_t errsz);
 void diff_run_free(struct diff_run *r);
 
 enum diff_verdict {
