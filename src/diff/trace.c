@@ -221,20 +221,37 @@ static int count_side(struct agg *g, struct lat_trace *const *tv, size_t n, int 
                 return -ENOMEM;
             }
         }
+        /* string id -> op index + 1, per device class: one hash lookup per distinct name */
+        size_t nstr = (size_t)t->strs.count + 1;
+        uint32_t *memo = calloc(2 * nstr, sizeof(*memo));
+        if (!memo) {
+            free(iter);
+            return -ENOMEM;
+        }
         for (size_t i = 0; i < t->ev.n; i++) {
             if (!counted(t, i)) continue;
             if (iter && (iter[i] < 0 || !iter_wanted(o, iter[i]))) continue;
             bool gpu = t->ev.stream[i] != -1;
             if ((o->device == DIFF_DEV_CPU && gpu) || (o->device == DIFF_DEV_GPU && !gpu)) continue;
-            struct diff_op *op = agg_get(g, lat_trace_str(t, t->ev.name[i]), gpu);
-            if (!op) {
-                free(iter);
-                return -ENOMEM;
+            uint32_t id = t->ev.name[i];
+            uint32_t *m = id < nstr ? &memo[2 * (size_t)id + gpu] : NULL;
+            struct diff_op *op;
+            if (m && *m) {
+                op = &g->r->ops[*m - 1];
+            } else {
+                op = agg_get(g, lat_trace_str(t, id), gpu);
+                if (!op) {
+                    free(memo);
+                    free(iter);
+                    return -ENOMEM;
+                }
+                if (m) *m = (uint32_t)(op - g->r->ops) + 1;
             }
             op->count[side]++;
             op->dur[side] += t->ev.dur[i];
             (*selected)++;
         }
+        free(memo);
         free(iter);
     }
     return 0;

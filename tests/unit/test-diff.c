@@ -346,8 +346,8 @@ TEST(diff_sniff_kinds)
     ASSERT_RC(diff_sniff(test_tmpdir(), &k, err, sizeof(err)));
     ASSERT_EQ_I64(k, DIFF_KIND_TRACE);
     /* an HDR log that is garbage after its header */
-    p = test_write_file("bad.hlog", "#[Histogram log format version 1.3]\nTag=lat.sched,0,1,2,HISTFxx\n",
-                        63);
+    p = test_write_file("bad.hlog",
+                        "#[Histogram log format version 1.3]\nTag=lat.sched,0,1,2,HISTFxx\n", 63);
     struct diff_run *r = NULL;
     ASSERT(diff_run_load(p, DIFF_KIND_HLOG, &r, err, sizeof(err)) < 0);
     ASSERT(r == NULL && strstr(err, "line 2") != NULL);
