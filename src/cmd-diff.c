@@ -45,6 +45,8 @@ static const char usage_text[] =
     "  --device all|cpu|gpu  HTA's device filter (CPU: stream -1; default all)\n"
     "  --top N             rows of the text/md op table (default 20; json/csv: all)\n"
     "  --include-last-step keep the last ProfilerStep in the step rows\n"
+    "  --normalize         match names without template/argument lists and generated\n"
+    "                      numeric suffixes (ProfilerStep#N, triton_..._N, f<...>(...))\n"
     "\n"
     "  --format text|json|md|csv   output (default text)\n"
     "\n"
@@ -114,7 +116,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
                      !strcmp(a, "--confidence") || !strcmp(a, "--resamples") ||
                      !strcmp(a, "--seed") || !strcmp(a, "--noise") || !strcmp(a, "--rank") ||
                      !strcmp(a, "--iteration") || !strcmp(a, "--device") || !strcmp(a, "--top");
-        if (!takes && strcmp(a, "--include-last-step") != 0) {
+        if (!takes && strcmp(a, "--include-last-step") != 0 && strcmp(a, "--normalize") != 0) {
             pr_err("unknown option '%s'\n", a);
             return -1;
         }
@@ -205,6 +207,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
             c->top = (size_t)u;
         } else if (!strcmp(a, "--include-last-step")) {
             c->to.include_last_step = true;
+        } else if (!strcmp(a, "--normalize")) {
+            c->to.normalize = true;
         }
     }
     if (sep >= 0) {

@@ -161,8 +161,14 @@ struct diff_trace_opts {
     enum diff_device device; /* HTA's device filter: CPU = stream -1, GPU = any other stream */
     double conf;             /* 0.95 */
     bool include_last_step;  /* analyze --include-last-step for the step rows */
+    bool normalize;          /* match names by diff_normalize_name() */
 };
 void diff_trace_opts_default(struct diff_trace_opts *o);
+/* The name a kernel or op is matched by with --normalize: template and argument lists become
+ * "<...>" and "(...)", "#<digits>" becomes "#N" (ProfilerStep#12), a trailing "_<digits>" becomes
+ * "_N" (generated kernels: triton_poi_fused_add_0). Writes at most cap bytes (NUL-terminated);
+ * returns the full length. */
+size_t diff_normalize_name(const char *in, char *out, size_t cap);
 
 /* One name (HTA TraceDiff: count and total duration summed over categories) on one side of
  * the device split. Index 0 = before (control), 1 = after (test). */

@@ -29,8 +29,9 @@ void diff_trace_opts_default(struct diff_trace_opts *o)
 
 struct agg {
     struct diff_trace_result *r;
-    uint32_t *slot; /* open addressing: op index + 1, 0 = empty */
-    size_t cap;     /* power of two */
+    uint32_t *slot;  /* open addressing: op index + 1, 0 = empty */
+    size_t cap;      /* power of two */
+    char nbuf[4096]; /* a normalised name */
 };
 
 static uint64_t hash_name(const char *s, bool gpu)
@@ -207,6 +208,64 @@ static int iterations(const struct lat_trace *t, int32_t *iter)
     return 0;
 }
 
+size_t diff_normalize_name(const char *in, char *out, size_t cap)
+{
+    size_t n = 0, len = strlen(in);
+    if (!cap) return 0;
+#define PUT(c)                                                                                     \
+    do {                                                                                           \
+        if (n + 1 < cap) out[n] = (c);                                                             \
+        n++;                                                                                       \
+    } while (0)
+    for (size_t i = 0; i < len; i++) {
+        char c = in[i];
+        if (c == '<' || c == '(') {
+            /* template or argument list: kept as "<...>" / "(...)" */
+            char open = c, close = c == '<' ? '>' : ')';
+            int depth = 0;
+            size_t j = i;
+            for (; j < len; j++) {
+                if (in[j] == open) depth++;
+                if (in[j] == close && --depth == 0) break;
+            }
+            if (j < len) {
+                PUT(open);
+                PUT('.');
+                PUT('.');
+                PUT('.');
+                PUT(close);
+                i = j;
+                continue;
+            }
+        }
+        if (c == '#' && i + 1 < len && in[i + 1] >= '0' && in[i + 1] <= '9') {
+            /* ProfilerStep#12, "## forward ##" stays */
+            size_t j = i + 1;
+            while (j < len && in[j] >= '0' && in[j] <= '9')
+                j++;
+            PUT('#');
+            PUT('N');
+            i = j - 1;
+            continue;
+        }
+        if (c == '_' && i + 1 < len && in[i + 1] >= '0' && in[i + 1] <= '9') {
+            /* a generated numeric suffix at the end (triton_poi_fused_add_0) */
+            size_t j = i + 1;
+            while (j < len && in[j] >= '0' && in[j] <= '9')
+                j++;
+            if (j == len) {
+                PUT('_');
+                PUT('N');
+                break;
+            }
+        }
+        PUT(c);
+    }
+#undef PUT
+    out[n < cap ? n : cap - 1] = 0;
+    return n;
+}
+
 static int count_side(struct agg *g, struct lat_trace *const *tv, size_t n, int side,
                       const struct diff_trace_opts *o, uint64_t *selected)
 {
@@ -239,7 +298,14 @@ static int count_side(struct agg *g, struct lat_trace *const *tv, size_t n, int 
             if (m && *m) {
                 op = &g->r->ops[*m - 1];
             } else {
-                op = agg_get(g, lat_trace_str(t, id), gpu);
+                const char *name = lat_trace_str(t, id);
+                if (o->normalize) {
+                    size_t need = diff_normalize_name(name, g->nbuf, sizeof(g->nbuf));
+                    if (need >= sizeof(g->nbuf)) need = sizeof(g->nbuf) - 1;
+                    (void)need;
+                    name = g->nbuf;
+                }
+                op = agg_get(g, name, gpu);
                 if (!op) {
                     free(memo);
                     free(iter);

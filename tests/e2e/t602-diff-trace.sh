@@ -80,6 +80,10 @@ assert "increased" not in st and "decreased" not in st
 PY
 expect_rc 0 "$LATSCOPE" diff --device cpu --rank 1 --iteration 1010 --format csv "$base" "$test"
 contains "$T/out" "nccl:all_reduce,cpu,1,0,-1,67.000,0.000,-67.000,-,deleted"
+# --normalize: the steps match as ProfilerStep#N, the kernels without their template arguments
+expect_rc 0 "$LATSCOPE" diff --normalize --format csv "$base" "$test"
+contains "$T/out" "ProfilerStep#N,cpu,2,2,0,222447.000,222447.000,0.000,=,unchanged"
+contains "$T/out" "void at::native::vectorized_elementwise_kernel<...>(...),gpu,"
 expect_rc 2 "$LATSCOPE" diff --rank 5 "$base" "$test"
 contains "$T/err" "neither trace has an event for the selection"
 echo "ok"

@@ -352,3 +352,24 @@ TEST(diff_sniff_kinds)
     ASSERT(diff_run_load(p, DIFF_KIND_HLOG, &r, err, sizeof(err)) < 0);
     ASSERT(r == NULL && strstr(err, "line 2") != NULL);
 }
+
+TEST(diff_normalize_names)
+{
+    char b[128];
+    diff_normalize_name("ProfilerStep#1010", b, sizeof(b));
+    ASSERT_EQ_STR(b, "ProfilerStep#N");
+    diff_normalize_name("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<"
+                        "float>, at::detail::Array<char*, 1> >(int, float)",
+                        b, sizeof(b));
+    ASSERT_EQ_STR(b, "void at::native::vectorized_elementwise_kernel<...>(...)");
+    diff_normalize_name("triton_poi_fused_add_0", b, sizeof(b));
+    ASSERT_EQ_STR(b, "triton_poi_fused_add_N");
+    diff_normalize_name("## forward ##", b, sizeof(b));
+    ASSERT_EQ_STR(b, "## forward ##");
+    diff_normalize_name("sm80_xmma_gemm_f16f16_128x128", b, sizeof(b));
+    ASSERT_EQ_STR(b, "sm80_xmma_gemm_f16f16_128x128");
+    diff_normalize_name("unbalanced<int", b, sizeof(b));
+    ASSERT_EQ_STR(b, "unbalanced<int");
+    ASSERT_EQ_U64(diff_normalize_name("ProfilerStep#1010", b, 5), 14);
+    ASSERT_EQ_STR(b, "Prof");
+}
