@@ -996,6 +996,11 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         p->ran = true;
         if (llm.active) {
             p->llm = xcalloc(1, sizeof(*p->llm));
+            p->llm_hist = xcalloc(LLM_BENCH_NHIST, sizeof(*p->llm_hist));
+            if (llm_bench_point_hists(&llm, p->llm_hist) == 0) {
+                p->llm_hist_names = llm_bench_hist_names;
+                p->nllm_hist = LLM_BENCH_NHIST;
+            }
             if (llm_bench_point_done(&llm, p->llm) < 0) exit_code = LAT_EXIT_FAILURE;
         }
         if (c.stable) {
@@ -1049,6 +1054,9 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     for (size_t i = 0; i < run.npoints; i++) {
         if (run.points[i].ran) bench_result_fini(&run.points[i].res);
         free(run.points[i].llm);
+        for (size_t k = 0; k < run.points[i].nllm_hist; k++)
+            hist_fini(&run.points[i].llm_hist[k]);
+        free(run.points[i].llm_hist);
     }
     free(run.points);
 out:

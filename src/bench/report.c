@@ -144,6 +144,8 @@ static void json_point(struct jsonw *w, struct bench_point *p)
     json_hist_blob(w, "latency_actual", &r->lat_actual);
     json_hist_blob(w, "ttfb", &r->ttfb);
     json_hist_blob(w, "send_lag", &r->send_lag);
+    for (size_t i = 0; i < p->nllm_hist; i++)
+        json_hist_blob(w, p->llm_hist_names[i], &p->llm_hist[i]);
     jsonw_obj_end(w);
     json_short(w, "ttfb_ms", &r->ttfb);
     json_short(w, "loop_lag_ms", &r->loop_lag);

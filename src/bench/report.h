@@ -43,6 +43,11 @@ struct bench_point {
     struct bench_slo_result slo;
     const char *stability;   /* --stable verdict name, or NULL */
     struct llm_summary *llm; /* --target openai: LLM metrics of this point, else NULL */
+    /* --target openai: the LLM metrics' histograms for the JSON "histograms" (names[i] is the
+     * key of llm_hist[i]), or NULL / 0 */
+    struct lat_hist *llm_hist;
+    const char *const *llm_hist_names;
+    size_t nllm_hist;
     bool ran;
 };
 

@@ -306,8 +306,12 @@ static int load_bench_point(struct diff_run *r, const char *d, size_t n, size_t 
             snprintf(path, sizeof(path), "%s/%s", fam_json[f], stat_key[s]);
             p->stat[f][s] = get_num(d, n, path);
         }
-    static const char *const hist_json[DIFF_F__N] = {"latency", "latency_actual", "ttfb",
-                                                     "send_lag"};
+    static const char *const hist_json[DIFF_F__N] = {
+        [DIFF_F_LAT] = "latency", [DIFF_F_LAT_ACT] = "latency_actual",
+        [DIFF_F_TTFB] = "ttfb",   [DIFF_F_SEND_LAG] = "send_lag",
+        [DIFF_F_TTFT] = "ttft",   [DIFF_F_TTFT_SEND] = "ttft_send",
+        [DIFF_F_TPOT] = "tpot",   [DIFF_F_ITL] = "itl",
+        [DIFF_F_E2E] = "e2e",     [DIFF_F_E2E_SEND] = "e2e_send"};
     for (int f = 0; f < DIFF_F__N; f++) {
         if (!hist_json[f]) continue;
         snprintf(path, sizeof(path), "histograms/%s", hist_json[f]);
