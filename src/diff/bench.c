@@ -697,6 +697,16 @@ static int compare_load(const char *load, struct diff_point **pa, size_t na, str
             diff_row_finish(row, o->noise_pct);
         }
     }
+    /* closed-loop points with the intended-send latency histogram on every run */
+    bool closed = strncmp(load, "concurrency ", 12) == 0, lat_hists = true;
+    for (size_t i = 0; i < na; i++) {
+        ha[i] = pa[i]->hist[DIFF_F_LAT];
+        if (!ha[i] || hist_count(ha[i]) < 2) lat_hists = false;
+    }
+    for (size_t i = 0; i < nb; i++) {
+        hb[i] = pb[i]->hist[DIFF_F_LAT];
+        if (!hb[i] || hist_count(hb[i]) < 2) lat_hists = false;
+    }
     for (int s = 0; s < DIFF_S__N; s++) {
         if (s == DIFF_S_OUT_TOK_REQ) continue;
         bool have = true;
@@ -734,11 +744,32 @@ static int compare_load(const char *load, struct diff_point **pa, size_t na, str
             row->method = "newcombe";
             /* A rate of 0 has no relative change: the interval stays in points of %. */
             if (row->before == 0) row->ci_pct.why = "before is 0";
+        } else if (s == DIFF_S_THROUGHPUT && closed && lat_hists) {
+            /* Closed loop: each connection is always busy with one request, and latency_ms
+             * runs from the previous completion, so throughput = concurrency / mean latency
+             * (Little's law); its interval is the mean's (bootstrap), inverted. */
+            struct dstat_side sa = {ha, na}, sb = {hb, nb};
+            struct dstat_boot bt;
+            int rc = dstat_boot_mean(&sa, &sb, o->resamples, o->seed ^ 0x7777, o->conf, &bt);
+            if (rc == -ENOMEM) return rc;
+            if (rc == 0 && bt.rel.have && bt.rel.lo > -1 && bt.rel.hi > -1) {
+                row->ci_pct.have = true;
+                row->ci_pct.lo = 100 * (1 / (1 + bt.rel.hi) - 1);
+                row->ci_pct.hi = 100 * (1 / (1 + bt.rel.lo) - 1);
+                row->ci = row->ci_pct;
+                row->ci.lo = row->ci_pct.lo / 100 * row->before;
+                row->ci.hi = row->ci_pct.hi / 100 * row->before;
+                row->method = "little-law";
+            }
         } else if (na > 1 && nb > 1) {
             row->ci = welch_runs(va, na, vb, nb, o->conf);
             row->method = "welch-runs";
         } else {
             row->ci.why = "one run per side: give several (A1 A2 -- B1 B2) for an interval";
+            row->method = "none";
+        }
+        if (!row->method) {
+            row->ci.why = "no interval could be computed";
             row->method = "none";
         }
         diff_row_finish(row, o->noise_pct);

@@ -292,9 +292,13 @@ TEST(diff_bench_roundtrip_and_rules)
     ASSERT(!diff_rule_fires(&rule, p99));
     ASSERT_RC(diff_rule_parse("latency.p99 < -3%", &rule, &why));
     ASSERT(!diff_rule_fires(&rule, p99));
+    /* closed loop: throughput's interval from the mean latency (Little's law) */
     const struct diff_row *tp = row_of(&res, "throughput");
-    ASSERT(tp && tp->verdict == DIFF_V_NONE); /* one run per side */
+    ASSERT(tp && tp->verdict == DIFF_V_REGRESSION && strcmp(tp->method, "little-law") == 0);
+    ASSERT(tp->ci_pct.lo < -15 && tp->ci_pct.hi < 0);
     ASSERT_RC(diff_rule_parse("throughput < -3%", &rule, &why));
+    ASSERT(diff_rule_fires(&rule, tp));
+    ASSERT_RC(diff_rule_parse("throughput < -50%", &rule, &why));
     ASSERT(!diff_rule_fires(&rule, tp));
     /* a huge noise band turns the regression into 'within noise' */
     diff_bench_result_fini(&res);
@@ -304,12 +308,14 @@ TEST(diff_bench_roundtrip_and_rules)
     ASSERT(p99 && p99->verdict == DIFF_V_NOISE);
     diff_bench_result_fini(&res);
     o.noise_pct = 0;
-    /* two runs per side: throughput gets an interval over the runs */
+    /* two runs per side: run-level resampling; the max gets Welch over the runs */
     struct diff_run *b2 = bench_file("b2.json", 2, 14, 1.3, true);
     struct diff_run *sa[] = {a, a2}, *sb[] = {b, b2};
     ASSERT_RC(diff_bench_compare(sa, 2, sb, 2, &o, &res, err, sizeof(err)));
     tp = row_of(&res, "throughput");
-    ASSERT(tp && strcmp(tp->method, "welch-runs") == 0);
+    ASSERT(tp && strcmp(tp->method, "little-law") == 0 && tp->verdict == DIFF_V_REGRESSION);
+    const struct diff_row *mx = row_of(&res, "latency.max");
+    ASSERT(mx && strcmp(mx->method, "welch-runs") == 0);
     p50 = row_of(&res, "latency.p50");
     mean = row_of(&res, "latency.mean");
     ASSERT(p50 && p50->verdict == DIFF_V_REGRESSION);
