@@ -30,6 +30,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -679,6 +680,42 @@ static int parse_args(int argc, char **argv, struct cli *c)
     return 0;
 }
 
+/* What each request is, for `latscope diff` (bench JSON "workload"): the request's first line,
+ * length and a hash of its bytes without the Host header (host and port change between runs of
+ * the same workload), or the openai workload options. */
+static void workload_text(char *out, size_t cap, const char *target, const char *req, size_t len,
+                          const struct llm_bench *llm)
+{
+    if (llm->active) {
+        const struct llm_workload_cfg *w = &llm->tc.wl;
+        snprintf(out, cap,
+                 "openai api %d model %s input %d+-%d output %d+-%d prompts %s extra %s "
+                 "ignore_eos %d seed %llu",
+                 (int)w->api, w->model ? w->model : "-", w->input.mean, w->input.stddev,
+                 w->output.mean, w->output.stddev, w->prompts_path ? w->prompts_path : "-",
+                 w->extra_body ? w->extra_body : "-", (int)w->ignore_eos,
+                 (unsigned long long)w->seed);
+        return;
+    }
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    size_t first = 0;
+    while (first < len && req[first] != '\r' && req[first] != '\n')
+        first++;
+    for (size_t i = 0; i < len;) {
+        size_t e = i;
+        while (e < len && req[e] != '\n')
+            e++;
+        bool host = e - i >= 5 && strncasecmp(req + i, "host:", 5) == 0;
+        for (size_t k = i; !host && k < e && k < len; k++) {
+            h ^= (unsigned char)req[k];
+            h *= 1099511628211ULL;
+        }
+        i = e + 1;
+    }
+    snprintf(out, cap, "%s %.*s (%zu bytes, #%016llx)", target, (int)(first < 200 ? first : 200),
+             req ? req : "", len, (unsigned long long)h);
+}
+
 static int build_http_target(struct cli *c, struct bench_target *t, struct lat_buf *req,
                              struct lat_buf *body)
 {
@@ -857,6 +894,10 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         t.request = req.data;
         t.request_len = req.len;
     }
+    static char workload[512];
+    workload_text(workload, sizeof(workload), c.target, t.request, t.request ? t.request_len : 0,
+                  &llm);
+    run.workload = workload;
 
     if (c.hdr_log) {
         hf = fopen(c.hdr_log, "w");
@@ -1019,6 +1060,11 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         p->ran = true;
         if (llm.active) {
             p->llm = xcalloc(1, sizeof(*p->llm));
+            p->llm_hist = xcalloc(LLM_BENCH_NHIST, sizeof(*p->llm_hist));
+            if (llm_bench_point_hists(&llm, p->llm_hist) == 0) {
+                p->llm_hist_names = llm_bench_hist_names;
+                p->nllm_hist = LLM_BENCH_NHIST;
+            }
             int lrc = llm_bench_point_done(&llm, p->llm);
             if (lrc < 0) {
                 if (exit_code != LAT_EXIT_FAILURE || !llm_err_said)
@@ -1101,6 +1147,9 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     for (size_t i = 0; i < run.npoints; i++) {
         if (run.points[i].ran) bench_result_fini(&run.points[i].res);
         free(run.points[i].llm);
+        for (size_t k = 0; k < run.points[i].nllm_hist; k++)
+            hist_fini(&run.points[i].llm_hist[k]);
+        free(run.points[i].llm_hist);
     }
     free(run.points);
 out:

@@ -1,22 +1,870 @@
 /*
- * cmd-diff.c - `latscope diff`: compare two runs (before/after).
- *
- * Not built yet: planned, no issue filed yet. Until then the command says so and fails (exit 1), so
- * no script mistakes it for a result.
+ * cmd-diff.c - `latscope diff`: did my change make it faster, and where? Before/after for bench
+ * results (bench JSON, HDR logs; several runs per side) with significance from the recorded
+ * samples and CI exit codes (--fail-if), and for traces (HTA TraceDiff's per-name counts and
+ * durations, per-step Welch interval, temporal and idle breakdowns). docs/latscope-diff.md.
  */
 #define PR_FMT "diff"
+#include "core/err.h"
+#include "core/jsonw.h"
 #include "core/log.h"
+#include "diff/diff.h"
+#include "ingest/ingest.h"
 #include "latscope.h"
+#include "model/events.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char usage_text[] =
+    "usage: latscope diff [OPTIONS] BEFORE AFTER\n"
+    "       latscope diff [OPTIONS] BEFORE1 BEFORE2 ... -- AFTER1 AFTER2 ...\n"
+    "\n"
+    "Compares two runs. Inputs are either bench results (`latscope bench --format json`, or\n"
+    "--hdr-log interval logs) or traces (files or rank directories, anything `analyze` reads).\n"
+    "\n"
+    "Bench results: points matched by load (concurrency / rate); every metric with its\n"
+    "confidence interval of the change and a verdict. Percentiles: seeded bootstrap on the\n"
+    "recorded histograms; means: Welch; several runs per side: runs are resampled too.\n"
+    "  --confidence C      confidence of the intervals (default 0.95)\n"
+    "  --resamples N       bootstrap resamples (default 10000)\n"
+    "  --seed N            bootstrap seed (default 1)\n"
+    "  --noise PCT         significant changes smaller than PCT %% are 'within noise'\n"
+    "                      (default 0: off)\n"
+    "  --fail-if RULE      exit 1 when a significant change passes RULE, e.g.\n"
+    "                      'p99 > +5%%', 'throughput < -3%%', 'ttft.p99 > +10%%' (repeatable)\n"
+    "\n"
+    "Traces: per-name count and duration deltas (HTA TraceDiff), step time (Welch over steps),\n"
+    "temporal breakdown and idle categories.\n"
+    "  --rank R            only rank R\n"
+    "  --iteration N[,M]   only these ProfilerStep numbers (HTA: iterations)\n"
+    "  --device all|cpu|gpu  HTA's device filter (CPU: stream -1; default all)\n"
+    "  --top N             rows of the text/md op table (default 20; json/csv: all)\n"
+    "  --include-last-step keep the last ProfilerStep in the step rows\n"
+    "  --normalize         match names without template/argument lists and generated\n"
+    "                      numeric suffixes (ProfilerStep#N, triton_..._N, f<...>(...))\n"
+    "\n"
+    "  --format text|json|md|csv   output (default text)\n"
+    "\n"
+    "Exit status: 0 compared (no --fail-if rule fired), 1 a --fail-if rule fired,\n"
+    "2 usage or input error. See docs/latscope-diff.md.\n";
+
+#define MAX_RULES 16
+#define MAX_ITERS 64
+
+struct cli {
+    enum lat_format fmt;
+    struct diff_bench_opts bo;
+    struct diff_trace_opts to;
+    int32_t iters[MAX_ITERS];
+    struct diff_rule rules[MAX_RULES];
+    size_t nrules;
+    size_t top;
+    const char **a, **b;
+    size_t na, nb;
+};
+
+static bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (!*s || *s == '-' || *end || errno || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (!*s || *end || !(v >= lo && v <= hi)) return false;
+    *out = v;
+    return true;
+}
+
+/* 0 ok, 1 help shown, -1 usage error (printed). */
+static int parse_args(int argc, char **argv, struct cli *c)
+{
+    int sep = -1;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--") == 0) {
+            sep = i;
+            break;
+        }
+    int end = sep >= 0 ? sep : argc;
+    c->a = xcalloc((size_t)argc, sizeof(*c->a));
+    c->b = xcalloc((size_t)argc, sizeof(*c->b));
+    for (int i = 1; i < end; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < end ? argv[i + 1] : NULL;
+        uint64_t u;
+        double d;
+        if (lat_is_help(a)) {
+            fputs(usage_text, stdout);
+            return 1;
+        }
+        if (a[0] != '-' || !a[1]) {
+            c->a[c->na++] = a;
+            continue;
+        }
+        bool takes = !strcmp(a, "--format") || !strcmp(a, "--fail-if") ||
+                     !strcmp(a, "--confidence") || !strcmp(a, "--resamples") ||
+                     !strcmp(a, "--seed") || !strcmp(a, "--noise") || !strcmp(a, "--rank") ||
+                     !strcmp(a, "--iteration") || !strcmp(a, "--device") || !strcmp(a, "--top");
+        if (!takes && strcmp(a, "--include-last-step") != 0 && strcmp(a, "--normalize") != 0) {
+            pr_err("unknown option '%s'\n", a);
+            return -1;
+        }
+        if (takes && !val) {
+            pr_err("%s needs a value\n", a);
+            return -1;
+        }
+        if (takes) i++;
+        if (!strcmp(a, "--format")) {
+            if (lat_parse_format(val, 0xf, &c->fmt)) {
+                pr_err("--format wants text, json, md or csv, not '%s'\n", val);
+                return -1;
+            }
+        } else if (!strcmp(a, "--fail-if")) {
+            const char *why = "";
+            if (c->nrules == MAX_RULES) {
+                pr_err("at most %d --fail-if rules\n", MAX_RULES);
+                return -1;
+            }
+            if (diff_rule_parse(val, &c->rules[c->nrules], &why)) {
+                pr_err("--fail-if '%s': %s\n", val, why);
+                return -1;
+            }
+            c->nrules++;
+        } else if (!strcmp(a, "--confidence")) {
+            if (!parse_double(val, 0.5, 0.9999, &d)) {
+                pr_err("--confidence wants a number in 0.5..0.9999 (0.95), not '%s'\n", val);
+                return -1;
+            }
+            c->bo.conf = c->to.conf = d;
+        } else if (!strcmp(a, "--resamples")) {
+            if (!parse_u64(val, 100, 10000000, &u)) {
+                pr_err("--resamples wants 100..10000000, not '%s'\n", val);
+                return -1;
+            }
+            c->bo.resamples = (unsigned)u;
+        } else if (!strcmp(a, "--seed")) {
+            if (!parse_u64(val, 0, UINT64_MAX, &u)) {
+                pr_err("--seed wants a non-negative integer, not '%s'\n", val);
+                return -1;
+            }
+            c->bo.seed = u;
+        } else if (!strcmp(a, "--noise")) {
+            if (!parse_double(val, 0, 1000, &d)) {
+                pr_err("--noise wants a percentage (2 = 2 %%), not '%s'\n", val);
+                return -1;
+            }
+            c->bo.noise_pct = d;
+        } else if (!strcmp(a, "--rank")) {
+            if (!parse_u64(val, 0, INT32_MAX, &u)) {
+                pr_err("--rank wants a rank number, not '%s'\n", val);
+                return -1;
+            }
+            c->to.rank = (int32_t)u;
+        } else if (!strcmp(a, "--iteration")) {
+            char buf[512];
+            snprintf(buf, sizeof(buf), "%s", val);
+            size_t n = 0;
+            for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
+                if (n == MAX_ITERS || !parse_u64(s, 0, INT32_MAX, &u)) {
+                    pr_err("--iteration wants ProfilerStep numbers (1009,1010), not '%s'\n", val);
+                    return -1;
+                }
+                c->iters[n++] = (int32_t)u;
+            }
+            if (!n) {
+                pr_err("--iteration wants ProfilerStep numbers\n");
+                return -1;
+            }
+            c->to.iters = c->iters;
+            c->to.niters = n;
+        } else if (!strcmp(a, "--device")) {
+            if (!strcmp(val, "all"))
+                c->to.device = DIFF_DEV_ALL;
+            else if (!strcmp(val, "cpu"))
+                c->to.device = DIFF_DEV_CPU;
+            else if (!strcmp(val, "gpu"))
+                c->to.device = DIFF_DEV_GPU;
+            else {
+                pr_err("--device wants all, cpu or gpu, not '%s'\n", val);
+                return -1;
+            }
+        } else if (!strcmp(a, "--top")) {
+            if (!parse_u64(val, 1, 1000000, &u)) {
+                pr_err("--top wants a count, not '%s'\n", val);
+                return -1;
+            }
+            c->top = (size_t)u;
+        } else if (!strcmp(a, "--include-last-step")) {
+            c->to.include_last_step = true;
+        } else if (!strcmp(a, "--normalize")) {
+            c->to.normalize = true;
+        }
+    }
+    if (sep >= 0) {
+        for (int i = sep + 1; i < argc; i++)
+            c->b[c->nb++] = argv[i];
+        if (!c->na || !c->nb) {
+            pr_err("give runs on both sides of '--': BEFORE... -- AFTER...\n");
+            return -1;
+        }
+    } else {
+        if (c->na != 2) {
+            pr_err("%s: latscope diff BEFORE AFTER (or BEFORE... -- AFTER... for several runs "
+                   "per side)\n",
+                   c->na < 2 ? "give two inputs"
+                             : "more than two inputs need '--' between the sides");
+            return -1;
+        }
+        c->b[c->nb++] = c->a[1];
+        c->na = 1;
+    }
+    return 0;
+}
+
+/* ---- rendering of rows ---- */
+
+static int unit_decimals(const char *unit)
+{
+    if (!strcmp(unit, "ms")) return 3;
+    if (!strcmp(unit, "%")) return 3;
+    if (!strcmp(unit, "us")) return 3;
+    return 1;
+}
+
+static void fmt_val(char *out, size_t cap, double v, const char *unit, bool sign)
+{
+    if (isnan(v)) {
+        snprintf(out, cap, "-");
+        return;
+    }
+    snprintf(out, cap, sign ? "%+.*f" : "%.*f", unit_decimals(unit), v);
+}
+
+static void fmt_pct(char *out, size_t cap, double v)
+{
+    if (isnan(v))
+        snprintf(out, cap, "-");
+    else
+        snprintf(out, cap, "%+.2f%%", v);
+}
+
+/* The interval of the change as text: in % when there is one, else in the unit. */
+static void fmt_ci(char *out, size_t cap, const struct diff_row *r)
+{
+    if (!r->ci.have) {
+        snprintf(out, cap, "-");
+        return;
+    }
+    if (r->ci_pct.have)
+        snprintf(out, cap, "[%+.2f%%, %+.2f%%]", r->ci_pct.lo, r->ci_pct.hi);
+    else
+        snprintf(out, cap, "[%+.*f, %+.*f] %s", unit_decimals(r->unit), r->ci.lo,
+                 unit_decimals(r->unit), r->ci.hi, r->unit);
+}
+
+static void text_rows(FILE *f, const struct diff_bench_result *res, bool md, double conf)
+{
+    const char *cur = NULL;
+    for (size_t i = 0; i < res->nrows; i++) {
+        const struct diff_row *r = &res->rows[i];
+        if (!cur || strcmp(cur, r->load) != 0) {
+            cur = r->load;
+            if (md) {
+                fprintf(f,
+                        "\n### %s\n\n| metric | unit | before | after | Δ | Δ %% | %g %% CI of Δ "
+                        "| verdict |\n|---|---|--:|--:|--:|--:|---|---|\n",
+                        cur, conf * 100);
+            } else {
+                fprintf(f, "\n%s\n  %-30s %-6s %11s %11s %11s %9s  %-24s %s\n", cur, "metric",
+                        "unit", "before", "after", "Δ", "Δ %", "CI of Δ", "verdict");
+            }
+        }
+        char b[32], a[32], d[32], dp[32], ci[64];
+        fmt_val(b, sizeof(b), r->before, r->unit, false);
+        fmt_val(a, sizeof(a), r->after, r->unit, false);
+        fmt_val(d, sizeof(d), r->delta, r->unit, true);
+        fmt_pct(dp, sizeof(dp), r->delta_pct);
+        fmt_ci(ci, sizeof(ci), r);
+        const char *v = diff_verdict_name(r->verdict);
+        if (md)
+            fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s%s |\n", r->label, r->unit, b, a, d,
+                    dp, ci, r->verdict == DIFF_V_REGRESSION ? "**REGRESSION**" : v,
+                    r->flagged ? " (INVALID point)" : "");
+        else
+            fprintf(f, "  %-30s %-6s %11s %11s %11s %9s  %-24s %s%s\n", r->label, r->unit, b, a, d,
+                    dp, ci, v, r->flagged ? " (INVALID point)" : "");
+    }
+}
+
+static void json_num(struct jsonw *w, const char *key, double v, int dec)
+{
+    jsonw_key(w, key);
+    if (isnan(v) || isinf(v))
+        jsonw_null(w);
+    else
+        jsonw_fixed(w, v, dec);
+}
+
+static void json_ci(struct jsonw *w, const char *key, const struct dstat_ci *ci, int dec)
+{
+    jsonw_key(w, key);
+    if (!ci->have) {
+        jsonw_null(w);
+        return;
+    }
+    jsonw_arr_begin(w);
+    jsonw_fixed(w, ci->lo, dec);
+    jsonw_fixed(w, ci->hi, dec);
+    jsonw_arr_end(w);
+}
+
+static void json_rows(struct jsonw *w, const struct diff_bench_result *res)
+{
+    jsonw_key(w, "rows");
+    jsonw_arr_begin(w);
+    for (size_t i = 0; i < res->nrows; i++) {
+        const struct diff_row *r = &res->rows[i];
+        int dec = unit_decimals(r->unit) + 3;
+        jsonw_obj_begin(w);
+        jsonw_key(w, "section");
+        jsonw_str(w, r->load);
+        jsonw_key(w, "metric");
+        jsonw_str(w, r->key);
+        jsonw_key(w, "label");
+        jsonw_str(w, r->label);
+        jsonw_key(w, "unit");
+        jsonw_str(w, r->unit);
+        jsonw_key(w, "lower_is_better");
+        jsonw_bool(w, r->lower_better);
+        json_num(w, "before", r->before, dec);
+        json_num(w, "after", r->after, dec);
+        json_num(w, "delta", r->delta, dec);
+        json_num(w, "delta_pct", r->delta_pct, 4);
+        json_ci(w, "ci", &r->ci, dec);
+        json_ci(w, "ci_pct", &r->ci_pct, 4);
+        jsonw_key(w, "method");
+        jsonw_str(w, r->method ? r->method : "none");
+        jsonw_key(w, "verdict");
+        jsonw_str(w, diff_verdict_name(r->verdict));
+        jsonw_key(w, "why_no_interval");
+        if (!r->ci.have && r->ci.why)
+            jsonw_str(w, r->ci.why);
+        else
+            jsonw_null(w);
+        jsonw_key(w, "invalid_point");
+        jsonw_bool(w, r->flagged);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+    bool q = strpbrk(s, ",\"\n") != NULL;
+    if (!q) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void csv_num(FILE *f, double v)
+{
+    if (isnan(v) || isinf(v))
+        fputs(",", f);
+    else
+        fprintf(f, ",%.6g", v);
+}
+
+static void csv_rows(FILE *f, const struct diff_bench_result *res)
+{
+    fputs("section,metric,unit,before,after,delta,delta_pct,ci_lo,ci_hi,ci_lo_pct,ci_hi_pct,"
+          "method,verdict\n",
+          f);
+    for (size_t i = 0; i < res->nrows; i++) {
+        const struct diff_row *r = &res->rows[i];
+        csv_field(f, r->load);
+        fputc(',', f);
+        csv_field(f, r->key);
+        fputc(',', f);
+        csv_field(f, r->unit);
+        csv_num(f, r->before);
+        csv_num(f, r->after);
+        csv_num(f, r->delta);
+        csv_num(f, r->delta_pct);
+        csv_num(f, r->ci.have ? r->ci.lo : NAN);
+        csv_num(f, r->ci.have ? r->ci.hi : NAN);
+        csv_num(f, r->ci_pct.have ? r->ci_pct.lo : NAN);
+        csv_num(f, r->ci_pct.have ? r->ci_pct.hi : NAN);
+        fprintf(f, ",%s,%s\n", r->method ? r->method : "none", diff_verdict_name(r->verdict));
+    }
+}
+
+static void print_notes(FILE *f, const struct diff_bench_result *res, bool md)
+{
+    for (size_t i = 0; i < res->nnotes; i++)
+        fprintf(f, md ? "> **warning**: %s\n" : "warning: %s\n", res->notes[i]);
+}
+
+static void json_notes(struct jsonw *w, const struct diff_bench_result *res)
+{
+    jsonw_key(w, "warnings");
+    jsonw_arr_begin(w);
+    for (size_t i = 0; i < res->nnotes; i++)
+        jsonw_str(w, res->notes[i]);
+    jsonw_arr_end(w);
+}
+
+static void json_paths(struct jsonw *w, const char *key, const char *const *p, size_t n)
+{
+    jsonw_key(w, key);
+    jsonw_arr_begin(w);
+    for (size_t i = 0; i < n; i++)
+        jsonw_str(w, p[i]);
+    jsonw_arr_end(w);
+}
+
+/* The --fail-if verdicts; returns how many rules fired. */
+static size_t eval_rules(const struct cli *c, const struct diff_bench_result *res, bool *fired,
+                         const struct diff_row **first)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < c->nrules; k++) {
+        fired[k] = false;
+        first[k] = NULL;
+        bool matched = false;
+        for (size_t i = 0; i < res->nrows; i++) {
+            if (diff_rule_matches(&c->rules[k], &res->rows[i])) matched = true;
+            if (diff_rule_fires(&c->rules[k], &res->rows[i])) {
+                fired[k] = true;
+                first[k] = &res->rows[i];
+                break;
+            }
+        }
+        if (!matched)
+            pr_warn("--fail-if '%s': no compared metric is called '%s' (see the metric column "
+                    "of --format json)\n",
+                    c->rules[k].text, c->rules[k].metric);
+        if (fired[k]) n++;
+    }
+    return n;
+}
+
+static void text_rules(FILE *f, const struct cli *c, const bool *fired,
+                       const struct diff_row *const *first, bool md)
+{
+    for (size_t k = 0; k < c->nrules; k++) {
+        if (fired[k])
+            fprintf(f, "%sfail-if '%s': FAILED: %s %s %+.2f%% (%s)\n", md ? "- " : "",
+                    c->rules[k].text, first[k]->load, first[k]->key, first[k]->delta_pct,
+                    diff_verdict_name(first[k]->verdict));
+        else
+            fprintf(f, "%sfail-if '%s': passed\n", md ? "- " : "", c->rules[k].text);
+    }
+}
+
+static void json_rules(struct jsonw *w, const struct cli *c, const bool *fired,
+                       const struct diff_row *const *first)
+{
+    jsonw_key(w, "fail_if");
+    jsonw_arr_begin(w);
+    for (size_t k = 0; k < c->nrules; k++) {
+        jsonw_obj_begin(w);
+        jsonw_key(w, "rule");
+        jsonw_str(w, c->rules[k].text);
+        jsonw_key(w, "failed");
+        jsonw_bool(w, fired[k]);
+        jsonw_key(w, "section");
+        if (first[k])
+            jsonw_str(w, first[k]->load);
+        else
+            jsonw_null(w);
+        jsonw_key(w, "metric");
+        if (first[k])
+            jsonw_str(w, first[k]->key);
+        else
+            jsonw_null(w);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
+/* ---- bench mode ---- */
+
+static int diff_bench(struct cli *c, enum diff_kind kind)
+{
+    struct diff_run **ra = xcalloc(c->na, sizeof(*ra)), **rb = xcalloc(c->nb, sizeof(*rb));
+    int ret = LAT_EXIT_USAGE;
+    char err[1024] = "";
+    for (size_t i = 0; i < c->na + c->nb; i++) {
+        const char *p = i < c->na ? c->a[i] : c->b[i - c->na];
+        enum diff_kind k;
+        int rc = diff_sniff(p, &k, err, sizeof(err));
+        if (rc) {
+            pr_err("%s\n", err);
+            goto out;
+        }
+        if (k == DIFF_KIND_TRACE) {
+            pr_err("%s is not a bench result or HDR log (a trace, or other JSON: a bench result's "
+                   "first member is \"target\"), but %s is a %s: compare two bench results or "
+                   "two traces\n",
+                   p, c->a[0], diff_kind_name(kind));
+            goto out;
+        }
+        struct diff_run **slot = i < c->na ? &ra[i] : &rb[i - c->na];
+        rc = diff_run_load(p, k, slot, err, sizeof(err));
+        if (rc) {
+            pr_err("%s\n", err[0] ? err : lat_strerror(rc));
+            goto out;
+        }
+    }
+    struct diff_bench_result res;
+    int rc = diff_bench_compare(ra, c->na, rb, c->nb, &c->bo, &res, err, sizeof(err));
+    if (rc) {
+        pr_err("%s\n", err[0] ? err : lat_strerror(rc));
+        goto out;
+    }
+    bool fired[MAX_RULES];
+    const struct diff_row *first[MAX_RULES];
+    size_t nfired = eval_rules(c, &res, fired, first);
+    FILE *f = stdout;
+    if (c->fmt == LAT_FMT_JSON) {
+        struct jsonw w;
+        jsonw_init(&w, f, true);
+        jsonw_obj_begin(&w);
+        jsonw_key(&w, "kind");
+        jsonw_str(&w, "bench");
+        json_paths(&w, "before", c->a, c->na);
+        json_paths(&w, "after", c->b, c->nb);
+        jsonw_key(&w, "confidence");
+        jsonw_double(&w, c->bo.conf, 6);
+        jsonw_key(&w, "resamples");
+        jsonw_u64(&w, c->bo.resamples);
+        jsonw_key(&w, "seed");
+        jsonw_u64(&w, c->bo.seed);
+        jsonw_key(&w, "noise_pct");
+        jsonw_double(&w, c->bo.noise_pct, 6);
+        json_notes(&w, &res);
+        json_rows(&w, &res);
+        json_rules(&w, c, fired, first);
+        jsonw_obj_end(&w);
+        jsonw_raw(&w, "\n", 1);
+        jsonw_finish(&w);
+        jsonw_fini(&w);
+    } else if (c->fmt == LAT_FMT_CSV) {
+        csv_rows(f, &res);
+    } else {
+        bool md = c->fmt == LAT_FMT_MD;
+        fprintf(f, "%slatscope diff: %zu before run(s) (%s%s), %zu after run(s) (%s%s)\n",
+                md ? "## " : "", c->na, c->a[0], c->na > 1 ? ", ..." : "", c->nb, c->b[0],
+                c->nb > 1 ? ", ..." : "");
+        fprintf(f,
+                "%s%g %% intervals of after - before; percentiles: bootstrap, %u resamples, "
+                "seed %llu%s\n",
+                md ? "\n" : "", c->bo.conf * 100, c->bo.resamples, (unsigned long long)c->bo.seed,
+                md ? "\n" : "");
+        print_notes(f, &res, md);
+        text_rows(f, &res, md, c->bo.conf);
+        if (c->nrules) fputc('\n', f);
+        text_rules(f, c, fired, first, md);
+    }
+    diff_bench_result_fini(&res);
+    ret = nfired ? LAT_EXIT_FAILURE : LAT_EXIT_OK;
+out:
+    for (size_t i = 0; i < c->na; i++)
+        diff_run_free(ra[i]);
+    for (size_t i = 0; i < c->nb; i++)
+        diff_run_free(rb[i]);
+    free(ra);
+    free(rb);
+    return ret;
+}
+
+/* ---- trace mode ---- */
+
+struct tside {
+    struct lat_trace **t;
+    size_t n;
+    struct lat_ingest_set *set;
+};
+
+static void tside_free(struct tside *s)
+{
+    if (s->set)
+        ingest_set_free(s->set);
+    else
+        for (size_t i = 0; i < s->n; i++)
+            lat_trace_free(s->t[i]);
+    free(s->t);
+}
+
+static int load_trace_side(const char *path, struct tside *s)
+{
+    char err[LAT_INGEST_ERRLEN] = "";
+    struct stat st;
+    struct lat_ingest_opts io = {0};
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        int rc = ingest_dir(path, &io, &s->set, err, sizeof(err));
+        if (rc < 0) {
+            pr_err("%s: %s\n", path, err[0] ? err : lat_strerror(rc));
+            return -1;
+        }
+        s->t = xcalloc(s->set->n ? s->set->n : 1, sizeof(*s->t));
+        for (size_t k = 0; k < s->set->n; k++) {
+            struct lat_ingest_file *f = &s->set->files[k];
+            if (f->status == LAT_INGEST_ERROR) {
+                pr_err("%s: %s\n", f->path, f->err[0] ? f->err : lat_strerror(f->rc));
+                return -1;
+            }
+            if (f->status == LAT_INGEST_DUP_RANK) {
+                pr_warn("%s: has the same rank %d as an earlier file (skipped)\n", f->path,
+                        f->rank);
+                continue;
+            }
+            f->trace->rank = f->rank;
+            s->t[s->n++] = f->trace;
+        }
+        return s->n ? 0 : -1;
+    }
+    struct lat_trace *t = NULL;
+    int rc = ingest_open(path, &io, &t, err, sizeof(err));
+    if (rc < 0) {
+        pr_err("%s: %s\n", path, err[0] ? err : lat_strerror(rc));
+        return -1;
+    }
+    if (t->rank < 0) t->rank = 0;
+    s->t = xcalloc(1, sizeof(*s->t));
+    s->t[s->n++] = t;
+    return 0;
+}
+
+static void us(char *out, size_t cap, lat_ns ns, bool sign)
+{
+    snprintf(out, cap, sign ? "%+.3f" : "%.3f", (double)ns / 1e3);
+}
+
+static void text_ops(FILE *f, const struct diff_trace_result *r, size_t top, bool md)
+{
+    size_t inc = 0, dec = 0, same = 0;
+    for (size_t i = 0; i < r->nops; i++) {
+        lat_ns d = r->ops[i].dur[1] - r->ops[i].dur[0];
+        if (d > 0 || (d == 0 && r->ops[i].count[1] != r->ops[i].count[0]))
+            inc++;
+        else if (d < 0)
+            dec++;
+        else
+            same++;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        const char *title =
+            pass == 0 ? "largest increases (regressions)" : "largest decreases (improvements)";
+        size_t shown = 0;
+        if (md)
+            fprintf(f,
+                    "\n### %s\n\n| name | device | count before | count after | Δ count | "
+                    "total before µs | total after µs | Δ µs | %% of Δ step | status |\n"
+                    "|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n",
+                    title);
+        else
+            fprintf(f, "\n%s\n  %-48s %-3s %8s %8s %7s %14s %14s %14s %8s  %s\n", title, "name",
+                    "dev", "count A", "count B", "Δ", "total A µs", "total B µs", "Δ µs", "% Δstep",
+                    "status");
+        for (size_t k = 0; k < r->nops && shown < top; k++) {
+            size_t i = pass == 0 ? k : r->nops - 1 - k;
+            const struct diff_op *op = &r->ops[i];
+            lat_ns d = op->dur[1] - op->dur[0];
+            bool is_inc = d > 0 || (d == 0 && op->count[1] != op->count[0] && pass == 0);
+            if (pass == 0 && !is_inc) break;
+            if (pass == 1 && d >= 0) break;
+            char ba[32], bb[32], bd[32], sh[32];
+            us(ba, sizeof(ba), op->dur[0], false);
+            us(bb, sizeof(bb), op->dur[1], false);
+            us(bd, sizeof(bd), d, true);
+            if (isnan(op->step_share))
+                snprintf(sh, sizeof(sh), "-");
+            else
+                snprintf(sh, sizeof(sh), "%+.1f%%", 100 * op->step_share);
+            long long dc = (long long)op->count[1] - (long long)op->count[0];
+            if (md)
+                fprintf(f, "| `%s` | %s | %llu | %llu | %+lld | %s | %s | %s | %s | %s |\n",
+                        op->name, op->gpu ? "GPU" : "CPU", (unsigned long long)op->count[0],
+                        (unsigned long long)op->count[1], dc, ba, bb, bd, sh, op->status);
+            else
+                fprintf(f, "  %-48.48s %-3s %8llu %8llu %+7lld %14s %14s %14s %8s  %s\n", op->name,
+                        op->gpu ? "GPU" : "CPU", (unsigned long long)op->count[0],
+                        (unsigned long long)op->count[1], dc, ba, bb, bd, sh, op->status);
+            shown++;
+        }
+        if (!shown) fprintf(f, md ? "| (none) |||||||||\n" : "  (none)\n");
+    }
+    fprintf(f, "\n%snames: %zu with more time or calls, %zu with less, %zu unchanged\n",
+            md ? "" : "", inc, dec, same);
+}
+
+static void json_ops(struct jsonw *w, const struct diff_trace_result *r)
+{
+    jsonw_key(w, "ops");
+    jsonw_arr_begin(w);
+    for (size_t i = 0; i < r->nops; i++) {
+        const struct diff_op *op = &r->ops[i];
+        jsonw_obj_begin(w);
+        jsonw_key(w, "name");
+        jsonw_str(w, op->name);
+        jsonw_key(w, "device");
+        jsonw_str(w, op->gpu ? "gpu" : "cpu");
+        jsonw_key(w, "control_counts");
+        jsonw_u64(w, op->count[0]);
+        jsonw_key(w, "test_counts");
+        jsonw_u64(w, op->count[1]);
+        jsonw_key(w, "control_total_duration_us");
+        jsonw_ns_as_us(w, op->dur[0]);
+        jsonw_key(w, "test_total_duration_us");
+        jsonw_ns_as_us(w, op->dur[1]);
+        jsonw_key(w, "diff_counts");
+        jsonw_i64(w, (int64_t)op->count[1] - (int64_t)op->count[0]);
+        jsonw_key(w, "diff_duration_us");
+        jsonw_ns_as_us(w, op->dur[1] - op->dur[0]);
+        jsonw_key(w, "counts_change_categories");
+        jsonw_strn(w, &op->change, 1);
+        jsonw_key(w, "status");
+        jsonw_str(w, op->status);
+        json_num(w, "share_of_step_delta", op->step_share, 6);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
+static int diff_traces(struct cli *c)
+{
+    if (c->na != 1 || c->nb != 1) {
+        pr_err("traces: give one trace (file or rank directory) per side\n");
+        return LAT_EXIT_USAGE;
+    }
+    if (c->nrules) {
+        pr_err("--fail-if applies to bench results, not to traces\n");
+        return LAT_EXIT_USAGE;
+    }
+    struct tside sa = {0}, sb = {0};
+    int ret = LAT_EXIT_USAGE;
+    if (load_trace_side(c->a[0], &sa) || load_trace_side(c->b[0], &sb)) goto out;
+    struct diff_trace_result r;
+    char err[512] = "";
+    int rc = diff_trace_compare(sa.t, sa.n, sb.t, sb.n, &c->to, &r, err, sizeof(err));
+    if (rc) {
+        pr_err("%s\n", err[0] ? err : lat_strerror(rc));
+        ret = rc == -ENOMEM ? LAT_EXIT_FAILURE : LAT_EXIT_USAGE;
+        goto out;
+    }
+    FILE *f = stdout;
+    if (c->fmt == LAT_FMT_JSON) {
+        struct jsonw w;
+        jsonw_init(&w, f, true);
+        jsonw_obj_begin(&w);
+        jsonw_key(&w, "kind");
+        jsonw_str(&w, "trace");
+        json_paths(&w, "before", c->a, 1);
+        json_paths(&w, "after", c->b, 1);
+        jsonw_key(&w, "confidence");
+        jsonw_double(&w, c->to.conf, 6);
+        jsonw_key(&w, "steps_before");
+        jsonw_u64(&w, r.steps[0]);
+        jsonw_key(&w, "steps_after");
+        jsonw_u64(&w, r.steps[1]);
+        json_notes(&w, &r.scal);
+        json_rows(&w, &r.scal);
+        json_ops(&w, &r);
+        jsonw_obj_end(&w);
+        jsonw_raw(&w, "\n", 1);
+        jsonw_finish(&w);
+        jsonw_fini(&w);
+    } else if (c->fmt == LAT_FMT_CSV) {
+        fputs("name,device,control_counts,test_counts,diff_counts,control_total_duration_us,"
+              "test_total_duration_us,diff_duration_us,counts_change_categories,status\n",
+              f);
+        for (size_t i = 0; i < r.nops; i++) {
+            const struct diff_op *op = &r.ops[i];
+            csv_field(f, op->name);
+            fprintf(f, ",%s,%llu,%llu,%lld,%.3f,%.3f,%.3f,%c,%s\n", op->gpu ? "gpu" : "cpu",
+                    (unsigned long long)op->count[0], (unsigned long long)op->count[1],
+                    (long long)op->count[1] - (long long)op->count[0], (double)op->dur[0] / 1e3,
+                    (double)op->dur[1] / 1e3, (double)(op->dur[1] - op->dur[0]) / 1e3, op->change,
+                    op->status);
+        }
+    } else {
+        bool md = c->fmt == LAT_FMT_MD;
+        fprintf(f, "%slatscope diff: before %s, after %s (traces)\n", md ? "## " : "", c->a[0],
+                c->b[0]);
+        fprintf(f, "%ssteps compared: %llu before, %llu after; %g %% intervals over steps%s\n",
+                md ? "\n" : "", (unsigned long long)r.steps[0], (unsigned long long)r.steps[1],
+                c->to.conf * 100, md ? "\n" : "");
+        print_notes(f, &r.scal, md);
+        text_rows(f, &r.scal, md, c->to.conf);
+        text_ops(f, &r, c->top ? c->top : 20, md);
+    }
+    diff_trace_result_fini(&r);
+    ret = LAT_EXIT_OK;
+out:
+    tside_free(&sa);
+    tside_free(&sb);
+    return ret;
+}
 
 int cmd_diff(int argc, char **argv, const struct lat_opts *opts)
 {
-    if (argc > 1 && lat_is_help(argv[1])) {
-        printf("usage: latscope diff [OPTIONS]\n\ncompare two runs (before/after).\n(planned; no "
-               "issue filed yet)\n");
-        return LAT_EXIT_OK;
+    (void)opts;
+    struct cli c = {.fmt = LAT_FMT_TEXT};
+    diff_bench_opts_default(&c.bo);
+    diff_trace_opts_default(&c.to);
+    int prc = parse_args(argc, argv, &c);
+    int ret;
+    if (prc) {
+        if (prc < 0)
+            fputs("usage: latscope diff [OPTIONS] BEFORE AFTER  (--help for details)\n", stderr);
+        ret = prc > 0 ? LAT_EXIT_OK : LAT_EXIT_USAGE;
+        goto done;
     }
-    pr_err("'latscope diff' is not available in this build yet (planned; no issue filed yet)\n");
-    return LAT_EXIT_FAILURE;
+    enum diff_kind k0;
+    char err[1024];
+    if (diff_sniff(c.a[0], &k0, err, sizeof(err))) {
+        pr_err("%s\n", err);
+        ret = LAT_EXIT_USAGE;
+        goto done;
+    }
+    if (k0 == DIFF_KIND_TRACE) {
+        enum diff_kind k1;
+        if (diff_sniff(c.b[0], &k1, err, sizeof(err))) {
+            pr_err("%s\n", err);
+            ret = LAT_EXIT_USAGE;
+            goto done;
+        }
+        if (k1 != DIFF_KIND_TRACE) {
+            pr_err("%s is a %s, but %s is a trace: compare two bench results or two traces\n",
+                   c.b[0], diff_kind_name(k1), c.a[0]);
+            ret = LAT_EXIT_USAGE;
+            goto done;
+        }
+        ret = diff_traces(&c);
+    } else {
+        ret = diff_bench(&c, k0);
+    }
+done:
+    free(c.a);
+    free(c.b);
+    return ret;
 }

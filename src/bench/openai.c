@@ -551,11 +551,13 @@ enum { H_TTFT, H_TTFT_SEND, H_E2E, H_E2E_SEND, H_TPOT, H_ITL, H_GAP, H__N };
 static const char *const hlog_tags[H__N] = {"ttft.sched", "ttft.send", "e2e.sched", "e2e.send",
                                             "tpot",       "itl",       "chunk_gap"};
 
-/* One interval per LLM metric over this point's successful requests (latscope definitions). */
-static int write_hlog(struct llm_bench *b)
+const char *const llm_bench_hist_names[LLM_BENCH_NHIST] = {
+    "ttft", "ttft_send", "e2e", "e2e_send", "tpot", "itl", "chunk_gap"};
+
+/* This point's LLM metrics as histograms (latscope definitions), and its time span. */
+static int fill_hists(struct llm_bench *b, struct lat_hist *h, lat_ns *tmin, lat_ns *tmax)
 {
-    struct lat_hist h[H__N];
-    memset(h, 0, sizeof(h));
+    memset(h, 0, H__N * sizeof(*h));
     int rc = 0;
     for (int i = 0; i < H__N && !rc; i++)
         rc = hist_init_default(&h[i]);
@@ -582,7 +584,29 @@ static int write_hlog(struct llm_bench *b)
         for (size_t i = 0; i < m->content_gaps.n; i++)
             hist_record(&h[H_GAP], m->content_gaps.v[i]);
     }
-    if (!rc && t_max > t_min) {
+    if (rc)
+        for (int i = 0; i < H__N; i++)
+            hist_fini(&h[i]);
+    *tmin = t_min;
+    *tmax = t_max;
+    return rc;
+}
+
+int llm_bench_point_hists(struct llm_bench *b, struct lat_hist *h)
+{
+    if (b->view != LLM_VIEW_LATSCOPE) return LAT_E_UNSUPPORTED;
+    lat_ns t0, t1;
+    return fill_hists(b, h, &t0, &t1);
+}
+
+/* One interval per LLM metric over this point's successful requests (latscope definitions). */
+static int write_hlog(struct llm_bench *b)
+{
+    struct lat_hist h[H__N];
+    lat_ns t_min, t_max;
+    int rc = fill_hists(b, h, &t_min, &t_max);
+    if (rc) return rc;
+    if (t_max > t_min) {
         double start = (double)(t_min - b->hlog_base) / 1e9, len = (double)(t_max - t_min) / 1e9;
         for (int i = 0; i < H__N && !rc; i++)
             rc = hlog_writer_interval(b->hlog, hlog_tags[i], start < 0 ? 0 : start, len, &h[i]);

@@ -132,6 +132,13 @@ int llm_bench_scrape(const struct conn_target *t, const char *req, size_t len,
 int llm_bench_scrape_status(const struct conn_target *t, const char *req, size_t len,
                             struct prom_set *out, int *status_out);
 
+/* This point's LLM metrics as histograms in latscope's definitions (ttft, ttft_send, e2e,
+ * e2e_send, tpot, itl, chunk_gap: the --hdr-log tags' contents), for the bench JSON
+ * "histograms". Call before llm_bench_point_done(). h: LLM_BENCH_NHIST histograms, initialized
+ * here (hist_fini each). LAT_E_UNSUPPORTED with --metrics-compat (other definitions). */
+#define LLM_BENCH_NHIST 7
+extern const char *const llm_bench_hist_names[LLM_BENCH_NHIST];
+int llm_bench_point_hists(struct llm_bench *b, struct lat_hist *h);
 /* Summary of the requests since the last call (one load point), then forgets them. With
  * --metrics-url, also the server series over the same interval. Returns 0, -ENOMEM, or -EIO
  * when --records-detail could not be written. */

@@ -13,6 +13,7 @@
 #include "bench/report.h"
 
 #include "core/jsonw.h"
+#include "hist/hlog.h"
 
 #include <errno.h>
 #include <math.h>
@@ -77,6 +78,19 @@ static void json_short(struct jsonw *w, const char *key, const struct lat_hist *
     jsonw_obj_end(w);
 }
 
+/* One recorded histogram as its HdrHistogram V2 base64 blob (hist/hlog.h), or null when empty
+ * or when it cannot be encoded (the percentiles above stay the result). */
+static void json_hist_blob(struct jsonw *w, const char *key, const struct lat_hist *h)
+{
+    jsonw_key(w, key);
+    struct lat_buf b = LAT_BUF_INIT;
+    if (hist_count(h) && hlog_encode(h, &b) == 0 && b.data)
+        jsonw_strn(w, b.data, b.len);
+    else
+        jsonw_null(w);
+    buf_fini(&b);
+}
+
 static void json_point(struct jsonw *w, struct bench_point *p)
 {
     struct bench_result *r = &p->res;
@@ -123,6 +137,16 @@ static void json_point(struct jsonw *w, struct bench_point *p)
     /* Additive keys. */
     jsonw_key(w, "estimator");
     jsonw_str(w, r->have_exact ? "exact" : "hdr");
+    /* The recorded distributions, for `latscope diff` (significance from the samples). */
+    jsonw_key(w, "histograms");
+    jsonw_obj_begin(w);
+    json_hist_blob(w, "latency", &r->lat);
+    json_hist_blob(w, "latency_actual", &r->lat_actual);
+    json_hist_blob(w, "ttfb", &r->ttfb);
+    json_hist_blob(w, "send_lag", &r->send_lag);
+    for (size_t i = 0; i < p->nllm_hist; i++)
+        json_hist_blob(w, p->llm_hist_names[i], &p->llm_hist[i]);
+    jsonw_obj_end(w);
     json_short(w, "ttfb_ms", &r->ttfb);
     json_short(w, "loop_lag_ms", &r->loop_lag);
     jsonw_key(w, "max_thread_busy_pct");
@@ -258,6 +282,11 @@ int bench_report_json(FILE *f, const struct bench_run *r)
     jsonw_str(&w, r->rx_time ? r->rx_time : "user");
     jsonw_key(&w, "interrupted");
     jsonw_bool(&w, r->interrupted);
+    jsonw_key(&w, "workload");
+    if (r->workload)
+        jsonw_str(&w, r->workload);
+    else
+        jsonw_null(&w);
     jsonw_key(&w, "points");
     jsonw_arr_begin(&w);
     for (size_t i = 0; i < r->npoints; i++)

@@ -43,6 +43,11 @@ struct bench_point {
     struct bench_slo_result slo;
     const char *stability;   /* --stable verdict name, or NULL */
     struct llm_summary *llm; /* --target openai: LLM metrics of this point, else NULL */
+    /* --target openai: the LLM metrics' histograms for the JSON "histograms" (names[i] is the
+     * key of llm_hist[i]), or NULL / 0 */
+    struct lat_hist *llm_hist;
+    const char *const *llm_hist_names;
+    size_t nllm_hist;
     bool ran;
 };
 
@@ -53,6 +58,9 @@ struct bench_run {
     const char *mode; /* "closed", "open", "find-max" */
     const char *arrival;
     const char *rx_time; /* "kernel" (socket receive timestamps) or "user" (recv() return) */
+    /* What each request is, independent of host, port and load ("http:3f2a...:118": a hash of
+     * the request bytes without the Host header, and their length); NULL when unknown. */
+    const char *workload;
     struct bench_point *points;
     size_t npoints;
     bool interrupted;

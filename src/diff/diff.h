@@ -1,0 +1,202 @@
+/*
+ * diff.h - `latscope diff`: before/after comparison of bench results (bench JSON, HdrHistogram
+ * interval logs) and of traces (anything ingest reads), with the statistics of diff/stats.h.
+ * docs/latscope-diff.md describes every metric, test and verdict.
+ *
+ * Library code: loads and compares; never prints. cmd-diff.c renders the rows.
+ */
+#ifndef LAT_DIFF_DIFF_H
+#define LAT_DIFF_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/clock.h"
+#include "diff/stats.h"
+#include "hist/hist.h"
+
+enum diff_kind {
+    DIFF_KIND_BENCH = 0, /* latscope bench --format json */
+    DIFF_KIND_HLOG,      /* HdrHistogram interval log (bench --hdr-log) */
+    DIFF_KIND_TRACE,     /* a trace file or a directory of rank traces */
+};
+const char *diff_kind_name(enum diff_kind k);
+
+/* Decides what path is from its first bytes (or being a directory). 0, or -errno,
+ * LAT_E_TRUNCATED (0-byte file) or LAT_E_UNSUPPORTED with err saying what is wrong. */
+int diff_sniff(const char *path, enum diff_kind *kind, char *err, size_t errsz);
+
+/* ---- bench results ---- */
+
+/* Latency families (a histogram and its summary keys each). */
+enum diff_fam {
+    DIFF_F_LAT = 0,   /* latency_ms (intended send) */
+    DIFF_F_LAT_ACT,   /* latency_actual_ms */
+    DIFF_F_TTFB,      /* ttfb_ms */
+    DIFF_F_SEND_LAG,  /* send_lag_ms */
+    DIFF_F_TTFT,      /* LLM ttft_ms */
+    DIFF_F_TTFT_SEND, /* ttft_send_ms */
+    DIFF_F_TPOT,      /* tpot_ms */
+    DIFF_F_ITL,       /* itl_ms */
+    DIFF_F_E2E,       /* e2e_ms */
+    DIFF_F_E2E_SEND,  /* e2e_send_ms */
+    DIFF_F__N,
+};
+
+/* Statistics of a family: mean, p50, p90, p95, p99, p99.9, max. */
+#define DIFF_NSTAT 7
+/* Scalars of a point. */
+enum diff_scalar {
+    DIFF_S_THROUGHPUT = 0, /* achieved_rps */
+    DIFF_S_ERROR_RATE,     /* errors / (requests + errors) */
+    DIFF_S_OUT_TOK_S,      /* LLM output_tokens_per_s */
+    DIFF_S_GOODPUT,        /* LLM goodput_rps */
+    DIFF_S_GOODPUT_FRAC,   /* LLM goodput_fraction */
+    DIFF_S_OUT_TOK_REQ,    /* LLM output tokens per successful request (workload check) */
+    DIFF_S__N,
+};
+
+struct diff_point {
+    char load[64];                      /* "concurrency 4", "rate 100 req/s", "whole log" */
+    bool valid;                         /* false: INVALID in bench */
+    char why[256];                      /* invalid_reason */
+    uint64_t ok;                        /* successful requests */
+    uint64_t errors;                    /* failed requests */
+    double stat[DIFF_F__N][DIFF_NSTAT]; /* ms; NaN when absent */
+    double scalar[DIFF_S__N];           /* NaN when absent */
+    struct lat_hist *hist[DIFF_F__N];   /* recorded histogram (ns) or NULL */
+};
+
+struct diff_run {
+    char *path;
+    enum diff_kind kind;
+    char target[32], mode[32], arrival[32], rx_time[16], estimator[16];
+    char *workload; /* or NULL */
+    bool llm;
+    struct diff_point *pts;
+    size_t npts;
+};
+
+/* Loads a bench JSON or an HDR log. 0, or LAT_E_* / -errno with err naming the file, where and
+ * what (what to give instead). Free with diff_run_free(). */
+int diff_run_load(const char *path, enum diff_kind kind, struct diff_run **out, char *err,
+                  size_t errsz);
+/* The same on a document in memory (name is used in messages); doc need not be NUL-terminated. */
+int diff_run_parse(const char *name, enum diff_kind kind, const char *doc, size_t n,
+                   struct diff_run **out, char *err, size_t errsz);
+void diff_run_free(struct diff_run *r);
+
+enum diff_verdict {
+    DIFF_V_NONE = 0,   /* no interval: cannot say */
+    DIFF_V_SAME,       /* the interval contains 0: no significant change */
+    DIFF_V_NOISE,      /* significant, but inside the --noise band */
+    DIFF_V_REGRESSION, /* significant and worse */
+    DIFF_V_IMPROVEMENT /* significant and better */
+};
+const char *diff_verdict_name(enum diff_verdict v);
+
+struct diff_row {
+    const char *load;                       /* the matched load (points into a run) */
+    char key[32];                           /* "latency.p99", "throughput", ... */
+    char label[48];                         /* "p99 latency (intended)" */
+    const char *unit;                       /* "ms", "req/s", "%", "tok/s" */
+    bool lower_better;                      /* latency, errors */
+    double before, after, delta, delta_pct; /* delta_pct NaN when before is 0 */
+    struct dstat_ci ci;                     /* of after - before, in the unit */
+    struct dstat_ci ci_pct;                 /* of the relative change, in % */
+    const char *method;                     /* "bootstrap", "welch", "welch-runs", ... */
+    enum diff_verdict verdict;
+    bool flagged; /* an INVALID point on a side */
+};
+
+struct diff_bench_opts {
+    double conf;        /* 0.95 */
+    unsigned resamples; /* 10000 */
+    uint64_t seed;      /* 1 */
+    double noise_pct;   /* 0: off */
+};
+void diff_bench_opts_default(struct diff_bench_opts *o);
+
+struct diff_bench_result {
+    struct diff_row *rows;
+    size_t nrows;
+    char **notes; /* warnings: INVALID points, different workloads/clocks, unmatched loads */
+    size_t nnotes;
+    size_t nloads; /* matched loads */
+};
+
+/* Compares na runs (before) with nb runs (after): points matched by load, every metric both
+ * sides have. 0, LAT_E_USAGE with err (no load in common, mixed kinds), or -ENOMEM. */
+int diff_bench_compare(struct diff_run *const *a, size_t na, struct diff_run *const *b, size_t nb,
+                       const struct diff_bench_opts *o, struct diff_bench_result *out, char *err,
+                       size_t errsz);
+void diff_bench_result_fini(struct diff_bench_result *r);
+
+/* --fail-if 'METRIC OP SIGNED%': METRIC a row key or an alias (p50, p99, mean, throughput,
+ * errors, ttft, tpot ...), OP '>' or '<'. */
+struct diff_rule {
+    char text[96];
+    char metric[32];
+    bool gt;      /* '>': fires when the change exceeds limit; '<': falls below it */
+    double limit; /* percent */
+};
+int diff_rule_parse(const char *s, struct diff_rule *r, const char **why);
+/* True when row matches the rule's metric. */
+bool diff_rule_matches(const struct diff_rule *r, const struct diff_row *row);
+/* True when the rule fires on row: significant regression or improvement (not NONE, SAME or
+ * NOISE) whose change passes the limit in the rule's direction. */
+bool diff_rule_fires(const struct diff_rule *r, const struct diff_row *row);
+
+/* ---- traces ---- */
+
+struct lat_trace;
+
+enum diff_device { DIFF_DEV_ALL = 0, DIFF_DEV_CPU, DIFF_DEV_GPU };
+
+struct diff_trace_opts {
+    int32_t rank;         /* only this rank (-1: every rank) */
+    const int32_t *iters; /* only these ProfilerStep numbers (NULL: the whole trace) */
+    size_t niters;
+    enum diff_device device; /* HTA's device filter: CPU = stream -1, GPU = any other stream */
+    double conf;             /* 0.95 */
+    bool include_last_step;  /* analyze --include-last-step for the step rows */
+    bool normalize;          /* match names by diff_normalize_name() */
+};
+void diff_trace_opts_default(struct diff_trace_opts *o);
+/* The name a kernel or op is matched by with --normalize: template and argument lists become
+ * "<...>" and "(...)", "#<digits>" becomes "#N" (ProfilerStep#12), a trailing "_<digits>" becomes
+ * "_N" (generated kernels: triton_poi_fused_add_0). Writes at most cap bytes (NUL-terminated);
+ * returns the full length. */
+size_t diff_normalize_name(const char *in, char *out, size_t cap);
+
+/* One name (HTA TraceDiff: count and total duration summed over categories) on one side of
+ * the device split. Index 0 = before (control), 1 = after (test). */
+struct diff_op {
+    const char *name; /* owned by the result */
+    bool gpu;         /* stream != -1 */
+    uint64_t count[2];
+    lat_ns dur[2];
+    char change;        /* '+' count grew, '-' fell, '=' same (counts_change_categories) */
+    const char *status; /* "added", "deleted", "increased", "decreased", "unchanged" */
+    double step_share;  /* delta duration / delta total step time (NaN when undefined) */
+};
+
+struct diff_trace_result {
+    struct diff_op *ops; /* by delta duration, largest increase first */
+    size_t nops;
+    struct diff_bench_result scal; /* step, temporal and idle rows (load = the section), notes */
+    uint64_t steps[2];             /* ProfilerSteps compared per side */
+    double step_total_delta_ns;    /* Σ step durations after - before (NaN without steps) */
+    char *pool;                    /* names */
+    size_t pool_len, pool_cap;
+};
+
+/* Compares the traces of two runs (each side: one trace per rank). 0, LAT_E_USAGE with err
+ * (the rank or iteration selects nothing), or -ENOMEM. */
+int diff_trace_compare(struct lat_trace *const *a, size_t na, struct lat_trace *const *b, size_t nb,
+                       const struct diff_trace_opts *o, struct diff_trace_result *out, char *err,
+                       size_t errsz);
+void diff_trace_result_fini(struct diff_trace_result *r);
+
+#endif
