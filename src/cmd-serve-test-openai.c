@@ -50,6 +50,8 @@ static void usage(FILE *f)
         "  --faults LIST          e.g. cut:0.1,error:0.05,stall:0.05,malformed:0.05,http:0.05\n"
         "  --stall DUR            pause of the stall fault (default 500ms)\n"
         "  --no-usage             never send usage (clients must count chunks)\n"
+        "  --keepalive-lie        close after every response without 'Connection: close'\n"
+        "                         (llama-server does: keep-alive is implied, not kept)\n"
         "  --seed N               fault draws (default 1)\n"
         "  --send-log FILE        one JSON line per streamed response: its id and every\n"
         "                         content chunk's actual send time (CLOCK_MONOTONIC ns);\n"
@@ -69,6 +71,7 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
         {"faults", required_argument, NULL, 'F'},
         {"stall", required_argument, NULL, 's'},
         {"no-usage", no_argument, NULL, 'U'},
+        {"keepalive-lie", no_argument, NULL, 'K'},
         {"seed", required_argument, NULL, 'S'},
         {"send-log", required_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},
@@ -115,6 +118,9 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
                 pr_err("--faults %s: %s\n", optarg, why);
                 return LAT_EXIT_USAGE;
             }
+            break;
+        case 'K':
+            cfg.keepalive_lie = true;
             break;
         case 'U':
             cfg.no_usage = true;

@@ -353,12 +353,14 @@ static void start_write(struct bconn *bc, lat_ns now)
         }
     }
     http1_resp_init(&bc->resp, t->head, NULL, NULL);
-    bc->req = t->request;
-    bc->req_len = t->request_len;
-    if (t->ops && t->ops->build(bc->cs, &bc->req, &bc->req_len) < 0) {
-        fail(bc, BENCH_ERR_MALFORMED, now);
-        return;
-    }
+    if (!bc->retried) {
+        bc->req = t->request;
+        bc->req_len = t->request_len;
+        if (t->ops && t->ops->build(bc->cs, &bc->req, &bc->req_len) < 0) {
+            fail(bc, BENCH_ERR_MALFORMED, now);
+            return;
+        }
+    } /* a stale keep-alive retry sends the same bytes again (the same replay line) */
     bc->wpos = 0;
     bc->match = 0;
     bc->matched = w->e->t->expect_body == NULL;

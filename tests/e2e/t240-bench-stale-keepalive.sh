@@ -27,4 +27,21 @@ check_py "$TMPDIR/b.json" "
 p = d['points'][0]
 assert p['requests'] > 20 and p['errors']['total'] == 0, (p['requests'], p['errors'])
 "
+
+# The LLM case of issue 17: a streaming server that closes after every response (no
+# "Connection: close"). Before: "ok 50 errors 50; transport 50" at c=2, VALID.
+"$LATSCOPE" serve-test openai --keepalive-lie --prefill 1ms --token-interval 1ms \
+    --port-file "$TMPDIR/o.port" >/dev/null 2>"$TMPDIR/o.err" &
+FIXTURE_PIDS+=($!)
+for _ in $(seq 100); do [[ -s $TMPDIR/o.port ]] && break; sleep 0.05; done
+[[ -s $TMPDIR/o.port ]] || { cat "$TMPDIR/o.err"; fail "serve-test openai did not start"; }
+"$LATSCOPE" bench --target openai "http://127.0.0.1:$(cat "$TMPDIR/o.port")/v1/chat/completions" \
+    --input-tokens 8 --output-tokens 4 -c 2 -t 1 -n 100 --format json >"$TMPDIR/o.json" \
+    2>"$TMPDIR/o.err2" || { cat "$TMPDIR/o.err2"; fail "openai against --keepalive-lie"; }
+check_py "$TMPDIR/o.json" "
+p = d['points'][0]
+assert p['requests'] == 100 and p['errors']['total'] == 0, (p['requests'], p['errors'])
+assert p['llm_errors']['total'] == 0, p['llm_errors']
+assert p['stale_retries'] > 0, p['stale_retries']
+"
 exit 0

@@ -35,7 +35,9 @@ assert len({r["id"] for r in recs}) == len(recs), "duplicate ids in the records"
 for s in logs:   # every response ran to completion and every chunk went out as content
     assert s["complete"] is True and s["chunks"] == 5, s            # 9 tokens, 2 per chunk
     assert len(s["send_ns"]) == 5 and all(t is not None for t in s["send_ns"]), s
-    assert all(a < b for a, b in zip(s["send_ns"], s["send_ns"][1:])), s
+    # non-decreasing: a loop that wakes late (a loaded machine) writes the chunks that came
+    # due meanwhile in one write, with one send time (seen: late_ns 4 ms, two equal times)
+    assert all(a <= b for a, b in zip(s["send_ns"], s["send_ns"][1:])), s
     assert all(l >= 0 for l in s["late_ns"]), s                     # never before its plan
     assert all(w >= 0 for w in s["write_ns"]), s
 for r in recs:
