@@ -46,7 +46,7 @@ done
 # analyze and doctor agree on the steps: the schedule's last step is complete
 steps=$(jq '.ranks[0].steps | length' "$TMPDIR/l.json")
 [[ $steps == 3 ]] || fail "analyze has $steps steps, the schedule recorded 3"
-expect_rc 0 "$LATSCOPE" doctor --format json "$tr"
+expect_rc 0 "$LATSCOPE" doctor --fail-on never --format json "$tr"
 dsteps=$(jq '.traces[0].steps' "$TMPDIR/out")
 [[ $dsteps == 3 ]] || fail "doctor has $dsteps steps, analyze $steps"
 echo "torch $(jq -r .torch "$out/live.key_averages.json"): $(jq '.ops | length' "$out/live.key_averages.json") rows equal"

@@ -24,7 +24,7 @@ for c in full:3:false cut:2:true; do
     expect_rc 0 "$LATSCOPE" analyze --format json "$TMPDIR/$name.json"
     [[ $(jq '.ranks[0].steps | length' "$TMPDIR/out") == "$want" ]] || fail "$name: analyze steps $(jq '.ranks[0].steps | length' "$TMPDIR/out")"
     [[ $(jq '.preprocessing.last_step_dropped' "$TMPDIR/out") == "$dropped" ]] || fail "$name: last_step_dropped"
-    expect_rc 0 "$LATSCOPE" doctor --format json "$TMPDIR/$name.json"
+    expect_rc 0 "$LATSCOPE" doctor --fail-on never --format json "$TMPDIR/$name.json"
     [[ $(jq '.traces[0].steps' "$TMPDIR/out") == "$want" ]] || fail "$name: doctor steps $(jq '.traces[0].steps' "$TMPDIR/out"), analyze $want"
 done
 expect_rc 0 "$LATSCOPE" analyze "$TMPDIR/cut.json"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t157-analyze-hostile: hostile trace inputs through the CLI (issue 14): nothing vanishes
+# t162-analyze-hostile: hostile trace inputs through the CLI (issue 14): nothing vanishes
 # silently. Dropped events are one warning on stderr and a `dropped` object in the JSON; a
 # wrong time unit, mostly unusable events, empty/truncated files and bad gzip are errors that
 # say what is wrong; doctor warns the same way.
@@ -33,7 +33,7 @@ contains "$TMPDIR/err" "11 events dropped"
     done
     printf ']}'
 } > "$TMPDIR/ns.json"
-expect_rc 1 "$LATSCOPE" analyze "$TMPDIR/ns.json"
+expect_rc 2 "$LATSCOPE" analyze "$TMPDIR/ns.json"
 contains "$TMPDIR/err" "timestamps in ns, not µs: 30 of 30 events"
 contains "$TMPDIR/err" "divide both by 1000"
 [[ ! -s $TMPDIR/out ]] || fail "a report was printed for a trace in the wrong unit"
@@ -42,29 +42,29 @@ contains "$TMPDIR/err" "timestamps in ns, not µs"
 
 # mostly unusable events
 printf '{"traceEvents":[{"ph":"X","ts":1,"dur":"300us"},{"ph":"X","ts":null,"dur":2}]}' > "$TMPDIR/bad.json"
-expect_rc 1 "$LATSCOPE" analyze "$TMPDIR/bad.json"
+expect_rc 2 "$LATSCOPE" analyze "$TMPDIR/bad.json"
 contains "$TMPDIR/err" "2 of 2 events have no usable time"
 
 # empty and truncated files, gzip with a bad length or something appended
 : > "$TMPDIR/empty.json"
-expect_rc 1 "$LATSCOPE" analyze "$TMPDIR/empty.json"
+expect_rc 2 "$LATSCOPE" analyze "$TMPDIR/empty.json"
 contains "$TMPDIR/err" "empty file (0 bytes): not a trace"
 head -c 500 "$data/handmade-kineto-current.json" > "$TMPDIR/cut.json"
-expect_rc 1 "$LATSCOPE" analyze "$TMPDIR/cut.json"
+expect_rc 2 "$LATSCOPE" analyze "$TMPDIR/cut.json"
 contains "$TMPDIR/err" "truncated JSON trace: JSON byte 500"
 gzip -c "$data/handmade-analyze-basic.json" > "$TMPDIR/ok.json.gz"
 { cat "$TMPDIR/ok.json.gz"; printf 'garbage'; } > "$TMPDIR/garbage.json.gz"
-expect_rc 1 "$LATSCOPE" analyze "$TMPDIR/garbage.json.gz"
+expect_rc 2 "$LATSCOPE" analyze "$TMPDIR/garbage.json.gz"
 contains "$TMPDIR/err" "trailing data after the end of the gzip stream"
 sz=$(stat -c %s "$TMPDIR/ok.json.gz")
 { head -c $((sz - 1)) "$TMPDIR/ok.json.gz"; printf '\377'; } > "$TMPDIR/badlen.json.gz"
-expect_rc 1 "$LATSCOPE" analyze "$TMPDIR/badlen.json.gz"
+expect_rc 2 "$LATSCOPE" analyze "$TMPDIR/badlen.json.gz"
 contains "$TMPDIR/err" "length mismatch"
 if grep -q "CRC" "$TMPDIR/err"; then fail "a bad length reported as a CRC error"; fi
 
 # a value over the size limit names the limit and how to raise it
 { printf '{"big": "'; head -c 3000 /dev/zero | tr '\0' x; printf '", "traceEvents": []}'; } > "$TMPDIR/big.json"
-LATSCOPE_MAX_VALUE=1k expect_rc 1 "$LATSCOPE" analyze "$TMPDIR/big.json"
+LATSCOPE_MAX_VALUE=1k expect_rc 2 "$LATSCOPE" analyze "$TMPDIR/big.json"
 contains "$TMPDIR/err" "LATSCOPE_MAX_VALUE"
 LATSCOPE_MAX_VALUE=1M expect_rc 0 "$LATSCOPE" analyze "$TMPDIR/big.json"
 exit 0
