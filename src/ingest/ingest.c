@@ -141,6 +141,24 @@ static bool sniff_trtexec(const unsigned char *h, size_t n, const char *path)
     return n - j >= 7 && memcmp(h + j, "\"count\"", 7) == 0;
 }
 
+/* ONNX Runtime profile: a JSON array of Chrome events with cat "Session" / "Node". */
+static bool sniff_ort(const unsigned char *h, size_t n, const char *path)
+{
+    (void)path;
+    if (first_char(h, n, NULL) != '[') return false;
+    size_t k = n > 1024 ? 1024 : n;
+    for (const unsigned char *p = h; (p = memmem(p, k - (size_t)(p - h), "\"cat\"", 5));) {
+        p += 5;
+        size_t i = 0, left = k - (size_t)(p - h);
+        while (i < left && (p[i] == ' ' || p[i] == ':' || p[i] == '\t'))
+            i++;
+        if ((left - i >= 9 && !memcmp(p + i, "\"Session\"", 9)) ||
+            (left - i >= 6 && !memcmp(p + i, "\"Node\"", 6)))
+            return true;
+    }
+    return false;
+}
+
 /* CSV: text whose first line has at least two commas and does not start like JSON. */
 static bool sniff_csv(const unsigned char *h, size_t n, const char *path)
 {
@@ -214,6 +232,9 @@ static const struct ingest_format formats[] = {
     {"collapsed-stacks", "collapsed stack samples (py-spy raw, stackcollapse)", sniff_collapsed,
      NULL, "record with `latscope trace --cpu -- CMD` or py-spy `--format chrometrace`"},
     {"text", "a text file, not JSON (a log?)", sniff_text, NULL, "pass the trace file itself"},
+    /* ONNX Runtime profiles are Chrome events: the Kineto/Chrome reader loads them (format
+     * "ort"); the row names them for ingest_sniff() */
+    {"ort", "an ONNX Runtime profile", sniff_ort, ingest_kineto_load, NULL},
     /* last: any JSON (and anything not recognised above: the JSON reader says what is wrong) */
     {"kineto", "Kineto/Chrome trace JSON", sniff_any, ingest_kineto_load, NULL},
 };

@@ -141,9 +141,10 @@ bool ingest_status_skipped(enum lat_ingest_status st);
 const char *ingest_file_reason(const struct lat_ingest_file *f);
 
 /* The name of the format the first bytes (decompressed) and path look like: "kineto" (any
- * JSON: the Kineto/Chrome reader decides), or the name of a format latscope recognises but
- * cannot read ("sqlite", "nsys-rep", "protobuf", "csv", "perf-script", "speedscope",
- * "trtexec-profile", "onnx-model", "collapsed-stacks", "text"). path may be NULL. */
+ * JSON: the Kineto/Chrome reader decides), "ort" (an ONNX Runtime profile, read by the same
+ * reader), or the name of a format latscope recognises but cannot read ("sqlite", "nsys-rep",
+ * "protobuf", "csv", "perf-script", "speedscope", "trtexec-profile", "onnx-model",
+ * "collapsed-stacks", "text"). path may be NULL. */
 const char *ingest_sniff(const void *head, size_t n, const char *path);
 
 /* Loads every *.json and *.json.gz file of dir, several at once (one thread per online CPU, at

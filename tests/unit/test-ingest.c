@@ -41,7 +41,8 @@ TEST(ingest_sniff_names_formats)
     } cases[] = {
         {"{\"traceEvents\": []}", "x.json", "kineto"},
         {"  [{\"ph\": \"X\"}]", NULL, "kineto"},
-        {"[{\"cat\": \"Session\"}]", "onnxruntime_profile.json", "kineto"}, /* ORT: readable */
+        {"[\n{\"cat\" : \"Session\",\"pid\" :1}", "onnxruntime_profile.json", "ort"}, /* read */
+        {"[{\"cat\": \"kernel\", \"name\": \"Node\"}]", NULL, "kineto"},
         {"SQLite format 3\0\x10\x00", "a.sqlite", "sqlite"},
         {"SQLite format 3\0\x10\x00", "a.json", "sqlite"}, /* content wins over the name */
         {"\x0a\x05hello", "vm.xplane.pb", "protobuf"},
