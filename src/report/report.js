@@ -616,8 +616,10 @@ function tracePage(p, sec, pageIndex) {
   });
   /* the timeline needs a laid-out width: built when its page is first shown */
   return function () {
-    if (!tl && p.timeline) { tl = new Timeline(tlHost, p.timeline); TIMELINES.push(tl); }
-    if (tl) tl.draw();
+    var q0 = now();
+    if (!tl && p.timeline) { tl = new Timeline(tlHost, p.timeline); TIMELINES.push(tl); TL_MS.build = now() - q0; }
+    var q1 = now();
+    if (tl) { tl.draw(); TL_MS.draw = now() - q1; }
     if (!p.timeline) tlHost.textContent = 'no timeline (no duration event)';
   };
 }
@@ -841,12 +843,12 @@ function main() {
     extra += ' · flowtest ' + ft.selBox.textContent.replace(/\n/g, ' | ');
   }
   if (!errors.length) {
-    document.getElementById('selfcheck').textContent = 'self-check ok: ' + shows.length + ' page(s) drawn in ' + t.toFixed(0) + ' ms (JSON parse ' + PARSE_MS.toFixed(0) + ' ms)' + extra;
+    document.getElementById('selfcheck').textContent = 'self-check ok: ' + shows.length + ' page(s) drawn in ' + t.toFixed(0) + ' ms (JSON parse ' + PARSE_MS.toFixed(0) + ' ms' + (TL_MS.build != null ? ', timeline decode ' + TL_MS.build.toFixed(0) + ' ms, first frame ' + TL_MS.draw.toFixed(0) + ' ms' : '') + ')' + extra;
     document.body.setAttribute('data-status', 'ok');
   }
 }
 function now() { return window.performance ? performance.now() : new Date().getTime(); }
-var T0 = now(), PARSE_MS = 0, TIMELINES = [];
+var T0 = now(), PARSE_MS = 0, TIMELINES = [], TL_MS = {};
 try { main(); } catch (e) {
   errors.push(String(e && e.stack || e));
   document.getElementById('selfcheck').textContent = 'script error: ' + errors.join('; ');
