@@ -531,6 +531,46 @@ Timeline.prototype.showUs = function (tsUs, durUs) {
   this.wrap.scrollIntoView({ block: 'center' });
 };
 
+/* CPU samples as an icicle graph (root on top) of the top stacks; a click zooms into a frame,
+ * a click on the top bar zooms back out. */
+function flameGraph(stacks) {
+  var root = { name: 'all sampled stacks', v: 0, kids: {} };
+  stacks.forEach(function (s) {
+    var n = root;
+    n.v += s.samples;
+    String(s.stack).split(';').forEach(function (f) {
+      n = n.kids[f] || (n.kids[f] = { name: f, v: 0, kids: {}, parent: n });
+      n.v += s.samples;
+    });
+  });
+  function depth(n) { var d = 0; Object.keys(n.kids).forEach(function (k) { d = Math.max(d, depth(n.kids[k])); }); return d + 1; }
+  var host = el('div');
+  function render(focus) {
+    host.textContent = '';
+    var W = 1200, RH = 18, H = depth(focus) * RH + 2, total = focus.v || 1;
+    var svg = sv('svg', { width: '100%', viewBox: '0 0 ' + W + ' ' + H, role: 'img' });
+    function lay(n, x, w, d) {
+      if (w < 0.5) return;
+      var g = sv('g', { style: 'cursor:pointer' });
+      g.appendChild(sv('rect', { x: x, y: d * RH, width: Math.max(w - 0.5, 0.5), height: RH - 1, fill: d ? hashColor(n.name) : '#c9ced6' }));
+      if (w > 40) g.appendChild(sv('text', { x: x + 3, y: d * RH + 13, text: n.name.slice(0, Math.floor(w / 6.5)) }));
+      g.appendChild(sv('title', { text: n.name + ' · ' + n.v + ' samples (' + fmtNum(100 * n.v / root.v, 1) + ' % of these stacks)' }));
+      g.addEventListener('click', function () { render(n === focus && n.parent ? n.parent : n); });
+      svg.appendChild(g);
+      var cx = x;
+      Object.keys(n.kids).map(function (k) { return n.kids[k]; }).sort(function (a, b) { return b.v - a.v; }).forEach(function (c) {
+        var cw = w * c.v / (n.v || 1);
+        lay(c, cx, cw, d + 1);
+        cx += cw;
+      });
+    }
+    lay(focus, 0, W, 0);
+    host.appendChild(svg);
+  }
+  render(root);
+  return host;
+}
+
 /* ---- trace pages ---- */
 var STEP_PARTS = ['gpu_compute_us', 'comm_us', 'copies_us', 'gpu_other_us', 'cpu_only_us', 'idle_us'];
 var STEP_COLORS = ['#2f6fdf', '#8e44ad', '#e67e22', '#16a085', '#d4ac0d', '#c9ced6'];
@@ -612,6 +652,14 @@ function tracePage(p, sec, pageIndex) {
     parts.push(card('Top operators by self time' + rl, [fieldTable(R.top_ops_self, F.top_ops, ['name', 'count', 'self_us', 'total_us', 'gpu_us', 'kernels'])]));
     parts.push(card('Operator → kernel mapping' + rl, [fieldTable(R.op_kernels, F.op_kernels)]));
     if (R.syncs && R.syncs.calls && R.syncs.calls.length) parts.push(card('Synchronisations' + rl, [fieldTable(R.syncs.calls, F.syncs)]));
+    if (R.cpu && R.cpu.top_stacks && R.cpu.top_stacks.length) {
+      var C = R.cpu;
+      parts.push(card('CPU samples' + rl + ': ' + fmtNum(C.samples, 0) + ' samples' + (C.period_us ? ' every ' + fmtUs(C.period_us) : ''), [
+        el('p', { 'class': 'mut', text: 'The top ' + C.top_stacks.length + ' stacks (analyze --top N shows more), root on top; click a frame to zoom in, click it again to zoom out.' }),
+        flameGraph(C.top_stacks),
+        el('h3', { text: 'top functions by self samples' }),
+        simpleTable(['function', 'self', 'self share', 'total', 'total share'], (C.top_functions_self || []).map(function (f) { return [f.function, fmtNum(f.self, 0), fmtNum(100 * f.self_share, 1) + ' %', fmtNum(f.total, 0), fmtNum(100 * f.total_share, 1) + ' %']; }), [false, true, true, true, true])]));
+    }
     parts.forEach(function (x) { sec.appendChild(x); });
   });
   /* the timeline needs a laid-out width: built when its page is first shown */
