@@ -82,13 +82,15 @@ function isNumUnit(u) { return u !== 'str' && u !== 'ktype' && u !== 'bool'; }
 /* ---- generic pieces ---- */
 function card(title, kids) { return el('div', { 'class': 'card' }, [title ? el('h2', { text: title }) : null].concat(kids)); }
 function kpi(label, value, key) { return el('div', { 'class': 'kpi', 'data-key': key }, [el('b', { text: value }), el('span', { text: label })]); }
-function fieldTable(rows, fields, keys) {
+function fieldTable(rows, fields, keys, onName) {
   if (!rows || !rows.length) return el('p', { 'class': 'mut', text: 'none' });
   var fs = keys ? keys.map(function (k) { return fields.filter(function (f) { return f.key === k; })[0]; }).filter(Boolean) : fields;
   var head = el('tr', null, fs.map(function (f) { return el('th', { 'class': isNumUnit(f.unit) ? 'num' : null, text: f.label }); }));
   var body = rows.map(function (r) {
     return el('tr', null, fs.map(function (f) {
       var num = isNumUnit(f.unit);
+      if (onName && (f.key === 'name' || f.key === 'kernel' || f.key === 'op') && r[f.key] && !r.others)
+        return el('td', { 'class': 'name' }, el('a', { 'class': 'jump', title: 'find on the timeline', text: fmtField(f, r[f.key]), onclick: function () { onName(r[f.key]); } }));
       return el('td', { 'class': num ? 'num' : 'name', text: fmtField(f, r[f.key]) });
     }));
   });
@@ -628,6 +630,16 @@ function tracePage(p, sec, pageIndex) {
   sec.appendChild(card('Timeline' + (p.timeline_rank != null ? ' (rank ' + p.timeline_rank + ')' : ''), [tlHost]));
   sec.appendChild(card('Doctor findings', fc));
 
+  /* a name in a table: search it on the timeline and go to its first instance */
+  function findOnTimeline(name) {
+    if (!tl) return;
+    tl.search.value = name;
+    tl.setSearch(name);
+    tl.sel = null;
+    tl.v0 = -1; tl.v1 = 0; /* nextMatch starts from the view centre: the trace start */
+    tl.nextMatch();
+    tl.wrap.scrollIntoView({ block: 'center' });
+  }
   ranks.forEach(function (R) {
     var parts = [];
     var rl = ranks.length > 1 ? ' — rank ' + R.rank : '';
@@ -647,10 +659,11 @@ function tracePage(p, sec, pageIndex) {
     if (R.kernel_types && R.kernel_types.length) g2.push(card('Kernel types' + rl, [fieldTable(R.kernel_types, F.kernel_types)]));
     if (R.memcpy && R.memcpy.length) g2.push(card('Memory copies' + rl, [fieldTable(R.memcpy, F.memcpy)]));
     if (g2.length) parts.push(el('div', { 'class': 'grid2' }, g2));
-    parts.push(card('Top kernels' + rl, [fieldTable(R.top_kernels, F.top_kernels)]));
-    parts.push(card('Top operators by total time' + rl, [fieldTable(R.top_ops, F.top_ops, ['name', 'count', 'total_us', 'self_us', 'gpu_us', 'kernels'])]));
-    parts.push(card('Top operators by self time' + rl, [fieldTable(R.top_ops_self, F.top_ops, ['name', 'count', 'self_us', 'total_us', 'gpu_us', 'kernels'])]));
-    parts.push(card('Operator → kernel mapping' + rl, [fieldTable(R.op_kernels, F.op_kernels)]));
+    var find = R === ranks[0] ? findOnTimeline : null; /* the timeline shows the first rank */
+    parts.push(card('Top kernels' + rl, [fieldTable(R.top_kernels, F.top_kernels, null, find)]));
+    parts.push(card('Top operators by total time' + rl, [fieldTable(R.top_ops, F.top_ops, ['name', 'count', 'total_us', 'self_us', 'gpu_us', 'kernels'], find)]));
+    parts.push(card('Top operators by self time' + rl, [fieldTable(R.top_ops_self, F.top_ops, ['name', 'count', 'self_us', 'total_us', 'gpu_us', 'kernels'], find)]));
+    parts.push(card('Operator → kernel mapping' + rl, [fieldTable(R.op_kernels, F.op_kernels, null, find)]));
     if (R.syncs && R.syncs.calls && R.syncs.calls.length) parts.push(card('Synchronisations' + rl, [fieldTable(R.syncs.calls, F.syncs)]));
     if (R.cpu && R.cpu.top_stacks && R.cpu.top_stacks.length) {
       var C = R.cpu;
@@ -889,6 +902,11 @@ function main() {
       return false;
     });
     extra += ' · flowtest ' + ft.selBox.textContent.replace(/\n/g, ' | ');
+  }
+  /* #findtest: click the first table name that links to the timeline (t601) */
+  if (/findtest/.test(location.hash || '') && TIMELINES.length) {
+    var a = document.querySelector('a.jump[title]');
+    if (a) { a.click(); extra += ' · findtest ' + a.textContent + ' => ' + TIMELINES[0].selBox.textContent.split('\n')[0]; }
   }
   if (!errors.length) {
     document.getElementById('selfcheck').textContent = 'self-check ok: ' + shows.length + ' page(s) drawn in ' + t.toFixed(0) + ' ms (JSON parse ' + PARSE_MS.toFixed(0) + ' ms' + (TL_MS.build != null ? ', timeline decode ' + TL_MS.build.toFixed(0) + ' ms, first frame ' + TL_MS.draw.toFixed(0) + ' ms' : '') + ')' + extra;
