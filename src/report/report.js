@@ -850,9 +850,14 @@ function main() {
     var sec = el('section', { 'class': 'page', id: 'page-' + i, 'data-kind': p.kind });
     sec.appendChild(el('p', { 'class': 'mut', text: p.kind + ': ' + p.path }));
     var show = null;
-    if (p.kind === 'trace') show = tracePage(p, sec, i);
-    else if (p.kind === 'bench') benchPage(p, sec);
-    else if (p.kind === 'hlog') hlogPage(p, sec);
+    try { /* one page that cannot be drawn must not take the others with it */
+      if (p.kind === 'trace') show = tracePage(p, sec, i);
+      else if (p.kind === 'bench') benchPage(p, sec);
+      else if (p.kind === 'hlog') hlogPage(p, sec);
+    } catch (e) {
+      errors.push(String(e && e.message || e));
+      sec.appendChild(el('p', { 'class': 'mut', text: 'this page could not be drawn: ' + String(e && e.message || e) }));
+    }
     mainEl.appendChild(sec);
     var btn = el('button', { text: p.title || p.path, onclick: function () { activate(i); } });
     nav.appendChild(btn);
