@@ -436,16 +436,34 @@ static int hlog_page(struct ctx *c, const char *path)
         }
         hist_add(&tags[k].all, &e.hist);
         const struct lat_hist *h = &e.hist;
-        /* [start_s, length_s, count, p50, p90, p99, max] in ms; no percentiles when empty */
-        if (hist_count(h))
-            buf_printf(&tags[k].iv, "%s[%.3f,%.3f,%llu,%.6f,%.6f,%.6f,%.6f]",
-                       tags[k].iv.len ? "," : "", e.start_s, e.length_s,
-                       (unsigned long long)hist_count(h), ms(hist_value_at_percentile(h, 50)),
-                       ms(hist_value_at_percentile(h, 90)), ms(hist_value_at_percentile(h, 99)),
-                       ms(hist_max(h)));
-        else
-            buf_printf(&tags[k].iv, "%s[%.3f,%.3f,0,null,null,null,null]",
-                       tags[k].iv.len ? "," : "", e.start_s, e.length_s);
+        /* [start_s, length_s, count, p50, p90, p99, max] in ms; no percentiles when empty;
+         * a time that is not finite (a hand-edited log) is null, never "inf" */
+        struct lat_buf *iv = &tags[k].iv;
+        bool have = hist_count(h) > 0;
+        double col[7] = {e.start_s,
+                         e.length_s,
+                         (double)hist_count(h),
+                         have ? ms(hist_value_at_percentile(h, 50)) : NAN,
+                         have ? ms(hist_value_at_percentile(h, 90)) : NAN,
+                         have ? ms(hist_value_at_percentile(h, 99)) : NAN,
+                         have ? ms(hist_max(h)) : NAN};
+        int brc = buf_puts(iv, iv->len ? ",[" : "[");
+        for (int ci = 0; ci < 7 && !brc; ci++) {
+            if (ci) brc = buf_putc(iv, ',');
+            if (brc) break;
+            if (!isfinite(col[ci]))
+                brc = buf_puts(iv, "null");
+            else if (ci == 2)
+                brc = buf_printf(iv, "%llu", (unsigned long long)hist_count(h));
+            else
+                brc = buf_printf(iv, ci < 2 ? "%.3f" : "%.6f", col[ci]);
+        }
+        if (!brc) brc = buf_putc(iv, ']');
+        if (brc) {
+            hist_fini(&e.hist);
+            rc = -ENOMEM;
+            break;
+        }
         hist_fini(&e.hist);
         nint++;
     }

@@ -82,13 +82,15 @@ function isNumUnit(u) { return u !== 'str' && u !== 'ktype' && u !== 'bool'; }
 /* ---- generic pieces ---- */
 function card(title, kids) { return el('div', { 'class': 'card' }, [title ? el('h2', { text: title }) : null].concat(kids)); }
 function kpi(label, value, key) { return el('div', { 'class': 'kpi', 'data-key': key }, [el('b', { text: value }), el('span', { text: label })]); }
-function fieldTable(rows, fields, keys) {
+function fieldTable(rows, fields, keys, onName) {
   if (!rows || !rows.length) return el('p', { 'class': 'mut', text: 'none' });
   var fs = keys ? keys.map(function (k) { return fields.filter(function (f) { return f.key === k; })[0]; }).filter(Boolean) : fields;
   var head = el('tr', null, fs.map(function (f) { return el('th', { 'class': isNumUnit(f.unit) ? 'num' : null, text: f.label }); }));
   var body = rows.map(function (r) {
     return el('tr', null, fs.map(function (f) {
       var num = isNumUnit(f.unit);
+      if (onName && (f.key === 'name' || f.key === 'kernel' || f.key === 'op') && r[f.key] && !r.others)
+        return el('td', { 'class': 'name' }, el('a', { 'class': 'jump', title: 'find on the timeline', text: fmtField(f, r[f.key]), onclick: function () { onName(r[f.key]); } }));
       return el('td', { 'class': num ? 'num' : 'name', text: fmtField(f, r[f.key]) });
     }));
   });
@@ -531,6 +533,46 @@ Timeline.prototype.showUs = function (tsUs, durUs) {
   this.wrap.scrollIntoView({ block: 'center' });
 };
 
+/* CPU samples as an icicle graph (root on top) of the top stacks; a click zooms into a frame,
+ * a click on the top bar zooms back out. */
+function flameGraph(stacks) {
+  var root = { name: 'all sampled stacks', v: 0, kids: {} };
+  stacks.forEach(function (s) {
+    var n = root;
+    n.v += s.samples;
+    String(s.stack).split(';').forEach(function (f) {
+      n = n.kids[f] || (n.kids[f] = { name: f, v: 0, kids: {}, parent: n });
+      n.v += s.samples;
+    });
+  });
+  function depth(n) { var d = 0; Object.keys(n.kids).forEach(function (k) { d = Math.max(d, depth(n.kids[k])); }); return d + 1; }
+  var host = el('div');
+  function render(focus) {
+    host.textContent = '';
+    var W = 1200, RH = 18, H = depth(focus) * RH + 2, total = focus.v || 1;
+    var svg = sv('svg', { width: '100%', viewBox: '0 0 ' + W + ' ' + H, role: 'img' });
+    function lay(n, x, w, d) {
+      if (w < 0.5) return;
+      var g = sv('g', { style: 'cursor:pointer' });
+      g.appendChild(sv('rect', { x: x, y: d * RH, width: Math.max(w - 0.5, 0.5), height: RH - 1, fill: d ? hashColor(n.name) : '#c9ced6' }));
+      if (w > 40) g.appendChild(sv('text', { x: x + 3, y: d * RH + 13, text: n.name.slice(0, Math.floor(w / 6.5)) }));
+      g.appendChild(sv('title', { text: n.name + ' · ' + n.v + ' samples (' + fmtNum(100 * n.v / root.v, 1) + ' % of these stacks)' }));
+      g.addEventListener('click', function () { render(n === focus && n.parent ? n.parent : n); });
+      svg.appendChild(g);
+      var cx = x;
+      Object.keys(n.kids).map(function (k) { return n.kids[k]; }).sort(function (a, b) { return b.v - a.v; }).forEach(function (c) {
+        var cw = w * c.v / (n.v || 1);
+        lay(c, cx, cw, d + 1);
+        cx += cw;
+      });
+    }
+    lay(focus, 0, W, 0);
+    host.appendChild(svg);
+  }
+  render(root);
+  return host;
+}
+
 /* ---- trace pages ---- */
 var STEP_PARTS = ['gpu_compute_us', 'comm_us', 'copies_us', 'gpu_other_us', 'cpu_only_us', 'idle_us'];
 var STEP_COLORS = ['#2f6fdf', '#8e44ad', '#e67e22', '#16a085', '#d4ac0d', '#c9ced6'];
@@ -588,6 +630,16 @@ function tracePage(p, sec, pageIndex) {
   sec.appendChild(card('Timeline' + (p.timeline_rank != null ? ' (rank ' + p.timeline_rank + ')' : ''), [tlHost]));
   sec.appendChild(card('Doctor findings', fc));
 
+  /* a name in a table: search it on the timeline and go to its first instance */
+  function findOnTimeline(name) {
+    if (!tl) return;
+    tl.search.value = name;
+    tl.setSearch(name);
+    tl.sel = null;
+    tl.v0 = -1; tl.v1 = 0; /* nextMatch starts from the view centre: the trace start */
+    tl.nextMatch();
+    tl.wrap.scrollIntoView({ block: 'center' });
+  }
   ranks.forEach(function (R) {
     var parts = [];
     var rl = ranks.length > 1 ? ' — rank ' + R.rank : '';
@@ -607,17 +659,28 @@ function tracePage(p, sec, pageIndex) {
     if (R.kernel_types && R.kernel_types.length) g2.push(card('Kernel types' + rl, [fieldTable(R.kernel_types, F.kernel_types)]));
     if (R.memcpy && R.memcpy.length) g2.push(card('Memory copies' + rl, [fieldTable(R.memcpy, F.memcpy)]));
     if (g2.length) parts.push(el('div', { 'class': 'grid2' }, g2));
-    parts.push(card('Top kernels' + rl, [fieldTable(R.top_kernels, F.top_kernels)]));
-    parts.push(card('Top operators by total time' + rl, [fieldTable(R.top_ops, F.top_ops, ['name', 'count', 'total_us', 'self_us', 'gpu_us', 'kernels'])]));
-    parts.push(card('Top operators by self time' + rl, [fieldTable(R.top_ops_self, F.top_ops, ['name', 'count', 'self_us', 'total_us', 'gpu_us', 'kernels'])]));
-    parts.push(card('Operator → kernel mapping' + rl, [fieldTable(R.op_kernels, F.op_kernels)]));
+    var find = R === ranks[0] ? findOnTimeline : null; /* the timeline shows the first rank */
+    parts.push(card('Top kernels' + rl, [fieldTable(R.top_kernels, F.top_kernels, null, find)]));
+    parts.push(card('Top operators by total time' + rl, [fieldTable(R.top_ops, F.top_ops, ['name', 'count', 'total_us', 'self_us', 'gpu_us', 'kernels'], find)]));
+    parts.push(card('Top operators by self time' + rl, [fieldTable(R.top_ops_self, F.top_ops, ['name', 'count', 'self_us', 'total_us', 'gpu_us', 'kernels'], find)]));
+    parts.push(card('Operator → kernel mapping' + rl, [fieldTable(R.op_kernels, F.op_kernels, null, find)]));
     if (R.syncs && R.syncs.calls && R.syncs.calls.length) parts.push(card('Synchronisations' + rl, [fieldTable(R.syncs.calls, F.syncs)]));
+    if (R.cpu && R.cpu.top_stacks && R.cpu.top_stacks.length) {
+      var C = R.cpu;
+      parts.push(card('CPU samples' + rl + ': ' + fmtNum(C.samples, 0) + ' samples' + (C.period_us ? ' every ' + fmtUs(C.period_us) : ''), [
+        el('p', { 'class': 'mut', text: 'The top ' + C.top_stacks.length + ' stacks (analyze --top N shows more), root on top; click a frame to zoom in, click it again to zoom out.' }),
+        flameGraph(C.top_stacks),
+        el('h3', { text: 'top functions by self samples' }),
+        simpleTable(['function', 'self', 'self share', 'total', 'total share'], (C.top_functions_self || []).map(function (f) { return [f.function, fmtNum(f.self, 0), fmtNum(100 * f.self_share, 1) + ' %', fmtNum(f.total, 0), fmtNum(100 * f.total_share, 1) + ' %']; }), [false, true, true, true, true])]));
+    }
     parts.forEach(function (x) { sec.appendChild(x); });
   });
   /* the timeline needs a laid-out width: built when its page is first shown */
   return function () {
-    if (!tl && p.timeline) { tl = new Timeline(tlHost, p.timeline); TIMELINES.push(tl); }
-    if (tl) tl.draw();
+    var q0 = now();
+    if (!tl && p.timeline) { tl = new Timeline(tlHost, p.timeline); TIMELINES.push(tl); TL_MS.build = now() - q0; }
+    var q1 = now();
+    if (tl) { tl.draw(); TL_MS.draw = now() - q1; }
     if (!p.timeline) tlHost.textContent = 'no timeline (no duration event)';
   };
 }
@@ -787,9 +850,14 @@ function main() {
     var sec = el('section', { 'class': 'page', id: 'page-' + i, 'data-kind': p.kind });
     sec.appendChild(el('p', { 'class': 'mut', text: p.kind + ': ' + p.path }));
     var show = null;
-    if (p.kind === 'trace') show = tracePage(p, sec, i);
-    else if (p.kind === 'bench') benchPage(p, sec);
-    else if (p.kind === 'hlog') hlogPage(p, sec);
+    try { /* one page that cannot be drawn must not take the others with it */
+      if (p.kind === 'trace') show = tracePage(p, sec, i);
+      else if (p.kind === 'bench') benchPage(p, sec);
+      else if (p.kind === 'hlog') hlogPage(p, sec);
+    } catch (e) {
+      errors.push(String(e && e.message || e));
+      sec.appendChild(el('p', { 'class': 'mut', text: 'this page could not be drawn: ' + String(e && e.message || e) }));
+    }
     mainEl.appendChild(sec);
     var btn = el('button', { text: p.title || p.path, onclick: function () { activate(i); } });
     nav.appendChild(btn);
@@ -840,13 +908,18 @@ function main() {
     });
     extra += ' · flowtest ' + ft.selBox.textContent.replace(/\n/g, ' | ');
   }
+  /* #findtest: click the first table name that links to the timeline (t601) */
+  if (/findtest/.test(location.hash || '') && TIMELINES.length) {
+    var a = document.querySelector('a.jump[title]');
+    if (a) { a.click(); extra += ' · findtest ' + a.textContent + ' => ' + TIMELINES[0].selBox.textContent.split('\n')[0]; }
+  }
   if (!errors.length) {
-    document.getElementById('selfcheck').textContent = 'self-check ok: ' + shows.length + ' page(s) drawn in ' + t.toFixed(0) + ' ms (JSON parse ' + PARSE_MS.toFixed(0) + ' ms)' + extra;
+    document.getElementById('selfcheck').textContent = 'self-check ok: ' + shows.length + ' page(s) drawn in ' + t.toFixed(0) + ' ms (JSON parse ' + PARSE_MS.toFixed(0) + ' ms' + (TL_MS.build != null ? ', timeline decode ' + TL_MS.build.toFixed(0) + ' ms, first frame ' + TL_MS.draw.toFixed(0) + ' ms' : '') + ')' + extra;
     document.body.setAttribute('data-status', 'ok');
   }
 }
 function now() { return window.performance ? performance.now() : new Date().getTime(); }
-var T0 = now(), PARSE_MS = 0, TIMELINES = [];
+var T0 = now(), PARSE_MS = 0, TIMELINES = [], TL_MS = {};
 try { main(); } catch (e) {
   errors.push(String(e && e.stack || e));
   document.getElementById('selfcheck').textContent = 'script error: ' + errors.join('; ');

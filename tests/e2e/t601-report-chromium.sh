@@ -66,6 +66,20 @@ got=$(grep -o 'data-key="findings"><b>[^<]*' "$T/dom" | sed 's/.*<b>//')
 drawn=$(grep -o '· [0-9]* drawn' "$T/body" | tr -dc 0-9)
 [[ -n $drawn && $drawn -gt 0 ]] || fail "the timeline drew nothing"
 chrome_shot "$T/a.html" 0
+# a kernel name in the top-kernels table finds its first instance on the timeline
+chrome_dom "$T/a.html" "0&findtest"
+k=$(jq -r '.ranks[0].top_kernels[0].name' "$T/an.json")
+grep -qF "findtest $k =&gt; $k" "$T/body" || fail "table link did not select '$k' on the timeline"
+# CPU samples: the icicle graph of the top stacks, each stack's leaf drawn
+"$LATSCOPE" report "$D/handmade-doctor-cpu.json" -o "$T/cpu.html" 2>/dev/null || fail "report failed"
+chrome_dom "$T/cpu.html" 0
+grep -q 'CPU samples: 80 samples' "$T/body" || fail "no CPU samples card"
+"$LATSCOPE" analyze --format json "$D/handmade-doctor-cpu.json" |
+    jq -r '.ranks[0].cpu.top_stacks[].stack | split(";") | last' >"$T/leaves"
+[[ -s $T/leaves ]] || fail "no CPU stacks in the analysis"
+while IFS= read -r leaf; do
+    grep -qF "<title>$leaf · " "$T/body" || fail "flame graph lacks the frame '$leaf'"
+done <"$T/leaves"
 # two traces: a compare page after the two trace pages
 "$LATSCOPE" report "$tr" "$D/handmade-doctor-sync.json" -o "$T/c.html" 2>/dev/null || fail "report failed"
 chrome_dom "$T/c.html" 2
