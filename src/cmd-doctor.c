@@ -224,6 +224,8 @@ int cmd_doctor(int argc, char **argv, const struct lat_opts *opts)
             if (ofd != STDOUT_FILENO) close(ofd);
             return LAT_EXIT_USAGE;
         }
+        lat_trace_free(f->trace); /* the report keeps copies: free each trace when done */
+        f->trace = NULL;
     }
     r->skipped = skipped;
     doctor_rank(r);
