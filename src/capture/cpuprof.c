@@ -1136,6 +1136,8 @@ static const char *leaf_name(const struct cpuprof *p, uint32_t stack, bool off)
     return n ? stackset_frame_name(&p->stacks, fr[n - 1]) : "[unknown]";
 }
 
+static void lag_percentiles(const struct cpuprof *p, int64_t *p50, int64_t *p99);
+
 int cpuprof_export(struct cpuprof *p, struct lat_trace *t)
 {
     if (!p || !t) return LAT_E_USAGE;
@@ -1146,6 +1148,25 @@ int cpuprof_export(struct cpuprof *p, struct lat_trace *t)
     snprintf(hz, sizeof(hz), "%u", p->o.freq_hz);
     if ((rc = lat_trace_intern(t, "latscope_cpu_sample_hz", 22, &mk)) ||
         (rc = lat_trace_intern(t, hz, strlen(hz), &mv)) || (rc = lat_trace_add_meta(t, mk, mv)))
+        return rc;
+    /* What happened to the samples (raw JSON metadata): nothing dropped without a count. */
+    char js[768];
+    int64_t p50 = -1, p99 = -1;
+    lag_percentiles(p, &p50, &p99);
+    int jn =
+        snprintf(js, sizeof(js),
+                 "{\"samples\":%" PRIu64 ",\"off_cpu_intervals\":%" PRIu64 ",\"lost\":%" PRIu64
+                 ",\"dwarf\":%" PRIu64 ",\"python_merged\":%" PRIu64 ",\"python_late\":%" PRIu64
+                 ",\"python_stale\":%" PRIu64 ",\"python_torn\":%" PRIu64
+                 ",\"python_no_frames\":%" PRIu64 ",\"python_unwind_cut_short\":%" PRIu64
+                 ",\"python_lag_p50_us_max\":%" PRId64 ",\"python_lag_p99_us_max\":%" PRId64
+                 ",\"python_max_lag_ms\":%d,\"interpreter_frames_folded\":%s}",
+                 p->n_on, p->n_off, p->lost, p->dwarf, p->py_samples, p->py_late, p->py_stale,
+                 p->py_torn, p->py_nothread, p->py_truncated, p50, p99, CP_MAX_LAG_NS / 1000000,
+                 p->o.py_internals ? "false" : "true");
+    if (jn > 0 && (size_t)jn < sizeof(js) &&
+        ((rc = lat_trace_intern(t, "latscope_cpu_stats", 18, &mk)) ||
+         (rc = lat_trace_intern(t, js, (size_t)jn, &mv)) || (rc = lat_trace_add_meta(t, mk, mv))))
         return rc;
     int64_t origin = p->origin_ns;
     if (!p->origin_set && t->base_time_ns) {
@@ -1236,6 +1257,20 @@ int cpuprof_write_flamegraph(struct cpuprof *p, FILE *f, const char *title)
     return stackset_write_svg(&p->stacks, f, title);
 }
 
+/* Upper bounds (µs) of the lag percentiles from the log2 histogram; -1 when no read. */
+static void lag_percentiles(const struct cpuprof *p, int64_t *p50, int64_t *p99)
+{
+    uint64_t acc = 0, want50 = (p->py_lag_n + 1) / 2, want99 = p->py_lag_n - p->py_lag_n / 100;
+    *p50 = *p99 = -1;
+    if (!p->py_lag_n) return;
+    for (unsigned b = 0; b < CP_LAG_BUCKETS; b++) {
+        acc += p->py_lag[b];
+        int64_t ub = b ? (int64_t)1 << b : 1;
+        if (*p50 < 0 && acc >= want50) *p50 = ub;
+        if (*p99 < 0 && acc >= want99) *p99 = ub;
+    }
+}
+
 void cpuprof_stats(const struct cpuprof *p, char *buf, size_t len)
 {
     if (!len) return;
@@ -1262,15 +1297,8 @@ void cpuprof_stats(const struct cpuprof *p, char *buf, size_t len)
                       p->py_frames, p->py_samples, (double)p->py_ns / 1e3 / (double)p->py_samples,
                       (double)p->py_reads / (double)p->py_samples);
     if (n > 0 && (size_t)n < len && p->py_lag_n) {
-        /* lag percentiles from the log2 histogram: the bucket's upper bound */
-        uint64_t acc = 0, want50 = (p->py_lag_n + 1) / 2, want99 = p->py_lag_n - p->py_lag_n / 100;
-        int64_t p50 = -1, p99 = -1;
-        for (unsigned b = 0; b < CP_LAG_BUCKETS; b++) {
-            acc += p->py_lag[b];
-            int64_t ub = b ? (int64_t)1 << b : 1;
-            if (p50 < 0 && acc >= want50) p50 = ub;
-            if (p99 < 0 && acc >= want99) p99 = ub;
-        }
+        int64_t p50, p99;
+        lag_percentiles(p, &p50, &p99);
         n += snprintf(buf + n, len - (size_t)n,
                       ", Python read lag after the sample p50 <= %" PRId64 " us, p99 <= %" PRId64
                       " us, max %.0f us",

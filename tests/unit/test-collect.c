@@ -1,5 +1,6 @@
 /* test-collect.c - capture files -> trace model: clock alignment, correlation flows, NVTX
- * pairing and projection, per-process merge, truncation, capfile iteration. */
+ * pairing and projection, per-process merge, truncation, capfile iteration; traces merged on
+ * one clock (export/merge.c). */
 #include "test.h"
 
 #include "capture/capfile.h"
@@ -8,6 +9,8 @@
 #include "capture/demangle.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "export/merge.h"
+#include "ingest/ingest.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -539,4 +542,61 @@ TEST(collect_demangles_kernel_names)
     ASSERT(find_event(t, "k_add(float*, int)", 0) >= 0);
     lat_trace_free(t);
     buf_fini(&b);
+}
+
+/* --- merging traces on one clock (export/merge.c) ------------------------------------------- */
+
+static struct lat_trace *load_json(const char *json)
+{
+    struct lat_trace *t = NULL;
+    char err[256];
+    if (ingest_mem(json, strlen(json), "merge-test.json", NULL, &t, err, sizeof(err))) return NULL;
+    return t;
+}
+
+TEST(merge_two_traces_one_clock)
+{
+    struct lat_trace *a =
+        load_json("{\"baseTimeNanoseconds\": 5000000000, \"traceEvents\": ["
+                  "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":3,\"tid\":4,"
+                  "\"ts\":10,\"dur\":5,\"args\":{\"External id\":9}}]}");
+    struct lat_trace *b = load_json(
+        "{\"baseTimeNanoseconds\": 4999990000, \"traceEvents\": ["
+        "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_sample\",\"name\":\"leaf\",\"pid\":3,\"tid\":4,"
+        "\"ts\":22.5,\"args\":{\"stack\":\"a;leaf\",\"state\":\"on\",\"n\":7}},"
+        "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":3,\"tid\":4,\"args\":{\"name\":\"main\"}},"
+        "{\"ph\":\"X\",\"name\":\"other\",\"pid\":8,\"tid\":8,\"ts\":1,\"dur\":1}]}");
+    ASSERT(a && b);
+    lat_ns shift = 1;
+    size_t n0 = a->ev.n;
+    ASSERT_RC(lat_trace_merge(a, b, &shift));
+    /* b's ts 0 is 10 us before a's: its 22.5 us is a's 12.5 us, inside aten::mm (10-15). */
+    ASSERT_EQ_I64(shift, -10000);
+    ASSERT_EQ_U64(a->ev.n, n0 + b->ev.n);
+    size_t leaf = SIZE_MAX, mm = SIZE_MAX;
+    for (size_t i = 0; i < a->ev.n; i++) {
+        const char *nm = lat_trace_str(a, a->ev.name[i]);
+        if (!strcmp(nm, "leaf")) leaf = i;
+        if (!strcmp(nm, "aten::mm")) mm = i;
+    }
+    ASSERT(leaf != SIZE_MAX && mm != SIZE_MAX);
+    ASSERT_EQ_I64(a->ev.ts[leaf], 12500);
+    ASSERT_EQ_U64(a->ev.track[leaf], a->ev.track[mm]); /* same pid/tid: one row */
+    const struct lat_arg *st = lat_trace_arg(a, leaf, "stack");
+    ASSERT(st && st->type == LAT_ARG_STR);
+    ASSERT_EQ_STR(lat_trace_str(a, st->str), "a;leaf");
+    int64_t v;
+    ASSERT(lat_trace_arg_int(a, leaf, "n", &v) && v == 7);
+    ASSERT(a->tracks[a->ev.track[leaf]].tid_label);
+    ASSERT_EQ_STR(lat_trace_str(a, a->tracks[a->ev.track[leaf]].tid_label), "main");
+    ASSERT_EQ_I64(a->base_time_ns, 5000000000);
+    /* No base time: the clocks cannot be related. */
+    b->base_time_ns = 0;
+    ASSERT_EQ_I64(lat_trace_merge(a, b, NULL), LAT_E_UNSUPPORTED);
+    /* A shift that overflows. */
+    b->base_time_ns = INT64_MAX;
+    a->base_time_ns = -INT64_MAX;
+    ASSERT_EQ_I64(lat_trace_merge(a, b, NULL), LAT_E_OVERFLOW);
+    lat_trace_free(a);
+    lat_trace_free(b);
 }
