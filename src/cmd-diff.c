@@ -750,6 +750,64 @@ static void json_ops(struct jsonw *w, const struct diff_trace_result *r)
     jsonw_arr_end(w);
 }
 
+static const char *sev_name(int s)
+{
+    static const char *const n[] = {"info", "low", "medium", "high"};
+    return s >= 0 && s < 4 ? n[s] : "-";
+}
+
+static void text_findings(FILE *f, const struct diff_trace_result *r, bool md)
+{
+    fprintf(f, md ? "\n### doctor findings\n\n" : "\ndoctor findings\n");
+    if (!r->nfindings) fprintf(f, "  (none on either side)\n");
+    for (size_t i = 0; i < r->nfindings; i++) {
+        const struct diff_finding *d = &r->findings[i];
+        char rank[24] = "";
+        if (d->rank >= 0) snprintf(rank, sizeof(rank), " (rank %d)", d->rank);
+        fprintf(f, "%s%-9s %s%s: %s", md ? "- " : "  ", d->status, d->id, rank, d->title);
+        if (d->in[0] && d->in[1])
+            fprintf(f, "; saving %.1f %% -> %.1f %% of the step, %s -> %s", d->saving_pct[0],
+                    d->saving_pct[1], sev_name(d->severity[0]), sev_name(d->severity[1]));
+        else
+            fprintf(f, "; saving %.1f %% of the step (%s)", d->saving_pct[d->in[1]],
+                    sev_name(d->severity[d->in[1]]));
+        fputc('\n', f);
+    }
+}
+
+static void json_findings(struct jsonw *w, const struct diff_trace_result *r)
+{
+    jsonw_key(w, "findings");
+    jsonw_arr_begin(w);
+    for (size_t i = 0; i < r->nfindings; i++) {
+        const struct diff_finding *d = &r->findings[i];
+        jsonw_obj_begin(w);
+        jsonw_key(w, "id");
+        jsonw_str(w, d->id);
+        jsonw_key(w, "rank");
+        jsonw_i64(w, d->rank);
+        jsonw_key(w, "status");
+        jsonw_str(w, d->status);
+        jsonw_key(w, "title");
+        jsonw_str(w, d->title);
+        for (int side = 0; side < 2; side++) {
+            jsonw_key(w, side ? "after" : "before");
+            if (!d->in[side]) {
+                jsonw_null(w);
+                continue;
+            }
+            jsonw_obj_begin(w);
+            jsonw_key(w, "severity");
+            jsonw_str(w, sev_name(d->severity[side]));
+            json_num(w, "saving_pct", d->saving_pct[side], 4);
+            json_num(w, "saving_us_per_step", d->saving_us[side], 3);
+            jsonw_obj_end(w);
+        }
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
 static int diff_traces(struct cli *c)
 {
     if (c->na != 1 || c->nb != 1) {
@@ -788,6 +846,7 @@ static int diff_traces(struct cli *c)
         jsonw_u64(&w, r.steps[1]);
         json_notes(&w, &r.scal);
         json_rows(&w, &r.scal);
+        json_findings(&w, &r);
         json_ops(&w, &r);
         jsonw_obj_end(&w);
         jsonw_raw(&w, "\n", 1);
@@ -815,6 +874,7 @@ static int diff_traces(struct cli *c)
                 c->to.conf * 100, md ? "\n" : "");
         print_notes(f, &r.scal, md);
         text_rows(f, &r.scal, md, c->to.conf);
+        text_findings(f, &r, md);
         text_ops(f, &r, c->top ? c->top : 20, md);
     }
     diff_trace_result_fini(&r);

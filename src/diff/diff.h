@@ -182,7 +182,20 @@ struct diff_op {
     double step_share;  /* delta duration / delta total step time (NaN when undefined) */
 };
 
+/* A doctor finding (by rule id and rank) before and after. */
+struct diff_finding {
+    char id[48];
+    int32_t rank;
+    char title[200]; /* the after title when present, else the before one */
+    bool in[2];      /* present before / after */
+    double saving_pct[2], saving_us[2];
+    int severity[2];    /* enum doc_severity, -1 when absent */
+    const char *status; /* "resolved", "new", "changed", "unchanged" */
+};
+
 struct diff_trace_result {
+    struct diff_finding *findings; /* resolved, then new, then changed */
+    size_t nfindings;
     struct diff_op *ops; /* by delta duration, largest increase first */
     size_t nops;
     struct diff_bench_result scal; /* step, temporal and idle rows (load = the section), notes */
