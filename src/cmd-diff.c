@@ -36,7 +36,8 @@ static const char usage_text[] =
     "  --noise PCT         significant changes smaller than PCT %% are 'within noise'\n"
     "                      (default 0: off)\n"
     "  --fail-if RULE      exit 1 when a significant change passes RULE, e.g.\n"
-    "                      'p99 > +5%%', 'throughput < -3%%', 'ttft.p99 > +10%%' (repeatable)\n"
+    "                      'p99 > +5%%', 'throughput < -3%%', 'ttft.p99 > +10%%' (repeatable;\n"
+    "                      traces: the step rows, 'step.dur_us > +5%%')\n"
     "\n"
     "Traces: per-name count and duration deltas (HTA TraceDiff), step time (Welch over steps),\n"
     "temporal breakdown and idle categories.\n"
@@ -814,10 +815,6 @@ static int diff_traces(struct cli *c)
         pr_err("traces: give one trace (file or rank directory) per side\n");
         return LAT_EXIT_USAGE;
     }
-    if (c->nrules) {
-        pr_err("--fail-if applies to bench results, not to traces\n");
-        return LAT_EXIT_USAGE;
-    }
     struct tside sa = {0}, sb = {0};
     int ret = LAT_EXIT_USAGE;
     if (load_trace_side(c->a[0], &sa) || load_trace_side(c->b[0], &sb)) goto out;
@@ -829,6 +826,10 @@ static int diff_traces(struct cli *c)
         ret = rc == -ENOMEM ? LAT_EXIT_FAILURE : LAT_EXIT_USAGE;
         goto out;
     }
+    /* --fail-if on the step rows ('step.dur_us > +5%'): Welch over steps decides */
+    bool fired[MAX_RULES];
+    const struct diff_row *first[MAX_RULES];
+    size_t nfired = eval_rules(c, &r.scal, fired, first);
     FILE *f = stdout;
     if (c->fmt == LAT_FMT_JSON) {
         struct jsonw w;
@@ -848,6 +849,7 @@ static int diff_traces(struct cli *c)
         json_rows(&w, &r.scal);
         json_findings(&w, &r);
         json_ops(&w, &r);
+        json_rules(&w, c, fired, first);
         jsonw_obj_end(&w);
         jsonw_raw(&w, "\n", 1);
         jsonw_finish(&w);
@@ -876,9 +878,11 @@ static int diff_traces(struct cli *c)
         text_rows(f, &r.scal, md, c->to.conf);
         text_findings(f, &r, md);
         text_ops(f, &r, c->top ? c->top : 20, md);
+        if (c->nrules) fputc('\n', f);
+        text_rules(f, c, fired, first, md);
     }
     diff_trace_result_fini(&r);
-    ret = LAT_EXIT_OK;
+    ret = nfired ? LAT_EXIT_FAILURE : LAT_EXIT_OK;
 out:
     tside_free(&sa);
     tside_free(&sb);

@@ -59,8 +59,6 @@ contains "$TMPDIR/err" "percentage"
 expect_rc 2 "$LATSCOPE" diff --confidence 2 "$T/a.json" "$T/b.json"
 expect_rc 2 "$LATSCOPE" diff --format xml "$T/a.json" "$T/b.json"
 expect_rc 2 "$LATSCOPE" diff --bogus "$T/a.json" "$T/b.json"
-expect_rc 2 "$LATSCOPE" diff --fail-if 'p99 > +5%' "$T/trace.json" "$T/trace.json"
-contains "$TMPDIR/err" "--fail-if applies to bench results"
 expect_rc 0 "$LATSCOPE" diff --help
 contains "$TMPDIR/out" "Exit status"
 

@@ -48,6 +48,11 @@ assert w["method"] == "welch-steps" and w["verdict"] == "REGRESSION", w
 assert abs(w["delta"] - 150.0) < 1e-6 and w["ci"][0] > 0, w
 assert r["step.kernels"]["verdict"] == "no significant change"
 PY
+# --fail-if on the step time (Welch over steps)
+expect_rc 1 "$LATSCOPE" diff --fail-if 'step.dur_us > +5%' "$T/before.json" "$T/after.json"
+contains "$T/out" "fail-if 'step.dur_us > +5%': FAILED"
+expect_rc 0 "$LATSCOPE" diff --fail-if 'step.dur_us > +50%' "$T/before.json" "$T/after.json"
+expect_rc 0 "$LATSCOPE" diff --fail-if 'step.dur_us > +5%' "$T/after.json" "$T/before.json"
 # text: the top increase is slow_op
 expect_rc 0 "$LATSCOPE" diff "$T/before.json" "$T/after.json"
 grep -A2 'largest increases' "$T/out" | tail -1 | grep -q '^  slow_op ' || { cat "$T/out" >&2; fail "text: slow_op not first"; }
