@@ -20,6 +20,7 @@ enum diff_kind {
     DIFF_KIND_BENCH = 0, /* latscope bench --format json */
     DIFF_KIND_HLOG,      /* HdrHistogram interval log (bench --hdr-log) */
     DIFF_KIND_TRACE,     /* a trace file or a directory of rank traces */
+    DIFF_KIND_RECORDS,   /* bench --records JSONL (one line per request) */
 };
 const char *diff_kind_name(enum diff_kind k);
 
@@ -78,8 +79,8 @@ struct diff_run {
     size_t npts;
 };
 
-/* Loads a bench JSON or an HDR log. 0, or LAT_E_* / -errno with err naming the file, where and
- * what (what to give instead). Free with diff_run_free(). */
+/* Loads a bench JSON, an HDR log or bench --records JSONL. 0, or LAT_E_* / -errno with err naming
+ * the file, where and what (what to give instead). Free with diff_run_free(). */
 int diff_run_load(const char *path, enum diff_kind kind, struct diff_run **out, char *err,
                   size_t errsz);
 /* The same on a document in memory (name is used in messages); doc need not be NUL-terminated. */
