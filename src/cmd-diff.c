@@ -24,8 +24,9 @@ static const char usage_text[] =
     "usage: latscope diff [OPTIONS] BEFORE AFTER\n"
     "       latscope diff [OPTIONS] BEFORE1 BEFORE2 ... -- AFTER1 AFTER2 ...\n"
     "\n"
-    "Compares two runs. Inputs are either bench results (`latscope bench --format json`, or\n"
-    "--hdr-log interval logs) or traces (files or rank directories, anything `analyze` reads).\n"
+    "Compares two runs. Inputs are either bench results (`latscope bench --format json`,\n"
+    "--hdr-log interval logs or --records JSONL) or traces (files or rank directories,\n"
+    "anything `analyze` reads).\n"
     "\n"
     "Bench results: points matched by load (concurrency / rate); every metric with its\n"
     "confidence interval of the change and a verdict. Percentiles: seeded bootstrap on the\n"
@@ -33,13 +34,14 @@ static const char usage_text[] =
     "  --confidence C      confidence of the intervals (default 0.95)\n"
     "  --resamples N       bootstrap resamples (default 10000)\n"
     "  --seed N            bootstrap seed (default 1)\n"
-    "  --noise PCT         significant changes smaller than PCT %% are 'within noise'\n"
+    "  --noise PCT         significant changes smaller than PCT % are 'within noise'\n"
     "                      (default 0: off)\n"
     "  --fail-if RULE      exit 1 when a significant change passes RULE, e.g.\n"
-    "                      'p99 > +5%%', 'throughput < -3%%', 'ttft.p99 > +10%%' (repeatable)\n"
+    "                      'p99 > +5%', 'throughput < -3%', 'ttft.p99 > +10%' (repeatable;\n"
+    "                      traces: the step rows, 'step.dur_us > +5%')\n"
     "\n"
     "Traces: per-name count and duration deltas (HTA TraceDiff), step time (Welch over steps),\n"
-    "temporal breakdown and idle categories.\n"
+    "temporal breakdown, idle categories and doctor findings (resolved / new / changed).\n"
     "  --rank R            only rank R\n"
     "  --iteration N[,M]   only these ProfilerStep numbers (HTA: iterations)\n"
     "  --device all|cpu|gpu  HTA's device filter (CPU: stream -1; default all)\n"
@@ -750,14 +752,68 @@ static void json_ops(struct jsonw *w, const struct diff_trace_result *r)
     jsonw_arr_end(w);
 }
 
+static const char *sev_name(int s)
+{
+    static const char *const n[] = {"info", "low", "medium", "high"};
+    return s >= 0 && s < 4 ? n[s] : "-";
+}
+
+static void text_findings(FILE *f, const struct diff_trace_result *r, bool md)
+{
+    fprintf(f, md ? "\n### doctor findings\n\n" : "\ndoctor findings\n");
+    if (!r->nfindings) fprintf(f, "  (none on either side)\n");
+    for (size_t i = 0; i < r->nfindings; i++) {
+        const struct diff_finding *d = &r->findings[i];
+        char rank[24] = "";
+        if (d->rank >= 0) snprintf(rank, sizeof(rank), " (rank %d)", d->rank);
+        fprintf(f, "%s%-9s %s%s: %s", md ? "- " : "  ", d->status, d->id, rank, d->title);
+        if (d->in[0] && d->in[1])
+            fprintf(f, "; saving %.1f %% -> %.1f %% of the step, %s -> %s", d->saving_pct[0],
+                    d->saving_pct[1], sev_name(d->severity[0]), sev_name(d->severity[1]));
+        else
+            fprintf(f, "; saving %.1f %% of the step (%s)", d->saving_pct[d->in[1]],
+                    sev_name(d->severity[d->in[1]]));
+        fputc('\n', f);
+    }
+}
+
+static void json_findings(struct jsonw *w, const struct diff_trace_result *r)
+{
+    jsonw_key(w, "findings");
+    jsonw_arr_begin(w);
+    for (size_t i = 0; i < r->nfindings; i++) {
+        const struct diff_finding *d = &r->findings[i];
+        jsonw_obj_begin(w);
+        jsonw_key(w, "id");
+        jsonw_str(w, d->id);
+        jsonw_key(w, "rank");
+        jsonw_i64(w, d->rank);
+        jsonw_key(w, "status");
+        jsonw_str(w, d->status);
+        jsonw_key(w, "title");
+        jsonw_str(w, d->title);
+        for (int side = 0; side < 2; side++) {
+            jsonw_key(w, side ? "after" : "before");
+            if (!d->in[side]) {
+                jsonw_null(w);
+                continue;
+            }
+            jsonw_obj_begin(w);
+            jsonw_key(w, "severity");
+            jsonw_str(w, sev_name(d->severity[side]));
+            json_num(w, "saving_pct", d->saving_pct[side], 4);
+            json_num(w, "saving_us_per_step", d->saving_us[side], 3);
+            jsonw_obj_end(w);
+        }
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
 static int diff_traces(struct cli *c)
 {
     if (c->na != 1 || c->nb != 1) {
         pr_err("traces: give one trace (file or rank directory) per side\n");
-        return LAT_EXIT_USAGE;
-    }
-    if (c->nrules) {
-        pr_err("--fail-if applies to bench results, not to traces\n");
         return LAT_EXIT_USAGE;
     }
     struct tside sa = {0}, sb = {0};
@@ -771,6 +827,10 @@ static int diff_traces(struct cli *c)
         ret = rc == -ENOMEM ? LAT_EXIT_FAILURE : LAT_EXIT_USAGE;
         goto out;
     }
+    /* --fail-if on the step rows ('step.dur_us > +5%'): Welch over steps decides */
+    bool fired[MAX_RULES];
+    const struct diff_row *first[MAX_RULES];
+    size_t nfired = eval_rules(c, &r.scal, fired, first);
     FILE *f = stdout;
     if (c->fmt == LAT_FMT_JSON) {
         struct jsonw w;
@@ -788,7 +848,9 @@ static int diff_traces(struct cli *c)
         jsonw_u64(&w, r.steps[1]);
         json_notes(&w, &r.scal);
         json_rows(&w, &r.scal);
+        json_findings(&w, &r);
         json_ops(&w, &r);
+        json_rules(&w, c, fired, first);
         jsonw_obj_end(&w);
         jsonw_raw(&w, "\n", 1);
         jsonw_finish(&w);
@@ -815,10 +877,13 @@ static int diff_traces(struct cli *c)
                 c->to.conf * 100, md ? "\n" : "");
         print_notes(f, &r.scal, md);
         text_rows(f, &r.scal, md, c->to.conf);
+        text_findings(f, &r, md);
         text_ops(f, &r, c->top ? c->top : 20, md);
+        if (c->nrules) fputc('\n', f);
+        text_rules(f, c, fired, first, md);
     }
     diff_trace_result_fini(&r);
-    ret = LAT_EXIT_OK;
+    ret = nfired ? LAT_EXIT_FAILURE : LAT_EXIT_OK;
 out:
     tside_free(&sa);
     tside_free(&sb);

@@ -29,6 +29,8 @@ const char *diff_kind_name(enum diff_kind k)
         return "HDR histogram log";
     case DIFF_KIND_TRACE:
         return "trace";
+    case DIFF_KIND_RECORDS:
+        return "bench --records JSONL";
     }
     return "?";
 }
@@ -119,6 +121,7 @@ int diff_sniff(const char *path, enum diff_kind *kind, char *err, size_t errsz)
             if (json_tok_next(&t, &tk) != 1) break;
             if (tk.type == JSON_KEY) {
                 if (tk.len == 6 && memcmp(tk.s, "target", 6) == 0) *kind = DIFF_KIND_BENCH;
+                if (tk.len == 5 && memcmp(tk.s, "point", 5) == 0) *kind = DIFF_KIND_RECORDS;
                 break;
             }
         }
@@ -391,6 +394,149 @@ static int load_bench(struct diff_run *r, const char *doc, size_t n, char *err, 
     return 0;
 }
 
+/* The summary statistics (ms) of a point from its histograms. */
+static void stats_from_hists(struct diff_point *p)
+{
+    for (int f = 0; f < DIFF_F__N; f++) {
+        struct lat_hist *h = p->hist[f];
+        if (!h || !hist_count(h)) continue;
+        p->stat[f][0] = hist_mean(h) / 1e6;
+        for (int s = 1; s < DIFF_NSTAT - 1; s++)
+            p->stat[f][s] = (double)hist_value_at_percentile(h, stat_pct[s]) / 1e6;
+        p->stat[f][DIFF_NSTAT - 1] = (double)hist_max(h) / 1e6;
+    }
+}
+
+/* One histogram of a point, created on first use. */
+static struct lat_hist *point_hist(struct diff_point *p, int f)
+{
+    if (p->hist[f]) return p->hist[f];
+    struct lat_hist *h = calloc(1, sizeof(*h));
+    if (!h || hist_init_default(h) < 0) {
+        free(h);
+        return NULL;
+    }
+    return p->hist[f] = h;
+}
+
+/* bench --records JSONL: one line per measured request (docs/bench-json.md). Every request is a
+ * sample; points are matched by their index ("point N": records carry no load). */
+static int load_records(struct diff_run *r, const char *doc, size_t n, char *err, size_t errsz)
+{
+    snprintf(r->target, sizeof(r->target), "records");
+    const char *p = doc, *end = doc + n;
+    int line = 0;
+    struct {
+        lat_ns t0, t1;
+    } span[256];
+    int64_t idx_of[256];
+    size_t npts = 0;
+    struct lat_buf ebuf = LAT_BUF_INIT;
+    int rc = 0;
+    while (p < end && !rc) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl : end;
+        line++;
+        size_t len = (size_t)(le - p);
+        const char *ls = p;
+        p = nl ? nl + 1 : end;
+        while (len && (ls[len - 1] == '\r' || ls[len - 1] == ' '))
+            len--;
+        if (!len) continue;
+        int64_t pt, lat, lat_act, ts, tsend, tfirst, tend;
+        if (json_get_i64(ls, len, "point", &pt) || pt < 0 || pt > 1000000 ||
+            json_get_i64(ls, len, "latency_ns", &lat) || json_get_i64(ls, len, "t_sched_ns", &ts) ||
+            json_get_i64(ls, len, "t_end_ns", &tend)) {
+            seterr(err, errsz,
+                   "%s: line %d is not a bench --records line (needs point, latency_ns, "
+                   "t_sched_ns, t_end_ns)",
+                   r->path, line);
+            rc = LAT_E_BAD_JSON;
+            break;
+        }
+        if (json_get_i64(ls, len, "latency_actual_ns", &lat_act)) lat_act = -1;
+        if (json_get_i64(ls, len, "t_send_ns", &tsend)) tsend = -1;
+        if (json_get_i64(ls, len, "t_first_ns", &tfirst)) tfirst = -1;
+        buf_reset(&ebuf);
+        bool failed = json_get_str(ls, len, "error", &ebuf) == 0;
+        size_t k = 0;
+        while (k < npts && idx_of[k] != pt)
+            k++;
+        if (k == npts) {
+            if (npts == 256) {
+                seterr(err, errsz, "%s: more than 256 load points", r->path);
+                rc = LAT_E_OVERFLOW;
+                break;
+            }
+            struct diff_point *np = new_point(r);
+            if (!np) {
+                rc = -ENOMEM;
+                break;
+            }
+            snprintf(np->load, sizeof(np->load), "point %lld", (long long)pt + 1);
+            idx_of[npts] = pt;
+            span[npts].t0 = INT64_MAX;
+            span[npts].t1 = INT64_MIN;
+            npts++;
+        }
+        struct diff_point *q = &r->pts[k];
+        if (ts < span[k].t0) span[k].t0 = ts;
+        if (tend > span[k].t1) span[k].t1 = tend;
+        if (failed) {
+            q->errors++;
+            continue;
+        }
+        q->ok++;
+        struct lat_hist *h;
+        if (!(h = point_hist(q, DIFF_F_LAT))) {
+            rc = -ENOMEM;
+            break;
+        }
+        hist_record(h, lat);
+        if (lat_act >= 0) {
+            if (!(h = point_hist(q, DIFF_F_LAT_ACT))) {
+                rc = -ENOMEM;
+                break;
+            }
+            hist_record(h, lat_act);
+        }
+        if (tfirst >= 0) {
+            if (!(h = point_hist(q, DIFF_F_TTFB))) {
+                rc = -ENOMEM;
+                break;
+            }
+            hist_record(h, tfirst - ts);
+        }
+        if (tsend >= 0) {
+            if (!(h = point_hist(q, DIFF_F_SEND_LAG))) {
+                rc = -ENOMEM;
+                break;
+            }
+            hist_record(h, tsend - ts);
+        }
+    }
+    buf_fini(&ebuf);
+    if (rc) return rc;
+    if (!r->npts) {
+        seterr(err, errsz, "%s: no request record in the file", r->path);
+        return LAT_E_NOT_FOUND;
+    }
+    for (size_t k = 0; k < r->npts; k++) {
+        struct diff_point *q = &r->pts[k];
+        stats_from_hists(q);
+        if (q->ok + q->errors)
+            q->scalar[DIFF_S_ERROR_RATE] = 100.0 * (double)q->errors / (double)(q->ok + q->errors);
+        if (span[k].t1 > span[k].t0)
+            q->scalar[DIFF_S_THROUGHPUT] =
+                (double)q->ok / ((double)(span[k].t1 - span[k].t0) / 1e9);
+        if (!q->ok) {
+            q->valid = false;
+            snprintf(q->why, sizeof(q->why), "no request succeeded");
+        }
+    }
+    return 0;
+}
+
 static int load_hlog(struct diff_run *r, const char *doc, size_t n, char *err, size_t errsz)
 {
     struct diff_point *p = new_point(r);
@@ -438,14 +584,7 @@ static int load_hlog(struct diff_run *r, const char *doc, size_t n, char *err, s
                r->path);
         return LAT_E_NOT_FOUND;
     }
-    for (int f = 0; f < DIFF_F__N; f++) {
-        struct lat_hist *h = p->hist[f];
-        if (!h || !hist_count(h)) continue;
-        p->stat[f][0] = hist_mean(h) / 1e6;
-        for (int s = 1; s < DIFF_NSTAT - 1; s++)
-            p->stat[f][s] = (double)hist_value_at_percentile(h, stat_pct[s]) / 1e6;
-        p->stat[f][DIFF_NSTAT - 1] = (double)hist_max(h) / 1e6;
-    }
+    stats_from_hists(p);
     int main_f = p->hist[DIFF_F_LAT] ? DIFF_F_LAT : r->llm ? DIFF_F_E2E : -1;
     if (main_f >= 0 && p->hist[main_f]) {
         p->ok = hist_count(p->hist[main_f]);
@@ -469,8 +608,9 @@ int diff_run_parse(const char *name, enum diff_kind kind, const char *doc, size_
         rc = LAT_E_TRUNCATED;
     }
     if (!rc)
-        rc = kind == DIFF_KIND_BENCH ? load_bench(r, doc, n, err, errsz)
-                                     : load_hlog(r, doc, n, err, errsz);
+        rc = kind == DIFF_KIND_BENCH     ? load_bench(r, doc, n, err, errsz)
+             : kind == DIFF_KIND_RECORDS ? load_records(r, doc, n, err, errsz)
+                                         : load_hlog(r, doc, n, err, errsz);
     if (rc) {
         diff_run_free(r);
         return rc;

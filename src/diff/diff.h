@@ -20,6 +20,7 @@ enum diff_kind {
     DIFF_KIND_BENCH = 0, /* latscope bench --format json */
     DIFF_KIND_HLOG,      /* HdrHistogram interval log (bench --hdr-log) */
     DIFF_KIND_TRACE,     /* a trace file or a directory of rank traces */
+    DIFF_KIND_RECORDS,   /* bench --records JSONL (one line per request) */
 };
 const char *diff_kind_name(enum diff_kind k);
 
@@ -78,8 +79,8 @@ struct diff_run {
     size_t npts;
 };
 
-/* Loads a bench JSON or an HDR log. 0, or LAT_E_* / -errno with err naming the file, where and
- * what (what to give instead). Free with diff_run_free(). */
+/* Loads a bench JSON, an HDR log or bench --records JSONL. 0, or LAT_E_* / -errno with err naming
+ * the file, where and what (what to give instead). Free with diff_run_free(). */
 int diff_run_load(const char *path, enum diff_kind kind, struct diff_run **out, char *err,
                   size_t errsz);
 /* The same on a document in memory (name is used in messages); doc need not be NUL-terminated. */
@@ -182,7 +183,20 @@ struct diff_op {
     double step_share;  /* delta duration / delta total step time (NaN when undefined) */
 };
 
+/* A doctor finding (by rule id and rank) before and after. */
+struct diff_finding {
+    char id[48];
+    int32_t rank;
+    char title[200]; /* the after title when present, else the before one */
+    bool in[2];      /* present before / after */
+    double saving_pct[2], saving_us[2];
+    int severity[2];    /* enum doc_severity, -1 when absent */
+    const char *status; /* "resolved", "new", "changed", "unchanged" */
+};
+
 struct diff_trace_result {
+    struct diff_finding *findings; /* resolved, then new, then changed */
+    size_t nfindings;
     struct diff_op *ops; /* by delta duration, largest increase first */
     size_t nops;
     struct diff_bench_result scal; /* step, temporal and idle rows (load = the section), notes */

@@ -9,6 +9,7 @@
 #include "analyze/analysis.h"
 #include "analyze/render.h"
 #include "core/err.h"
+#include "doctor/doctor.h"
 #include "model/events.h"
 
 #include <errno.h>
@@ -502,6 +503,93 @@ static int breakdown_rows(const struct lat_analysis *aa, const struct lat_analys
     return rc;
 }
 
+/* ---- doctor findings ---- */
+
+static int doctor_side(struct lat_trace *const *tv, size_t n, const struct diff_trace_opts *o,
+                       struct doc_report **out)
+{
+    struct doc_opts dopt;
+    doctor_opts_default(&dopt);
+    int rc = doctor_report_new(out);
+    for (size_t k = 0; k < n && !rc; k++)
+        if (o->rank < 0 || tv[k]->rank == o->rank) rc = doctor_run(*out, tv[k], &dopt);
+    if (!rc) doctor_rank(*out);
+    return rc;
+}
+
+static int cmp_finding(const void *x, const void *y)
+{
+    const struct diff_finding *a = x, *b = y;
+    static const char *const order[] = {"resolved", "new", "changed", "unchanged"};
+    int ia = 0, ib = 0;
+    for (int i = 0; i < 4; i++) {
+        if (strcmp(a->status, order[i]) == 0) ia = i;
+        if (strcmp(b->status, order[i]) == 0) ib = i;
+    }
+    if (ia != ib) return ia - ib;
+    double da = fabs(a->saving_pct[1] - a->saving_pct[0]);
+    double db = fabs(b->saving_pct[1] - b->saving_pct[0]);
+    return (da < db) - (da > db);
+}
+
+static int compare_findings(struct lat_trace *const *a, size_t na, struct lat_trace *const *b,
+                            size_t nb, const struct diff_trace_opts *o,
+                            struct diff_trace_result *out)
+{
+    struct doc_report *ra = NULL, *rb = NULL;
+    int rc = doctor_side(a, na, o, &ra);
+    if (!rc) rc = doctor_side(b, nb, o, &rb);
+    /* one trace per side: its findings match whatever its rank is called */
+    bool single = !rc && ra->ntraces == 1 && rb->ntraces == 1;
+    for (int side = 0; side < 2 && !rc; side++) {
+        const struct doc_report *r = side ? rb : ra;
+        for (size_t i = 0; i < r->n && !rc; i++) {
+            const struct doc_finding *f = &r->f[i];
+            int32_t rank =
+                f->trace >= 0 && (size_t)f->trace < r->ntraces ? r->traces[f->trace].rank : -1;
+            if (single) rank = -1;
+            struct diff_finding *d = NULL;
+            for (size_t k = 0; k < out->nfindings && !d; k++)
+                if (strcmp(out->findings[k].id, f->id) == 0 && out->findings[k].rank == rank)
+                    d = &out->findings[k];
+            if (!d) {
+                struct diff_finding *nf =
+                    realloc(out->findings, (out->nfindings + 1) * sizeof(*nf));
+                if (!nf) {
+                    rc = -ENOMEM;
+                    break;
+                }
+                out->findings = nf;
+                d = &nf[out->nfindings++];
+                memset(d, 0, sizeof(*d));
+                snprintf(d->id, sizeof(d->id), "%s", f->id);
+                d->rank = rank;
+                d->severity[0] = d->severity[1] = -1;
+            }
+            if (d->in[side]) continue; /* one finding per (id, rank) and side: the top one */
+            d->in[side] = true;
+            d->saving_pct[side] = f->saving_pct;
+            d->saving_us[side] = f->saving_us_per_step;
+            d->severity[side] = (int)f->severity;
+            if (side == 1 || !d->title[0])
+                snprintf(d->title, sizeof(d->title), "%s", f->title ? f->title : "");
+        }
+    }
+    for (size_t k = 0; k < out->nfindings; k++) {
+        struct diff_finding *d = &out->findings[k];
+        d->status =
+            !d->in[1]   ? "resolved"
+            : !d->in[0] ? "new"
+            : fabs(d->saving_pct[1] - d->saving_pct[0]) >= 0.05 || d->severity[0] != d->severity[1]
+                ? "changed"
+                : "unchanged";
+    }
+    if (out->nfindings) qsort(out->findings, out->nfindings, sizeof(*out->findings), cmp_finding);
+    doctor_report_free(ra);
+    doctor_report_free(rb);
+    return rc;
+}
+
 int diff_trace_compare(struct lat_trace *const *a, size_t na, struct lat_trace *const *b, size_t nb,
                        const struct diff_trace_opts *o, struct diff_trace_result *out, char *err,
                        size_t errsz)
@@ -547,6 +635,7 @@ int diff_trace_compare(struct lat_trace *const *a, size_t na, struct lat_trace *
     }
     analysis_free(aa);
     analysis_free(ab);
+    if (!rc) rc = compare_findings(a, na, b, nb, o, out);
     if (rc) goto fail;
 
     for (size_t i = 0; i < out->nops; i++) {
@@ -571,6 +660,7 @@ fail:
 
 void diff_trace_result_fini(struct diff_trace_result *r)
 {
+    free(r->findings);
     free(r->ops);
     free(r->pool);
     diff_bench_result_fini(&r->scal);

@@ -59,8 +59,6 @@ contains "$TMPDIR/err" "percentage"
 expect_rc 2 "$LATSCOPE" diff --confidence 2 "$T/a.json" "$T/b.json"
 expect_rc 2 "$LATSCOPE" diff --format xml "$T/a.json" "$T/b.json"
 expect_rc 2 "$LATSCOPE" diff --bogus "$T/a.json" "$T/b.json"
-expect_rc 2 "$LATSCOPE" diff --fail-if 'p99 > +5%' "$T/trace.json" "$T/trace.json"
-contains "$TMPDIR/err" "--fail-if applies to bench results"
 expect_rc 0 "$LATSCOPE" diff --help
 contains "$TMPDIR/out" "Exit status"
 
@@ -77,6 +75,27 @@ contains "$TMPDIR/out" "is INVALID: send lag p99 3 ms exceeds 1 ms"
 contains "$TMPDIR/out" "(INVALID point)"
 contains "$TMPDIR/out" "different clocks"
 contains "$TMPDIR/out" "different workloads"
+# bench --records JSONL: every request is a sample (exact); 1.5x slower is a regression.
+# recs FILE SCALE: 500 requests with latencies spread 1..5 ms, one failed
+recs() {
+    awk -v s="$2" 'BEGIN { t = 0; for (i = 0; i < 500; i++) { l = int((1000000 + (i * 7919) % 4000000) * s);
+        printf "{\"point\":0,\"thread\":0,\"t_sched_ns\":%d,\"t_send_ns\":%d,\"t_first_ns\":%d,\"t_end_ns\":%d,\"latency_ns\":%d,\"latency_actual_ns\":%d,\"status\":200,\"bytes\":5,\"error\":%s}\n",
+            t, t + 1000, t + l, t + l, l, l - 1000, i == 7 ? "\"http_5xx\"" : "null"; t += l }}' >"$1"
+}
+recs "$T/ra.jsonl" 1.0
+recs "$T/rb.jsonl" 1.5
+expect_rc 1 "$LATSCOPE" diff --fail-if 'p50 > +10%' "$T/ra.jsonl" "$T/rb.jsonl"
+contains "$TMPDIR/out" "point 1"
+grep -q '^  p50 latency .*REGRESSION' "$TMPDIR/out" || { cat "$TMPDIR/out" >&2; fail "records: no p50 regression"; }
+contains "$TMPDIR/out" "error rate"
+expect_rc 0 "$LATSCOPE" diff --fail-if 'p50 > +10%' "$T/ra.jsonl" "$T/ra.jsonl"
+grep -q '^  p50 latency .*no significant change' "$TMPDIR/out" || fail "records: a file against itself differs"
+{ head -3 "$T/ra.jsonl"; echo '{"point":0,"latency_ns":5}'; } >"$T/rbad.jsonl"
+expect_rc 2 "$LATSCOPE" diff "$T/ra.jsonl" "$T/rbad.jsonl"
+contains "$TMPDIR/err" "rbad.jsonl: line 4 is not a bench --records line"
+expect_rc 2 "$LATSCOPE" diff "$T/a.json" "$T/ra.jsonl"
+contains "$TMPDIR/err" "no load point in common"
+
 # unknown --fail-if metric: a warning, not a silent pass
 expect_rc 0 "$LATSCOPE" diff --fail-if 'p42 > +5%' "$T/a.json" "$T/b.json"
 contains "$TMPDIR/err" "no compared metric is called 'p42'"

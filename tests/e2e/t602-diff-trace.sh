@@ -3,6 +3,7 @@
 #  - A synthetic pair (written here) with a known slowdown injected into one op: that op ranks
 #    first among the increases, its delta is exact, and the step time is a significant
 #    regression (Welch over steps) while an untouched op is unchanged.
+#  - doctor findings before/after (handmade traces): resolved and new findings.
 #  - HTA TraceDiff's test data (trace_compare/base vs test, rank 1, iteration 1010): the counts,
 #    durations and change categories HTA's test_trace_diff asserts (../shared/docs/analyses.md).
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
@@ -47,11 +48,30 @@ assert w["method"] == "welch-steps" and w["verdict"] == "REGRESSION", w
 assert abs(w["delta"] - 150.0) < 1e-6 and w["ci"][0] > 0, w
 assert r["step.kernels"]["verdict"] == "no significant change"
 PY
+# --fail-if on the step time (Welch over steps)
+expect_rc 1 "$LATSCOPE" diff --fail-if 'step.dur_us > +5%' "$T/before.json" "$T/after.json"
+contains "$T/out" "fail-if 'step.dur_us > +5%': FAILED"
+expect_rc 0 "$LATSCOPE" diff --fail-if 'step.dur_us > +50%' "$T/before.json" "$T/after.json"
+expect_rc 0 "$LATSCOPE" diff --fail-if 'step.dur_us > +5%' "$T/after.json" "$T/before.json"
 # text: the top increase is slow_op
 expect_rc 0 "$LATSCOPE" diff "$T/before.json" "$T/after.json"
 grep -A2 'largest increases' "$T/out" | tail -1 | grep -q '^  slow_op ' || { cat "$T/out" >&2; fail "text: slow_op not first"; }
 expect_rc 0 "$LATSCOPE" diff --format md "$T/before.json" "$T/after.json"
 contains "$T/out" '| `slow_op` | CPU |'
+
+# doctor findings before/after: the DataLoader finding of the handmade trace is resolved in the
+# clean one, the sync finding is new in the sync one.
+expect_rc 0 "$LATSCOPE" diff --format json "$LATSCOPE_SRCDIR/tests/data/handmade-doctor-dataloader.json" \
+    "$LATSCOPE_SRCDIR/tests/data/handmade-doctor-clean.json"
+python3 - "$T/out" <<'PY' || { cat "$T/out" >&2; fail "doctor findings comparison"; }
+import json, sys
+f = {x["id"]: x for x in json.load(open(sys.argv[1]))["findings"]}
+assert f["dataloader"]["status"] == "resolved" and f["dataloader"]["after"] is None, f
+assert f["dataloader"]["before"]["saving_pct"] > 0
+PY
+expect_rc 0 "$LATSCOPE" diff "$LATSCOPE_SRCDIR/tests/data/handmade-doctor-clean.json" \
+    "$LATSCOPE_SRCDIR/tests/data/handmade-doctor-sync.json"
+grep -q '^  new       sync-points: ' "$T/out" || { cat "$T/out" >&2; fail "new sync finding not listed"; }
 
 # HTA's trace_compare pair
 base=$(need_trace hta/tests/data/trace_compare/base)

@@ -1,6 +1,6 @@
 /* fuzz-diff-bench.c - libFuzzer target for `latscope diff`'s bench-result readers: the input is
- * read as a bench JSON and as an HDR log; whatever loads is compared with itself (every metric,
- * bootstrap included) and must find no significant change. */
+ * read as a bench JSON, as an HDR log and as bench --records JSONL; whatever loads is compared with
+ * itself (every metric, bootstrap included) and must find no significant change. */
 #include "diff/diff.h"
 
 #include <stdint.h>
@@ -12,8 +12,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 1 << 20) return 0;
-    for (int k = 0; k < 2; k++) {
-        enum diff_kind kind = k ? DIFF_KIND_HLOG : DIFF_KIND_BENCH;
+    for (int k = 0; k < 3; k++) {
+        enum diff_kind kind = k == 0   ? DIFF_KIND_BENCH
+                              : k == 1 ? DIFF_KIND_HLOG
+                                       : DIFF_KIND_RECORDS;
         struct diff_run *r = NULL;
         char err[512];
         if (diff_run_parse("fuzz", kind, (const char *)data, size, &r, err, sizeof(err)) != 0) {
