@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t601-diff-errors: bad input to `latscope diff` gets a clear error and exit 2, never a crash or
+# t611-diff-errors: bad input to `latscope diff` gets a clear error and exit 2, never a crash or
 # a silent result: 0-byte and truncated files, a trace where a bench result is expected (and the
 # reverse), JSON that is neither, mismatched loads, bad --fail-if rules and usage errors. Also:
 # INVALID points and different workloads/clocks are flagged, and a result without histograms

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t603-diff-llm: `latscope diff` on `bench --target openai` results: the JSON carries the LLM
+# t613-diff-llm: `latscope diff` on `bench --target openai` results: the JSON carries the LLM
 # metrics' histograms (ttft, tpot, itl, e2e, ...), so a slower prefill (20 ms -> 40 ms on the
 # OpenAI fixture) is a significant TTFT regression with its interval above 0, --fail-if on
 # 'ttft.p50' exits 1, while the token interval (unchanged) gives no significant TPOT regression

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t602-diff-trace: `latscope diff` on traces.
+# t612-diff-trace: `latscope diff` on traces.
 #  - A synthetic pair (written here) with a known slowdown injected into one op: that op ranks
 #    first among the increases, its delta is exact, and the step time is a significant
 #    regression (Welch over steps) while an untouched op is unchanged.
