@@ -79,6 +79,9 @@ struct analyze_render_opts {
     /* Called with a one-line message (no newline) for what cannot be rendered; may be NULL. */
     void (*warn)(void *ctx, const char *msg);
     void *warn_ctx;
+    /* text: the op table per (name, input shape), as key_averages(group_by_input_shape=True)
+     * (the JSON always has ops_by_shape) */
+    bool group_by_input_shape;
 };
 
 /* The whole JSON document of an analysis (docs/analyze-json.md), without a trailing newline;
