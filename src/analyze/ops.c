@@ -62,7 +62,7 @@ static bool is_node(const struct an_view *v, size_t i)
 {
     const struct lat_event_cols *ev = &v->t->ev;
     if (ev->ph[i] != 'X' || (ev->flags[i] & (LAT_EVF_GPU | LAT_EVF_NO_DUR))) return false;
-    if (v->t->tracks[ev->track[i]].gpu) return false;
+    if (v->t->tracks[ev->track[i]].gpu || ev->dur[i] < 0) return false; /* no time < 0 */
     /* legacy torch arrays have no cat, so HTA's preprocessing drops them: keep them here */
     if (is_legacy_op(v, i)) return true;
     if (!v->keep[i]) return false;
