@@ -23,7 +23,7 @@ PRELOAD_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O2 $(WARN) -Isrc -MMD -MP $(FEATURE
                   -fPIC -fvisibility=hidden -fno-omit-frame-pointer -D_FORTIFY_SOURCE=2 \
                   -DLAT_PRELOAD=1
 
-$(PRELOAD_O)/%.o: %.c
+$(PRELOAD_O)/%.o: %.c $(O)/flags
 	@mkdir -p $(dir $@)
 	@echo "  CC [so] $<"
 	$(Q)$(CC) $(PRELOAD_CFLAGS) -c -o $@ $<

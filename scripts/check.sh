@@ -5,11 +5,12 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 jobs=$(nproc 2>/dev/null || echo 2)
-make --no-print-directory -j"$jobs" all build/unit-tests
-make --no-print-directory -j"$jobs" SAN=address,undefined build-san/latscope build-san/unit-tests
+# WERROR=1: a compiler warning fails the check (a user's plain `make` does not use -Werror)
+make --no-print-directory -j"$jobs" WERROR=1 all build/unit-tests
+make --no-print-directory -j"$jobs" WERROR=1 SAN=address,undefined build-san/latscope build-san/unit-tests
 suites=(unit e2e unit-san e2e-san)
 if command -v clang >/dev/null; then
-    make --no-print-directory -j"$jobs" fuzz-build
+    make --no-print-directory -j"$jobs" WERROR=1 fuzz-build
     suites+=(fuzz-corpus)
 fi
 suites+=(format)

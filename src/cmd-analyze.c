@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const char usage_text[] =
     "usage: latscope analyze [OPTIONS] TRACE|DIR...\n"
@@ -50,7 +49,10 @@ static const char usage_text[] =
     "                        (default: one per CPU; 1: all on one thread, gzip too); the\n"
     "                        numbers do not depend on it\n"
     "  --pretty              indent the JSON\n"
-    "  -h, --help            this help\n";
+    "  -h, --help            this help\n"
+    "\n"
+    "exit status: 0 ok, 1 analysis failed or no trace has --rank N, 2 usage error or an input\n"
+    "that cannot be loaded (a bad file inside a DIR is skipped with a warning)\n";
 
 struct progress {
     bool enabled, shown;
@@ -186,58 +188,27 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
     struct progress prog = {.enabled = opts->progress, .start = clock_now_ns()};
     struct lat_ingest_opts io = {.progress = on_read, .progress_ctx = &prog};
     if (ao.threads == 1) io.flags |= LAT_INGEST_NO_THREAD; /* everything on this thread */
-    struct lat_trace **traces = NULL;
-    struct lat_ingest_set **sets = xcalloc(ninputs, sizeof(*sets));
-    size_t ntraces = 0, cap = 0;
-    char err[LAT_INGEST_ERRLEN];
-    for (size_t i = 0; i < ninputs; i++) {
-        struct stat st;
-        if (strcmp(inputs[i], "-") != 0 && stat(inputs[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            int rc = ingest_dir(inputs[i], &io, &sets[i], err, sizeof(err));
-            progress_done(&prog);
-            if (rc < 0) {
-                pr_err("%s: %s\n", inputs[i], err[0] ? err : lat_strerror(rc));
-                goto out;
-            }
-            for (size_t k = 0; k < sets[i]->n; k++) {
-                struct lat_ingest_file *f = &sets[i]->files[k];
-                if (f->status == LAT_INGEST_ERROR) {
-                    pr_err("%s: %s (skipped)\n", f->path, f->err[0] ? f->err : lat_strerror(f->rc));
-                    continue;
-                }
-                if (f->status == LAT_INGEST_DUP_RANK) {
-                    pr_warn("%s: has the same rank %d as an earlier file (skipped)\n", f->path,
-                            f->rank);
-                    continue;
-                }
-                if (f->status == LAT_INGEST_NO_RANK)
-                    pr_warn("%s: trace file does not have the rank: using rank %d\n", f->path,
-                            f->rank);
-                if (ntraces == cap) {
-                    cap = cap ? cap * 2 : 8;
-                    traces = xrealloc(traces, cap * sizeof(*traces));
-                }
-                f->trace->rank = f->rank;
-                traces[ntraces++] = f->trace;
-            }
-            continue;
-        }
-        struct lat_trace *t = NULL;
-        int rc = ingest_open(inputs[i], &io, &t, err, sizeof(err));
-        progress_done(&prog);
-        if (rc < 0) {
-            pr_err("%s: %s\n", inputs[i], err[0] ? err : lat_strerror(rc));
-            goto out;
-        }
-        if (ntraces == cap) {
-            cap = cap ? cap * 2 : 8;
-            traces = xrealloc(traces, cap * sizeof(*traces));
-        }
-        traces[ntraces++] = t;
+    struct lat_ingest_set *set = lat_load_traces("analyze", inputs, ninputs, &io);
+    progress_done(&prog);
+    if (!set) {
+        free(inputs);
+        return LAT_EXIT_USAGE;
     }
-    if (!ntraces) {
-        pr_err("no trace could be loaded\n");
-        goto out;
+    struct lat_trace **traces = xcalloc(set->n, sizeof(*traces));
+    struct analyze_skipped *skipped = xcalloc(set->n, sizeof(*skipped));
+    size_t ntraces = 0, nskipped = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        struct lat_ingest_file *f = &set->files[i];
+        if (f->trace) {
+            f->trace->rank = f->rank;
+            traces[ntraces++] = f->trace;
+        } else if (ingest_status_skipped(f->status)) {
+            skipped[nskipped++] = (struct analyze_skipped){
+                .path = f->path,
+                .status = ingest_status_name(f->status),
+                .reason = ingest_file_reason(f),
+            };
+        }
     }
     /* files given one by one: a missing rank is its position among the inputs */
     for (size_t i = 0; i < ntraces; i++)
@@ -248,6 +219,7 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
                 pr_err("%s and %s both have rank %d: give the ranks of one job\n",
                        traces[j]->path ? traces[j]->path : "?",
                        traces[i]->path ? traces[i]->path : "?", traces[i]->rank);
+                ret = LAT_EXIT_USAGE;
                 goto out;
             }
 
@@ -268,7 +240,10 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
         pr_err("analysis failed: %s\n", lat_strerror(rc));
         goto out;
     }
-    struct analyze_render_opts ro = {.warn = on_render_warn, .group_by_input_shape = by_shape};
+    struct analyze_render_opts ro = {.warn = on_render_warn,
+                                     .skipped = skipped,
+                                     .nskipped = nskipped,
+                                     .group_by_input_shape = by_shape};
     if (fmt == LAT_FMT_JSON)
         rc = print_json(an, pretty, &ro);
     else
@@ -276,18 +251,9 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
     analysis_free(an);
     ret = rc < 0 ? LAT_EXIT_FAILURE : LAT_EXIT_OK;
 out:
-    /* traces loaded one by one are not in a set: free them before the sets */
-    for (size_t i = 0; i < ntraces; i++) {
-        bool in_set = false;
-        for (size_t s = 0; s < ninputs && !in_set; s++)
-            for (size_t k = 0; sets[s] && k < sets[s]->n && !in_set; k++)
-                in_set = sets[s]->files[k].trace == traces[i];
-        if (!in_set) lat_trace_free(traces[i]);
-    }
-    for (size_t i = 0; i < ninputs; i++)
-        ingest_set_free(sets[i]);
+    ingest_set_free(set); /* owns the traces */
     free(traces);
-    free(sets);
+    free(skipped);
     free(inputs);
     return ret;
 usage:

@@ -12,6 +12,7 @@
 #define PR_FMT "bench"
 #include "bench/bench.h"
 #include "bench/kserve.h"
+#include "bench/openai.h"
 #include "bench/opts.h"
 #include "bench/report.h"
 #include "core/err.h"
@@ -19,7 +20,6 @@
 #include "core/units.h"
 #include "hist/hlog.h"
 #include "latscope.h"
-#include "llm/benchglue.h"
 #include "stats/search.h"
 #include "stats/stable.h"
 
@@ -679,7 +679,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
 {
     struct cli c = {.expect_class = 2, .seed = 1, .arrival = BENCH_ARRIVAL_POISSON};
     bench_opts_default(&c.eng);
-    /* --target openai: its own options are taken out of argv first (src/llm/benchglue.c). */
+    /* --target openai: its own options are taken out of argv first (src/bench/openai.c). */
     struct llm_bench llm;
     char lwhy[512];
     if (llm_bench_take_args(&llm, &argc, argv, lwhy, sizeof(lwhy)) < 0) {

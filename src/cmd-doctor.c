@@ -19,8 +19,8 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static void doctor_usage(FILE *f)
 {
@@ -78,48 +78,6 @@ static int doctor_one(struct doc_report *r, const struct doc_opts *o, struct lat
     return 0;
 }
 
-static int doctor_load(struct doc_report *r, const struct doc_opts *o, const char *path)
-{
-    char err[LAT_INGEST_ERRLEN] = "";
-    struct stat st;
-    int rc;
-    if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        struct lat_ingest_set *set = NULL;
-        rc = ingest_dir(path, NULL, &set, err, sizeof(err));
-        if (rc) {
-            pr_err("%s: %s%s%s\n", path, lat_strerror(rc), err[0] ? ": " : "", err);
-            return rc;
-        }
-        int bad = 0;
-        for (size_t i = 0; i < set->n && !bad; i++) {
-            struct lat_ingest_file *f = &set->files[i];
-            if (f->status == LAT_INGEST_ERROR) {
-                pr_err("%s: %s%s%s\n", f->path, lat_strerror(f->rc), f->err[0] ? ": " : "", f->err);
-                bad = f->rc ? f->rc : LAT_E_INTERNAL;
-                continue;
-            }
-            if (f->status == LAT_INGEST_DUP_RANK) {
-                pr_warn("%s: skipped, same rank as an earlier file\n", f->path);
-                continue;
-            }
-            if (f->status == LAT_INGEST_NO_RANK)
-                pr_warn("%s: trace file does not have the rank; using rank 0\n", f->path);
-            bad = doctor_one(r, o, f->trace);
-        }
-        ingest_set_free(set);
-        return bad;
-    }
-    struct lat_trace *t = NULL;
-    rc = ingest_open(path, NULL, &t, err, sizeof(err));
-    if (rc) {
-        pr_err("%s: %s%s%s\n", path, lat_strerror(rc), err[0] ? ": " : "", err);
-        return rc;
-    }
-    rc = doctor_one(r, o, t);
-    lat_trace_free(t);
-    return rc;
-}
-
 int cmd_doctor(int argc, char **argv, const struct lat_opts *opts)
 {
     enum lat_format fmt = LAT_FMT_TEXT;
@@ -160,17 +118,39 @@ int cmd_doctor(int argc, char **argv, const struct lat_opts *opts)
         pr_err("no trace given (usage: latscope doctor [--format text|json|md] TRACE...)\n");
         return LAT_EXIT_USAGE;
     }
+    struct lat_ingest_set *set =
+        lat_load_traces("doctor", (const char *const *)argv + first, (size_t)(argc - first), NULL);
+    if (!set) return LAT_EXIT_USAGE;
     struct doc_report *r = NULL;
+    struct doc_skipped *skipped = xcalloc(set->n, sizeof(*skipped));
     if (doctor_report_new(&r)) {
         pr_err("out of memory\n");
+        ingest_set_free(set);
+        free(skipped);
         return LAT_EXIT_USAGE;
     }
-    for (i = first; i < argc; i++) {
-        if (doctor_load(r, &o, argv[i])) {
+    for (size_t k = 0; k < set->n; k++) {
+        struct lat_ingest_file *f = &set->files[k];
+        if (ingest_status_skipped(f->status)) {
+            skipped[r->nskipped++] = (struct doc_skipped){
+                .path = f->path,
+                .status = ingest_status_name(f->status),
+                .reason = ingest_file_reason(f),
+            };
+            continue;
+        }
+        if (!f->trace) continue;
+        if (f->in_dir) f->trace->rank = f->rank; /* a directory's NO_RANK file: rank 0 */
+        if (doctor_one(r, &o, f->trace)) {
             doctor_report_free(r);
+            ingest_set_free(set);
+            free(skipped);
             return LAT_EXIT_USAGE;
         }
+        lat_trace_free(f->trace); /* the report keeps copies: free each trace when done */
+        f->trace = NULL;
     }
+    r->skipped = skipped;
     doctor_rank(r);
     int rc = 0;
     if (fmt == LAT_FMT_JSON) {
@@ -187,6 +167,8 @@ int cmd_doctor(int argc, char **argv, const struct lat_opts *opts)
     }
     int sev = doctor_max_severity(r);
     doctor_report_free(r);
+    ingest_set_free(set);
+    free(skipped);
     if (rc) {
         pr_err("writing the report: %s\n", lat_strerror(rc));
         return LAT_EXIT_USAGE;

@@ -51,6 +51,14 @@ int lat_parse_format(const char *s, unsigned allowed, enum lat_format *out);
 /* True when argv[i] is -h or --help. */
 bool lat_is_help(const char *arg);
 
+struct lat_ingest_set;
+struct lat_ingest_opts;
+/* cli-load.c: loads a command's trace inputs (files and directories) with ingest_paths() and
+ * reports on stderr under module mod: errors, skipped files (warnings), ranks. NULL after an
+ * error was printed (exit LAT_EXIT_USAGE); else a set with at least one trace. */
+struct lat_ingest_set *lat_load_traces(const char *mod, const char *const *paths, size_t n,
+                                       const struct lat_ingest_opts *io);
+
 /* CLI-only allocation: prints and exits(1) on out of memory. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);

@@ -557,6 +557,19 @@ void analyze_write_json(struct jsonw *w, const struct lat_analysis *a,
     else
         jsonw_null(w);
     jsonw_obj_end(w);
+    jsonw_key(w, "skipped");
+    jsonw_arr_begin(w);
+    for (size_t i = 0; o && i < o->nskipped; i++) {
+        jsonw_obj_begin(w);
+        jsonw_key(w, "path");
+        jsonw_str(w, o->skipped[i].path);
+        jsonw_key(w, "status");
+        jsonw_str(w, o->skipped[i].status);
+        jsonw_key(w, "reason");
+        jsonw_str(w, o->skipped[i].reason);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
     jsonw_key(w, "ranks");
     jsonw_arr_begin(w);
     for (size_t i = 0; i < a->nranks; i++)

@@ -75,10 +75,19 @@ void lat_an_field_json(struct jsonw *w, const struct lat_an_field *f, const void
 /* Writes one row as a JSON object of all its table's columns. */
 void lat_an_row_json(struct jsonw *w, const struct lat_an_table *t, const void *row);
 
+/* An input the command skipped (a directory's bad file...), listed in the JSON "skipped". */
+struct analyze_skipped {
+    const char *path;
+    const char *status; /* ingest_status_name(): "error", "not-a-file", ... */
+    const char *reason;
+};
+
 struct analyze_render_opts {
     /* Called with a one-line message (no newline) for what cannot be rendered; may be NULL. */
     void (*warn)(void *ctx, const char *msg);
     void *warn_ctx;
+    const struct analyze_skipped *skipped;
+    size_t nskipped;
     /* text: the op table per (name, input shape), as key_averages(group_by_input_shape=True)
      * (the JSON always has ops_by_shape) */
     bool group_by_input_shape;

@@ -49,7 +49,7 @@ extern const char *const bench_err_names[BENCH_ERR__COUNT];
 enum bench_arrival { BENCH_ARRIVAL_CONSTANT = 0, BENCH_ARRIVAL_POISSON, BENCH_ARRIVAL_GAMMA };
 
 /*
- * Optional per-request hooks (--target openai: src/llm/benchglue.h). With them the engine asks
+ * Optional per-request hooks (--target openai: src/bench/openai.h). With them the engine asks
  * a per-connection object for each request's bytes and feeds it every body chunk with its
  * recv() time; end is called once per request that began (bench_err -1: completed). All are
  * called on the connection's worker thread; cs objects are never shared between threads.

@@ -140,12 +140,19 @@ struct doc_opts {
     size_t max_examples; /* worst examples per finding (5) */
 };
 
+/* An input the command skipped (a directory's bad file...): the JSON lists it in "skipped". */
+struct doc_skipped {
+    const char *path, *status, *reason; /* status: ingest_status_name() */
+};
+
 struct doc_report {
     struct doc_finding *f;
     size_t n, cap;
     struct doc_summary *traces;
     size_t ntraces, traces_cap;
-    int err; /* sticky -ENOMEM while building */
+    int err;                           /* sticky -ENOMEM while building */
+    const struct doc_skipped *skipped; /* set by the caller, which owns it */
+    size_t nskipped;
 };
 
 void doctor_opts_default(struct doc_opts *o);

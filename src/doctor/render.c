@@ -546,6 +546,19 @@ void doctor_write_json(const struct doc_report *r, const struct doc_opts *opt, s
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
+    jsonw_key(w, "skipped");
+    jsonw_arr_begin(w);
+    for (size_t i = 0; i < r->nskipped; i++) {
+        jsonw_obj_begin(w);
+        jsonw_key(w, "path");
+        jsonw_str(w, r->skipped[i].path);
+        jsonw_key(w, "status");
+        jsonw_str(w, r->skipped[i].status);
+        jsonw_key(w, "reason");
+        jsonw_str(w, r->skipped[i].reason);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
     if (opt) {
         const struct doc_thresholds *th = &opt->th;
         jsonw_key(w, "thresholds");

@@ -1,10 +1,14 @@
 /*
  * ingest.h - trace readers: files on disk -> struct lat_trace (src/model/events.h).
  *
- * ingest_open() reads one file (plain or gzip JSON, detected by content, or "-" for stdin):
- * Kineto / PyTorch profiler traces (current, 2022 and 2021 layouts), the legacy PyTorch array
- * format, and any Chrome trace-event JSON (ONNX Runtime profiles load as generic Chrome).
- * ingest_dir() reads a directory of per-rank traces. Accepted inputs and what is kept:
+ * ingest_open() reads one file (plain or gzip, detected by content, or "-" for stdin). The
+ * format is sniffed from the first (decompressed) bytes and the name (the formats[] table of
+ * ingest.c): Kineto / PyTorch profiler traces (current, 2022 and 2021 layouts), the legacy
+ * PyTorch array format, and any Chrome trace-event JSON (ONNX Runtime profiles load as generic
+ * Chrome). Inputs it recognises but cannot read (SQLite, protobuf, CSV, `perf script` text,
+ * speedscope, trtexec profiles, .nsys-rep, ...) fail with LAT_E_NOT_TRACE and a message that
+ * names the format and what to do. ingest_paths() loads files and directories into one set;
+ * ingest_dir() one directory of per-rank traces. Accepted inputs and what is kept:
  * docs/trace-input.md.
  *
  * What the model holds after a load (the contract analyses rely on):
@@ -63,7 +67,7 @@ struct lat_ingest_opts {
     void *progress_ctx;
 };
 
-#define LAT_INGEST_ERRLEN 256
+#define LAT_INGEST_ERRLEN 512
 
 /* Reads the trace at path ("-" = stdin). opts may be NULL. On success *out is a new trace
  * (caller frees with lat_trace_free) and 0 is returned. On failure *out is NULL, the return is
@@ -80,26 +84,60 @@ int ingest_mem(const void *data, size_t n, const char *name, const struct lat_in
 
 enum lat_ingest_status {
     LAT_INGEST_OK = 0,
-    LAT_INGEST_NO_RANK,  /* loaded; no distributedInfo.rank: used as rank 0 (HTA does the same,
-                            with a warning: the caller should warn) */
-    LAT_INGEST_DUP_RANK, /* skipped: an earlier file (name order) has the same rank (HTA keeps
-                            one file per rank and warns "has the same rank") */
-    LAT_INGEST_ERROR,    /* could not be loaded: rc and err say why */
+    LAT_INGEST_NO_RANK,   /* loaded; no distributedInfo.rank: used as rank 0 (HTA does the same,
+                             with a warning: the caller should warn) */
+    LAT_INGEST_DUP_RANK,  /* skipped: an earlier file (name order) has the same rank (HTA keeps
+                             one file per rank and warns "has the same rank") */
+    LAT_INGEST_ERROR,     /* could not be loaded: rc and err say why */
+    LAT_INGEST_NOT_FILE,  /* skipped, never opened: not a regular file (a FIFO, socket, device)
+                             found in a directory */
+    LAT_INGEST_SAME_FILE, /* skipped: the same file (device and inode) as an earlier input */
 };
 
 struct lat_ingest_file {
-    char *path;
+    char *path;              /* as given, or DIR/NAME for a directory's file (no doubled '/') */
     struct lat_trace *trace; /* NULL unless status is OK or NO_RANK */
     int32_t rank;            /* rank used: distributedInfo.rank, 0 for NO_RANK */
     enum lat_ingest_status status;
     int rc;
-    char err[LAT_INGEST_ERRLEN];
+    char err[LAT_INGEST_ERRLEN]; /* "PATH: why" for every status but OK */
+    bool in_dir;                 /* found in a directory (not named by the caller) */
 };
 
 struct lat_ingest_set {
-    struct lat_ingest_file *files; /* every *.json / *.json.gz in the directory, name order */
+    /* ingest_dir: every *.json / *.json.gz in the directory, name order; ingest_paths: the
+     * inputs in order, a directory's files in name order at its place */
+    struct lat_ingest_file *files;
     size_t n;
 };
+
+/* Loads every path into one set: a file (or "-"), or a directory (its *.json / *.json.gz, as
+ * ingest_dir). Files are loaded several at once (as ingest_dir). Rules (docs/trace-input.md):
+ *  - a file named in paths that cannot be loaded, a directory that cannot be listed or has no
+ *    trace file: the call fails (that rc, err "PATH: why", *out NULL);
+ *  - a directory's file that cannot be loaded stays in the set as LAT_INGEST_ERROR, a
+ *    non-regular one as LAT_INGEST_NOT_FILE (never opened: a FIFO named x.json cannot block);
+ *    the caller reports them as skipped;
+ *  - a file met twice (same device and inode, e.g. named and inside a named directory) is
+ *    loaded once: the later entries are LAT_INGEST_SAME_FILE;
+ *  - ranks as ingest_dir within each directory (NO_RANK, DUP_RANK); a named file keeps
+ *    trace->rank (-1 when the trace has none).
+ * A set where no file loaded is still returned (0): see ingest_set_loaded(). */
+int ingest_paths(const char *const *paths, size_t n, const struct lat_ingest_opts *opts,
+                 struct lat_ingest_set **out, char *err, size_t errsz);
+/* Number of files of s with a trace (status OK or NO_RANK). */
+size_t ingest_set_loaded(const struct lat_ingest_set *s);
+/* True for the statuses a caller reports as "skipped" (ERROR, DUP_RANK, NOT_FILE, SAME_FILE). */
+bool ingest_status_skipped(enum lat_ingest_status st);
+/* f->err without its leading "PATH: " (the reason alone, for JSON lists); "" for OK. */
+const char *ingest_file_reason(const struct lat_ingest_file *f);
+
+/* The name of the format the first bytes (decompressed) and path look like: "kineto" (any
+ * JSON: the Kineto/Chrome reader decides), "ort" (an ONNX Runtime profile, read by the same
+ * reader), or the name of a format latscope recognises but cannot read ("sqlite", "nsys-rep",
+ * "protobuf", "csv", "perf-script", "speedscope", "trtexec-profile", "onnx-model",
+ * "collapsed-stacks", "text"). path may be NULL. */
+const char *ingest_sniff(const void *head, size_t n, const char *path);
 
 /* Loads every *.json and *.json.gz file of dir, several at once (one thread per online CPU, at
  * most 8; LAT_INGEST_NO_THREAD: one at a time; only the calling thread calls opts->progress).
@@ -109,6 +147,7 @@ struct lat_ingest_set {
 int ingest_dir(const char *dir, const struct lat_ingest_opts *opts, struct lat_ingest_set **out,
                char *err, size_t errsz);
 void ingest_set_free(struct lat_ingest_set *s);
+/* "ok", "no-rank", "duplicate-rank", "error", "not-a-file", "same-file". */
 const char *ingest_status_name(enum lat_ingest_status st);
 
 /* ---- helpers for consumers ---- */

@@ -45,6 +45,10 @@ struct ingest_src {
 #endif
     uint64_t raw_done, raw_total, out_done;
     bool first_done; /* plain: the first buffer (read for sniffing) was returned */
+    bool peeked;     /* gzip, one thread: s->out holds the peeked first chunk (or its error) */
+    size_t peek_len;
+    int peek_rc;
+    char peek_err[200];
     /* threaded gzip */
     bool threaded;
     pthread_t th;
@@ -534,8 +538,67 @@ int src_open_mem(const void *data, size_t n, size_t chunk, struct ingest_src **o
     return 0;
 }
 
+int src_peek(struct ingest_src *s, const char **data, size_t *n, char *err, size_t errsz)
+{
+    *data = NULL;
+    *n = 0;
+    if (s->threaded) {
+        /* the first slot, not taken: src_next() returns it again (the producer never writes
+         * the slot at tail while it is produced and unconsumed) */
+        pthread_mutex_lock(&s->mu);
+        while (s->head == s->tail && !s->prod_done)
+            pthread_cond_wait(&s->cv, &s->mu);
+        int rc = 0;
+        if (s->head != s->tail) {
+            *data = s->slot[s->tail % RING];
+            *n = s->slot_len[s->tail % RING];
+            rc = 1;
+        } else if (s->prod_rc) {
+            rc = s->prod_rc; /* sticky: src_next() reports it again */
+            snprintf(err, errsz, "%s", s->prod_err);
+        }
+        pthread_mutex_unlock(&s->mu);
+        return rc;
+    }
+    if (s->gz) {
+        if (!s->peeked) {
+            s->peeked = true;
+            s->peek_rc =
+                src_inflate(s, s->out, s->chunk, &s->peek_len, s->peek_err, sizeof(s->peek_err));
+        }
+        if (s->peek_rc) {
+            snprintf(err, errsz, "%s", s->peek_err);
+            return s->peek_rc;
+        }
+        *data = s->out;
+        *n = s->peek_len;
+        return *n ? 1 : 0;
+    }
+    if (s->fd < 0) {
+        size_t k = s->mem_len - s->mem_pos;
+        if (k > s->chunk) k = s->chunk;
+        *data = (const char *)s->mem + s->mem_pos;
+        *n = k;
+        return k ? 1 : 0;
+    }
+    if (s->first_done) return 0; /* only before the first src_next() */
+    *data = (const char *)s->in;
+    *n = s->in_len;
+    return s->in_len ? 1 : 0;
+}
+
 int src_next(struct ingest_src *s, const char **data, size_t *n, char *err, size_t errsz)
 {
+    if (s->peeked) {
+        s->peeked = false;
+        if (s->peek_rc) {
+            snprintf(err, errsz, "%s", s->peek_err);
+            return s->peek_rc;
+        }
+        *data = s->out;
+        *n = s->peek_len;
+        return *n ? 1 : 0;
+    }
     if (s->threaded) {
         pthread_mutex_lock(&s->mu);
         if (s->held) {

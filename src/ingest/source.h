@@ -21,6 +21,10 @@ int src_open_mem(const void *data, size_t n, size_t chunk, struct ingest_src **o
 /* Next chunk of (decompressed) bytes: 1 with *data and *n (valid until the next call), 0 at the
  * end, < 0 on error (LAT_E_GZIP for corrupt/truncated gzip, -errno) with err filled. */
 int src_next(struct ingest_src *s, const char **data, size_t *n, char *err, size_t errsz);
+/* The first chunk of (decompressed) bytes, without consuming it: the next src_next() returns
+ * the same bytes. Only before the first src_next(). Same returns as src_next(); an error is
+ * reported again by src_next(). */
+int src_peek(struct ingest_src *s, const char **data, size_t *n, char *err, size_t errsz);
 bool src_is_gzip(const struct ingest_src *s);
 /* The inflater of a gzip source: "isa-l" (built with libisal, the default then; the environment
  * variable LAT_INGEST_ZLIB=1 selects zlib), "zlib", or "none" for plain input. */

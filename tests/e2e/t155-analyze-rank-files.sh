@@ -9,7 +9,7 @@ d=$(need_trace hta/tests/data)
 for sub in distributed_info_unavailable rank_unavailable; do
     expect_rc 0 "$LATSCOPE" analyze --format json "$d/$sub"
     [[ $(jq -c '[.ranks[].rank]' "$TMPDIR/out") == "[0]" ]] || fail "$sub: ranks"
-    contains "$TMPDIR/err" "trace file does not have the rank"
+    contains "$TMPDIR/err" "has no distributedInfo.rank; using rank 0"
 done
 
 mkdir "$TMPDIR/mixed"

@@ -91,6 +91,11 @@ echo 'not json' >"$TMPDIR/rk/b.json"
 one err-dir-bad-file.analyze.txt analyze "$TMPDIR/rk/"
 one err-dir-bad-file.analyze.json analyze --format json --pretty "$TMPDIR/rk/"
 one err-dir-bad-file.doctor.txt doctor "$TMPDIR/rk/"
+one err-dir-bad-file.doctor.json doctor --format json "$TMPDIR/rk/"
+# recognised but unreadable formats are named
+printf 'SQLite format 3\0rest' >"$TMPDIR/prof.sqlite"
+one err-sqlite.analyze.txt analyze "$TMPDIR/prof.sqlite"
+one err-sqlite.doctor.txt doctor "$TMPDIR/prof.sqlite"
 # -v adds the timing line (its seconds are normalised)
 one data-handmade-analyze-basic.analyze-verbose.txt -v analyze "$basic"
 

@@ -483,7 +483,7 @@ TEST(kineto_bad_inputs_name_the_problem)
         {"{\"schemaVersion\": 1}", LAT_E_NOT_TRACE, "no \"traceEvents\""},
         {"42", LAT_E_NOT_TRACE, "single number"},
         {"[{\"count\": 3}, {\"name\": \"x\", \"timeMs\": 1.5}]", LAT_E_NOT_TRACE,
-         "has a \"ph\" field"},
+         "trtexec --exportProfile"},
         {"{\"nodes\": [], \"schema\": \"1.0.1\"}", LAT_E_NOT_TRACE, "Chakra"},
         {"[] []", LAT_E_BAD_JSON, "after the end"},
         {"{\"traceEvents\": []} x", LAT_E_BAD_JSON, "after the end"},

@@ -3,9 +3,9 @@
  * test on such samples against the LoadGen table (load-testing.md §6). */
 #include "test.h"
 
+#include "bench/openai.h"
 #include "core/err.h"
 #include "hist/hist.h"
-#include "llm/benchglue.h"
 #include "stats/search.h"
 
 #include <string.h>

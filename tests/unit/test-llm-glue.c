@@ -2,10 +2,10 @@
 #include "test.h"
 
 #include "bench/bench.h"
+#include "bench/openai.h"
 #include "core/err.h"
 #include "hist/hist.h"
 #include "hist/hlog.h"
-#include "llm/benchglue.h"
 
 TEST(llm_bench_take_args_lifts_openai_options)
 {

@@ -1,5 +1,5 @@
 /*
- * benchglue.h - `latscope bench --target openai`: the openai options, the target set-up and the
+ * openai.h - `latscope bench --target openai`: the openai options, the target set-up and the
  * per-request callbacks the bench engine calls, in one place, so the engine and cmd-bench.c
  * need only a handful of lines (docs/latscope-bench-llm.md, "Integration").
  *
@@ -9,8 +9,8 @@
  *                           llm_conn_body, llm_bench_end (engine callbacks, ud = llm_bench)
  *   per load point          llm_bench_point_done() -> one llm_summary (then reset)
  */
-#ifndef LAT_LLM_BENCHGLUE_H
-#define LAT_LLM_BENCHGLUE_H
+#ifndef LAT_BENCH_OPENAI_H
+#define LAT_BENCH_OPENAI_H
 
 #include <stdbool.h>
 #include <stddef.h>

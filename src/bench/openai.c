@@ -1,5 +1,5 @@
 /*
- * benchglue.c - `latscope bench --target openai` on top of the generic engine.
+ * openai.c - `latscope bench --target openai` on top of the generic engine.
  *
  * The engine knows nothing about LLMs: for this target it asks a per-connection object for each
  * request's bytes and hands it every body chunk with its recv() time; this file maps those calls
@@ -9,7 +9,7 @@
  * Threading: callbacks run on worker threads, each with its own connections; the per-thread
  * metrics live in llm_target, merged by llm_bench_point_done() after the workers joined.
  */
-#include "llm/benchglue.h"
+#include "bench/openai.h"
 
 #include "bench/bench.h"
 #include "core/err.h"

@@ -1,0 +1,47 @@
+/*
+ * cli-load.c - loading the trace inputs of a command: one behaviour for analyze, doctor and
+ * every later command that reads traces (docs/trace-input.md, "Several inputs").
+ *
+ * ingest_paths() does the work; this file only reports, the same way for every command:
+ * a named input that cannot be loaded is an error (the command exits LAT_EXIT_USAGE, nothing
+ * on stdout); a directory's file that cannot be used is a warning "PATH: why; skipped" and
+ * stays listed in the set (commands put it in their JSON "skipped"); nothing loaded at all is
+ * an error. One path per message.
+ */
+#include "core/err.h"
+#include "core/log.h"
+#include "ingest/ingest.h"
+#include "latscope.h"
+
+#include <stdio.h>
+
+struct lat_ingest_set *lat_load_traces(const char *mod, const char *const *paths, size_t n,
+                                       const struct lat_ingest_opts *io)
+{
+    struct lat_ingest_set *set = NULL;
+    char err[LAT_INGEST_ERRLEN] = "";
+    int rc = ingest_paths(paths, n, io, &set, err, sizeof(err));
+    if (rc) {
+        lat_log_printf(LAT_LOG_ERR, mod, "%s\n", err[0] ? err : lat_strerror(rc));
+        return NULL;
+    }
+    size_t skipped = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        const struct lat_ingest_file *f = &set->files[i];
+        if (ingest_status_skipped(f->status)) {
+            skipped++;
+            if (lat_log_level >= LAT_LOG_WARN)
+                lat_log_printf(LAT_LOG_WARN, mod, "%s: %s; skipped\n", f->path,
+                               ingest_file_reason(f));
+        } else if (f->status == LAT_INGEST_NO_RANK && lat_log_level >= LAT_LOG_WARN) {
+            lat_log_printf(LAT_LOG_WARN, mod, "%s\n", f->err);
+        }
+    }
+    if (!ingest_set_loaded(set)) {
+        lat_log_printf(LAT_LOG_ERR, mod, "no trace could be loaded (%zu file%s skipped)\n", skipped,
+                       skipped == 1 ? "" : "s");
+        ingest_set_free(set);
+        return NULL;
+    }
+    return set;
+}

@@ -1,0 +1,652 @@
+/*
+ * ingest.c - the front of the trace readers: the table of input formats, ingest_open/mem
+ * (sniff, then the matching reader), and loading files and directories into one set.
+ *
+ * formats[] is tried in order on the first (decompressed) bytes and the file name; the first
+ * row whose sniff() matches decides. A row with a reader loads the input; a row without one is
+ * a format latscope recognises but cannot read yet: the error names it and says what to do.
+ * The last row (Kineto/Chrome JSON) matches anything, so the JSON reader reports what is
+ * wrong with a file nothing else recognised. Adding a format: one reader file and one row
+ * (docs/architecture.md).
+ */
+#include "ingest/ingest.h"
+#include "core/err.h"
+#include "core/par.h"
+#include "ingest/formats.h"
+#include "ingest/source.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- sniffing ------------------------------------------------------------------------------ */
+
+static bool has_suffix(const char *path, const char *suf)
+{
+    if (!path) return false;
+    size_t l = strlen(path), k = strlen(suf);
+    return l >= k && strcasecmp(path + l - k, suf) == 0;
+}
+
+/* First byte after whitespace (and a UTF-8 BOM), or -1. */
+static int first_char(const unsigned char *h, size_t n, size_t *at)
+{
+    size_t i = 0;
+    if (n >= 3 && h[0] == 0xef && h[1] == 0xbb && h[2] == 0xbf) i = 3;
+    while (i < n && (h[i] == ' ' || h[i] == '\t' || h[i] == '\r' || h[i] == '\n'))
+        i++;
+    if (at) *at = i;
+    return i < n ? h[i] : -1;
+}
+
+static bool looks_json(const unsigned char *h, size_t n)
+{
+    int c = first_char(h, n, NULL);
+    return c == '{' || c == '[';
+}
+
+/* Printable text (ASCII or UTF-8 bytes, tabs and newlines) in the first n bytes. */
+static bool looks_text(const unsigned char *h, size_t n)
+{
+    if (!n) return false;
+    for (size_t i = 0; i < n; i++)
+        if (h[i] < 0x20 && h[i] != '\t' && h[i] != '\n' && h[i] != '\r') return false;
+    return true;
+}
+
+static bool sniff_sqlite(const unsigned char *h, size_t n, const char *path)
+{
+    (void)path;
+    return n >= 16 && memcmp(h, "SQLite format 3", 16) == 0; /* 15 chars and the NUL */
+}
+
+static bool sniff_nsys_rep(const unsigned char *h, size_t n, const char *path)
+{
+    return !looks_json(h, n) && (has_suffix(path, ".nsys-rep") || has_suffix(path, ".qdrep") ||
+                                 has_suffix(path, ".nsys-rep.gz"));
+}
+
+static bool sniff_onnx_model(const unsigned char *h, size_t n, const char *path)
+{
+    return !looks_json(h, n) && (has_suffix(path, ".onnx") || has_suffix(path, ".onnx.gz"));
+}
+
+static bool sniff_protobuf(const unsigned char *h, size_t n, const char *path)
+{
+    if (looks_json(h, n)) return false;
+    return has_suffix(path, ".pb") || has_suffix(path, ".pb.gz") || has_suffix(path, ".xplane") ||
+           has_suffix(path, ".xspace");
+}
+
+/* `perf script`: "comm  pid[/tid] [cpu] secs.usecs: [period] event:" then indented frames. */
+static bool sniff_perf_script(const unsigned char *h, size_t n, const char *path)
+{
+    (void)path;
+    if (!looks_text(h, n > 4096 ? 4096 : n) || looks_json(h, n)) return false;
+    size_t i = 0;
+    while (i < n && h[i] == '#') /* perf script --header lines */
+        while (i < n && h[i++] != '\n') {
+        }
+    size_t end = i;
+    while (end < n && h[end] != '\n')
+        end++;
+    if (end >= n) return false;
+    /* a "digits.digits:" token on the first line */
+    bool stamp = false;
+    for (size_t j = i; j + 2 < end && !stamp; j++) {
+        if (!isdigit(h[j]) || (j > i && h[j - 1] != ' ')) continue;
+        size_t k = j;
+        while (k < end && isdigit(h[k]))
+            k++;
+        if (k < end && h[k] == '.') {
+            size_t d = ++k;
+            while (k < end && isdigit(h[k]))
+                k++;
+            stamp = k > d && k < end && h[k] == ':';
+        }
+    }
+    if (!stamp) return false;
+    /* the next line: a frame ("\t  addr sym (dso)") */
+    size_t j = end + 1;
+    if (j >= n || (h[j] != '\t' && h[j] != ' ')) return false;
+    while (j < n && (h[j] == '\t' || h[j] == ' '))
+        j++;
+    return j < n && isxdigit(h[j]);
+}
+
+static bool sniff_speedscope(const unsigned char *h, size_t n, const char *path)
+{
+    (void)path;
+    return looks_json(h, n) && memmem(h, n, "speedscope.app/file-format-schema", 33) != NULL;
+}
+
+/* trtexec --exportProfile: [ { "count" : N }, { "name" : ..., "timeMs" : ... } ...] */
+static bool sniff_trtexec(const unsigned char *h, size_t n, const char *path)
+{
+    (void)path;
+    size_t i;
+    if (first_char(h, n, &i) != '[') return false;
+    size_t j = i + 1;
+    if (first_char(h + j, n - j, &i) != '{') return false;
+    j += i + 1;
+    if (first_char(h + j, n - j, &i) != '"') return false;
+    j += i;
+    return n - j >= 7 && memcmp(h + j, "\"count\"", 7) == 0;
+}
+
+/* ONNX Runtime profile: a JSON array of Chrome events with cat "Session" / "Node". */
+static bool sniff_ort(const unsigned char *h, size_t n, const char *path)
+{
+    (void)path;
+    if (first_char(h, n, NULL) != '[') return false;
+    size_t k = n > 1024 ? 1024 : n;
+    for (const unsigned char *p = h; (p = memmem(p, k - (size_t)(p - h), "\"cat\"", 5));) {
+        p += 5;
+        size_t i = 0, left = k - (size_t)(p - h);
+        while (i < left && (p[i] == ' ' || p[i] == ':' || p[i] == '\t'))
+            i++;
+        if ((left - i >= 9 && !memcmp(p + i, "\"Session\"", 9)) ||
+            (left - i >= 6 && !memcmp(p + i, "\"Node\"", 6)))
+            return true;
+    }
+    return false;
+}
+
+/* CSV: text whose first line has at least two commas and does not start like JSON. */
+static bool sniff_csv(const unsigned char *h, size_t n, const char *path)
+{
+    if (looks_json(h, n) || !looks_text(h, n > 4096 ? 4096 : n)) return false;
+    if (has_suffix(path, ".csv") || has_suffix(path, ".csv.gz")) return true;
+    size_t commas = 0;
+    for (size_t i = 0; i < n && h[i] != '\n'; i++)
+        commas += h[i] == ',';
+    return commas >= 2 && memchr(h, '\n', n) != NULL;
+}
+
+/* Collapsed stacks (py-spy --format raw, stackcollapse-*.pl): "a;b;c COUNT" lines. */
+static bool sniff_collapsed(const unsigned char *h, size_t n, const char *path)
+{
+    (void)path;
+    if (looks_json(h, n) || !looks_text(h, n > 4096 ? 4096 : n)) return false;
+    const unsigned char *nl = memchr(h, '\n', n);
+    if (!nl || nl == h) return false;
+    size_t e = (size_t)(nl - h);
+    if (e && h[e - 1] == '\r') e--;
+    size_t d = e;
+    while (d > 0 && isdigit(h[d - 1]))
+        d--;
+    return d < e && d > 0 && h[d - 1] == ' ' && memchr(h, ';', d) != NULL;
+}
+
+/* Text that cannot start a JSON document (a log, a report): named instead of a JSON error. */
+static bool sniff_text(const unsigned char *h, size_t n, const char *path)
+{
+    (void)path;
+    size_t i;
+    int c = first_char(h, n, &i);
+    if (c < 0 || !looks_text(h, n > 4096 ? 4096 : n)) return false;
+    return !strchr("{[\"-0123456789tfn", c);
+}
+
+static bool sniff_any(const unsigned char *h, size_t n, const char *path)
+{
+    (void)h;
+    (void)n;
+    (void)path;
+    return true;
+}
+
+struct ingest_format {
+    const char *name; /* ingest_sniff()'s answer */
+    const char *what; /* for messages: "an SQLite database" */
+    bool (*sniff)(const unsigned char *head, size_t n, const char *path);
+    ingest_load_fn load; /* NULL: recognised, not readable yet */
+    const char *todo;    /* rows without a reader: what to do instead */
+};
+
+static const struct ingest_format formats[] = {
+    {"sqlite", "an SQLite database (an `nsys export --type sqlite` file?)", sniff_sqlite, NULL,
+     "SQLite input is not supported yet: record with torch.profiler or `latscope trace -- CMD`"},
+    {"nsys-rep", "an Nsight Systems report", sniff_nsys_rep, NULL,
+     "`nsys export --type sqlite FILE` makes its SQLite export (not readable yet either); or "
+     "record with `latscope trace -- CMD`"},
+    {"onnx-model", "an ONNX model, not a profile", sniff_onnx_model, NULL,
+     "run it in ONNX Runtime with SessionOptions.enable_profiling and pass the "
+     "onnxruntime_profile_*.json"},
+    {"protobuf", "a protobuf file (a TensorFlow/JAX .xplane.pb?)", sniff_protobuf, NULL,
+     "convert it with TensorBoard's profile plugin (its trace_viewer JSON is a Chrome trace)"},
+    {"perf-script", "`perf script` text", sniff_perf_script, NULL,
+     "for CPU samples record with `latscope trace --cpu -- CMD`"},
+    {"speedscope", "a speedscope profile", sniff_speedscope, NULL,
+     "record with py-spy `--format chrometrace`, or `latscope trace --cpu -- CMD`"},
+    {"trtexec-profile", "a trtexec --exportProfile file (layer averages, no timeline)",
+     sniff_trtexec, NULL, "for a timeline run `latscope trace -- trtexec ...`"},
+    {"csv", "CSV text (an nsys/ncu report?)", sniff_csv, NULL, "pass the trace file itself"},
+    {"collapsed-stacks", "collapsed stack samples (py-spy raw, stackcollapse)", sniff_collapsed,
+     NULL, "record with `latscope trace --cpu -- CMD` or py-spy `--format chrometrace`"},
+    {"text", "a text file, not JSON (a log?)", sniff_text, NULL, "pass the trace file itself"},
+    /* ONNX Runtime profiles are Chrome events: the Kineto/Chrome reader loads them (format
+     * "ort"); the row names them for ingest_sniff() */
+    {"ort", "an ONNX Runtime profile", sniff_ort, ingest_kineto_load, NULL},
+    /* last: any JSON (and anything not recognised above: the JSON reader says what is wrong) */
+    {"kineto", "Kineto/Chrome trace JSON", sniff_any, ingest_kineto_load, NULL},
+};
+
+static const struct ingest_format *format_of(const void *head, size_t n, const char *path)
+{
+    for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+        if (formats[i].sniff(head, n, path)) return &formats[i];
+    return &formats[sizeof(formats) / sizeof(formats[0]) - 1];
+}
+
+const char *ingest_sniff(const void *head, size_t n, const char *path)
+{
+    return format_of(head, n, path)->name;
+}
+
+/* Sniffs src and hands it to the format's reader (which owns it), or fails naming the format. */
+static int load_src(struct ingest_src *src, const char *name, const char *path,
+                    const struct lat_ingest_opts *opts, struct lat_trace **out, char *err,
+                    size_t errsz)
+{
+    const char *head = NULL;
+    size_t n = 0;
+    char ebuf[200] = "";
+    /* An error here (corrupt gzip) is reported again by the reader's first src_next(). */
+    (void)src_peek(src, &head, &n, ebuf, sizeof(ebuf));
+    const struct ingest_format *f = format_of(head, head ? n : 0, path);
+    if (f->load) return f->load(src, name, opts, out, err, errsz);
+    bool gz = src_is_gzip(src);
+    src_close(src);
+    if (err && errsz)
+        snprintf(err, errsz, "%s: %s%s; latscope reads Kineto/Chrome trace JSON: %s", name,
+                 gz ? "gzip of " : "", f->what, f->todo);
+    return LAT_E_NOT_TRACE;
+}
+
+int ingest_open(const char *path, const struct lat_ingest_opts *opts, struct lat_trace **out,
+                char *err, size_t errsz)
+{
+    struct ingest_src *src;
+    char ebuf[200] = "";
+    *out = NULL;
+    /* A second thread only pays when there is a second CPU to run it. */
+    bool thread =
+        !(opts && (opts->flags & LAT_INGEST_NO_THREAD)) && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+    int rc = src_open_path(path, opts ? opts->chunk_bytes : 0, thread, &src, ebuf, sizeof(ebuf));
+    if (rc) {
+        if (err && errsz) snprintf(err, errsz, "%s: %s", path, ebuf[0] ? ebuf : lat_strerror(rc));
+        return rc;
+    }
+    return load_src(src, path, strcmp(path, "-") ? path : NULL, opts, out, err, errsz);
+}
+
+int ingest_mem(const void *data, size_t n, const char *name, const struct lat_ingest_opts *opts,
+               struct lat_trace **out, char *err, size_t errsz)
+{
+    struct ingest_src *src;
+    char ebuf[200] = "";
+    *out = NULL;
+    int rc = src_open_mem(data, n, opts ? opts->chunk_bytes : 0, &src, ebuf, sizeof(ebuf));
+    if (rc) {
+        if (err && errsz) snprintf(err, errsz, "%s: %s", name, ebuf[0] ? ebuf : lat_strerror(rc));
+        return rc;
+    }
+    return load_src(src, name ? name : "(memory)", name, opts, out, err, errsz);
+}
+
+/* ---- sets of files ------------------------------------------------------------------------- */
+
+static bool trace_name(const char *n)
+{
+    size_t l = strlen(n);
+    return (l > 5 && !strcmp(n + l - 5, ".json")) || (l > 8 && !strcmp(n + l - 8, ".json.gz"));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A set under construction: the files plus what the rules need (not in the public struct). */
+struct entry {
+    dev_t dev;
+    ino_t ino;
+    bool have_id;
+    size_t dir; /* index of the directory among the inputs + 1; 0 for a named file */
+};
+
+struct builder {
+    struct lat_ingest_set *s;
+    struct entry *e;
+    size_t cap;
+};
+
+static int add_file(struct builder *b, const char *dir, const char *name, size_t dir_no)
+{
+    if (b->s->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 16;
+        void *p = realloc(b->s->files, cap * sizeof(*b->s->files));
+        if (!p) return -ENOMEM;
+        b->s->files = p;
+        p = realloc(b->e, cap * sizeof(*b->e));
+        if (!p) return -ENOMEM;
+        b->e = p;
+        b->cap = cap;
+    }
+    struct lat_ingest_file *f = &b->s->files[b->s->n];
+    struct entry *e = &b->e[b->s->n];
+    memset(f, 0, sizeof(*f));
+    memset(e, 0, sizeof(*e));
+    if (dir) {
+        size_t dl = strlen(dir);
+        while (dl > 1 && dir[dl - 1] == '/') /* "rk/" + "a.json": "rk/a.json", not "rk//a.json" */
+            dl--;
+        size_t pl = dl + strlen(name) + 2;
+        f->path = malloc(pl);
+        if (f->path)
+            snprintf(f->path, pl, "%.*s%s%s", (int)dl, dir, dir[dl - 1] == '/' ? "" : "/", name);
+    } else {
+        f->path = strdup(name);
+    }
+    if (!f->path) return -ENOMEM;
+    f->in_dir = dir != NULL;
+    f->rank = -1;
+    e->dir = dir_no;
+    b->s->n++;
+    struct stat st;
+    if (strcmp(f->path, "-") != 0 && stat(f->path, &st) == 0) {
+        e->dev = st.st_dev;
+        e->ino = st.st_ino;
+        e->have_id = true;
+        if (dir && !S_ISREG(st.st_mode)) {
+            f->status = LAT_INGEST_NOT_FILE;
+            snprintf(f->err, sizeof(f->err), "%s: not a regular file (%s), not opened", f->path,
+                     S_ISFIFO(st.st_mode)   ? "a FIFO"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                     : S_ISDIR(st.st_mode)  ? "a directory"
+                                            : "a device");
+        }
+    }
+    return 0;
+}
+
+/* Lists dir's trace files into b (name order). */
+static int add_dir(struct builder *b, const char *dir, size_t dir_no, char *err, size_t errsz)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        int rc = -errno;
+        if (err && errsz) snprintf(err, errsz, "%s: cannot open directory: %s", dir, strerror(-rc));
+        return rc;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.' || !trace_name(de->d_name)) continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            void *p = realloc(names, cap * sizeof(*names));
+            if (!p) {
+                rc = -ENOMEM;
+                break;
+            }
+            names = p;
+        }
+        names[n] = strdup(de->d_name);
+        if (!names[n]) {
+            rc = -ENOMEM;
+            break;
+        }
+        n++;
+    }
+    closedir(d);
+    if (!rc && n == 0) {
+        rc = LAT_E_NOT_FOUND;
+        if (err && errsz) snprintf(err, errsz, "%s: no *.json or *.json.gz trace file", dir);
+    }
+    if (!rc) qsort(names, n, sizeof(*names), cmp_str);
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = add_file(b, dir, names[i], dir_no);
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return rc;
+}
+
+/* Loading the files of a set: independent loads on a few threads (core/par.h), files taken in
+ * order from an atomic counter. Only the calling thread reports progress (the callback need
+ * not be thread-safe); stats, when asked for, are summed under a lock. */
+struct set_load {
+    struct lat_ingest_set *s;
+    const struct lat_ingest_opts *opts;
+    atomic_size_t next;
+    pthread_mutex_t mu;
+};
+
+static void set_load_work(void *arg, bool caller)
+{
+    struct set_load *d = arg;
+    struct lat_ingest_opts o = {0};
+    struct lat_ingest_stats st;
+    if (d->opts) o = *d->opts;
+    if (!caller) o.progress = NULL;
+    if (d->opts && d->opts->stats) o.stats = &st;
+    for (;;) {
+        size_t i = atomic_fetch_add(&d->next, 1);
+        if (i >= d->s->n) return;
+        struct lat_ingest_file *f = &d->s->files[i];
+        if (f->status != LAT_INGEST_OK) continue; /* skipped before loading */
+        memset(&st, 0, sizeof(st));
+        f->rc = ingest_open(f->path, &o, &f->trace, f->err, sizeof(f->err));
+        if (o.stats) {
+            pthread_mutex_lock(&d->mu);
+            struct lat_ingest_stats *sum = d->opts->stats;
+            sum->input_events += st.input_events;
+            sum->meta_events += st.meta_events;
+            sum->json_bytes += st.json_bytes;
+            sum->raw_bytes += st.raw_bytes;
+            sum->gzip |= st.gzip;
+            pthread_mutex_unlock(&d->mu);
+        }
+    }
+}
+
+static void set_load_all(struct lat_ingest_set *s, const struct lat_ingest_opts *opts)
+{
+    struct set_load d = {.s = s, .opts = opts};
+    atomic_init(&d.next, 0);
+    pthread_mutex_init(&d.mu, NULL);
+    bool one = opts && (opts->flags & LAT_INGEST_NO_THREAD);
+    par_run(par_threads(one ? 1 : 0, s->n), set_load_work, &d);
+    pthread_mutex_destroy(&d.mu);
+}
+
+static void drop_trace(struct lat_ingest_file *f)
+{
+    lat_trace_free(f->trace);
+    f->trace = NULL;
+}
+
+/* After the loads: errors, ranks (per directory, as HTA), NO_RANK / DUP_RANK. Returns the rc
+ * of the first named file that failed (err filled), else 0. */
+static int settle(struct builder *b, char *err, size_t errsz)
+{
+    struct lat_ingest_set *s = b->s;
+    int fail = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        struct lat_ingest_file *f = &s->files[i];
+        if (f->status != LAT_INGEST_OK) continue;
+        if (f->rc) {
+            f->status = LAT_INGEST_ERROR;
+            if (!f->in_dir && !fail) {
+                fail = f->rc;
+                if (err && errsz) snprintf(err, errsz, "%s", f->err);
+            }
+            continue;
+        }
+        f->rank = f->trace->rank;
+        if (!f->in_dir) continue;
+        if (f->rank < 0) {
+            f->status = LAT_INGEST_NO_RANK;
+            f->rank = 0;
+            snprintf(f->err, sizeof(f->err),
+                     "%s: the trace has no distributedInfo.rank; using rank 0", f->path);
+        }
+        for (size_t j = 0; j < i; j++) {
+            struct lat_ingest_file *g = &s->files[j];
+            if (b->e[j].dir != b->e[i].dir || !g->trace) continue;
+            if (g->rank == f->rank) {
+                snprintf(f->err, sizeof(f->err),
+                         "%s: has the same rank (%d) as %s (one trace per rank)", f->path,
+                         (int)f->rank, g->path);
+                f->status = LAT_INGEST_DUP_RANK;
+                drop_trace(f);
+                break;
+            }
+        }
+    }
+    return fail;
+}
+
+/* The same file (device, inode) as an earlier entry: loaded once. */
+static void mark_same_files(struct builder *b)
+{
+    struct lat_ingest_set *s = b->s;
+    for (size_t i = 0; i < s->n; i++) {
+        if (!b->e[i].have_id || s->files[i].status != LAT_INGEST_OK) continue;
+        for (size_t j = 0; j < i; j++) {
+            if (!b->e[j].have_id || s->files[j].status != LAT_INGEST_OK) continue;
+            if (b->e[j].dev == b->e[i].dev && b->e[j].ino == b->e[i].ino) {
+                s->files[i].status = LAT_INGEST_SAME_FILE;
+                snprintf(s->files[i].err, sizeof(s->files[i].err),
+                         "%s: the same file as %s (loaded once)", s->files[i].path,
+                         s->files[j].path);
+                break;
+            }
+        }
+    }
+}
+
+static int build(const char *const *paths, size_t n, bool dirs_only,
+                 const struct lat_ingest_opts *opts, struct lat_ingest_set **out, char *err,
+                 size_t errsz)
+{
+    struct builder b = {0};
+    int rc = 0;
+    *out = NULL;
+    if (err && errsz) err[0] = 0;
+    b.s = calloc(1, sizeof(*b.s));
+    if (!b.s) return -ENOMEM;
+    for (size_t i = 0; !rc && i < n; i++) {
+        struct stat st;
+        bool is_dir = dirs_only || (strcmp(paths[i], "-") != 0 && stat(paths[i], &st) == 0 &&
+                                    S_ISDIR(st.st_mode));
+        rc = is_dir ? add_dir(&b, paths[i], i + 1, err, errsz) : add_file(&b, NULL, paths[i], 0);
+    }
+    if (!rc) {
+        mark_same_files(&b);
+        set_load_all(b.s, opts);
+        rc = settle(&b, err, errsz);
+    }
+    free(b.e);
+    if (rc) {
+        if (err && errsz && rc == -ENOMEM && !err[0]) snprintf(err, errsz, "out of memory");
+        ingest_set_free(b.s);
+        return rc;
+    }
+    *out = b.s;
+    return 0;
+}
+
+int ingest_paths(const char *const *paths, size_t n, const struct lat_ingest_opts *opts,
+                 struct lat_ingest_set **out, char *err, size_t errsz)
+{
+    return build(paths, n, false, opts, out, err, errsz);
+}
+
+int ingest_dir(const char *dir, const struct lat_ingest_opts *opts, struct lat_ingest_set **out,
+               char *err, size_t errsz)
+{
+    return build(&dir, 1, true, opts, out, err, errsz);
+}
+
+size_t ingest_set_loaded(const struct lat_ingest_set *s)
+{
+    size_t k = 0;
+    for (size_t i = 0; s && i < s->n; i++)
+        k += s->files[i].trace != NULL;
+    return k;
+}
+
+bool ingest_status_skipped(enum lat_ingest_status st)
+{
+    return st == LAT_INGEST_ERROR || st == LAT_INGEST_DUP_RANK || st == LAT_INGEST_NOT_FILE ||
+           st == LAT_INGEST_SAME_FILE;
+}
+
+const char *ingest_file_reason(const struct lat_ingest_file *f)
+{
+    size_t l = strlen(f->path);
+    if (f->status == LAT_INGEST_OK) return "";
+    if (strncmp(f->err, f->path, l) == 0 && f->err[l] == ':' && f->err[l + 1] == ' ')
+        return f->err + l + 2;
+    if (strncmp(f->err, f->path, l) == 0 && f->err[l] == ' ') return f->err + l + 1;
+    return f->err;
+}
+
+void ingest_set_free(struct lat_ingest_set *s)
+{
+    if (!s) return;
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->files[i].path);
+        lat_trace_free(s->files[i].trace);
+    }
+    free(s->files);
+    free(s);
+}
+
+const char *ingest_status_name(enum lat_ingest_status st)
+{
+    switch (st) {
+    case LAT_INGEST_OK:
+        return "ok";
+    case LAT_INGEST_NO_RANK:
+        return "no-rank";
+    case LAT_INGEST_DUP_RANK:
+        return "duplicate-rank";
+    case LAT_INGEST_ERROR:
+        return "error";
+    case LAT_INGEST_NOT_FILE:
+        return "not-a-file";
+    case LAT_INGEST_SAME_FILE:
+        return "same-file";
+    }
+    return "?";
+}
+
+/* ---- metadata helpers ---------------------------------------------------------------------- */
+
+const char *ingest_meta_get(const struct lat_trace *t, const char *key)
+{
+    uint32_t id = strtab_find(&t->strs, key, strlen(key));
+    if (id == UINT32_MAX) return NULL;
+    for (size_t i = 0; i < t->nmeta; i++)
+        if (t->meta[i].key == id) return ingest_meta_display(t, i);
+    return NULL;
+}
+
+const char *ingest_meta_display(const struct lat_trace *t, size_t i)
+{
+    if (lat_meta_is_secret(lat_trace_str(t, t->meta[i].key))) return "\"REDACTED\"";
+    return lat_trace_str(t, t->meta[i].value);
+}

@@ -1,0 +1,46 @@
+/*
+ * fuzz-sniff.c - libFuzzer target for the format sniffers of src/ingest/ingest.c (the first
+ * bytes and the file name decide the formats[] row), with heads of any length (fuzz-kineto's
+ * chunk sizes give them at most 32 bytes).
+ *
+ * The first byte picks a file name suffix; the rest is the head. ingest_sniff() must return a
+ * row name and never read outside the head. Then ingest_mem() must load or fail with a message
+ * that names the input (a recognised format is never loaded as something else).
+ */
+#include "ingest/ingest.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const char *const names[] = {NULL,         "t.json",   "t.json.gz", "x.xplane.pb",
+                                        "r.nsys-rep", "m.onnx",   "r.csv",     "p.pb.gz",
+                                        "a.qdrep",    "x.SQLITE", "-",         "t.csv.gz",
+                                        "",           "x.xplane", "m.onnx.gz", "y.xspace"};
+    if (size < 1) return 0;
+    const char *path = names[data[0] & 15];
+    /* a heap copy of exactly the head: ASan catches a read past it */
+    uint8_t *head = malloc(size - 1 ? size - 1 : 1);
+    if (!head) return 0;
+    memcpy(head, data + 1, size - 1);
+    struct lat_ingest_opts o = {.chunk_bytes = 1u << 16};
+    /* ingest_mem() sniffs its first chunk: the same bytes here */
+    const char *fmt = ingest_sniff(head, size - 1 < o.chunk_bytes ? size - 1 : o.chunk_bytes, path);
+    if (!fmt || !fmt[0]) abort();
+    struct lat_trace *t = NULL;
+    char err[LAT_INGEST_ERRLEN] = "";
+    int rc = ingest_mem(head, size - 1, path ? path : "fuzz", &o, &t, err, sizeof(err));
+    if (rc) {
+        if (t || !err[0]) abort();
+    } else {
+        /* only the JSON rows load */
+        if (strcmp(fmt, "kineto") && strcmp(fmt, "ort")) abort();
+        lat_trace_free(t);
+    }
+    free(head);
+    return 0;
+}
