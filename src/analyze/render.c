@@ -503,6 +503,7 @@ static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole, siz
     jsonw_key(w, "cpu_only");
     jsonw_bool(w, r->cpu_only);
     j_rows(w, "ops_by_shape", &lat_an_op_table, r->ops_by_shape, r->nops_by_shape);
+    j_rows(w, "top_ops_mem", &lat_an_op_table, r->top_ops_mem, r->ntop_ops_mem);
     j_rows(w, "python_functions", &lat_an_op_table, r->py_funcs, r->npy_funcs);
     jsonw_key(w, "python_functions_total");
     jsonw_u64(w, r->npy_funcs_total);
@@ -598,6 +599,14 @@ static const char *pct_s(lat_ns x, lat_ns of, char *buf)
         snprintf(buf, 16, "    -");
     else
         snprintf(buf, 16, "%5.1f%%", 100.0 * (double)x / (double)of);
+    return buf;
+}
+
+/* signed byte count, units_format_bytes style */
+static const char *fmt_mem(int64_t b, char *buf)
+{
+    buf[0] = '-';
+    units_format_bytes(b < 0 ? (uint64_t)-b : (uint64_t)b, buf + (b < 0), 31);
     return buf;
 }
 
@@ -741,11 +750,13 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
         fprintf(f, "  %zu ops (key_averages() rows); their self time without ProfilerStep*: %s\n",
                 r->nops_total, dur(r->ops_self_total, b1));
     }
-    if (r->nops_by_shape && r->nops_by_shape < r->nops_total + 1) {
-        bool any_dims = false;
-        for (size_t i = 0; i < r->nops_by_shape; i++)
-            any_dims |= r->ops_by_shape[i].input_dims != NULL;
-        if (any_dims) {
+    bool any_dims = false;
+    for (size_t i = 0; i < r->nops_by_shape; i++)
+        any_dims |= r->ops_by_shape[i].input_dims != NULL;
+    if (any_dims && !ro->group_by_input_shape)
+        fprintf(f, "  (--group-by-input-shape: the same per input shape)\n");
+    if (r->nops_by_shape && ro->group_by_input_shape) {
+        {
             fprintf(f, "\nby input shape (self time)                   calls       self  input "
                        "dims\n");
             for (size_t i = 0; i < r->nops_by_shape; i++) {
@@ -786,6 +797,17 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
                 units_format_bytes(r->mem.peak_allocated > 0 ? (uint64_t)r->mem.peak_allocated : 0,
                                    m3, 32),
                 dur(r->mem.peak_ts, b1));
+        if (r->ntop_ops_mem) {
+            fprintf(f, "  by self CPU memory (key_averages' Self CPU Mem)  calls   self mem    "
+                       "CPU mem\n");
+            for (size_t i = 0; i < r->ntop_ops_mem; i++) {
+                const struct lat_an_op *op = &r->top_ops_mem[i];
+                fprintf(f, "    ");
+                print_name(f, op->name, 44);
+                fprintf(f, " %8llu %10s %10s\n", (unsigned long long)op->count,
+                        fmt_mem(op->self_cpu_mem, m1), fmt_mem(op->cpu_mem, m2));
+            }
+        }
     }
     if (r->nthreads > 1 || (r->nthreads == 1 && r->cpu_only)) {
         fprintf(f, "\nthreads        pid        tid   op rows     in ops       self  name\n");
