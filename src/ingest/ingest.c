@@ -127,6 +127,26 @@ static bool sniff_speedscope(const unsigned char *h, size_t n, const char *path)
     return looks_json(h, n) && memmem(h, n, "speedscope.app/file-format-schema", 33) != NULL;
 }
 
+/* ONNX Runtime profile: a JSON array whose first event has "cat" "Session" or "Node"; or a
+ * 0-byte file with the name ORT writes (its reader explains the empty profile). */
+static bool sniff_ort(const unsigned char *h, size_t n, const char *path)
+{
+    size_t i;
+    if (n == 0) return ingest_ort_name(path);
+    if (first_char(h, n, &i) != '[') return false;
+    size_t j = i + 1;
+    if (first_char(h + j, n - j, &i) != '{') return false;
+    j += i;
+    size_t lim = n - j < 512 ? n - j : 512; /* within the first object's first members */
+    const unsigned char *c = memmem(h + j, lim, "\"cat\"", 5);
+    if (!c) return false;
+    size_t k = (size_t)(c - h) + 5;
+    while (k < n && (h[k] == ' ' || h[k] == '\t' || h[k] == ':'))
+        k++;
+    return (n - k >= 9 && !memcmp(h + k, "\"Session\"", 9)) ||
+           (n - k >= 6 && !memcmp(h + k, "\"Node\"", 6));
+}
+
 /* trtexec --exportProfile: [ { "count" : N }, { "name" : ..., "timeMs" : ... } ...] */
 static bool sniff_trtexec(const unsigned char *h, size_t n, const char *path)
 {
@@ -194,6 +214,7 @@ struct ingest_format {
 };
 
 static const struct ingest_format formats[] = {
+    {"ort", "an ONNX Runtime profile", sniff_ort, ingest_ort_load, NULL},
     {"sqlite", "an SQLite database (an `nsys export --type sqlite` file?)", sniff_sqlite, NULL,
      "SQLite input is not supported yet: record with torch.profiler or `latscope trace -- CMD`"},
     {"nsys-rep", "an Nsight Systems report", sniff_nsys_rep, NULL,
@@ -474,7 +495,9 @@ static int settle(struct builder *b, char *err, size_t errsz)
             continue;
         }
         f->rank = f->trace->rank;
-        if (!f->in_dir) continue;
+        /* ORT profiles are one process's session each: in a directory they are separate
+         * runs (compared or listed), never ranks of one job, so no rank rules apply */
+        if (!f->in_dir || (f->trace->format && !strcmp(f->trace->format, "ort"))) continue;
         if (f->rank < 0) {
             f->status = LAT_INGEST_NO_RANK;
             f->rank = 0;
