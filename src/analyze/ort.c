@@ -28,6 +28,7 @@ static const struct lat_an_field run_f[] = {
     RUN_F("node_time_us", NS, "node time", node_total),
     RUN_F("uncovered_us", NS, "not in a node", uncovered),
     RUN_F("uncovered_pct", PCT, "not in a node %", uncovered_pct),
+    RUN_F("first_run_uncovered_us", NS, "first run not in a node", first_uncovered),
     RUN_F("session_initialization_us", NS, "session init", init),
     RUN_F("model_loading_us", NS, "model load", load),
     RUN_F("nodes_outside_runs", COUNT, "nodes outside runs", nodes_outside_runs),
@@ -219,7 +220,7 @@ int lat_ort_summarize(const struct lat_trace *t, size_t top_n, struct lat_ort_su
     }
     /* union of the node intervals inside each run (clipped to it) */
     qsort(nd, k, sizeof(*nd), cmp_run_ts);
-    lat_ns covered = 0;
+    lat_ns covered = 0, first_covered = 0;
     for (size_t i = 0; i < k;) {
         if (nd[i].run < 0) {
             s->nodes_outside_runs++;
@@ -242,9 +243,12 @@ int lat_ort_summarize(const struct lat_trace *t, size_t top_n, struct lat_ort_su
         }
         if (ce > rend[run]) ce = rend[run];
         if (ce > cs) covered += ce - cs;
+        if (run == 0) first_covered = covered;
         i = j;
     }
     s->uncovered = s->run_total > covered ? s->run_total - covered : 0;
+    s->first_uncovered = s->run_first > first_covered ? s->run_first - first_covered : 0;
+    if (s->first_uncovered > s->uncovered) s->first_uncovered = s->uncovered;
     s->uncovered_pct = s->run_total ? 100.0 * (double)s->uncovered / (double)s->run_total : 0.0;
     lat_ns denom = s->node_total > s->run_total ? s->node_total : s->run_total;
     if ((rc = group(t, nd, k, offsetof(struct node, op), false, denom, top_n, &s->op_types,

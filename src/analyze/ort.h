@@ -41,6 +41,7 @@ struct lat_ort_summary {
     lat_ns node_total;                      /* Σ dur of the node events inside runs */
     lat_ns uncovered;                       /* run wall covered by no node */
     double uncovered_pct;                   /* of run_total */
+    lat_ns first_uncovered;                 /* of it: in the first run */
     lat_ns init, load;                      /* session_initialization, model_loading_* */
     uint64_t nodes_outside_runs;
     struct lat_ort_row *op_types, *nodes, *providers; /* by total, descending */
