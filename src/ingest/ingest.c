@@ -205,6 +205,18 @@ static bool sniff_any(const unsigned char *h, size_t n, const char *path)
     return true;
 }
 
+/* The catch-all JSON row: the Kineto/Chrome reader, and the ORT mapping when what it read is
+ * an ONNX Runtime profile the sniff could not see (a first chunk shorter than its "cat"). */
+static int load_json(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
+                     struct lat_trace **out, char *err, size_t errsz)
+{
+    int rc = ingest_kineto_load(src, name, opts, out, err, errsz);
+    if (rc || !*out || !(*out)->format || strcmp((*out)->format, "ort") != 0) return rc;
+    rc = ingest_ort_finish(*out, name ? name : "(input)", err, errsz);
+    if (rc) *out = NULL;
+    return rc;
+}
+
 struct ingest_format {
     const char *name; /* ingest_sniff()'s answer */
     const char *what; /* for messages: "an SQLite database" */
@@ -236,7 +248,7 @@ static const struct ingest_format formats[] = {
      NULL, "record with `latscope trace --cpu -- CMD` or py-spy `--format chrometrace`"},
     {"text", "a text file, not JSON (a log?)", sniff_text, NULL, "pass the trace file itself"},
     /* last: any JSON (and anything not recognised above: the JSON reader says what is wrong) */
-    {"kineto", "Kineto/Chrome trace JSON", sniff_any, ingest_kineto_load, NULL},
+    {"kineto", "Kineto/Chrome trace JSON", sniff_any, load_json, NULL},
 };
 
 static const struct ingest_format *format_of(const void *head, size_t n, const char *path)

@@ -131,13 +131,20 @@ int ingest_ort_load(struct ingest_src *src, const char *name, const struct lat_i
         *out = t;
         return 0;
     }
-    rc = ort_convert(t);
+    rc = ingest_ort_finish(t, nm, err, errsz);
+    if (rc) return rc;
+    *out = t;
+    return 0;
+}
+
+int ingest_ort_finish(struct lat_trace *t, const char *name, char *err, size_t errsz)
+{
+    int rc = ort_convert(t);
     if (rc) {
         lat_trace_free(t);
-        if (err && errsz) snprintf(err, errsz, "%s: %s", nm, lat_strerror(rc));
+        if (err && errsz) snprintf(err, errsz, "%s: %s", name, lat_strerror(rc));
         return rc;
     }
     t->format = "ort";
-    *out = t;
     return 0;
 }

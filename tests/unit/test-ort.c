@@ -145,3 +145,18 @@ TEST(ort_empty_profile_error)
     ASSERT(t == NULL);
     ASSERT(strstr(err, "truncated"));
 }
+
+TEST(ort_small_first_chunk_still_mapped)
+{
+    /* a first chunk too short for the sniff to see "cat": the JSON row maps it the same */
+    struct lat_ingest_opts o = {.chunk_bytes = 7};
+    struct lat_trace *t;
+    char err[LAT_INGEST_ERRLEN];
+    ASSERT_RC(ingest_mem(prof, sizeof(prof) - 1, "p.json", &o, &t, err, sizeof(err)));
+    ASSERT_EQ_STR(t->format, "ort");
+    ASSERT_EQ_U64(t->ev.n, 9);
+    for (size_t i = 1; i < t->ev.n; i++)
+        ASSERT(t->ev.ts[i - 1] <= t->ev.ts[i]);
+    ASSERT_EQ_STR(ingest_meta_get(t, "ort_fence_events_folded"), "2");
+    lat_trace_free(t);
+}
