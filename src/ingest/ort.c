@@ -31,13 +31,19 @@ static bool ends_with(const char *s, size_t l, const char *suf, size_t k)
     return l >= k && memcmp(s + l - k, suf, k) == 0;
 }
 
-/* Renames event i to its name minus the last k bytes. */
+/* Renames event i to its name minus the last k bytes. The name is copied first: interning
+ * may grow the string table the name lives in. */
 static int strip_name(struct lat_trace *t, size_t i, size_t k)
 {
     const char *s = lat_trace_str(t, t->ev.name[i]);
-    size_t l = strlen(s);
+    size_t l = strlen(s) - k;
+    char small[256], *copy = l < sizeof(small) ? small : malloc(l + 1);
+    if (!copy) return -ENOMEM;
+    memcpy(copy, s, l);
+    copy[l] = 0;
     uint32_t id;
-    int rc = lat_trace_intern(t, s, l - k, &id);
+    int rc = lat_trace_intern(t, copy, l, &id);
+    if (copy != small) free(copy);
     if (rc) return rc;
     t->ev.name[i] = id;
     return 0;
