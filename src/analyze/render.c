@@ -6,6 +6,7 @@
  * sample summary and the text report keep their hand-laid layout.
  */
 #include "analyze/render.h"
+#include "analyze/ort.h"
 
 #include "analyze/cpu.h"
 #include "core/err.h"
@@ -331,6 +332,23 @@ static bool cpu_summary(const struct lat_an_rank *r, size_t top_n,
     return true;
 }
 
+static bool ort_summary(const struct lat_an_rank *r, size_t top_n,
+                        const struct analyze_render_opts *o, struct lat_ort_summary *s)
+{
+    if (!lat_ort_is(r->trace)) return false;
+    int rc = lat_ort_summarize(r->trace, top_n ? top_n : 15, s);
+    if (rc) {
+        if (o && o->warn) {
+            char msg[160];
+            snprintf(msg, sizeof(msg), "rank %d: ONNX Runtime section not summarized: %s", r->rank,
+                     lat_strerror(rc));
+            o->warn(o->warn_ctx, msg);
+        }
+        return false;
+    }
+    return true;
+}
+
 static double share(uint64_t a, uint64_t b)
 {
     return b ? (double)a / (double)b : 0.0;
@@ -529,6 +547,11 @@ static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole, siz
         j_cpu(w, &cs);
         lat_cpu_summary_fini(&cs);
     }
+    struct lat_ort_summary os;
+    if (!whole && ort_summary(r, top_n, o, &os)) { /* ONNX Runtime profiles only */
+        lat_ort_write_json(w, &os);
+        lat_ort_summary_fini(&os);
+    }
     jsonw_obj_end(w);
 }
 
@@ -630,7 +653,8 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
 {
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
     if (r->trace)
-        fprintf(f, "== rank %d  %s  (%s, %llu events, %llu kept)\n", r->rank,
+        fprintf(f, "== %s %d  %s  (%s, %llu events, %llu kept)\n",
+                lat_ort_is(r->trace) ? "profile" : "rank", r->rank,
                 r->trace->path ? r->trace->path : "-", r->trace->format ? r->trace->format : "?",
                 (unsigned long long)r->events, (unsigned long long)r->kept_events);
     const struct lat_an_temporal *t = &r->temporal;
@@ -864,6 +888,11 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
         fprintf(f, "\n");
         lat_cpu_format_text(&cs, f);
         lat_cpu_summary_fini(&cs);
+    }
+    struct lat_ort_summary os;
+    if (ort_summary(r, o->top_n, ro, &os)) {
+        lat_ort_format_text(&os, f);
+        lat_ort_summary_fini(&os);
     }
     fprintf(f, "\n");
 }
