@@ -19,4 +19,9 @@ typedef int (*ingest_load_fn)(struct ingest_src *src, const char *name,
 int ingest_kineto_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
                        struct lat_trace **out, char *err, size_t errsz);
 
+/* nsys.c: Nsight Systems `nsys export --type sqlite` files (needs LAT_HAVE_SQLITE3; without it
+ * the reader fails saying so). */
+int ingest_nsys_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
+                     struct lat_trace **out, char *err, size_t errsz);
+
 #endif

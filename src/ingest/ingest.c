@@ -212,11 +212,11 @@ struct ingest_format {
 };
 
 static const struct ingest_format formats[] = {
-    {"sqlite", "an SQLite database (an `nsys export --type sqlite` file?)", sniff_sqlite, NULL,
-     "SQLite input is not supported yet: record with torch.profiler or `latscope trace -- CMD`"},
+    /* Nsight Systems SQLite exports (nsys.c; another SQLite file gets its own message there) */
+    {"sqlite", "an SQLite database (an `nsys export --type sqlite` file?)", sniff_sqlite,
+     ingest_nsys_load, NULL},
     {"nsys-rep", "an Nsight Systems report", sniff_nsys_rep, NULL,
-     "`nsys export --type sqlite FILE` makes its SQLite export (not readable yet either); or "
-     "record with `latscope trace -- CMD`"},
+     "run `nsys export --type sqlite FILE` and pass the .sqlite file it writes"},
     {"onnx-model", "an ONNX model, not a profile", sniff_onnx_model, NULL,
      "run it in ONNX Runtime with SessionOptions.enable_profiling and pass the "
      "onnxruntime_profile_*.json"},
