@@ -24,6 +24,7 @@
 struct nx {
     sqlite3 *db;
     const char *name;
+    bool gz;
     char *err;
     size_t errsz;
 };
@@ -31,10 +32,11 @@ struct nx {
 static int nx_fail(struct nx *x, int rc, const char *what)
 {
     if (x->err && x->errsz)
-        snprintf(x->err, x->errsz, "%s: an SQLite database SQLite cannot read (%s: %s)%s", x->name,
-                 what, sqlite3_errmsg(x->db),
-                 rc == LAT_E_NOT_TRACE ? "; re-export it with `nsys export --type sqlite FILE`"
-                                       : "");
+        snprintf(x->err, x->errsz, "%s: %san SQLite database that SQLite cannot read (%s: %s)%s",
+                 x->name, x->gz ? "gzip of " : "", what, sqlite3_errmsg(x->db),
+                 rc == LAT_E_NOT_TRACE
+                     ? "; truncated or corrupt? re-export it with `nsys export --type sqlite FILE`"
+                     : "");
     return rc;
 }
 
@@ -406,7 +408,7 @@ int ingest_nsys_load(struct ingest_src *src, const char *name, const struct lat_
     unsigned char *buf = NULL;
     sqlite3_int64 len = 0;
     char ebuf[200] = "";
-    bool gz = src_is_gzip(src);
+    bool gz = x.gz = src_is_gzip(src);
     int rc = slurp(src, &buf, &len, ebuf, sizeof(ebuf));
     src_close(src);
     if (rc) {
@@ -436,7 +438,7 @@ int ingest_nsys_load(struct ingest_src *src, const char *name, const struct lat_
             SQLITE_OK ||
         sqlite3_step(st) != SQLITE_ROW) {
         if (st) sqlite3_finalize(st);
-        rc = nx_fail(&x, LAT_E_NOT_TRACE, len < 512 ? "truncated" : "schema");
+        rc = nx_fail(&x, LAT_E_NOT_TRACE, "reading its schema");
         sqlite3_close(x.db);
         return rc;
     }
