@@ -76,10 +76,10 @@ check() { # FILE TEXT...
         [[ $(grep -o "$(basename "$file")" "$TMPDIR/err" | wc -l) == 1 ]] || fail "path twice: $(cat "$TMPDIR/err")"
     done
 }
-check "$f/prof.sqlite" "an SQLite database" "not supported yet: record with torch.profiler or \`latscope trace -- CMD\`"
+check "$f/prof.sqlite" "an SQLite database that SQLite cannot read" "nsys export --type sqlite"
 check "$f/prof.sqlite.gz" "gzip of an SQLite database"
 check "$f/host.xplane.pb" "a protobuf file" "TensorBoard's profile plugin"
-check "$f/run.nsys-rep" "an Nsight Systems report" "nsys export --type sqlite"
+check "$f/run.nsys-rep" "an Nsight Systems report" "run \`nsys export --type sqlite FILE\`"
 check "$f/model.onnx" "an ONNX model, not a profile" "enable_profiling"
 check "$f/report.csv" "CSV text"
 check "$f/perf.txt" "\`perf script\` text" "latscope trace --cpu"
@@ -87,7 +87,6 @@ check "$f/ss.json" "a speedscope profile" "chrometrace"
 check "$f/trt.json" "a trtexec --exportProfile file"
 # the same from the corpus, when present
 S=$LATSCOPE_TRACES
-[[ -f $S/nsys/perlmutter-cloverleaf-cuda.sqlite ]] && check "$S/nsys/perlmutter-cloverleaf-cuda.sqlite" "an SQLite database"
 [[ -f $S/nsys/nbody-nvtx_trace.csv ]] && check "$S/nsys/nbody-nvtx_trace.csv" "CSV text"
 [[ -f $S/tf/tiny_cnn_tf2.21.0/vm.xplane.pb ]] && check "$S/tf/tiny_cnn_tf2.21.0/vm.xplane.pb" "a protobuf file"
 [[ -f $S/cpu-stacks/perf6.1_ort_transformer.perf-script.txt ]] && check "$S/cpu-stacks/perf6.1_ort_transformer.perf-script.txt" "\`perf script\` text"
