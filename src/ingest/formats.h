@@ -23,5 +23,10 @@ int ingest_kineto_load(struct ingest_src *src, const char *name, const struct la
  * the reader fails saying so). */
 int ingest_nsys_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
                      struct lat_trace **out, char *err, size_t errsz);
+/* nsys.c: `nsys stats --format csv` reports: named (which report), never read. */
+const char *ingest_nsys_csv_kind(const unsigned char *head, size_t n);
+int ingest_nsys_csv_load(struct ingest_src *src, const char *name,
+                         const struct lat_ingest_opts *opts, struct lat_trace **out, char *err,
+                         size_t errsz);
 
 #endif

@@ -159,6 +159,14 @@ static bool sniff_ort(const unsigned char *h, size_t n, const char *path)
     return false;
 }
 
+/* `nsys stats` CSV: its header line (after a preamble), named by ingest_nsys_csv_kind(). */
+static bool sniff_nsys_csv(const unsigned char *h, size_t n, const char *path)
+{
+    (void)path;
+    if (looks_json(h, n) || !looks_text(h, n > 4096 ? 4096 : n)) return false;
+    return ingest_nsys_csv_kind(h, n > 4096 ? 4096 : n) != NULL;
+}
+
 /* CSV: text whose first line has at least two commas and does not start like JSON. */
 static bool sniff_csv(const unsigned char *h, size_t n, const char *path)
 {
@@ -228,6 +236,8 @@ static const struct ingest_format formats[] = {
      "record with py-spy `--format chrometrace`, or `latscope trace --cpu -- CMD`"},
     {"trtexec-profile", "a trtexec --exportProfile file (layer averages, no timeline)",
      sniff_trtexec, NULL, "for a timeline run `latscope trace -- trtexec ...`"},
+    /* `nsys stats` CSV: its reader only names the report and points to the SQLite export */
+    {"nsys-stats-csv", "an `nsys stats` CSV report", sniff_nsys_csv, ingest_nsys_csv_load, NULL},
     {"csv", "CSV text (an nsys/ncu report?)", sniff_csv, NULL, "pass the trace file itself"},
     {"collapsed-stacks", "collapsed stack samples (py-spy raw, stackcollapse)", sniff_collapsed,
      NULL, "record with `latscope trace --cpu -- CMD` or py-spy `--format chrometrace`"},

@@ -319,3 +319,45 @@ TEST(nsys_bad_sqlite_files_fail_cleanly)
     sqlite3_free(db);
 }
 #endif
+
+TEST(nsys_stats_csv_reports_are_named)
+{
+    static const struct {
+        const char *csv, *want; /* want: a part of the message, or NULL: not an nsys report */
+    } c[] = {
+        {"Start (ns),End (ns),Duration (ns),DurChild (ns),DurNonChild (ns),Name,PID,TID,Lvl,"
+         "NumChild,RangeId,ParentId,RangeStack,NameTree\n1,2,1,0,1,main,1,1,0,0,1,,:1,main\n",
+         "nvtx_pushpop_trace"},
+        {"Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),"
+         "Name\n52.8,301652956,1312,229918.4,1,1,1,1,cudaDeviceSynchronize\n",
+         "cuda_api_sum"},
+        {"\nProcessing [x.sqlite] with [/r/cuda_gpu_kern_sum.py]... \n\n Time (%),Total Time "
+         "(ms),Instances,Avg (ms),Med (ms),Min (ms),Max (ms),StdDev (ms),Name\n1,2,3,4,5,6,7,8,k\n",
+         "cuda_gpu_kern_sum"},
+        {"Start (us),Duration (us),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),"
+         "DymSMem (MB),Bytes (MB),Throughput (MBps),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,"
+         "Name\n1,2,3,1,1,1,1,1,1,1,0,0,,,,,0,1,,7,k\n",
+         "cuda_gpu_trace"},
+        {"Total (MB),Count,Avg (MB),Med (MB),Min (MB),Max (MB),StdDev (MB),Operation\n1,2,3,4,5,"
+         "6,7,[CUDA memcpy HtoD]\n",
+         "cuda_gpu_mem_size_sum"},
+        {"a,b,c\n1,2,3\n", NULL},
+        {"Time (%),Name\n1,x\n", NULL},
+    };
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        const char *fmt = ingest_sniff(c[i].csv, strlen(c[i].csv), "r.csv");
+        struct lat_trace *t;
+        char err[LAT_INGEST_ERRLEN];
+        ASSERT_EQ_I64(ingest_mem(c[i].csv, strlen(c[i].csv), "r.csv", NULL, &t, err, sizeof(err)),
+                      LAT_E_NOT_TRACE);
+        if (!c[i].want) {
+            if (strcmp(fmt, "csv")) FAIL("case %zu: %s, want csv", i, fmt);
+            ASSERT(strstr(err, "CSV text"));
+            continue;
+        }
+        if (strcmp(fmt, "nsys-stats-csv")) FAIL("case %zu: %s", i, fmt);
+        if (!strstr(err, c[i].want) || !strstr(err, "r.csv: an `nsys stats` CSV report") ||
+            !strstr(err, "nsys export --type sqlite"))
+            FAIL("case %zu: %s", i, err);
+    }
+}
