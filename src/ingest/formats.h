@@ -29,5 +29,14 @@ int ingest_ort_finish(struct lat_trace *t, const char *name, char *err, size_t e
 /* Whether path's base name is one ORT's EndProfiling() writes (<prefix>_YYYY-MM-DD_HH-MM-SS
  * [_mmm].json, or onnxruntime_profile*). */
 bool ingest_ort_name(const char *path);
+/* nsys.c: Nsight Systems `nsys export --type sqlite` files (needs LAT_HAVE_SQLITE3; without it
+ * the reader fails saying so). */
+int ingest_nsys_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
+                     struct lat_trace **out, char *err, size_t errsz);
+/* nsys.c: `nsys stats --format csv` reports: named (which report), never read. */
+const char *ingest_nsys_csv_kind(const unsigned char *head, size_t n);
+int ingest_nsys_csv_load(struct ingest_src *src, const char *name,
+                         const struct lat_ingest_opts *opts, struct lat_trace **out, char *err,
+                         size_t errsz);
 
 #endif

@@ -161,6 +161,14 @@ static bool sniff_trtexec(const unsigned char *h, size_t n, const char *path)
     return n - j >= 7 && memcmp(h + j, "\"count\"", 7) == 0;
 }
 
+/* `nsys stats` CSV: its header line (after a preamble), named by ingest_nsys_csv_kind(). */
+static bool sniff_nsys_csv(const unsigned char *h, size_t n, const char *path)
+{
+    (void)path;
+    if (looks_json(h, n) || !looks_text(h, n > 4096 ? 4096 : n)) return false;
+    return ingest_nsys_csv_kind(h, n > 4096 ? 4096 : n) != NULL;
+}
+
 /* CSV: text whose first line has at least two commas and does not start like JSON. */
 static bool sniff_csv(const unsigned char *h, size_t n, const char *path)
 {
@@ -227,11 +235,11 @@ struct ingest_format {
 
 static const struct ingest_format formats[] = {
     {"ort", "an ONNX Runtime profile", sniff_ort, ingest_ort_load, NULL},
-    {"sqlite", "an SQLite database (an `nsys export --type sqlite` file?)", sniff_sqlite, NULL,
-     "SQLite input is not supported yet: record with torch.profiler or `latscope trace -- CMD`"},
+    /* Nsight Systems SQLite exports (nsys.c; another SQLite file gets its own message there) */
+    {"sqlite", "an SQLite database (an `nsys export --type sqlite` file?)", sniff_sqlite,
+     ingest_nsys_load, NULL},
     {"nsys-rep", "an Nsight Systems report", sniff_nsys_rep, NULL,
-     "`nsys export --type sqlite FILE` makes its SQLite export (not readable yet either); or "
-     "record with `latscope trace -- CMD`"},
+     "run `nsys export --type sqlite FILE` and pass the .sqlite file it writes"},
     {"onnx-model", "an ONNX model, not a profile", sniff_onnx_model, NULL,
      "run it in ONNX Runtime with SessionOptions.enable_profiling and pass the "
      "onnxruntime_profile_*.json"},
@@ -243,6 +251,8 @@ static const struct ingest_format formats[] = {
      "record with py-spy `--format chrometrace`, or `latscope trace --cpu -- CMD`"},
     {"trtexec-profile", "a trtexec --exportProfile file (layer averages, no timeline)",
      sniff_trtexec, NULL, "for a timeline run `latscope trace -- trtexec ...`"},
+    /* `nsys stats` CSV: its reader only names the report and points to the SQLite export */
+    {"nsys-stats-csv", "an `nsys stats` CSV report", sniff_nsys_csv, ingest_nsys_csv_load, NULL},
     {"csv", "CSV text (an nsys/ncu report?)", sniff_csv, NULL, "pass the trace file itself"},
     {"collapsed-stacks", "collapsed stack samples (py-spy raw, stackcollapse)", sniff_collapsed,
      NULL, "record with `latscope trace --cpu -- CMD` or py-spy `--format chrometrace`"},

@@ -53,7 +53,11 @@ TEST(ingest_sniff_names_formats)
         {"{\"a\": 1}", "odd.pb", "kineto"}, /* JSON content is never a protobuf */
         {"\x01\x02", "r.nsys-rep", "nsys-rep"},
         {"\x08\x07", "m.onnx", "onnx-model"},
-        {"Start (ns),End (ns),Name\n1,2,main\n", "x.txt", "csv"},
+        {"Start (ns),End (ns),Name\n1,2,main\n", "x.txt", "nsys-stats-csv"},
+        {"Processing [r.sqlite] with [cuda_api_sum.py]...\n\n Time (%),Total Time (us),Num "
+         "Calls,Avg (us),Name\n1,2,3,4,cudaFree\n",
+         "api.csv", "nsys-stats-csv"},
+        {"Start,End,Name\n1,2,main\n", "x.txt", "csv"},
         {"a,b\n", "t.csv", "csv"},
         {"python  3231  1228.318493:    2004008 cpu-clock: \n\t   fe521 [unknown] (/x)\n", NULL,
          "perf-script"},

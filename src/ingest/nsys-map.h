@@ -1,0 +1,84 @@
+/*
+ * nsys-map.h - the rows -> model half of the Nsight Systems SQLite reader (nsys.c reads the
+ * tables; this maps one row at a time into a struct lat_trace). Separate from SQLite so the
+ * mapping is unit-tested and fuzzed (tests/fuzz/fuzz-nsys-map.c) without a database, and
+ * compiled in builds without libsqlite3. Internal to src/ingest/.
+ *
+ * Mapping (docs/trace-input.md, "Nsight Systems"): times are the export's integer ns from the
+ * session start; GPU rows go on the track (pid = deviceId, tid = streamId), CPU rows on
+ * (pid, tid) unpacked from globalTid (pid = (gtid >> 24) & 0xFFFFFF, tid = gtid & 0xFFFFFF);
+ * names, categories and args are the ones the Kineto reader produces for the same activity,
+ * so the analyses and doctor's rules read both alike.
+ */
+#ifndef LAT_INGEST_NSYS_MAP_H
+#define LAT_INGEST_NSYS_MAP_H
+
+#include "model/events.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum nsys_tab {
+    NSYS_KERNEL = 0, /* CUPTI_ACTIVITY_KIND_KERNEL */
+    NSYS_RUNTIME,    /* CUPTI_ACTIVITY_KIND_RUNTIME (runtime and driver, eventClass apart) */
+    NSYS_MEMCPY,     /* CUPTI_ACTIVITY_KIND_MEMCPY */
+    NSYS_MEMSET,     /* CUPTI_ACTIVITY_KIND_MEMSET */
+    NSYS_SYNC,       /* CUPTI_ACTIVITY_KIND_SYNCHRONIZATION */
+    NSYS_NVTX,       /* NVTX_EVENTS */
+    NSYS_OSRT,       /* OSRT_API */
+    NSYS_TAB_COUNT
+};
+
+#define NSYS_NONE INT64_MIN /* a NULL column */
+
+/* One row of one of the tables above; columns a table lacks are NSYS_NONE. */
+struct nsys_row {
+    enum nsys_tab tab;
+    int64_t start, end;
+    int64_t device, stream, correlation;
+    int64_t gtid;        /* globalTid (CPU rows) or globalPid (GPU rows) */
+    int64_t event_class; /* RUNTIME: 0 runtime, 1 driver */
+    int64_t event_type;  /* NVTX: ENUM_NSYS_EVENT_TYPE (34 mark, 59 push/pop, 60 start/end) */
+    int64_t domain;      /* NVTX domainId */
+    int64_t bytes, copy_kind, src_kind, dst_kind, mem_kind, sync_type;
+    int64_t grid[3], block[3], regs, smem;
+    const char *name; /* the resolved name (StringIds or NVTX text), NULL when none */
+    size_t name_len;
+};
+
+struct nsys_named {
+    int64_t key;
+    uint32_t name;
+};
+
+struct nsys_map {
+    struct lat_trace *t;
+    uint32_t cat[NSYS_TAB_COUNT + 2]; /* + cuda_driver, nvtx mark */
+    uint32_t k_bytes, k_device, k_stream, k_corr, k_grid, k_block, k_regs, k_smem, k_domain,
+        k_value;
+    struct nsys_named *threads, *procs, *domains;
+    size_t nthreads, nprocs, ndomains, cthreads, cprocs, cdomains;
+    uint64_t rows_in[NSYS_TAB_COUNT];
+};
+
+void nsys_row_clear(struct nsys_row *r, enum nsys_tab tab);
+int nsys_map_init(struct nsys_map *m, struct lat_trace *t);
+/* Maps one row into m->t: an event, or a counted drop (times out of the model's bounds, end
+ * before start). NVTX rows that are not ranges or marks (domain/category definitions) are
+ * ignored. 0 or -ENOMEM. */
+int nsys_map_row(struct nsys_map *m, const struct nsys_row *r);
+/* Names: a thread (globalTid), a process (globalPid, or any gid of the process), an NVTX
+ * domain (domainId). 0 or -ENOMEM. */
+int nsys_map_thread(struct nsys_map *m, int64_t gtid, const char *name, size_t n);
+int nsys_map_process(struct nsys_map *m, int64_t gpid, const char *name, size_t n);
+int nsys_map_domain(struct nsys_map *m, int64_t domain, const char *name, size_t n);
+/* Labels the tracks with the names given; sets t->format. */
+void nsys_map_finish(struct nsys_map *m);
+void nsys_map_fini(struct nsys_map *m);
+
+/* "cudaLaunchKernel_v7000" -> length of "cudaLaunchKernel": nsys appends _v + the API version
+ * (4 or more digits) to CUDA runtime names; "cuMemcpyHtoD_v2" (a real driver symbol) stays. */
+size_t nsys_api_name_len(const char *s, size_t n);
+
+#endif

@@ -1,0 +1,363 @@
+/* test-nsys.c - the Nsight Systems reader: the rows -> model mapping (src/ingest/nsys-map.c)
+ * on hand-made rows, and whole databases (src/ingest/nsys.c) built here with SQLite: a small
+ * export read back, and 0-byte, truncated, corrupted and non-nsys SQLite files failing with
+ * a clear message and no crash. */
+#include "test.h"
+
+#include "core/err.h"
+#include "ingest/ingest.h"
+#include "ingest/nsys-map.h"
+#include "model/events.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if LAT_HAVE_SQLITE3
+#include <sqlite3.h>
+#endif
+
+static size_t find_ev(const struct lat_trace *t, const char *name)
+{
+    for (size_t i = 0; i < t->ev.n; i++)
+        if (!strcmp(lat_trace_str(t, t->ev.name[i]), name)) return i;
+    return SIZE_MAX;
+}
+
+TEST(nsys_api_name_strips_version_suffix)
+{
+    static const struct {
+        const char *in;
+        size_t want;
+    } c[] = {{"cudaLaunchKernel_v7000", 16},
+             {"cudaMalloc_v3020", 10},
+             {"cudaFoo_v11000", 7},
+             {"cuMemcpyHtoD_v2", 15},
+             {"cuLaunchKernel", 14},
+             {"_v1234", 6},
+             {"x_v123", 6},
+             {"", 0}};
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+        if (nsys_api_name_len(c[i].in, strlen(c[i].in)) != c[i].want)
+            FAIL("%s: %zu, want %zu", c[i].in, nsys_api_name_len(c[i].in, strlen(c[i].in)),
+                 c[i].want);
+}
+
+TEST(nsys_map_rows_like_kineto)
+{
+    struct lat_trace *t;
+    struct nsys_map m;
+    struct nsys_row r;
+    ASSERT_RC(lat_trace_new(&t));
+    ASSERT_RC(nsys_map_init(&m, t));
+    int64_t gtid = (INT64_C(77) << 24) | 78; /* pid 77, tid 78 (+ a vm id above bit 48) */
+    gtid |= INT64_C(1) << 48;
+    ASSERT_RC(nsys_map_thread(&m, gtid, "main", 4));
+    ASSERT_RC(nsys_map_process(&m, (INT64_C(77) << 24) | (INT64_C(1) << 48), "app", 3));
+    ASSERT_RC(nsys_map_domain(&m, 5, "mydomain", 8));
+
+    nsys_row_clear(&r, NSYS_RUNTIME);
+    r.start = 100, r.end = 110, r.gtid = gtid, r.correlation = 9, r.event_class = 0;
+    r.name = "cudaLaunchKernel_v7000", r.name_len = strlen(r.name);
+    ASSERT_RC(nsys_map_row(&m, &r));
+    r.event_class = 1, r.name = "cuLaunchKernel", r.name_len = 14, r.correlation = 10;
+    ASSERT_RC(nsys_map_row(&m, &r));
+
+    nsys_row_clear(&r, NSYS_KERNEL);
+    r.start = 120, r.end = 150, r.device = 2, r.stream = 7, r.correlation = 9;
+    r.grid[0] = 4, r.grid[1] = 1, r.grid[2] = 1, r.block[0] = 256, r.block[1] = 1, r.block[2] = 1;
+    r.name = "void k<int>(int)", r.name_len = strlen(r.name);
+    ASSERT_RC(nsys_map_row(&m, &r));
+
+    nsys_row_clear(&r, NSYS_MEMCPY);
+    r.start = 200, r.end = 260, r.device = 2, r.stream = 7, r.bytes = 4096, r.copy_kind = 1;
+    r.src_kind = 0, r.dst_kind = 2;
+    ASSERT_RC(nsys_map_row(&m, &r));
+    nsys_row_clear(&r, NSYS_MEMSET);
+    r.start = 300, r.end = 301, r.device = 2, r.stream = 7, r.bytes = 64, r.mem_kind = 2;
+    ASSERT_RC(nsys_map_row(&m, &r));
+    nsys_row_clear(&r, NSYS_SYNC);
+    r.start = 400, r.end = 450, r.device = 2, r.stream = 0xFFFFFFFFll, r.sync_type = 4;
+    ASSERT_RC(nsys_map_row(&m, &r));
+
+    nsys_row_clear(&r, NSYS_NVTX);
+    r.start = 90, r.end = 500, r.gtid = gtid, r.event_type = 59, r.domain = 5;
+    r.name = "step", r.name_len = 4;
+    ASSERT_RC(nsys_map_row(&m, &r));
+    r.event_type = 34, r.end = NSYS_NONE, r.domain = 0, r.name = "here", r.name_len = 4;
+    ASSERT_RC(nsys_map_row(&m, &r));
+    r.event_type = 75; /* a domain definition: metadata, no event */
+    ASSERT_RC(nsys_map_row(&m, &r));
+
+    nsys_row_clear(&r, NSYS_OSRT);
+    r.start = 10, r.end = 20, r.gtid = gtid, r.name = "ioctl", r.name_len = 5;
+    ASSERT_RC(nsys_map_row(&m, &r));
+
+    /* bad times: counted drops, never events */
+    nsys_row_clear(&r, NSYS_KERNEL);
+    r.start = 10, r.end = 5, r.device = 0, r.stream = 1;
+    ASSERT_RC(nsys_map_row(&m, &r));
+    r.start = INT64_MAX, r.end = INT64_MAX;
+    ASSERT_RC(nsys_map_row(&m, &r));
+    r.start = -(INT64_C(1) << 59), r.end = INT64_MAX;
+    ASSERT_RC(nsys_map_row(&m, &r));
+    r.start = NSYS_NONE;
+    ASSERT_RC(nsys_map_row(&m, &r));
+    nsys_map_finish(&m);
+
+    ASSERT_EQ_I64(t->ev.n, 9);
+    ASSERT_EQ_U64(t->dropped, 4);
+    ASSERT_EQ_U64(t->drops_gpu, 4);
+    ASSERT_EQ_U64(t->drops[LAT_DROP_NEG_DUR], 1);
+    ASSERT_EQ_U64(t->drops[LAT_DROP_TS_RANGE], 1);
+    ASSERT_EQ_U64(t->drops[LAT_DROP_DUR_RANGE], 1);
+    ASSERT_EQ_U64(t->drops[LAT_DROP_NO_TS], 1);
+    ASSERT_EQ_STR(t->format, "nsys");
+
+    size_t i = find_ev(t, "cudaLaunchKernel");
+    ASSERT(i != SIZE_MAX);
+    ASSERT_EQ_I64(t->ev.kind[i], LAT_EV_RUNTIME);
+    ASSERT_EQ_STR(lat_trace_str(t, t->ev.cat[i]), "cuda_runtime");
+    ASSERT_EQ_I64(t->ev.correlation[i], 9);
+    ASSERT_EQ_I64(t->ev.ts[i], 100);
+    ASSERT_EQ_I64(t->ev.dur[i], 10);
+    const struct lat_track *tr = &t->tracks[t->ev.track[i]];
+    ASSERT_EQ_I64(tr->pid, 77);
+    ASSERT_EQ_I64(tr->tid, 78);
+    ASSERT(!tr->gpu);
+    ASSERT_EQ_STR(lat_trace_str(t, tr->tid_label), "main");
+    ASSERT_EQ_STR(lat_trace_str(t, tr->pid_label), "app");
+    i = find_ev(t, "cuLaunchKernel");
+    ASSERT(i != SIZE_MAX && t->ev.kind[i] == LAT_EV_DRIVER);
+
+    i = find_ev(t, "void k<int>(int)");
+    ASSERT(i != SIZE_MAX);
+    ASSERT_EQ_I64(t->ev.kind[i], LAT_EV_KERNEL);
+    ASSERT(t->ev.flags[i] & LAT_EVF_GPU);
+    ASSERT_EQ_I64(t->ev.device[i], 2);
+    ASSERT_EQ_I64(t->ev.stream[i], 7);
+    tr = &t->tracks[t->ev.track[i]];
+    ASSERT(tr->gpu && tr->pid == 2 && tr->tid == 7);
+    const struct lat_arg *a = lat_trace_arg(t, i, "grid");
+    ASSERT(a && a->type == LAT_ARG_RAW);
+    ASSERT_EQ_STR(lat_trace_str(t, a->str), "[4, 1, 1]");
+
+    i = find_ev(t, "Memcpy HtoD (Pageable -> Device)");
+    ASSERT(i != SIZE_MAX);
+    int64_t v;
+    ASSERT(lat_trace_arg_int(t, i, "bytes", &v) && v == 4096);
+    ASSERT_EQ_I64(t->ev.kind[i], LAT_EV_MEMCPY);
+    i = find_ev(t, "Memset (Device)");
+    ASSERT(i != SIZE_MAX && t->ev.kind[i] == LAT_EV_MEMSET);
+    i = find_ev(t, "Context Sync");
+    ASSERT(i != SIZE_MAX && t->ev.kind[i] == LAT_EV_SYNC);
+    ASSERT_EQ_I64(t->ev.stream[i], -1);
+
+    i = find_ev(t, "step");
+    ASSERT(i != SIZE_MAX);
+    ASSERT_EQ_I64(t->ev.kind[i], LAT_EV_USER_ANNOTATION);
+    ASSERT_EQ_I64(t->ev.dur[i], 410);
+    a = lat_trace_arg(t, i, "domain");
+    ASSERT(a && a->type == LAT_ARG_STR);
+    ASSERT_EQ_STR(lat_trace_str(t, a->str), "mydomain");
+    i = find_ev(t, "here");
+    ASSERT(i != SIZE_MAX && t->ev.kind[i] == LAT_EV_INSTANT && t->ev.dur[i] == 0);
+    i = find_ev(t, "ioctl");
+    ASSERT(i != SIZE_MAX && t->ev.kind[i] == LAT_EV_OTHER);
+    ASSERT_EQ_STR(lat_trace_str(t, t->ev.cat[i]), "os_runtime");
+    nsys_map_fini(&m);
+    lat_trace_free(t);
+}
+
+#if LAT_HAVE_SQLITE3
+/* A small export with the tables and columns of nsys 2024.5 (a subset), as bytes. */
+static unsigned char *make_db(const char *extra_sql, sqlite3_int64 *len)
+{
+    static const char sql[] =
+        "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+        "INSERT INTO StringIds VALUES(1,'cudaLaunchKernel_v7000'),(2,'kern(float*)'),"
+        "(3,'cudaMemcpy_v3020'),(4,'main-thread'),(5,'ioctl');"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INTEGER, end INTEGER, eventClass INTEGER,"
+        " globalTid INTEGER, correlationId INTEGER, nameId INTEGER, returnValue INTEGER,"
+        " callchainId INTEGER);"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(1000,1010,0,(3<<24)|4,1,1,0,NULL),"
+        "(2000,2600,0,(3<<24)|4,2,3,0,NULL);"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId INTEGER,"
+        " contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER,"
+        " demangledName INTEGER, shortName INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER,"
+        " blockX INTEGER, blockY INTEGER, blockZ INTEGER, registersPerThread INTEGER,"
+        " staticSharedMemory INTEGER, dynamicSharedMemory INTEGER);"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(1020,1520,0,1,7,1,3<<24,2,2,8,1,1,128,1,1,"
+        "32,0,1024);"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start INTEGER, end INTEGER, deviceId INTEGER,"
+        " contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER,"
+        " bytes INTEGER, copyKind INTEGER, srcKind INTEGER, dstKind INTEGER);"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES(2100,2500,0,1,7,2,3<<24,1048576,2,2,0);"
+        "CREATE TABLE OSRT_API(start INTEGER, end INTEGER, eventClass INTEGER, globalTid INTEGER,"
+        " nameId INTEGER, returnValue INTEGER, nestingLevel INTEGER, callchainId INTEGER);"
+        "INSERT INTO OSRT_API VALUES(500,900,27,(3<<24)|4,5,0,0,1);"
+        "CREATE TABLE ThreadNames(nameId INTEGER, priority INTEGER, globalTid INTEGER);"
+        "INSERT INTO ThreadNames VALUES(4,0,(3<<24)|4);"
+        "CREATE TABLE TARGET_INFO_GPU(vmId INTEGER, id INTEGER, name TEXT, smCount INTEGER,"
+        " computeMajor INTEGER, computeMinor INTEGER, cuDevice INTEGER);"
+        "INSERT INTO TARGET_INFO_GPU VALUES(0,0,'Test GPU',108,8,0,3);"
+        "CREATE TABLE TARGET_INFO_SESSION_START_TIME(utcEpochNs INTEGER, utcTime TEXT,"
+        " localTime TEXT);"
+        "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES(1696392839587175550,'','');";
+    sqlite3 *db;
+    if (sqlite3_open(":memory:", &db) != SQLITE_OK) return NULL;
+    unsigned char *out = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK &&
+        (!extra_sql || sqlite3_exec(db, extra_sql, NULL, NULL, NULL) == SQLITE_OK))
+        out = sqlite3_serialize(db, "main", len, 0);
+    sqlite3_close(db);
+    return out;
+}
+
+TEST(nsys_reads_a_small_export)
+{
+    sqlite3_int64 n;
+    unsigned char *db = make_db(NULL, &n);
+    ASSERT(db);
+    struct lat_trace *t;
+    char err[LAT_INGEST_ERRLEN];
+    int rc = ingest_mem(db, (size_t)n, "small.sqlite", NULL, &t, err, sizeof(err));
+    if (rc) FAIL("%s", err);
+    ASSERT_EQ_STR(t->format, "nsys");
+    ASSERT_EQ_I64(t->ev.n, 5);
+    ASSERT_EQ_I64(t->base_time_ns, INT64_C(1696392839587175550));
+    ASSERT_EQ_I64(t->ndevices, 1);
+    ASSERT_EQ_I64(t->devices[0].num_sms, 108);
+    ASSERT_EQ_STR(lat_trace_str(t, t->devices[0].name), "Test GPU");
+    size_t k = find_ev(t, "kern(float*)"), l = find_ev(t, "cudaLaunchKernel");
+    ASSERT(k != SIZE_MAX && l != SIZE_MAX);
+    ASSERT_EQ_I64(t->ev.correlation[k], t->ev.correlation[l]);
+    ASSERT_EQ_I64(t->ev.dur[k], 500);
+    int64_t v;
+    ASSERT(lat_trace_arg_int(t, k, "shared memory", &v) && v == 1024);
+    size_t c = find_ev(t, "Memcpy DtoH (Device -> Pageable)");
+    ASSERT(c != SIZE_MAX && lat_trace_arg_int(t, c, "bytes", &v) && v == 1048576);
+    ASSERT(find_ev(t, "cudaMemcpy") != SIZE_MAX);
+    size_t o = find_ev(t, "ioctl");
+    ASSERT(o != SIZE_MAX);
+    ASSERT_EQ_STR(lat_trace_str(t, t->tracks[t->ev.track[o]].tid_label), "main-thread");
+    lat_trace_free(t);
+    sqlite3_free(db);
+}
+
+/* Every prefix length class and a sweep of corrupted bytes: an error with a message (or, for
+ * a corruption SQLite does not notice, a trace), never a crash; runs under the sanitizers. */
+TEST(nsys_bad_sqlite_files_fail_cleanly)
+{
+    sqlite3_int64 n;
+    unsigned char *db = make_db(NULL, &n);
+    ASSERT(db);
+    struct lat_trace *t;
+    char err[LAT_INGEST_ERRLEN];
+    /* 0 bytes: the front says empty */
+    ASSERT(ingest_mem(db, 0, "z.sqlite", NULL, &t, err, sizeof(err)) != 0);
+    ASSERT(t == NULL && strstr(err, "z.sqlite"));
+    /* truncated */
+    size_t cuts[] = {16, 17, 100, 512, 1024, (size_t)n / 2, (size_t)n - 1};
+    for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+        err[0] = '\0';
+        int rc = ingest_mem(db, cuts[i], "cut.sqlite", NULL, &t, err, sizeof(err));
+        if (rc == 0) {
+            lat_trace_free(t); /* a cut SQLite did not need (free pages at the end) */
+            continue;
+        }
+        ASSERT_EQ_I64(rc, LAT_E_NOT_TRACE);
+        if (!strstr(err, "cut.sqlite: an SQLite database")) FAIL("cut %zu: %s", cuts[i], err);
+    }
+    ASSERT(ingest_mem(db, (size_t)n / 2, "h.sqlite", NULL, &t, err, sizeof(err)) != 0);
+    ASSERT(strstr(err, "truncated or corrupt?"));
+    /* corrupted bytes across the file */
+    unsigned char *bad = malloc((size_t)n);
+    ASSERT(bad);
+    size_t fails = 0;
+    for (size_t at = 16; at < (size_t)n; at += 97) {
+        memcpy(bad, db, (size_t)n);
+        for (size_t j = at; j < at + 8 && j < (size_t)n; j++)
+            bad[j] ^= 0xA5;
+        int rc = ingest_mem(bad, (size_t)n, "bad.sqlite", NULL, &t, err, sizeof(err));
+        if (rc == 0)
+            lat_trace_free(t);
+        else if (!strstr(err, "bad.sqlite:"))
+            FAIL("at %zu: %s", at, err);
+        else
+            fails++;
+    }
+    ASSERT(fails > 0);
+    free(bad);
+    sqlite3_free(db);
+
+    /* an SQLite file that is not an nsys export */
+    sqlite3 *o;
+    ASSERT(sqlite3_open(":memory:", &o) == SQLITE_OK);
+    ASSERT(sqlite3_exec(o, "CREATE TABLE t(a); INSERT INTO t VALUES(1);", NULL, NULL, NULL) ==
+           SQLITE_OK);
+    unsigned char *other = sqlite3_serialize(o, "main", &n, 0);
+    sqlite3_close(o);
+    ASSERT(other);
+    ASSERT_EQ_I64(ingest_mem(other, (size_t)n, "o.sqlite", NULL, &t, err, sizeof(err)),
+                  LAT_E_NOT_TRACE);
+    ASSERT(strstr(err, "o.sqlite: an SQLite database, but not an Nsight Systems export"));
+    sqlite3_free(other);
+
+    /* a table with a view in its place, and a wrong column type: no crash, counted or read */
+    db = make_db("CREATE VIEW NVTX_EVENTS AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 "
+                 "FROM c) SELECT x AS start FROM c;"
+                 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES('a','b',0,1,7,1,0,2,2,1,1,1,1,1,1,"
+                 "1,0,0);",
+                 &n);
+    ASSERT(db);
+    int rc = ingest_mem(db, (size_t)n, "v.sqlite", NULL, &t, err, sizeof(err));
+    if (rc) FAIL("%s", err);
+    ASSERT_EQ_I64(t->ev.n, 5); /* the view is not read; the text times are dropped */
+    ASSERT_EQ_U64(t->drops[LAT_DROP_NO_TS], 1);
+    lat_trace_free(t);
+    sqlite3_free(db);
+}
+#endif
+
+TEST(nsys_stats_csv_reports_are_named)
+{
+    static const struct {
+        const char *csv, *want; /* want: a part of the message, or NULL: not an nsys report */
+    } c[] = {
+        {"Start (ns),End (ns),Duration (ns),DurChild (ns),DurNonChild (ns),Name,PID,TID,Lvl,"
+         "NumChild,RangeId,ParentId,RangeStack,NameTree\n1,2,1,0,1,main,1,1,0,0,1,,:1,main\n",
+         "nvtx_pushpop_trace"},
+        {"Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),"
+         "Name\n52.8,301652956,1312,229918.4,1,1,1,1,cudaDeviceSynchronize\n",
+         "cuda_api_sum"},
+        {"\nProcessing [x.sqlite] with [/r/cuda_gpu_kern_sum.py]... \n\n Time (%),Total Time "
+         "(ms),Instances,Avg (ms),Med (ms),Min (ms),Max (ms),StdDev (ms),Name\n1,2,3,4,5,6,7,8,k\n",
+         "cuda_gpu_kern_sum"},
+        {"Start (us),Duration (us),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),"
+         "DymSMem (MB),Bytes (MB),Throughput (MBps),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,"
+         "Name\n1,2,3,1,1,1,1,1,1,1,0,0,,,,,0,1,,7,k\n",
+         "cuda_gpu_trace"},
+        {"Total (MB),Count,Avg (MB),Med (MB),Min (MB),Max (MB),StdDev (MB),Operation\n1,2,3,4,5,"
+         "6,7,[CUDA memcpy HtoD]\n",
+         "cuda_gpu_mem_size_sum"},
+        {"a,b,c\n1,2,3\n", NULL},
+        {"Time (%),Name\n1,x\n", NULL},
+    };
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        const char *fmt = ingest_sniff(c[i].csv, strlen(c[i].csv), "r.csv");
+        struct lat_trace *t;
+        char err[LAT_INGEST_ERRLEN];
+        ASSERT_EQ_I64(ingest_mem(c[i].csv, strlen(c[i].csv), "r.csv", NULL, &t, err, sizeof(err)),
+                      LAT_E_NOT_TRACE);
+        if (!c[i].want) {
+            if (strcmp(fmt, "csv")) FAIL("case %zu: %s, want csv", i, fmt);
+            ASSERT(strstr(err, "CSV text"));
+            continue;
+        }
+        if (strcmp(fmt, "nsys-stats-csv")) FAIL("case %zu: %s", i, fmt);
+        if (!strstr(err, c[i].want) || !strstr(err, "r.csv: an `nsys stats` CSV report") ||
+            !strstr(err, "nsys export --type sqlite"))
+            FAIL("case %zu: %s", i, err);
+    }
+}
