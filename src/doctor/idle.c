@@ -188,10 +188,17 @@ int doc_idle_decompose(struct doc_ctx *c, struct doc_idle *d)
             e.stream = -1;
             e.tid = tr < t->ntracks ? t->tracks[tr].tid : -1;
             if (launch >= 0) {
-                snprintf(note, sizeof(note), "next launch %s from %s came %.1f us into the gap",
+                /* A synchronous call (cudaMemcpy) can start before the gap opens: say so,
+                 * never a negative time "into the gap". */
+                lat_ns into = t->ev.ts[launch] - g0;
+                snprintf(note, sizeof(note),
+                         into >= 0
+                             ? "next launch %s from %s came %.1f us into the gap"
+                             : "next launch %s from %s started %.1f us before the gap "
+                               "opened (a synchronous call: its GPU work followed its return)",
                          doc_name(c, (size_t)launch),
                          doc_op_name_or(c, doc_enclosing_op(c, (size_t)launch), "(no op)"),
-                         (double)(t->ev.ts[launch] - g0) / 1000.0);
+                         (double)(into >= 0 ? into : -into) / 1000.0);
                 e.note = note;
             }
             doc_top_add(&d->gaps, &e);
