@@ -360,6 +360,55 @@ TEST_TIMEOUT(analyze_hta_050_crosscheck, 120)
     }
 }
 
+/* Issue 20: idle-time splits HolisticTraceAnalysis f4d0062 gives on stream 7 (µs). These
+ * traces launch kernels before the profiler's first runtime event (or not at all): their rows
+ * have no correlated CPU row, and HTA joins them to the input's first event (index_correlation
+ * 0), whose later ts makes their gaps host_wait. latscope's default keeps its own rule. */
+struct hta_idle_ref {
+    const char *rel;
+    lat_ns host_wait, kernel_wait, other;         /* HTA, µs */
+    lat_ns lat_host_wait, lat_kernel_wait, total; /* latscope's default, ns; < 0: not checked */
+};
+
+#define DLRM "param/example_input_files/chakra_traces/dlrm_kineto/"
+static const struct hta_idle_ref hta_idle_refs[] = {
+    {DLRM "worker1_step_12.1694128201556.pt.trace.json.gz", 17449, 115, 0, 17356000, 208000,
+     17564000},
+    {DLRM "worker3_step_12.1694128201557.pt.trace.json.gz", 17548, 109, 0, 17465000, 192000,
+     17657000},
+    {"tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", 1543, 4145, 0, -1, -1,
+     -1},
+};
+
+TEST_TIMEOUT(analyze_hta_idle_unlaunched_rows, 120)
+{
+    for (size_t k = 0; k < sizeof(hta_idle_refs) / sizeof(hta_idle_refs[0]); k++) {
+        const struct hta_idle_ref *h = &hta_idle_refs[k];
+        struct lat_trace *t = load(h->rel);
+        ASSERT(t->first_elem_event);
+        for (int compat = 1; compat >= 0; compat--) {
+            struct lat_analysis *a = analyse(t, compat, NULL);
+            const struct lat_an_rank *r = &a->ranks[0];
+            size_t s;
+            for (s = 0; s < r->nidle && r->idle[s].stream != 7; s++) {
+            }
+            if (s == r->nidle) FAIL("%s: no stream 7 in the idle breakdown", h->rel);
+            const lat_ns *idle = r->idle[s].idle;
+            if (compat) {
+                ASSERT_EQ_I64(idle[LAT_IDLE_HOST_WAIT], h->host_wait * 1000);
+                ASSERT_EQ_I64(idle[LAT_IDLE_KERNEL_WAIT], h->kernel_wait * 1000);
+                ASSERT_EQ_I64(idle[LAT_IDLE_OTHER], h->other * 1000);
+            } else if (h->total >= 0) {
+                ASSERT_EQ_I64(idle[LAT_IDLE_HOST_WAIT], h->lat_host_wait);
+                ASSERT_EQ_I64(idle[LAT_IDLE_KERNEL_WAIT], h->lat_kernel_wait);
+                ASSERT_EQ_I64(idle[0] + idle[1] + idle[2], h->total);
+            }
+            analysis_free(a);
+        }
+        lat_trace_free(t);
+    }
+}
+
 /* latscope's default counts the HIP launches HTA misses on the ROCm trace */
 TEST(analyze_rocm_launches_latscope_mode)
 {
