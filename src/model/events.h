@@ -183,21 +183,23 @@ struct lat_trace {
     struct lat_meta *meta;
     size_t nmeta, meta_cap;
 
-    char *path;            /* where it was read from (owned), or NULL */
-    const char *format;    /* static: "kineto", "chrome", "kineto-2021", "latscope", ... */
-    int32_t rank;          /* distributedInfo.rank, -1 when absent */
-    int32_t world_size;    /* -1 when absent */
-    lat_ns base_time_ns;   /* epoch ns of ts == 0 (baseTimeNanoseconds), 0 when unknown */
-    bool frac_ts;          /* some ts in the input had a fractional µs part (ns resolution) */
-    bool first_elem_event; /* event 0 is element 0 of the input's event list (HTA's row
-                              label 0, which its idle-time join reaches: analyze --hta-compat) */
-    uint64_t dropped;      /* events the reader skipped: the sum of drops[] */
+    char *path;          /* where it was read from (owned), or NULL */
+    const char *format;  /* static: "kineto", "chrome", "kineto-2021", "latscope", ... */
+    int32_t rank;        /* distributedInfo.rank, -1 when absent */
+    int32_t world_size;  /* -1 when absent */
+    lat_ns base_time_ns; /* epoch ns of ts == 0 (baseTimeNanoseconds), 0 when unknown */
+    bool frac_ts;        /* some ts in the input had a fractional µs part (ns resolution) */
+    uint64_t dropped;    /* events the reader skipped: the sum of drops[] */
     uint64_t drops[LAT_DROP_REASON_COUNT]; /* dropped events by reason */
     uint64_t drops_gpu;  /* of the dropped events: GPU ones (cat kernel, gpu_memcpy, ...) */
     uint64_t drops_step; /* of the dropped events: CPU ProfilerStep#N ones */
     uint64_t bad_fields; /* event fields ignored because their value had the wrong type
                             ("cat": {...}, "name": [], "pid": true, ...): the value is skipped
                             whole, the event kept without that field */
+
+    /* event 0 is element 0 of the input's event list: HTA's row label 0, which its idle-time
+     * join reaches for GPU rows without a launch (analyze --hta-compat) */
+    bool first_elem_event;
 };
 
 /* Counts one dropped event (trace->drops[reason] and trace->dropped). */
