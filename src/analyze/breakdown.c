@@ -69,6 +69,7 @@ int an_idle(struct an_view *v, struct lat_an_rank *r)
     struct lat_an_idle_stream *s = NULL;
     lat_ns *prev_end = NULL;
     size_t ns = 0, cap = 0;
+    bool hta_row0 = v->o->hta_compat && t->first_elem_event && v->n > 0 && v->keep[0];
     int rc = an_map_init(&slot, 64);
     if (rc) return rc;
     for (size_t j = 0; j < v->ngpu; j++) {
@@ -100,6 +101,10 @@ int an_idle(struct an_view *v, struct lat_an_rank *r)
             lat_ns gap = ts - pe;
             enum lat_idle_cat c;
             uint32_t rt = v->corr[i];
+            /* HTA: a row with no correlated CPU row has index_correlation min(correlation, 0);
+             * its join reaches the row labelled 0 (the input's first event) when that row
+             * was kept. latscope's own rule: an unlaunched row is never host_wait. */
+            if (rt == AN_NONE && hta_row0 && t->ev.correlation[i] >= 0) rt = 0;
             if (rt != AN_NONE && v->keep[rt] && an_ts(v, rt) > pe)
                 c = LAT_IDLE_HOST_WAIT;
             else if (gap < v->o->consecutive_kernel_delay_ns)

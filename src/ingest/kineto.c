@@ -866,6 +866,7 @@ static int kx_commit(struct kx *k, struct kx_ev *ev, struct kind_cache *kc)
     if (ev->e.nargs == 0) ev->e.args = 0;
     rc = lat_trace_add_event(t, &ev->e);
     if (rc) return kx_nomem(k);
+    if (k->nevents_in == 1 && t->ev.n == 1) t->first_elem_event = true;
     if (ph == 'B') return kx_open_push(k, track, t->ev.n - 1);
     return 0;
 }

@@ -196,6 +196,10 @@ struct lat_trace {
     uint64_t bad_fields; /* event fields ignored because their value had the wrong type
                             ("cat": {...}, "name": [], "pid": true, ...): the value is skipped
                             whole, the event kept without that field */
+
+    /* event 0 is element 0 of the input's event list: HTA's row label 0, which its idle-time
+     * join reaches for GPU rows without a launch (analyze --hta-compat) */
+    bool first_elem_event;
 };
 
 /* Counts one dropped event (trace->drops[reason] and trace->dropped). */

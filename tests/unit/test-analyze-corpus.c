@@ -360,6 +360,386 @@ TEST_TIMEOUT(analyze_hta_050_crosscheck, 120)
     }
 }
 
+/* Issue 20: idle-time splits HolisticTraceAnalysis f4d0062 gives on stream 7 (µs). These
+ * traces launch kernels before the profiler's first runtime event (or not at all): their rows
+ * have no correlated CPU row, and HTA joins them to the input's first event (index_correlation
+ * 0), whose later ts makes their gaps host_wait. latscope's default keeps its own rule. */
+struct hta_idle_ref {
+    const char *rel;
+    lat_ns host_wait, kernel_wait, other;         /* HTA, µs */
+    lat_ns lat_host_wait, lat_kernel_wait, total; /* latscope's default, ns; < 0: not checked */
+};
+
+#define DLRM "param/example_input_files/chakra_traces/dlrm_kineto/"
+static const struct hta_idle_ref hta_idle_refs[] = {
+    {DLRM "worker1_step_12.1694128201556.pt.trace.json.gz", 17449, 115, 0, 17356000, 208000,
+     17564000},
+    {DLRM "worker3_step_12.1694128201557.pt.trace.json.gz", 17548, 109, 0, 17465000, 192000,
+     17657000},
+    {"tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", 1543, 4145, 0, -1, -1,
+     -1},
+};
+
+TEST_TIMEOUT(analyze_hta_idle_unlaunched_rows, 120)
+{
+    for (size_t k = 0; k < sizeof(hta_idle_refs) / sizeof(hta_idle_refs[0]); k++) {
+        const struct hta_idle_ref *h = &hta_idle_refs[k];
+        struct lat_trace *t = load(h->rel);
+        ASSERT(t->first_elem_event);
+        for (int compat = 1; compat >= 0; compat--) {
+            struct lat_analysis *a = analyse(t, compat, NULL);
+            const struct lat_an_rank *r = &a->ranks[0];
+            size_t s;
+            for (s = 0; s < r->nidle && r->idle[s].stream != 7; s++) {
+            }
+            if (s == r->nidle) FAIL("%s: no stream 7 in the idle breakdown", h->rel);
+            const lat_ns *idle = r->idle[s].idle;
+            if (compat) {
+                ASSERT_EQ_I64(idle[LAT_IDLE_HOST_WAIT], h->host_wait * 1000);
+                ASSERT_EQ_I64(idle[LAT_IDLE_KERNEL_WAIT], h->kernel_wait * 1000);
+                ASSERT_EQ_I64(idle[LAT_IDLE_OTHER], h->other * 1000);
+            } else if (h->total >= 0) {
+                ASSERT_EQ_I64(idle[LAT_IDLE_HOST_WAIT], h->lat_host_wait);
+                ASSERT_EQ_I64(idle[LAT_IDLE_KERNEL_WAIT], h->lat_kernel_wait);
+                ASSERT_EQ_I64(idle[0] + idle[1] + idle[2], h->total);
+            }
+            analysis_free(a);
+        }
+        lat_trace_free(t);
+    }
+}
+
+/* Every Kineto trace of the corpus with GPU rows (41 files): HolisticTraceAnalysis f4d0062 (the
+ * commit analyses.md cites, with pandas 2.x), run on each file as rank 0 with
+ * get_temporal_breakdown() and get_idle_time_breakdown(ranks=[0]): temporal µs and every
+ * stream's idle split (µs), which --hta-compat must equal exactly. A file absent here is skipped
+ * alone. */
+struct hta_f4_file {
+    const char *rel;
+    lat_ns idle, compute, non_compute, kernel_time; /* µs */
+    bool temporal;                                  /* false: HTA's temporal breakdown raised */
+};
+struct hta_f4_idle {
+    const char *rel;
+    int64_t stream;
+    lat_ns host_wait, kernel_wait, other; /* µs */
+};
+
+static const struct hta_f4_file hta_f4_files[] = {
+    {"hta/tests/data/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz", 8780, 96, 35, 8911,
+     true},
+    {"hta/tests/data/call_stack/backward_thread.json", 0, 45, 0, 45, true},
+    {"hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz",
+     12929684, 10630, 55697, 12996011, true},
+    {"hta/tests/data/critical_path/cuda_event_sync/event_sync_trace.json.gz", 207, 49, 7, 263,
+     true},
+    {"hta/tests/data/critical_path/cuda_event_sync_multi_stream/event_sync_trace.json.gz", 19132,
+     369, 5, 19506, true},
+    {"hta/tests/data/critical_path/end_to_end/simple_add/input/trace.json.gz", 16414376, 10670,
+     39293, 16464339, true},
+    {"hta/tests/data/critical_path/end_to_end/simple_add/output/"
+     "overlaid_critical_path_trace.json.gz",
+     16414376, 10670, 39293, 16464339, true},
+    {"hta/tests/data/critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz",
+     16414376, 10670, 39293, 16464339, true},
+    {"hta/tests/data/df_index_resolver/df_index_resolver.json.gz", 643612, 496485, 256572, 1396669,
+     true},
+    {"hta/tests/data/execution_trace/benchmark_simple_add_trace.json.gz", 108903, 16, 0, 108919,
+     true},
+    {"hta/tests/data/mtia_inference_trace/mtia_inference_rank_0.json.gz", 19235, 381972, 42068,
+     443275, true},
+    {"hta/tests/data/mtia_trace_single_rank/mtia_rank_0.json.gz", 5649476, 7305597, 372998,
+     13328071, true},
+    {"hta/tests/data/nccl_parser_config/nccl_data.json.gz", 338781, 75169, 21636, 435586, true},
+    {"hta/tests/data/negative_queue_length_values_check/rank0.json.gz", 705853, 143836, 166865,
+     1016554, true},
+    {"hta/tests/data/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", 10113,
+     372150, 2371, 384634, true},
+    {"hta/tests/data/timeline_analysis/sampled_rank-0.json.gz", 321378, 106252, 172428, 600058,
+     true},
+    {"hta/tests/data/trace_compare/base/base.json.gz", 0, 4, 0, 4, true},
+    {"hta/tests/data/trace_compare/test/test.json.gz", 0, 4, 0, 4, true},
+    {"hta/tests/data/trace_diff/control/control.json.gz", 62119, 234760, 86525, 383404, true},
+    {"hta/tests/data/trace_diff/test/test.json.gz", 46910, 429216, 152245, 628371, true},
+    {"hta/tests/data/trace_file_list/inference_rank_1.json.gz", 1599, 30, 0, 1629, true},
+    {"hta/tests/data/trace_filter/sampled_rank-0.json.gz", 321378, 106252, 172428, 600058, true},
+    {"hta/tests/data/trace_filter/sampled_rank-1.json.gz", 328671, 135548, 136455, 600674, true},
+    {"hta/tests/data/triton_example/triton_example.json.gz", 0, 94, 0, 94, true},
+    {"kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
+     327463, 492891, 10140, 830494, true},
+    {"kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143566756.pt.trace.json.gz",
+     219798, 492770, 9033, 721601, true},
+    {"kineto/tb_plugin/test/gpu_metrics_expected.json", 11896, 48, 2, 11946, true},
+    {"kineto/tb_plugin/test/gpu_metrics_input.json", 11896, 48, 2, 11946, true},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker0_step_12.1694128201545.pt.trace.json.gz",
+     6419, 1034, 5556, 13009, true},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker1_step_12.1694128201556.pt.trace.json.gz",
+     6428, 1246, 11075, 18749, true},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker2_step_12.1694128201554.pt.trace.json.gz",
+     7046, 1068, 3236, 11350, true},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker3_step_12.1694128201557.pt.trace.json.gz",
+     8145, 1240, 9468, 18853, true},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker4_step_12.1694128201547.pt.trace.json.gz",
+     8887, 1126, 6576, 16589, true},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker5_step_12.1694128201549.pt.trace.json.gz",
+     9121, 1041, 6230, 16392, true},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker6_step_12.1694128201553.pt.trace.json.gz",
+     7051, 1051, 3308, 11410, true},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker7_step_12.1694128201553.pt.trace.json.gz",
+     8308, 1059, 1600, 10967, true},
+    {"tracelens/tests/traces/b200/eager_trace.json.gz", 73669, 10153, 664, 84486, true},
+    {"tracelens/tests/traces/h100/Falconsai_nsfw_image_detection__1016002.json.gz", 6491, 1065, 3,
+     7559, true},
+    {"tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", 0, 0, 0, 0,
+     false}, /* HTA: AssertionError (non_compute < 0) */
+    {"tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz", 2098,
+     154407, 3486, 159991, true},
+    {"tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz", 3653, 252, 2,
+     3907, true},
+};
+static const struct hta_f4_idle hta_f4_idle_rows[] = {
+    {"hta/tests/data/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz", 0, 8780, 0, 0},
+    {"hta/tests/data/call_stack/backward_thread.json", 7, 0, 0, 0},
+    {"hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz", 7,
+     12855007, 104, 0},
+    {"hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz", 20,
+     12011718, 3, 0},
+    {"hta/tests/data/critical_path/cuda_event_sync/event_sync_trace.json.gz", 7, 212, 0, 0},
+    {"hta/tests/data/critical_path/cuda_event_sync_multi_stream/event_sync_trace.json.gz", 20, 32,
+     0, 0},
+    {"hta/tests/data/critical_path/cuda_event_sync_multi_stream/event_sync_trace.json.gz", 24, 0,
+     15, 0},
+    {"hta/tests/data/critical_path/cuda_event_sync_multi_stream/event_sync_trace.json.gz", 28, 0,
+     15, 0},
+    {"hta/tests/data/critical_path/end_to_end/simple_add/input/trace.json.gz", 7, 15976739, 91, 0},
+    {"hta/tests/data/critical_path/end_to_end/simple_add/input/trace.json.gz", 20, 13582776, 8, 0},
+    {"hta/tests/data/critical_path/end_to_end/simple_add/output/"
+     "overlaid_critical_path_trace.json.gz",
+     7, 15976739, 91, 0},
+    {"hta/tests/data/critical_path/end_to_end/simple_add/output/"
+     "overlaid_critical_path_trace.json.gz",
+     20, 13582776, 8, 0},
+    {"hta/tests/data/critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz", 7,
+     15976739, 91, 0},
+    {"hta/tests/data/critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz", 20,
+     13582776, 8, 0},
+    {"hta/tests/data/df_index_resolver/df_index_resolver.json.gz", 7, 791330, 16727, 73829},
+    {"hta/tests/data/df_index_resolver/df_index_resolver.json.gz", 14, 933139, 5568, 4444},
+    {"hta/tests/data/execution_trace/benchmark_simple_add_trace.json.gz", 7, 108901, 2, 0},
+    {"hta/tests/data/mtia_inference_trace/mtia_inference_rank_0.json.gz", 101, 278746, 244, 30588},
+    {"hta/tests/data/mtia_inference_trace/mtia_inference_rank_0.json.gz", 102, 224017, 486, 154663},
+    {"hta/tests/data/mtia_inference_trace/mtia_inference_rank_0.json.gz", 103, 262091, 167, 69166},
+    {"hta/tests/data/mtia_inference_trace/mtia_inference_rank_0.json.gz", 104, 304943, 397, 94379},
+    {"hta/tests/data/mtia_inference_trace/mtia_inference_rank_0.json.gz", 105, 361836, 176, 217},
+    {"hta/tests/data/mtia_inference_trace/mtia_inference_rank_0.json.gz", 106, 314118, 352, 24672},
+    {"hta/tests/data/mtia_inference_trace/mtia_inference_rank_0.json.gz", 107, 242303, 323, 8271},
+    {"hta/tests/data/mtia_inference_trace/mtia_inference_rank_0.json.gz", 108, 228224, 616, 60202},
+    {"hta/tests/data/mtia_inference_trace/mtia_inference_rank_0.json.gz", 109, 202237, 494, 17004},
+    {"hta/tests/data/mtia_inference_trace/mtia_inference_rank_0.json.gz", 110, 232683, 400, 32123},
+    {"hta/tests/data/mtia_inference_trace/mtia_inference_rank_0.json.gz", 111, 208072, 576, 91676},
+    {"hta/tests/data/mtia_inference_trace/mtia_inference_rank_0.json.gz", 112, 299058, 432, 36813},
+    {"hta/tests/data/mtia_trace_single_rank/mtia_rank_0.json.gz", 1, 417937, -10478, 5200945},
+    {"hta/tests/data/mtia_trace_single_rank/mtia_rank_0.json.gz", 102, 445, -9, 2540592},
+    {"hta/tests/data/nccl_parser_config/nccl_data.json.gz", 7, 357247, 2155, 0},
+    {"hta/tests/data/nccl_parser_config/nccl_data.json.gz", 40, 381499, 0, 0},
+    {"hta/tests/data/negative_queue_length_values_check/rank0.json.gz", 7, 0, 17159, 691231},
+    {"hta/tests/data/negative_queue_length_values_check/rank0.json.gz", 25, 628598, 85, 0},
+    {"hta/tests/data/negative_queue_length_values_check/rank0.json.gz", 27, 792592, 1000, 7135},
+    {"hta/tests/data/negative_queue_length_values_check/rank0.json.gz", 84, 62901, 12, 665192},
+    {"hta/tests/data/negative_queue_length_values_check/rank0.json.gz", 285, 0, 0, 675305},
+    {"hta/tests/data/negative_queue_length_values_check/rank0.json.gz", 363, 0, 75, 673182},
+    {"hta/tests/data/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", 7, 1709,
+     8404, 0},
+    {"hta/tests/data/timeline_analysis/sampled_rank-0.json.gz", 7, 213825, 1985, 261740},
+    {"hta/tests/data/timeline_analysis/sampled_rank-0.json.gz", 23, 596037, 70, 34},
+    {"hta/tests/data/timeline_analysis/sampled_rank-0.json.gz", 25, 0, 9, 47865},
+    {"hta/tests/data/timeline_analysis/sampled_rank-0.json.gz", 84, 148934, 6, 0},
+    {"hta/tests/data/timeline_analysis/sampled_rank-0.json.gz", 203, 0, 0, 0},
+    {"hta/tests/data/trace_compare/base/base.json.gz", 7, 0, 0, 0},
+    {"hta/tests/data/trace_compare/test/test.json.gz", 7, 0, 0, 0},
+    {"hta/tests/data/trace_diff/control/control.json.gz", 7, 102154, 14226, 32183},
+    {"hta/tests/data/trace_diff/control/control.json.gz", 20, 346996, 621, 7470},
+    {"hta/tests/data/trace_diff/control/control.json.gz", 21, 237710, 71, 0},
+    {"hta/tests/data/trace_diff/control/control.json.gz", 22, 271786, 1253, 0},
+    {"hta/tests/data/trace_diff/test/test.json.gz", 7, 2960, 42372, 41756},
+    {"hta/tests/data/trace_diff/test/test.json.gz", 14, 520794, 1087, 14536},
+    {"hta/tests/data/trace_diff/test/test.json.gz", 15, 348483, 138, 38936},
+    {"hta/tests/data/trace_diff/test/test.json.gz", 16, 422925, 829, 0},
+    {"hta/tests/data/trace_file_list/inference_rank_1.json.gz", 7, 1599, 0, 0},
+    {"hta/tests/data/trace_filter/sampled_rank-0.json.gz", 7, 213825, 1985, 261740},
+    {"hta/tests/data/trace_filter/sampled_rank-0.json.gz", 23, 596037, 70, 34},
+    {"hta/tests/data/trace_filter/sampled_rank-0.json.gz", 25, 0, 9, 47865},
+    {"hta/tests/data/trace_filter/sampled_rank-0.json.gz", 84, 148934, 6, 0},
+    {"hta/tests/data/trace_filter/sampled_rank-0.json.gz", 203, 0, 0, 0},
+    {"hta/tests/data/trace_filter/sampled_rank-1.json.gz", 7, 156827, 1816, 281064},
+    {"hta/tests/data/trace_filter/sampled_rank-1.json.gz", 23, 596313, 100, 0},
+    {"hta/tests/data/trace_filter/sampled_rank-1.json.gz", 25, 0, 9, 53028},
+    {"hta/tests/data/trace_filter/sampled_rank-1.json.gz", 84, 251860, 0, 23247},
+    {"hta/tests/data/trace_filter/sampled_rank-1.json.gz", 203, 0, 0, 0},
+    {"hta/tests/data/triton_example/triton_example.json.gz", 7, 0, 0, 0},
+    {"kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz", 7,
+     318934, 8529, 0},
+    {"kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143566756.pt.trace.json.gz", 7,
+     211365, 8433, 0},
+    {"kineto/tb_plugin/test/gpu_metrics_expected.json", 7, 11896, 0, 0},
+    {"kineto/tb_plugin/test/gpu_metrics_input.json", 7, 11896, 0, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker0_step_12.1694128201545.pt.trace.json.gz",
+     7, 11448, 123, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker0_step_12.1694128201545.pt.trace.json.gz",
+     22, 145, 0, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker0_step_12.1694128201545.pt.trace.json.gz",
+     24, 5906, 18, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker0_step_12.1694128201545.pt.trace.json.gz",
+     84, 4740, 3, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker1_step_12.1694128201556.pt.trace.json.gz",
+     7, 17449, 115, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker1_step_12.1694128201556.pt.trace.json.gz",
+     22, 154, 0, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker1_step_12.1694128201556.pt.trace.json.gz",
+     24, 11382, 12, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker1_step_12.1694128201556.pt.trace.json.gz",
+     84, 4688, 3, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker2_step_12.1694128201554.pt.trace.json.gz",
+     7, 9777, 105, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker2_step_12.1694128201554.pt.trace.json.gz",
+     22, 142, 0, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker2_step_12.1694128201554.pt.trace.json.gz",
+     24, 4270, 23, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker2_step_12.1694128201554.pt.trace.json.gz",
+     84, 5423, 1, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker3_step_12.1694128201557.pt.trace.json.gz",
+     7, 17548, 109, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker3_step_12.1694128201557.pt.trace.json.gz",
+     22, 187, 0, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker3_step_12.1694128201557.pt.trace.json.gz",
+     24, 10146, 5, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker3_step_12.1694128201557.pt.trace.json.gz",
+     84, 4746, 3, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker4_step_12.1694128201547.pt.trace.json.gz",
+     7, 14956, 113, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker4_step_12.1694128201547.pt.trace.json.gz",
+     22, 151, 0, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker4_step_12.1694128201547.pt.trace.json.gz",
+     24, 8613, 18, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker4_step_12.1694128201547.pt.trace.json.gz",
+     84, 6691, 2, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker5_step_12.1694128201549.pt.trace.json.gz",
+     7, 14874, 76, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker5_step_12.1694128201549.pt.trace.json.gz",
+     22, 148, 0, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker5_step_12.1694128201549.pt.trace.json.gz",
+     24, 8419, 13, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker5_step_12.1694128201549.pt.trace.json.gz",
+     84, 6821, 1, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker6_step_12.1694128201553.pt.trace.json.gz",
+     7, 9850, 100, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker6_step_12.1694128201553.pt.trace.json.gz",
+     22, 140, 0, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker6_step_12.1694128201553.pt.trace.json.gz",
+     24, 4261, 16, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker6_step_12.1694128201553.pt.trace.json.gz",
+     84, 5346, 9, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker7_step_12.1694128201553.pt.trace.json.gz",
+     7, 9405, 98, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker7_step_12.1694128201553.pt.trace.json.gz",
+     22, 141, 0, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker7_step_12.1694128201553.pt.trace.json.gz",
+     24, 3936, 12, 0},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/"
+     "worker7_step_12.1694128201553.pt.trace.json.gz",
+     84, 6658, 0, 0},
+    {"tracelens/tests/traces/b200/eager_trace.json.gz", 7, 73166, 566, 0},
+    {"tracelens/tests/traces/h100/Falconsai_nsfw_image_detection__1016002.json.gz", 7, 6471, 20, 0},
+    {"tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", 7, 1543, 4145, 0},
+    {"tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz", 7,
+     729, 1369, 0},
+    {"tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz", 7, 3653, 0, 0},
+};
+
+TEST_TIMEOUT(analyze_hta_f4d0062_corpus, 600)
+{
+    const char *root = test_shared_traces();
+    if (!root) SKIP("../shared/traces absent");
+    size_t checked = 0;
+    for (size_t k = 0; k < sizeof(hta_f4_files) / sizeof(hta_f4_files[0]); k++) {
+        const struct hta_f4_file *h = &hta_f4_files[k];
+        char path[4096];
+        struct stat st;
+        snprintf(path, sizeof(path), "%s/%s", root, h->rel);
+        if (stat(path, &st) != 0) continue;
+        struct lat_trace *t = load(h->rel);
+        struct lat_analysis *a = analyse(t, true, NULL);
+        const struct lat_an_rank *r = &a->ranks[0];
+        if (h->temporal) {
+            ASSERT_EQ_I64(r->temporal.idle, h->idle * 1000);
+            ASSERT_EQ_I64(r->temporal.compute, h->compute * 1000);
+            ASSERT_EQ_I64(r->temporal.non_compute, h->non_compute * 1000);
+            ASSERT_EQ_I64(r->temporal.kernel_time, h->kernel_time * 1000);
+        }
+        size_t nstreams = 0;
+        for (size_t j = 0; j < sizeof(hta_f4_idle_rows) / sizeof(hta_f4_idle_rows[0]); j++) {
+            const struct hta_f4_idle *e = &hta_f4_idle_rows[j];
+            if (strcmp(e->rel, h->rel) != 0) continue;
+            nstreams++;
+            size_t s;
+            for (s = 0; s < r->nidle && r->idle[s].stream != e->stream; s++) {
+            }
+            if (s == r->nidle) FAIL("%s: stream %lld missing", h->rel, (long long)e->stream);
+            if (r->idle[s].idle[LAT_IDLE_HOST_WAIT] != e->host_wait * 1000 ||
+                r->idle[s].idle[LAT_IDLE_KERNEL_WAIT] != e->kernel_wait * 1000 ||
+                r->idle[s].idle[LAT_IDLE_OTHER] != e->other * 1000)
+                FAIL("%s stream %lld: host/kernel/other %lld/%lld/%lld ns, HTA %lld/%lld/%lld µs",
+                     h->rel, (long long)e->stream, (long long)r->idle[s].idle[0],
+                     (long long)r->idle[s].idle[1], (long long)r->idle[s].idle[2],
+                     (long long)e->host_wait, (long long)e->kernel_wait, (long long)e->other);
+        }
+        ASSERT_EQ_U64(r->nidle, nstreams);
+        checked++;
+        analysis_free(a);
+        lat_trace_free(t);
+    }
+    if (!checked) SKIP("none of the HTA-checked corpus traces present");
+}
+
 /* latscope's default counts the HIP launches HTA misses on the ROCm trace */
 TEST(analyze_rocm_launches_latscope_mode)
 {

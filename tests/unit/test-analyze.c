@@ -4,6 +4,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/interval.h"
+#include "ingest/ingest.h"
 
 #include <string.h>
 
@@ -300,6 +301,69 @@ TEST(analyze_idle_by_hand)
     ASSERT_EQ_I64(a->ranks[0].idle[1].idle[LAT_IDLE_OTHER], US(1));
     analysis_free(a);
     lat_trace_free(t);
+}
+
+/* HTA's idle join for GPU rows without a launch (issue 20): index_correlation is
+ * min(correlation, 0), and the join on it reaches the row labelled 0, the input's first event,
+ * when that row was kept. The trace's first event is a cpu_op that starts (500 µs) after the
+ * kernels; s7: k1 [10,20) c11 launched at 5, k2 [25,30) c12 with no launch, k3 [32,40) with no
+ * correlation. k2's gap 5: HTA host_wait (500 > 20), latscope kernel_wait; k3's gap 2:
+ * kernel_wait in both (correlation -1 joins nothing). */
+static const char idle_row0_json[] =
+    "{\"traceEvents\":["
+    "%s"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::late\",\"pid\":1,\"tid\":1,\"ts\":500,"
+    "\"dur\":10},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+    "\"ts\":5,\"dur\":2,\"args\":{\"correlation\":11}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":10,"
+    "\"args\":{\"stream\":7,\"correlation\":11,\"device\":0}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k2\",\"pid\":0,\"tid\":7,\"ts\":25,\"dur\":5,"
+    "\"args\":{\"stream\":7,\"correlation\":12,\"device\":0}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k3\",\"pid\":0,\"tid\":7,\"ts\":32,\"dur\":8,"
+    "\"args\":{\"stream\":7,\"device\":0}}]}";
+
+static struct lat_analysis *idle_row0_run(const char *first, bool compat)
+{
+    char doc[2048], err[LAT_INGEST_ERRLEN];
+    int n = snprintf(doc, sizeof(doc), idle_row0_json, first);
+    ASSERT(n > 0 && (size_t)n < sizeof(doc));
+    struct lat_trace *t;
+    if (ingest_mem(doc, (size_t)n, "idle-row0.json", NULL, &t, err, sizeof(err)))
+        FAIL("ingest_mem: %s", err);
+    ASSERT(t->first_elem_event == (first[0] == '\0'));
+    struct analysis_opts o;
+    analysis_opts_default(&o);
+    o.hta_compat = compat;
+    struct lat_analysis *a = run1(t, &o);
+    ASSERT_EQ_U64(a->ranks[0].nidle, 1);
+    ASSERT_EQ_I64(a->ranks[0].idle[0].stream, 7);
+    lat_trace_free(t);
+    return a;
+}
+
+TEST(analyze_idle_unlaunched_row_joins_first_event_like_hta)
+{
+    struct lat_analysis *a = idle_row0_run("", true);
+    const struct lat_an_idle_stream *s = &a->ranks[0].idle[0];
+    ASSERT_EQ_I64(s->idle[LAT_IDLE_HOST_WAIT], US(5));
+    ASSERT_EQ_I64(s->idle[LAT_IDLE_KERNEL_WAIT], US(2));
+    ASSERT_EQ_I64(s->idle[LAT_IDLE_OTHER], 0);
+    analysis_free(a);
+    /* latscope's own rule: a row with no launch is never host_wait */
+    a = idle_row0_run("", false);
+    s = &a->ranks[0].idle[0];
+    ASSERT_EQ_I64(s->idle[LAT_IDLE_HOST_WAIT], 0);
+    ASSERT_EQ_I64(s->idle[LAT_IDLE_KERNEL_WAIT], US(7));
+    analysis_free(a);
+    /* a first element HTA drops (metadata: no dur) leaves no row 0: NaN, never host_wait */
+    a = idle_row0_run("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":"
+                      "\"p\"}},",
+                      true);
+    s = &a->ranks[0].idle[0];
+    ASSERT_EQ_I64(s->idle[LAT_IDLE_HOST_WAIT], 0);
+    ASSERT_EQ_I64(s->idle[LAT_IDLE_KERNEL_WAIT], US(7));
+    analysis_free(a);
 }
 
 TEST(analyze_ktypes_overlap_by_hand)
