@@ -86,6 +86,10 @@ struct lat_an_temporal {
     bool valid;
     lat_ns kernel_time, idle, compute, non_compute;
     double idle_pct, compute_pct, non_compute_pct; /* 100 * x / kernel_time (not rounded) */
+    /* > 0 when compute exceeded the busy time (kernel_time - idle), which HTA's own assertion
+     * non_compute >= 0 rejects (e.g. the Qwen1.5 H100 trace under --hta-compat): compute is
+     * capped at the busy time and non_compute shown as 0, never negative. */
+    lat_ns clamped;
 };
 
 /* 2. Idle breakdown per stream (§3). */

@@ -48,6 +48,11 @@ int an_temporal(struct an_view *v, struct lat_an_rank *r)
     tb->idle = tb->kernel_time - ivl_sum(all, na);
     tb->compute = ivl_sum(comp, nc);
     tb->non_compute = tb->kernel_time - tb->compute - tb->idle;
+    if (tb->non_compute < 0) { /* never a negative time: see lat_an_temporal.clamped */
+        tb->clamped = -tb->non_compute;
+        tb->compute -= tb->clamped;
+        tb->non_compute = 0;
+    }
     if (tb->kernel_time > 0) {
         double kt = (double)tb->kernel_time;
         tb->idle_pct = 100.0 * (double)tb->idle / kt;

@@ -36,6 +36,7 @@ static const struct lat_an_field temporal_f[] = {
     F("idle_pct", PCT, "idle %", struct lat_an_temporal, idle_pct),
     F("compute_pct", PCT, "compute %", struct lat_an_temporal, compute_pct),
     F("non_compute_pct", PCT, "non-compute %", struct lat_an_temporal, non_compute_pct),
+    F("clamped_us", NS, "compute over busy time (clamped)", struct lat_an_temporal, clamped),
 };
 TABLE(lat_an_temporal_table, "temporal", struct lat_an_temporal, temporal_f);
 
@@ -664,6 +665,11 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
                 "%s (%.2f%%)\n",
                 dur(t->kernel_time, b1), dur(t->compute, b2), t->compute_pct,
                 dur(t->non_compute, b3), t->non_compute_pct, dur(t->idle, b4), t->idle_pct);
+        if (t->clamped)
+            fprintf(f,
+                    "note: compute exceeded the busy GPU time by %s (HTA's own check "
+                    "non_compute >= 0 fails here); compute capped, non-compute shown as 0\n",
+                    dur(t->clamped, b1));
     } else {
         fprintf(f, "temporal   no GPU activity in this trace\n");
     }
