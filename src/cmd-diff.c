@@ -855,11 +855,14 @@ static void text_cpu(FILE *f, const struct diff_trace_result *r, size_t top, boo
             if (c->ci_total.have)
                 snprintf(ci, sizeof(ci), "[%+.2f, %+.2f]", 100 * c->ci_total.lo,
                          100 * c->ci_total.hi);
-            const char *fmt = md ? "| `%s` | %.2f | %.2f | %.2f | %.2f | %+.2f | %s | %s |\n"
-                                 : "  %-40.40s %8.2f %8.2f %8.2f %8.2f %+8.2f  %-20s %s\n";
-            fprintf(f, fmt, c->name, cpu_share(r, c->self, 0), cpu_share(r, c->self, 1),
-                    cpu_share(r, c->total, 0), cpu_share(r, c->total, 1), d, ci,
-                    cpu_verdict(&c->ci_total));
+            double v[5] = {cpu_share(r, c->self, 0), cpu_share(r, c->self, 1),
+                           cpu_share(r, c->total, 0), cpu_share(r, c->total, 1), d};
+            if (md)
+                fprintf(f, "| `%s` | %.2f | %.2f | %.2f | %.2f | %+.2f | %s | %s |\n", c->name,
+                        v[0], v[1], v[2], v[3], v[4], ci, cpu_verdict(&c->ci_total));
+            else
+                fprintf(f, "  %-40.40s %8.2f %8.2f %8.2f %8.2f %+8.2f  %-20s %s\n", c->name, v[0],
+                        v[1], v[2], v[3], v[4], ci, cpu_verdict(&c->ci_total));
             shown++;
         }
         if (!shown) fprintf(f, md ? "| (none) ||||||||\n" : "  (none)\n");
