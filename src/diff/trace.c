@@ -769,7 +769,7 @@ int diff_trace_compare(struct lat_trace *const *a, size_t na, struct lat_trace *
                              ? NAN
                              : d / out->step_total_delta_ns;
     }
-    qsort(out->ops, out->nops, sizeof(*out->ops), cmp_op);
+    if (out->nops) qsort(out->ops, out->nops, sizeof(*out->ops), cmp_op);
     return 0;
 fail:
     diff_trace_result_fini(out);
