@@ -39,6 +39,8 @@ static const char usage_text[] =
     "                        args.stream as GPU rows (operator tables stay exact)\n"
     "  --rank N              analyse only rank N\n"
     "  --top N               rows in the top-N tables (default 10)\n"
+    "  --group-by-input-shape  text: the op table per (op, input shape), as\n"
+    "                        key_averages(group_by_input_shape=True) (always in the JSON)\n"
     "  --include-last-step   keep the last ProfilerStep even when it is dropped (by default\n"
     "                        only when the trace shows it incomplete; always with --hta-compat)\n"
     "  --no-ns-rounding      with --hta-compat: keep ns timestamps exact\n"
@@ -127,7 +129,7 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
 {
     enum lat_format fmt = LAT_FMT_TEXT;
     struct analysis_opts ao;
-    bool pretty = false;
+    bool pretty = false, by_shape = false;
     const char **inputs = xcalloc((size_t)argc, sizeof(*inputs));
     size_t ninputs = 0;
     int ret = LAT_EXIT_FAILURE;
@@ -152,6 +154,8 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
             ao.include_last_step = true;
         } else if (!strcmp(a, "--no-ns-rounding")) {
             ao.ns_rounding = false;
+        } else if (!strcmp(a, "--group-by-input-shape")) {
+            by_shape = true;
         } else if (!strcmp(a, "--pretty")) {
             pretty = true;
         } else if (!strcmp(a, "--rank") || !strcmp(a, "--top") || !strcmp(a, "--threads")) {
@@ -242,8 +246,10 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
         pr_err("analysis failed: %s\n", lat_strerror(rc));
         goto out;
     }
-    struct analyze_render_opts ro = {
-        .warn = on_render_warn, .skipped = skipped, .nskipped = nskipped};
+    struct analyze_render_opts ro = {.warn = on_render_warn,
+                                     .skipped = skipped,
+                                     .nskipped = nskipped,
+                                     .group_by_input_shape = by_shape};
     if (fmt == LAT_FMT_JSON)
         rc = print_json(an, pretty, &ro);
     else

@@ -287,7 +287,9 @@ struct lat_an_rank {
     struct lat_an_mem mem;         /* records == 0: no profile_memory data */
     struct lat_an_thread *threads; /* CPU threads with op rows, by busy time */
     size_t nthreads;
-    bool cpu_only; /* no GPU rows at all: the step table is the CPU split */
+    bool cpu_only;                 /* no GPU rows at all: the step table is the CPU split */
+    struct lat_an_op *top_ops_mem; /* top_n by self CPU memory (with profile_memory data) */
+    size_t ntop_ops_mem;
 };
 
 struct lat_analysis {

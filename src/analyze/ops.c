@@ -62,7 +62,7 @@ static bool is_node(const struct an_view *v, size_t i)
 {
     const struct lat_event_cols *ev = &v->t->ev;
     if (ev->ph[i] != 'X' || (ev->flags[i] & (LAT_EVF_GPU | LAT_EVF_NO_DUR))) return false;
-    if (v->t->tracks[ev->track[i]].gpu) return false;
+    if (v->t->tracks[ev->track[i]].gpu || ev->dur[i] < 0) return false; /* no time < 0 */
     /* legacy torch arrays have no cat, so HTA's preprocessing drops them: keep them here */
     if (is_legacy_op(v, i)) return true;
     if (!v->keep[i]) return false;
@@ -135,6 +135,14 @@ static int agg_self_desc(const void *a, const void *b)
 {
     const struct op_agg *x = a, *y = b;
     if (x->self != y->self) return x->self > y->self ? -1 : 1;
+    if (x->name != y->name) return x->name < y->name ? -1 : 1;
+    return x->dims < y->dims ? -1 : x->dims > y->dims;
+}
+
+static int agg_mem_desc(const void *a, const void *b)
+{
+    const struct op_agg *x = a, *y = b;
+    if (x->self_mem != y->self_mem) return x->self_mem > y->self_mem ? -1 : 1;
     if (x->name != y->name) return x->name < y->name ? -1 : 1;
     return x->dims < y->dims ? -1 : x->dims > y->dims;
 }
@@ -571,7 +579,9 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
     if ((rc = tab_top(v, &ops, agg_total_desc, top, &r->top_ops, &r->ntop_ops)) ||
         (rc = tab_top(v, &ops, agg_self_desc, top, &r->top_ops_self, &r->ntop_ops_self)) ||
         (rc = tab_top(v, &shapes, agg_self_desc, top, &r->ops_by_shape, &r->nops_by_shape)) ||
-        (rc = tab_top(v, &pys, agg_self_desc, top, &r->py_funcs, &r->npy_funcs)))
+        (rc = tab_top(v, &pys, agg_self_desc, top, &r->py_funcs, &r->npy_funcs)) ||
+        (r->mem.records &&
+         (rc = tab_top(v, &ops, agg_mem_desc, top, &r->top_ops_mem, &r->ntop_ops_mem))))
         goto out;
     rc = -ENOMEM;
     size_t np = npairs < top ? npairs : top;

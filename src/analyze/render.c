@@ -6,6 +6,7 @@
  * sample summary and the text report keep their hand-laid layout.
  */
 #include "analyze/render.h"
+#include "analyze/ort.h"
 
 #include "analyze/cpu.h"
 #include "core/err.h"
@@ -331,6 +332,23 @@ static bool cpu_summary(const struct lat_an_rank *r, size_t top_n,
     return true;
 }
 
+static bool ort_summary(const struct lat_an_rank *r, size_t top_n,
+                        const struct analyze_render_opts *o, struct lat_ort_summary *s)
+{
+    if (!lat_ort_is(r->trace)) return false;
+    int rc = lat_ort_summarize(r->trace, top_n ? top_n : 15, s);
+    if (rc) {
+        if (o && o->warn) {
+            char msg[160];
+            snprintf(msg, sizeof(msg), "rank %d: ONNX Runtime section not summarized: %s", r->rank,
+                     lat_strerror(rc));
+            o->warn(o->warn_ctx, msg);
+        }
+        return false;
+    }
+    return true;
+}
+
 static double share(uint64_t a, uint64_t b)
 {
     return b ? (double)a / (double)b : 0.0;
@@ -503,6 +521,7 @@ static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole, siz
     jsonw_key(w, "cpu_only");
     jsonw_bool(w, r->cpu_only);
     j_rows(w, "ops_by_shape", &lat_an_op_table, r->ops_by_shape, r->nops_by_shape);
+    j_rows(w, "top_ops_mem", &lat_an_op_table, r->top_ops_mem, r->ntop_ops_mem);
     j_rows(w, "python_functions", &lat_an_op_table, r->py_funcs, r->npy_funcs);
     jsonw_key(w, "python_functions_total");
     jsonw_u64(w, r->npy_funcs_total);
@@ -527,6 +546,11 @@ static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole, siz
     if (!whole && cpu_summary(r, top_n, o, &cs)) { /* absent without CPU samples */
         j_cpu(w, &cs);
         lat_cpu_summary_fini(&cs);
+    }
+    struct lat_ort_summary os;
+    if (!whole && ort_summary(r, top_n, o, &os)) { /* ONNX Runtime profiles only */
+        lat_ort_write_json(w, &os);
+        lat_ort_summary_fini(&os);
     }
     jsonw_obj_end(w);
 }
@@ -601,6 +625,14 @@ static const char *pct_s(lat_ns x, lat_ns of, char *buf)
     return buf;
 }
 
+/* signed byte count, units_format_bytes style */
+static const char *fmt_mem(int64_t b, char *buf)
+{
+    buf[0] = '-';
+    units_format_bytes(b < 0 ? (uint64_t)-b : (uint64_t)b, buf + (b < 0), 31);
+    return buf;
+}
+
 static lat_ns mean(lat_ns x, uint64_t n)
 {
     return n ? x / (lat_ns)n : 0;
@@ -621,7 +653,8 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
 {
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
     if (r->trace)
-        fprintf(f, "== rank %d  %s  (%s, %llu events, %llu kept)\n", r->rank,
+        fprintf(f, "== %s %d  %s  (%s, %llu events, %llu kept)\n",
+                lat_ort_is(r->trace) ? "profile" : "rank", r->rank,
                 r->trace->path ? r->trace->path : "-", r->trace->format ? r->trace->format : "?",
                 (unsigned long long)r->events, (unsigned long long)r->kept_events);
     const struct lat_an_temporal *t = &r->temporal;
@@ -741,11 +774,13 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
         fprintf(f, "  %zu ops (key_averages() rows); their self time without ProfilerStep*: %s\n",
                 r->nops_total, dur(r->ops_self_total, b1));
     }
-    if (r->nops_by_shape && r->nops_by_shape < r->nops_total + 1) {
-        bool any_dims = false;
-        for (size_t i = 0; i < r->nops_by_shape; i++)
-            any_dims |= r->ops_by_shape[i].input_dims != NULL;
-        if (any_dims) {
+    bool any_dims = false;
+    for (size_t i = 0; i < r->nops_by_shape; i++)
+        any_dims |= r->ops_by_shape[i].input_dims != NULL;
+    if (any_dims && !ro->group_by_input_shape)
+        fprintf(f, "  (--group-by-input-shape: the same per input shape)\n");
+    if (r->nops_by_shape && ro->group_by_input_shape) {
+        {
             fprintf(f, "\nby input shape (self time)                   calls       self  input "
                        "dims\n");
             for (size_t i = 0; i < r->nops_by_shape; i++) {
@@ -786,6 +821,17 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
                 units_format_bytes(r->mem.peak_allocated > 0 ? (uint64_t)r->mem.peak_allocated : 0,
                                    m3, 32),
                 dur(r->mem.peak_ts, b1));
+        if (r->ntop_ops_mem) {
+            fprintf(f, "  by self CPU memory (key_averages' Self CPU Mem)  calls   self mem    "
+                       "CPU mem\n");
+            for (size_t i = 0; i < r->ntop_ops_mem; i++) {
+                const struct lat_an_op *op = &r->top_ops_mem[i];
+                fprintf(f, "    ");
+                print_name(f, op->name, 44);
+                fprintf(f, " %8llu %10s %10s\n", (unsigned long long)op->count,
+                        fmt_mem(op->self_cpu_mem, m1), fmt_mem(op->cpu_mem, m2));
+            }
+        }
     }
     if (r->nthreads > 1 || (r->nthreads == 1 && r->cpu_only)) {
         fprintf(f, "\nthreads        pid        tid   op rows     in ops       self  name\n");
@@ -842,6 +888,11 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
         fprintf(f, "\n");
         lat_cpu_format_text(&cs, f);
         lat_cpu_summary_fini(&cs);
+    }
+    struct lat_ort_summary os;
+    if (ort_summary(r, o->top_n, ro, &os)) {
+        lat_ort_format_text(&os, f);
+        lat_ort_summary_fini(&os);
     }
     fprintf(f, "\n");
 }

@@ -88,6 +88,9 @@ struct analyze_render_opts {
     void *warn_ctx;
     const struct analyze_skipped *skipped;
     size_t nskipped;
+    /* text: the op table per (name, input shape), as key_averages(group_by_input_shape=True)
+     * (the JSON always has ops_by_shape) */
+    bool group_by_input_shape;
 };
 
 /* The whole JSON document of an analysis (docs/analyze-json.md), without a trailing newline;

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct pyev {
     uint32_t track;
@@ -124,6 +125,9 @@ static int python_self(struct doc_ctx *c, struct doc_acc *acc)
 
 DOC_RULE(cpu_python)
 {
+    /* an ONNX Runtime profile has no Python between its nodes: the time there is the
+     * executor's (rule-ort.c) */
+    if (c->t->format && !strcmp(c->t->format, "ort")) return;
     if (doc_cpuops_build(c)) return;
     const struct doc_cpuops *p = c->cpu;
     lat_ns per = DOC_CPU_MEAN(p, python);

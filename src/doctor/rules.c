@@ -36,6 +36,7 @@
     X(cpu_small_ops,     "cpu-small-ops",     "cpu-small-ops",                                        "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
     X(cpu_eager,         "cpu-eager",         "cpu-eager",                                            "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
     X(cpu_alloc,         "cpu-alloc",         "cpu-allocation-churn",                                 "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
+    X(ort,               "ort",               "ort-executor-overhead",                                "cpu",      DOC_HAVE_CPU_OPS | DOC_HAVE_STEPS, DOC_HAVE_GPU) \
     X(tail,              "tail",              "tail-steps",                                           "steps",    DOC_HAVE_STEPS,                    0)            \
     X(overhead,          "overhead",          "profiler-overhead",                                    "profiler", 0,                                 0)
 

@@ -15,8 +15,19 @@ typedef int (*ingest_load_fn)(struct ingest_src *src, const char *name,
                               const struct lat_ingest_opts *opts, struct lat_trace **out, char *err,
                               size_t errsz);
 
-/* kineto.c: Kineto / PyTorch profiler / Chrome trace-event JSON (and ONNX Runtime profiles). */
+/* kineto.c: Kineto / PyTorch profiler / Chrome trace-event JSON (ort.c parses through it). */
 int ingest_kineto_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
                        struct lat_trace **out, char *err, size_t errsz);
+
+/* ort.c: ONNX Runtime profiles (JSON array of cat Session/Node events). */
+int ingest_ort_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
+                    struct lat_trace **out, char *err, size_t errsz);
+/* The ORT meaning of a trace the JSON reader loaded (format "ort"): sort, node/run mapping,
+ * fences folded. For an ORT profile the sniff missed (its first chunk too short to show a
+ * "cat"). 0, or an error with t freed and err filled. */
+int ingest_ort_finish(struct lat_trace *t, const char *name, char *err, size_t errsz);
+/* Whether path's base name is one ORT's EndProfiling() writes (<prefix>_YYYY-MM-DD_HH-MM-SS
+ * [_mmm].json, or onnxruntime_profile*). */
+bool ingest_ort_name(const char *path);
 
 #endif

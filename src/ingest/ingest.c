@@ -127,6 +127,26 @@ static bool sniff_speedscope(const unsigned char *h, size_t n, const char *path)
     return looks_json(h, n) && memmem(h, n, "speedscope.app/file-format-schema", 33) != NULL;
 }
 
+/* ONNX Runtime profile: a JSON array whose first event has "cat" "Session" or "Node"; or a
+ * 0-byte file with the name ORT writes (its reader explains the empty profile). */
+static bool sniff_ort(const unsigned char *h, size_t n, const char *path)
+{
+    size_t i;
+    if (n == 0) return ingest_ort_name(path);
+    if (first_char(h, n, &i) != '[') return false;
+    size_t j = i + 1;
+    if (first_char(h + j, n - j, &i) != '{') return false;
+    j += i;
+    size_t lim = n - j < 512 ? n - j : 512; /* within the first object's first members */
+    const unsigned char *c = memmem(h + j, lim, "\"cat\"", 5);
+    if (!c) return false;
+    size_t k = (size_t)(c - h) + 5;
+    while (k < n && (h[k] == ' ' || h[k] == '\t' || h[k] == ':'))
+        k++;
+    return (n - k >= 9 && !memcmp(h + k, "\"Session\"", 9)) ||
+           (n - k >= 6 && !memcmp(h + k, "\"Node\"", 6));
+}
+
 /* trtexec --exportProfile: [ { "count" : N }, { "name" : ..., "timeMs" : ... } ...] */
 static bool sniff_trtexec(const unsigned char *h, size_t n, const char *path)
 {
@@ -139,24 +159,6 @@ static bool sniff_trtexec(const unsigned char *h, size_t n, const char *path)
     if (first_char(h + j, n - j, &i) != '"') return false;
     j += i;
     return n - j >= 7 && memcmp(h + j, "\"count\"", 7) == 0;
-}
-
-/* ONNX Runtime profile: a JSON array of Chrome events with cat "Session" / "Node". */
-static bool sniff_ort(const unsigned char *h, size_t n, const char *path)
-{
-    (void)path;
-    if (first_char(h, n, NULL) != '[') return false;
-    size_t k = n > 1024 ? 1024 : n;
-    for (const unsigned char *p = h; (p = memmem(p, k - (size_t)(p - h), "\"cat\"", 5));) {
-        p += 5;
-        size_t i = 0, left = k - (size_t)(p - h);
-        while (i < left && (p[i] == ' ' || p[i] == ':' || p[i] == '\t'))
-            i++;
-        if ((left - i >= 9 && !memcmp(p + i, "\"Session\"", 9)) ||
-            (left - i >= 6 && !memcmp(p + i, "\"Node\"", 6)))
-            return true;
-    }
-    return false;
 }
 
 /* CSV: text whose first line has at least two commas and does not start like JSON. */
@@ -203,6 +205,18 @@ static bool sniff_any(const unsigned char *h, size_t n, const char *path)
     return true;
 }
 
+/* The catch-all JSON row: the Kineto/Chrome reader, and the ORT mapping when what it read is
+ * an ONNX Runtime profile the sniff could not see (a first chunk shorter than its "cat"). */
+static int load_json(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
+                     struct lat_trace **out, char *err, size_t errsz)
+{
+    int rc = ingest_kineto_load(src, name, opts, out, err, errsz);
+    if (rc || !*out || !(*out)->format || strcmp((*out)->format, "ort") != 0) return rc;
+    rc = ingest_ort_finish(*out, name ? name : "(input)", err, errsz);
+    if (rc) *out = NULL;
+    return rc;
+}
+
 struct ingest_format {
     const char *name; /* ingest_sniff()'s answer */
     const char *what; /* for messages: "an SQLite database" */
@@ -212,6 +226,7 @@ struct ingest_format {
 };
 
 static const struct ingest_format formats[] = {
+    {"ort", "an ONNX Runtime profile", sniff_ort, ingest_ort_load, NULL},
     {"sqlite", "an SQLite database (an `nsys export --type sqlite` file?)", sniff_sqlite, NULL,
      "SQLite input is not supported yet: record with torch.profiler or `latscope trace -- CMD`"},
     {"nsys-rep", "an Nsight Systems report", sniff_nsys_rep, NULL,
@@ -232,11 +247,8 @@ static const struct ingest_format formats[] = {
     {"collapsed-stacks", "collapsed stack samples (py-spy raw, stackcollapse)", sniff_collapsed,
      NULL, "record with `latscope trace --cpu -- CMD` or py-spy `--format chrometrace`"},
     {"text", "a text file, not JSON (a log?)", sniff_text, NULL, "pass the trace file itself"},
-    /* ONNX Runtime profiles are Chrome events: the Kineto/Chrome reader loads them (format
-     * "ort"); the row names them for ingest_sniff() */
-    {"ort", "an ONNX Runtime profile", sniff_ort, ingest_kineto_load, NULL},
     /* last: any JSON (and anything not recognised above: the JSON reader says what is wrong) */
-    {"kineto", "Kineto/Chrome trace JSON", sniff_any, ingest_kineto_load, NULL},
+    {"kineto", "Kineto/Chrome trace JSON", sniff_any, load_json, NULL},
 };
 
 static const struct ingest_format *format_of(const void *head, size_t n, const char *path)
@@ -495,7 +507,9 @@ static int settle(struct builder *b, char *err, size_t errsz)
             continue;
         }
         f->rank = f->trace->rank;
-        if (!f->in_dir) continue;
+        /* ORT profiles are one process's session each: in a directory they are separate
+         * runs (compared or listed), never ranks of one job, so no rank rules apply */
+        if (!f->in_dir || (f->trace->format && !strcmp(f->trace->format, "ort"))) continue;
         if (f->rank < 0) {
             f->status = LAT_INGEST_NO_RANK;
             f->rank = 0;

@@ -46,6 +46,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     abort();
             }
             if (x->ntop_ops > o.top_n || x->ntop_kernels > o.top_n) abort();
+            /* key_averages tables: never a negative time; CPU step parts add up */
+            const struct lat_an_op *tabs[] = {x->top_ops, x->top_ops_self, x->ops_by_shape,
+                                              x->py_funcs, x->top_ops_mem};
+            const size_t ntabs[] = {x->ntop_ops, x->ntop_ops_self, x->nops_by_shape, x->npy_funcs,
+                                    x->ntop_ops_mem};
+            for (int q = 0; q < 5; q++)
+                for (size_t k = 0; k < ntabs[q]; k++)
+                    if (tabs[q][k].self < 0 || tabs[q][k].total < 0 || ntabs[q] > o.top_n) abort();
+            for (size_t s = 0; s < x->nsteps; s++) {
+                const struct lat_an_step *st = &x->steps[s];
+                lat_ns c = st->cpu_dataloader + st->cpu_ops + st->cpu_python + st->cpu_other;
+                if (c != st->dur && !(c == 0 && st->dur == 0)) abort();
+            }
+            for (size_t k = 0; k < x->nthreads; k++)
+                if (x->threads[k].busy < 0 || x->threads[k].self < 0) abort();
         }
         analysis_free(a);
     }

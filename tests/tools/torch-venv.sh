@@ -18,7 +18,7 @@ if [[ ! -x $py ]]; then
     python3 -m venv "$venv" >/dev/null 2>&1 || { echo "python3 -m venv failed (python3-venv missing?)"; exit 77; }
 fi
 log=$venv/pip-install.log
-if ! timeout "${LATSCOPE_TORCH_INSTALL_TIMEOUT:-1800}" "$venv/bin/pip" install --progress-bar off torch >"$log" 2>&1; then
+if ! timeout "${LATSCOPE_TORCH_INSTALL_TIMEOUT:-240}" "$venv/bin/pip" install --progress-bar off torch >"$log" 2>&1; then
     echo "pip install torch failed or timed out (see $log)"
     exit 77
 fi

@@ -41,8 +41,11 @@ TEST(ingest_sniff_names_formats)
     } cases[] = {
         {"{\"traceEvents\": []}", "x.json", "kineto"},
         {"  [{\"ph\": \"X\"}]", NULL, "kineto"},
-        {"[\n{\"cat\" : \"Session\",\"pid\" :1}", "onnxruntime_profile.json", "ort"}, /* read */
-        {"[{\"cat\": \"kernel\", \"name\": \"Node\"}]", NULL, "kineto"},
+        {"[{\"cat\": \"Session\"}]", "onnxruntime_profile.json", "ort"},
+        {"[\n{\"cat\" : \"Node\",\"pid\" :1}]", NULL, "ort"},
+        {"", "m_2026-12-01_08-46-58_358.json", "ort"}, /* 0 bytes, the name ORT writes */
+        {"", "m_2026-12-01_08-46-59.json", "ort"},
+        {"[{\"cat\": \"cpu_op\"}]", "onnxruntime_profile.json", "kineto"},
         {"SQLite format 3\0\x10\x00", "a.sqlite", "sqlite"},
         {"SQLite format 3\0\x10\x00", "a.json", "sqlite"}, /* content wins over the name */
         {"\x0a\x05hello", "vm.xplane.pb", "protobuf"},

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t162-analyze-hostile: hostile trace inputs through the CLI (issue 14): nothing vanishes
+# t163-analyze-hostile: hostile trace inputs through the CLI (issue 14): nothing vanishes
 # silently. Dropped events are one warning on stderr and a `dropped` object in the JSON; a
 # wrong time unit, mostly unusable events, empty/truncated files and bad gzip are errors that
 # say what is wrong; doctor warns the same way.
