@@ -8,6 +8,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/cpu.h"
+#include "analyze/ort.h"
 #include "analyze/render.h"
 #include "core/err.h"
 #include "doctor/doctor.h"
@@ -705,6 +706,120 @@ static int cpu_rows(struct lat_trace *const *a, size_t na, struct lat_trace *con
     return rc;
 }
 
+/* ---- ONNX Runtime profiles: model_run over runs, Σ time per op type ---- */
+
+/* The model_run durations (ns, as double) of an ORT trace after its first run (the first holds
+ * one-time work), in x (cap entries). */
+static size_t ort_runs(const struct lat_trace *t, double *x, size_t cap)
+{
+    size_t n = 0, seen = 0;
+    for (size_t i = 0; i < t->ev.n && n < cap; i++) {
+        if (!(t->ev.flags[i] & LAT_EVF_STEP) || t->ev.kind[i] != LAT_EV_USER_ANNOTATION) continue;
+        if (seen++ == 0) continue;
+        x[n++] = (double)t->ev.dur[i];
+    }
+    return n;
+}
+
+static const struct lat_trace *ort_side(struct lat_trace *const *tv, size_t n,
+                                        const struct diff_trace_opts *o)
+{
+    for (size_t k = 0; k < n; k++)
+        if ((o->rank < 0 || tv[k]->rank == o->rank) && lat_ort_is(tv[k])) return tv[k];
+    return NULL;
+}
+
+static int cmp_ort_row(const void *x, const void *y)
+{
+    const struct diff_row *a = x, *b = y;
+    if (a->delta != b->delta) return a->delta < b->delta ? 1 : -1;
+    return strcmp(a->key, b->key);
+}
+
+/* Rows of section "onnxruntime" when both sides are ORT profiles: the steady model_run time
+ * (Welch over the runs after the first) and Σ time per op type (args.op_name; one value per
+ * trace), op types by change, largest increase first. */
+static int ort_rows(struct lat_trace *const *a, size_t na, struct lat_trace *const *b, size_t nb,
+                    const struct diff_trace_opts *o, struct diff_trace_result *out)
+{
+    const struct lat_trace *ta = ort_side(a, na, o), *tb = ort_side(b, nb, o);
+    if (!ta || !tb) return 0;
+    size_t cap = ta->ev.n + tb->ev.n + 1;
+    double *xa = malloc(cap * sizeof(double)), *xb = malloc(cap * sizeof(double));
+    struct lat_ort_summary sa, sb;
+    memset(&sa, 0, sizeof(sa));
+    memset(&sb, 0, sizeof(sb));
+    int rc = xa && xb ? 0 : -ENOMEM;
+    if (!rc) rc = lat_ort_summarize(ta, 1000000, &sa);
+    if (!rc) rc = lat_ort_summarize(tb, 1000000, &sb);
+    if (!rc) {
+        size_t nra = ort_runs(ta, xa, cap), nrb = ort_runs(tb, xb, cap);
+        if (nra && nrb) {
+            struct diff_row *row = diff_new_row(&out->scal);
+            if (!row) rc = -ENOMEM;
+            if (row) {
+                double ma, sda, mb, sdb;
+                dstat_mean_sd(xa, nra, &ma, &sda);
+                dstat_mean_sd(xb, nrb, &mb, &sdb);
+                row->load = "onnxruntime";
+                snprintf(row->key, sizeof(row->key), "ort.run_us");
+                snprintf(row->label, sizeof(row->label), "model_run (mean, after the first)");
+                row->unit = "us";
+                row->lower_better = true;
+                row->before = ma * 1e-3;
+                row->after = mb * 1e-3;
+                row->ci = dstat_welch(ma * 1e-3, sda * 1e-3, (double)nra, mb * 1e-3, sdb * 1e-3,
+                                      (double)nrb, o->conf);
+                if (!row->ci.have) row->ci.why = "fewer than 2 runs after the first on a side";
+                row->method = row->ci.have ? "welch-runs" : "none";
+                diff_row_finish(row, 0);
+            }
+        }
+    }
+    size_t first = out->scal.nrows;
+    for (int side = 0; side < 2 && !rc; side++) {
+        const struct lat_ort_summary *s = side ? &sb : &sa;
+        for (size_t i = 0; i < s->nop_types && !rc; i++) {
+            const struct lat_ort_row *r = &s->op_types[i];
+            char key[32];
+            snprintf(key, sizeof(key), "ort.op.%s", r->name);
+            struct diff_row *row = NULL;
+            for (size_t k = first; k < out->scal.nrows && !row; k++)
+                if (!strcmp(out->scal.rows[k].key, key)) row = &out->scal.rows[k];
+            if (!row) {
+                row = diff_new_row(&out->scal);
+                if (!row) {
+                    rc = -ENOMEM;
+                    break;
+                }
+                row->load = "onnxruntime op types";
+                memcpy(row->key, key, sizeof(key));
+                snprintf(row->label, sizeof(row->label), "%s (total)", r->name);
+                row->unit = "us";
+                row->lower_better = true;
+                row->ci.why = "one value per trace (the model_run row carries the interval)";
+                row->method = "none";
+            }
+            if (side)
+                row->after = (double)r->total * 1e-3;
+            else
+                row->before = (double)r->total * 1e-3;
+        }
+    }
+    if (!rc) {
+        for (size_t k = first; k < out->scal.nrows; k++)
+            diff_row_finish(&out->scal.rows[k], 0);
+        if (out->scal.nrows > first)
+            qsort(out->scal.rows + first, out->scal.nrows - first, sizeof(*out->scal.rows),
+                  cmp_ort_row);
+    }
+    lat_ort_summary_fini(&sa);
+    lat_ort_summary_fini(&sb);
+    free(xa);
+    free(xb);
+    return rc;
+}
+
 int diff_trace_compare(struct lat_trace *const *a, size_t na, struct lat_trace *const *b, size_t nb,
                        const struct diff_trace_opts *o, struct diff_trace_result *out, char *err,
                        size_t errsz)
@@ -753,6 +868,7 @@ int diff_trace_compare(struct lat_trace *const *a, size_t na, struct lat_trace *
     }
     analysis_free(aa);
     analysis_free(ab);
+    if (!rc) rc = ort_rows(a, na, b, nb, o, out);
     if (!rc) rc = compare_findings(a, na, b, nb, o, out);
     if (rc) goto fail;
 
