@@ -38,10 +38,12 @@ static const char usage_text[] =
     "                      (default 0: off)\n"
     "  --fail-if RULE      exit 1 when a significant change passes RULE, e.g.\n"
     "                      'p99 > +5%', 'throughput < -3%', 'ttft.p99 > +10%' (repeatable;\n"
-    "                      traces: the step rows, 'step.dur_us > +5%')\n"
+    "                      traces: the step rows, 'step.dur_us > +5%', ORT 'ort.run_us')\n"
     "\n"
     "Traces: per-name count and duration deltas (HTA TraceDiff), step time (Welch over steps),\n"
-    "temporal breakdown, idle categories and doctor findings (resolved / new / changed).\n"
+    "temporal breakdown, idle categories and doctor findings (resolved / new / changed);\n"
+    "CPU samples (trace --cpu): self/total share per function with a two-proportion interval;\n"
+    "ONNX Runtime profiles: model_run after the first run (Welch over runs), time per op type.\n"
     "  --rank R            only rank R\n"
     "  --iteration N[,M]   only these ProfilerStep numbers (HTA: iterations)\n"
     "  --device all|cpu|gpu  HTA's device filter (CPU: stream -1; default all)\n"
@@ -810,6 +812,101 @@ static void json_findings(struct jsonw *w, const struct diff_trace_result *r)
     jsonw_arr_end(w);
 }
 
+static double cpu_share(const struct diff_trace_result *r, const uint64_t *k, int side)
+{
+    return r->cpu_samples[side] ? 100.0 * (double)k[side] / (double)r->cpu_samples[side] : NAN;
+}
+
+static const char *cpu_verdict(const struct dstat_ci *ci)
+{
+    if (!ci->have) return "-";
+    if (ci->lo > 0) return "larger share";
+    if (ci->hi < 0) return "smaller share";
+    return "no significant change";
+}
+
+/* The CPU sample table: functions whose total share grew most, then fell most. */
+static void text_cpu(FILE *f, const struct diff_trace_result *r, size_t top, bool md, double conf)
+{
+    if (!r->ncpu) return;
+    fprintf(f,
+            "\n%sCPU samples: %llu before, %llu after; shares of on-CPU samples in %%, %g %% "
+            "two-proportion interval of the change of total share\n",
+            md ? "### " : "", (unsigned long long)r->cpu_samples[0],
+            (unsigned long long)r->cpu_samples[1], conf * 100);
+    for (int pass = 0; pass < 2; pass++) {
+        const char *title = pass == 0
+                                ? "functions with a larger share (total, anywhere on the stack)"
+                                : "functions with a smaller share";
+        if (md)
+            fprintf(f,
+                    "\n%s\n\n| function | self before | self after | total before | total after "
+                    "| Δ total | CI of Δ total | verdict |\n|---|--:|--:|--:|--:|--:|---|---|\n",
+                    title);
+        else
+            fprintf(f, "\n%s\n  %-40s %8s %8s %8s %8s %8s  %-20s %s\n", title, "function", "self A",
+                    "self B", "total A", "total B", "Δ total", "CI of Δ total", "verdict");
+        size_t shown = 0;
+        for (size_t k = 0; k < r->ncpu && shown < top; k++) {
+            size_t i = pass == 0 ? k : r->ncpu - 1 - k;
+            const struct diff_cpu_func *c = &r->cpu[i];
+            double d = cpu_share(r, c->total, 1) - cpu_share(r, c->total, 0);
+            if (pass == 0 && !(d > 0)) break;
+            if (pass == 1 && !(d < 0)) break;
+            char ci[64] = "-";
+            if (c->ci_total.have)
+                snprintf(ci, sizeof(ci), "[%+.2f, %+.2f]", 100 * c->ci_total.lo,
+                         100 * c->ci_total.hi);
+            double v[5] = {cpu_share(r, c->self, 0), cpu_share(r, c->self, 1),
+                           cpu_share(r, c->total, 0), cpu_share(r, c->total, 1), d};
+            if (md)
+                fprintf(f, "| `%s` | %.2f | %.2f | %.2f | %.2f | %+.2f | %s | %s |\n", c->name,
+                        v[0], v[1], v[2], v[3], v[4], ci, cpu_verdict(&c->ci_total));
+            else
+                fprintf(f, "  %-40.40s %8.2f %8.2f %8.2f %8.2f %+8.2f  %-20s %s\n", c->name, v[0],
+                        v[1], v[2], v[3], v[4], ci, cpu_verdict(&c->ci_total));
+            shown++;
+        }
+        if (!shown) fprintf(f, md ? "| (none) ||||||||\n" : "  (none)\n");
+    }
+}
+
+static void json_cpu(struct jsonw *w, const struct diff_trace_result *r)
+{
+    jsonw_key(w, "cpu_samples_before");
+    jsonw_u64(w, r->cpu_samples[0]);
+    jsonw_key(w, "cpu_samples_after");
+    jsonw_u64(w, r->cpu_samples[1]);
+    jsonw_key(w, "cpu_functions");
+    jsonw_arr_begin(w);
+    for (size_t i = 0; i < r->ncpu; i++) {
+        const struct diff_cpu_func *c = &r->cpu[i];
+        jsonw_obj_begin(w);
+        jsonw_key(w, "function");
+        jsonw_str(w, c->name);
+        jsonw_key(w, "self_before");
+        jsonw_u64(w, c->self[0]);
+        jsonw_key(w, "self_after");
+        jsonw_u64(w, c->self[1]);
+        jsonw_key(w, "total_before");
+        jsonw_u64(w, c->total[0]);
+        jsonw_key(w, "total_after");
+        jsonw_u64(w, c->total[1]);
+        json_num(w, "self_pct_before", cpu_share(r, c->self, 0), 4);
+        json_num(w, "self_pct_after", cpu_share(r, c->self, 1), 4);
+        json_num(w, "total_pct_before", cpu_share(r, c->total, 0), 4);
+        json_num(w, "total_pct_after", cpu_share(r, c->total, 1), 4);
+        struct dstat_ci s = c->ci_self, t = c->ci_total;
+        s.lo *= 100, s.hi *= 100, t.lo *= 100, t.hi *= 100;
+        json_ci(w, "ci_self_pct_points", &s, 4);
+        json_ci(w, "ci_total_pct_points", &t, 4);
+        jsonw_key(w, "verdict");
+        jsonw_str(w, cpu_verdict(&c->ci_total));
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
 static int diff_traces(struct cli *c)
 {
     if (c->na != 1 || c->nb != 1) {
@@ -850,6 +947,7 @@ static int diff_traces(struct cli *c)
         json_rows(&w, &r.scal);
         json_findings(&w, &r);
         json_ops(&w, &r);
+        json_cpu(&w, &r);
         json_rules(&w, c, fired, first);
         jsonw_obj_end(&w);
         jsonw_raw(&w, "\n", 1);
@@ -879,6 +977,7 @@ static int diff_traces(struct cli *c)
         text_rows(f, &r.scal, md, c->to.conf);
         text_findings(f, &r, md);
         text_ops(f, &r, c->top ? c->top : 20, md);
+        text_cpu(f, &r, c->top ? c->top : 20, md, c->to.conf);
         if (c->nrules) fputc('\n', f);
         text_rules(f, c, fired, first, md);
     }

@@ -194,7 +194,20 @@ struct diff_finding {
     const char *status; /* "resolved", "new", "changed", "unchanged" */
 };
 
+/* A function of the CPU samples (latscope trace --cpu): its self (leaf) and total (anywhere on
+ * the stack) samples as a share of the side's on-CPU samples, and the two-proportion interval
+ * (Newcombe's hybrid score, dstat_prop_diff) of the change of each share, as a fraction. */
+struct diff_cpu_func {
+    const char *name; /* owned by the result */
+    uint64_t self[2], total[2];
+    struct dstat_ci ci_self, ci_total;
+};
+
 struct diff_trace_result {
+    struct diff_cpu_func *cpu; /* by change of total share, largest increase first */
+    size_t ncpu;
+    uint64_t cpu_samples[2];       /* on-CPU samples per side (0: no CPU samples) */
+    char *cpu_pool;                /* their names */
     struct diff_finding *findings; /* resolved, then new, then changed */
     size_t nfindings;
     struct diff_op *ops; /* by delta duration, largest increase first */

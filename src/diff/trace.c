@@ -7,6 +7,8 @@
 #include "diff/internal.h"
 
 #include "analyze/analysis.h"
+#include "analyze/cpu.h"
+#include "analyze/ort.h"
 #include "analyze/render.h"
 #include "core/err.h"
 #include "doctor/doctor.h"
@@ -590,6 +592,234 @@ static int compare_findings(struct lat_trace *const *a, size_t na, struct lat_tr
     return rc;
 }
 
+/* ---- CPU samples: per-function share of on-CPU samples ---- */
+
+struct cpu_ent {
+    const char *name; /* points into a summary */
+    uint64_t self, total;
+    int side;
+};
+
+static int cmp_cpu_ent(const void *x, const void *y)
+{
+    const struct cpu_ent *a = x, *b = y;
+    int c = strcmp(a->name, b->name);
+    return c ? c : a->side - b->side;
+}
+
+static double share_delta(const struct diff_trace_result *r, const uint64_t *k)
+{
+    double pa = r->cpu_samples[0] ? (double)k[0] / (double)r->cpu_samples[0] : 0;
+    double pb = r->cpu_samples[1] ? (double)k[1] / (double)r->cpu_samples[1] : 0;
+    return pb - pa;
+}
+
+static const struct diff_trace_result *cpu_sort_ctx;
+
+static int cmp_cpu_func(const void *x, const void *y)
+{
+    const struct diff_cpu_func *a = x, *b = y;
+    double da = share_delta(cpu_sort_ctx, a->total), db = share_delta(cpu_sort_ctx, b->total);
+    if (da != db) return da < db ? 1 : -1;
+    da = share_delta(cpu_sort_ctx, a->self);
+    db = share_delta(cpu_sort_ctx, b->self);
+    if (da != db) return da < db ? 1 : -1;
+    return strcmp(a->name, b->name);
+}
+
+/* Summarizes the CPU samples of every selected trace of both sides (lat_cpu_summarize, all
+ * functions), merges functions by name and side, and gives each its share change with a
+ * two-proportion interval. Sides without samples leave the table empty. */
+static int cpu_rows(struct lat_trace *const *a, size_t na, struct lat_trace *const *b, size_t nb,
+                    const struct diff_trace_opts *o, struct diff_trace_result *out)
+{
+    size_t nt = na + nb;
+    struct lat_cpu_summary *sum = calloc(nt ? nt : 1, sizeof(*sum));
+    if (!sum) return -ENOMEM;
+    int rc = 0;
+    size_t nent = 0;
+    struct lat_cpu_opts co = {.top_n = SIZE_MAX, .tid = -1};
+    for (size_t k = 0; k < nt && !rc; k++) {
+        const struct lat_trace *t = k < na ? a[k] : b[k - na];
+        if (o->rank >= 0 && t->rank != o->rank) continue;
+        rc = lat_cpu_summarize(t, &co, &sum[k]);
+        if (rc) break;
+        out->cpu_samples[k < na ? 0 : 1] += sum[k].samples;
+        nent += sum[k].nfuncs;
+    }
+    struct cpu_ent *ent = NULL;
+    if (!rc && out->cpu_samples[0] + out->cpu_samples[1] && nent) {
+        ent = malloc(nent * sizeof(*ent));
+        if (!ent) rc = -ENOMEM;
+    }
+    if (ent) {
+        size_t n = 0, bytes = 0;
+        for (size_t k = 0; k < nt; k++)
+            for (size_t i = 0; i < sum[k].nfuncs; i++) {
+                const struct lat_cpu_func *f = &sum[k].funcs[i];
+                ent[n++] = (struct cpu_ent){f->name, f->self, f->total, k < na ? 0 : 1};
+                bytes += strlen(f->name) + 1;
+            }
+        qsort(ent, n, sizeof(*ent), cmp_cpu_ent);
+        out->cpu = calloc(n, sizeof(*out->cpu));
+        out->cpu_pool = malloc(bytes);
+        if (!out->cpu || !out->cpu_pool) {
+            rc = -ENOMEM;
+        } else {
+            size_t used = 0;
+            for (size_t i = 0; i < n; i++) {
+                struct diff_cpu_func *d = out->ncpu ? &out->cpu[out->ncpu - 1] : NULL;
+                if (!d || strcmp(d->name, ent[i].name) != 0) {
+                    d = &out->cpu[out->ncpu++];
+                    size_t len = strlen(ent[i].name) + 1;
+                    memcpy(out->cpu_pool + used, ent[i].name, len);
+                    d->name = out->cpu_pool + used;
+                    used += len;
+                }
+                d->self[ent[i].side] += ent[i].self;
+                d->total[ent[i].side] += ent[i].total;
+            }
+            for (size_t i = 0; i < out->ncpu; i++) {
+                struct diff_cpu_func *d = &out->cpu[i];
+                d->ci_self = dstat_prop_diff(d->self[0], out->cpu_samples[0], d->self[1],
+                                             out->cpu_samples[1], o->conf);
+                d->ci_total = dstat_prop_diff(d->total[0], out->cpu_samples[0], d->total[1],
+                                              out->cpu_samples[1], o->conf);
+                if (!d->ci_total.have)
+                    d->ci_self.why = d->ci_total.why = "no CPU samples on a side";
+            }
+            cpu_sort_ctx = out;
+            qsort(out->cpu, out->ncpu, sizeof(*out->cpu), cmp_cpu_func);
+            cpu_sort_ctx = NULL;
+        }
+    }
+    free(ent);
+    for (size_t k = 0; k < nt; k++)
+        lat_cpu_summary_fini(&sum[k]);
+    free(sum);
+    if (!rc && (out->cpu_samples[0] != 0) != (out->cpu_samples[1] != 0))
+        rc = diff_note(&out->scal, "CPU samples only in the %s trace: no per-function comparison",
+                       out->cpu_samples[0] ? "before" : "after");
+    if (!rc && o->iters && out->ncpu)
+        rc = diff_note(&out->scal, "the CPU sample rows cover the whole traces (--iteration does "
+                                   "not select samples)");
+    return rc;
+}
+
+/* ---- ONNX Runtime profiles: model_run over runs, Σ time per op type ---- */
+
+/* The model_run durations (ns, as double) of an ORT trace after its first run (the first holds
+ * one-time work), in x (cap entries). */
+static size_t ort_runs(const struct lat_trace *t, double *x, size_t cap)
+{
+    size_t n = 0, seen = 0;
+    for (size_t i = 0; i < t->ev.n && n < cap; i++) {
+        if (!(t->ev.flags[i] & LAT_EVF_STEP) || t->ev.kind[i] != LAT_EV_USER_ANNOTATION) continue;
+        if (seen++ == 0) continue;
+        x[n++] = (double)t->ev.dur[i];
+    }
+    return n;
+}
+
+static const struct lat_trace *ort_side(struct lat_trace *const *tv, size_t n,
+                                        const struct diff_trace_opts *o)
+{
+    for (size_t k = 0; k < n; k++)
+        if ((o->rank < 0 || tv[k]->rank == o->rank) && lat_ort_is(tv[k])) return tv[k];
+    return NULL;
+}
+
+static int cmp_ort_row(const void *x, const void *y)
+{
+    const struct diff_row *a = x, *b = y;
+    if (a->delta != b->delta) return a->delta < b->delta ? 1 : -1;
+    return strcmp(a->key, b->key);
+}
+
+/* Rows of section "onnxruntime" when both sides are ORT profiles: the steady model_run time
+ * (Welch over the runs after the first) and Σ time per op type (args.op_name; one value per
+ * trace), op types by change, largest increase first. */
+static int ort_rows(struct lat_trace *const *a, size_t na, struct lat_trace *const *b, size_t nb,
+                    const struct diff_trace_opts *o, struct diff_trace_result *out)
+{
+    const struct lat_trace *ta = ort_side(a, na, o), *tb = ort_side(b, nb, o);
+    if (!ta || !tb) return 0;
+    size_t cap = ta->ev.n + tb->ev.n + 1;
+    double *xa = malloc(cap * sizeof(double)), *xb = malloc(cap * sizeof(double));
+    struct lat_ort_summary sa, sb;
+    memset(&sa, 0, sizeof(sa));
+    memset(&sb, 0, sizeof(sb));
+    int rc = xa && xb ? 0 : -ENOMEM;
+    if (!rc) rc = lat_ort_summarize(ta, 1000000, &sa);
+    if (!rc) rc = lat_ort_summarize(tb, 1000000, &sb);
+    if (!rc) {
+        size_t nra = ort_runs(ta, xa, cap), nrb = ort_runs(tb, xb, cap);
+        if (nra && nrb) {
+            struct diff_row *row = diff_new_row(&out->scal);
+            if (!row) rc = -ENOMEM;
+            if (row) {
+                double ma, sda, mb, sdb;
+                dstat_mean_sd(xa, nra, &ma, &sda);
+                dstat_mean_sd(xb, nrb, &mb, &sdb);
+                row->load = "onnxruntime";
+                snprintf(row->key, sizeof(row->key), "ort.run_us");
+                snprintf(row->label, sizeof(row->label), "model_run (mean, after the first)");
+                row->unit = "us";
+                row->lower_better = true;
+                row->before = ma * 1e-3;
+                row->after = mb * 1e-3;
+                row->ci = dstat_welch(ma * 1e-3, sda * 1e-3, (double)nra, mb * 1e-3, sdb * 1e-3,
+                                      (double)nrb, o->conf);
+                if (!row->ci.have) row->ci.why = "fewer than 2 runs after the first on a side";
+                row->method = row->ci.have ? "welch-runs" : "none";
+                diff_row_finish(row, 0);
+            }
+        }
+    }
+    size_t first = out->scal.nrows;
+    for (int side = 0; side < 2 && !rc; side++) {
+        const struct lat_ort_summary *s = side ? &sb : &sa;
+        for (size_t i = 0; i < s->nop_types && !rc; i++) {
+            const struct lat_ort_row *r = &s->op_types[i];
+            char key[32];
+            snprintf(key, sizeof(key), "ort.op.%s", r->name);
+            struct diff_row *row = NULL;
+            for (size_t k = first; k < out->scal.nrows && !row; k++)
+                if (!strcmp(out->scal.rows[k].key, key)) row = &out->scal.rows[k];
+            if (!row) {
+                row = diff_new_row(&out->scal);
+                if (!row) {
+                    rc = -ENOMEM;
+                    break;
+                }
+                row->load = "onnxruntime op types";
+                memcpy(row->key, key, sizeof(key));
+                snprintf(row->label, sizeof(row->label), "%s (total)", r->name);
+                row->unit = "us";
+                row->lower_better = true;
+                row->ci.why = "one value per trace (the model_run row carries the interval)";
+                row->method = "none";
+            }
+            if (side)
+                row->after = (double)r->total * 1e-3;
+            else
+                row->before = (double)r->total * 1e-3;
+        }
+    }
+    if (!rc) {
+        for (size_t k = first; k < out->scal.nrows; k++)
+            diff_row_finish(&out->scal.rows[k], 0);
+        if (out->scal.nrows > first)
+            qsort(out->scal.rows + first, out->scal.nrows - first, sizeof(*out->scal.rows),
+                  cmp_ort_row);
+    }
+    lat_ort_summary_fini(&sa);
+    lat_ort_summary_fini(&sb);
+    free(xa);
+    free(xb);
+    return rc;
+}
+
 int diff_trace_compare(struct lat_trace *const *a, size_t na, struct lat_trace *const *b, size_t nb,
                        const struct diff_trace_opts *o, struct diff_trace_result *out, char *err,
                        size_t errsz)
@@ -602,7 +832,10 @@ int diff_trace_compare(struct lat_trace *const *a, size_t na, struct lat_trace *
     if (!rc) rc = count_side(&g, b, nb, 1, o, &sel[1]);
     free(g.slot);
     if (rc) goto fail;
-    if (!sel[0] && !sel[1]) {
+    /* CPU samples (latscope trace --cpu) are not events of the per-name table: a trace of
+     * samples only compares by function */
+    if (o->device != DIFF_DEV_GPU && (rc = cpu_rows(a, na, b, nb, o, out))) goto fail;
+    if (!sel[0] && !sel[1] && !out->cpu_samples[0] && !out->cpu_samples[1]) {
         if (err)
             snprintf(err, errsz,
                      "neither trace has an event for the selection (rank %d%s, device %s): check "
@@ -616,7 +849,7 @@ int diff_trace_compare(struct lat_trace *const *a, size_t na, struct lat_trace *
     }
     for (size_t i = 0; i < out->nops; i++)
         out->ops[i].name = pool_name(out, &out->ops[i]);
-    if (!sel[0] || !sel[1])
+    if ((!sel[0]) != (!sel[1]))
         rc = diff_note(&out->scal, "the %s trace has no event for the selection",
                        sel[0] ? "after" : "before");
     if (rc) goto fail;
@@ -635,6 +868,7 @@ int diff_trace_compare(struct lat_trace *const *a, size_t na, struct lat_trace *
     }
     analysis_free(aa);
     analysis_free(ab);
+    if (!rc) rc = ort_rows(a, na, b, nb, o, out);
     if (!rc) rc = compare_findings(a, na, b, nb, o, out);
     if (rc) goto fail;
 
@@ -651,7 +885,7 @@ int diff_trace_compare(struct lat_trace *const *a, size_t na, struct lat_trace *
                              ? NAN
                              : d / out->step_total_delta_ns;
     }
-    qsort(out->ops, out->nops, sizeof(*out->ops), cmp_op);
+    if (out->nops) qsort(out->ops, out->nops, sizeof(*out->ops), cmp_op);
     return 0;
 fail:
     diff_trace_result_fini(out);
@@ -660,6 +894,8 @@ fail:
 
 void diff_trace_result_fini(struct diff_trace_result *r)
 {
+    free(r->cpu);
+    free(r->cpu_pool);
     free(r->findings);
     free(r->ops);
     free(r->pool);

@@ -7,6 +7,7 @@
 #include "diff/diff.h"
 #include "diff/stats.h"
 #include "hist/hist.h"
+#include "model/events.h"
 #include "stats/rng.h"
 
 #include <math.h>
@@ -378,4 +379,106 @@ TEST(diff_normalize_names)
     ASSERT_EQ_STR(b, "unbalanced<int");
     ASSERT_EQ_U64(diff_normalize_name("ProfilerStep#1010", b, 5), 14);
     ASSERT_EQ_STR(b, "Prof");
+}
+
+static uint32_t cpu_str(struct lat_trace *t, const char *s)
+{
+    uint32_t id;
+    if (lat_trace_intern(t, s, strlen(s), &id)) FAIL("intern");
+    return id;
+}
+
+/* n on-CPU samples of stack (root-first, ';'-separated), 10 ms apart from *ts. */
+static void cpu_samples(struct lat_trace *t, lat_ns *ts, int n, const char *stack)
+{
+    uint32_t track, first, second;
+    ASSERT_RC(lat_trace_track(t, 100, 1, 0, 0, false, &track));
+    const char *leaf = strrchr(stack, ';');
+    for (int i = 0; i < n; i++, *ts += 10000000) {
+        struct lat_arg a1 = {
+            .key = cpu_str(t, "stack"), .type = LAT_ARG_STR, .str = cpu_str(t, stack)};
+        struct lat_arg a2 = {
+            .key = cpu_str(t, "state"), .type = LAT_ARG_STR, .str = cpu_str(t, "on")};
+        ASSERT_RC(lat_trace_add_arg(t, &a1, &first));
+        ASSERT_RC(lat_trace_add_arg(t, &a2, &second));
+        struct lat_event e = {.ts = *ts,
+                              .name = cpu_str(t, leaf ? leaf + 1 : stack),
+                              .cat = cpu_str(t, "cpu_sample"),
+                              .track = track,
+                              .kind = LAT_EV_CPU_SAMPLE,
+                              .flags = LAT_EVF_INSTANT,
+                              .stream = -1,
+                              .device = -1,
+                              .step = -1,
+                              .correlation = -1,
+                              .external_id = -1,
+                              .args = first,
+                              .nargs = 2,
+                              .ph = 'i'};
+        ASSERT_RC(lat_trace_add_event(t, &e));
+    }
+}
+
+static const struct diff_cpu_func *cpu_func(const struct diff_trace_result *r, const char *name)
+{
+    for (size_t i = 0; i < r->ncpu; i++)
+        if (!strcmp(r->cpu[i].name, name)) return &r->cpu[i];
+    return NULL;
+}
+
+/* CPU samples only (latscope trace --cpu): functions matched by name, shares of each side's
+ * samples, the two-proportion interval of the change; b grew from 40 % to 70 %. */
+TEST(diff_trace_cpu_samples)
+{
+    struct lat_trace *a, *b;
+    ASSERT_RC(lat_trace_new(&a));
+    ASSERT_RC(lat_trace_new(&b));
+    lat_ns ts = 1000000;
+    cpu_samples(a, &ts, 60, "main;fa;spin");
+    cpu_samples(a, &ts, 40, "main;fb");
+    ts = 1000000;
+    cpu_samples(b, &ts, 60, "main;fa;spin");
+    cpu_samples(b, &ts, 140, "main;fb");
+    struct diff_trace_opts o;
+    diff_trace_opts_default(&o);
+    struct diff_trace_result r;
+    char err[256] = "";
+    ASSERT_RC(diff_trace_compare(&a, 1, &b, 1, &o, &r, err, sizeof(err)));
+    ASSERT_EQ_U64(r.cpu_samples[0], 100);
+    ASSERT_EQ_U64(r.cpu_samples[1], 200);
+    ASSERT_EQ_U64(r.ncpu, 4);
+    ASSERT_EQ_STR(r.cpu[0].name, "fb"); /* 40 % -> 70 % */
+    const struct diff_cpu_func *fb = &r.cpu[0], *fa = cpu_func(&r, "fa"), *m = cpu_func(&r, "main");
+    const struct diff_cpu_func *sp = cpu_func(&r, "spin");
+    ASSERT(fa && m && sp);
+    ASSERT_EQ_U64(fb->self[0], 40);
+    ASSERT_EQ_U64(fb->total[1], 140);
+    ASSERT_EQ_U64(fa->self[0], 0);
+    ASSERT_EQ_U64(fa->total[0], 60);
+    ASSERT_EQ_U64(sp->self[1], 60);
+    ASSERT(fabs(fb->ci_total.est - 0.30) < 1e-12);
+    ASSERT(fb->ci_total.have && fb->ci_total.lo > 0 && fb->ci_total.hi > fb->ci_total.est);
+    ASSERT(fa->ci_total.have && fa->ci_total.hi < 0);
+    ASSERT(m->ci_total.have && m->ci_total.lo <= 0 && m->ci_total.hi >= 0); /* 100 % both */
+    /* the two that fell (fa, spin: 60 % -> 30 %) come last */
+    ASSERT(!strcmp(r.cpu[3].name, "fa") || !strcmp(r.cpu[3].name, "spin"));
+    diff_trace_result_fini(&r);
+    /* samples on one side only: a note, no table entry can claim a change */
+    struct lat_trace *e;
+    ASSERT_RC(lat_trace_new(&e));
+    ASSERT_RC(diff_trace_compare(&a, 1, &e, 1, &o, &r, err, sizeof(err)));
+    ASSERT_EQ_U64(r.cpu_samples[1], 0);
+    bool noted = false;
+    for (size_t i = 0; i < r.scal.nnotes; i++)
+        noted |= strstr(r.scal.notes[i], "CPU samples only in the before trace") != NULL;
+    ASSERT(noted);
+    for (size_t i = 0; i < r.ncpu; i++)
+        ASSERT(!r.cpu[i].ci_total.have);
+    diff_trace_result_fini(&r);
+    /* --device gpu: samples are not GPU work, nothing selected */
+    o.device = DIFF_DEV_GPU;
+    ASSERT(diff_trace_compare(&a, 1, &b, 1, &o, &r, err, sizeof(err)) == LAT_E_USAGE);
+    lat_trace_free(a);
+    lat_trace_free(b);
+    lat_trace_free(e);
 }
