@@ -18,6 +18,7 @@
 #include "core/err.h"
 #include "core/jsonw.h"
 #include "core/log.h"
+#include "diff/diff.h"
 #include "doctor/doctor.h"
 #include "hist/hist.h"
 #include "hist/hlog.h"
@@ -539,6 +540,162 @@ static int hlog_page(struct ctx *c, const char *path)
     return ret;
 }
 
+/* ---- diff pages: `latscope diff` of two inputs of a kind ------------------------------------ */
+
+/* One side of a trace diff, loaded as `latscope diff` loads it. 0 or -1 with err. */
+struct dside {
+    struct lat_trace **t;
+    size_t n;
+    struct lat_ingest_set *set;
+};
+
+static void dside_free(struct dside *s)
+{
+    if (s->set)
+        ingest_set_free(s->set);
+    else
+        for (size_t i = 0; i < s->n; i++)
+            lat_trace_free(s->t[i]);
+    free(s->t);
+}
+
+static int dside_load(const char *path, struct dside *s, char *err, size_t errsz)
+{
+    struct stat st;
+    struct lat_ingest_opts io = {0};
+    char e[LAT_INGEST_ERRLEN] = "";
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        int rc = ingest_dir(path, &io, &s->set, e, sizeof(e));
+        if (rc < 0) {
+            snprintf(err, errsz, "%s: %s", path, e[0] ? e : lat_strerror(rc));
+            return -1;
+        }
+        s->t = xcalloc(s->set->n ? s->set->n : 1, sizeof(*s->t));
+        for (size_t k = 0; k < s->set->n; k++) {
+            struct lat_ingest_file *f = &s->set->files[k];
+            if (f->status == LAT_INGEST_ERROR) {
+                snprintf(err, errsz, "%s: %s", f->path, f->err[0] ? f->err : lat_strerror(f->rc));
+                return -1;
+            }
+            if (f->status == LAT_INGEST_DUP_RANK) continue;
+            f->trace->rank = f->rank;
+            s->t[s->n++] = f->trace;
+        }
+        if (!s->n) snprintf(err, errsz, "%s: no trace in the directory", path);
+        return s->n ? 0 : -1;
+    }
+    struct lat_trace *t = NULL;
+    int rc = ingest_open(path, &io, &t, e, sizeof(e));
+    if (rc < 0) {
+        snprintf(err, errsz, "%s: %s", path, e[0] ? e : lat_strerror(rc));
+        return -1;
+    }
+    if (t->rank < 0) t->rank = 0;
+    s->t = xcalloc(1, sizeof(*s->t));
+    s->t[s->n++] = t;
+    return 0;
+}
+
+/* The diff document of inputs a (before) and b (after) of one kind, as `latscope diff
+ * --format json A B` prints it, into w. 0 (written), 1 (not comparable: err says why, nothing
+ * written) or -ENOMEM. */
+static int diff_doc(struct jsonw *w, enum input_kind kind, const char *a, const char *b, char *err,
+                    size_t errsz)
+{
+    if (kind == IN_TRACE) {
+        struct dside sa = {0}, sb = {0};
+        int ret = 1;
+        if (dside_load(a, &sa, err, errsz) || dside_load(b, &sb, err, errsz)) goto tout;
+        struct diff_trace_opts to;
+        diff_trace_opts_default(&to);
+        struct diff_trace_result r;
+        int rc = diff_trace_compare(sa.t, sa.n, sb.t, sb.n, &to, &r, err, errsz);
+        if (rc == -ENOMEM) ret = rc;
+        if (rc) goto tout;
+        diff_trace_write_json(w, a, b, &to, &r, NULL);
+        diff_trace_result_fini(&r);
+        ret = 0;
+    tout:
+        dside_free(&sa);
+        dside_free(&sb);
+        return ret;
+    }
+    struct diff_run *ra = NULL, *rb = NULL;
+    enum diff_kind ka, kb;
+    int ret = 1;
+    if (diff_sniff(a, &ka, err, errsz) || diff_sniff(b, &kb, err, errsz)) goto bout;
+    if (ka != kb || ka == DIFF_KIND_TRACE) {
+        snprintf(err, errsz, "%s is a %s, %s a %s", a, diff_kind_name(ka), b, diff_kind_name(kb));
+        goto bout;
+    }
+    int rc = diff_run_load(a, ka, &ra, err, errsz);
+    if (!rc) rc = diff_run_load(b, kb, &rb, err, errsz);
+    if (rc == -ENOMEM) ret = rc;
+    if (rc) goto bout;
+    struct diff_bench_opts bo;
+    diff_bench_opts_default(&bo);
+    struct diff_bench_result res;
+    rc = diff_bench_compare(&ra, 1, &rb, 1, &bo, &res, err, errsz);
+    if (rc == -ENOMEM) ret = rc;
+    if (rc) goto bout;
+    diff_bench_write_json(w, &a, 1, &b, 1, &bo, &res, NULL);
+    diff_bench_result_fini(&res);
+    ret = 0;
+bout:
+    diff_run_free(ra);
+    diff_run_free(rb);
+    return ret;
+}
+
+/* "diffs": the first input of each kind (before) against every later one of that kind. */
+static int write_diffs(struct ctx *c, const char *const *inputs, const enum input_kind *kinds,
+                       size_t n)
+{
+    struct jsonw *w = &c->w;
+    jsonw_key(w, "diffs");
+    jsonw_arr_begin(w);
+    for (size_t i = 0; i < n; i++) {
+        size_t first = 0;
+        while (kinds[first] != kinds[i])
+            first++;
+        if (first == i) continue;
+        char err[1024] = "";
+        struct jsonw d;
+        jsonw_init(&d, NULL, false);
+        int rc = diff_doc(&d, kinds[i], inputs[first], inputs[i], err, sizeof(err));
+        if (rc == 0 && jsonw_finish(&d) < 0) rc = -ENOMEM;
+        if (rc < 0) {
+            jsonw_fini(&d);
+            pr_err("comparing %s with %s: %s\n", inputs[first], inputs[i], lat_strerror(rc));
+            return LAT_EXIT_FAILURE;
+        }
+        jsonw_obj_begin(w);
+        jsonw_key(w, "kind");
+        jsonw_str(w, kinds[i] == IN_TRACE ? "trace" : kinds[i] == IN_BENCH ? "bench" : "hlog");
+        jsonw_key(w, "before_page");
+        jsonw_u64(w, first);
+        jsonw_key(w, "after_page");
+        jsonw_u64(w, i);
+        jsonw_key(w, "diff");
+        if (rc == 0) {
+            jsonw_raw(w, d.buf.data, d.buf.len);
+            pr_info("diff page: %s -> %s\n", inputs[first], inputs[i]);
+        } else {
+            jsonw_null(w);
+            pr_warn("no diff page for %s -> %s: %s\n", inputs[first], inputs[i], err);
+        }
+        jsonw_key(w, "error");
+        if (rc == 0)
+            jsonw_null(w);
+        else
+            jsonw_str(w, err);
+        jsonw_obj_end(w);
+        jsonw_fini(&d);
+    }
+    jsonw_arr_end(w);
+    return LAT_EXIT_OK;
+}
+
 /* ---- main ---------------------------------------------------------------------------------- */
 
 int cmd_report(int argc, char **argv, const struct lat_opts *opts)
@@ -546,6 +703,7 @@ int cmd_report(int argc, char **argv, const struct lat_opts *opts)
     (void)opts;
     const char *out = "report.html", *title = NULL;
     const char **inputs = xcalloc((size_t)argc + 1, sizeof(*inputs));
+    enum input_kind *kinds = xcalloc((size_t)argc + 1, sizeof(*kinds));
     size_t ninputs = 0;
     struct ctx c = {.top_n = 10};
     for (int i = 1; i < argc; i++) {
@@ -553,6 +711,7 @@ int cmd_report(int argc, char **argv, const struct lat_opts *opts)
         if (lat_is_help(a)) {
             fputs(usage_text, stdout);
             free(inputs);
+            free(kinds);
             return LAT_EXIT_OK;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--title")) {
             if (i + 1 >= argc || !argv[i + 1][0]) {
@@ -603,6 +762,7 @@ int cmd_report(int argc, char **argv, const struct lat_opts *opts)
             break;
         }
         enum input_kind k = S_ISDIR(st.st_mode) ? IN_TRACE : sniff(inputs[i]);
+        kinds[i] = k;
         if (k == IN_BENCH)
             ret = bench_page(&c, inputs[i]);
         else if (k == IN_HLOG)
@@ -611,6 +771,7 @@ int cmd_report(int argc, char **argv, const struct lat_opts *opts)
             ret = trace_page(&c, inputs[i]);
     }
     jsonw_arr_end(&c.w);
+    if (ret == LAT_EXIT_OK) ret = write_diffs(&c, inputs, kinds, ninputs);
     jsonw_obj_end(&c.w);
     int rc = jsonw_finish(&c.w);
     if (ret == LAT_EXIT_OK && rc < 0) {
@@ -649,9 +810,11 @@ int cmd_report(int argc, char **argv, const struct lat_opts *opts)
     }
     jsonw_fini(&c.w);
     free(inputs);
+    free(kinds);
     return ret;
 usage:
     free(inputs);
+    free(kinds);
     fputs("usage: latscope report [OPTIONS] INPUT... -o report.html  (--help for details)\n",
           stderr);
     return LAT_EXIT_USAGE;
