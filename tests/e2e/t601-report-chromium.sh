@@ -85,6 +85,19 @@ done <"$T/leaves"
 chrome_dom "$T/c.html" 2
 grep -q 'Kernels ranked by change of total time' "$T/body" || fail "no compare page"
 grep -q 'sm80_xmma_gemm' "$T/body" || fail "compare page lacks the second trace's kernel"
+# and the diff page: the latscope diff document drawn, its numbers those diff prints
+chrome_dom "$T/c.html" 3
+"$LATSCOPE" diff --format json "$tr" "$D/handmade-doctor-sync.json" >"$T/cd.json"
+got=$(grep -o 'data-key="diff-rows"><b>[^<]*' "$T/dom" | sed 's/.*<b>//')
+[[ $got == $(jq '.rows | length' "$T/cd.json") ]] || fail "diff page: $got metrics, diff has $(jq '.rows | length' "$T/cd.json")"
+grep -q 'Ranked contributors: names by change of total time' "$T/body" || fail "no ranked contributors"
+op=$(jq -r '[.ops[] | select(.diff_duration_us > 0)][0].name' "$T/cd.json")
+[[ $op == null ]] || grep -qF "<title>$op (" "$T/body" || fail "diff page lacks the top contributor '$op'"
+for f in $(jq -r '.findings[] | .status + ":" + .id' "$T/cd.json"); do
+    grep -q "<td class=\"name\">${f%%:*}</td><td class=\"name\">${f#*:}</td>" "$T/body" ||
+        fail "diff page lacks finding $f"
+done
+chrome_shot "$T/c.html" 3
 # the flow of the first kernel: launched by its correlated runtime call, delay from the file
 chrome_dom "$T/a.html" "0&flowtest"
 want=$(jq -r '. as $d | [.traceEvents[] | select(.cat == "kernel")] | sort_by(.ts) | .[0] as $k |
