@@ -25,6 +25,7 @@
 #include "ingest/ingest.h"
 #include "latscope.h"
 #include "report/html.h"
+#include "report/svg.h"
 #include "report/timeline.h"
 #include "json/tok.h"
 
@@ -37,6 +38,7 @@
 
 static const char usage_text[] =
     "usage: latscope report [OPTIONS] INPUT... -o report.html\n"
+    "       latscope report --format svg --plot NAME INPUT -o plot.svg\n"
     "\n"
     "One self-contained HTML file (no network needed to open it) with a page per INPUT:\n"
     "  trace (Kineto/Chrome JSON[.gz], or a DIR of per-rank traces): timeline of CPU threads,\n"
@@ -51,6 +53,13 @@ static const char usage_text[] =
     "  -o, --output FILE   the HTML file to write (default report.html)\n"
     "  --title TEXT        page title (default: the first input's name)\n"
     "  --top N             rows in the top-N tables (default 10)\n"
+    "  --format html|svg   html (default): the report; svg: one plot, with --plot NAME, of one\n"
+    "                      INPUT, written to -o (default plot.svg):\n"
+    "  --plot percentiles  latency by percentile per load point, intended and actual send\n"
+    "                      (bench JSON, HDR log or --records JSONL)\n"
+    "  --plot load         p50 and p99 latency vs achieved throughput (bench JSON sweep)\n"
+    "  --plot steps        per-step breakdown: compute/comm/copies/gpu-other/cpu-only/idle\n"
+    "                      (a trace with ProfilerSteps; the first rank)\n"
     "  -h, --help          this help\n";
 
 enum input_kind { IN_TRACE, IN_BENCH, IN_HLOG };
@@ -696,12 +705,181 @@ static int write_diffs(struct ctx *c, const char *const *inputs, const enum inpu
     return LAT_EXIT_OK;
 }
 
+/* ---- --format svg: one plot ----------------------------------------------------------------- */
+
+static const double plot_pcts[] = {50, 90, 95, 99, 99.9, 100}; /* stat[1..6]; 100 = max */
+
+static int plot_bench(struct lat_buf *b, const char *plot, const char *in, char *err, size_t errsz)
+{
+    enum diff_kind k;
+    struct diff_run *r = NULL;
+    if (diff_sniff(in, &k, err, errsz)) return LAT_EXIT_USAGE;
+    if (k == DIFF_KIND_TRACE) {
+        snprintf(err, errsz,
+                 "%s: --plot %s wants a bench result (bench --format json), an HDR log or "
+                 "bench --records JSONL, and this is a trace (--plot steps draws traces)",
+                 in, plot);
+        return LAT_EXIT_USAGE;
+    }
+    int rc = diff_run_load(in, k, &r, err, errsz);
+    if (rc) return rc == -ENOMEM ? LAT_EXIT_FAILURE : LAT_EXIT_USAGE;
+    size_t np = r->npts, ns = 0;
+    struct rep_svg_series *ss = xcalloc(2 * np + 2, sizeof(*ss));
+    double *xs = xcalloc((2 * np + 2) * 6, sizeof(*xs)),
+           *ys = xcalloc((2 * np + 2) * 6, sizeof(*ys));
+    char(*names)[96] = xcalloc(2 * np + 2, sizeof(*names));
+    struct rep_svg_chart c = {.hline = NAN, .yunit = "ms"};
+    char title[512];
+    if (!strcmp(plot, "percentiles")) {
+        /* per point: intended-send latency (or the LLM end-to-end), and actual-send dashed */
+        for (size_t i = 0; i < np; i++) {
+            const struct diff_point *pt = &r->pts[i];
+            enum diff_fam fams[2] = {DIFF_F_LAT, DIFF_F_LAT_ACT};
+            if (isnan(pt->stat[DIFF_F_LAT][1]) && !isnan(pt->stat[DIFF_F_E2E][1]))
+                fams[0] = DIFF_F_E2E, fams[1] = DIFF_F_E2E_SEND;
+            for (int f = 0; f < 2; f++) {
+                size_t have = 0;
+                for (int q = 0; q < 6; q++) {
+                    xs[ns * 6 + (size_t)q] = plot_pcts[q];
+                    ys[ns * 6 + (size_t)q] = pt->stat[fams[f]][q + 1];
+                    if (!isnan(ys[ns * 6 + (size_t)q])) have++;
+                }
+                if (!have) continue;
+                snprintf(names[ns], sizeof(names[ns]), "%s%s", np > 1 ? pt->load : "",
+                         f == 0 ? (fams[0] == DIFF_F_E2E ? " e2e" : " intended")
+                                : (fams[0] == DIFF_F_E2E ? " e2e (send)" : " actual send"));
+                ss[ns] = (struct rep_svg_series){names[ns] + (names[ns][0] == ' '), xs + ns * 6,
+                                                 ys + ns * 6, 6, f == 1};
+                ns++;
+            }
+        }
+        snprintf(title, sizeof(title), "latency by percentile: %s", base_name(in));
+        c.xpct = true;
+        c.xlabel = "percentile (log scale of 1/(1-q))";
+        c.ylabel = "latency";
+    } else { /* load */
+        static const int qi[2] = {1, 4};
+        static const char *const qn[2] = {"p50", "p99"};
+        for (int q = 0; q < 2; q++) {
+            for (size_t i = 0; i < np; i++) {
+                xs[(size_t)q * np + i] = r->pts[i].scalar[DIFF_S_THROUGHPUT];
+                enum diff_fam f = isnan(r->pts[i].stat[DIFF_F_LAT][1]) ? DIFF_F_E2E : DIFF_F_LAT;
+                ys[(size_t)q * np + i] = r->pts[i].stat[f][qi[q]];
+            }
+            ss[ns++] =
+                (struct rep_svg_series){qn[q], xs + (size_t)q * np, ys + (size_t)q * np, np, false};
+        }
+        snprintf(title, sizeof(title), "latency vs load: %s", base_name(in));
+        c.xlabel = "achieved throughput (req/s)";
+        c.xunit = NULL;
+        c.ylabel = "latency";
+    }
+    c.title = title;
+    rc = rep_svg_lines(b, &c, ss, ns);
+    free(ss);
+    free(xs);
+    free(ys);
+    free(names);
+    diff_run_free(r);
+    return rc ? LAT_EXIT_FAILURE : 0;
+}
+
+static int plot_steps(struct lat_buf *b, const char *in, char *err, size_t errsz)
+{
+    enum diff_kind k;
+    struct stat st;
+    if (!(stat(in, &st) == 0 && S_ISDIR(st.st_mode)) && sniff(in) != IN_TRACE) {
+        (void)k;
+        snprintf(err, errsz, "%s: --plot steps wants a trace (or a directory of rank traces)", in);
+        return LAT_EXIT_USAGE;
+    }
+    struct dside sd = {0};
+    if (dside_load(in, &sd, err, errsz)) {
+        dside_free(&sd);
+        return LAT_EXIT_USAGE;
+    }
+    struct analysis_opts ao;
+    analysis_opts_default(&ao);
+    struct lat_analysis *an = NULL;
+    int rc = analysis_run(sd.t, sd.n, &ao, &an);
+    if (rc < 0) {
+        snprintf(err, errsz, "%s: analysis failed: %s", in, lat_strerror(rc));
+        dside_free(&sd);
+        return LAT_EXIT_FAILURE;
+    }
+    int ret = 0;
+    const struct lat_an_rank *rk = an->nranks ? &an->ranks[0] : NULL;
+    if (!rk || !rk->nsteps) {
+        snprintf(err, errsz, "%s: no ProfilerStep in the trace: no step breakdown to plot%s%s", in,
+                 an->warning[0] ? " (" : "", an->warning[0] ? an->warning : "");
+        if (an->warning[0]) strncat(err, ")", errsz - strlen(err) - 1);
+        ret = LAT_EXIT_USAGE;
+    } else {
+        static const char *const parts[] = {"compute",   "comm",     "copies",
+                                            "gpu-other", "cpu-only", "idle"};
+        size_t n = rk->nsteps;
+        double *v = xcalloc(n * 6, sizeof(*v));
+        char(*lab)[32] = xcalloc(n, sizeof(*lab));
+        const char **labels = xcalloc(n, sizeof(*labels));
+        for (size_t i = 0; i < n; i++) {
+            const struct lat_an_step *s = &rk->steps[i];
+            lat_ns p[6] = {s->gpu_compute, s->comm, s->copies, s->gpu_other, s->cpu_only, s->idle};
+            for (int q = 0; q < 6; q++)
+                v[i * 6 + (size_t)q] = (double)p[q] / 1e6;
+            snprintf(lab[i], sizeof(lab[i]), "step %d", s->step);
+            labels[i] = lab[i];
+        }
+        char title[512];
+        snprintf(title, sizeof(title), "per-step breakdown (rank %d): %s", rk->rank, base_name(in));
+        if (rep_svg_stacked(b, title, "ms", parts, 6, labels, v, n)) ret = LAT_EXIT_FAILURE;
+        free(v);
+        free(lab);
+        free(labels);
+    }
+    analysis_free(an);
+    dside_free(&sd);
+    return ret;
+}
+
+static int svg_plot(const char *plot, const char *in, const char *out)
+{
+    struct lat_buf b = LAT_BUF_INIT;
+    char err[1024] = "";
+    int ret;
+    if (!strcmp(plot, "percentiles") || !strcmp(plot, "load"))
+        ret = plot_bench(&b, plot, in, err, sizeof(err));
+    else
+        ret = plot_steps(&b, in, err, sizeof(err));
+    if (ret) {
+        pr_err("%s\n", err[0] ? err : "out of memory");
+        buf_fini(&b);
+        return ret;
+    }
+    char tmp[4096];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", out);
+    FILE *f = fopen(tmp, "wb");
+    int rc = f ? 0 : -errno;
+    if (f && fwrite(b.data, 1, b.len, f) != b.len) rc = -EIO;
+    if (f && fclose(f) != 0 && !rc) rc = -EIO;
+    if (!rc && rename(tmp, out) != 0) rc = -errno;
+    if (rc) {
+        pr_err("%s: %s\n", out, lat_strerror(rc));
+        remove(tmp);
+        ret = LAT_EXIT_FAILURE;
+    } else {
+        fprintf(stderr, "latscope report: wrote %s: %s plot, %zu bytes\n", out, plot, b.len);
+    }
+    buf_fini(&b);
+    return ret;
+}
+
 /* ---- main ---------------------------------------------------------------------------------- */
 
 int cmd_report(int argc, char **argv, const struct lat_opts *opts)
 {
     (void)opts;
-    const char *out = "report.html", *title = NULL;
+    const char *out = NULL, *title = NULL, *plot = NULL;
+    bool svg = false;
     const char **inputs = xcalloc((size_t)argc + 1, sizeof(*inputs));
     enum input_kind *kinds = xcalloc((size_t)argc + 1, sizeof(*kinds));
     size_t ninputs = 0;
@@ -722,6 +900,26 @@ int cmd_report(int argc, char **argv, const struct lat_opts *opts)
                 title = argv[++i];
             else
                 out = argv[++i];
+        } else if (!strcmp(a, "--format") || !strcmp(a, "--plot")) {
+            if (i + 1 >= argc || !argv[i + 1][0]) {
+                pr_err("%s wants a value\n", a);
+                goto usage;
+            }
+            const char *v = argv[++i];
+            if (a[2] == 'f') {
+                if (strcmp(v, "html") && strcmp(v, "svg")) {
+                    pr_err("--format wants html or svg, not '%s' (PNG: convert the SVG, e.g. "
+                           "with rsvg-convert)\n",
+                           v);
+                    goto usage;
+                }
+                svg = !strcmp(v, "svg");
+            } else if (strcmp(v, "percentiles") && strcmp(v, "load") && strcmp(v, "steps")) {
+                pr_err("--plot wants percentiles, load or steps, not '%s'\n", v);
+                goto usage;
+            } else {
+                plot = v;
+            }
         } else if (!strncmp(a, "--output=", 9)) {
             out = a + 9;
         } else if (!strcmp(a, "--top")) {
@@ -744,6 +942,19 @@ int cmd_report(int argc, char **argv, const struct lat_opts *opts)
         pr_err("no input given: latscope report TRACE|BENCH.json|RUN.hlog... -o report.html\n");
         goto usage;
     }
+    if (svg || plot) {
+        if (!svg || !plot || ninputs != 1) {
+            pr_err("%s\n", !svg    ? "--plot draws SVG: add --format svg"
+                           : !plot ? "--format svg wants --plot percentiles|load|steps"
+                                   : "--format svg draws one INPUT");
+            goto usage;
+        }
+        int prc = svg_plot(plot, inputs[0], out ? out : "plot.svg");
+        free(inputs);
+        free(kinds);
+        return prc;
+    }
+    if (!out) out = "report.html";
     lat_ns t0 = clock_now_ns();
     jsonw_init(&c.w, NULL, false);
     jsonw_obj_begin(&c.w);
