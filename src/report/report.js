@@ -837,6 +837,26 @@ function compareTraces(pages, sec) {
     rows.map(function (r) { return [r[0], fmtUs(r[1]), fmtUs(r[2]), (r[3] >= 0 ? '+' : '') + fmtUs(r[3])]; }), [false, true, true, true])]));
 }
 
+/* ---- bench --records pages: completions, errors and tokens per second ---- */
+function recordsPage(p, sec) {
+  var cls = p.error_classes || {};
+  sec.appendChild(el('div', { 'class': 'kpis', style: 'margin-bottom:14px' }, [kpi('requests', fmtNum(p.requests, 0), 'requests'), kpi('errors', fmtNum(p.errors, 0), 'errors'),
+    kpi('error rate', p.requests ? fmtNum(100 * p.errors / p.requests, 2) + ' %' : '–', 'error_rate'), kpi('interrupted', fmtNum(p.interrupted, 0), 'interrupted'), kpi('load points', String((p.points || []).length), 'rpoints')]));
+  var ok = [], er = [], tk = [];
+  (p.points || []).forEach(function (pt, i) {
+    var name = 'point ' + pt.point, col = PALETTE[i % PALETTE.length];
+    ok.push({ name: name, color: col, pts: pt.bins.map(function (b) { return [b[0], b[1], b[0] + ' s']; }) });
+    er.push({ name: name, color: col, pts: pt.bins.map(function (b) { return [b[0], b[2], b[0] + ' s']; }) });
+    if (p.llm) tk.push({ name: name, color: col, pts: pt.bins.map(function (b) { return [b[0], b[3], b[0] + ' s']; }) });
+  });
+  var cards = [card('Completed requests per second', [lineChart({ series: ok, xLabel: 'second (of completion)', yLabel: 'req/s' })]),
+    card('Errors per second', [lineChart({ series: er, xLabel: 'second (of completion)', yLabel: 'errors/s' })])];
+  if (p.llm) cards.push(card('Output tokens per second', [lineChart({ series: tk, xLabel: 'second (of completion)', yLabel: 'tok/s' })]));
+  var names = Object.keys(cls);
+  if (names.length) cards.push(card('Error classes', [simpleTable(['class', 'requests'], names.map(function (n) { return [n, fmtNum(cls[n], 0)]; }), [false, true], 'error-classes')]));
+  sec.appendChild(el('div', { 'class': 'grid2' }, cards));
+}
+
 /* ---- diff pages: the embedded `latscope diff --format json` document (D.diffs) ---- */
 var VERDICT_COLORS = { REGRESSION: '#c0392b', improvement: '#27ae60', same: '#7f8c8d', noise: '#95a5a6' };
 function verdictColor(v) { return VERDICT_COLORS[v] || '#7f8c8d'; }
@@ -943,6 +963,7 @@ function main() {
       if (p.kind === 'trace') show = tracePage(p, sec, i);
       else if (p.kind === 'bench') benchPage(p, sec);
       else if (p.kind === 'hlog') hlogPage(p, sec);
+      else if (p.kind === 'records') recordsPage(p, sec);
     } catch (e) {
       errors.push(String(e && e.message || e));
       sec.appendChild(el('p', { 'class': 'mut', text: 'this page could not be drawn: ' + String(e && e.message || e) }));
