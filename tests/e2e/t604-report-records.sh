@@ -53,4 +53,31 @@ set -e
 [[ $rc -eq 2 ]] || fail "bad records: exit $rc"
 contains "$T/err" "$T/junk.jsonl: line 1"
 [[ ! -e $T/bad.html ]] || fail "a report was written"
+# ---- LLM records (--records-detail, the OpenAI fixture): output tokens per second ----
+if "$LATSCOPE" serve-test openai --help >/dev/null 2>&1; then
+    "$LATSCOPE" serve-test openai --port-file "$T/fx.port" --prefill 5ms --token-interval 2ms \
+        >/dev/null 2>"$T/fx.err" &
+    FIXTURE_PIDS+=($!)
+    for _ in $(seq 100); do [[ -s $T/fx.port ]] && break; sleep 0.05; done
+    [[ -s $T/fx.port ]] || fail "openai fixture did not start: $(cat "$T/fx.err")"
+    set +e
+    "$LATSCOPE" bench --target openai "http://127.0.0.1:$(cat "$T/fx.port")/v1/chat/completions" \
+        --input-tokens 8 --output-tokens 5 --rate 20,40 --max-send-lag 50 --duration 1s -t 1 \
+        --records-detail "$T/llm.jsonl" --format json >/dev/null 2>"$T/lerr"
+    rc=$?
+    set -e
+    [[ $rc -le 1 ]] || fail "LLM bench exited $rc: $(cat "$T/lerr")"
+    expect_rc 0 "$LATSCOPE" report "$T/llm.jsonl" -o "$T/l.html"
+    report_data "$T/l.html" >"$T/l.json"
+    jq -e '.pages[0].llm' "$T/l.json" >/dev/null || fail "LLM records not recognised"
+    jq -s -c 'group_by(.point) | map(([.[].t_sched_ns] | min) as $t0 | .[0].point as $p |
+        [.[] | select(.error != "interrupted") | {s: (((.t_sched_ns - $t0 + (if .e2e_ms != null then .e2e_ms * 1e6 else 0 end)) / 1e9) | floor),
+         e: (.error != null), k: .output_tokens}]
+        | {point: $p, bins: (group_by(.s) | map(. as $g | [$g[0].s, ([$g[] | select(.e | not)] | length),
+           ([$g[] | select(.e)] | length), ([$g[] | select(.e | not) | .k | select(. > 0)] | add // 0)]))})' \
+        "$T/llm.jsonl" >"$T/lwant"
+    jq -c '.pages[0].points | map({point, bins: [.bins[] | select(.[1] + .[2] > 0)]})' "$T/l.json" >"$T/lgot"
+    diff "$T/lwant" "$T/lgot" >/dev/null || fail "LLM bins: $(head -c 300 "$T/lgot") want $(head -c 300 "$T/lwant")"
+    [[ $(jq '[.pages[0].points[].bins[][3]] | add' "$T/l.json") -gt 0 ]] || fail "no tokens counted"
+fi
 echo "ok"
