@@ -5,7 +5,10 @@
  * Each INPUT becomes a page. The kind is decided by content: a gzip file or a JSON document
  * with traceEvents (or anything else ingest reads) is a trace (a directory: the per-rank traces
  * of one job); a JSON object with "points" is a `latscope bench --format json` result; a text
- * file of HdrHistogram interval-log lines is an HDR log. A trace page embeds the analyze JSON
+ * file of HdrHistogram interval-log lines is an HDR log; `bench --records` (--records-detail)
+ * JSONL is a records page (errors, completions and LLM tokens per second). Two inputs of a kind
+ * also get a diff page: the `latscope diff --format json` document (src/diff/json.c). With
+ * --format svg, one plot of one input (src/report/svg.c). A trace page embeds the analyze JSON
  * document (src/analyze/render.c), the field tables that describe its rows, the doctor JSON and
  * the timeline with its level-of-detail bins (src/report/timeline.c). The page's script and
  * styles are inlined (src/report/report.html, report.js); nothing is fetched when it opens.
