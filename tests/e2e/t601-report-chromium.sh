@@ -155,7 +155,7 @@ if "$LATSCOPE" serve-test openai --help >/dev/null 2>&1; then
     set +e
     "$LATSCOPE" bench --target openai "http://127.0.0.1:$(cat "$T/fx.port")/v1/chat/completions" \
         --input-tokens 8 --output-tokens 5 --rate 10,20 --max-send-lag 50 --duration 1s -t 1 \
-        --format json >"$T/llm.json" 2>"$T/lerr"
+        --records-detail "$T/llm.jsonl" --format json >"$T/llm.json" 2>"$T/lerr"
     rc=$?
     set -e
     [[ $rc -eq 0 || $rc -eq 1 ]] || fail "LLM bench exited $rc: $(cat "$T/lerr")"
@@ -165,5 +165,15 @@ if "$LATSCOPE" serve-test openai --help >/dev/null 2>&1; then
         'LLM throughput and goodput'; do
         grep -q "$h" "$T/body" || fail "LLM page lacks '$h'"
     done
+    # its records: errors and output tokens per second, the request count in the DOM
+    "$LATSCOPE" report "$T/llm.jsonl" -o "$T/lr.html" 2>/dev/null || fail "report failed"
+    chrome_dom "$T/lr.html" 0
+    for h in 'Completed requests per second' 'Errors per second' 'Output tokens per second'; do
+        grep -q "$h" "$T/body" || fail "records page lacks '$h'"
+    done
+    got=$(grep -o 'data-key="requests"><b>[^<]*' "$T/dom" | sed 's/.*<b>//; s/,//g')
+    [[ $got == $(jq -s '[.[] | select(.error != "interrupted")] | length' "$T/llm.jsonl") ]] ||
+        fail "records page: $got requests"
+    chrome_shot "$T/lr.html" 0
 fi
 exit 0
