@@ -92,9 +92,11 @@ int rep_records_write(struct jsonw *w, const char *path, const char *doc, size_t
                 continue;
             }
             tsched -= org[o].t0;
+            if (tsched > (int64_t)1 << 60)
+                tsched = (int64_t)1 << 60; /* rejected below, no overflow */
             if (json_get_i64(l, n, "output_tokens", &tok) == 0) llm = true;
             lat_ns end = tsched;
-            if (json_get_i64(l, n, "latency_ns", &lat) == 0 && lat >= 0)
+            if (json_get_i64(l, n, "latency_ns", &lat) == 0 && lat >= 0 && lat < (int64_t)1 << 60)
                 end = tsched + lat;
             else if (json_get_double(l, n, "e2e_ms", &e2e) == 0 && e2e >= 0 && e2e < 1e12)
                 end = tsched + (lat_ns)(e2e * 1e6);
