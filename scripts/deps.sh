@@ -5,14 +5,14 @@
 # invocation and only when something is missing. Not root and no sudo: prints the exact
 # apt-get line to run and fails. LATSCOPE_DEPS_PERF=1 adds the packages `make perf` compares
 # against (nginx, wrk, hyperfine). LATSCOPE_DEPS_BROWSER=1 adds chromium, the optional browser of
-# the report tests (t601 skips without it).
+# the report tests (t601 skips without it). libxml2-utils: xmllint, t603 checks the SVG plots with it.
 set -euo pipefail
 
 pkgs=(
     build-essential make pkg-config git
     zlib1g-dev libssl-dev libsqlite3-dev libdw-dev libelf-dev libdeflate-dev libisal-dev
     clang libclang-rt-14-dev clang-format-14
-    jq procps curl python3 openssl xxd sqlite3
+    jq procps curl python3 openssl xxd sqlite3 libxml2-utils
 )
 if [[ "${LATSCOPE_DEPS_PERF:-0}" == 1 ]]; then
     pkgs+=(nginx wrk hyperfine linux-perf)

@@ -238,21 +238,13 @@ static int parse_args(int argc, char **argv, struct cli *c)
 
 /* ---- rendering of rows ---- */
 
-static int unit_decimals(const char *unit)
-{
-    if (!strcmp(unit, "ms")) return 3;
-    if (!strcmp(unit, "%")) return 3;
-    if (!strcmp(unit, "us")) return 3;
-    return 1;
-}
-
 static void fmt_val(char *out, size_t cap, double v, const char *unit, bool sign)
 {
     if (isnan(v)) {
         snprintf(out, cap, "-");
         return;
     }
-    snprintf(out, cap, sign ? "%+.*f" : "%.*f", unit_decimals(unit), v);
+    snprintf(out, cap, sign ? "%+.*f" : "%.*f", diff_unit_decimals(unit), v);
 }
 
 static void fmt_pct(char *out, size_t cap, double v)
@@ -273,8 +265,8 @@ static void fmt_ci(char *out, size_t cap, const struct diff_row *r)
     if (r->ci_pct.have)
         snprintf(out, cap, "[%+.2f%%, %+.2f%%]", r->ci_pct.lo, r->ci_pct.hi);
     else
-        snprintf(out, cap, "[%+.*f, %+.*f] %s", unit_decimals(r->unit), r->ci.lo,
-                 unit_decimals(r->unit), r->ci.hi, r->unit);
+        snprintf(out, cap, "[%+.*f, %+.*f] %s", diff_unit_decimals(r->unit), r->ci.lo,
+                 diff_unit_decimals(r->unit), r->ci.hi, r->unit);
 }
 
 static void text_rows(FILE *f, const struct diff_bench_result *res, bool md, double conf)
@@ -309,68 +301,6 @@ static void text_rows(FILE *f, const struct diff_bench_result *res, bool md, dou
             fprintf(f, "  %-30s %-6s %11s %11s %11s %9s  %-24s %s%s\n", r->label, r->unit, b, a, d,
                     dp, ci, v, r->flagged ? " (INVALID point)" : "");
     }
-}
-
-static void json_num(struct jsonw *w, const char *key, double v, int dec)
-{
-    jsonw_key(w, key);
-    if (isnan(v) || isinf(v))
-        jsonw_null(w);
-    else
-        jsonw_fixed(w, v, dec);
-}
-
-static void json_ci(struct jsonw *w, const char *key, const struct dstat_ci *ci, int dec)
-{
-    jsonw_key(w, key);
-    if (!ci->have) {
-        jsonw_null(w);
-        return;
-    }
-    jsonw_arr_begin(w);
-    jsonw_fixed(w, ci->lo, dec);
-    jsonw_fixed(w, ci->hi, dec);
-    jsonw_arr_end(w);
-}
-
-static void json_rows(struct jsonw *w, const struct diff_bench_result *res)
-{
-    jsonw_key(w, "rows");
-    jsonw_arr_begin(w);
-    for (size_t i = 0; i < res->nrows; i++) {
-        const struct diff_row *r = &res->rows[i];
-        int dec = unit_decimals(r->unit) + 3;
-        jsonw_obj_begin(w);
-        jsonw_key(w, "section");
-        jsonw_str(w, r->load);
-        jsonw_key(w, "metric");
-        jsonw_str(w, r->key);
-        jsonw_key(w, "label");
-        jsonw_str(w, r->label);
-        jsonw_key(w, "unit");
-        jsonw_str(w, r->unit);
-        jsonw_key(w, "lower_is_better");
-        jsonw_bool(w, r->lower_better);
-        json_num(w, "before", r->before, dec);
-        json_num(w, "after", r->after, dec);
-        json_num(w, "delta", r->delta, dec);
-        json_num(w, "delta_pct", r->delta_pct, 4);
-        json_ci(w, "ci", &r->ci, dec);
-        json_ci(w, "ci_pct", &r->ci_pct, 4);
-        jsonw_key(w, "method");
-        jsonw_str(w, r->method ? r->method : "none");
-        jsonw_key(w, "verdict");
-        jsonw_str(w, diff_verdict_name(r->verdict));
-        jsonw_key(w, "why_no_interval");
-        if (!r->ci.have && r->ci.why)
-            jsonw_str(w, r->ci.why);
-        else
-            jsonw_null(w);
-        jsonw_key(w, "invalid_point");
-        jsonw_bool(w, r->flagged);
-        jsonw_obj_end(w);
-    }
-    jsonw_arr_end(w);
 }
 
 static void csv_field(FILE *f, const char *s)
@@ -426,24 +356,6 @@ static void print_notes(FILE *f, const struct diff_bench_result *res, bool md)
         fprintf(f, md ? "> **warning**: %s\n" : "warning: %s\n", res->notes[i]);
 }
 
-static void json_notes(struct jsonw *w, const struct diff_bench_result *res)
-{
-    jsonw_key(w, "warnings");
-    jsonw_arr_begin(w);
-    for (size_t i = 0; i < res->nnotes; i++)
-        jsonw_str(w, res->notes[i]);
-    jsonw_arr_end(w);
-}
-
-static void json_paths(struct jsonw *w, const char *key, const char *const *p, size_t n)
-{
-    jsonw_key(w, key);
-    jsonw_arr_begin(w);
-    for (size_t i = 0; i < n; i++)
-        jsonw_str(w, p[i]);
-    jsonw_arr_end(w);
-}
-
 /* The --fail-if verdicts; returns how many rules fired. */
 static size_t eval_rules(const struct cli *c, const struct diff_bench_result *res, bool *fired,
                          const struct diff_row **first)
@@ -481,32 +393,6 @@ static void text_rules(FILE *f, const struct cli *c, const bool *fired,
         else
             fprintf(f, "%sfail-if '%s': passed\n", md ? "- " : "", c->rules[k].text);
     }
-}
-
-static void json_rules(struct jsonw *w, const struct cli *c, const bool *fired,
-                       const struct diff_row *const *first)
-{
-    jsonw_key(w, "fail_if");
-    jsonw_arr_begin(w);
-    for (size_t k = 0; k < c->nrules; k++) {
-        jsonw_obj_begin(w);
-        jsonw_key(w, "rule");
-        jsonw_str(w, c->rules[k].text);
-        jsonw_key(w, "failed");
-        jsonw_bool(w, fired[k]);
-        jsonw_key(w, "section");
-        if (first[k])
-            jsonw_str(w, first[k]->load);
-        else
-            jsonw_null(w);
-        jsonw_key(w, "metric");
-        if (first[k])
-            jsonw_str(w, first[k]->key);
-        else
-            jsonw_null(w);
-        jsonw_obj_end(w);
-    }
-    jsonw_arr_end(w);
 }
 
 /* ---- bench mode ---- */
@@ -551,23 +437,8 @@ static int diff_bench(struct cli *c, enum diff_kind kind)
     if (c->fmt == LAT_FMT_JSON) {
         struct jsonw w;
         jsonw_init(&w, f, true);
-        jsonw_obj_begin(&w);
-        jsonw_key(&w, "kind");
-        jsonw_str(&w, "bench");
-        json_paths(&w, "before", c->a, c->na);
-        json_paths(&w, "after", c->b, c->nb);
-        jsonw_key(&w, "confidence");
-        jsonw_double(&w, c->bo.conf, 6);
-        jsonw_key(&w, "resamples");
-        jsonw_u64(&w, c->bo.resamples);
-        jsonw_key(&w, "seed");
-        jsonw_u64(&w, c->bo.seed);
-        jsonw_key(&w, "noise_pct");
-        jsonw_double(&w, c->bo.noise_pct, 6);
-        json_notes(&w, &res);
-        json_rows(&w, &res);
-        json_rules(&w, c, fired, first);
-        jsonw_obj_end(&w);
+        struct diff_json_rules jr = {c->rules, c->nrules, fired, first};
+        diff_bench_write_json(&w, c->a, c->na, c->b, c->nb, &c->bo, &res, &jr);
         jsonw_raw(&w, "\n", 1);
         jsonw_finish(&w);
         jsonw_fini(&w);
@@ -721,45 +592,6 @@ static void text_ops(FILE *f, const struct diff_trace_result *r, size_t top, boo
             md ? "" : "", inc, dec, same);
 }
 
-static void json_ops(struct jsonw *w, const struct diff_trace_result *r)
-{
-    jsonw_key(w, "ops");
-    jsonw_arr_begin(w);
-    for (size_t i = 0; i < r->nops; i++) {
-        const struct diff_op *op = &r->ops[i];
-        jsonw_obj_begin(w);
-        jsonw_key(w, "name");
-        jsonw_str(w, op->name);
-        jsonw_key(w, "device");
-        jsonw_str(w, op->gpu ? "gpu" : "cpu");
-        jsonw_key(w, "control_counts");
-        jsonw_u64(w, op->count[0]);
-        jsonw_key(w, "test_counts");
-        jsonw_u64(w, op->count[1]);
-        jsonw_key(w, "control_total_duration_us");
-        jsonw_ns_as_us(w, op->dur[0]);
-        jsonw_key(w, "test_total_duration_us");
-        jsonw_ns_as_us(w, op->dur[1]);
-        jsonw_key(w, "diff_counts");
-        jsonw_i64(w, (int64_t)op->count[1] - (int64_t)op->count[0]);
-        jsonw_key(w, "diff_duration_us");
-        jsonw_ns_as_us(w, op->dur[1] - op->dur[0]);
-        jsonw_key(w, "counts_change_categories");
-        jsonw_strn(w, &op->change, 1);
-        jsonw_key(w, "status");
-        jsonw_str(w, op->status);
-        json_num(w, "share_of_step_delta", op->step_share, 6);
-        jsonw_obj_end(w);
-    }
-    jsonw_arr_end(w);
-}
-
-static const char *sev_name(int s)
-{
-    static const char *const n[] = {"info", "low", "medium", "high"};
-    return s >= 0 && s < 4 ? n[s] : "-";
-}
-
 static void text_findings(FILE *f, const struct diff_trace_result *r, bool md)
 {
     fprintf(f, md ? "\n### doctor findings\n\n" : "\ndoctor findings\n");
@@ -771,58 +603,13 @@ static void text_findings(FILE *f, const struct diff_trace_result *r, bool md)
         fprintf(f, "%s%-9s %s%s: %s", md ? "- " : "  ", d->status, d->id, rank, d->title);
         if (d->in[0] && d->in[1])
             fprintf(f, "; saving %.1f %% -> %.1f %% of the step, %s -> %s", d->saving_pct[0],
-                    d->saving_pct[1], sev_name(d->severity[0]), sev_name(d->severity[1]));
+                    d->saving_pct[1], diff_severity_name(d->severity[0]),
+                    diff_severity_name(d->severity[1]));
         else
             fprintf(f, "; saving %.1f %% of the step (%s)", d->saving_pct[d->in[1]],
-                    sev_name(d->severity[d->in[1]]));
+                    diff_severity_name(d->severity[d->in[1]]));
         fputc('\n', f);
     }
-}
-
-static void json_findings(struct jsonw *w, const struct diff_trace_result *r)
-{
-    jsonw_key(w, "findings");
-    jsonw_arr_begin(w);
-    for (size_t i = 0; i < r->nfindings; i++) {
-        const struct diff_finding *d = &r->findings[i];
-        jsonw_obj_begin(w);
-        jsonw_key(w, "id");
-        jsonw_str(w, d->id);
-        jsonw_key(w, "rank");
-        jsonw_i64(w, d->rank);
-        jsonw_key(w, "status");
-        jsonw_str(w, d->status);
-        jsonw_key(w, "title");
-        jsonw_str(w, d->title);
-        for (int side = 0; side < 2; side++) {
-            jsonw_key(w, side ? "after" : "before");
-            if (!d->in[side]) {
-                jsonw_null(w);
-                continue;
-            }
-            jsonw_obj_begin(w);
-            jsonw_key(w, "severity");
-            jsonw_str(w, sev_name(d->severity[side]));
-            json_num(w, "saving_pct", d->saving_pct[side], 4);
-            json_num(w, "saving_us_per_step", d->saving_us[side], 3);
-            jsonw_obj_end(w);
-        }
-        jsonw_obj_end(w);
-    }
-    jsonw_arr_end(w);
-}
-
-static double cpu_share(const struct diff_trace_result *r, const uint64_t *k, int side)
-{
-    return r->cpu_samples[side] ? 100.0 * (double)k[side] / (double)r->cpu_samples[side] : NAN;
-}
-
-static const char *cpu_verdict(const struct dstat_ci *ci)
-{
-    if (!ci->have) return "-";
-    if (ci->lo > 0) return "larger share";
-    if (ci->hi < 0) return "smaller share";
-    return "no significant change";
 }
 
 /* The CPU sample table: functions whose total share grew most, then fell most. */
@@ -850,61 +637,25 @@ static void text_cpu(FILE *f, const struct diff_trace_result *r, size_t top, boo
         for (size_t k = 0; k < r->ncpu && shown < top; k++) {
             size_t i = pass == 0 ? k : r->ncpu - 1 - k;
             const struct diff_cpu_func *c = &r->cpu[i];
-            double d = cpu_share(r, c->total, 1) - cpu_share(r, c->total, 0);
+            double d = diff_cpu_share(r, c->total, 1) - diff_cpu_share(r, c->total, 0);
             if (pass == 0 && !(d > 0)) break;
             if (pass == 1 && !(d < 0)) break;
             char ci[64] = "-";
             if (c->ci_total.have)
                 snprintf(ci, sizeof(ci), "[%+.2f, %+.2f]", 100 * c->ci_total.lo,
                          100 * c->ci_total.hi);
-            double v[5] = {cpu_share(r, c->self, 0), cpu_share(r, c->self, 1),
-                           cpu_share(r, c->total, 0), cpu_share(r, c->total, 1), d};
+            double v[5] = {diff_cpu_share(r, c->self, 0), diff_cpu_share(r, c->self, 1),
+                           diff_cpu_share(r, c->total, 0), diff_cpu_share(r, c->total, 1), d};
             if (md)
                 fprintf(f, "| `%s` | %.2f | %.2f | %.2f | %.2f | %+.2f | %s | %s |\n", c->name,
-                        v[0], v[1], v[2], v[3], v[4], ci, cpu_verdict(&c->ci_total));
+                        v[0], v[1], v[2], v[3], v[4], ci, diff_cpu_verdict(&c->ci_total));
             else
                 fprintf(f, "  %-40.40s %8.2f %8.2f %8.2f %8.2f %+8.2f  %-20s %s\n", c->name, v[0],
-                        v[1], v[2], v[3], v[4], ci, cpu_verdict(&c->ci_total));
+                        v[1], v[2], v[3], v[4], ci, diff_cpu_verdict(&c->ci_total));
             shown++;
         }
         if (!shown) fprintf(f, md ? "| (none) ||||||||\n" : "  (none)\n");
     }
-}
-
-static void json_cpu(struct jsonw *w, const struct diff_trace_result *r)
-{
-    jsonw_key(w, "cpu_samples_before");
-    jsonw_u64(w, r->cpu_samples[0]);
-    jsonw_key(w, "cpu_samples_after");
-    jsonw_u64(w, r->cpu_samples[1]);
-    jsonw_key(w, "cpu_functions");
-    jsonw_arr_begin(w);
-    for (size_t i = 0; i < r->ncpu; i++) {
-        const struct diff_cpu_func *c = &r->cpu[i];
-        jsonw_obj_begin(w);
-        jsonw_key(w, "function");
-        jsonw_str(w, c->name);
-        jsonw_key(w, "self_before");
-        jsonw_u64(w, c->self[0]);
-        jsonw_key(w, "self_after");
-        jsonw_u64(w, c->self[1]);
-        jsonw_key(w, "total_before");
-        jsonw_u64(w, c->total[0]);
-        jsonw_key(w, "total_after");
-        jsonw_u64(w, c->total[1]);
-        json_num(w, "self_pct_before", cpu_share(r, c->self, 0), 4);
-        json_num(w, "self_pct_after", cpu_share(r, c->self, 1), 4);
-        json_num(w, "total_pct_before", cpu_share(r, c->total, 0), 4);
-        json_num(w, "total_pct_after", cpu_share(r, c->total, 1), 4);
-        struct dstat_ci s = c->ci_self, t = c->ci_total;
-        s.lo *= 100, s.hi *= 100, t.lo *= 100, t.hi *= 100;
-        json_ci(w, "ci_self_pct_points", &s, 4);
-        json_ci(w, "ci_total_pct_points", &t, 4);
-        jsonw_key(w, "verdict");
-        jsonw_str(w, cpu_verdict(&c->ci_total));
-        jsonw_obj_end(w);
-    }
-    jsonw_arr_end(w);
 }
 
 static int diff_traces(struct cli *c)
@@ -932,24 +683,8 @@ static int diff_traces(struct cli *c)
     if (c->fmt == LAT_FMT_JSON) {
         struct jsonw w;
         jsonw_init(&w, f, true);
-        jsonw_obj_begin(&w);
-        jsonw_key(&w, "kind");
-        jsonw_str(&w, "trace");
-        json_paths(&w, "before", c->a, 1);
-        json_paths(&w, "after", c->b, 1);
-        jsonw_key(&w, "confidence");
-        jsonw_double(&w, c->to.conf, 6);
-        jsonw_key(&w, "steps_before");
-        jsonw_u64(&w, r.steps[0]);
-        jsonw_key(&w, "steps_after");
-        jsonw_u64(&w, r.steps[1]);
-        json_notes(&w, &r.scal);
-        json_rows(&w, &r.scal);
-        json_findings(&w, &r);
-        json_ops(&w, &r);
-        json_cpu(&w, &r);
-        json_rules(&w, c, fired, first);
-        jsonw_obj_end(&w);
+        struct diff_json_rules jr = {c->rules, c->nrules, fired, first};
+        diff_trace_write_json(&w, c->a[0], c->b[0], &c->to, &r, &jr);
         jsonw_raw(&w, "\n", 1);
         jsonw_finish(&w);
         jsonw_fini(&w);

@@ -5,7 +5,10 @@
  * Each INPUT becomes a page. The kind is decided by content: a gzip file or a JSON document
  * with traceEvents (or anything else ingest reads) is a trace (a directory: the per-rank traces
  * of one job); a JSON object with "points" is a `latscope bench --format json` result; a text
- * file of HdrHistogram interval-log lines is an HDR log. A trace page embeds the analyze JSON
+ * file of HdrHistogram interval-log lines is an HDR log; `bench --records` (--records-detail)
+ * JSONL is a records page (errors, completions and LLM tokens per second). Two inputs of a kind
+ * also get a diff page: the `latscope diff --format json` document (src/diff/json.c). With
+ * --format svg, one plot of one input (src/report/svg.c). A trace page embeds the analyze JSON
  * document (src/analyze/render.c), the field tables that describe its rows, the doctor JSON and
  * the timeline with its level-of-detail bins (src/report/timeline.c). The page's script and
  * styles are inlined (src/report/report.html, report.js); nothing is fetched when it opens.
@@ -18,12 +21,15 @@
 #include "core/err.h"
 #include "core/jsonw.h"
 #include "core/log.h"
+#include "diff/diff.h"
 #include "doctor/doctor.h"
 #include "hist/hist.h"
 #include "hist/hlog.h"
 #include "ingest/ingest.h"
 #include "latscope.h"
 #include "report/html.h"
+#include "report/records.h"
+#include "report/svg.h"
 #include "report/timeline.h"
 #include "json/tok.h"
 
@@ -36,6 +42,7 @@
 
 static const char usage_text[] =
     "usage: latscope report [OPTIONS] INPUT... -o report.html\n"
+    "       latscope report --format svg --plot NAME INPUT -o plot.svg\n"
     "\n"
     "One self-contained HTML file (no network needed to open it) with a page per INPUT:\n"
     "  trace (Kineto/Chrome JSON[.gz], or a DIR of per-rank traces): timeline of CPU threads,\n"
@@ -44,15 +51,25 @@ static const char usage_text[] =
     "  bench result (latscope bench --format json): latency by percentile (intended vs actual\n"
     "      send), latency and throughput vs load with the SLO and knee, LLM TTFT/ITL/TPOT;\n"
     "  HDR interval log (latscope bench --hdr-log): whole-run percentile curves per tag,\n"
-    "      latency and throughput over time.\n"
+    "      latency and throughput over time;\n"
+    "  bench --records JSONL: completions and errors per second, error classes, LLM\n"
+    "      output tokens/s over time.\n"
+    "Two inputs of a kind also get a diff page (latscope diff of the first and each later one).\n"
     "\n"
     "options:\n"
     "  -o, --output FILE   the HTML file to write (default report.html)\n"
     "  --title TEXT        page title (default: the first input's name)\n"
     "  --top N             rows in the top-N tables (default 10)\n"
+    "  --format html|svg   html (default): the report; svg: one plot, with --plot NAME, of one\n"
+    "                      INPUT, written to -o (default plot.svg):\n"
+    "  --plot percentiles  latency by percentile per load point, intended and actual send\n"
+    "                      (bench JSON, HDR log or --records JSONL)\n"
+    "  --plot load         p50 and p99 latency vs achieved throughput (bench JSON sweep)\n"
+    "  --plot steps        per-step breakdown: compute/comm/copies/gpu-other/cpu-only/idle\n"
+    "                      (a trace with ProfilerSteps; the first rank)\n"
     "  -h, --help          this help\n";
 
-enum input_kind { IN_TRACE, IN_BENCH, IN_HLOG };
+enum input_kind { IN_TRACE, IN_BENCH, IN_HLOG, IN_RECORDS };
 
 struct ctx {
     struct jsonw w;
@@ -539,13 +556,363 @@ static int hlog_page(struct ctx *c, const char *path)
     return ret;
 }
 
+/* ---- bench --records JSONL: errors and tokens/s over time --------------------------------- */
+
+static int records_page(struct ctx *c, const char *path)
+{
+    struct lat_buf b = LAT_BUF_INIT;
+    int rc = read_all(path, (size_t)1 << 31, &b);
+    if (rc < 0) {
+        pr_err("%s: %s\n", path, lat_strerror(rc));
+        buf_fini(&b);
+        return LAT_EXIT_USAGE;
+    }
+    char err[1024] = "";
+    rc = rep_records_write(&c->w, path, b.data ? b.data : "", b.len, err, sizeof(err));
+    buf_fini(&b);
+    if (rc) {
+        pr_err("%s\n", err[0] ? err : lat_strerror(rc));
+        return rc == -ENOMEM ? LAT_EXIT_FAILURE : LAT_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* ---- diff pages: `latscope diff` of two inputs of a kind ------------------------------------ */
+
+/* One side of a trace diff, loaded as `latscope diff` loads it. 0 or -1 with err. */
+struct dside {
+    struct lat_trace **t;
+    size_t n;
+    struct lat_ingest_set *set;
+};
+
+static void dside_free(struct dside *s)
+{
+    if (s->set)
+        ingest_set_free(s->set);
+    else
+        for (size_t i = 0; i < s->n; i++)
+            lat_trace_free(s->t[i]);
+    free(s->t);
+}
+
+static int dside_load(const char *path, struct dside *s, char *err, size_t errsz)
+{
+    struct stat st;
+    struct lat_ingest_opts io = {0};
+    char e[LAT_INGEST_ERRLEN] = "";
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        int rc = ingest_dir(path, &io, &s->set, e, sizeof(e));
+        if (rc < 0) {
+            snprintf(err, errsz, "%s: %s", path, e[0] ? e : lat_strerror(rc));
+            return -1;
+        }
+        s->t = xcalloc(s->set->n ? s->set->n : 1, sizeof(*s->t));
+        for (size_t k = 0; k < s->set->n; k++) {
+            struct lat_ingest_file *f = &s->set->files[k];
+            if (f->status == LAT_INGEST_ERROR) {
+                snprintf(err, errsz, "%s: %s", f->path, f->err[0] ? f->err : lat_strerror(f->rc));
+                return -1;
+            }
+            if (f->status == LAT_INGEST_DUP_RANK) continue;
+            f->trace->rank = f->rank;
+            s->t[s->n++] = f->trace;
+        }
+        if (!s->n) snprintf(err, errsz, "%s: no trace in the directory", path);
+        return s->n ? 0 : -1;
+    }
+    struct lat_trace *t = NULL;
+    int rc = ingest_open(path, &io, &t, e, sizeof(e));
+    if (rc < 0) {
+        snprintf(err, errsz, "%s: %s", path, e[0] ? e : lat_strerror(rc));
+        return -1;
+    }
+    if (t->rank < 0) t->rank = 0;
+    s->t = xcalloc(1, sizeof(*s->t));
+    s->t[s->n++] = t;
+    return 0;
+}
+
+/* The diff document of inputs a (before) and b (after) of one kind, as `latscope diff
+ * --format json A B` prints it, into w. 0 (written), 1 (not comparable: err says why, nothing
+ * written) or -ENOMEM. */
+static int diff_doc(struct jsonw *w, enum input_kind kind, const char *a, const char *b, char *err,
+                    size_t errsz)
+{
+    if (kind == IN_TRACE) {
+        struct dside sa = {0}, sb = {0};
+        int ret = 1;
+        if (dside_load(a, &sa, err, errsz) || dside_load(b, &sb, err, errsz)) goto tout;
+        struct diff_trace_opts to;
+        diff_trace_opts_default(&to);
+        struct diff_trace_result r;
+        int rc = diff_trace_compare(sa.t, sa.n, sb.t, sb.n, &to, &r, err, errsz);
+        if (rc == -ENOMEM) ret = rc;
+        if (rc) goto tout;
+        diff_trace_write_json(w, a, b, &to, &r, NULL);
+        diff_trace_result_fini(&r);
+        ret = 0;
+    tout:
+        dside_free(&sa);
+        dside_free(&sb);
+        return ret;
+    }
+    struct diff_run *ra = NULL, *rb = NULL;
+    enum diff_kind ka, kb;
+    int ret = 1;
+    if (diff_sniff(a, &ka, err, errsz) || diff_sniff(b, &kb, err, errsz)) goto bout;
+    if (ka != kb || ka == DIFF_KIND_TRACE) {
+        snprintf(err, errsz, "%s is a %s, %s a %s", a, diff_kind_name(ka), b, diff_kind_name(kb));
+        goto bout;
+    }
+    int rc = diff_run_load(a, ka, &ra, err, errsz);
+    if (!rc) rc = diff_run_load(b, kb, &rb, err, errsz);
+    if (rc == -ENOMEM) ret = rc;
+    if (rc) goto bout;
+    struct diff_bench_opts bo;
+    diff_bench_opts_default(&bo);
+    struct diff_bench_result res;
+    rc = diff_bench_compare(&ra, 1, &rb, 1, &bo, &res, err, errsz);
+    if (rc == -ENOMEM) ret = rc;
+    if (rc) goto bout;
+    diff_bench_write_json(w, &a, 1, &b, 1, &bo, &res, NULL);
+    diff_bench_result_fini(&res);
+    ret = 0;
+bout:
+    diff_run_free(ra);
+    diff_run_free(rb);
+    return ret;
+}
+
+/* "diffs": the first input of each kind (before) against every later one of that kind. */
+static int write_diffs(struct ctx *c, const char *const *inputs, const enum input_kind *kinds,
+                       size_t n)
+{
+    struct jsonw *w = &c->w;
+    jsonw_key(w, "diffs");
+    jsonw_arr_begin(w);
+    for (size_t i = 0; i < n; i++) {
+        size_t first = 0;
+        while (kinds[first] != kinds[i])
+            first++;
+        if (first == i) continue;
+        char err[1024] = "";
+        struct jsonw d;
+        jsonw_init(&d, NULL, false);
+        int rc = diff_doc(&d, kinds[i], inputs[first], inputs[i], err, sizeof(err));
+        if (rc == 0 && jsonw_finish(&d) < 0) rc = -ENOMEM;
+        if (rc < 0) {
+            jsonw_fini(&d);
+            pr_err("comparing %s with %s: %s\n", inputs[first], inputs[i], lat_strerror(rc));
+            return LAT_EXIT_FAILURE;
+        }
+        jsonw_obj_begin(w);
+        jsonw_key(w, "kind");
+        jsonw_str(w, kinds[i] == IN_TRACE     ? "trace"
+                     : kinds[i] == IN_BENCH   ? "bench"
+                     : kinds[i] == IN_RECORDS ? "records"
+                                              : "hlog");
+        jsonw_key(w, "before_page");
+        jsonw_u64(w, first);
+        jsonw_key(w, "after_page");
+        jsonw_u64(w, i);
+        jsonw_key(w, "diff");
+        if (rc == 0) {
+            jsonw_raw(w, d.buf.data, d.buf.len);
+            pr_info("diff page: %s -> %s\n", inputs[first], inputs[i]);
+        } else {
+            jsonw_null(w);
+            pr_warn("no diff page for %s -> %s: %s\n", inputs[first], inputs[i], err);
+        }
+        jsonw_key(w, "error");
+        if (rc == 0)
+            jsonw_null(w);
+        else
+            jsonw_str(w, err);
+        jsonw_obj_end(w);
+        jsonw_fini(&d);
+    }
+    jsonw_arr_end(w);
+    return LAT_EXIT_OK;
+}
+
+/* ---- --format svg: one plot ----------------------------------------------------------------- */
+
+static const double plot_pcts[] = {50, 90, 95, 99, 99.9, 100}; /* stat[1..6]; 100 = max */
+
+static int plot_bench(struct lat_buf *b, const char *plot, const char *in, char *err, size_t errsz)
+{
+    enum diff_kind k;
+    struct diff_run *r = NULL;
+    if (diff_sniff(in, &k, err, errsz)) return LAT_EXIT_USAGE;
+    if (k == DIFF_KIND_TRACE) {
+        snprintf(err, errsz,
+                 "%s: --plot %s wants a bench result (bench --format json), an HDR log or "
+                 "bench --records JSONL, and this is a trace (--plot steps draws traces)",
+                 in, plot);
+        return LAT_EXIT_USAGE;
+    }
+    int rc = diff_run_load(in, k, &r, err, errsz);
+    if (rc) return rc == -ENOMEM ? LAT_EXIT_FAILURE : LAT_EXIT_USAGE;
+    size_t np = r->npts, ns = 0;
+    struct rep_svg_series *ss = xcalloc(2 * np + 2, sizeof(*ss));
+    double *xs = xcalloc((2 * np + 2) * 6, sizeof(*xs)),
+           *ys = xcalloc((2 * np + 2) * 6, sizeof(*ys));
+    char(*names)[96] = xcalloc(2 * np + 2, sizeof(*names));
+    struct rep_svg_chart c = {.hline = NAN, .yunit = "ms"};
+    char title[512];
+    if (!strcmp(plot, "percentiles")) {
+        /* per point: intended-send latency (or the LLM end-to-end), and actual-send dashed */
+        for (size_t i = 0; i < np; i++) {
+            const struct diff_point *pt = &r->pts[i];
+            enum diff_fam fams[2] = {DIFF_F_LAT, DIFF_F_LAT_ACT};
+            if (isnan(pt->stat[DIFF_F_LAT][1]) && !isnan(pt->stat[DIFF_F_E2E][1]))
+                fams[0] = DIFF_F_E2E, fams[1] = DIFF_F_E2E_SEND;
+            for (int f = 0; f < 2; f++) {
+                size_t have = 0;
+                for (int q = 0; q < 6; q++) {
+                    xs[ns * 6 + (size_t)q] = plot_pcts[q];
+                    ys[ns * 6 + (size_t)q] = pt->stat[fams[f]][q + 1];
+                    if (!isnan(ys[ns * 6 + (size_t)q])) have++;
+                }
+                if (!have) continue;
+                snprintf(names[ns], sizeof(names[ns]), "%s%s", np > 1 ? pt->load : "",
+                         f == 0 ? (fams[0] == DIFF_F_E2E ? " e2e" : " intended")
+                                : (fams[0] == DIFF_F_E2E ? " e2e (send)" : " actual send"));
+                ss[ns] = (struct rep_svg_series){names[ns] + (names[ns][0] == ' '), xs + ns * 6,
+                                                 ys + ns * 6, 6, f == 1};
+                ns++;
+            }
+        }
+        snprintf(title, sizeof(title), "latency by percentile: %s", base_name(in));
+        c.xpct = true;
+        c.xlabel = "percentile (log scale of 1/(1-q))";
+        c.ylabel = "latency";
+    } else { /* load */
+        static const int qi[2] = {1, 4};
+        static const char *const qn[2] = {"p50", "p99"};
+        for (int q = 0; q < 2; q++) {
+            for (size_t i = 0; i < np; i++) {
+                xs[(size_t)q * np + i] = r->pts[i].scalar[DIFF_S_THROUGHPUT];
+                enum diff_fam f = isnan(r->pts[i].stat[DIFF_F_LAT][1]) ? DIFF_F_E2E : DIFF_F_LAT;
+                ys[(size_t)q * np + i] = r->pts[i].stat[f][qi[q]];
+            }
+            ss[ns++] =
+                (struct rep_svg_series){qn[q], xs + (size_t)q * np, ys + (size_t)q * np, np, false};
+        }
+        snprintf(title, sizeof(title), "latency vs load: %s", base_name(in));
+        c.xlabel = "achieved throughput (req/s)";
+        c.xunit = NULL;
+        c.ylabel = "latency";
+    }
+    c.title = title;
+    rc = rep_svg_lines(b, &c, ss, ns);
+    free(ss);
+    free(xs);
+    free(ys);
+    free(names);
+    diff_run_free(r);
+    return rc ? LAT_EXIT_FAILURE : 0;
+}
+
+static int plot_steps(struct lat_buf *b, const char *in, char *err, size_t errsz)
+{
+    enum diff_kind k;
+    struct stat st;
+    if (!(stat(in, &st) == 0 && S_ISDIR(st.st_mode)) && sniff(in) != IN_TRACE) {
+        (void)k;
+        snprintf(err, errsz, "%s: --plot steps wants a trace (or a directory of rank traces)", in);
+        return LAT_EXIT_USAGE;
+    }
+    struct dside sd = {0};
+    if (dside_load(in, &sd, err, errsz)) {
+        dside_free(&sd);
+        return LAT_EXIT_USAGE;
+    }
+    struct analysis_opts ao;
+    analysis_opts_default(&ao);
+    struct lat_analysis *an = NULL;
+    int rc = analysis_run(sd.t, sd.n, &ao, &an);
+    if (rc < 0) {
+        snprintf(err, errsz, "%s: analysis failed: %s", in, lat_strerror(rc));
+        dside_free(&sd);
+        return LAT_EXIT_FAILURE;
+    }
+    int ret = 0;
+    const struct lat_an_rank *rk = an->nranks ? &an->ranks[0] : NULL;
+    if (!rk || !rk->nsteps) {
+        snprintf(err, errsz, "%s: no ProfilerStep in the trace: no step breakdown to plot%s%s", in,
+                 an->warning[0] ? " (" : "", an->warning[0] ? an->warning : "");
+        if (an->warning[0]) strncat(err, ")", errsz - strlen(err) - 1);
+        ret = LAT_EXIT_USAGE;
+    } else {
+        static const char *const parts[] = {"compute",   "comm",     "copies",
+                                            "gpu-other", "cpu-only", "idle"};
+        size_t n = rk->nsteps;
+        double *v = xcalloc(n * 6, sizeof(*v));
+        char(*lab)[32] = xcalloc(n, sizeof(*lab));
+        const char **labels = xcalloc(n, sizeof(*labels));
+        for (size_t i = 0; i < n; i++) {
+            const struct lat_an_step *s = &rk->steps[i];
+            lat_ns p[6] = {s->gpu_compute, s->comm, s->copies, s->gpu_other, s->cpu_only, s->idle};
+            for (int q = 0; q < 6; q++)
+                v[i * 6 + (size_t)q] = (double)p[q] / 1e6;
+            snprintf(lab[i], sizeof(lab[i]), "step %d", s->step);
+            labels[i] = lab[i];
+        }
+        char title[512];
+        snprintf(title, sizeof(title), "per-step breakdown (rank %d): %s", rk->rank, base_name(in));
+        if (rep_svg_stacked(b, title, "ms", parts, 6, labels, v, n)) ret = LAT_EXIT_FAILURE;
+        free(v);
+        free(lab);
+        free(labels);
+    }
+    analysis_free(an);
+    dside_free(&sd);
+    return ret;
+}
+
+static int svg_plot(const char *plot, const char *in, const char *out)
+{
+    struct lat_buf b = LAT_BUF_INIT;
+    char err[1024] = "";
+    int ret;
+    if (!strcmp(plot, "percentiles") || !strcmp(plot, "load"))
+        ret = plot_bench(&b, plot, in, err, sizeof(err));
+    else
+        ret = plot_steps(&b, in, err, sizeof(err));
+    if (ret) {
+        pr_err("%s\n", err[0] ? err : "out of memory");
+        buf_fini(&b);
+        return ret;
+    }
+    char tmp[4096];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", out);
+    FILE *f = fopen(tmp, "wb");
+    int rc = f ? 0 : -errno;
+    if (f && fwrite(b.data, 1, b.len, f) != b.len) rc = -EIO;
+    if (f && fclose(f) != 0 && !rc) rc = -EIO;
+    if (!rc && rename(tmp, out) != 0) rc = -errno;
+    if (rc) {
+        pr_err("%s: %s\n", out, lat_strerror(rc));
+        remove(tmp);
+        ret = LAT_EXIT_FAILURE;
+    } else {
+        fprintf(stderr, "latscope report: wrote %s: %s plot, %zu bytes\n", out, plot, b.len);
+    }
+    buf_fini(&b);
+    return ret;
+}
+
 /* ---- main ---------------------------------------------------------------------------------- */
 
 int cmd_report(int argc, char **argv, const struct lat_opts *opts)
 {
     (void)opts;
-    const char *out = "report.html", *title = NULL;
+    const char *out = NULL, *title = NULL, *plot = NULL;
+    bool svg = false;
     const char **inputs = xcalloc((size_t)argc + 1, sizeof(*inputs));
+    enum input_kind *kinds = xcalloc((size_t)argc + 1, sizeof(*kinds));
     size_t ninputs = 0;
     struct ctx c = {.top_n = 10};
     for (int i = 1; i < argc; i++) {
@@ -553,6 +920,7 @@ int cmd_report(int argc, char **argv, const struct lat_opts *opts)
         if (lat_is_help(a)) {
             fputs(usage_text, stdout);
             free(inputs);
+            free(kinds);
             return LAT_EXIT_OK;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--title")) {
             if (i + 1 >= argc || !argv[i + 1][0]) {
@@ -563,6 +931,26 @@ int cmd_report(int argc, char **argv, const struct lat_opts *opts)
                 title = argv[++i];
             else
                 out = argv[++i];
+        } else if (!strcmp(a, "--format") || !strcmp(a, "--plot")) {
+            if (i + 1 >= argc || !argv[i + 1][0]) {
+                pr_err("%s wants a value\n", a);
+                goto usage;
+            }
+            const char *v = argv[++i];
+            if (a[2] == 'f') {
+                if (strcmp(v, "html") && strcmp(v, "svg")) {
+                    pr_err("--format wants html or svg, not '%s' (PNG: convert the SVG, e.g. "
+                           "with rsvg-convert)\n",
+                           v);
+                    goto usage;
+                }
+                svg = !strcmp(v, "svg");
+            } else if (strcmp(v, "percentiles") && strcmp(v, "load") && strcmp(v, "steps")) {
+                pr_err("--plot wants percentiles, load or steps, not '%s'\n", v);
+                goto usage;
+            } else {
+                plot = v;
+            }
         } else if (!strncmp(a, "--output=", 9)) {
             out = a + 9;
         } else if (!strcmp(a, "--top")) {
@@ -585,6 +973,19 @@ int cmd_report(int argc, char **argv, const struct lat_opts *opts)
         pr_err("no input given: latscope report TRACE|BENCH.json|RUN.hlog... -o report.html\n");
         goto usage;
     }
+    if (svg || plot) {
+        if (!svg || !plot || ninputs != 1) {
+            pr_err("%s\n", !svg    ? "--plot draws SVG: add --format svg"
+                           : !plot ? "--format svg wants --plot percentiles|load|steps"
+                                   : "--format svg draws one INPUT");
+            goto usage;
+        }
+        int prc = svg_plot(plot, inputs[0], out ? out : "plot.svg");
+        free(inputs);
+        free(kinds);
+        return prc;
+    }
+    if (!out) out = "report.html";
     lat_ns t0 = clock_now_ns();
     jsonw_init(&c.w, NULL, false);
     jsonw_obj_begin(&c.w);
@@ -603,14 +1004,23 @@ int cmd_report(int argc, char **argv, const struct lat_opts *opts)
             break;
         }
         enum input_kind k = S_ISDIR(st.st_mode) ? IN_TRACE : sniff(inputs[i]);
+        enum diff_kind dk;
+        char derr[256];
+        if (k == IN_TRACE && !S_ISDIR(st.st_mode) &&
+            diff_sniff(inputs[i], &dk, derr, sizeof(derr)) == 0 && dk == DIFF_KIND_RECORDS)
+            k = IN_RECORDS;
+        kinds[i] = k;
         if (k == IN_BENCH)
             ret = bench_page(&c, inputs[i]);
         else if (k == IN_HLOG)
             ret = hlog_page(&c, inputs[i]);
+        else if (k == IN_RECORDS)
+            ret = records_page(&c, inputs[i]);
         else
             ret = trace_page(&c, inputs[i]);
     }
     jsonw_arr_end(&c.w);
+    if (ret == LAT_EXIT_OK) ret = write_diffs(&c, inputs, kinds, ninputs);
     jsonw_obj_end(&c.w);
     int rc = jsonw_finish(&c.w);
     if (ret == LAT_EXIT_OK && rc < 0) {
@@ -649,9 +1059,11 @@ int cmd_report(int argc, char **argv, const struct lat_opts *opts)
     }
     jsonw_fini(&c.w);
     free(inputs);
+    free(kinds);
     return ret;
 usage:
     free(inputs);
+    free(kinds);
     fputs("usage: latscope report [OPTIONS] INPUT... -o report.html  (--help for details)\n",
           stderr);
     return LAT_EXIT_USAGE;

@@ -226,4 +226,31 @@ int diff_trace_compare(struct lat_trace *const *a, size_t na, struct lat_trace *
                        size_t errsz);
 void diff_trace_result_fini(struct diff_trace_result *r);
 
+/* ---- JSON documents (diff/json.c): what `latscope diff --format json` prints ---- */
+
+struct jsonw;
+/* The --fail-if outcome of each rule (NULL: no rules): fired[k], and the first row it fired on
+ * (or NULL). */
+struct diff_json_rules {
+    const struct diff_rule *rules;
+    size_t n;
+    const bool *fired;
+    const struct diff_row *const *first;
+};
+/* Decimals a value of unit is shown with ("ms": 3). */
+int diff_unit_decimals(const char *unit);
+/* "info", "low", "medium", "high" for enum doc_severity, "-" for anything else. */
+const char *diff_severity_name(int s);
+/* Share of one side's on-CPU samples in % (NAN without samples), k[side] of r->cpu_samples. */
+double diff_cpu_share(const struct diff_trace_result *r, const uint64_t *k, int side);
+/* "larger share", "smaller share", "no significant change" or "-" for a share-change interval. */
+const char *diff_cpu_verdict(const struct dstat_ci *ci);
+void diff_bench_write_json(struct jsonw *w, const char *const *a, size_t na, const char *const *b,
+                           size_t nb, const struct diff_bench_opts *o,
+                           const struct diff_bench_result *res,
+                           const struct diff_json_rules *rules);
+void diff_trace_write_json(struct jsonw *w, const char *a, const char *b,
+                           const struct diff_trace_opts *o, const struct diff_trace_result *r,
+                           const struct diff_json_rules *rules);
+
 #endif

@@ -837,6 +837,115 @@ function compareTraces(pages, sec) {
     rows.map(function (r) { return [r[0], fmtUs(r[1]), fmtUs(r[2]), (r[3] >= 0 ? '+' : '') + fmtUs(r[3])]; }), [false, true, true, true])]));
 }
 
+/* ---- bench --records pages: completions, errors and tokens per second ---- */
+function recordsPage(p, sec) {
+  var cls = p.error_classes || {};
+  sec.appendChild(el('div', { 'class': 'kpis', style: 'margin-bottom:14px' }, [kpi('requests', fmtNum(p.requests, 0), 'requests'), kpi('errors', fmtNum(p.errors, 0), 'errors'),
+    kpi('error rate', p.requests ? fmtNum(100 * p.errors / p.requests, 2) + ' %' : '–', 'error_rate'), kpi('interrupted', fmtNum(p.interrupted, 0), 'interrupted'), kpi('load points', String((p.points || []).length), 'rpoints')]));
+  var ok = [], er = [], tk = [];
+  (p.points || []).forEach(function (pt, i) {
+    var name = 'point ' + pt.point, col = PALETTE[i % PALETTE.length];
+    ok.push({ name: name, color: col, pts: pt.bins.map(function (b) { return [b[0], b[1], b[0] + ' s']; }) });
+    er.push({ name: name, color: col, pts: pt.bins.map(function (b) { return [b[0], b[2], b[0] + ' s']; }) });
+    if (p.llm) tk.push({ name: name, color: col, pts: pt.bins.map(function (b) { return [b[0], b[3], b[0] + ' s']; }) });
+  });
+  var cards = [card('Completed requests per second', [lineChart({ series: ok, xLabel: 'second (of completion)', yLabel: 'req/s' })]),
+    card('Errors per second', [lineChart({ series: er, xLabel: 'second (of completion)', yLabel: 'errors/s' })])];
+  if (p.llm) cards.push(card('Output tokens per second', [lineChart({ series: tk, xLabel: 'second (of completion)', yLabel: 'tok/s' })]));
+  var names = Object.keys(cls);
+  if (names.length) cards.push(card('Error classes', [simpleTable(['class', 'requests'], names.map(function (n) { return [n, fmtNum(cls[n], 0)]; }), [false, true], 'error-classes')]));
+  sec.appendChild(el('div', { 'class': 'grid2' }, cards));
+}
+
+/* ---- diff pages: the embedded `latscope diff --format json` document (D.diffs) ---- */
+var VERDICT_COLORS = { REGRESSION: '#c0392b', improvement: '#27ae60', same: '#7f8c8d', noise: '#95a5a6' };
+function verdictColor(v) { return VERDICT_COLORS[v] || '#7f8c8d'; }
+function fmtSigned(v, d) { return v == null ? '–' : (v >= 0 ? '+' : '') + fmtNum(v, d); }
+function diffRowsTable(rows) {
+  return simpleTable(['section', 'metric', 'unit', 'before', 'after', 'Δ', 'Δ %', 'interval of Δ %', 'verdict'],
+    rows.map(function (r) {
+      return [r.section, r.label, r.unit, fmtNum(r.before, 3), fmtNum(r.after, 3), fmtSigned(r.delta, 3), r.delta_pct == null ? '–' : fmtSigned(r.delta_pct, 2) + ' %',
+        r.ci_pct ? '[' + fmtSigned(r.ci_pct[0], 2) + ', ' + fmtSigned(r.ci_pct[1], 2) + '] %' : (r.why_no_interval || '–'), r.verdict + (r.invalid_point ? ' (INVALID point)' : '')];
+    }), [false, false, false, true, true, true, true, true, false], 'diff-rows');
+}
+/* Horizontal bars of signed values, ranked: items [{label, v, color, tip}]. */
+function signedBars(items, fmt) {
+  var w = 1400, lw = 460, rh = 16, gap = 4, h = items.length * (rh + gap) + 20, max = 0;
+  items.forEach(function (it) { if (Math.abs(it.v) > max) max = Math.abs(it.v); });
+  if (!(max > 0)) max = 1;
+  var mid = lw + (w - lw - 10) / 2, half = (w - lw - 10) / 2;
+  var svg = sv('svg', { width: '100%', viewBox: '0 0 ' + w + ' ' + h, preserveAspectRatio: 'xMinYMin meet', role: 'img', 'class': 'ranked' });
+  svg.appendChild(sv('line', { x1: mid, x2: mid, y1: 0, y2: h - 16, stroke: '#999' }));
+  items.forEach(function (it, i) {
+    var y = i * (rh + gap), bw = half * Math.abs(it.v) / max;
+    var lab = it.label.length > 62 ? it.label.slice(0, 60) + '…' : it.label;
+    svg.appendChild(sv('text', { x: lw - 6, y: y + rh - 4, 'text-anchor': 'end', text: lab }));
+    var r = sv('rect', { x: it.v >= 0 ? mid : mid - bw, y: y, width: Math.max(bw, 0.5), height: rh, fill: it.color });
+    r.appendChild(sv('title', { text: it.label + ': ' + fmt(it.v) + (it.tip ? ' · ' + it.tip : '') }));
+    svg.appendChild(r);
+    svg.appendChild(sv('text', { x: it.v >= 0 ? mid - 4 : mid + 4, y: y + rh - 4, 'text-anchor': it.v >= 0 ? 'end' : 'start', text: fmt(it.v), fill: '#555' }));
+  });
+  svg.appendChild(sv('text', { x: lw, y: h - 4, text: '−' + fmt(max).replace(/^[+-]/, '') }));
+  svg.appendChild(sv('text', { x: w - 10, y: h - 4, 'text-anchor': 'end', text: '+' + fmt(max).replace(/^[+-]/, '') }));
+  return svg;
+}
+/* Percentile curves of a bench or hlog page: [{name, pts}] (intended-send latency per point, or per tag). */
+function pageCurves(p) {
+  var out = [];
+  if (p.kind === 'bench') (p.bench.points || []).forEach(function (pt) {
+    var s = pctSeries(pointLabel(pt), pt.latency_ms || (pt.llm || {}).e2e_ms, pt.requests, null, null);
+    if (s && s.pts.length) out.push(s);
+  });
+  else if (p.kind === 'hlog') (p.tags || []).forEach(function (t) {
+    out.push({ name: t.tag, pts: (t.pct || []).map(function (q) { return [q[0] >= 100 ? Math.log10(Math.max(t.total, 10)) : pctX(q[0]), q[1], fmtNum(q[0], 4) + ' %']; }) });
+  });
+  return out;
+}
+function diffPage(d, pages, sec) {
+  var A = pages[d.before_page] || {}, B = pages[d.after_page] || {}, x = d.diff;
+  sec.appendChild(el('h2', { text: 'diff: ' + (A.title || '?') + ' → ' + (B.title || '?') }));
+  if (!x) { sec.appendChild(el('p', { 'class': 'mut', text: 'latscope diff cannot compare these inputs: ' + (d.error || 'unknown reason') })); return; }
+  var rows = x.rows || [];
+  var nreg = rows.filter(function (r) { return r.verdict === 'REGRESSION'; }).length, nimp = rows.filter(function (r) { return r.verdict === 'improvement'; }).length;
+  sec.appendChild(el('div', { 'class': 'kpis' }, [kpi('metrics compared', String(rows.length), 'diff-rows'), kpi('regressions', String(nreg), 'diff-regressions'), kpi('improvements', String(nimp), 'diff-improvements'),
+    kpi('confidence', fmtNum(100 * x.confidence, 0) + ' %', 'diff-conf')].concat(x.kind === 'trace' ? [kpi('steps before / after', x.steps_before + ' / ' + x.steps_after, 'diff-steps')] : [])));
+  (x.warnings || []).forEach(function (w) { sec.appendChild(el('p', { 'class': 'mut', text: 'warning: ' + w })); });
+  /* side-by-side distributions */
+  if (x.kind === 'bench') {
+    var ca = pageCurves(A), cb = pageCurves(B), mx = 0;
+    ca.concat(cb).forEach(function (s) { s.pts.forEach(function (q) { if (q[0] > mx) mx = q[0]; }); });
+    var ymax = 0; ca.concat(cb).forEach(function (s) { s.pts.forEach(function (q) { if (q[1] > ymax) ymax = q[1]; }); });
+    function chart(cs, t) { return card(t, [lineChart({ series: cs.map(function (s, i) { return { name: s.name, pts: s.pts, color: PALETTE[i % PALETTE.length] }; }).concat([{ name: '', pts: [[0, ymax]], color: 'transparent' }]), x0: 0, xTicks: pctTicks(mx), xLabel: 'percentile (log scale)', yLabel: 'latency', yFmt: fmtMs })]); }
+    if (ca.length || cb.length) sec.appendChild(el('div', { 'class': 'grid2' }, [chart(ca, 'before: ' + A.title), chart(cb, 'after: ' + B.title)]));
+  } else {
+    var sa = ((A.analysis || {}).ranks || [])[0] || {}, sb = ((B.analysis || {}).ranks || [])[0] || {};
+    var st = [{ name: 'before', pts: (sa.steps || []).map(function (q, i) { return [i, q.dur_us / 1000, String(q.step)]; }) }, { name: 'after', pts: (sb.steps || []).map(function (q, i) { return [i, q.dur_us / 1000, String(q.step)]; }), dash: '5 3' }];
+    var ta = ((A.analysis || {}).whole || {}).temporal || {}, tb = ((B.analysis || {}).whole || {}).temporal || {};
+    var kids = [];
+    if (st[0].pts.length || st[1].pts.length) kids.push(card('Step durations, before and after (first rank)', [lineChart({ series: st, xLabel: 'step (in order)', yLabel: 'duration', yFmt: fmtMs })]));
+    kids.push(card('Temporal breakdown (GPU, whole trace)', [stackedBars([{ label: 'before', parts: [ta.compute_us, ta.non_compute_us, ta.idle_us] }, { label: 'after', parts: [tb.compute_us, tb.non_compute_us, tb.idle_us] }],
+      ['compute', 'non-compute', 'idle'], ['#2f6fdf', '#e67e22', '#bdc3c7'], fmtUs, { rowh: 22 })]));
+    sec.appendChild(el('div', { 'class': 'grid2' }, kids));
+  }
+  /* ranked contributors */
+  if (x.kind === 'trace') {
+    var ops = (x.ops || []).filter(function (o) { return o.diff_duration_us !== 0; }), n = 15;
+    var inc = ops.filter(function (o) { return o.diff_duration_us > 0; }).slice(0, n), dec = ops.filter(function (o) { return o.diff_duration_us < 0; }).slice(-n).reverse();
+    var items = inc.concat(dec).map(function (o) { return { label: o.name + ' (' + o.device.toUpperCase() + ')', v: o.diff_duration_us, color: o.diff_duration_us > 0 ? '#c0392b' : '#27ae60', tip: o.status + ', calls ' + o.control_counts + ' → ' + o.test_counts + (o.share_of_step_delta != null ? ', ' + fmtNum(100 * o.share_of_step_delta, 1) + ' % of the step change' : '') }; });
+    if (items.length) sec.appendChild(card('Ranked contributors: names by change of total time (largest increases, then largest decreases)', [signedBars(items, function (v) { return fmtSigned(v / 1000, 3) + ' ms'; }),
+      simpleTable(['name', 'device', 'calls before', 'calls after', 'total before', 'total after', 'Δ total', '% of Δ step', 'status'], inc.concat(dec).map(function (o) {
+        return [o.name, o.device, fmtNum(o.control_counts, 0), fmtNum(o.test_counts, 0), fmtUs(o.control_total_duration_us), fmtUs(o.test_total_duration_us), fmtSigned(o.diff_duration_us / 1000, 3) + ' ms', o.share_of_step_delta == null ? '–' : fmtNum(100 * o.share_of_step_delta, 1) + ' %', o.status]; }), [false, false, true, true, true, true, true, true, false], 'diff-ops')]));
+    if ((x.findings || []).length) sec.appendChild(card('Doctor findings before and after', [simpleTable(['status', 'finding', 'rank', 'title', 'saving before', 'saving after'], x.findings.map(function (f) {
+      return [f.status, f.id, String(f.rank), f.title, f.before ? fmtNum(f.before.saving_pct, 1) + ' % (' + f.before.severity + ')' : '–', f.after ? fmtNum(f.after.saving_pct, 1) + ' % (' + f.after.severity + ')' : '–']; }), [false, false, true, false, true, true], 'diff-findings')]));
+  } else {
+    var sig = rows.filter(function (r) { return (r.verdict === 'REGRESSION' || r.verdict === 'improvement') && r.delta_pct != null; });
+    sig.sort(function (a, b) { return Math.abs(b.delta_pct) - Math.abs(a.delta_pct); });
+    if (sig.length) sec.appendChild(card('Ranked contributors: significant changes by size (worse in red)', [signedBars(sig.slice(0, 25).map(function (r) { return { label: r.section + ' · ' + r.label, v: r.delta_pct, color: verdictColor(r.verdict), tip: r.verdict + ', ' + fmtNum(r.before, 3) + ' → ' + fmtNum(r.after, 3) + ' ' + r.unit }; }), function (v) { return fmtSigned(v, 1) + ' %'; })]));
+    else sec.appendChild(el('p', { 'class': 'mut', text: 'no metric changed significantly (at ' + fmtNum(100 * x.confidence, 0) + ' % confidence)' }));
+  }
+  sec.appendChild(card('Every compared metric (latscope diff rows)', [diffRowsTable(rows)]));
+}
+
 /* ---- main ---- */
 function main() {
   var p0 = now();
@@ -854,6 +963,7 @@ function main() {
       if (p.kind === 'trace') show = tracePage(p, sec, i);
       else if (p.kind === 'bench') benchPage(p, sec);
       else if (p.kind === 'hlog') hlogPage(p, sec);
+      else if (p.kind === 'records') recordsPage(p, sec);
     } catch (e) {
       errors.push(String(e && e.message || e));
       sec.appendChild(el('p', { 'class': 'mut', text: 'this page could not be drawn: ' + String(e && e.message || e) }));
@@ -872,6 +982,20 @@ function main() {
     mainEl.appendChild(sec);
     var k = shows.length;
     var btn = el('button', { text: 'compare ' + kind + 'es'.slice(kind === 'bench' ? 0 : 1), onclick: function () { activate(k); } });
+    nav.appendChild(btn);
+    shows.push({ sec: sec, btn: btn, show: null });
+  });
+  (D.diffs || []).forEach(function (d, di) {
+    var A = (D.pages || [])[d.before_page] || {}, B = (D.pages || [])[d.after_page] || {};
+    var sec = el('section', { 'class': 'page', id: 'page-diff-' + di, 'data-kind': 'diff' });
+    sec.appendChild(el('p', { 'class': 'mut', text: 'latscope diff ' + (A.path || '?') + ' ' + (B.path || '?') }));
+    try { diffPage(d, D.pages || [], sec); } catch (e) {
+      errors.push(String(e && e.message || e));
+      sec.appendChild(el('p', { 'class': 'mut', text: 'this page could not be drawn: ' + String(e && e.message || e) }));
+    }
+    mainEl.appendChild(sec);
+    var k = shows.length;
+    var btn = el('button', { text: 'diff ' + (A.title || '?') + ' → ' + (B.title || '?'), onclick: function () { activate(k); } });
     nav.appendChild(btn);
     shows.push({ sec: sec, btn: btn, show: null });
   });

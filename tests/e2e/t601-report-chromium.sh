@@ -85,6 +85,19 @@ done <"$T/leaves"
 chrome_dom "$T/c.html" 2
 grep -q 'Kernels ranked by change of total time' "$T/body" || fail "no compare page"
 grep -q 'sm80_xmma_gemm' "$T/body" || fail "compare page lacks the second trace's kernel"
+# and the diff page: the latscope diff document drawn, its numbers those diff prints
+chrome_dom "$T/c.html" 3
+"$LATSCOPE" diff --format json "$tr" "$D/handmade-doctor-sync.json" >"$T/cd.json"
+got=$(grep -o 'data-key="diff-rows"><b>[^<]*' "$T/dom" | sed 's/.*<b>//')
+[[ $got == $(jq '.rows | length' "$T/cd.json") ]] || fail "diff page: $got metrics, diff has $(jq '.rows | length' "$T/cd.json")"
+grep -q 'Ranked contributors: names by change of total time' "$T/body" || fail "no ranked contributors"
+op=$(jq -r '[.ops[] | select(.diff_duration_us > 0)][0].name' "$T/cd.json")
+[[ $op == null ]] || grep -qF "<title>$op (" "$T/body" || fail "diff page lacks the top contributor '$op'"
+for f in $(jq -r '.findings[] | .status + ":" + .id' "$T/cd.json"); do
+    grep -q "<td class=\"name\">${f%%:*}</td><td class=\"name\">${f#*:}</td>" "$T/body" ||
+        fail "diff page lacks finding $f"
+done
+chrome_shot "$T/c.html" 3
 # the flow of the first kernel: launched by its correlated runtime call, delay from the file
 chrome_dom "$T/a.html" "0&flowtest"
 want=$(jq -r '. as $d | [.traceEvents[] | select(.cat == "kernel")] | sort_by(.ts) | .[0] as $k |
@@ -142,7 +155,7 @@ if "$LATSCOPE" serve-test openai --help >/dev/null 2>&1; then
     set +e
     "$LATSCOPE" bench --target openai "http://127.0.0.1:$(cat "$T/fx.port")/v1/chat/completions" \
         --input-tokens 8 --output-tokens 5 --rate 10,20 --max-send-lag 50 --duration 1s -t 1 \
-        --format json >"$T/llm.json" 2>"$T/lerr"
+        --records-detail "$T/llm.jsonl" --format json >"$T/llm.json" 2>"$T/lerr"
     rc=$?
     set -e
     [[ $rc -eq 0 || $rc -eq 1 ]] || fail "LLM bench exited $rc: $(cat "$T/lerr")"
@@ -152,5 +165,15 @@ if "$LATSCOPE" serve-test openai --help >/dev/null 2>&1; then
         'LLM throughput and goodput'; do
         grep -q "$h" "$T/body" || fail "LLM page lacks '$h'"
     done
+    # its records: errors and output tokens per second, the request count in the DOM
+    "$LATSCOPE" report "$T/llm.jsonl" -o "$T/lr.html" 2>/dev/null || fail "report failed"
+    chrome_dom "$T/lr.html" 0
+    for h in 'Completed requests per second' 'Errors per second' 'Output tokens per second'; do
+        grep -q "$h" "$T/body" || fail "records page lacks '$h'"
+    done
+    got=$(grep -o 'data-key="requests"><b>[^<]*' "$T/dom" | sed 's/.*<b>//; s/,//g')
+    [[ $got == $(jq -s '[.[] | select(.error != "interrupted")] | length' "$T/llm.jsonl") ]] ||
+        fail "records page: $got requests"
+    chrome_shot "$T/lr.html" 0
 fi
 exit 0
