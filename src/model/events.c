@@ -418,10 +418,11 @@ void lat_trace_remove_flagged(struct lat_trace *t, uint16_t mask)
     c->n = w;
 }
 
-static const struct lat_event_cols *sort_cols;
-
-static int lat_sort_cmp(const void *a, const void *b)
+/* Called from several loader threads at once (a directory of ORT profiles is sorted per file in
+ * the threaded loader): the columns come through qsort_r's argument, never a global. */
+static int lat_sort_cmp(const void *a, const void *b, void *arg)
 {
+    const struct lat_event_cols *sort_cols = arg;
     uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
     if (sort_cols->ts[i] != sort_cols->ts[j]) return sort_cols->ts[i] < sort_cols->ts[j] ? -1 : 1;
     if (sort_cols->dur[i] != sort_cols->dur[j])
@@ -451,10 +452,7 @@ int lat_trace_sort(struct lat_trace *t)
     }
     for (size_t k = 0; k < n; k++)
         perm[k] = (uint32_t)k;
-    /* qsort has no context argument in C11; the model is single-threaded by contract. */
-    sort_cols = &t->ev;
-    qsort(perm, n, sizeof(*perm), lat_sort_cmp);
-    sort_cols = NULL;
+    qsort_r(perm, n, sizeof(*perm), lat_sort_cmp, &t->ev);
     PERMUTE(t->ev.ts, lat_ns);
     PERMUTE(t->ev.dur, lat_ns);
     PERMUTE(t->ev.name, uint32_t);
