@@ -614,7 +614,7 @@ static double share_delta(const struct diff_trace_result *r, const uint64_t *k)
     return pb - pa;
 }
 
-static const struct diff_trace_result *cpu_sort_ctx;
+static _Thread_local const struct diff_trace_result *cpu_sort_ctx; /* qsort context */
 
 static int cmp_cpu_func(const void *x, const void *y)
 {

@@ -81,7 +81,7 @@ static char *lane_label(const struct lat_trace *t, const struct lat_track *tr, b
 }
 
 /* Lane order: annotations and CPU threads by (pid, tid), then GPU streams by (device, stream). */
-static const struct rep_tl *order_tl;
+static _Thread_local const struct rep_tl *order_tl; /* qsort context, per thread */
 static int cmp_lane(const void *a, const void *b)
 {
     const struct rep_tl_lane *x = a, *y = b;

@@ -178,7 +178,7 @@ size_t stackset_join(const struct stackset *s, uint32_t id, char *buf, size_t ca
 }
 
 /* Sorting stacks by their frame names, for folded output and the flame graph. */
-static const struct stackset *sort_set;
+static _Thread_local const struct stackset *sort_set; /* qsort context, per thread */
 
 static int cmp_stack_names(const void *a, const void *b)
 {
