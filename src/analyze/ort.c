@@ -3,6 +3,7 @@
  * then sorts of the node rows by key.
  */
 #include "analyze/ort.h"
+#include "analyze/sections.h"
 #include "core/jsonw.h"
 #include "core/units.h"
 
@@ -353,4 +354,26 @@ void lat_ort_format_text(const struct lat_ort_summary *s, FILE *f)
     if (s->nnodes) rows_text(f, "nodes", s->nodes, s->nnodes, s->nodes_total, true);
     if (s->nproviders)
         rows_text(f, "execution providers", s->providers, s->nproviders, s->nproviders, false);
+}
+
+/* ---- analyze's section (analyze/sections.h) ------------------------------------------------ */
+
+int lat_ort_section_json(struct jsonw *w, const struct lat_trace *t, size_t top_n)
+{
+    struct lat_ort_summary s;
+    int rc = lat_ort_summarize(t, top_n ? top_n : 15, &s);
+    if (rc) return rc;
+    lat_ort_write_json(w, &s);
+    lat_ort_summary_fini(&s);
+    return 0;
+}
+
+int lat_ort_section_text(FILE *f, const struct lat_trace *t, size_t top_n)
+{
+    struct lat_ort_summary s;
+    int rc = lat_ort_summarize(t, top_n ? top_n : 15, &s);
+    if (rc) return rc;
+    lat_ort_format_text(&s, f);
+    lat_ort_summary_fini(&s);
+    return 0;
 }

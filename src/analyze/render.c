@@ -7,6 +7,7 @@
  */
 #include "analyze/render.h"
 #include "analyze/ort.h"
+#include "analyze/sections.h"
 
 #include "analyze/cpu.h"
 #include "core/err.h"
@@ -333,21 +334,42 @@ static bool cpu_summary(const struct lat_an_rank *r, size_t top_n,
     return true;
 }
 
-static bool ort_summary(const struct lat_an_rank *r, size_t top_n,
-                        const struct analyze_render_opts *o, struct lat_ort_summary *s)
+/* The format-specific sections (analyze/sections.h): one row per format. */
+const struct lat_an_section lat_an_sections[] = {
+    {"ONNX Runtime section", lat_ort_is, lat_ort_section_json, lat_ort_section_text},
+};
+const size_t lat_an_nsections = sizeof(lat_an_sections) / sizeof(lat_an_sections[0]);
+
+static void section_failed(const struct lat_an_rank *r, const struct lat_an_section *sec, int rc,
+                           const struct analyze_render_opts *o)
 {
-    if (!lat_ort_is(r->trace)) return false;
-    int rc = lat_ort_summarize(r->trace, top_n ? top_n : 15, s);
-    if (rc) {
-        if (o && o->warn) {
-            char msg[160];
-            snprintf(msg, sizeof(msg), "rank %d: ONNX Runtime section not summarized: %s", r->rank,
-                     lat_strerror(rc));
-            o->warn(o->warn_ctx, msg);
-        }
-        return false;
+    if (!o || !o->warn) return;
+    char msg[160];
+    snprintf(msg, sizeof(msg), "rank %d: %s not summarized: %s", r->rank, sec->what,
+             lat_strerror(rc));
+    o->warn(o->warn_ctx, msg);
+}
+
+static void sections_json(struct jsonw *w, const struct lat_an_rank *r, size_t top_n,
+                          const struct analyze_render_opts *o)
+{
+    for (size_t i = 0; r->trace && i < lat_an_nsections; i++) {
+        const struct lat_an_section *sec = &lat_an_sections[i];
+        if (!sec->applies(r->trace)) continue;
+        int rc = sec->write_json(w, r->trace, top_n);
+        if (rc) section_failed(r, sec, rc, o);
     }
-    return true;
+}
+
+static void sections_text(FILE *f, const struct lat_an_rank *r, size_t top_n,
+                          const struct analyze_render_opts *o)
+{
+    for (size_t i = 0; r->trace && i < lat_an_nsections; i++) {
+        const struct lat_an_section *sec = &lat_an_sections[i];
+        if (!sec->applies(r->trace)) continue;
+        int rc = sec->format_text(f, r->trace, top_n);
+        if (rc) section_failed(r, sec, rc, o);
+    }
 }
 
 static double share(uint64_t a, uint64_t b)
@@ -548,11 +570,7 @@ static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole, siz
         j_cpu(w, &cs);
         lat_cpu_summary_fini(&cs);
     }
-    struct lat_ort_summary os;
-    if (!whole && ort_summary(r, top_n, o, &os)) { /* ONNX Runtime profiles only */
-        lat_ort_write_json(w, &os);
-        lat_ort_summary_fini(&os);
-    }
+    if (!whole) sections_json(w, r, top_n, o); /* ONNX Runtime, ... (sections.h) */
     jsonw_obj_end(w);
 }
 
@@ -895,11 +913,7 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
         lat_cpu_format_text(&cs, f);
         lat_cpu_summary_fini(&cs);
     }
-    struct lat_ort_summary os;
-    if (ort_summary(r, o->top_n, ro, &os)) {
-        lat_ort_format_text(&os, f);
-        lat_ort_summary_fini(&os);
-    }
+    sections_text(f, r, o->top_n, ro);
     fprintf(f, "\n");
 }
 
