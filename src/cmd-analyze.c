@@ -30,29 +30,97 @@ static const char usage_text[] =
     "memory copies, synchronisations and queue length. Several TRACEs (or a DIR of per-rank\n"
     "files) are analysed as the ranks of one job. GPU analyses follow Holistic Trace Analysis;\n"
     "operator tables equal torch's prof.key_averages(). Times are the trace's exact ns.\n"
-    "\n"
-    "options:\n"
-    "  --format text|json    output format (default text)\n"
-    "  --hta-compat          HTA's own numbers: its ns rounding of timestamps (ceil start,\n"
-    "                        floor end, in us), its rule that always drops the last step,\n"
-    "                        launch stats of CUDA/MTIA launches only, Triton cpu_ops with\n"
-    "                        args.stream as GPU rows (operator tables stay exact)\n"
-    "  --rank N              analyse only rank N\n"
-    "  --top N               rows in the top-N tables (default 10)\n"
-    "  --group-by-input-shape  text: the op table per (op, input shape), as\n"
-    "                        key_averages(group_by_input_shape=True) (always in the JSON)\n"
-    "  --include-last-step   keep the last ProfilerStep even when it is dropped (by default\n"
-    "                        only when the trace shows it incomplete; always with --hta-compat)\n"
-    "  --no-ns-rounding      with --hta-compat: keep ns timestamps exact\n"
-    "                        (HTA_DISABLE_NS_ROUNDING=1); without it times are never rounded\n"
-    "  --threads N           threads for loading rank files and for the analyses, 1..8\n"
-    "                        (default: one per CPU; 1: all on one thread, gzip too); the\n"
-    "                        numbers do not depend on it\n"
-    "  --pretty              indent the JSON\n"
-    "  -h, --help            this help\n"
-    "\n"
+    "\n";
+
+static const char footer_text[] =
     "exit status: 0 ok, 1 analysis failed or no trace has --rank N, 2 usage error or an input\n"
     "that cannot be loaded (a bad file inside a DIR is skipped with a warning)\n";
+
+enum {
+    OPT_FORMAT,
+    OPT_HTA,
+    OPT_RANK,
+    OPT_TOP,
+    OPT_BY_SHAPE,
+    OPT_LAST_STEP,
+    OPT_NO_NS_ROUNDING,
+    OPT_THREADS,
+    OPT_PRETTY,
+};
+
+static const struct cli_opt options[] = {
+    {"format", 0, "text|json", OPT_FORMAT, 0, "output format (default text)"},
+    {"hta-compat", 0, NULL, OPT_HTA, 0,
+     "HTA's own numbers: its ns rounding of timestamps (ceil start,\n"
+     "floor end, in us), its rule that always drops the last step,\n"
+     "launch stats of CUDA/MTIA launches only, Triton cpu_ops with\n"
+     "args.stream as GPU rows (operator tables stay exact)"},
+    {"rank", 0, "N", OPT_RANK, 0, "analyse only rank N"},
+    {"top", 0, "N", OPT_TOP, 0, "rows in the top-N tables (default 10)"},
+    {"group-by-input-shape", 0, NULL, OPT_BY_SHAPE, 0,
+     "text: the op table per (op, input shape), as\n"
+     "key_averages(group_by_input_shape=True) (always in the JSON)"},
+    {"include-last-step", 0, NULL, OPT_LAST_STEP, 0,
+     "keep the last ProfilerStep even when it is dropped (by default\n"
+     "only when the trace shows it incomplete; always with --hta-compat)"},
+    {"no-ns-rounding", 0, NULL, OPT_NO_NS_ROUNDING, 0,
+     "with --hta-compat: keep ns timestamps exact\n"
+     "(HTA_DISABLE_NS_ROUNDING=1); without it times are never rounded"},
+    {"threads", 0, "N", OPT_THREADS, 0,
+     "threads for loading rank files and for the analyses, 1..8\n"
+     "(default: one per CPU; 1: all on one thread, gzip too); the\n"
+     "numbers do not depend on it"},
+    {"pretty", 0, NULL, OPT_PRETTY, 0, "indent the JSON"},
+    {0},
+};
+
+struct analyze_args {
+    enum lat_format fmt;
+    struct analysis_opts ao;
+    bool pretty, by_shape;
+};
+
+static int on_opt(void *ctx, int id, const char *val)
+{
+    struct analyze_args *a = ctx;
+    long long v;
+    switch (id) {
+    case OPT_FORMAT:
+        if (lat_parse_format(val, 1u << LAT_FMT_TEXT | 1u << LAT_FMT_JSON, &a->fmt)) {
+            pr_err("--format wants text or json, not '%s'\n", val);
+            return -1;
+        }
+        return 0;
+    case OPT_HTA:
+        a->ao.hta_compat = true;
+        return 0;
+    case OPT_LAST_STEP:
+        a->ao.include_last_step = true;
+        return 0;
+    case OPT_NO_NS_ROUNDING:
+        a->ao.ns_rounding = false;
+        return 0;
+    case OPT_BY_SHAPE:
+        a->by_shape = true;
+        return 0;
+    case OPT_PRETTY:
+        a->pretty = true;
+        return 0;
+    case OPT_RANK:
+        if (cli_int("analyze", "rank", val, 0, INT32_MAX, &v)) return -1;
+        a->ao.only_rank = (int32_t)v;
+        return 0;
+    case OPT_TOP:
+        if (cli_int("analyze", "top", val, 1, 100000, &v)) return -1;
+        a->ao.top_n = (size_t)v;
+        return 0;
+    case OPT_THREADS:
+        if (cli_int("analyze", "threads", val, 1, 8, &v)) return -1;
+        a->ao.threads = (unsigned)v;
+        return 0;
+    }
+    return -1;
+}
 
 struct progress {
     bool enabled, shown;
@@ -115,75 +183,29 @@ static int print_json(const struct lat_analysis *a, bool pretty,
 
 /* ---- main ---------------------------------------------------------------------------------- */
 
-static bool parse_int(const char *s, long long lo, long long hi, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (!*s || *end || errno || v < lo || v > hi) return false;
-    *out = v;
-    return true;
-}
-
 int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
 {
-    enum lat_format fmt = LAT_FMT_TEXT;
-    struct analysis_opts ao;
-    bool pretty = false, by_shape = false;
-    const char **inputs = xcalloc((size_t)argc, sizeof(*inputs));
-    size_t ninputs = 0;
+    struct analyze_args args = {.fmt = LAT_FMT_TEXT};
     int ret = LAT_EXIT_FAILURE;
-
-    analysis_opts_default(&ao);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        long long v;
-        if (lat_is_help(a)) {
-            fputs(usage_text, stdout);
-            free(inputs);
-            return LAT_EXIT_OK;
-        } else if (!strcmp(a, "--format") || !strncmp(a, "--format=", 9)) {
-            const char *val = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-            if (lat_parse_format(val, 1u << LAT_FMT_TEXT | 1u << LAT_FMT_JSON, &fmt)) {
-                pr_err("--format wants text or json, not '%s'\n", val ? val : "");
-                goto usage;
-            }
-        } else if (!strcmp(a, "--hta-compat")) {
-            ao.hta_compat = true;
-        } else if (!strcmp(a, "--include-last-step")) {
-            ao.include_last_step = true;
-        } else if (!strcmp(a, "--no-ns-rounding")) {
-            ao.ns_rounding = false;
-        } else if (!strcmp(a, "--group-by-input-shape")) {
-            by_shape = true;
-        } else if (!strcmp(a, "--pretty")) {
-            pretty = true;
-        } else if (!strcmp(a, "--rank") || !strcmp(a, "--top") || !strcmp(a, "--threads")) {
-            char which = a[3]; /* 'a' rank, 'o' top, 'h' threads */
-            long long lo = which == 'a' ? 0 : 1;
-            long long hi = which == 'a' ? INT32_MAX : which == 'o' ? 100000 : 8;
-            if (i + 1 >= argc || !parse_int(argv[i + 1], lo, hi, &v)) {
-                pr_err("%s wants a number (%lld..%lld)\n", a, lo, hi);
-                goto usage;
-            }
-            i++;
-            if (which == 'a')
-                ao.only_rank = (int32_t)v;
-            else if (which == 'o')
-                ao.top_n = (size_t)v;
-            else
-                ao.threads = (unsigned)v;
-        } else if (a[0] == '-' && a[1]) {
-            pr_err("unknown option '%s'\n", a);
-            goto usage;
-        } else {
-            inputs[ninputs++] = a;
-        }
+    analysis_opts_default(&args.ao);
+    struct cli_spec spec = {"analyze", usage_text, footer_text, options, on_opt, &args, false};
+    struct cli_result cr;
+    int prc = cli_parse(&spec, argc, argv, &cr);
+    if (prc == CLI_HELP) {
+        cli_help(stdout, &spec);
+        return LAT_EXIT_OK;
     }
-    if (!ninputs) {
+    if (prc) return LAT_EXIT_USAGE;
+    if (!cr.npos) {
         pr_err("no trace given: latscope analyze TRACE.json[.gz]|DIR...\n");
-        goto usage;
+        cli_result_fini(&cr);
+        return LAT_EXIT_USAGE;
     }
+    const char **inputs = cr.pos;
+    size_t ninputs = cr.npos;
+    enum lat_format fmt = args.fmt;
+    struct analysis_opts ao = args.ao;
+    bool pretty = args.pretty, by_shape = args.by_shape;
 
     struct progress prog = {.enabled = opts->progress, .start = clock_now_ns()};
     struct lat_ingest_opts io = {.progress = on_read, .progress_ctx = &prog};
@@ -262,8 +284,4 @@ out:
     free(skipped);
     free(inputs);
     return ret;
-usage:
-    free(inputs);
-    fputs("usage: latscope analyze [OPTIONS] TRACE|DIR...  (--help for details)\n", stderr);
-    return LAT_EXIT_USAGE;
 }

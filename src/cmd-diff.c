@@ -31,31 +31,59 @@ static const char usage_text[] =
     "Bench results: points matched by load (concurrency / rate); every metric with its\n"
     "confidence interval of the change and a verdict. Percentiles: seeded bootstrap on the\n"
     "recorded histograms; means: Welch; several runs per side: runs are resampled too.\n"
-    "  --confidence C      confidence of the intervals (default 0.95)\n"
-    "  --resamples N       bootstrap resamples (default 10000)\n"
-    "  --seed N            bootstrap seed (default 1)\n"
-    "  --noise PCT         significant changes smaller than PCT % are 'within noise'\n"
-    "                      (default 0: off)\n"
-    "  --fail-if RULE      exit 1 when a significant change passes RULE, e.g.\n"
-    "                      'p99 > +5%', 'throughput < -3%', 'ttft.p99 > +10%' (repeatable;\n"
-    "                      traces: the step rows, 'step.dur_us > +5%', ORT 'ort.run_us')\n"
     "\n"
     "Traces: per-name count and duration deltas (HTA TraceDiff), step time (Welch over steps),\n"
     "temporal breakdown, idle categories and doctor findings (resolved / new / changed);\n"
     "CPU samples (trace --cpu): self/total share per function with a two-proportion interval;\n"
     "ONNX Runtime profiles: model_run after the first run (Welch over runs), time per op type.\n"
-    "  --rank R            only rank R\n"
-    "  --iteration N[,M]   only these ProfilerStep numbers (HTA: iterations)\n"
-    "  --device all|cpu|gpu  HTA's device filter (CPU: stream -1; default all)\n"
-    "  --top N             rows of the text/md op table (default 20; json/csv: all)\n"
-    "  --include-last-step keep the last ProfilerStep in the step rows\n"
-    "  --normalize         match names without template/argument lists and generated\n"
-    "                      numeric suffixes (ProfilerStep#N, triton_..._N, f<...>(...))\n"
-    "\n"
-    "  --format text|json|md|csv   output (default text)\n"
-    "\n"
+    "\n";
+
+static const char footer_text[] =
     "Exit status: 0 compared (no --fail-if rule fired), 1 a --fail-if rule fired,\n"
     "2 usage or input error. See docs/latscope-diff.md.\n";
+
+enum {
+    OPT_CONFIDENCE,
+    OPT_RESAMPLES,
+    OPT_SEED,
+    OPT_NOISE,
+    OPT_FAIL_IF,
+    OPT_RANK,
+    OPT_ITERATION,
+    OPT_DEVICE,
+    OPT_TOP,
+    OPT_LAST_STEP,
+    OPT_NORMALIZE,
+    OPT_FORMAT,
+};
+
+static const struct cli_opt options[] = {
+    {NULL, 0, NULL, 0, 0, "bench results"},
+    {"confidence", 0, "C", OPT_CONFIDENCE, 0, "confidence of the intervals (default 0.95)"},
+    {"resamples", 0, "N", OPT_RESAMPLES, 0, "bootstrap resamples (default 10000)"},
+    {"seed", 0, "N", OPT_SEED, 0, "bootstrap seed (default 1)"},
+    {"noise", 0, "PCT", OPT_NOISE, 0,
+     "significant changes smaller than PCT % are 'within noise'\n"
+     "(default 0: off)"},
+    {"fail-if", 0, "RULE", OPT_FAIL_IF, 0,
+     "exit 1 when a significant change passes RULE, e.g.\n"
+     "'p99 > +5%', 'throughput < -3%', 'ttft.p99 > +10%' (repeatable;\n"
+     "traces: the step rows, 'step.dur_us > +5%', ORT 'ort.run_us')"},
+    {NULL, 0, NULL, 0, 0, "traces"},
+    {"rank", 0, "R", OPT_RANK, 0, "only rank R"},
+    {"iteration", 0, "N[,M]", OPT_ITERATION, 0,
+     "only these ProfilerStep numbers (HTA: iterations)"},
+    {"device", 0, "all|cpu|gpu", OPT_DEVICE, 0,
+     "HTA's device filter (CPU: stream -1; default all)"},
+    {"top", 0, "N", OPT_TOP, 0, "rows of the text/md op table (default 20; json/csv: all)"},
+    {"include-last-step", 0, NULL, OPT_LAST_STEP, 0, "keep the last ProfilerStep in the step rows"},
+    {"normalize", 0, NULL, OPT_NORMALIZE, 0,
+     "match names without template/argument lists and generated\n"
+     "numeric suffixes (ProfilerStep#N, triton_..._N, f<...>(...))"},
+    {NULL, 0, NULL, 0, 0, "output"},
+    {"format", 0, "text|json|md|csv", OPT_FORMAT, 0, "output (default text)"},
+    {0},
+};
 
 #define MAX_RULES 16
 #define MAX_ITERS 64
@@ -68,6 +96,7 @@ struct cli {
     struct diff_rule rules[MAX_RULES];
     size_t nrules;
     size_t top;
+    struct cli_result args; /* the positional arguments: a and b point into it */
     const char **a, **b;
     size_t na, nb;
 };
@@ -91,147 +120,147 @@ static bool parse_double(const char *s, double lo, double hi, double *out)
     return true;
 }
 
-/* 0 ok, 1 help shown, -1 usage error (printed). */
+static int on_opt(void *ctx, int id, const char *val)
+{
+    struct cli *c = ctx;
+    uint64_t u;
+    double d;
+    switch (id) {
+    case OPT_FORMAT:
+        if (lat_parse_format(val, 0xf, &c->fmt)) {
+            pr_err("--format wants text, json, md or csv, not '%s'\n", val);
+            return -1;
+        }
+        return 0;
+    case OPT_FAIL_IF: {
+        const char *why = "";
+        if (c->nrules == MAX_RULES) {
+            pr_err("at most %d --fail-if rules\n", MAX_RULES);
+            return -1;
+        }
+        if (diff_rule_parse(val, &c->rules[c->nrules], &why)) {
+            pr_err("--fail-if '%s': %s\n", val, why);
+            return -1;
+        }
+        c->nrules++;
+        return 0;
+    }
+    case OPT_CONFIDENCE:
+        if (!parse_double(val, 0.5, 0.9999, &d)) {
+            pr_err("--confidence wants a number in 0.5..0.9999 (0.95), not '%s'\n", val);
+            return -1;
+        }
+        c->bo.conf = c->to.conf = d;
+        return 0;
+    case OPT_RESAMPLES:
+        if (!parse_u64(val, 100, 10000000, &u)) {
+            pr_err("--resamples wants 100..10000000, not '%s'\n", val);
+            return -1;
+        }
+        c->bo.resamples = (unsigned)u;
+        return 0;
+    case OPT_SEED:
+        if (!parse_u64(val, 0, UINT64_MAX, &u)) {
+            pr_err("--seed wants a non-negative integer, not '%s'\n", val);
+            return -1;
+        }
+        c->bo.seed = u;
+        return 0;
+    case OPT_NOISE:
+        if (!parse_double(val, 0, 1000, &d)) {
+            pr_err("--noise wants a percentage (2 = 2 %%), not '%s'\n", val);
+            return -1;
+        }
+        c->bo.noise_pct = d;
+        return 0;
+    case OPT_RANK:
+        if (!parse_u64(val, 0, INT32_MAX, &u)) {
+            pr_err("--rank wants a rank number, not '%s'\n", val);
+            return -1;
+        }
+        c->to.rank = (int32_t)u;
+        return 0;
+    case OPT_ITERATION: {
+        char buf[512];
+        snprintf(buf, sizeof(buf), "%s", val);
+        size_t n = 0;
+        char *save = NULL;
+        for (char *s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+            if (n == MAX_ITERS || !parse_u64(s, 0, INT32_MAX, &u)) {
+                pr_err("--iteration wants ProfilerStep numbers (1009,1010), not '%s'\n", val);
+                return -1;
+            }
+            c->iters[n++] = (int32_t)u;
+        }
+        if (!n) {
+            pr_err("--iteration wants ProfilerStep numbers\n");
+            return -1;
+        }
+        c->to.iters = c->iters;
+        c->to.niters = n;
+        return 0;
+    }
+    case OPT_DEVICE:
+        if (!strcmp(val, "all"))
+            c->to.device = DIFF_DEV_ALL;
+        else if (!strcmp(val, "cpu"))
+            c->to.device = DIFF_DEV_CPU;
+        else if (!strcmp(val, "gpu"))
+            c->to.device = DIFF_DEV_GPU;
+        else {
+            pr_err("--device wants all, cpu or gpu, not '%s'\n", val);
+            return -1;
+        }
+        return 0;
+    case OPT_TOP:
+        if (!parse_u64(val, 1, 1000000, &u)) {
+            pr_err("--top wants a count, not '%s'\n", val);
+            return -1;
+        }
+        c->top = (size_t)u;
+        return 0;
+    case OPT_LAST_STEP:
+        c->to.include_last_step = true;
+        return 0;
+    case OPT_NORMALIZE:
+        c->to.normalize = true;
+        return 0;
+    }
+    return -1;
+}
+
+/* 0 ok, 1 help shown, -1 usage error (printed). c->a/c->b point into c->args. */
 static int parse_args(int argc, char **argv, struct cli *c)
 {
-    int sep = -1;
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--") == 0) {
-            sep = i;
-            break;
-        }
-    int end = sep >= 0 ? sep : argc;
-    c->a = xcalloc((size_t)argc, sizeof(*c->a));
-    c->b = xcalloc((size_t)argc, sizeof(*c->b));
-    for (int i = 1; i < end; i++) {
-        const char *a = argv[i];
-        const char *val = i + 1 < end ? argv[i + 1] : NULL;
-        uint64_t u;
-        double d;
-        if (lat_is_help(a)) {
-            fputs(usage_text, stdout);
-            return 1;
-        }
-        if (a[0] != '-' || !a[1]) {
-            c->a[c->na++] = a;
-            continue;
-        }
-        bool takes = !strcmp(a, "--format") || !strcmp(a, "--fail-if") ||
-                     !strcmp(a, "--confidence") || !strcmp(a, "--resamples") ||
-                     !strcmp(a, "--seed") || !strcmp(a, "--noise") || !strcmp(a, "--rank") ||
-                     !strcmp(a, "--iteration") || !strcmp(a, "--device") || !strcmp(a, "--top");
-        if (!takes && strcmp(a, "--include-last-step") != 0 && strcmp(a, "--normalize") != 0) {
-            pr_err("unknown option '%s'\n", a);
-            return -1;
-        }
-        if (takes && !val) {
-            pr_err("%s needs a value\n", a);
-            return -1;
-        }
-        if (takes) i++;
-        if (!strcmp(a, "--format")) {
-            if (lat_parse_format(val, 0xf, &c->fmt)) {
-                pr_err("--format wants text, json, md or csv, not '%s'\n", val);
-                return -1;
-            }
-        } else if (!strcmp(a, "--fail-if")) {
-            const char *why = "";
-            if (c->nrules == MAX_RULES) {
-                pr_err("at most %d --fail-if rules\n", MAX_RULES);
-                return -1;
-            }
-            if (diff_rule_parse(val, &c->rules[c->nrules], &why)) {
-                pr_err("--fail-if '%s': %s\n", val, why);
-                return -1;
-            }
-            c->nrules++;
-        } else if (!strcmp(a, "--confidence")) {
-            if (!parse_double(val, 0.5, 0.9999, &d)) {
-                pr_err("--confidence wants a number in 0.5..0.9999 (0.95), not '%s'\n", val);
-                return -1;
-            }
-            c->bo.conf = c->to.conf = d;
-        } else if (!strcmp(a, "--resamples")) {
-            if (!parse_u64(val, 100, 10000000, &u)) {
-                pr_err("--resamples wants 100..10000000, not '%s'\n", val);
-                return -1;
-            }
-            c->bo.resamples = (unsigned)u;
-        } else if (!strcmp(a, "--seed")) {
-            if (!parse_u64(val, 0, UINT64_MAX, &u)) {
-                pr_err("--seed wants a non-negative integer, not '%s'\n", val);
-                return -1;
-            }
-            c->bo.seed = u;
-        } else if (!strcmp(a, "--noise")) {
-            if (!parse_double(val, 0, 1000, &d)) {
-                pr_err("--noise wants a percentage (2 = 2 %%), not '%s'\n", val);
-                return -1;
-            }
-            c->bo.noise_pct = d;
-        } else if (!strcmp(a, "--rank")) {
-            if (!parse_u64(val, 0, INT32_MAX, &u)) {
-                pr_err("--rank wants a rank number, not '%s'\n", val);
-                return -1;
-            }
-            c->to.rank = (int32_t)u;
-        } else if (!strcmp(a, "--iteration")) {
-            char buf[512];
-            snprintf(buf, sizeof(buf), "%s", val);
-            size_t n = 0;
-            for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
-                if (n == MAX_ITERS || !parse_u64(s, 0, INT32_MAX, &u)) {
-                    pr_err("--iteration wants ProfilerStep numbers (1009,1010), not '%s'\n", val);
-                    return -1;
-                }
-                c->iters[n++] = (int32_t)u;
-            }
-            if (!n) {
-                pr_err("--iteration wants ProfilerStep numbers\n");
-                return -1;
-            }
-            c->to.iters = c->iters;
-            c->to.niters = n;
-        } else if (!strcmp(a, "--device")) {
-            if (!strcmp(val, "all"))
-                c->to.device = DIFF_DEV_ALL;
-            else if (!strcmp(val, "cpu"))
-                c->to.device = DIFF_DEV_CPU;
-            else if (!strcmp(val, "gpu"))
-                c->to.device = DIFF_DEV_GPU;
-            else {
-                pr_err("--device wants all, cpu or gpu, not '%s'\n", val);
-                return -1;
-            }
-        } else if (!strcmp(a, "--top")) {
-            if (!parse_u64(val, 1, 1000000, &u)) {
-                pr_err("--top wants a count, not '%s'\n", val);
-                return -1;
-            }
-            c->top = (size_t)u;
-        } else if (!strcmp(a, "--include-last-step")) {
-            c->to.include_last_step = true;
-        } else if (!strcmp(a, "--normalize")) {
-            c->to.normalize = true;
-        }
+    struct cli_spec spec = {"diff", usage_text, footer_text, options, on_opt, c, false};
+    int rc = cli_parse(&spec, argc, argv, &c->args);
+    if (rc == CLI_HELP) {
+        cli_help(stdout, &spec);
+        return 1;
     }
-    if (sep >= 0) {
-        for (int i = sep + 1; i < argc; i++)
-            c->b[c->nb++] = argv[i];
+    if (rc) return -1;
+    const struct cli_result *r = &c->args;
+    if (r->dashdash) {
+        c->a = r->pos;
+        c->na = r->after_dashdash;
+        c->b = r->pos + r->after_dashdash;
+        c->nb = r->npos - r->after_dashdash;
         if (!c->na || !c->nb) {
             pr_err("give runs on both sides of '--': BEFORE... -- AFTER...\n");
             return -1;
         }
     } else {
-        if (c->na != 2) {
+        if (r->npos != 2) {
             pr_err("%s: latscope diff BEFORE AFTER (or BEFORE... -- AFTER... for several runs "
                    "per side)\n",
-                   c->na < 2 ? "give two inputs"
-                             : "more than two inputs need '--' between the sides");
+                   r->npos < 2 ? "give two inputs"
+                               : "more than two inputs need '--' between the sides");
             return -1;
         }
-        c->b[c->nb++] = c->a[1];
+        c->a = r->pos;
         c->na = 1;
+        c->b = r->pos + 1;
+        c->nb = 1;
     }
     return 0;
 }
@@ -763,7 +792,6 @@ int cmd_diff(int argc, char **argv, const struct lat_opts *opts)
         ret = diff_bench(&c, k0);
     }
 done:
-    free(c.a);
-    free(c.b);
+    cli_result_fini(&c.args);
     return ret;
 }

@@ -31,37 +31,50 @@
 /* No rule applies to (some) input: nothing judged, never a clean bill. */
 #define DOCTOR_EXIT_UNJUDGED 3
 
-static void doctor_usage(FILE *f)
+static const char usage_text[] =
+    "usage: latscope doctor [--format text|json|md] [--fail-on SEVERITY] [-o FILE]\n"
+    "                       [--threshold KEY=VALUE]... TRACE...\n"
+    "\n"
+    "Reads PyTorch profiler (Kineto) / Chrome traces and reports why the workload is\n"
+    "slow: ranked findings, each with its evidence (numbers and the worst instances with\n"
+    "timestamps, step and stream), an estimated saving (an upper bound, per step and as\n"
+    "% of the step), what to change (PyTorch / TensorRT / ONNX Runtime) and the next\n"
+    "command to run. A clean trace gets \"no significant finding\" with its numbers.\n"
+    "\n"
+    "TRACE is a .json / .json.gz file or a directory of per-rank traces.\n"
+    "\n";
+
+enum { OPT_FORMAT, OPT_FAIL_ON, OPT_OUTPUT, OPT_THRESHOLD };
+
+static const struct cli_opt options[] = {
+    {"format", 0, "text|json|md", OPT_FORMAT, 0,
+     "output format (default text; json is documented in\n"
+     "docs/latscope-doctor.md)"},
+    {"fail-on", 0, "SEVERITY", OPT_FAIL_ON, 0,
+     "exit 1 when a finding is at or above SEVERITY:\n"
+     "info|low|medium|high|never (default low)"},
+    {"output", 'o', "FILE", OPT_OUTPUT, 0,
+     "write the report to FILE ('-': stdout); checked before\n"
+     "the traces are read"},
+    {"threshold", 0, "KEY=VALUE", OPT_THRESHOLD, 0,
+     "change one rule threshold (repeatable); keys below"},
+    {0},
+};
+
+/* The footer of --help: the threshold keys with their defaults, the exit status. */
+static char *usage_footer(void)
 {
-    fprintf(f,
-            "usage: latscope doctor [--format text|json|md] [--fail-on SEVERITY] [-o FILE]\n"
-            "                       [--threshold KEY=VALUE]... TRACE...\n"
-            "\n"
-            "Reads PyTorch profiler (Kineto) / Chrome traces and reports why the workload is\n"
-            "slow: ranked findings, each with its evidence (numbers and the worst instances with\n"
-            "timestamps, step and stream), an estimated saving (an upper bound, per step and as\n"
-            "%% of the step), what to change (PyTorch / TensorRT / ONNX Runtime) and the next\n"
-            "command to run. A clean trace gets \"no significant finding\" with its numbers.\n"
-            "\n"
-            "TRACE is a .json / .json.gz file or a directory of per-rank traces.\n"
-            "\n"
-            "options:\n"
-            "  --format text|json|md  output format (default text; json is documented in\n"
-            "                         docs/latscope-doctor.md)\n"
-            "  --fail-on SEVERITY     exit 1 when a finding is at or above SEVERITY:\n"
-            "                         info|low|medium|high|never (default low)\n"
-            "  -o, --output FILE      write the report to FILE ('-': stdout); checked before\n"
-            "                         the traces are read\n"
-            "  --threshold KEY=VALUE  change one rule threshold (repeatable); keys as in the\n"
-            "                         JSON \"thresholds\" object, durations in us:\n");
+    struct lat_buf b = LAT_BUF_INIT;
     size_t n;
     const struct doc_threshold_desc *ds = doctor_thresholds(&n);
+    buf_printf(&b, "thresholds (--threshold KEY=VALUE; keys as in the JSON \"thresholds\" "
+                   "object, durations in us):\n");
     for (size_t i = 0; i < n; i++)
-        fprintf(f, "      %-24s %-10g %s\n", ds[i].key, ds[i].def, ds[i].help);
-    fprintf(f, "  -h, --help             this help\n"
-               "\n"
-               "exit status: 0 no finding at or above --fail-on, 1 findings, 2 usage, load or\n"
-               "write error, 3 no rule applies to an input (nothing judged; not a clean bill)\n");
+        buf_printf(&b, "  %-24s %-10g %s\n", ds[i].key, ds[i].def, ds[i].help);
+    buf_printf(&b, "\nexit status: 0 no finding at or above --fail-on, 1 findings, 2 usage, "
+                   "load or\nwrite error, 3 no rule applies to an input (nothing judged; not "
+                   "a clean bill)\n");
+    return b.data; /* NULL when out of memory: --help then ends at the options */
 }
 
 static void list_threshold_keys(FILE *f)
@@ -87,17 +100,6 @@ static int write_all(int fd, const char *b, size_t n)
         n -= (size_t)w;
     }
     return 0;
-}
-
-/* Option value for --name VALUE or --name=VALUE; advances *i. NULL when absent. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) != 0) return NULL;
-    if (argv[*i][n] == '=') return argv[*i] + n + 1;
-    if (argv[*i][n] != 0) return NULL;
-    if (*i + 1 >= argc) return "";
-    return argv[++*i];
 }
 
 static int doctor_one(struct doc_report *r, const struct doc_opts *o, struct lat_trace *t)
@@ -126,61 +128,84 @@ static int doctor_one(struct doc_report *r, const struct doc_opts *o, struct lat
     return 0;
 }
 
+struct doctor_args {
+    enum lat_format fmt;
+    enum doc_severity fail_on;
+    const char *out_path;
+    struct doc_opts o;
+};
+
+static int on_opt(void *ctx, int id, const char *v)
+{
+    struct doctor_args *a = ctx;
+    char why[160];
+    switch (id) {
+    case OPT_FORMAT:
+        if (lat_parse_format(v, 1u << LAT_FMT_TEXT | 1u << LAT_FMT_JSON | 1u << LAT_FMT_MD,
+                             &a->fmt)) {
+            pr_err("unknown --format '%s' (use text, json or md)\n", v);
+            return -1;
+        }
+        return 0;
+    case OPT_FAIL_ON:
+        if (doctor_severity_parse(v, &a->fail_on)) {
+            pr_err("unknown --fail-on '%s' (use info, low, medium, high or never)\n", v);
+            return -1;
+        }
+        return 0;
+    case OPT_THRESHOLD:
+        if (doctor_threshold_set(&a->o.th, v, why, sizeof(why))) {
+            pr_err("--threshold: %s\n", why);
+            if (!strncmp(why, "unknown", 7)) list_threshold_keys(stderr);
+            return -1;
+        }
+        return 0;
+    case OPT_OUTPUT:
+        if (!*v) {
+            pr_err("-o needs a file name ('-' for stdout)\n");
+            return -1;
+        }
+        a->out_path = v;
+        return 0;
+    }
+    return -1;
+}
+
+static int run_doctor(const struct doctor_args *args, const char *const *paths, size_t npaths,
+                      const struct lat_opts *opts);
+
 int cmd_doctor(int argc, char **argv, const struct lat_opts *opts)
 {
-    enum lat_format fmt = LAT_FMT_TEXT;
-    enum doc_severity fail_on = DOC_SEV_LOW;
-    const char *out_path = NULL;
-    struct doc_opts o;
-    int first = argc, i;
-    doctor_opts_default(&o);
-    for (i = 1; i < argc; i++) {
-        const char *v;
-        if (lat_is_help(argv[i])) {
-            doctor_usage(stdout);
-            return LAT_EXIT_OK;
-        }
-        if (strcmp(argv[i], "--") == 0) {
-            i++;
-            break;
-        }
-        if ((v = opt_value(argc, argv, &i, "--format"))) {
-            unsigned allowed = 1u << LAT_FMT_TEXT | 1u << LAT_FMT_JSON | 1u << LAT_FMT_MD;
-            if (lat_parse_format(v, allowed, &fmt)) {
-                pr_err("unknown --format '%s' (use text, json or md)\n", v);
-                return LAT_EXIT_USAGE;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--fail-on"))) {
-            if (doctor_severity_parse(v, &fail_on)) {
-                pr_err("unknown --fail-on '%s' (use info, low, medium, high or never)\n", v);
-                return LAT_EXIT_USAGE;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--threshold"))) {
-            char why[160];
-            if (doctor_threshold_set(&o.th, v, why, sizeof(why))) {
-                pr_err("--threshold: %s\n", why);
-                if (!strncmp(why, "unknown", 7)) list_threshold_keys(stderr);
-                return LAT_EXIT_USAGE;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--output")) ||
-                   (v = opt_value(argc, argv, &i, "-o"))) {
-            if (!*v) {
-                pr_err("-o needs a file name ('-' for stdout)\n");
-                return LAT_EXIT_USAGE;
-            }
-            out_path = v;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            pr_err("unknown option '%s' (see latscope doctor --help)\n", argv[i]);
-            return LAT_EXIT_USAGE;
-        } else {
-            break;
-        }
+    struct doctor_args args = {.fmt = LAT_FMT_TEXT, .fail_on = DOC_SEV_LOW};
+    doctor_opts_default(&args.o);
+    struct cli_spec spec = {"doctor", usage_text, NULL, options, on_opt, &args, false};
+    struct cli_result cr;
+    int prc = cli_parse(&spec, argc, argv, &cr);
+    if (prc == CLI_HELP) {
+        char *footer = usage_footer();
+        spec.footer = footer;
+        cli_help(stdout, &spec);
+        free(footer);
+        return LAT_EXIT_OK;
     }
-    first = i;
-    if (first >= argc) {
+    if (prc) return LAT_EXIT_USAGE;
+    if (!cr.npos) {
         pr_err("no trace given (usage: latscope doctor [--format text|json|md] TRACE...)\n");
+        cli_result_fini(&cr);
         return LAT_EXIT_USAGE;
     }
+    int rc = run_doctor(&args, cr.pos, cr.npos, opts);
+    cli_result_fini(&cr);
+    return rc;
+}
+
+static int run_doctor(const struct doctor_args *args, const char *const *paths, size_t npaths,
+                      const struct lat_opts *opts)
+{
+    enum lat_format fmt = args->fmt;
+    enum doc_severity fail_on = args->fail_on;
+    const char *out_path = args->out_path;
+    struct doc_opts o = args->o;
     /* The output is opened (not truncated) before any trace is read: an unwritable path fails
      * now, and a load error leaves an existing file as it was. */
     int ofd = STDOUT_FILENO;
@@ -191,8 +216,7 @@ int cmd_doctor(int argc, char **argv, const struct lat_opts *opts)
             return LAT_EXIT_USAGE;
         }
     }
-    struct lat_ingest_set *set =
-        lat_load_traces("doctor", (const char *const *)argv + first, (size_t)(argc - first), NULL);
+    struct lat_ingest_set *set = lat_load_traces("doctor", paths, npaths, NULL);
     if (!set) {
         if (ofd != STDOUT_FILENO) close(ofd);
         return LAT_EXIT_USAGE;

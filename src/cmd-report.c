@@ -55,19 +55,70 @@ static const char usage_text[] =
     "  bench --records JSONL: completions and errors per second, error classes, LLM\n"
     "      output tokens/s over time.\n"
     "Two inputs of a kind also get a diff page (latscope diff of the first and each later one).\n"
-    "\n"
-    "options:\n"
-    "  -o, --output FILE   the HTML file to write (default report.html)\n"
-    "  --title TEXT        page title (default: the first input's name)\n"
-    "  --top N             rows in the top-N tables (default 10)\n"
-    "  --format html|svg   html (default): the report; svg: one plot, with --plot NAME, of one\n"
-    "                      INPUT, written to -o (default plot.svg):\n"
-    "  --plot percentiles  latency by percentile per load point, intended and actual send\n"
-    "                      (bench JSON, HDR log or --records JSONL)\n"
-    "  --plot load         p50 and p99 latency vs achieved throughput (bench JSON sweep)\n"
-    "  --plot steps        per-step breakdown: compute/comm/copies/gpu-other/cpu-only/idle\n"
-    "                      (a trace with ProfilerSteps; the first rank)\n"
-    "  -h, --help          this help\n";
+    "\n";
+
+enum { OPT_OUTPUT, OPT_TITLE, OPT_TOP, OPT_FORMAT, OPT_PLOT };
+
+static const struct cli_opt options[] = {
+    {"output", 'o', "FILE", OPT_OUTPUT, 0, "the HTML file to write (default report.html)"},
+    {"title", 0, "TEXT", OPT_TITLE, 0, "page title (default: the first input's name)"},
+    {"top", 0, "N", OPT_TOP, 0, "rows in the top-N tables (default 10)"},
+    {"format", 0, "html|svg", OPT_FORMAT, 0,
+     "html (default): the report; svg: one plot, with --plot NAME, of one\n"
+     "INPUT, written to -o (default plot.svg)"},
+    {"plot", 0, "NAME", OPT_PLOT, 0,
+     "percentiles: latency by percentile per load point, intended and\n"
+     "  actual send (bench JSON, HDR log or --records JSONL)\n"
+     "load: p50 and p99 latency vs achieved throughput (bench JSON sweep)\n"
+     "steps: per-step breakdown: compute/comm/copies/gpu-other/cpu-only/\n"
+     "  idle (a trace with ProfilerSteps; the first rank)"},
+    {0},
+};
+
+struct report_args {
+    const char *out, *title, *plot;
+    bool svg;
+    size_t top_n;
+};
+
+static int on_opt(void *ctx, int id, const char *v)
+{
+    struct report_args *a = ctx;
+    long long n;
+    if (id != OPT_TOP && !*v) {
+        pr_err("an option wants a value, not ''\n");
+        return -1;
+    }
+    switch (id) {
+    case OPT_OUTPUT:
+        a->out = v;
+        return 0;
+    case OPT_TITLE:
+        a->title = v;
+        return 0;
+    case OPT_TOP:
+        if (cli_int("report", "top", v, 1, 100000, &n)) return -1;
+        a->top_n = (size_t)n;
+        return 0;
+    case OPT_FORMAT:
+        if (strcmp(v, "html") && strcmp(v, "svg")) {
+            pr_err("--format wants html or svg, not '%s' (PNG: convert the SVG, e.g. with "
+                   "rsvg-convert)\n",
+                   v);
+            return -1;
+        }
+        a->svg = !strcmp(v, "svg");
+        return 0;
+    case OPT_PLOT:
+        if (strcmp(v, "percentiles") && strcmp(v, "load") && strcmp(v, "steps")) {
+            pr_err("--plot wants percentiles, load or steps, not '%s'\n", v);
+            return -1;
+        }
+        a->plot = v;
+        return 0;
+    }
+    return -1;
+}
 
 enum input_kind { IN_TRACE, IN_BENCH, IN_HLOG, IN_RECORDS };
 
@@ -909,66 +960,21 @@ static int svg_plot(const char *plot, const char *in, const char *out)
 int cmd_report(int argc, char **argv, const struct lat_opts *opts)
 {
     (void)opts;
-    const char *out = NULL, *title = NULL, *plot = NULL;
-    bool svg = false;
-    const char **inputs = xcalloc((size_t)argc + 1, sizeof(*inputs));
-    enum input_kind *kinds = xcalloc((size_t)argc + 1, sizeof(*kinds));
-    size_t ninputs = 0;
-    struct ctx c = {.top_n = 10};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (lat_is_help(a)) {
-            fputs(usage_text, stdout);
-            free(inputs);
-            free(kinds);
-            return LAT_EXIT_OK;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--title")) {
-            if (i + 1 >= argc || !argv[i + 1][0]) {
-                pr_err("%s wants a value\n", a);
-                goto usage;
-            }
-            if (a[1] == '-' && a[2] == 't')
-                title = argv[++i];
-            else
-                out = argv[++i];
-        } else if (!strcmp(a, "--format") || !strcmp(a, "--plot")) {
-            if (i + 1 >= argc || !argv[i + 1][0]) {
-                pr_err("%s wants a value\n", a);
-                goto usage;
-            }
-            const char *v = argv[++i];
-            if (a[2] == 'f') {
-                if (strcmp(v, "html") && strcmp(v, "svg")) {
-                    pr_err("--format wants html or svg, not '%s' (PNG: convert the SVG, e.g. "
-                           "with rsvg-convert)\n",
-                           v);
-                    goto usage;
-                }
-                svg = !strcmp(v, "svg");
-            } else if (strcmp(v, "percentiles") && strcmp(v, "load") && strcmp(v, "steps")) {
-                pr_err("--plot wants percentiles, load or steps, not '%s'\n", v);
-                goto usage;
-            } else {
-                plot = v;
-            }
-        } else if (!strncmp(a, "--output=", 9)) {
-            out = a + 9;
-        } else if (!strcmp(a, "--top")) {
-            char *end;
-            long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
-            if (i + 1 >= argc || !argv[i + 1][0] || *end || v < 1 || v > 100000) {
-                pr_err("--top wants a number (1..100000)\n");
-                goto usage;
-            }
-            c.top_n = (size_t)v;
-            i++;
-        } else if (a[0] == '-' && a[1]) {
-            pr_err("unknown option '%s'\n", a);
-            goto usage;
-        } else {
-            inputs[ninputs++] = a;
-        }
+    struct report_args args = {.top_n = 10};
+    struct cli_spec spec = {"report", usage_text, NULL, options, on_opt, &args, false};
+    struct cli_result cr;
+    int prc0 = cli_parse(&spec, argc, argv, &cr);
+    if (prc0 == CLI_HELP) {
+        cli_help(stdout, &spec);
+        return LAT_EXIT_OK;
     }
+    if (prc0) return LAT_EXIT_USAGE;
+    const char *out = args.out, *title = args.title, *plot = args.plot;
+    bool svg = args.svg;
+    const char **inputs = cr.pos;
+    size_t ninputs = cr.npos;
+    enum input_kind *kinds = xcalloc(ninputs + 1, sizeof(*kinds));
+    struct ctx c = {.top_n = args.top_n};
     if (!ninputs) {
         pr_err("no input given: latscope report TRACE|BENCH.json|RUN.hlog... -o report.html\n");
         goto usage;

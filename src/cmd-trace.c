@@ -54,60 +54,87 @@ struct trace_args {
     bool freq_set;
     const char *output;
     const char *folded, *flamegraph;
-    char *merge;           /* --merge DIR: a kept capture directory (or the first of merge_files) */
-    char *merge_files[16]; /* --merge FILE --merge FILE...: traces merged on one clock */
+    const char *merge; /* --merge DIR: a kept capture directory (or the first of merge_files) */
+    const char *merge_files[16]; /* --merge FILE --merge FILE...: traces merged on one clock */
     int nmerge;
     unsigned freq;
     pid_t pid;
     lat_ns delay_ns, duration_ns;
-    char **cmd;
+    char **cmd;             /* the command and its arguments, NULL-terminated (in args) */
+    struct cli_result args; /* the positional arguments */
 };
 
-static void trace_usage(FILE *f)
-{
-    fprintf(f, "usage: latscope trace [OPTIONS] -- CMD [ARGS...]\n"
-               "       latscope trace --cpu [CPU OPTIONS] --pid PID [--duration S]\n"
-               "\n"
-               "Run CMD and capture a system timeline into a Kineto-compatible trace\n"
-               "(open it with latscope analyze/doctor, Perfetto, HTA or TensorBoard).\n"
-               "\n"
-               "What to capture (default: --cuda --nvtx):\n"
-               "  --cuda               CUDA kernels, memcpy/memset, runtime + driver API, syncs\n"
-               "  --nvtx               NVTX ranges and marks (torch.cuda.nvtx, TensorRT layers)\n"
-               "  --cpu                sample CPU stacks (perf_event_open)\n"
-               "    --freq HZ          samples per second (default 99, at most 1000)\n"
-               "    --folded FILE      also write folded stacks\n"
-               "    --flamegraph FILE  also write an SVG flame graph\n"
-               "    --pid PID          sample a running process instead of launching CMD\n"
-               "    --py-internals     keep the interpreter's own frames between Python frames\n"
-               "                       (default: folded away, as py-spy --native shows stacks)\n"
-               "  --cuda-events        also record CUDA event activity\n"
-               "  --external-correlation  also record external correlation ids\n"
-               "  --no-driver-api      skip driver API records (runtime API only)\n"
-               "\n"
-               "When:\n"
-               "  --delay S            start capturing S seconds after launch\n"
-               "  --duration S         capture for S seconds (the command keeps running)\n"
-               "\n"
-               "Output:\n"
-               "  -o, --output FILE    trace file (default latscope-trace.pt.trace.json.gz;\n"
-               "                       .gz = gzip, '-' = stdout: the command's stdout then goes\n"
-               "                       to stderr); checked before the command runs\n"
-               "  --pretty             indented JSON\n"
-               "  --keep               keep the raw per-process capture files (path printed)\n"
-               "  --merge DIR          only merge a kept capture directory into a trace\n"
-               "  --merge A --merge B  merge traces of one run on one clock (a torch.profiler\n"
-               "                       trace and a trace --cpu: samples inside the ops)\n"
-               "  --off                run CMD with nothing loaded and report its wall time\n"
-               "\n"
-               "Ctrl-C, SIGTERM and SIGHUP stop the command; the trace so far is still written.\n"
-               "Secret-looking arguments (--token X, --api-key=X, password=X, Authorization:\n"
-               "...) are stored as REDACTED in the trace's latscope_command.\n"
-               "\n"
-               "Exit status: the command's (128 + N when killed by signal N); 1 when latscope\n"
-               "itself fails before the command runs; 2 on a usage error or an output path\n"
-               "that cannot be written.\n");
-}
+static const char usage_text[] =
+    "usage: latscope trace [OPTIONS] -- CMD [ARGS...]\n"
+    "       latscope trace --cpu [CPU OPTIONS] --pid PID [--duration S]\n"
+    "\n"
+    "Run CMD and capture a system timeline into a Kineto-compatible trace\n"
+    "(open it with latscope analyze/doctor, Perfetto, HTA or TensorBoard).\n"
+    "\n";
+
+static const char footer_text[] =
+    "Ctrl-C, SIGTERM and SIGHUP stop the command; the trace so far is still written.\n"
+    "Secret-looking arguments (--token X, --api-key=X, password=X, Authorization:\n"
+    "...) are stored as REDACTED in the trace's latscope_command.\n"
+    "\n"
+    "Exit status: the command's (128 + N when killed by signal N); 1 when latscope\n"
+    "itself fails before the command runs; 2 on a usage error or an output path\n"
+    "that cannot be written.\n";
+
+enum {
+    OPT_CUDA,
+    OPT_NVTX,
+    OPT_CPU,
+    OPT_FREQ,
+    OPT_FOLDED,
+    OPT_FLAMEGRAPH,
+    OPT_PID,
+    OPT_PY_INTERNALS,
+    OPT_CUDA_EVENTS,
+    OPT_EXTCORR,
+    OPT_NO_DRIVER,
+    OPT_DELAY,
+    OPT_DURATION,
+    OPT_OUTPUT,
+    OPT_PRETTY,
+    OPT_KEEP,
+    OPT_MERGE,
+    OPT_OFF,
+};
+
+static const struct cli_opt options[] = {
+    {NULL, 0, NULL, 0, 0, "What to capture (default: --cuda --nvtx)"},
+    {"cuda", 0, NULL, OPT_CUDA, 0, "CUDA kernels, memcpy/memset, runtime + driver API, syncs"},
+    {"nvtx", 0, NULL, OPT_NVTX, 0, "NVTX ranges and marks (torch.cuda.nvtx, TensorRT layers)"},
+    {"cpu", 0, NULL, OPT_CPU, 0, "sample CPU stacks (perf_event_open)"},
+    {"freq", 0, "HZ", OPT_FREQ, CLI_SUB, "samples per second (default 99, at most 1000)"},
+    {"folded", 0, "FILE", OPT_FOLDED, CLI_SUB, "also write folded stacks"},
+    {"flamegraph", 0, "FILE", OPT_FLAMEGRAPH, CLI_SUB, "also write an SVG flame graph"},
+    {"pid", 0, "PID", OPT_PID, CLI_SUB, "sample a running process instead of launching CMD"},
+    {"py-internals", 0, NULL, OPT_PY_INTERNALS, CLI_SUB,
+     "keep the interpreter's own frames between Python frames\n"
+     "(default: folded away, as py-spy --native shows stacks)"},
+    {"cuda-events", 0, NULL, OPT_CUDA_EVENTS, 0, "also record CUDA event activity"},
+    {"external-correlation", 0, NULL, OPT_EXTCORR, 0, "also record external correlation ids"},
+    {"no-driver-api", 0, NULL, OPT_NO_DRIVER, 0, "skip driver API records (runtime API only)"},
+    {NULL, 0, NULL, 0, 0, "When"},
+    {"delay", 0, "S", OPT_DELAY, 0, "start capturing S seconds after launch"},
+    {"duration", 0, "S", OPT_DURATION, 0, "capture for S seconds (the command keeps running)"},
+    {NULL, 0, NULL, 0, 0, "Output"},
+    {"output", 'o', "FILE", OPT_OUTPUT, 0,
+     "trace file (default latscope-trace.pt.trace.json.gz;\n"
+     ".gz = gzip, '-' = stdout: the command's stdout then goes\n"
+     "to stderr); checked before the command runs"},
+    {"pretty", 0, NULL, OPT_PRETTY, 0, "indented JSON"},
+    {"keep", 0, NULL, OPT_KEEP, 0, "keep the raw per-process capture files (path printed)"},
+    {"merge", 0, "DIR|FILE", OPT_MERGE, 0,
+     "only merge a kept capture directory into a trace; given\n"
+     "twice or more (--merge A --merge B): merge traces of one run\n"
+     "on one clock (a torch.profiler trace and a trace --cpu:\n"
+     "samples inside the ops)"},
+    {"off", 0, NULL, OPT_OFF, 0, "run CMD with nothing loaded and report its wall time"},
+    {0},
+};
 
 static int parse_secs(const char *opt, const char *s, lat_ns *out)
 {
@@ -118,105 +145,115 @@ static int parse_secs(const char *opt, const char *s, lat_ns *out)
     return 0;
 }
 
+static int on_opt(void *ctx, int id, const char *next)
+{
+    struct trace_args *a = ctx;
+    char *end;
+    switch (id) {
+    case OPT_CUDA:
+        a->cuda = a->cuda_set = true;
+        return 0;
+    case OPT_NVTX:
+        a->nvtx = a->cuda_set = true;
+        return 0;
+    case OPT_CPU:
+        a->cpu = a->cuda_set = true;
+        return 0;
+    case OPT_OFF:
+        a->off = true;
+        return 0;
+    case OPT_PY_INTERNALS:
+        a->py_internals = true;
+        return 0;
+    case OPT_KEEP:
+        a->keep = true;
+        return 0;
+    case OPT_PRETTY:
+        a->pretty = true;
+        return 0;
+    case OPT_CUDA_EVENTS:
+        a->events = true;
+        return 0;
+    case OPT_EXTCORR:
+        a->extcorr = true;
+        return 0;
+    case OPT_NO_DRIVER:
+        a->no_driver_api = true;
+        return 0;
+    case OPT_OUTPUT:
+        if (!*next) {
+            pr_err("--output needs a file name\n");
+            return -1;
+        }
+        a->output = next;
+        return 0;
+    case OPT_MERGE:
+        if (!*next) {
+            pr_err("--merge needs a directory (one kept with --keep)\n");
+            return -1;
+        }
+        if (a->nmerge == 16) {
+            pr_err("--merge: at most 16 traces\n");
+            return -1;
+        }
+        if (!a->merge) a->merge = next;
+        a->merge_files[a->nmerge++] = next;
+        return 0;
+    case OPT_FOLDED:
+    case OPT_FLAMEGRAPH:
+        if (!*next) {
+            pr_err("--%s needs a file name\n", id == OPT_FOLDED ? "folded" : "flamegraph");
+            return -1;
+        }
+        if (id == OPT_FOLDED)
+            a->folded = next;
+        else
+            a->flamegraph = next;
+        return 0;
+    case OPT_FREQ: {
+        unsigned long f = strtoul(next, &end, 10);
+        if (!*next || *end || f < 1 || f > 1000) {
+            pr_err("--freq: '%s' is not a rate between 1 and 1000 Hz\n", next);
+            return -1;
+        }
+        a->freq = (unsigned)f;
+        a->freq_set = true;
+        return 0;
+    }
+    case OPT_PID: {
+        long p = strtol(next, &end, 10);
+        if (!*next || *end || p <= 0 || p > INT_MAX) {
+            pr_err("--pid: '%s' is not a process id\n", next);
+            return -1;
+        }
+        a->pid = (pid_t)p;
+        return 0;
+    }
+    case OPT_DELAY:
+        return parse_secs("--delay", next, &a->delay_ns);
+    case OPT_DURATION:
+        if (parse_secs("--duration", next, &a->duration_ns)) return -1;
+        if (a->duration_ns == 0) {
+            pr_err("--duration must be more than 0\n");
+            return -1;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+/* 0, CLI_HELP or CLI_ERROR; a->cmd points into a->args. */
 static int parse_args(int argc, char **argv, struct trace_args *a)
 {
     memset(a, 0, sizeof(*a));
     a->output = "latscope-trace.pt.trace.json.gz";
     a->freq = 99;
     a->pid = -1;
-    int i;
-    for (i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(s, "--") == 0) {
-            i++;
-            break;
-        }
-        if (s[0] != '-') break; /* the command starts here (no "--") */
-        if (strcmp(s, "--cuda") == 0) {
-            a->cuda = a->cuda_set = true;
-        } else if (strcmp(s, "--nvtx") == 0) {
-            a->nvtx = a->cuda_set = true;
-        } else if (strcmp(s, "--cpu") == 0) {
-            a->cpu = a->cuda_set = true;
-        } else if (strcmp(s, "--off") == 0) {
-            a->off = true;
-        } else if (strcmp(s, "--py-internals") == 0) {
-            a->py_internals = true;
-        } else if (strcmp(s, "--keep") == 0) {
-            a->keep = true;
-        } else if (strcmp(s, "--pretty") == 0) {
-            a->pretty = true;
-        } else if (strcmp(s, "--cuda-events") == 0) {
-            a->events = true;
-        } else if (strcmp(s, "--external-correlation") == 0) {
-            a->extcorr = true;
-        } else if (strcmp(s, "--no-driver-api") == 0) {
-            a->no_driver_api = true;
-        } else if (strcmp(s, "-o") == 0 || strcmp(s, "--output") == 0) {
-            if (!next || !*next) {
-                pr_err("%s needs a file name\n", s);
-                return -1;
-            }
-            a->output = next;
-            i++;
-        } else if (strcmp(s, "--merge") == 0) {
-            if (!next || !*next) {
-                pr_err("--merge needs a directory (one kept with --keep)\n");
-                return -1;
-            }
-            if (a->nmerge == 16) {
-                pr_err("--merge: at most 16 traces\n");
-                return -1;
-            }
-            if (!a->merge) a->merge = argv[i + 1];
-            a->merge_files[a->nmerge++] = argv[i + 1];
-            i++;
-        } else if (strcmp(s, "--folded") == 0 || strcmp(s, "--flamegraph") == 0) {
-            if (!next || !*next) {
-                pr_err("%s needs a file name\n", s);
-                return -1;
-            }
-            if (s[2] == 'f' && s[3] == 'o')
-                a->folded = next;
-            else
-                a->flamegraph = next;
-            i++;
-        } else if (strcmp(s, "--freq") == 0) {
-            char *end;
-            unsigned long f = next ? strtoul(next, &end, 10) : 0;
-            if (!next || *end || f < 1 || f > 1000) {
-                pr_err("--freq: '%s' is not a rate between 1 and 1000 Hz\n", next ? next : "");
-                return -1;
-            }
-            a->freq = (unsigned)f;
-            a->freq_set = true;
-            i++;
-        } else if (strcmp(s, "--pid") == 0) {
-            char *end;
-            long p = next ? strtol(next, &end, 10) : 0;
-            if (!next || *end || p <= 0 || p > INT_MAX) {
-                pr_err("--pid: '%s' is not a process id\n", next ? next : "");
-                return -1;
-            }
-            a->pid = (pid_t)p;
-            i++;
-        } else if (strcmp(s, "--delay") == 0) {
-            if (parse_secs(s, next, &a->delay_ns)) return -1;
-            i++;
-        } else if (strcmp(s, "--duration") == 0) {
-            if (parse_secs(s, next, &a->duration_ns)) return -1;
-            if (a->duration_ns == 0) {
-                pr_err("--duration must be more than 0\n");
-                return -1;
-            }
-            i++;
-        } else {
-            pr_err("unknown option '%s' (see latscope trace --help)\n", s);
-            return -1;
-        }
-    }
-    a->cmd = i < argc ? &argv[i] : NULL;
+    struct cli_spec spec = {"trace", usage_text, footer_text, options, on_opt, a, true};
+    int rc = cli_parse(&spec, argc, argv, &a->args);
+    if (rc == CLI_HELP) cli_help(stdout, &spec);
+    if (rc) return rc;
+    a->cmd = a->args.rest < argc ? &argv[a->args.rest] : NULL;
     if (!a->cuda_set) a->cuda = a->nvtx = true;
     if ((a->folded || a->flamegraph || a->freq_set || a->py_internals) && !a->cpu) {
         pr_err("--freq, --folded, --flamegraph and --py-internals need --cpu\n");
@@ -1068,7 +1105,9 @@ static int run_merge(const struct trace_args *a)
         t->ev.ts[i] -= m;
     for (size_t i = 0; i < t->nflows; i++)
         t->flows[i].ts -= m;
-    char *cmd[] = {(char *)"--merge", a->merge, NULL};
+    char mdir[PATH_MAX];
+    snprintf(mdir, sizeof(mdir), "%s", a->merge);
+    char *cmd[] = {(char *)"--merge", mdir, NULL};
     rc = add_metadata(t, a, cmd, &st, 0, 0, false, NULL);
     if (!rc) rc = lat_trace_sort(t);
     struct kineto_write_opts wo = {.pretty = a->pretty, .gzip = -1};
@@ -1183,22 +1222,30 @@ out:
     return code;
 }
 
+static int trace_run(struct trace_args *a)
+{
+    if (!a->off &&
+        (check_writable("--output", a->output) || check_writable("--folded", a->folded) ||
+         check_writable("--flamegraph", a->flamegraph)))
+        return LAT_EXIT_USAGE;
+    if (a->nmerge > 1) return run_merge_traces(a);
+    if (a->merge) return run_merge(a);
+    if (a->pid > 0) return run_attach(a);
+    if (a->off) return run_off(a->cmd);
+    return run_traced(a);
+}
+
 int cmd_trace(int argc, char **argv, const struct lat_opts *opts)
 {
     struct trace_args a;
     (void)opts;
-    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (lat_is_help(argv[i])) {
-            trace_usage(stdout);
-            return LAT_EXIT_OK;
-        }
-    if (parse_args(argc, argv, &a) < 0) return LAT_EXIT_USAGE;
-    if (!a.off && (check_writable("--output", a.output) || check_writable("--folded", a.folded) ||
-                   check_writable("--flamegraph", a.flamegraph)))
+    int prc = parse_args(argc, argv, &a);
+    if (prc == CLI_HELP) return LAT_EXIT_OK;
+    if (prc) {
+        cli_result_fini(&a.args);
         return LAT_EXIT_USAGE;
-    if (a.nmerge > 1) return run_merge_traces(&a);
-    if (a.merge) return run_merge(&a);
-    if (a.pid > 0) return run_attach(&a);
-    if (a.off) return run_off(a.cmd);
-    return run_traced(&a);
+    }
+    int code = trace_run(&a);
+    cli_result_fini(&a.args);
+    return code;
 }

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum lat_exit {
     LAT_EXIT_OK = 0,
@@ -50,6 +51,47 @@ int lat_parse_format(const char *s, unsigned allowed, enum lat_format *out);
 
 /* True when argv[i] is -h or --help. */
 bool lat_is_help(const char *arg);
+
+/* cli-opts.c: the option parser every command uses. A command describes its options in a table
+ * (ended by a row of zeros; a row with only `help` is a heading in --help) and handles each
+ * parsed option in on_opt(ctx, id, value): value is NULL for a flag; return 0, or -1 after
+ * printing why the value is wrong. `--opt value`, `--opt=value`, unambiguous prefixes, short
+ * options and `--` work the same in every command; -h/--help is built in. */
+enum { CLI_SUB = 1u << 0 }; /* cli_opt.flags: a sub-option, indented under the one before */
+struct cli_opt {
+    const char *lname; /* long name without "--"; NULL: a heading row */
+    int sname;         /* short option character, or 0 */
+    const char *arg;   /* the value's name in --help ("N", "FILE"); NULL: a flag */
+    int id;            /* handed to on_opt */
+    unsigned flags;    /* CLI_SUB */
+    const char *help;  /* '\n' starts a continuation line */
+};
+struct cli_spec {
+    const char *cmd;    /* "analyze": prefixes error messages */
+    const char *usage;  /* --help text before the options (usage line, description, blank line) */
+    const char *footer; /* --help text after them (exit status...), or NULL */
+    const struct cli_opt *opts;
+    int (*on_opt)(void *ctx, int id, const char *val);
+    void *ctx;
+    bool stop_at_positional; /* the first positional argument ends the options (trace CMD...) */
+};
+struct cli_result {
+    const char **pos; /* the positional arguments, in order */
+    size_t npos;
+    bool dashdash; /* a `--` ended the options: pos[after_dashdash..] came after it */
+    size_t after_dashdash;
+    int rest; /* argv[rest..argc): the arguments after the options (with stop_at_positional:
+               * all positional ones, in place) */
+};
+enum { CLI_HELP = 1, CLI_ERROR = -1 };
+/* 0 (res filled: free with cli_result_fini), CLI_HELP (-h/--help seen: print cli_help), or
+ * CLI_ERROR (the error was printed: exit LAT_EXIT_USAGE). */
+int cli_parse(const struct cli_spec *spec, int argc, char **argv, struct cli_result *res);
+void cli_result_fini(struct cli_result *res);
+void cli_help(FILE *f, const struct cli_spec *spec);
+/* An integer option value in lo..hi; -1 after printing "--opt wants a number (lo..hi)". */
+int cli_int(const char *cmd, const char *opt, const char *val, long long lo, long long hi,
+            long long *out);
 
 struct lat_ingest_set;
 struct lat_ingest_opts;
