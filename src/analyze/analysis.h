@@ -228,6 +228,25 @@ struct lat_an_aten_seq {
 };
 
 /* Everything for one rank. */
+/* User annotations (annot.c): HTA's get_gpu/cpu_user_annotation_breakdown rows and the GPU
+ * rows under each GPU annotation (get_gpu_kernels_with_user_annotations). */
+struct lat_an_annot {
+    struct lat_an_kernel s; /* name ("others": HTA's aggregated row), count, sum..std */
+    uint64_t kernels;       /* GPU rows whose innermost GPU annotation this is (GPU rows) */
+    lat_ns kernel_time;     /* their time */
+};
+struct lat_an_annots {
+    struct lat_an_annot *gpu, *cpu; /* gpu_user_annotation / user_annotation rows, by sum */
+    size_t ngpu, ncpu;
+    uint64_t gpu_rows;           /* rows HTA's GPUKernelFilter keeps */
+    uint64_t gpu_rows_annotated; /* those under some GPU annotation */
+    /* internal: per name before aggregation */
+    const char **gpu_names;
+    size_t ngpu_names;
+    uint64_t *name_kernels;
+    lat_ns *name_kernel_time;
+};
+
 struct lat_an_rank {
     int32_t rank;
     const struct lat_trace *trace;
@@ -294,6 +313,7 @@ struct lat_an_rank {
     bool cpu_only;                 /* no GPU rows at all: the step table is the CPU split */
     struct lat_an_op *top_ops_mem; /* top_n by self CPU memory (with profile_memory data) */
     size_t ntop_ops_mem;
+    struct lat_an_annots annot; /* user annotations (annot.c) */
 };
 
 struct lat_analysis {

@@ -180,8 +180,7 @@ static int kern_type_name(const void *a, const void *b)
     return c ? c : strcmp(x->name, y->name);
 }
 
-/* sample statistics of values x[0..n) into k (sum, max, min, mean, std) */
-static void kern_stats(struct lat_an_kernel *k, const double *x, size_t n)
+void an_kern_stats(struct lat_an_kernel *k, const double *x, size_t n)
 {
     double mean = 0, m2 = 0, mx = -INFINITY, mn = INFINITY, sum = 0;
     for (size_t i = 0; i < n; i++) {
@@ -213,9 +212,7 @@ static size_t aggr_type(struct lat_an_kernel *names, size_t n, const struct anal
     for (size_t i = 0; i < n; i++)
         cum[i] = run += (double)names[i].sum;
     /* quantile of the (already sorted, increasing) cumsum series */
-    double pos = o->duration_ratio * (double)(n - 1);
-    size_t lo = (size_t)pos;
-    double q = lo + 1 < n ? cum[lo] + (cum[lo + 1] - cum[lo]) * (pos - (double)lo) : cum[n - 1];
+    double q = an_quantile_sorted(cum, n, o->duration_ratio);
     size_t k = 0, nothers = 0;
     uint64_t others_count = 0;
     double *osum = scratch + n; /* per-name sums that go into "others" */
@@ -238,7 +235,7 @@ static size_t aggr_type(struct lat_an_kernel *names, size_t n, const struct anal
         ot->name = "others";
         ot->others = true;
         ot->count = others_count;
-        kern_stats(ot, osum, nothers);
+        an_kern_stats(ot, osum, nothers);
     }
     return k;
 }
@@ -316,7 +313,7 @@ int an_ktypes(struct an_view *v, struct lat_an_rank *r)
         k->type = an_ktype(v, rows[j]);
         k->name = lat_trace_str(v->t, id);
         k->count = e - j;
-        kern_stats(k, dur, e - j);
+        an_kern_stats(k, dur, e - j);
         j = e;
     }
 

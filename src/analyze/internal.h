@@ -132,6 +132,13 @@ int an_aten(struct an_view *v, struct lat_an_rank *r);
 
 /* pandas describe() over x[0..n) (sorts x). */
 void an_describe(double *x, size_t n, struct lat_dist *d);
+/* pandas' default quantile of sorted x[0..n) (linear interpolation), n > 0. */
+double an_quantile_sorted(const double *x, size_t n, double q);
+/* Sample statistics of x[0..n) into k: sum, max, min, mean, std (0 for one value). */
+void an_kern_stats(struct lat_an_kernel *k, const double *x, size_t n);
+/* annot.c: user annotations (HTA's user-annotation breakdowns) */
+int an_annot(struct an_view *v, struct lat_an_rank *r);
+void an_annot_fini(struct lat_an_annots *A);
 
 /* Hash map int64 -> uint32 (open addressing), for correlation ids. */
 struct an_map {

@@ -151,8 +151,8 @@ static void dsort(double *x, size_t n)
     }
 }
 
-/* pandas' default quantile: linear interpolation between the closest ranks. */
-static double an_quantile(const double *x, size_t n, double q)
+/* pandas' default quantile of sorted x[0..n): linear interpolation between the closest ranks. */
+double an_quantile_sorted(const double *x, size_t n, double q)
 {
     double pos = q * (double)(n - 1);
     size_t lo = (size_t)pos;
@@ -176,11 +176,11 @@ void an_describe(double *x, size_t n, struct lat_dist *d)
     d->std = n > 1 ? __builtin_sqrt(m2 / (double)(n - 1)) : 0;
     d->min = x[0];
     d->max = x[n - 1];
-    d->p25 = an_quantile(x, n, 0.25);
-    d->p50 = an_quantile(x, n, 0.50);
-    d->p75 = an_quantile(x, n, 0.75);
-    d->p90 = an_quantile(x, n, 0.90);
-    d->p99 = an_quantile(x, n, 0.99);
+    d->p25 = an_quantile_sorted(x, n, 0.25);
+    d->p50 = an_quantile_sorted(x, n, 0.50);
+    d->p75 = an_quantile_sorted(x, n, 0.75);
+    d->p90 = an_quantile_sorted(x, n, 0.90);
+    d->p99 = an_quantile_sorted(x, n, 0.99);
 }
 
 /* ---- names ---------------------------------------------------------------------------- */

@@ -178,6 +178,23 @@ static const struct lat_an_field sync_f[] = {
 };
 TABLE(lat_an_sync_table, "calls", struct lat_an_sync, sync_f);
 
+#define ANNOT_STATS                                                                                \
+    F("name", STR, "annotation", struct lat_an_annot, s.name),                                     \
+        F("count", COUNT, "count", struct lat_an_annot, s.count),                                  \
+        F("sum_us", NS, "total", struct lat_an_annot, s.sum),                                      \
+        F("mean_us", NS_D, "mean", struct lat_an_annot, s.mean_ns),                                \
+        F("max_us", NS, "max", struct lat_an_annot, s.max),                                        \
+        F("min_us", NS, "min", struct lat_an_annot, s.min),                                        \
+        F("std_us", NS_D, "std", struct lat_an_annot, s.std_ns)
+static const struct lat_an_field annot_gpu_f[] = {
+    ANNOT_STATS,
+    F("kernels", COUNT, "GPU rows", struct lat_an_annot, kernels),
+    F("kernel_us", NS, "their time", struct lat_an_annot, kernel_time),
+};
+TABLE(lat_an_annot_gpu_table, "gpu", struct lat_an_annot, annot_gpu_f);
+static const struct lat_an_field annot_cpu_f[] = {ANNOT_STATS};
+TABLE(lat_an_annot_cpu_table, "cpu", struct lat_an_annot, annot_cpu_f);
+
 #define AT(row, f, type) ((const type *)((const char *)(row) + (f)->off))
 
 double lat_an_field_num(const struct lat_an_field *f, const void *row)
@@ -565,6 +582,18 @@ static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole, siz
     j_us(w, "blocking_us", r->sync_blocking);
     j_rows(w, lat_an_sync_table.key, &lat_an_sync_table, r->syncs, r->nsyncs);
     jsonw_obj_end(w);
+    if (!whole) {
+        const struct lat_an_annots *A = &r->annot;
+        jsonw_key(w, "annotations");
+        jsonw_obj_begin(w);
+        jsonw_key(w, "gpu_rows");
+        jsonw_u64(w, A->gpu_rows);
+        jsonw_key(w, "gpu_rows_annotated");
+        jsonw_u64(w, A->gpu_rows_annotated);
+        j_rows(w, lat_an_annot_gpu_table.key, &lat_an_annot_gpu_table, A->gpu, A->ngpu);
+        j_rows(w, lat_an_annot_cpu_table.key, &lat_an_annot_cpu_table, A->cpu, A->ncpu);
+        jsonw_obj_end(w);
+    }
     struct lat_cpu_summary cs;
     if (!whole && cpu_summary(r, top_n, o, &cs)) { /* absent without CPU samples */
         j_cpu(w, &cs);
@@ -666,6 +695,8 @@ static void print_name(FILE *f, const char *s, int width)
     }
     fprintf(f, "%.*s%*s", n, s, width - n, "");
 }
+
+static void print_annotations(FILE *f, const struct lat_an_annots *A, size_t top_n);
 
 static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct analysis_opts *o,
                             const struct analyze_render_opts *ro)
@@ -907,6 +938,7 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
                     r->syncs[i].device_side ? "device" : "host",
                     (unsigned long long)r->syncs[i].count, dur(r->syncs[i].total, b2));
     }
+    print_annotations(f, &r->annot, o->top_n);
     struct lat_cpu_summary cs;
     if (cpu_summary(r, o->top_n, ro, &cs)) { /* `latscope trace --cpu` samples */
         fprintf(f, "\n");
@@ -915,6 +947,37 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
     }
     sections_text(f, r, o->top_n, ro);
     fprintf(f, "\n");
+}
+
+/* User annotations: the top rows of each table, by total time (text report). */
+static void print_annotations(FILE *f, const struct lat_an_annots *A, size_t top_n)
+{
+    char b1[32], b2[32], b3[32];
+    if (A->ngpu) {
+        fprintf(f,
+                "\nGPU user annotations (%llu of %llu GPU rows under one)   count       total     "
+                "mean  GPU rows    their time\n",
+                (unsigned long long)A->gpu_rows_annotated, (unsigned long long)A->gpu_rows);
+        for (size_t i = 0; i < A->ngpu && i < top_n; i++) {
+            const struct lat_an_annot *a = &A->gpu[i];
+            fprintf(f, "  ");
+            print_name(f, a->s.name, 50);
+            fprintf(f, " %7llu %11s %8s %9llu %13s\n", (unsigned long long)a->s.count,
+                    dur(a->s.sum, b1), dur((lat_ns)a->s.mean_ns, b2),
+                    (unsigned long long)a->kernels, dur(a->kernel_time, b3));
+        }
+    }
+    if (A->ncpu) {
+        fprintf(f, "\nCPU user annotations                                  count       total     "
+                   "mean\n");
+        for (size_t i = 0; i < A->ncpu && i < top_n; i++) {
+            const struct lat_an_annot *a = &A->cpu[i];
+            fprintf(f, "  ");
+            print_name(f, a->s.name, 50);
+            fprintf(f, " %7llu %11s %8s\n", (unsigned long long)a->s.count, dur(a->s.sum, b1),
+                    dur((lat_ns)a->s.mean_ns, b2));
+        }
+    }
 }
 
 int analyze_format_text(FILE *f, const struct lat_analysis *a, const struct analyze_render_opts *o)

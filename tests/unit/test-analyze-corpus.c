@@ -300,6 +300,34 @@ TEST_TIMEOUT(analyze_hta_ns_resolution_kernels, 60)
     lat_trace_free(t);
 }
 
+/* ns_resolution_trace, user annotations (§18): HTA's test_gpu_user_annotation_breakdown gives
+ * 3 GPU rows and test_cpu_user_annotation_breakdown 12 CPU rows; test_get_gpu_kernels_with_user_
+ * annotations 4876 kernels with 4 distinct annotation ids (3 names and -1) and 27 kernels under
+ * Optimizer.step#SGD.step (HTA f4d0062, tests/test_trace_analysis.py). */
+TEST_TIMEOUT(analyze_hta_user_annotations, 60)
+{
+    struct lat_trace *t =
+        load(HTA "ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
+    struct lat_analysis *a = analyse(t, true, NULL);
+    const struct lat_an_annots *A = &a->ranks[0].annot;
+    ASSERT_EQ_U64(A->ngpu, 3);
+    ASSERT_EQ_U64(A->ncpu, 12);
+    ASSERT_EQ_U64(A->gpu_rows, 4876);
+    ASSERT(A->gpu_rows_annotated > 0 && A->gpu_rows_annotated < A->gpu_rows); /* so -1 too */
+    uint64_t named = 0, under_opt = UINT64_MAX, sum = 0;
+    for (size_t i = 0; i < A->ngpu; i++) {
+        named += A->gpu[i].kernels > 0;
+        sum += A->gpu[i].kernels;
+        if (!strcmp(A->gpu[i].s.name, "Optimizer.step#SGD.step")) under_opt = A->gpu[i].kernels;
+        ASSERT(A->gpu[i].kernel_time >= 0);
+    }
+    ASSERT_EQ_U64(named, 3);
+    ASSERT_EQ_U64(sum, A->gpu_rows_annotated);
+    ASSERT_EQ_U64(under_opt, 27);
+    analysis_free(a);
+    lat_trace_free(t);
+}
+
 /* Cross-check against HolisticTraceAnalysis 0.5.0 (PyPI) run on the same files with
  * perf/hta/hta-analyses.py (docs/performance-analyze.md): temporal µs, kernel-type sums,
  * idle µs of the first stream, comm/comp overlap (2 dp) and launch statistics. */

@@ -863,3 +863,62 @@ TEST(analyze_steps_cpu_split)
     analysis_free(a);
     lat_trace_free(b.t);
 }
+
+/* User annotations by hand (annot.c): on stream 7, GPU annotation "outer" [0,100) holds "inner"
+ * [20,50); kernels k1 [10,15) -> outer, k2 [25,30) -> inner (the innermost wins), k3 [48,60)
+ * -> inner (overlaps it), k4 [100,110) -> none ([ts, end) intervals: touching is no overlap), a
+ * kernel on stream 8 [30,40) -> none (another track), a memcpy without correlation -> not a
+ * GPUKernelFilter row. CPU annotations: "step" twice (10 and 30 us: mean 20, std 14.142). */
+static const char annot_json[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"outer\",\"pid\":0,\"tid\":7,"
+    "\"ts\":0,\"dur\":100},"
+    "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"inner\",\"pid\":0,\"tid\":7,"
+    "\"ts\":20,\"dur\":30},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":5,"
+    "\"args\":{\"stream\":7,\"correlation\":1,\"device\":0}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k2\",\"pid\":0,\"tid\":7,\"ts\":25,\"dur\":5,"
+    "\"args\":{\"stream\":7,\"correlation\":2,\"device\":0}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k3\",\"pid\":0,\"tid\":7,\"ts\":48,\"dur\":12,"
+    "\"args\":{\"stream\":7,\"correlation\":3,\"device\":0}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k4\",\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":10,"
+    "\"args\":{\"stream\":7,\"correlation\":4,\"device\":0}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k5\",\"pid\":0,\"tid\":8,\"ts\":30,\"dur\":10,"
+    "\"args\":{\"stream\":8,\"correlation\":5,\"device\":0}},"
+    "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD\",\"pid\":0,\"tid\":7,"
+    "\"ts\":60,\"dur\":5,\"args\":{\"stream\":7,\"device\":0}},"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"step\",\"pid\":1,\"tid\":1,"
+    "\"ts\":0,\"dur\":10},"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"step\",\"pid\":1,\"tid\":1,"
+    "\"ts\":20,\"dur\":30}]}";
+
+TEST(analyze_user_annotations_by_hand)
+{
+    struct lat_trace *t;
+    char err[LAT_INGEST_ERRLEN];
+    if (ingest_mem(annot_json, sizeof(annot_json) - 1, "handmade-annot.json", NULL, &t, err,
+                   sizeof(err)))
+        FAIL("ingest_mem: %s", err);
+    struct analysis_opts o;
+    analysis_opts_default(&o);
+    struct lat_analysis *a = run1(t, &o);
+    const struct lat_an_annots *A = &a->ranks[0].annot;
+    ASSERT_EQ_U64(A->gpu_rows, 5); /* k1..k5; the memcpy has no correlation */
+    ASSERT_EQ_U64(A->gpu_rows_annotated, 3);
+    ASSERT_EQ_U64(A->ngpu, 2);
+    ASSERT_EQ_STR(A->gpu[0].s.name, "outer"); /* by sum: 100 us, then 30 */
+    ASSERT_EQ_U64(A->gpu[0].kernels, 1);
+    ASSERT_EQ_I64(A->gpu[0].kernel_time, US(5));
+    ASSERT_EQ_STR(A->gpu[1].s.name, "inner");
+    ASSERT_EQ_U64(A->gpu[1].kernels, 2);
+    ASSERT_EQ_I64(A->gpu[1].kernel_time, US(17));
+    ASSERT_EQ_U64(A->ncpu, 1);
+    ASSERT_EQ_U64(A->cpu[0].s.count, 2);
+    ASSERT_EQ_I64(A->cpu[0].s.sum, US(40));
+    ASSERT_EQ_I64(A->cpu[0].s.max, US(30));
+    ASSERT_EQ_I64(A->cpu[0].s.min, US(10));
+    ASSERT_NEAR(A->cpu[0].s.mean_ns, 20000.0, 1e-6);
+    ASSERT_NEAR(A->cpu[0].s.std_ns, 14142.1356, 1e-3);
+    analysis_free(a);
+    lat_trace_free(t);
+}
