@@ -56,6 +56,7 @@ static void rank_fini(struct lat_an_rank *r)
         free(r->aten_seqs[i].kernels);
     free(r->aten_seqs);
     an_annot_fini(&r->annot);
+    free(r->membw);
 }
 
 void analysis_free(struct lat_analysis *a)
@@ -118,7 +119,7 @@ int analysis_run(struct lat_trace *const *traces, size_t n, const struct analysi
 {
     /* Most expensive first (measured on df_index_resolver), so the pool ends evenly. */
     static const an_fn fns[] = {an_aten,   an_steps,   an_ops,      an_queue, an_launch, an_ktypes,
-                                an_memcpy, an_overlap, an_temporal, an_idle,  an_annot};
+                                an_memcpy, an_overlap, an_temporal, an_idle,  an_annot,  an_membw};
     const size_t nfns = sizeof(fns) / sizeof(fns[0]);
     struct analysis_opts defaults;
     struct lat_analysis *a;

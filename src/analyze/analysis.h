@@ -247,6 +247,14 @@ struct lat_an_annots {
     lat_ns *name_kernel_time;
 };
 
+/* Memory bandwidth series per copy group (membw.c, HTA get_memory_bw_summary). */
+struct lat_an_membw {
+    const char *name; /* "Memcpy HtoD", ..., "Memset", "Memcpy Unknown" (points to name_buf) */
+    char name_buf[16];
+    uint64_t rows;        /* copies/memsets with a bandwidth argument */
+    struct lat_dist gbps; /* describe() of the series' samples above 0, GB/s */
+};
+
 struct lat_an_rank {
     int32_t rank;
     const struct lat_trace *trace;
@@ -314,6 +322,8 @@ struct lat_an_rank {
     struct lat_an_op *top_ops_mem; /* top_n by self CPU memory (with profile_memory data) */
     size_t ntop_ops_mem;
     struct lat_an_annots annot; /* user annotations (annot.c) */
+    struct lat_an_membw *membw; /* per copy group (membw.c): DtoH, HtoD, DtoD, Memset, ... */
+    size_t nmembw;
 };
 
 struct lat_analysis {

@@ -139,6 +139,8 @@ void an_kern_stats(struct lat_an_kernel *k, const double *x, size_t n);
 /* annot.c: user annotations (HTA's user-annotation breakdowns) */
 int an_annot(struct an_view *v, struct lat_an_rank *r);
 void an_annot_fini(struct lat_an_annots *A);
+/* membw.c: memory bandwidth series summary (HTA TraceCounters) */
+int an_membw(struct an_view *v, struct lat_an_rank *r);
 
 /* Hash map int64 -> uint32 (open addressing), for correlation ids. */
 struct an_map {

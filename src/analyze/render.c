@@ -193,6 +193,20 @@ static const struct lat_an_field annot_gpu_f[] = {
 };
 TABLE(lat_an_annot_gpu_table, "gpu", struct lat_an_annot, annot_gpu_f);
 static const struct lat_an_field annot_cpu_f[] = {ANNOT_STATS};
+
+static const struct lat_an_field membw_f[] = {
+    F("name", STR, "memory op", struct lat_an_membw, name),
+    F("rows", COUNT, "rows", struct lat_an_membw, rows),
+    F("samples", COUNT, "samples", struct lat_an_membw, gbps.count),
+    F("mean_gbps", F6, "mean GB/s", struct lat_an_membw, gbps.mean),
+    F("std_gbps", F6, "std", struct lat_an_membw, gbps.std),
+    F("min_gbps", F6, "min", struct lat_an_membw, gbps.min),
+    F("p25_gbps", F6, "p25", struct lat_an_membw, gbps.p25),
+    F("p50_gbps", F6, "p50", struct lat_an_membw, gbps.p50),
+    F("p75_gbps", F6, "p75", struct lat_an_membw, gbps.p75),
+    F("max_gbps", F6, "max", struct lat_an_membw, gbps.max),
+};
+TABLE(lat_an_membw_table, "memory_bw", struct lat_an_membw, membw_f);
 TABLE(lat_an_annot_cpu_table, "cpu", struct lat_an_annot, annot_cpu_f);
 
 #define AT(row, f, type) ((const type *)((const char *)(row) + (f)->off))
@@ -582,6 +596,7 @@ static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole, siz
     j_us(w, "blocking_us", r->sync_blocking);
     j_rows(w, lat_an_sync_table.key, &lat_an_sync_table, r->syncs, r->nsyncs);
     jsonw_obj_end(w);
+    if (!whole) j_rows(w, lat_an_membw_table.key, &lat_an_membw_table, r->membw, r->nmembw);
     if (!whole) {
         const struct lat_an_annots *A = &r->annot;
         jsonw_key(w, "annotations");
@@ -937,6 +952,16 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
             fprintf(f, "  %-28s %-7s %7llu %10s\n", r->syncs[i].name,
                     r->syncs[i].device_side ? "device" : "host",
                     (unsigned long long)r->syncs[i].count, dur(r->syncs[i].total, b2));
+    }
+    if (r->nmembw) {
+        fprintf(f,
+                "\nmemory bandwidth (HTA counters)   rows  samples   mean GB/s    p50      max\n");
+        for (size_t i = 0; i < r->nmembw; i++) {
+            const struct lat_an_membw *m = &r->membw[i];
+            fprintf(f, "  %-30s %6llu %8llu %10.2f %8.2f %8.2f\n", m->name,
+                    (unsigned long long)m->rows, (unsigned long long)m->gbps.count, m->gbps.mean,
+                    m->gbps.p50, m->gbps.max);
+        }
     }
     print_annotations(f, &r->annot, o->top_n);
     struct lat_cpu_summary cs;

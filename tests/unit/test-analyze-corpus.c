@@ -328,6 +328,46 @@ TEST_TIMEOUT(analyze_hta_user_annotations, 60)
     lat_trace_free(t);
 }
 
+/* negative_queue_length_values_check, memory bandwidth (§9, §18: "memory-bw summary 4 rows"):
+ * every statistic of HTA f4d0062's get_memory_bw_summary(ranks=[0]) on the file (TraceAnalysis
+ * with pandas 2.x, printed with %.6f: count mean std min 25% 50% 75% max). */
+TEST_TIMEOUT(analyze_hta_memory_bw, 60)
+{
+    static const struct {
+        const char *name;
+        double v[8];
+    } ref[] = {
+        {"Memcpy DtoH", {24, 0.124136, 0.122813, 0.001798, 0.008286, 0.080758, 0.259122, 0.333333}},
+        {"Memcpy HtoD",
+         {64, 4.892028, 6.231704, 0.006309, 0.065309, 0.130279, 11.382923, 21.165501}},
+        {"Memcpy DtoD",
+         {912, 146.868819, 269.532964, 0.000641, 0.236601, 3.683453, 95.100990, 865.161716}},
+        {"Memset", {200, 0.410212, 0.649649, 0.002688, 0.065599, 0.110392, 0.640026, 2.909091}},
+    };
+    struct lat_trace *t = load(HTA "negative_queue_length_values_check/rank0.json.gz");
+    struct lat_analysis *a = analyse(t, true, NULL);
+    const struct lat_an_rank *r = &a->ranks[0];
+    ASSERT_EQ_U64(r->nmembw, 4);
+    for (size_t k = 0; k < 4; k++) {
+        const struct lat_an_membw *m = NULL;
+        for (size_t i = 0; i < r->nmembw; i++)
+            if (!strcmp(r->membw[i].name, ref[k].name)) m = &r->membw[i];
+        ASSERT(m != NULL);
+        const struct lat_dist *d = &m->gbps;
+        const double got[8] = {(double)d->count, d->mean, d->std, d->min,
+                               d->p25,           d->p50,  d->p75, d->max};
+        for (int j = 0; j < 8; j++)
+            ASSERT_NEAR(got[j], ref[k].v[j], 1e-6 + 1e-6 * ref[k].v[j]);
+    }
+    analysis_free(a);
+    lat_trace_free(t);
+    t = load(HTA "rank_non_gpu/rank_non_gpu.json.gz"); /* §18: memory-bw summary None */
+    a = analyse(t, true, NULL);
+    ASSERT_EQ_U64(a->ranks[0].nmembw, 0);
+    analysis_free(a);
+    lat_trace_free(t);
+}
+
 /* Cross-check against HolisticTraceAnalysis 0.5.0 (PyPI) run on the same files with
  * perf/hta/hta-analyses.py (docs/performance-analyze.md): temporal µs, kernel-type sums,
  * idle µs of the first stream, comm/comp overlap (2 dp) and launch statistics. */

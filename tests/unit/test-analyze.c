@@ -922,3 +922,48 @@ TEST(analyze_user_annotations_by_hand)
     analysis_free(a);
     lat_trace_free(t);
 }
+
+/* Memory bandwidth series by hand (membw.c): HtoD [0,10) 2 GB/s and [10,20) 4 GB/s back to back
+ * (ends before starts at one ts: the samples are 2, 0 (not counted), 4, 0: never 6), a 0-length
+ * HtoD at 30 lasting 1 us with 8 GB/s, a DtoH [5,15) 1 GB/s, a Memset without the argument. */
+static const char membw_json[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\","
+    "\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":10,\"args\":{\"stream\":7,\"memory bandwidth "
+    "(GB/s)\":2.0}},"
+    "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\","
+    "\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":10,\"args\":{\"stream\":7,\"memory bandwidth "
+    "(GB/s)\":4.0}},"
+    "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pinned -> Device)\","
+    "\"pid\":0,\"tid\":7,\"ts\":30,\"dur\":0,\"args\":{\"stream\":7,\"memory bandwidth "
+    "(GB/s)\":8.5}},"
+    "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy DtoH (Device -> Pinned)\","
+    "\"pid\":0,\"tid\":8,\"ts\":5,\"dur\":10,\"args\":{\"stream\":8,\"memory bandwidth "
+    "(GB/s)\":1.5}},"
+    "{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset (Device)\",\"pid\":0,"
+    "\"tid\":7,\"ts\":40,\"dur\":5,\"args\":{\"stream\":7}}]}";
+
+TEST(analyze_memory_bw_by_hand)
+{
+    struct lat_trace *t;
+    char err[LAT_INGEST_ERRLEN];
+    if (ingest_mem(membw_json, sizeof(membw_json) - 1, "handmade-membw.json", NULL, &t, err,
+                   sizeof(err)))
+        FAIL("ingest_mem: %s", err);
+    struct analysis_opts o;
+    analysis_opts_default(&o);
+    struct lat_analysis *a = run1(t, &o);
+    const struct lat_an_rank *r = &a->ranks[0];
+    ASSERT_EQ_U64(r->nmembw, 2); /* DtoH, HtoD; the Memset has no bandwidth */
+    ASSERT_EQ_STR(r->membw[0].name, "Memcpy DtoH");
+    ASSERT_EQ_U64(r->membw[0].gbps.count, 1);
+    ASSERT_NEAR(r->membw[0].gbps.max, 1.5, 1e-12);
+    ASSERT_EQ_STR(r->membw[1].name, "Memcpy HtoD");
+    ASSERT_EQ_U64(r->membw[1].rows, 3);
+    ASSERT_EQ_U64(r->membw[1].gbps.count, 3); /* 2, 4, 8.5 */
+    ASSERT_NEAR(r->membw[1].gbps.max, 8.5, 1e-12);
+    ASSERT_NEAR(r->membw[1].gbps.min, 2.0, 1e-12);
+    ASSERT_NEAR(r->membw[1].gbps.mean, 14.5 / 3, 1e-12);
+    analysis_free(a);
+    lat_trace_free(t);
+}
