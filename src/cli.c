@@ -2,7 +2,14 @@
  * cli.c - helpers shared by the command files: --help detection, --format parsing and the
  * dying allocators (the CLI may die on out-of-memory; library modules return -ENOMEM).
  */
+#define PR_FMT "latscope"
+#include "core/log.h"
 #include "latscope.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,4 +65,30 @@ char *xstrdup(const char *s)
 {
     size_t n = strlen(s) + 1;
     return memcpy(xmalloc(n), s, n);
+}
+
+int lat_check_output(const char *cmd, const char *opt, const char *path, const char *consequence)
+{
+    if (!path || !strcmp(path, "-")) return 0;
+    struct stat sb;
+    int fd;
+    if (stat(path, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode)) {
+            lat_log_printf(LAT_LOG_ERR, cmd, "%s %s: is a directory, give a file name; %s\n", opt,
+                           path, consequence);
+            return -1;
+        }
+        fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0 && errno == ENXIO) return 0; /* a FIFO whose reader comes later */
+    } else {
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd >= 0) unlink(path);
+    }
+    if (fd < 0) {
+        lat_log_printf(LAT_LOG_ERR, cmd, "%s %s: cannot write there (%s); %s\n", opt, path,
+                       strerror(errno), consequence);
+        return -1;
+    }
+    close(fd);
+    return 0;
 }

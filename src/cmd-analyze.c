@@ -14,6 +14,7 @@
 #include "core/err.h"
 #include "core/jsonw.h"
 #include "core/log.h"
+#include "export/kineto_write.h"
 #include "ingest/ingest.h"
 #include "latscope.h"
 
@@ -46,6 +47,7 @@ enum {
     OPT_NO_NS_ROUNDING,
     OPT_THREADS,
     OPT_PRETTY,
+    OPT_WRITE_TRACE,
 };
 
 static const struct cli_opt options[] = {
@@ -71,6 +73,10 @@ static const struct cli_opt options[] = {
      "(default: one per CPU; 1: all on one thread, gzip too); the\n"
      "numbers do not depend on it"},
     {"pretty", 0, NULL, OPT_PRETTY, 0, "indent the JSON"},
+    {"write-trace", 0, "FILE", OPT_WRITE_TRACE, 0,
+     "also write the trace with HTA's counter tracks added (Queue\n"
+     "Length per stream, Memcpy BW per copy group; Perfetto shows\n"
+     "them) as Kineto JSON (.gz by suffix); one trace only"},
     {0},
 };
 
@@ -78,6 +84,7 @@ struct analyze_args {
     enum lat_format fmt;
     struct analysis_opts ao;
     bool pretty, by_shape;
+    const char *write_trace;
 };
 
 static int on_opt(void *ctx, int id, const char *val)
@@ -106,6 +113,14 @@ static int on_opt(void *ctx, int id, const char *val)
     case OPT_PRETTY:
         a->pretty = true;
         return 0;
+    case OPT_WRITE_TRACE:
+        if (!*val) {
+            pr_err("--write-trace needs a file name\n");
+            return -1;
+        }
+        a->write_trace = val;
+        a->ao.counters = true;
+        return 0;
     case OPT_RANK:
         if (cli_int("analyze", "rank", val, 0, INT32_MAX, &v)) return -1;
         a->ao.only_rank = (int32_t)v;
@@ -119,6 +134,7 @@ static int on_opt(void *ctx, int id, const char *val)
         a->ao.threads = (unsigned)v;
         return 0;
     }
+    pr_err("internal error: option %d is not handled\n", id);
     return -1;
 }
 
@@ -181,6 +197,32 @@ static int print_json(const struct lat_analysis *a, bool pretty,
     return rc;
 }
 
+/* --write-trace: the one rank's trace with HTA's counter tracks added. */
+static int write_trace(const struct lat_analysis *an, struct lat_trace *const *traces, size_t n,
+                       const char *path)
+{
+    if (an->nranks != 1) {
+        pr_err("--write-trace writes one trace: give one trace file (or --rank N), not %zu ranks\n",
+               an->nranks);
+        return LAT_E_USAGE;
+    }
+    const struct lat_an_rank *r = &an->ranks[0];
+    struct lat_trace *t = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (traces[i] == r->trace) t = traces[i]; /* the same trace, writable */
+    size_t added = 0;
+    int rc = t ? analysis_add_counters(t, r, &added) : LAT_E_USAGE;
+    struct kineto_write_opts wo = {.gzip = -1};
+    if (!rc) rc = kineto_write_file(t, path, &wo);
+    if (rc) {
+        pr_err("--write-trace %s: %s\n", path, lat_strerror(rc));
+        return rc;
+    }
+    pr_info("wrote %s: %zu counter events (%zu queue length, %zu memory bandwidth)\n", path, added,
+            r->nqueue_pts, r->nmembw_pts);
+    return 0;
+}
+
 /* ---- main ---------------------------------------------------------------------------------- */
 
 int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
@@ -207,6 +249,10 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
     struct analysis_opts ao = args.ao;
     bool pretty = args.pretty, by_shape = args.by_shape;
 
+    if (lat_check_output("analyze", "--write-trace", args.write_trace, "nothing was read")) {
+        free(inputs);
+        return LAT_EXIT_USAGE;
+    }
     struct progress prog = {.enabled = opts->progress, .start = clock_now_ns()};
     struct lat_ingest_opts io = {.progress = on_read, .progress_ctx = &prog};
     if (ao.threads == 1) io.flags |= LAT_INGEST_NO_THREAD; /* everything on this thread */
@@ -266,6 +312,10 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
     }
     if (rc < 0) {
         pr_err("analysis failed: %s\n", lat_strerror(rc));
+        goto out;
+    }
+    if (args.write_trace && (rc = write_trace(an, traces, ntraces, args.write_trace)) < 0) {
+        analysis_free(an);
         goto out;
     }
     struct analyze_render_opts ro = {.warn = on_render_warn,

@@ -226,6 +226,7 @@ static int on_opt(void *ctx, int id, const char *val)
         c->to.normalize = true;
         return 0;
     }
+    pr_err("internal error: option %d is not handled\n", id);
     return -1;
 }
 

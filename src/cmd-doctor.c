@@ -168,6 +168,7 @@ static int on_opt(void *ctx, int id, const char *v)
         a->out_path = v;
         return 0;
     }
+    pr_err("internal error: option %d is not handled\n", id);
     return -1;
 }
 

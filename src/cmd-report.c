@@ -117,6 +117,7 @@ static int on_opt(void *ctx, int id, const char *v)
         a->plot = v;
         return 0;
     }
+    pr_err("internal error: option %d is not handled\n", id);
     return -1;
 }
 

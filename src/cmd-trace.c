@@ -239,6 +239,7 @@ static int on_opt(void *ctx, int id, const char *next)
         }
         return 0;
     }
+    pr_err("internal error: option %d is not handled\n", id);
     return -1;
 }
 
@@ -1134,26 +1135,7 @@ static int run_merge(const struct trace_args *a)
  * removed again). */
 static int check_writable(const char *opt, const char *path)
 {
-    if (!path || !strcmp(path, "-")) return 0;
-    struct stat sb;
-    int fd;
-    if (stat(path, &sb) == 0) {
-        if (S_ISDIR(sb.st_mode)) {
-            pr_err("%s %s: is a directory, give a file name; nothing was run\n", opt, path);
-            return -1;
-        }
-        fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-        if (fd < 0 && errno == ENXIO) return 0; /* a FIFO whose reader comes later */
-    } else {
-        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd >= 0) unlink(path);
-    }
-    if (fd < 0) {
-        pr_err("%s %s: cannot write there (%s); nothing was run\n", opt, path, strerror(errno));
-        return -1;
-    }
-    close(fd);
-    return 0;
+    return lat_check_output("trace", opt, path, "nothing was run");
 }
 
 /* --merge A --merge B ...: traces of the same run (a torch.profiler trace, a latscope trace

@@ -49,6 +49,10 @@ const struct lat_cmd *lat_commands(size_t *n);
 /* Parses --format VALUE; returns 0 or -1 for an unknown format (allowed: mask of 1<<fmt). */
 int lat_parse_format(const char *s, unsigned allowed, enum lat_format *out);
 
+/* An output path checked before any work: writable (created and removed again when new), not a
+ * directory; '-' and NULL pass. -1 after printing "OPT PATH: why; CONSEQUENCE" under cmd. */
+int lat_check_output(const char *cmd, const char *opt, const char *path, const char *consequence);
+
 /* True when argv[i] is -h or --help. */
 bool lat_is_help(const char *arg);
 

@@ -57,6 +57,8 @@ static void rank_fini(struct lat_an_rank *r)
     free(r->aten_seqs);
     an_annot_fini(&r->annot);
     free(r->membw);
+    free(r->queue_pts);
+    free(r->membw_pts);
 }
 
 void analysis_free(struct lat_analysis *a)

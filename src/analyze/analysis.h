@@ -49,6 +49,8 @@ enum lat_idle_cat { LAT_IDLE_HOST_WAIT = 0, LAT_IDLE_KERNEL_WAIT, LAT_IDLE_OTHER
 
 struct analysis_opts {
     bool hta_compat;        /* HTA-identical numbers where latscope deliberately differs */
+    bool counters;          /* also keep the queue-length and memory-bandwidth series points
+                             * (lat_an_rank.queue_pts/membw_pts: analyze --write-trace) */
     bool ns_rounding;       /* §0 step 2 under hta_compat (HTA default on;
                                HTA_DISABLE_NS_ROUNDING=1 off); without hta_compat times are
                                never rounded */
@@ -247,6 +249,15 @@ struct lat_an_annots {
     lat_ns *name_kernel_time;
 };
 
+/* One point of a counter series (analyze --write-trace): the value from ts on. */
+struct lat_an_counter_pt {
+    lat_ns ts;
+    double value;
+    int64_t pid;      /* the GPU's pid */
+    int64_t id;       /* queue length: the stream; memory bandwidth: -1 */
+    const char *name; /* memory bandwidth: the group ("Memcpy HtoD"); queue length: NULL */
+};
+
 /* Memory bandwidth series per copy group (membw.c, HTA get_memory_bw_summary). */
 struct lat_an_membw {
     const char *name; /* "Memcpy HtoD", ..., "Memset", "Memcpy Unknown" (points to name_buf) */
@@ -324,6 +335,9 @@ struct lat_an_rank {
     struct lat_an_annots annot; /* user annotations (annot.c) */
     struct lat_an_membw *membw; /* per copy group (membw.c): DtoH, HtoD, DtoD, Memset, ... */
     size_t nmembw;
+    /* with analysis_opts.counters: the series points, in time order per stream / group */
+    struct lat_an_counter_pt *queue_pts, *membw_pts;
+    size_t nqueue_pts, nmembw_pts;
 };
 
 struct lat_analysis {
@@ -363,5 +377,9 @@ enum lat_ktype analysis_kernel_type(const char *name);
 const char *analysis_ktype_name(enum lat_ktype t);
 /* "host_wait", "kernel_wait", "other". */
 const char *analysis_idle_name(enum lat_idle_cat c);
+
+/* counters.c: adds rank r's counter series (analysis_opts.counters) to its trace t as ph "C"
+ * events, HTA's generate_trace_with_counters tracks; sorts t. 0 or -ENOMEM; *added = events. */
+int analysis_add_counters(struct lat_trace *t, const struct lat_an_rank *r, size_t *added);
 
 #endif

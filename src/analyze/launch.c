@@ -80,6 +80,7 @@ struct q_ev {
     lat_ns ts;
     int32_t delta;
     uint32_t seq;
+    uint32_t gpu; /* the GPU row (its pid for the counter series) */
 };
 
 static int q_cmp(const void *a, const void *b)
@@ -105,14 +106,14 @@ int an_queue(struct an_view *v, struct lat_an_rank *r)
         if (!v->keep[i] || v->stream[i] != -1 || !(an_namecls(v, i) & AN_NAME_Q_LAUNCH)) continue;
         uint32_t g = v->corr[i];
         if (g == AN_NONE || !v->keep[g] || v->stream[g] == -1) continue;
-        q[n] = (struct q_ev){v->stream[g], an_ts(v, i), +1, (uint32_t)n};
+        q[n] = (struct q_ev){v->stream[g], an_ts(v, i), +1, (uint32_t)n, g};
         n++;
     }
     for (size_t i = 0; i < v->n; i++) {
         if (!v->keep[i] || v->stream[i] != -1 || !(an_namecls(v, i) & AN_NAME_Q_LAUNCH)) continue;
         uint32_t g = v->corr[i];
         if (g == AN_NONE || !v->keep[g] || v->stream[g] == -1) continue;
-        q[n] = (struct q_ev){v->stream[g], an_ts(v, g), -1, (uint32_t)n};
+        q[n] = (struct q_ev){v->stream[g], an_ts(v, g), -1, (uint32_t)n, g};
         n++;
     }
     qsort(q, n, sizeof(*q), q_cmp);
@@ -120,6 +121,7 @@ int an_queue(struct an_view *v, struct lat_an_rank *r)
         if (!k || q[k].stream != q[k - 1].stream) nstreams++;
     r->queue = calloc(nstreams ? nstreams : 1, sizeof(*r->queue));
     if (!r->queue) goto out;
+    if (v->o->counters && !(r->queue_pts = malloc(n * sizeof(*r->queue_pts)))) goto out;
     /* trace duration: max - min ts of the rank's rows */
     lat_ns tmin = INT64_MAX, tmax = INT64_MIN;
     for (size_t i = 0; i < v->n; i++) {
@@ -135,6 +137,11 @@ int an_queue(struct an_view *v, struct lat_an_rank *r)
         while (b < n && q[b].stream == q[a].stream) {
             run += q[b].delta;
             x[b - a] = (double)run;
+            if (r->queue_pts) {
+                const struct lat_track *tr = &v->t->tracks[v->t->ev.track[q[b].gpu]];
+                r->queue_pts[r->nqueue_pts++] =
+                    (struct lat_an_counter_pt){q[b].ts, (double)run, tr->pid, q[b].stream, NULL};
+            }
             if (run > mx) mx = run;
             if (run >= v->o->max_queue_length && b + 1 < n && q[b + 1].stream == q[a].stream)
                 blocked += q[b + 1].ts - q[b].ts;

@@ -28,6 +28,7 @@ enum { NGROUPS_FIXED = 4, GROUP_UNKNOWN = 4, MAX_GROUPS = 64 };
 
 struct bw_ev {
     lat_ns ts;
+    int64_t pid;   /* the GPU's pid */
     double bw;     /* +bw at a start, -bw at an end */
     uint16_t grp;  /* group index */
     uint8_t start; /* 1: a start (applied after the ends of the same ts) */
@@ -84,8 +85,9 @@ int an_membw(struct an_view *v, struct lat_an_rank *r)
         int g = group_of(an_name(v, i), extra, &nextra);
         lat_ns ts = an_ts(v, i), end = an_end(v, i);
         if (end <= ts) end = ts + 1000; /* HTA: a 0 us row lasts 1 us */
-        ev[n++] = (struct bw_ev){ts, bw, (uint16_t)g, 1};
-        ev[n++] = (struct bw_ev){end, -bw, (uint16_t)g, 0};
+        int64_t pid = t->tracks[t->ev.track[i]].pid;
+        ev[n++] = (struct bw_ev){ts, pid, bw, (uint16_t)g, 1};
+        ev[n++] = (struct bw_ev){end, pid, -bw, (uint16_t)g, 0};
         used[g] = true;
     }
     qsort(ev, n, sizeof(*ev), cmp_ev);
@@ -94,7 +96,8 @@ int an_membw(struct an_view *v, struct lat_an_rank *r)
         ng += used[g];
     r->membw = ng ? calloc(ng, sizeof(*r->membw)) : NULL;
     double *x = malloc((n ? n : 1) * sizeof(*x));
-    if ((ng && !r->membw) || !x) {
+    if (v->o->counters && n) r->membw_pts = malloc(n * sizeof(*r->membw_pts));
+    if ((ng && !r->membw) || !x || (v->o->counters && n && !r->membw_pts)) {
         free(ev);
         free(x);
         return -ENOMEM;
@@ -114,6 +117,9 @@ int an_membw(struct an_view *v, struct lat_an_rank *r)
             if (!active) run = 0; /* exactly 0 between copies (no float residue) */
             m->rows += ev[k].start;
             if (run > 0) x[nx++] = run;
+            if (r->membw_pts) /* HTA writes every point, 0 included */
+                r->membw_pts[r->nmembw_pts++] =
+                    (struct lat_an_counter_pt){ev[k].ts, run, ev[k].pid, -1, m->name};
         }
         an_describe(x, nx, &m->gbps);
     }

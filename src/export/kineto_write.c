@@ -212,6 +212,9 @@ static void kw_event(struct jsonw *w, const struct lat_trace *t, size_t i)
     } else if (ph == 'i' || ph == 'I') {
         jsonw_key(w, "s");
         jsonw_str(w, "t");
+    } else if (ph == 'C' && c->correlation[i] >= 0) { /* a counter's series id */
+        jsonw_key(w, "id");
+        jsonw_i64(w, c->correlation[i]);
     }
     if (c->nargs[i]) {
         jsonw_key(w, "args");
