@@ -249,6 +249,34 @@ struct lat_an_annots {
     lat_ns *name_kernel_time;
 };
 
+/* CUPTI range-profiler counters (cupti.c; HTA get_counter_data_with_operators). */
+enum { LAT_AN_CUPTI_MAX = 64 };
+struct lat_an_cupti_row { /* one cuda_profiler_range (a kernel), by ts */
+    const char *kernel;
+    lat_ns ts, dur;     /* dur: the profiled (replayed) range, not kernel time */
+    const char *top_op; /* outermost enclosing cpu_op of its launch ("" none; NULL: not joined) */
+    const char *bottom_op;
+    double flops[3];   /* FP32, FP64, FP16: add + mul + 2 fma */
+    double dram_bytes; /* dram__bytes_read.sum + dram__bytes_write.sum */
+    uint32_t ev;       /* the event (its counters are its args) */
+};
+struct lat_an_cupti_op { /* per top-level op */
+    const char *op;
+    uint64_t kernels;
+    double flops_sp, flops_dp, flops_hp, dram_bytes;
+    lat_ns range_time;
+};
+struct lat_an_cupti {
+    size_t nranges, nlaunches; /* joined only when equal (HTA's rule) */
+    bool joined;
+    const char *counters[LAT_AN_CUPTI_MAX]; /* the numeric args of the first range */
+    size_t ncounters;
+    struct lat_an_cupti_row *rows;
+    size_t nrows;
+    struct lat_an_cupti_op *ops; /* in order of first appearance */
+    size_t nops;
+};
+
 /* One point of a counter series (analyze --write-trace): the value from ts on. */
 struct lat_an_counter_pt {
     lat_ns ts;
@@ -338,6 +366,7 @@ struct lat_an_rank {
     /* with analysis_opts.counters: the series points, in time order per stream / group */
     struct lat_an_counter_pt *queue_pts, *membw_pts;
     size_t nqueue_pts, nmembw_pts;
+    struct lat_an_cupti cupti; /* CUPTI range-profiler counters (nranges 0: none) */
 };
 
 struct lat_analysis {

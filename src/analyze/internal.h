@@ -141,6 +141,9 @@ int an_annot(struct an_view *v, struct lat_an_rank *r);
 void an_annot_fini(struct lat_an_annots *A);
 /* membw.c: memory bandwidth series summary (HTA TraceCounters) */
 int an_membw(struct an_view *v, struct lat_an_rank *r);
+/* cupti.c: CUPTI range-profiler counters joined with operators */
+int an_cupti(struct an_view *v, struct lat_an_rank *r);
+void an_cupti_fini(struct lat_an_cupti *C);
 
 /* Hash map int64 -> uint32 (open addressing), for correlation ids. */
 struct an_map {

@@ -207,6 +207,17 @@ static const struct lat_an_field membw_f[] = {
     F("max_gbps", F6, "max", struct lat_an_membw, gbps.max),
 };
 TABLE(lat_an_membw_table, "memory_bw", struct lat_an_membw, membw_f);
+
+static const struct lat_an_field cupti_op_f[] = {
+    F("op", STR, "top-level op", struct lat_an_cupti_op, op),
+    F("kernels", COUNT, "kernels", struct lat_an_cupti_op, kernels),
+    F("flops_fp32", F3, "FP32 FLOPs", struct lat_an_cupti_op, flops_sp),
+    F("flops_fp64", F3, "FP64 FLOPs", struct lat_an_cupti_op, flops_dp),
+    F("flops_fp16", F3, "FP16 FLOPs", struct lat_an_cupti_op, flops_hp),
+    F("dram_bytes", F3, "DRAM bytes", struct lat_an_cupti_op, dram_bytes),
+    F("range_us", NS, "profiled time", struct lat_an_cupti_op, range_time),
+};
+TABLE(lat_an_cupti_op_table, "by_op", struct lat_an_cupti_op, cupti_op_f);
 TABLE(lat_an_annot_cpu_table, "cpu", struct lat_an_annot, annot_cpu_f);
 
 #define AT(row, f, type) ((const type *)((const char *)(row) + (f)->off))
@@ -333,6 +344,27 @@ static void j_dist_us(struct jsonw *w, const char *k, const struct lat_dist *d)
         else
             jsonw_null(w);
     }
+    jsonw_obj_end(w);
+}
+
+/* The "cupti_counters" object (docs/analyze-json.md): present only with cuda_profiler_range
+ * events. The counter names are the trace's own (not a fixed table). */
+static void j_cupti(struct jsonw *w, const struct lat_an_cupti *C)
+{
+    jsonw_key(w, "cupti_counters");
+    jsonw_obj_begin(w);
+    jsonw_key(w, "ranges");
+    jsonw_u64(w, C->nranges);
+    jsonw_key(w, "launches");
+    jsonw_u64(w, C->nlaunches);
+    jsonw_key(w, "joined");
+    jsonw_bool(w, C->joined);
+    jsonw_key(w, "counters");
+    jsonw_arr_begin(w);
+    for (size_t i = 0; i < C->ncounters; i++)
+        jsonw_str(w, C->counters[i]);
+    jsonw_arr_end(w);
+    j_rows(w, lat_an_cupti_op_table.key, &lat_an_cupti_op_table, C->ops, C->nops);
     jsonw_obj_end(w);
 }
 
@@ -597,6 +629,7 @@ static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole, siz
     j_rows(w, lat_an_sync_table.key, &lat_an_sync_table, r->syncs, r->nsyncs);
     jsonw_obj_end(w);
     if (!whole) j_rows(w, lat_an_membw_table.key, &lat_an_membw_table, r->membw, r->nmembw);
+    if (!whole && r->cupti.nranges) j_cupti(w, &r->cupti);
     if (!whole) {
         const struct lat_an_annots *A = &r->annot;
         jsonw_key(w, "annotations");
@@ -961,6 +994,23 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
             fprintf(f, "  %-30s %6llu %8llu %10.2f %8.2f %8.2f\n", m->name,
                     (unsigned long long)m->rows, (unsigned long long)m->gbps.count, m->gbps.mean,
                     m->gbps.p50, m->gbps.max);
+        }
+    }
+    if (r->cupti.nranges) {
+        const struct lat_an_cupti *C = &r->cupti;
+        fprintf(f, "\nCUPTI counters  %zu kernel ranges, %zu counters", C->nranges, C->ncounters);
+        if (!C->joined)
+            fprintf(f, "; not joined with operators: %zu cudaLaunchKernel calls for %zu ranges\n",
+                    C->nlaunches, C->nranges);
+        else
+            fprintf(f, " (FLOPs = add + mul + 2 fma)\n  %-40s %7s %12s %12s %12s\n", "top-level op",
+                    "kernels", "FP32 GFLOP", "FP16 GFLOP", "FP64 GFLOP");
+        for (size_t i = 0; C->joined && i < C->nops && i < o->top_n; i++) {
+            const struct lat_an_cupti_op *op = &C->ops[i];
+            fprintf(f, "  ");
+            print_name(f, op->op[0] ? op->op : "(no operator)", 40);
+            fprintf(f, " %7llu %12.3f %12.3f %12.3f\n", (unsigned long long)op->kernels,
+                    op->flops_sp / 1e9, op->flops_hp / 1e9, op->flops_dp / 1e9);
         }
     }
     print_annotations(f, &r->annot, o->top_n);

@@ -69,6 +69,7 @@ extern const struct lat_an_table lat_an_thread_table;    /* struct lat_an_thread
 extern const struct lat_an_table lat_an_annot_gpu_table; /* struct lat_an_annot */
 extern const struct lat_an_table lat_an_annot_cpu_table; /* struct lat_an_annot */
 extern const struct lat_an_table lat_an_membw_table;     /* struct lat_an_membw */
+extern const struct lat_an_table lat_an_cupti_op_table;  /* struct lat_an_cupti_op */
 
 /* A numeric column as a double in its unit (ns for LAT_AN_U_NS*, percent/share, count...);
  * NaN for strings. Booleans are 0/1, kernel types their enum value. */

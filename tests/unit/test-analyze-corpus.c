@@ -368,6 +368,49 @@ TEST_TIMEOUT(analyze_hta_memory_bw, 60)
     lat_trace_free(t);
 }
 
+/* cupti_profiler (§18 test_cupti_profiler): 77 rows; all 9 SASS FLOP counters present; row 5
+ * (0-based, by ts): cat cuda_profiler_range, name containing fft2d_r2c_32x32,
+ * smsp__sass_thread_inst_executed_op_fadd_pred_on.sum = 86114304, top-level op aten::conv2d,
+ * bottom-level op aten::cudnn_convolution. */
+TEST_TIMEOUT(analyze_hta_cupti_counters, 60)
+{
+    struct lat_trace *t =
+        load(HTA "cupti_profiler/benchmark_result_924719_1679055439_trace.json.gz");
+    struct lat_analysis *a = analyse(t, true, NULL);
+    const struct lat_an_cupti *C = &a->ranks[0].cupti;
+    ASSERT_EQ_U64(C->nranges, 77);
+    ASSERT(C->joined);
+    ASSERT_EQ_U64(C->ncounters, 9);
+    const char *ops[] = {"fadd", "fmul", "ffma", "dadd", "dmul", "dfma", "hadd", "hmul", "hfma"};
+    for (size_t k = 0; k < 9; k++) {
+        char want[96];
+        snprintf(want, sizeof(want), "smsp__sass_thread_inst_executed_op_%s_pred_on.sum", ops[k]);
+        bool found = false;
+        for (size_t i = 0; i < C->ncounters; i++)
+            found |= !strcmp(C->counters[i], want);
+        ASSERT(found);
+    }
+    const struct lat_an_cupti_row *r5 = &C->rows[5];
+    ASSERT(strstr(r5->kernel, "fft2d_r2c_32x32") != NULL);
+    int64_t fadd = 0;
+    ASSERT(
+        lat_trace_arg_int(t, r5->ev, "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", &fadd));
+    ASSERT_EQ_I64(fadd, 86114304);
+    ASSERT_EQ_STR(r5->top_op, "aten::conv2d");
+    ASSERT_EQ_STR(r5->bottom_op, "aten::cudnn_convolution");
+    /* FLOPs of the row: fadd + fmul + 2 ffma from its own args */
+    int64_t fmul = 0, ffma = 0;
+    lat_trace_arg_int(t, r5->ev, "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", &fmul);
+    lat_trace_arg_int(t, r5->ev, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", &ffma);
+    ASSERT_NEAR(r5->flops[0], (double)(fadd + fmul + 2 * ffma), 0.5);
+    uint64_t kernels = 0;
+    for (size_t i = 0; i < C->nops; i++)
+        kernels += C->ops[i].kernels;
+    ASSERT_EQ_U64(kernels, 77);
+    analysis_free(a);
+    lat_trace_free(t);
+}
+
 /* Cross-check against HolisticTraceAnalysis 0.5.0 (PyPI) run on the same files with
  * perf/hta/hta-analyses.py (docs/performance-analyze.md): temporal µs, kernel-type sums,
  * idle µs of the first stream, comm/comp overlap (2 dp) and launch statistics. */
