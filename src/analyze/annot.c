@@ -131,14 +131,11 @@ static size_t aggregate(struct lat_an_annot *rows, size_t n)
 }
 
 /* HTA GPUKernelFilter: GPU rows with a correlation, and Event/Context Sync. */
-static bool is_gpu_row(const struct an_view *v, size_t i)
+static bool is_gpu_row(struct an_view *v, size_t i)
 {
-    const struct lat_trace *t = v->t;
     if (!v->keep[i]) return false;
-    if (v->stream[i] >= 0 && t->ev.correlation[i] >= 0) return true;
-    if (t->ev.kind[i] != LAT_EV_SYNC) return false;
-    const char *s = an_name(v, i);
-    return !strcmp(s, "Event Sync") || !strcmp(s, "Context Sync");
+    if (v->stream[i] >= 0 && v->t->ev.correlation[i] >= 0) return true;
+    return (an_namecls(v, i) & AN_NAME_SYNC_EVT) != 0;
 }
 
 static int cmp_track_ts(const void *a, const void *b, void *ctx)
