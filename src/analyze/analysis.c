@@ -69,6 +69,7 @@ void analysis_free(struct lat_analysis *a)
         rank_fini(&a->ranks[i]);
     free(a->ranks);
     rank_fini(&a->whole);
+    free(a->rank_rows);
     free(a);
 }
 
@@ -182,6 +183,7 @@ int analysis_run(struct lat_trace *const *traces, size_t n, const struct analysi
         an_view_fini(&views[r]);
     qsort(a->ranks, a->nranks, sizeof(*a->ranks), rank_cmp);
     if ((rc = whole_add(a))) goto fail;
+    if ((rc = an_cross_rank(a))) goto fail;
     free(tasks);
     free(views);
     free(sel);

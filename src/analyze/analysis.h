@@ -369,6 +369,18 @@ struct lat_an_rank {
     struct lat_an_cupti cupti; /* CUPTI range-profiler counters (nranges 0: none) */
 };
 
+/* One rank of the cross-rank view (ranks.c), jobs of 2+ ranks. */
+struct lat_an_rank_row {
+    int32_t rank;
+    uint64_t steps;
+    double step_mean; /* ns, over the rank's kept steps (0 without steps) */
+    lat_ns step_max;
+    lat_ns comm, idle; /* communication kernel time; GPU idle (temporal) */
+    double idle_pct;
+    double excess_pct; /* mean step time over the median rank's, % (3+ ranks with steps) */
+    bool straggler;    /* > 3 scaled MADs and > 5 % above the median */
+};
+
 struct lat_analysis {
     struct analysis_opts opts;
     struct lat_an_rank *ranks; /* sorted by rank */
@@ -382,6 +394,11 @@ struct lat_analysis {
     /* Why the last step was dropped ("" when it was not): HTA's rule (hta_compat) or what made
      * it incomplete (default). */
     char last_step_reason[128];
+    /* Across ranks (ranks.c): empty for one rank. */
+    struct lat_an_rank_row *rank_rows;
+    size_t nrank_rows;
+    double step_median_ns; /* 0: fewer than 3 ranks with steps */
+    size_t nstragglers;
 };
 
 /* Runs every analysis over n traces (one per rank; a trace's rank is trace->rank, or its

@@ -144,6 +144,8 @@ int an_membw(struct an_view *v, struct lat_an_rank *r);
 /* cupti.c: CUPTI range-profiler counters joined with operators */
 int an_cupti(struct an_view *v, struct lat_an_rank *r);
 void an_cupti_fini(struct lat_an_cupti *C);
+/* ranks.c: the cross-rank rows and stragglers, after every rank's analyses */
+int an_cross_rank(struct lat_analysis *a);
 
 /* Hash map int64 -> uint32 (open addressing), for correlation ids. */
 struct an_map {

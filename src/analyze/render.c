@@ -218,6 +218,19 @@ static const struct lat_an_field cupti_op_f[] = {
     F("range_us", NS, "profiled time", struct lat_an_cupti_op, range_time),
 };
 TABLE(lat_an_cupti_op_table, "by_op", struct lat_an_cupti_op, cupti_op_f);
+
+static const struct lat_an_field rank_row_f[] = {
+    F("rank", I32, "rank", struct lat_an_rank_row, rank),
+    F("steps", COUNT, "steps", struct lat_an_rank_row, steps),
+    F("step_mean_us", NS_D, "mean step", struct lat_an_rank_row, step_mean),
+    F("step_max_us", NS, "max step", struct lat_an_rank_row, step_max),
+    F("comm_us", NS, "communication", struct lat_an_rank_row, comm),
+    F("idle_us", NS, "GPU idle", struct lat_an_rank_row, idle),
+    F("idle_pct", PCT, "idle %", struct lat_an_rank_row, idle_pct),
+    F("excess_pct", PCT, "over median %", struct lat_an_rank_row, excess_pct),
+    F("straggler", BOOL, "straggler", struct lat_an_rank_row, straggler),
+};
+TABLE(lat_an_rank_row_table, "cross_rank", struct lat_an_rank_row, rank_row_f);
 TABLE(lat_an_annot_cpu_table, "cpu", struct lat_an_annot, annot_cpu_f);
 
 #define AT(row, f, type) ((const type *)((const char *)(row) + (f)->off))
@@ -700,6 +713,19 @@ void analyze_write_json(struct jsonw *w, const struct lat_analysis *a,
     jsonw_arr_end(w);
     jsonw_key(w, "whole");
     j_rank(w, &a->whole, true, a->opts.top_n, o);
+    if (a->nrank_rows) { /* jobs of 2+ ranks only */
+        jsonw_key(w, "cross_rank");
+        jsonw_obj_begin(w);
+        jsonw_key(w, "step_median_us");
+        if (a->step_median_ns > 0)
+            jsonw_fixed(w, a->step_median_ns / 1000.0, 3);
+        else
+            jsonw_null(w);
+        jsonw_key(w, "stragglers");
+        jsonw_u64(w, a->nstragglers);
+        j_rows(w, "ranks", &lat_an_rank_row_table, a->rank_rows, a->nrank_rows);
+        jsonw_obj_end(w);
+    }
     jsonw_obj_end(w);
 }
 
@@ -1076,6 +1102,28 @@ int analyze_format_text(FILE *f, const struct lat_analysis *a, const struct anal
                 "%.2f%%, %llu launches\n",
                 a->nranks, dur(t->kernel_time, b1), t->compute_pct, t->non_compute_pct, t->idle_pct,
                 (unsigned long long)a->whole.launch.count);
+    }
+    if (a->nrank_rows) {
+        char b1[32], b2[32], b3[32], b4[32];
+        fprintf(
+            f,
+            "\nacross ranks   steps  mean step   max step   comm time   GPU idle  over median\n");
+        for (size_t i = 0; i < a->nrank_rows; i++) {
+            const struct lat_an_rank_row *q = &a->rank_rows[i];
+            fprintf(f, "  rank %-6d %6llu %10s %10s %11s %10s", q->rank,
+                    (unsigned long long)q->steps, dur((lat_ns)q->step_mean, b1),
+                    dur(q->step_max, b2), dur(q->comm, b3), dur(q->idle, b4));
+            if (a->step_median_ns > 0)
+                fprintf(f, " %+10.1f%%%s\n", q->excess_pct, q->straggler ? "  STRAGGLER" : "");
+            else
+                fprintf(f, "           -\n");
+        }
+        if (a->nstragglers)
+            fprintf(
+                f,
+                "  %zu straggler rank(s): mean step > 3 robust sigmas and > 5%% over the median "
+                "rank's %s\n",
+                a->nstragglers, dur((lat_ns)a->step_median_ns, b1));
     }
     return ferror(f) ? -EIO : 0;
 }
