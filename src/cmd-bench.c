@@ -12,9 +12,11 @@
 #define PR_FMT "bench"
 #include "bench/bench.h"
 #include "bench/kserve.h"
+#include "bench/mpi.h"
 #include "bench/openai.h"
 #include "bench/opts.h"
 #include "bench/report.h"
+#include "bench/shard.h"
 #include "core/err.h"
 #include "core/log.h"
 #include "core/units.h"
@@ -463,6 +465,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
             fputs(usage_text, stdout);
             fputs("\n", stdout);
             fputs(llm_bench_usage, stdout);
+            fputs("\n", stdout);
+            fputs(bench_shard_usage, stdout);
             return -1;
         }
         case OPT_TARGET:
@@ -762,6 +766,15 @@ static int write_records(FILE *f, struct bench_run *run)
 
 int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
 {
+    if (argc > 1 && !strcmp(argv[1], "merge")) return cmd_bench_merge(argc - 1, argv + 1, opts);
+    /* Multi-host: --shard, --start-at, --mpi are taken out of argv first (src/bench/shard.c). */
+    struct bench_shard shard;
+    char swhy[512];
+    if (shard_take_args(&shard, &argc, argv, swhy, sizeof(swhy)) < 0 ||
+        bench_shard_setup(&shard, swhy, sizeof(swhy)) < 0) {
+        pr_err("%s (see 'latscope bench --help')\n", swhy);
+        return LAT_EXIT_USAGE;
+    }
     struct cli c = {.expect_class = 2, .seed = 1, .arrival = BENCH_ARRIVAL_POISSON};
     bench_opts_default(&c.eng);
     /* --target openai: its own options are taken out of argv first (src/bench/openai.c). */
@@ -820,6 +833,18 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     if (llm.replay_path) llm.replay_limit = (size_t)c.requests;
     if (!c.duration_ns && !c.requests)
         c.duration_ns = c.stable ? 11 * c.eng.window_ns : 10 * LAT_NS_PER_S;
+    if (shard.count > 1 && !shard.mpi && (c.find_max || c.stable || c.confidence > 0)) {
+        free(c.headers);
+        return usage_error("--shard", "--find-max, --stable and --confidence decide on the "
+                                      "whole load: run the shards under MPI (--mpi)");
+    }
+    if (shard.mpi && (c.stable || c.confidence > 0 || c.hdr_log || c.records || llm.active)) {
+        free(c.headers);
+        bench_mpi_fini(&shard);
+        return usage_error("--mpi", "not yet with --stable, --confidence, --hdr-log, --records "
+                                    "or --target openai: run --shard K/N per process and "
+                                    "'latscope bench merge' the results");
+    }
 
     rc = conn_target_init(&t.conn, t.url.host, t.url.port, t.url.tls, !c.insecure);
     if (rc < 0) {
@@ -963,6 +988,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     }
     run.points = xcalloc(nvalues, sizeof(*run.points));
     run.npoints = nvalues;
+    run.shard = &shard;
     run.threads = c.eng.threads;
     run.rx_time = t.conn.rx_kernel_time && !t.url.tls ? "kernel" : "user";
     run.mode = c.find_max ? "find-max" : llm.replay.n ? "replay" : open_loop ? "open" : "closed";
@@ -1021,6 +1047,11 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
             l->noffsets = llm.replay.n;
         }
         bench_load_finish(l, &c.eng);
+        if (shard_prepare_point(&shard, i, l, &c.eng, &bench_stop, swhy, sizeof(swhy)) < 0) {
+            pr_err("%s\n", swhy);
+            exit_code = LAT_EXIT_USAGE;
+            break;
+        }
         if (strcmp(c.target, "kserve") == 0) kserve_stats_before(&ks, &t);
         struct lat_stable stable;
         stable_init_default(&stable);
@@ -1077,6 +1108,11 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
                 exit_code = LAT_EXIT_FAILURE;
             }
         }
+        if (shard.mpi && (rc = bench_mpi_point_reduce(&shard, &run, p)) < 0) {
+            pr_err("--mpi: reducing point %zu: %s\n", i + 1, lat_strerror(rc));
+            exit_code = LAT_EXIT_FAILURE;
+            break;
+        }
         if (c.stable) {
             enum stable_verdict v = stable.verdict;
             p->stability = v == STABLE_NOT_YET ? "not_reached" : stable_verdict_name(v);
@@ -1129,7 +1165,9 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         exit_code = LAT_EXIT_FAILURE;
     }
 
-    if (c.format == LAT_FMT_JSON)
+    if (shard.mpi && shard.index != 0) /* rank 0 prints the reduced result */
+        rc = 0;
+    else if (c.format == LAT_FMT_JSON)
         rc = bench_report_json(stdout, &run);
     else if (c.format == LAT_FMT_CSV)
         rc = bench_report_csv(stdout, &run);
@@ -1150,6 +1188,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         for (size_t k = 0; k < run.points[i].nllm_hist; k++)
             hist_fini(&run.points[i].llm_hist[k]);
         free(run.points[i].llm_hist);
+        free(run.points[i].shards);
     }
     free(run.points);
 out:
@@ -1176,5 +1215,6 @@ out:
     buf_fini(&req);
     buf_fini(&body);
     free(c.headers);
+    bench_mpi_fini(&shard);
     return exit_code;
 }

@@ -109,6 +109,15 @@ struct bench_load {
      * entries i, i+T, ...; the point ends after the last. NULL = generated schedule. */
     const lat_ns *offsets;
     size_t noffsets;
+    /* Multi-host (src/bench/shard.h): this process runs shard `shard` of `nshards` (0 or 1:
+     * the whole load). Open loop: thread i takes arrivals shard + nshards * (i + T * m) of the
+     * one global schedule (and replay rows likewise), so the shards' union is exactly the
+     * single-process schedule; rate stays the global rate. Closed-loop concurrency and request
+     * counts are split by the caller (shard_split_load). */
+    uint32_t shard, nshards;
+    /* Absolute CLOCK_MONOTONIC start of the schedule (t0), e.g. from --start-at; 0 = now plus
+     * a short set-up delay. A start already past is replaced by now plus that delay. */
+    lat_ns start_at_ns;
 };
 
 /* Engine settings shared by every point of a run. */
@@ -167,6 +176,10 @@ struct bench_result {
     uint64_t stale_retries;
     uint64_t bytes;
     lat_ns t_first_sched, t_last_end; /* measured window */
+    /* The point's t0 (schedule start) on CLOCK_MONOTONIC and on CLOCK_REALTIME (ns since the
+     * epoch), for merging shards run on other hosts (bench merge: start skew, union window). */
+    lat_ns t0_ns, t0_unix_ns;
+    lat_ns window_start_ns; /* CLOCK_MONOTONIC start of the window duration_s measures */
     /* duration_s: the window achieved_rps divides by. Closed loop: first intended send to
      * last response end. Open loop: the schedule's duration, from the start of the measured
      * schedule to its end: --duration, or the intended time of the first arrival that was
