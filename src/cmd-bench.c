@@ -890,6 +890,10 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         }
         t.ops = &llm_ops;
         t.ops_ud = &llm;
+        if (shard.count > 1 && llm.t) { /* shard K of N: requests K, K + N, ... (bench/shard.h) */
+            llm.t->idx_base = shard.index;
+            llm.t->idx_stride = shard.count;
+        }
         t.ops_seq = llm_bench_seq;
         if (llm.replay.n) {
             /* One open-loop point whose intended send times are the trace's; its nominal

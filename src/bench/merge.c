@@ -5,6 +5,7 @@
 
 #include "core/err.h"
 #include "hist/hlog.h"
+#include "llm/metrics.h"
 #include "json/tok.h"
 
 #include <errno.h>
@@ -230,6 +231,82 @@ static int hists_init(struct bench_result *r)
     return 0;
 }
 
+/* --target openai: the point's LLM summary from the merged LLM histograms (latscope's
+ * definitions; nearest rank on the histogram, so "hdr" estimates) and the shards' summed
+ * counters. Token-count distributions (tokens_per_chunk, per-user token rates) and the server
+ * scrape are not in the histograms: left empty. */
+static void llm_stat_from_hist(struct llm_stat *st, const struct lat_hist *h)
+{
+    memset(st, 0, sizeof(*st));
+    if (!h || !hist_count(h)) return;
+    st->n = hist_count(h);
+    st->mean = hist_mean(h);
+    st->p50 = (double)hist_value_at_percentile(h, 50);
+    st->p90 = (double)hist_value_at_percentile(h, 90);
+    st->p95 = (double)hist_value_at_percentile(h, 95);
+    st->p99 = (double)hist_value_at_percentile(h, 99);
+    st->p999 = (double)hist_value_at_percentile(h, 99.9);
+    st->max = (double)hist_max(h);
+}
+
+static const struct lat_hist *llm_hist_named(const struct bench_point *p, const char *name)
+{
+    for (size_t k = 0; k < p->nllm_hist; k++)
+        if (!strcmp(p->llm_hist_names[k], name)) return &p->llm_hist[k];
+    return NULL;
+}
+
+static int merge_llm(struct bench_point *p, struct shard_doc *sd, size_t n, size_t pi)
+{
+    struct llm_summary *s = calloc(1, sizeof(*s));
+    if (!s) return -ENOMEM;
+    s->view = LLM_VIEW_LATSCOPE;
+    llm_stat_from_hist(&s->ttft, llm_hist_named(p, "ttft"));
+    llm_stat_from_hist(&s->ttft_send, llm_hist_named(p, "ttft_send"));
+    llm_stat_from_hist(&s->e2e, llm_hist_named(p, "e2e"));
+    llm_stat_from_hist(&s->e2e_send, llm_hist_named(p, "e2e_send"));
+    llm_stat_from_hist(&s->tpot, llm_hist_named(p, "tpot"));
+    llm_stat_from_hist(&s->itl, llm_hist_named(p, "itl"));
+    llm_stat_from_hist(&s->chunk_gap, llm_hist_named(p, "chunk_gap"));
+    for (size_t i = 0; i < n; i++) {
+        const char *d = sd[i].doc + sd[i].pv[pi].off;
+        size_t dn = sd[i].pv[pi].len;
+        char path[96];
+        s->out_tokens += get_u64(d, dn, "output_tokens");
+        s->out_tok_s += get_num(d, dn, "output_tokens_per_s", 0);
+        s->req_s += get_num(d, dn, "requests_per_s", 0);
+        s->osl_mismatch += get_u64(d, dn, "osl_mismatch");
+        s->no_tpot += get_u64(d, dn, "no_tpot_requests");
+        s->errors += get_u64(d, dn, "llm_errors/total");
+        for (int e = 1; e < LLM_ERR__N; e++) {
+            snprintf(path, sizeof(path), "llm_errors/%s", llm_err_name((enum llm_err)e));
+            s->err[e] += get_u64(d, dn, path);
+        }
+        for (int t = LLM_TOK_USAGE; t <= LLM_TOK_CHUNKS; t++) {
+            snprintf(path, sizeof(path), "tokens_source_counts/%s",
+                     llm_tok_src_name((enum llm_tok_src)t));
+            s->src_count[t] += get_u64(d, dn, path);
+        }
+        char src[32];
+        get_str(d, dn, "tokens_source", src, sizeof(src));
+        for (int t = LLM_TOK_NONE; t <= LLM_TOK_CHUNKS; t++)
+            if (!strcmp(src, llm_tok_src_name((enum llm_tok_src)t)) && t > (int)s->tokens_source)
+                s->tokens_source = (enum llm_tok_src)t;
+        int64_t good;
+        if (json_get_i64(d, dn, "good_requests", &good) == 0 && good >= 0) {
+            s->has_slo = true;
+            s->good += (uint64_t)good;
+            s->goodput_rps += get_num(d, dn, "goodput_rps", 0);
+        }
+    }
+    s->duration_s = p->res.duration_s;
+    s->ok = p->res.ok;
+    s->requests = p->res.ok + p->res.errors_total;
+    if (s->has_slo) s->goodput_fraction = s->requests ? (double)s->good / (double)s->requests : 0;
+    p->llm = s;
+    return 0;
+}
+
 static int merge_point(struct bench_merged *m, struct shard_doc *sd, size_t n, size_t pi, char *err,
                        size_t errsz)
 {
@@ -359,6 +436,9 @@ static int merge_point(struct bench_merged *m, struct shard_doc *sd, size_t n, s
     }
     if (r->duration_s > 0) r->achieved_rps = (double)r->ok / r->duration_s;
     r->offered_rps = p->load.rate;
+    struct json_val jv;
+    if (json_find(sd[0].doc + sd[0].pv[pi].off, sd[0].pv[pi].len, "ttft_ms", &jv) == 0)
+        return merge_llm(p, sd, n, pi);
     return 0;
 }
 
@@ -477,6 +557,7 @@ void bench_merged_fini(struct bench_merged *m)
         for (size_t k = 0; k < p->nllm_hist; k++)
             hist_fini(&p->llm_hist[k]);
         free(p->llm_hist);
+        free(p->llm);
         free(p->shards);
     }
     free(m->run.points);
