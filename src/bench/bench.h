@@ -180,6 +180,7 @@ struct bench_result {
      * epoch), for merging shards run on other hosts (bench merge: start skew, union window). */
     lat_ns t0_ns, t0_unix_ns;
     lat_ns window_start_ns; /* CLOCK_MONOTONIC start of the window duration_s measures */
+    bool have_window;       /* window_start_ns is set */
     /* duration_s: the window achieved_rps divides by. Closed loop: first intended send to
      * last response end. Open loop: the schedule's duration, from the start of the measured
      * schedule to its end: --duration, or the intended time of the first arrival that was

@@ -1054,8 +1054,10 @@ static int merge(struct engine *e, struct bench_result *r)
         if (end > start) r->duration_s = (double)(end - start) / 1e9;
         if (r->duration_s > 0) r->achieved_rps = (double)r->ok / r->duration_s;
         r->window_start_ns = start;
+        r->have_window = true;
     } else if (r->ok && r->t_last_end > r->t_first_sched) {
         r->window_start_ns = r->t_first_sched;
+        r->have_window = true;
         r->duration_s = (double)(r->t_last_end - r->t_first_sched) / 1e9;
         r->achieved_rps = (double)r->ok / r->duration_s;
     }

@@ -390,12 +390,12 @@ static int merge_point(struct bench_merged *m, struct shard_doc *sd, size_t n, s
             r->valid = false;
         }
         int64_t t0 = get_i64(d, dn, "t0_unix_ns", 0);
-        int64_t ws = get_i64(d, dn, "window_start_unix_ns", 0);
+        int64_t ws = get_i64(d, dn, "window_start_unix_ns", INT64_MIN);
         if (t0 > 0) {
             if (t0 < t0_min) t0_min = t0;
             if (t0 > t0_max) t0_max = t0;
         }
-        if (ws > 0 && t0 > 0) {
+        if (ws != INT64_MIN && t0 > 0) {
             /* On the schedule's own time axis (from each shard's t0): the shards run one
              * schedule, so its window is the single-process one; skew is reported apart. */
             int64_t rel = ws - t0;
@@ -429,6 +429,7 @@ static int merge_point(struct bench_merged *m, struct shard_doc *sd, size_t n, s
         /* The union of the shards' windows on the schedule's time axis. */
         r->t0_ns = 0;
         r->window_start_ns = ws_min;
+        r->have_window = true;
         r->duration_s = (double)(we_max - ws_min) / 1e9;
     } else {
         for (size_t i = 0; i < n; i++)

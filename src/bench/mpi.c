@@ -130,6 +130,7 @@ static int reduce_hist(struct lat_hist *h)
 struct rank_info {
     struct bench_shard_line line;
     int64_t t0_unix, ws_unix; /* on rank 0's clock */
+    bool have_window;
 };
 
 int bench_mpi_point_reduce(const struct bench_shard *s, struct bench_run *run,
@@ -152,7 +153,8 @@ int bench_mpi_point_reduce(const struct bench_shard *s, struct bench_run *run,
     snprintf(me.line.invalid_reason, sizeof(me.line.invalid_reason), "%s", r->invalid_reason);
     lat_ns off = (lat_ns)llround(clock_offset_ms_of_me * 1e6);
     me.t0_unix = r->t0_unix_ns - off;
-    me.ws_unix = r->window_start_ns ? r->t0_unix_ns + (r->window_start_ns - r->t0_ns) - off : 0;
+    me.have_window = r->have_window;
+    me.ws_unix = r->t0_unix_ns + (r->window_start_ns - r->t0_ns) - off;
     struct rank_info *all = calloc((size_t)size, sizeof(*all));
     if (!all) return -ENOMEM;
     if (MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, all, (int)sizeof(me), MPI_BYTE,
@@ -228,7 +230,7 @@ int bench_mpi_point_reduce(const struct bench_shard *s, struct bench_run *run,
         }
         if (all[k].t0_unix < t0_min) t0_min = all[k].t0_unix;
         if (all[k].t0_unix > t0_max) t0_max = all[k].t0_unix;
-        if (all[k].ws_unix) {
+        if (all[k].have_window) {
             /* On the schedule's time axis (bench/merge.h): the single-process window. */
             int64_t rel = all[k].ws_unix - all[k].t0_unix;
             if (rel < ws_min) ws_min = rel;
@@ -252,6 +254,7 @@ int bench_mpi_point_reduce(const struct bench_shard *s, struct bench_run *run,
     r->t0_ns = 0;
     if (ws_min != INT64_MAX && we_max > ws_min) {
         r->window_start_ns = ws_min;
+        r->have_window = true;
         r->duration_s = (double)(we_max - ws_min) / 1e9;
     }
     r->achieved_rps = r->duration_s > 0 ? (double)r->ok / r->duration_s : 0;

@@ -306,7 +306,10 @@ static void json_point(struct jsonw *w, struct bench_point *p)
     jsonw_key(w, "t0_unix_ns");
     jsonw_i64(w, r->t0_unix_ns);
     jsonw_key(w, "window_start_unix_ns");
-    jsonw_i64(w, r->window_start_ns ? r->t0_unix_ns + (r->window_start_ns - r->t0_ns) : 0);
+    if (r->have_window)
+        jsonw_i64(w, r->t0_unix_ns + (r->window_start_ns - r->t0_ns));
+    else
+        jsonw_null(w);
     jsonw_key(w, "max_inflight");
     jsonw_u64(w, p->load.max_inflight);
     json_shard_lines(w, p);

@@ -62,6 +62,8 @@ for q in sh: assert 0.15 * n(p) < n(q) < 0.35 * n(p), [n(x) for x in sh]
 # start skew: the shards' t0 on the wall clock agree to well under a second
 assert d['distributed']['max_start_skew_ms'] < 200, d['distributed']
 assert abs(p['t0_unix_ns'] - $start * 10**9) < 200 * 10**6, p['t0_unix_ns']
+assert p['window_start_unix_ns'] == p['t0_unix_ns'], (p['window_start_unix_ns'], p['t0_unix_ns'])
+assert p['duration_s'] == s['duration_s'], (p['duration_s'], s['duration_s'])
 # valid exactly when every shard is; one line per shard, sorted
 assert p['valid'] == all(q['valid'] for q in sh), (p['valid'], [q['valid'] for q in sh])
 assert [l['index'] for l in p['shards']] == [0, 1, 2, 3]

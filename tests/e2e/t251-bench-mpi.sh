@@ -81,6 +81,26 @@ p = d['points'][0]
 assert d['mode'] == 'closed' and p['concurrency'] == 6, p['concurrency']
 assert p['requests'] + p['errors']['total'] == 200, p
 "
+# --find-max decides on the merged data: every rank takes the same next probe (a rank that
+# did not would hang the next reduction: the timeout fails the test).
+set +e
+timeout $((60 * SAN_MULT)) "${MPIRUN[@]}" "$LATSCOPE" bench --mpi --find-max --slo 'p99<=5s' \
+    -r 50 --max-rate 200 --duration 500ms -t 1 "${LAG[@]}" --format json "$FIXTURE_URL/" \
+    >"$TMPDIR/fm.json" 2>"$TMPDIR/err"
+rc=$?
+set -e
+[[ $rc -le 1 ]] || { cat "$TMPDIR/err"; fail "find-max: exit $rc"; }
+check_py "$TMPDIR/fm.json" "
+f = d['find_max']
+rates = [p['rate'] for p in d['points']]
+assert rates[0] == 50 and len(rates) >= 2, rates
+# every probe was run and reduced by all 4 ranks (a client-INVALID probe is measured again)
+for p in d['points']:
+    assert len(p['shards']) == 4, p['shards']
+    assert sum(l['requests'] for l in p['shards']) == p['requests'], p['shards']
+    assert p['window_start_unix_ns'] is not None and p['window_start_unix_ns'] >= p['t0_unix_ns']
+assert f['max_rate'] is None or f['max_rate'] in rates or f['client_limited'], f
+"
 # Options MPI does not take yet are refused by every rank, clearly.
 set +e
 "${MPIRUN[@]}" "$LATSCOPE" bench --mpi --stable -r 10 "$FIXTURE_URL/" >/dev/null 2>"$TMPDIR/err"
