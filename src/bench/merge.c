@@ -16,6 +16,8 @@
 #include <string.h>
 
 static void seterr(char *err, size_t errsz, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void seterr(char *err, size_t errsz, const char *fmt, ...)
 {
     if (!err || !errsz) return;
     va_list ap;
