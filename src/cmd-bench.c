@@ -838,12 +838,13 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         return usage_error("--shard", "--find-max, --stable and --confidence decide on the "
                                       "whole load: run the shards under MPI (--mpi)");
     }
-    if (shard.mpi && (c.stable || c.confidence > 0 || c.hdr_log || c.records || llm.active)) {
+    if (shard.mpi && (c.stable || c.confidence > 0 || c.hdr_log || c.records || llm.records_path ||
+                      (llm.active && llm.view != LLM_VIEW_LATSCOPE))) {
         free(c.headers);
         bench_mpi_fini(&shard);
-        return usage_error("--mpi", "not yet with --stable, --confidence, --hdr-log, --records "
-                                    "or --target openai: run --shard K/N per process and "
-                                    "'latscope bench merge' the results");
+        return usage_error("--mpi", "not yet with --stable, --confidence, --hdr-log, --records, "
+                                    "--records-detail or --metrics-compat: run --shard K/N per "
+                                    "process and 'latscope bench merge' the results");
     }
 
     rc = conn_target_init(&t.conn, t.url.host, t.url.port, t.url.tls, !c.insecure);

@@ -258,10 +258,8 @@ static const struct lat_hist *llm_hist_named(const struct bench_point *p, const 
     return NULL;
 }
 
-static int merge_llm(struct bench_point *p, struct shard_doc *sd, size_t n, size_t pi)
+void bench_llm_stats_from_hists(struct llm_summary *s, const struct bench_point *p)
 {
-    struct llm_summary *s = calloc(1, sizeof(*s));
-    if (!s) return -ENOMEM;
     s->view = LLM_VIEW_LATSCOPE;
     llm_stat_from_hist(&s->ttft, llm_hist_named(p, "ttft"));
     llm_stat_from_hist(&s->ttft_send, llm_hist_named(p, "ttft_send"));
@@ -270,6 +268,13 @@ static int merge_llm(struct bench_point *p, struct shard_doc *sd, size_t n, size
     llm_stat_from_hist(&s->tpot, llm_hist_named(p, "tpot"));
     llm_stat_from_hist(&s->itl, llm_hist_named(p, "itl"));
     llm_stat_from_hist(&s->chunk_gap, llm_hist_named(p, "chunk_gap"));
+}
+
+static int merge_llm(struct bench_point *p, struct shard_doc *sd, size_t n, size_t pi)
+{
+    struct llm_summary *s = calloc(1, sizeof(*s));
+    if (!s) return -ENOMEM;
+    bench_llm_stats_from_hists(s, p);
     for (size_t i = 0; i < n; i++) {
         const char *d = sd[i].doc + sd[i].pv[pi].off;
         size_t dn = sd[i].pv[pi].len;

@@ -36,4 +36,9 @@ int bench_merge_docs(struct bench_merged *m, const char *const *docs, const size
                      const char *const *names, size_t n, char *err, size_t errsz);
 void bench_merged_fini(struct bench_merged *m);
 
+/* The latency statistics of an LLM summary (ttft, ttft_send, e2e, e2e_send, tpot, itl,
+ * chunk_gap) from the point's merged LLM histograms (p->llm_hist; latscope definitions,
+ * nearest rank on the histogram). Shared with the MPI reduction. */
+void bench_llm_stats_from_hists(struct llm_summary *s, const struct bench_point *p);
+
 #endif

@@ -11,6 +11,8 @@
  */
 #include "bench/mpi.h"
 
+#include "bench/merge.h"
+
 #include "core/err.h"
 
 #include <errno.h>
@@ -123,6 +125,61 @@ static int reduce_hist(struct lat_hist *h)
     h->clamped = tc[1];
     h->min = tc[0] ? mm[0] : INT64_MAX;
     h->max = tc[0] ? -mm[1] : 0;
+    return 0;
+}
+
+/* --target openai: the LLM summary of the whole load: counters summed, the latency
+ * statistics from the reduced LLM histograms (as bench merge does); the token-count
+ * distributions are per-request values no rank has for the others: left empty. */
+static int reduce_llm(struct bench_point *p)
+{
+    struct llm_summary *s = p->llm;
+    uint64_t c[LLM_ERR__N + 12];
+    size_t n = 0;
+    c[n++] = s->out_tokens;
+    c[n++] = s->errors;
+    for (int e = 0; e < LLM_ERR__N; e++)
+        c[n++] = s->err[e];
+    for (int t = 0; t < 4; t++)
+        c[n++] = s->src_count[t];
+    c[n++] = s->osl_mismatch;
+    c[n++] = s->usage_chunk_mismatch;
+    c[n++] = s->no_tpot;
+    c[n++] = s->good;
+    c[n++] = s->has_slo ? 1 : 0;
+    c[n++] = s->requests;
+    c[n++] = s->ok;
+    double d[3] = {s->out_tok_s, s->req_s, s->goodput_rps};
+    int src = (int)s->tokens_source;
+    if (MPI_Allreduce(MPI_IN_PLACE, c, (int)n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD) !=
+            MPI_SUCCESS ||
+        MPI_Allreduce(MPI_IN_PLACE, d, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        MPI_Allreduce(MPI_IN_PLACE, &src, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return LAT_E_INTERNAL;
+    n = 0;
+    s->out_tokens = c[n++];
+    s->errors = c[n++];
+    for (int e = 0; e < LLM_ERR__N; e++)
+        s->err[e] = c[n++];
+    for (int t = 0; t < 4; t++)
+        s->src_count[t] = c[n++];
+    s->osl_mismatch = c[n++];
+    s->usage_chunk_mismatch = c[n++];
+    s->no_tpot = c[n++];
+    s->good = c[n++];
+    s->has_slo = c[n++] > 0;
+    s->requests = c[n++];
+    s->ok = c[n++];
+    s->out_tok_s = d[0];
+    s->req_s = d[1];
+    s->goodput_rps = d[2];
+    s->tokens_source = (enum llm_tok_src)src;
+    s->goodput_fraction = s->has_slo && s->requests ? (double)s->good / (double)s->requests : 0;
+    s->duration_s = p->res.duration_s;
+    memset(&s->tokens_per_chunk, 0, sizeof(s->tokens_per_chunk));
+    memset(&s->out_tok_s_user, 0, sizeof(s->out_tok_s_user));
+    s->tokens_per_chunk_exact = false;
+    bench_llm_stats_from_hists(s, p);
     return 0;
 }
 
@@ -265,6 +322,11 @@ int bench_mpi_point_reduce(const struct bench_shard *s, struct bench_run *run,
     MPI_Allreduce(MPI_IN_PLACE, &infl, 1, MPI_UNSIGNED, MPI_SUM, MPI_COMM_WORLD);
     p->load.concurrency = conc;
     p->load.max_inflight = infl;
+    if (p->llm && (rc = reduce_llm(p)) != 0) {
+        free(lines);
+        free(all);
+        return rc;
+    }
     free(p->shards);
     p->shards = lines;
     p->nshards = (size_t)size;

@@ -4,7 +4,8 @@
  * 0's clock, clock offsets measured by ping-pong) and each point's results are reduced
  * exactly over all ranks (MPI_Allreduce of every histogram's counts, counters summed, the
  * per-rank lines gathered), so every rank holds the one merged result (and --find-max decides
- * the same next probe on all ranks); rank 0 prints it. Implemented in mpi.c, compiled only
+ * the same next probe on all ranks); rank 0 prints it. --target openai: the LLM summary is
+ * rebuilt from the reduced LLM histograms and summed counters. Implemented in mpi.c, compiled only
  * with Open MPI (LAT_HAVE_MPI); without it these are no-ops and --mpi is refused
  * (bench_mpi_init).
  */
