@@ -241,6 +241,9 @@ struct window_ctx {
     double confidence;
     struct lat_hist *cum; /* [CUM__N]: one per metric a term can name */
     struct llm_bench *llm;
+    /* --mpi: the stop rules decide on the window reduced over all ranks (bench/mpi.h) */
+    const struct bench_shard *mpi;
+    struct lat_hist *mpi_h; /* [2]: the reduced window's latency and send lag */
 };
 
 /* The cumulative histograms of a point under --confidence, one per SLO metric: the engine's
@@ -299,6 +302,12 @@ static bool slo_llm_observed(const struct slo_term *t, const struct llm_summary 
 static bool on_window(void *ud, const struct bench_window *w)
 {
     struct window_ctx *c = ud;
+    struct bench_window mw;
+    if (c->mpi) {
+        int mrc = bench_mpi_window(c->mpi, w, &mw, &c->mpi_h[0], &c->mpi_h[1]);
+        if (mrc) return false; /* the ranks' windows of this point are over */
+        w = &mw;
+    }
     c->ok += w->ok;
     c->errors += w->errors;
     if (c->progress) {
@@ -838,13 +847,14 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         return usage_error("--shard", "--find-max, --stable and --confidence decide on the "
                                       "whole load: run the shards under MPI (--mpi)");
     }
-    if (shard.mpi && (c.stable || c.confidence > 0 || c.hdr_log || c.records || llm.records_path ||
-                      (llm.active && llm.view != LLM_VIEW_LATSCOPE))) {
+    if (shard.mpi && ((c.confidence > 0 && llm.active) || c.hdr_log || c.records ||
+                      llm.records_path || (llm.active && llm.view != LLM_VIEW_LATSCOPE))) {
         free(c.headers);
         bench_mpi_fini(&shard);
-        return usage_error("--mpi", "not yet with --stable, --confidence, --hdr-log, --records, "
-                                    "--records-detail or --metrics-compat: run --shard K/N per "
-                                    "process and 'latscope bench merge' the results");
+        return usage_error("--mpi", "not yet with --hdr-log, --records, --records-detail, "
+                                    "--metrics-compat or --confidence on --target openai: run "
+                                    "--shard K/N per process and 'latscope bench merge' the "
+                                    "results");
     }
 
     rc = conn_target_init(&t.conn, t.url.host, t.url.port, t.url.tls, !c.insecure);
@@ -1026,6 +1036,12 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         exit(LAT_EXIT_FAILURE);
     }
 
+    struct lat_hist mpi_h[2];
+    memset(mpi_h, 0, sizeof(mpi_h));
+    if (shard.mpi && (hist_init_default(&mpi_h[0]) < 0 || hist_init_default(&mpi_h[1]) < 0)) {
+        pr_err("out of memory\n");
+        exit(LAT_EXIT_FAILURE);
+    }
     unsigned client_tries = 0; /* --find-max: client-INVALID measurements of this probe */
     bool llm_err_said = false; /* a --records-detail/--hdr-log write error was reported */
     for (size_t i = 0; i < nvalues && !bench_stop; i++) {
@@ -1077,8 +1093,10 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
                                 .slo = c.slo_text ? &c.slo : NULL,
                                 .confidence = c.confidence,
                                 .cum = cum,
-                                .llm = llm.active ? &llm : NULL};
-        struct bench_hooks hooks = {.window = on_window, .ud = &wc};
+                                .llm = llm.active ? &llm : NULL,
+                                .mpi = shard.mpi ? &shard : NULL,
+                                .mpi_h = mpi_h};
+        struct bench_hooks hooks = {.window = on_window, .ud = &wc, .always_last = shard.mpi};
         if (c.find_max && c.format == LAT_FMT_TEXT) {
             if (find_conc)
                 pr_info("find-max: probing concurrency %u\n", (unsigned)value);
@@ -1163,6 +1181,8 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     if (c.find_max && run.best_point < 0) exit_code = LAT_EXIT_FAILURE;
     for (int k = 0; c.confidence > 0 && k < CUM__N; k++)
         hist_fini(&cum[k]);
+    hist_fini(&mpi_h[0]);
+    hist_fini(&mpi_h[1]);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (bench_stop) {

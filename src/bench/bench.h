@@ -150,6 +150,7 @@ struct bench_window {
     lat_ns t_start, t_end; /* CLOCK_MONOTONIC */
     const struct lat_hist *lat, *lat_actual, *send_lag;
     uint64_t ok, errors, inflight;
+    bool last; /* the point's final window (every worker has finished) */
 };
 
 /* Stop rules evaluated after each window (the engine calls them; see stable/earlystop). */
@@ -157,6 +158,9 @@ struct bench_hooks {
     /* Returns true to end the point now (e.g. --stable reached). */
     bool (*window)(void *ud, const struct bench_window *w);
     void *ud;
+    /* Call the hook for the final window even when it is empty (--mpi: every rank's window
+     * sequence ends with a `last` one, bench/mpi.h). */
+    bool always_last;
 };
 
 struct bench_result {

@@ -1199,8 +1199,9 @@ int bench_run_point(const struct bench_target *t, const struct bench_load *l,
         for (unsigned i = 0; i < nthreads; i++)
             if (e.workers[i].started && !atomic_load(&e.workers[i].finished)) all_done = false;
         lat_ns now = clock_now_ns();
-        if (have_windows && (now >= next_win || all_done) && now > win_start) {
-            struct bench_window bw = {.t_start = win_start, .t_end = now};
+        if (have_windows && (now >= next_win || all_done) &&
+            (now > win_start || (all_done && hooks && hooks->always_last))) {
+            struct bench_window bw = {.t_start = win_start, .t_end = now, .last = all_done};
             collect_window(&e, &wl, &wa, &wg, &bw.ok, &bw.errors, &bw.inflight);
             bw.lat = &wl;
             bw.lat_actual = &wa;

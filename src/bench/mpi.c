@@ -25,6 +25,7 @@ static double clock_offset_ms_of_me = 0; /* this rank's clock minus rank 0's */
 static double max_abs_offset_ms = 0;
 static struct bench_dist mpi_dist;
 static bool mpi_started;
+static bool windows_done; /* a rank's last window of this point was reduced */
 
 static void measure_offsets(int rank, int size)
 {
@@ -97,6 +98,7 @@ int bench_mpi_init(struct bench_shard *s, char *why, size_t whysz)
 lat_ns bench_mpi_point_start(const struct bench_shard *s, size_t i)
 {
     MPI_Barrier(MPI_COMM_WORLD);
+    windows_done = false;
     int64_t start = 0;
     if (s->index == 0) {
         lat_ns now = clock_realtime_ns();
@@ -125,6 +127,31 @@ static int reduce_hist(struct lat_hist *h)
     h->clamped = tc[1];
     h->min = tc[0] ? mm[0] : INT64_MAX;
     h->max = tc[0] ? -mm[1] : 0;
+    return 0;
+}
+
+int bench_mpi_window(const struct bench_shard *s, const struct bench_window *in,
+                     struct bench_window *out, struct lat_hist *lat, struct lat_hist *lag)
+{
+    (void)s;
+    if (windows_done) return 1;
+    hist_reset(lat);
+    hist_reset(lag);
+    if (hist_add(lat, in->lat) < 0 || hist_add(lag, in->send_lag) < 0) return LAT_E_INTERNAL;
+    uint64_t c[4] = {in->ok, in->errors, in->inflight, in->last ? 1 : 0};
+    if (MPI_Allreduce(MPI_IN_PLACE, c, 4, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return LAT_E_INTERNAL;
+    if (c[3]) windows_done = true; /* no rank reduces a window of this point after this one */
+    int rc = reduce_hist(lat);
+    if (!rc) rc = reduce_hist(lag);
+    if (rc) return rc;
+    *out = *in;
+    out->lat = lat;
+    out->lat_actual = lat;
+    out->send_lag = lag;
+    out->ok = c[0];
+    out->errors = c[1];
+    out->inflight = c[2];
     return 0;
 }
 

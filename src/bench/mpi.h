@@ -19,6 +19,15 @@
  * every point, in order) and sets run->dist. Returns 0 or -ENOMEM / LAT_E_INTERNAL. */
 int bench_mpi_point_reduce(const struct bench_shard *s, struct bench_run *run,
                            struct bench_point *p);
+/* --stable / --confidence under MPI: the window `in` reduced over all ranks into *out (its
+ * histograms into lat and lag, counts summed), so every rank's stop rule decides on the same
+ * merged data. Collective, once per engine window (bench_hooks.always_last): every rank calls
+ * it until one call sees a rank's last window; from then on (until the next point) it does
+ * nothing and returns 1, so no rank waits for another that has finished its point. Returns 0
+ * (out filled), 1 (windows over) or LAT_E_INTERNAL. */
+int bench_mpi_window(const struct bench_shard *s, const struct bench_window *in,
+                     struct bench_window *out, struct lat_hist *lat, struct lat_hist *lag);
+
 /* Finalizes MPI (after the last collective call). */
 void bench_mpi_fini(const struct bench_shard *s);
 

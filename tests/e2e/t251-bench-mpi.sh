@@ -101,10 +101,40 @@ for p in d['points']:
     assert p['window_start_unix_ns'] is not None and p['window_start_unix_ns'] >= p['t0_unix_ns']
 assert f['max_rate'] is None or f['max_rate'] in rates or f['client_limited'], f
 "
-# Options MPI does not take yet are refused by every rank, clearly.
+# --stable and --confidence decide per window on the window reduced over all ranks: every
+# rank stops at the same window (a rank that did not would hang a reduction: the timeout).
 set +e
-"${MPIRUN[@]}" "$LATSCOPE" bench --mpi --stable -r 10 "$FIXTURE_URL/" >/dev/null 2>"$TMPDIR/err"
+timeout $((60 * SAN_MULT)) "${MPIRUN[@]}" "$LATSCOPE" bench --mpi --slo 'p99<=5s' \
+    --confidence 0.9 --window 300ms -r 200 --duration 20s -t 1 "${LAG[@]}" --format json \
+    "$FIXTURE_URL/" >"$TMPDIR/cf.json" 2>"$TMPDIR/err"
 rc=$?
 set -e
-[[ $rc -ne 0 ]] && grep -q "not yet with --stable" "$TMPDIR/err" || { cat "$TMPDIR/err"; fail "--stable: exit $rc"; }
+[[ $rc -le 1 ]] || { cat "$TMPDIR/err"; fail "--confidence: exit $rc"; }
+check_py "$TMPDIR/cf.json" "
+p = d['points'][0]
+assert p['stopped_by_rule'] and p['slo']['terms'][0]['verdict'] == 'pass', p['slo']
+# ended early on every rank, at the same window: the ranks' schedules ended within one window
+assert p['duration_s'] < 15, p['duration_s']
+ds = [l['duration_s'] for l in p['shards']]
+assert len(ds) == 4 and max(ds) - min(ds) < 0.3 + 0.05, ds
+"
+set +e
+timeout $((60 * SAN_MULT)) "${MPIRUN[@]}" "$LATSCOPE" bench --mpi --stable --window 200ms -r 200 \
+    -t 1 "${LAG[@]}" --format json "$FIXTURE_URL/" >"$TMPDIR/st.json" 2>"$TMPDIR/err"
+rc=$?
+set -e
+[[ $rc -le 1 ]] || { cat "$TMPDIR/err"; fail "--stable: exit $rc"; }
+check_py "$TMPDIR/st.json" "
+p = d['points'][0]
+assert p['stability'] is not None, p['stability']
+ds = [l['duration_s'] for l in p['shards']]
+assert max(ds) - min(ds) < 0.2 + 0.05, ds
+"
+# Options MPI does not take yet are refused by every rank, clearly.
+set +e
+"${MPIRUN[@]}" "$LATSCOPE" bench --mpi --hdr-log "$TMPDIR/h.hlog" -r 10 "$FIXTURE_URL/" \
+    >/dev/null 2>"$TMPDIR/err"
+rc=$?
+set -e
+[[ $rc -ne 0 ]] && grep -q "not yet with --hdr-log" "$TMPDIR/err" || { cat "$TMPDIR/err"; fail "--hdr-log: exit $rc"; }
 exit 0
