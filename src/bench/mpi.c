@@ -161,7 +161,7 @@ int bench_mpi_window(const struct bench_shard *s, const struct bench_window *in,
 static int reduce_llm(struct bench_point *p)
 {
     struct llm_summary *s = p->llm;
-    uint64_t c[LLM_ERR__N + 12];
+    uint64_t c[LLM_ERR__N + 13]; /* every counter below, in this order */
     size_t n = 0;
     c[n++] = s->out_tokens;
     c[n++] = s->errors;
