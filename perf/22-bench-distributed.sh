@@ -34,7 +34,8 @@ report() { # NAME FILE NOTE
     out "$1.requests" "$(jget "$f" "d['points'][0]['requests'] + d['points'][0]['errors']['total']")" "" "$3"
     out "$1.send_lag_p50" "$(jget "$f" "d['points'][0]['send_lag_ms']['p50']")" "ms" "$3"
     out "$1.send_lag_p99" "$(jget "$f" "d['points'][0]['send_lag_ms']['p99']")" "ms" "$3"
-    out "$1.valid" "$(jget "$f" "d['points'][0]['valid']")" "" "$3"
+    out "$1.valid" "$(jget "$f" "d['points'][0]['valid']")" "" \
+        "$(jget "$f" "d['points'][0]['invalid_reason'] or '$3'")"
 }
 "$LATSCOPE" bench -t 2 "${args[@]}" "$url" >"$tmp/one.json" 2>/dev/null
 report single "$tmp/one.json" "1 process, 2 threads, $rate req/s"
