@@ -13,6 +13,7 @@ pkgs=(
     zlib1g-dev libssl-dev libsqlite3-dev libdw-dev libelf-dev libdeflate-dev libisal-dev
     clang libclang-rt-14-dev clang-format-14
     jq procps curl python3 openssl xxd sqlite3 libxml2-utils
+    openmpi-bin libopenmpi-dev
 )
 if [[ "${LATSCOPE_DEPS_PERF:-0}" == 1 ]]; then
     pkgs+=(nginx wrk hyperfine linux-perf)

@@ -12,9 +12,11 @@
 #define PR_FMT "bench"
 #include "bench/bench.h"
 #include "bench/kserve.h"
+#include "bench/mpi.h"
 #include "bench/openai.h"
 #include "bench/opts.h"
 #include "bench/report.h"
+#include "bench/shard.h"
 #include "core/err.h"
 #include "core/log.h"
 #include "core/units.h"
@@ -239,6 +241,9 @@ struct window_ctx {
     double confidence;
     struct lat_hist *cum; /* [CUM__N]: one per metric a term can name */
     struct llm_bench *llm;
+    /* --mpi: the stop rules decide on the window reduced over all ranks (bench/mpi.h) */
+    const struct bench_shard *mpi;
+    struct lat_hist *mpi_h; /* [2]: the reduced window's latency and send lag */
 };
 
 /* The cumulative histograms of a point under --confidence, one per SLO metric: the engine's
@@ -297,6 +302,12 @@ static bool slo_llm_observed(const struct slo_term *t, const struct llm_summary 
 static bool on_window(void *ud, const struct bench_window *w)
 {
     struct window_ctx *c = ud;
+    struct bench_window mw;
+    if (c->mpi) {
+        int mrc = bench_mpi_window(c->mpi, w, &mw, &c->mpi_h[0], &c->mpi_h[1]);
+        if (mrc) return false; /* the ranks' windows of this point are over */
+        w = &mw;
+    }
     c->ok += w->ok;
     c->errors += w->errors;
     if (c->progress) {
@@ -463,6 +474,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
             fputs(usage_text, stdout);
             fputs("\n", stdout);
             fputs(llm_bench_usage, stdout);
+            fputs("\n", stdout);
+            fputs(bench_shard_usage, stdout);
             return -1;
         }
         case OPT_TARGET:
@@ -762,6 +775,15 @@ static int write_records(FILE *f, struct bench_run *run)
 
 int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
 {
+    if (argc > 1 && !strcmp(argv[1], "merge")) return cmd_bench_merge(argc - 1, argv + 1, opts);
+    /* Multi-host: --shard, --start-at, --mpi are taken out of argv first (src/bench/shard.c). */
+    struct bench_shard shard;
+    char swhy[512];
+    if (shard_take_args(&shard, &argc, argv, swhy, sizeof(swhy)) < 0 ||
+        bench_shard_setup(&shard, swhy, sizeof(swhy)) < 0) {
+        pr_err("%s (see 'latscope bench --help')\n", swhy);
+        return LAT_EXIT_USAGE;
+    }
     struct cli c = {.expect_class = 2, .seed = 1, .arrival = BENCH_ARRIVAL_POISSON};
     bench_opts_default(&c.eng);
     /* --target openai: its own options are taken out of argv first (src/bench/openai.c). */
@@ -820,6 +842,20 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     if (llm.replay_path) llm.replay_limit = (size_t)c.requests;
     if (!c.duration_ns && !c.requests)
         c.duration_ns = c.stable ? 11 * c.eng.window_ns : 10 * LAT_NS_PER_S;
+    if (shard.count > 1 && !shard.mpi && (c.find_max || c.stable || c.confidence > 0)) {
+        free(c.headers);
+        return usage_error("--shard", "--find-max, --stable and --confidence decide on the "
+                                      "whole load: run the shards under MPI (--mpi)");
+    }
+    if (shard.mpi && ((c.confidence > 0 && llm.active) || c.hdr_log || c.records ||
+                      llm.records_path || (llm.active && llm.view != LLM_VIEW_LATSCOPE))) {
+        free(c.headers);
+        bench_mpi_fini(&shard);
+        return usage_error("--mpi", "not yet with --hdr-log, --records, --records-detail, "
+                                    "--metrics-compat or --confidence on --target openai: run "
+                                    "--shard K/N per process and 'latscope bench merge' the "
+                                    "results");
+    }
 
     rc = conn_target_init(&t.conn, t.url.host, t.url.port, t.url.tls, !c.insecure);
     if (rc < 0) {
@@ -865,6 +901,10 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         }
         t.ops = &llm_ops;
         t.ops_ud = &llm;
+        if (shard.count > 1 && llm.t) { /* shard K of N: requests K, K + N, ... (bench/shard.h) */
+            llm.t->idx_base = shard.index;
+            llm.t->idx_stride = shard.count;
+        }
         t.ops_seq = llm_bench_seq;
         if (llm.replay.n) {
             /* One open-loop point whose intended send times are the trace's; its nominal
@@ -963,6 +1003,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     }
     run.points = xcalloc(nvalues, sizeof(*run.points));
     run.npoints = nvalues;
+    run.shard = &shard;
     run.threads = c.eng.threads;
     run.rx_time = t.conn.rx_kernel_time && !t.url.tls ? "kernel" : "user";
     run.mode = c.find_max ? "find-max" : llm.replay.n ? "replay" : open_loop ? "open" : "closed";
@@ -995,6 +1036,12 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         exit(LAT_EXIT_FAILURE);
     }
 
+    struct lat_hist mpi_h[2];
+    memset(mpi_h, 0, sizeof(mpi_h));
+    if (shard.mpi && (hist_init_default(&mpi_h[0]) < 0 || hist_init_default(&mpi_h[1]) < 0)) {
+        pr_err("out of memory\n");
+        exit(LAT_EXIT_FAILURE);
+    }
     unsigned client_tries = 0; /* --find-max: client-INVALID measurements of this probe */
     bool llm_err_said = false; /* a --records-detail/--hdr-log write error was reported */
     for (size_t i = 0; i < nvalues && !bench_stop; i++) {
@@ -1021,6 +1068,11 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
             l->noffsets = llm.replay.n;
         }
         bench_load_finish(l, &c.eng);
+        if (shard_prepare_point(&shard, i, l, &c.eng, &bench_stop, swhy, sizeof(swhy)) < 0) {
+            pr_err("%s\n", swhy);
+            exit_code = LAT_EXIT_USAGE;
+            break;
+        }
         if (strcmp(c.target, "kserve") == 0) kserve_stats_before(&ks, &t);
         struct lat_stable stable;
         stable_init_default(&stable);
@@ -1041,8 +1093,10 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
                                 .slo = c.slo_text ? &c.slo : NULL,
                                 .confidence = c.confidence,
                                 .cum = cum,
-                                .llm = llm.active ? &llm : NULL};
-        struct bench_hooks hooks = {.window = on_window, .ud = &wc};
+                                .llm = llm.active ? &llm : NULL,
+                                .mpi = shard.mpi ? &shard : NULL,
+                                .mpi_h = mpi_h};
+        struct bench_hooks hooks = {.window = on_window, .ud = &wc, .always_last = shard.mpi};
         if (c.find_max && c.format == LAT_FMT_TEXT) {
             if (find_conc)
                 pr_info("find-max: probing concurrency %u\n", (unsigned)value);
@@ -1076,6 +1130,11 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
                 llm_err_said = true;
                 exit_code = LAT_EXIT_FAILURE;
             }
+        }
+        if (shard.mpi && (rc = bench_mpi_point_reduce(&shard, &run, p)) < 0) {
+            pr_err("--mpi: reducing point %zu: %s\n", i + 1, lat_strerror(rc));
+            exit_code = LAT_EXIT_FAILURE;
+            break;
         }
         if (c.stable) {
             enum stable_verdict v = stable.verdict;
@@ -1122,6 +1181,8 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     if (c.find_max && run.best_point < 0) exit_code = LAT_EXIT_FAILURE;
     for (int k = 0; c.confidence > 0 && k < CUM__N; k++)
         hist_fini(&cum[k]);
+    hist_fini(&mpi_h[0]);
+    hist_fini(&mpi_h[1]);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (bench_stop) {
@@ -1129,7 +1190,9 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         exit_code = LAT_EXIT_FAILURE;
     }
 
-    if (c.format == LAT_FMT_JSON)
+    if (shard.mpi && shard.index != 0) /* rank 0 prints the reduced result */
+        rc = 0;
+    else if (c.format == LAT_FMT_JSON)
         rc = bench_report_json(stdout, &run);
     else if (c.format == LAT_FMT_CSV)
         rc = bench_report_csv(stdout, &run);
@@ -1150,6 +1213,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         for (size_t k = 0; k < run.points[i].nllm_hist; k++)
             hist_fini(&run.points[i].llm_hist[k]);
         free(run.points[i].llm_hist);
+        free(run.points[i].shards);
     }
     free(run.points);
 out:
@@ -1176,5 +1240,6 @@ out:
     buf_fini(&req);
     buf_fini(&body);
     free(c.headers);
+    bench_mpi_fini(&shard);
     return exit_code;
 }

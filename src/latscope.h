@@ -34,6 +34,8 @@ struct lat_cmd {
 
 /* Subcommands. argv[0] is the subcommand name. Return an enum lat_exit value. */
 int cmd_bench(int argc, char **argv, const struct lat_opts *opts);
+/* `latscope bench merge RESULT.json...` (src/cmd-bench-merge.c), reached through cmd_bench. */
+int cmd_bench_merge(int argc, char **argv, const struct lat_opts *opts);
 int cmd_trace(int argc, char **argv, const struct lat_opts *opts);
 int cmd_analyze(int argc, char **argv, const struct lat_opts *opts);
 int cmd_doctor(int argc, char **argv, const struct lat_opts *opts);

@@ -109,6 +109,15 @@ struct bench_load {
      * entries i, i+T, ...; the point ends after the last. NULL = generated schedule. */
     const lat_ns *offsets;
     size_t noffsets;
+    /* Multi-host (src/bench/shard.h): this process runs shard `shard` of `nshards` (0 or 1:
+     * the whole load). Open loop: thread i takes arrivals shard + nshards * (i + T * m) of the
+     * one global schedule (and replay rows likewise), so the shards' union is exactly the
+     * single-process schedule; rate stays the global rate. Closed-loop concurrency and request
+     * counts are split by the caller (shard_split_load). */
+    uint32_t shard, nshards;
+    /* Absolute CLOCK_MONOTONIC start of the schedule (t0), e.g. from --start-at; 0 = now plus
+     * a short set-up delay. A start already past is replaced by now plus that delay. */
+    lat_ns start_at_ns;
 };
 
 /* Engine settings shared by every point of a run. */
@@ -141,6 +150,7 @@ struct bench_window {
     lat_ns t_start, t_end; /* CLOCK_MONOTONIC */
     const struct lat_hist *lat, *lat_actual, *send_lag;
     uint64_t ok, errors, inflight;
+    bool last; /* the point's final window (every worker has finished) */
 };
 
 /* Stop rules evaluated after each window (the engine calls them; see stable/earlystop). */
@@ -148,6 +158,9 @@ struct bench_hooks {
     /* Returns true to end the point now (e.g. --stable reached). */
     bool (*window)(void *ud, const struct bench_window *w);
     void *ud;
+    /* Call the hook for the final window even when it is empty (--mpi: every rank's window
+     * sequence ends with a `last` one, bench/mpi.h). */
+    bool always_last;
 };
 
 struct bench_result {
@@ -167,6 +180,11 @@ struct bench_result {
     uint64_t stale_retries;
     uint64_t bytes;
     lat_ns t_first_sched, t_last_end; /* measured window */
+    /* The point's t0 (schedule start) on CLOCK_MONOTONIC and on CLOCK_REALTIME (ns since the
+     * epoch), for merging shards run on other hosts (bench merge: start skew, union window). */
+    lat_ns t0_ns, t0_unix_ns;
+    lat_ns window_start_ns; /* CLOCK_MONOTONIC start of the window duration_s measures */
+    bool have_window;       /* window_start_ns is set */
     /* duration_s: the window achieved_rps divides by. Closed loop: first intended send to
      * last response end. Open loop: the schedule's duration, from the start of the measured
      * schedule to its end: --duration, or the intended time of the first arrival that was

@@ -25,6 +25,7 @@
  */
 #define PR_FMT "bench"
 #include "bench/bench.h"
+#include "bench/shard.h"
 
 #include "core/err.h"
 #include "core/log.h"
@@ -94,6 +95,7 @@ struct engine {
     const struct bench_load *l;
     const struct bench_opts *o;
     unsigned nthreads;
+    uint32_t shard, nshards; /* bench_load's, nshards >= 1 */
     bool open_loop;
     lat_ns t0, measure_start, end_issue; /* end_issue: BENCH_NO_DEADLINE when unlimited */
     uint64_t issue_limit;                /* 0: unlimited */
@@ -719,7 +721,7 @@ static lat_ns next_arrival(struct worker *w)
 {
     const struct bench_load *l = w->e->l;
     if (!l->offsets) return sched_next(&w->sched);
-    w->trace_i += w->e->nthreads;
+    w->trace_i += (size_t)w->e->nthreads * w->e->nshards;
     return w->trace_i < l->noffsets ? w->e->t0 + l->offsets[w->trace_i] : BENCH_NO_DEADLINE;
 }
 
@@ -762,12 +764,15 @@ static void *worker_main(void *arg)
                                           : e->l->arrival == BENCH_ARRIVAL_GAMMA ? SCHED_GAMMA
                                                                                  : SCHED_CONSTANT,
                                   .gamma_k = e->l->gamma_shape};
-        sched_init_slice(&w->sched, &spec, e->l->rate, e->l->seed, e->t0, w->id, e->nthreads);
+        /* Slice shard + nshards * id of nshards * nthreads (bench_load.shard). */
+        uint32_t first = shard_slice(e->shard, e->nshards, w->id);
+        sched_init_slice(&w->sched, &spec, e->l->rate, e->l->seed, e->t0, first,
+                         e->nshards * e->nthreads);
         if (e->l->offsets) {
-            w->trace_i = w->id;
+            w->trace_i = first;
             w->next_sched =
-                w->id < e->l->noffsets ? e->t0 + e->l->offsets[w->id] : BENCH_NO_DEADLINE;
-            if (w->id >= e->l->noffsets) w->issuing_done = true;
+                first < e->l->noffsets ? e->t0 + e->l->offsets[first] : BENCH_NO_DEADLINE;
+            if (first >= e->l->noffsets) w->issuing_done = true;
         } else {
             w->next_sched = sched_next(&w->sched);
         }
@@ -1037,7 +1042,7 @@ static int merge(struct engine *e, struct bench_result *r)
          * end: --duration, or the first arrival not sent when the point ended early. */
         lat_ns start = e->l->warmup_requests ? first_msched : e->measure_start;
         if (first_msched < start) start = first_msched;
-        lat_ns gap = (lat_ns)(1e9 / e->l->rate);
+        lat_ns gap = (lat_ns)(1e9 * e->nshards / e->l->rate);
         bool by_count = e->issue_limit && atomic_load(&e->issued) >= e->issue_limit;
         lat_ns end = e->end_issue;
         if (end == BENCH_NO_DEADLINE || by_count || r->interrupted || r->stopped_by_rule) {
@@ -1048,7 +1053,11 @@ static int merge(struct engine *e, struct bench_result *r)
         if (end <= last_msched) end = last_msched + gap;
         if (end > start) r->duration_s = (double)(end - start) / 1e9;
         if (r->duration_s > 0) r->achieved_rps = (double)r->ok / r->duration_s;
+        r->window_start_ns = start;
+        r->have_window = true;
     } else if (r->ok && r->t_last_end > r->t_first_sched) {
+        r->window_start_ns = r->t_first_sched;
+        r->have_window = true;
         r->duration_s = (double)(r->t_last_end - r->t_first_sched) / 1e9;
         r->achieved_rps = (double)r->ok / r->duration_s;
     }
@@ -1125,6 +1134,9 @@ int bench_run_point(const struct bench_target *t, const struct bench_load *l,
     if (!total_conns) return LAT_E_USAGE;
     if (nthreads > total_conns) nthreads = total_conns;
     e.nthreads = nthreads;
+    e.nshards = l->nshards > 1 ? l->nshards : 1;
+    e.shard = l->nshards > 1 ? l->shard : 0;
+    if (e.shard >= e.nshards) return LAT_E_USAGE;
     e.issue_limit = l->requests ? l->requests + l->warmup_requests : 0;
     atomic_init(&e.issued, 0);
     atomic_init(&e.stop_issuing, false);
@@ -1144,7 +1156,8 @@ int bench_run_point(const struct bench_target *t, const struct bench_load *l,
         if (rc == 0 && o->keep_records) {
             uint64_t want = l->requests ? l->requests / nthreads + 1 : 4096;
             if (!l->requests && l->rate > 0 && l->duration_ns)
-                want = (uint64_t)(l->rate * (double)l->duration_ns / 1e9) / nthreads + 16;
+                want =
+                    (uint64_t)(l->rate * (double)l->duration_ns / 1e9) / nthreads / e.nshards + 16;
             if (want > (1u << 24)) want = 1u << 24;
             e.workers[i].rec = malloc(want * sizeof(struct bench_record));
             e.workers[i].caprec = e.workers[i].rec ? want : 0;
@@ -1153,6 +1166,9 @@ int bench_run_point(const struct bench_target *t, const struct bench_load *l,
     if (rc < 0) goto out;
 
     e.t0 = clock_now_ns() + BENCH_START_DELAY;
+    if (l->start_at_ns > e.t0) e.t0 = l->start_at_ns;
+    res->t0_ns = e.t0;
+    res->t0_unix_ns = clock_realtime_ns() - clock_now_ns() + e.t0;
     e.measure_start = e.t0 + l->warmup_ns;
     e.end_issue = l->duration_ns ? e.measure_start + l->duration_ns : BENCH_NO_DEADLINE;
     if (!l->duration_ns && !l->requests) e.end_issue = e.measure_start + 10 * LAT_NS_PER_S;
@@ -1183,8 +1199,9 @@ int bench_run_point(const struct bench_target *t, const struct bench_load *l,
         for (unsigned i = 0; i < nthreads; i++)
             if (e.workers[i].started && !atomic_load(&e.workers[i].finished)) all_done = false;
         lat_ns now = clock_now_ns();
-        if (have_windows && (now >= next_win || all_done) && now > win_start) {
-            struct bench_window bw = {.t_start = win_start, .t_end = now};
+        if (have_windows && (now >= next_win || all_done) &&
+            (now > win_start || (all_done && hooks && hooks->always_last))) {
+            struct bench_window bw = {.t_start = win_start, .t_end = now, .last = all_done};
             collect_window(&e, &wl, &wa, &wg, &bw.ok, &bw.errors, &bw.inflight);
             bw.lat = &wl;
             bw.lat_actual = &wa;
@@ -1218,7 +1235,7 @@ int bench_run_point(const struct bench_target *t, const struct bench_load *l,
     if (rc == 0) rc = merge(&e, res);
     res->client_cpu_pct =
         wall1 > wall0 ? 100.0 * (double)(cpu1 - cpu0) / (double)(wall1 - wall0) : 0;
-    res->offered_rps = l->rate;
+    res->offered_rps = l->rate / e.nshards;
     bench_result_judge(res, l, o);
 out:
     for (unsigned i = 0; i < nthreads; i++)

@@ -91,6 +91,90 @@ static void json_hist_blob(struct jsonw *w, const char *key, const struct lat_hi
     buf_fini(&b);
 }
 
+static void json_hist_ext(struct jsonw *w, const char *key, const struct lat_hist *h)
+{
+    if (!hist_count(h)) return;
+    jsonw_key(w, key);
+    jsonw_arr_begin(w);
+    jsonw_i64(w, hist_min(h));
+    jsonw_i64(w, hist_max(h));
+    jsonw_arr_end(w);
+}
+
+static void json_num_or_null(struct jsonw *w, const char *key, double v, int decimals)
+{
+    jsonw_key(w, key);
+    if (isfinite(v))
+        jsonw_fixed(w, v, decimals);
+    else
+        jsonw_null(w);
+}
+
+static void json_shard_lines(struct jsonw *w, const struct bench_point *p)
+{
+    if (!p->nshards) return;
+    jsonw_key(w, "shards");
+    jsonw_arr_begin(w);
+    for (size_t i = 0; i < p->nshards; i++) {
+        const struct bench_shard_line *l = &p->shards[i];
+        jsonw_obj_begin(w);
+        jsonw_key(w, "index");
+        jsonw_u64(w, l->index);
+        jsonw_key(w, "requests");
+        jsonw_u64(w, l->requests);
+        jsonw_key(w, "errors");
+        jsonw_u64(w, l->errors);
+        jsonw_key(w, "duration_s");
+        jsonw_fixed(w, l->duration_s, 6);
+        jsonw_key(w, "achieved_rps");
+        jsonw_fixed(w, l->achieved_rps, 3);
+        json_num_or_null(w, "send_lag_p99_ms", l->send_lag_p99_ms, 3);
+        json_num_or_null(w, "start_offset_ms", l->t0_offset_ms, 3);
+        json_num_or_null(w, "clock_offset_ms", l->clock_offset_ms, 3);
+        jsonw_key(w, "valid");
+        jsonw_bool(w, l->valid);
+        jsonw_key(w, "invalid_reason");
+        if (l->valid)
+            jsonw_null(w);
+        else
+            jsonw_str(w, l->invalid_reason);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
+static void json_dist(struct jsonw *w, const struct bench_run *r)
+{
+    if (r->shard && r->shard->count > 1 && !r->dist) {
+        jsonw_key(w, "shard");
+        jsonw_obj_begin(w);
+        jsonw_key(w, "index");
+        jsonw_u64(w, r->shard->index);
+        jsonw_key(w, "count");
+        jsonw_u64(w, r->shard->count);
+        jsonw_key(w, "source");
+        jsonw_str(w, r->shard->source);
+        jsonw_key(w, "start_at_unix_ns");
+        if (r->shard->have_start_at)
+            jsonw_i64(w, r->shard->start_at_unix_ns);
+        else
+            jsonw_null(w);
+        jsonw_obj_end(w);
+    }
+    if (r->dist) {
+        jsonw_key(w, "distributed");
+        jsonw_obj_begin(w);
+        jsonw_key(w, "method");
+        jsonw_str(w, r->dist->method);
+        jsonw_key(w, "shards");
+        jsonw_u64(w, r->dist->nshards);
+        json_num_or_null(w, "max_start_skew_ms", r->dist->max_start_skew_ms, 3);
+        json_num_or_null(w, "max_clock_offset_ms", r->dist->max_clock_offset_ms, 3);
+        json_num_or_null(w, "reduce_ms", r->dist->reduce_ms, 3);
+        jsonw_obj_end(w);
+    }
+}
+
 static void json_point(struct jsonw *w, struct bench_point *p)
 {
     struct bench_result *r = &p->res;
@@ -144,8 +228,21 @@ static void json_point(struct jsonw *w, struct bench_point *p)
     json_hist_blob(w, "latency_actual", &r->lat_actual);
     json_hist_blob(w, "ttfb", &r->ttfb);
     json_hist_blob(w, "send_lag", &r->send_lag);
+    json_hist_blob(w, "loop_lag", &r->loop_lag);
     for (size_t i = 0; i < p->nllm_hist; i++)
         json_hist_blob(w, p->llm_hist_names[i], &p->llm_hist[i]);
+    jsonw_obj_end(w);
+    /* The exact recorded min and max of each (a decoded blob only has its buckets' edges), so
+     * `bench merge` gives the percentiles one histogram of every shard's values would. */
+    jsonw_key(w, "histogram_extremes_ns");
+    jsonw_obj_begin(w);
+    json_hist_ext(w, "latency", &r->lat);
+    json_hist_ext(w, "latency_actual", &r->lat_actual);
+    json_hist_ext(w, "ttfb", &r->ttfb);
+    json_hist_ext(w, "send_lag", &r->send_lag);
+    json_hist_ext(w, "loop_lag", &r->loop_lag);
+    for (size_t i = 0; i < p->nllm_hist; i++)
+        json_hist_ext(w, p->llm_hist_names[i], &p->llm_hist[i]);
     jsonw_obj_end(w);
     json_short(w, "ttfb_ms", &r->ttfb);
     json_short(w, "loop_lag_ms", &r->loop_lag);
@@ -205,6 +302,17 @@ static void json_point(struct jsonw *w, struct bench_point *p)
         jsonw_null(w);
     }
     if (p->llm) llm_summary_write_json(w, p->llm);
+    /* Multi-host (bench/shard.h): the point's start on the wall clock, the per-shard lines. */
+    jsonw_key(w, "t0_unix_ns");
+    jsonw_i64(w, r->t0_unix_ns);
+    jsonw_key(w, "window_start_unix_ns");
+    if (r->have_window)
+        jsonw_i64(w, r->t0_unix_ns + (r->window_start_ns - r->t0_ns));
+    else
+        jsonw_null(w);
+    jsonw_key(w, "max_inflight");
+    jsonw_u64(w, p->load.max_inflight);
+    json_shard_lines(w, p);
     jsonw_key(w, "server");
     if (p->server.have) {
         jsonw_obj_begin(w);
@@ -287,6 +395,7 @@ int bench_report_json(FILE *f, const struct bench_run *r)
         jsonw_str(&w, r->workload);
     else
         jsonw_null(&w);
+    json_dist(&w, r);
     jsonw_key(&w, "points");
     jsonw_arr_begin(&w);
     for (size_t i = 0; i < r->npoints; i++)
@@ -419,6 +528,23 @@ static void text_lat_row(FILE *f, const char *label, const struct lat_hist *h,
     fprintf(f, " %9.3f\n", (double)hist_max(h) / 1e6);
 }
 
+/* Merged / MPI-reduced points: one line per shard (rank). */
+static void text_shard_lines(FILE *f, const struct bench_point *p)
+{
+    if (!p->nshards) return;
+    fprintf(f, "  %-6s %10s %10s %8s %10s %10s %10s %s\n", "shard", "requests", "req/s", "errors",
+            "lag p99 ms", "start ms", "clock ms", "valid");
+    for (size_t i = 0; i < p->nshards; i++) {
+        const struct bench_shard_line *l = &p->shards[i];
+        char clk[32] = "-";
+        if (isfinite(l->clock_offset_ms)) snprintf(clk, sizeof(clk), "%.3f", l->clock_offset_ms);
+        fprintf(f, "  %-6u %10llu %10.1f %8llu %10.3f %10.3f %10s %s%s\n", l->index,
+                (unsigned long long)l->requests, l->achieved_rps, (unsigned long long)l->errors,
+                l->send_lag_p99_ms, l->t0_offset_ms, clk,
+                l->valid ? "yes" : "INVALID: ", l->valid ? "" : l->invalid_reason);
+    }
+}
+
 static void text_point(FILE *f, struct bench_point *p, size_t idx)
 {
     struct bench_result *r = &p->res;
@@ -491,11 +617,14 @@ static void text_point(FILE *f, struct bench_point *p, size_t idx)
         if (llm_summary_format_text(&b, p->llm) == 0 && b.data) fputs(b.data, f);
         buf_fini(&b);
     }
+    text_shard_lines(f, p);
 }
 
 int bench_report_text(FILE *f, const struct bench_run *r)
 {
     fprintf(f, "latscope bench %s %s (%s, %u threads)\n", r->target, r->url, r->mode, r->threads);
+    if (r->shard && r->shard->count > 1 && !r->dist)
+        fprintf(f, "shard %u of %u (%s)\n", r->shard->index, r->shard->count, r->shard->source);
     fprintf(f, "latency is measured from the intended send time (CO-correct); percentiles: %s\n",
             "nearest rank");
     size_t ran = 0;
@@ -561,6 +690,18 @@ int bench_report_text(FILE *f, const struct bench_run *r)
                     r->client_limit_reason,
                     r->best_point >= 0 ? ", which is at least the highest passing probe above"
                                        : "");
+    }
+    if (r->dist) {
+        fprintf(f, "\n%s of %u shards: start skew up to %.3f ms", r->dist->method, r->dist->nshards,
+                r->dist->max_start_skew_ms);
+        if (isfinite(r->dist->max_clock_offset_ms))
+            fprintf(f, ", clock offsets up to %.3f ms", r->dist->max_clock_offset_ms);
+        if (isfinite(r->dist->reduce_ms))
+            fprintf(f, ", reduction %.3f ms per point", r->dist->reduce_ms);
+        fputc('\n', f);
+    } else if (r->shard && r->shard->count > 1) {
+        fprintf(f, "\nshard %u of %u (%s): merge the shards' JSON with 'latscope bench merge'\n",
+                r->shard->index, r->shard->count, r->shard->source);
     }
     if (r->interrupted) fprintf(f, "\n(interrupted: results cover what completed)\n");
     return ferror(f) ? -EIO : 0;

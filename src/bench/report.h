@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "bench/bench.h"
+#include "bench/shard.h"
 #include "llm/metrics.h"
 
 /* Server-side time per request from Triton's statistics API (deltas over one point). */
@@ -49,6 +50,9 @@ struct bench_point {
     const char *const *llm_hist_names;
     size_t nllm_hist;
     bool ran;
+    /* A merged / MPI-reduced point (bench/shard.h): one line per shard, else NULL / 0. */
+    struct bench_shard_line *shards;
+    size_t nshards;
 };
 
 struct bench_run {
@@ -75,6 +79,10 @@ struct bench_run {
     bool client_limited;
     double client_limit;
     char client_limit_reason[256];
+    /* Multi-host: this process's shard (JSON "shard"), and for a merged or MPI-reduced run
+     * how it was combined (JSON "distributed"); NULL for a plain single-process run. */
+    const struct bench_shard *shard;
+    const struct bench_dist *dist;
 };
 
 /* Each returns 0 or -EIO (write error) / -ENOMEM. */

@@ -142,8 +142,10 @@ void llm_conn_free(struct llm_conn *c)
 int llm_conn_build(struct llm_conn *c, const char **req, size_t *len)
 {
     struct llm_target *t = c->t;
-    uint64_t idx =
-        c->seq1 ? c->seq1 - 1 : atomic_fetch_add_explicit(&t->next_idx, 1, memory_order_relaxed);
+    uint64_t idx = c->seq1 ? c->seq1 - 1
+                           : t->idx_base + (t->idx_stride ? t->idx_stride : 1) *
+                                               atomic_fetch_add_explicit(&t->next_idx, 1,
+                                                                         memory_order_relaxed);
     c->seq1 = 0;
     buf_reset(&c->req);
     buf_reset(&c->body);

@@ -43,6 +43,10 @@ struct llm_target {
     unsigned nthreads;
     struct llm_metrics *metrics; /* one per thread */
     _Atomic uint64_t next_idx;   /* request counter */
+    /* Multi-host (bench --shard K/N): request m of this process is request idx_base +
+     * idx_stride * m of the whole load, so the N shards send the N-way split of one
+     * workload, not N copies of its first requests. 0/0 = 0/1. */
+    uint64_t idx_base, idx_stride;
 };
 
 struct llm_conn {

@@ -1,0 +1,374 @@
+/*
+ * mpi.c - `latscope bench --mpi` (see mpi.h). The only file that includes <mpi.h>; built only
+ * when the Makefile finds Open MPI (pkg-config ompi-c).
+ *
+ * Clock offsets: rank 0 exchanges 8 ping-pongs with every other rank at MPI_Init time; the
+ * offset is rank r's CLOCK_REALTIME minus rank 0's at the midpoint of the fastest round trip
+ * (error at most half that round trip). Start: before each point a barrier, then rank 0
+ * broadcasts an instant on its own wall clock; rank r starts at that instant plus its offset.
+ * Reduction: MPI_Allreduce (SUM) of the counts of each histogram (same layout on every rank:
+ * exact), MIN/MAX of the extremes, SUM of the counters, and MPI_Allgather of each rank's line.
+ */
+#include "bench/mpi.h"
+
+#include "bench/merge.h"
+
+#include "core/err.h"
+
+#include <errno.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double clock_offset_ms_of_me = 0; /* this rank's clock minus rank 0's */
+static double max_abs_offset_ms = 0;
+static struct bench_dist mpi_dist;
+static bool mpi_started;
+static bool windows_done; /* a rank's last window of this point was reduced */
+
+static void measure_offsets(int rank, int size)
+{
+    double *offs = calloc((size_t)size, sizeof(*offs));
+    if (!offs) return;
+    if (rank == 0) {
+        for (int r = 1; r < size; r++) {
+            lat_ns best_rtt = INT64_MAX;
+            for (int k = 0; k < 8; k++) {
+                int64_t ping = k, theirs = 0;
+                lat_ns a = clock_realtime_ns();
+                MPI_Send(&ping, 1, MPI_INT64_T, r, 77, MPI_COMM_WORLD);
+                MPI_Recv(&theirs, 1, MPI_INT64_T, r, 78, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                lat_ns b = clock_realtime_ns();
+                if (b - a < best_rtt) {
+                    best_rtt = b - a;
+                    offs[r] = (double)(theirs - (a + (b - a) / 2)) / 1e6;
+                }
+            }
+        }
+    } else {
+        for (int k = 0; k < 8; k++) {
+            int64_t ping, now;
+            MPI_Recv(&ping, 1, MPI_INT64_T, 0, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            now = clock_realtime_ns();
+            MPI_Send(&now, 1, MPI_INT64_T, 0, 78, MPI_COMM_WORLD);
+        }
+    }
+    MPI_Bcast(offs, size, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    clock_offset_ms_of_me = offs[rank];
+    for (int r = 0; r < size; r++)
+        if (fabs(offs[r]) > max_abs_offset_ms) max_abs_offset_ms = fabs(offs[r]);
+    free(offs);
+}
+
+/* Whatever path the command leaves by (a usage error after MPI_Init), MPI is finalized. */
+static void finalize_at_exit(void)
+{
+    if (mpi_started) {
+        MPI_Finalize();
+        mpi_started = false;
+    }
+}
+
+int bench_mpi_init(struct bench_shard *s, char *why, size_t whysz)
+{
+    int rank = 0, size = 1, rc = MPI_Init(NULL, NULL);
+    if (rc != MPI_SUCCESS) {
+        snprintf(why, whysz, "--mpi: MPI_Init failed (error %d); run under mpirun", rc);
+        return -1;
+    }
+    mpi_started = true;
+    atexit(finalize_at_exit);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    s->mpi = true;
+    s->active = true;
+    s->index = (uint32_t)rank;
+    s->count = (uint32_t)size;
+    snprintf(s->source, sizeof(s->source), "MPI rank");
+    measure_offsets(rank, size);
+    mpi_dist.method = "mpi";
+    mpi_dist.nshards = (uint32_t)size;
+    mpi_dist.max_clock_offset_ms = max_abs_offset_ms;
+    mpi_dist.max_start_skew_ms = 0;
+    mpi_dist.reduce_ms = NAN;
+    return 0;
+}
+
+lat_ns bench_mpi_point_start(const struct bench_shard *s, size_t i)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    windows_done = false;
+    int64_t start = 0;
+    if (s->index == 0) {
+        lat_ns now = clock_realtime_ns();
+        start = now + 200 * LAT_NS_PER_MS;
+        if (i == 0 && s->have_start_at && s->start_at_unix_ns > start) start = s->start_at_unix_ns;
+    }
+    MPI_Bcast(&start, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    /* Rank 0's instant on this rank's clock. */
+    lat_ns mine = start + (lat_ns)llround(clock_offset_ms_of_me * 1e6);
+    lat_ns mono = clock_now_ns() + (mine - clock_realtime_ns());
+    return mono > 0 ? mono : 1;
+}
+
+static int reduce_hist(struct lat_hist *h)
+{
+    if (!h->counts) return LAT_E_INTERNAL;
+    if (MPI_Allreduce(MPI_IN_PLACE, h->counts, h->cfg.counts_len, MPI_UINT64_T, MPI_SUM,
+                      MPI_COMM_WORLD) != MPI_SUCCESS)
+        return LAT_E_INTERNAL;
+    uint64_t tc[2] = {h->total, h->clamped};
+    int64_t mm[2] = {h->total ? h->min : INT64_MAX, h->total ? -h->max : INT64_MAX};
+    if (MPI_Allreduce(MPI_IN_PLACE, tc, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        MPI_Allreduce(MPI_IN_PLACE, mm, 2, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return LAT_E_INTERNAL;
+    h->total = tc[0];
+    h->clamped = tc[1];
+    h->min = tc[0] ? mm[0] : INT64_MAX;
+    h->max = tc[0] ? -mm[1] : 0;
+    return 0;
+}
+
+int bench_mpi_window(const struct bench_shard *s, const struct bench_window *in,
+                     struct bench_window *out, struct lat_hist *lat, struct lat_hist *lag)
+{
+    (void)s;
+    if (windows_done) return 1;
+    hist_reset(lat);
+    hist_reset(lag);
+    if (hist_add(lat, in->lat) < 0 || hist_add(lag, in->send_lag) < 0) return LAT_E_INTERNAL;
+    uint64_t c[4] = {in->ok, in->errors, in->inflight, in->last ? 1 : 0};
+    if (MPI_Allreduce(MPI_IN_PLACE, c, 4, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return LAT_E_INTERNAL;
+    if (c[3]) windows_done = true; /* no rank reduces a window of this point after this one */
+    int rc = reduce_hist(lat);
+    if (!rc) rc = reduce_hist(lag);
+    if (rc) return rc;
+    *out = *in;
+    out->lat = lat;
+    out->lat_actual = lat;
+    out->send_lag = lag;
+    out->ok = c[0];
+    out->errors = c[1];
+    out->inflight = c[2];
+    return 0;
+}
+
+/* --target openai: the LLM summary of the whole load: counters summed, the latency
+ * statistics from the reduced LLM histograms (as bench merge does); the token-count
+ * distributions are per-request values no rank has for the others: left empty. */
+static int reduce_llm(struct bench_point *p)
+{
+    struct llm_summary *s = p->llm;
+    uint64_t c[LLM_ERR__N + 13]; /* every counter below, in this order */
+    size_t n = 0;
+    c[n++] = s->out_tokens;
+    c[n++] = s->errors;
+    for (int e = 0; e < LLM_ERR__N; e++)
+        c[n++] = s->err[e];
+    for (int t = 0; t < 4; t++)
+        c[n++] = s->src_count[t];
+    c[n++] = s->osl_mismatch;
+    c[n++] = s->usage_chunk_mismatch;
+    c[n++] = s->no_tpot;
+    c[n++] = s->good;
+    c[n++] = s->has_slo ? 1 : 0;
+    c[n++] = s->requests;
+    c[n++] = s->ok;
+    double d[3] = {s->out_tok_s, s->req_s, s->goodput_rps};
+    int src = (int)s->tokens_source;
+    if (MPI_Allreduce(MPI_IN_PLACE, c, (int)n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD) !=
+            MPI_SUCCESS ||
+        MPI_Allreduce(MPI_IN_PLACE, d, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        MPI_Allreduce(MPI_IN_PLACE, &src, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return LAT_E_INTERNAL;
+    n = 0;
+    s->out_tokens = c[n++];
+    s->errors = c[n++];
+    for (int e = 0; e < LLM_ERR__N; e++)
+        s->err[e] = c[n++];
+    for (int t = 0; t < 4; t++)
+        s->src_count[t] = c[n++];
+    s->osl_mismatch = c[n++];
+    s->usage_chunk_mismatch = c[n++];
+    s->no_tpot = c[n++];
+    s->good = c[n++];
+    s->has_slo = c[n++] > 0;
+    s->requests = c[n++];
+    s->ok = c[n++];
+    s->out_tok_s = d[0];
+    s->req_s = d[1];
+    s->goodput_rps = d[2];
+    s->tokens_source = (enum llm_tok_src)src;
+    s->goodput_fraction = s->has_slo && s->requests ? (double)s->good / (double)s->requests : 0;
+    s->duration_s = p->res.duration_s;
+    memset(&s->tokens_per_chunk, 0, sizeof(s->tokens_per_chunk));
+    memset(&s->out_tok_s_user, 0, sizeof(s->out_tok_s_user));
+    s->tokens_per_chunk_exact = false;
+    bench_llm_stats_from_hists(s, p);
+    return 0;
+}
+
+/* What each rank contributes to the per-rank lines and the union window. */
+struct rank_info {
+    struct bench_shard_line line;
+    int64_t t0_unix, ws_unix; /* on rank 0's clock */
+    bool have_window;
+};
+
+int bench_mpi_point_reduce(const struct bench_shard *s, struct bench_run *run,
+                           struct bench_point *p)
+{
+    /* The reduction's own cost, not the wait for the last rank to finish its point. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    lat_ns t_start = clock_now_ns();
+    struct bench_result *r = &p->res;
+    int size = (int)s->count;
+    struct rank_info me = {0};
+    me.line.index = s->index;
+    me.line.requests = r->ok;
+    me.line.errors = r->errors_total;
+    me.line.achieved_rps = r->achieved_rps;
+    me.line.duration_s = r->duration_s;
+    me.line.send_lag_p99_ms = (double)hist_value_at_percentile(&r->send_lag, 99) / 1e6;
+    me.line.clock_offset_ms = clock_offset_ms_of_me;
+    me.line.valid = r->valid;
+    snprintf(me.line.invalid_reason, sizeof(me.line.invalid_reason), "%s", r->invalid_reason);
+    lat_ns off = (lat_ns)llround(clock_offset_ms_of_me * 1e6);
+    me.t0_unix = r->t0_unix_ns - off;
+    me.have_window = r->have_window;
+    me.ws_unix = r->t0_unix_ns + (r->window_start_ns - r->t0_ns) - off;
+    struct rank_info *all = calloc((size_t)size, sizeof(*all));
+    if (!all) return -ENOMEM;
+    if (MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, all, (int)sizeof(me), MPI_BYTE,
+                      MPI_COMM_WORLD) != MPI_SUCCESS) {
+        free(all);
+        return LAT_E_INTERNAL;
+    }
+    int rc = 0;
+    struct lat_hist *hs[] = {&r->lat, &r->lat_actual, &r->ttfb, &r->send_lag, &r->loop_lag};
+    for (size_t k = 0; k < sizeof(hs) / sizeof(hs[0]) && !rc; k++)
+        rc = reduce_hist(hs[k]);
+    for (size_t k = 0; k < p->nllm_hist && !rc; k++)
+        rc = reduce_hist(&p->llm_hist[k]);
+    uint64_t cnt[BENCH_ERR__COUNT + 6];
+    size_t nc = 0;
+    cnt[nc++] = r->ok;
+    for (int c = 0; c < BENCH_ERR__COUNT; c++)
+        cnt[nc++] = r->errors[c];
+    cnt[nc++] = r->inflight_cap_hits;
+    cnt[nc++] = r->interrupted_requests;
+    cnt[nc++] = r->stale_retries;
+    cnt[nc++] = r->bytes;
+    cnt[nc++] = r->interrupted || r->stopped_by_rule ? 1 : 0;
+    double cpu = r->client_cpu_pct, busy = r->max_thread_busy_pct;
+    if (!rc &&
+        (MPI_Allreduce(MPI_IN_PLACE, cnt, (int)nc, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD) !=
+             MPI_SUCCESS ||
+         MPI_Allreduce(MPI_IN_PLACE, &cpu, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS ||
+         MPI_Allreduce(MPI_IN_PLACE, &busy, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS))
+        rc = LAT_E_INTERNAL;
+    if (rc) {
+        free(all);
+        return rc;
+    }
+    nc = 0;
+    r->ok = cnt[nc++];
+    r->errors_total = 0;
+    for (int c = 0; c < BENCH_ERR__COUNT; c++) {
+        r->errors[c] = cnt[nc++];
+        r->errors_total += r->errors[c];
+    }
+    r->inflight_cap_hits = cnt[nc++];
+    r->interrupted_requests = cnt[nc++];
+    r->stale_retries = cnt[nc++];
+    r->bytes = cnt[nc++];
+    uint64_t ended = cnt[nc++];
+    (void)ended;
+    r->client_cpu_pct = cpu;
+    r->max_thread_busy_pct = busy;
+    /* The per-rank exact samples are not reduced: percentiles come from the histograms. */
+    samples_fini(&r->exact);
+    samples_fini(&r->exact_actual);
+    r->have_exact = false;
+    free(r->records);
+    r->records = NULL;
+    r->nrecords = 0;
+    /* Validity: INVALID when any rank's point is. */
+    int64_t t0_min = INT64_MAX, t0_max = INT64_MIN, ws_min = INT64_MAX, we_max = INT64_MIN;
+    size_t ninvalid = 0;
+    bool valid = true, invalid_client = false;
+    char reason[256] = "";
+    struct bench_shard_line *lines = calloc((size_t)size, sizeof(*lines));
+    if (!lines) {
+        free(all);
+        return -ENOMEM;
+    }
+    for (int k = 0; k < size; k++) {
+        lines[k] = all[k].line;
+        if (!lines[k].valid) {
+            valid = false;
+            if (!ninvalid++)
+                snprintf(reason, sizeof(reason), "rank %d: %s", k, lines[k].invalid_reason);
+        }
+        if (all[k].t0_unix < t0_min) t0_min = all[k].t0_unix;
+        if (all[k].t0_unix > t0_max) t0_max = all[k].t0_unix;
+        if (all[k].have_window) {
+            /* On the schedule's time axis (bench/merge.h): the single-process window. */
+            int64_t rel = all[k].ws_unix - all[k].t0_unix;
+            if (rel < ws_min) ws_min = rel;
+            int64_t we = rel + (int64_t)llround(lines[k].duration_s * 1e9);
+            if (we > we_max) we_max = we;
+        }
+    }
+    if (!r->valid && r->invalid_client) invalid_client = true;
+    int ic = invalid_client;
+    MPI_Allreduce(MPI_IN_PLACE, &ic, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    for (int k = 0; k < size; k++)
+        lines[k].t0_offset_ms = (double)(all[k].t0_unix - t0_min) / 1e6;
+    if (ninvalid > 1) {
+        size_t len = strlen(reason);
+        snprintf(reason + len, sizeof(reason) - len, " (and %zu more ranks INVALID)", ninvalid - 1);
+    }
+    r->valid = valid;
+    r->invalid_client = !valid && ic;
+    snprintf(r->invalid_reason, sizeof(r->invalid_reason), "%s", valid ? "" : reason);
+    r->t0_unix_ns = t0_min;
+    r->t0_ns = 0;
+    if (ws_min != INT64_MAX && we_max > ws_min) {
+        r->window_start_ns = ws_min;
+        r->have_window = true;
+        r->duration_s = (double)(we_max - ws_min) / 1e9;
+    }
+    r->achieved_rps = r->duration_s > 0 ? (double)r->ok / r->duration_s : 0;
+    r->offered_rps = p->load.rate;
+    /* The whole load: the split parts added back. */
+    unsigned conc = p->load.concurrency, infl = p->load.max_inflight;
+    MPI_Allreduce(MPI_IN_PLACE, &conc, 1, MPI_UNSIGNED, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &infl, 1, MPI_UNSIGNED, MPI_SUM, MPI_COMM_WORLD);
+    p->load.concurrency = conc;
+    p->load.max_inflight = infl;
+    if (p->llm && (rc = reduce_llm(p)) != 0) {
+        free(lines);
+        free(all);
+        return rc;
+    }
+    free(p->shards);
+    p->shards = lines;
+    p->nshards = (size_t)size;
+    free(all);
+    double skew = (double)(t0_max - t0_min) / 1e6;
+    if (skew > mpi_dist.max_start_skew_ms) mpi_dist.max_start_skew_ms = skew;
+    mpi_dist.reduce_ms = (double)(clock_now_ns() - t_start) / 1e6;
+    run->dist = &mpi_dist;
+    return 0;
+}
+
+void bench_mpi_fini(const struct bench_shard *s)
+{
+    if (s->mpi && mpi_started) {
+        MPI_Finalize();
+        mpi_started = false;
+    }
+}

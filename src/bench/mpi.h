@@ -1,0 +1,34 @@
+/*
+ * mpi.h - `latscope bench --mpi` under mpirun: every rank runs its shard of each point
+ * (bench/shard.h), the ranks start each point together (barrier, common start time on rank
+ * 0's clock, clock offsets measured by ping-pong) and each point's results are reduced
+ * exactly over all ranks (MPI_Allreduce of every histogram's counts, counters summed, the
+ * per-rank lines gathered), so every rank holds the one merged result (and --find-max decides
+ * the same next probe on all ranks); rank 0 prints it. --target openai: the LLM summary is
+ * rebuilt from the reduced LLM histograms and summed counters. Implemented in mpi.c, compiled only
+ * with Open MPI (LAT_HAVE_MPI); without it these are no-ops and --mpi is refused
+ * (bench_mpi_init).
+ */
+#ifndef LAT_BENCH_MPI_H
+#define LAT_BENCH_MPI_H
+
+#include "bench/report.h"
+#include "bench/shard.h"
+
+/* Replaces p's result by the reduction over all ranks (collective: every rank calls it for
+ * every point, in order) and sets run->dist. Returns 0 or -ENOMEM / LAT_E_INTERNAL. */
+int bench_mpi_point_reduce(const struct bench_shard *s, struct bench_run *run,
+                           struct bench_point *p);
+/* --stable / --confidence under MPI: the window `in` reduced over all ranks into *out (its
+ * histograms into lat and lag, counts summed), so every rank's stop rule decides on the same
+ * merged data. Collective, once per engine window (bench_hooks.always_last): every rank calls
+ * it until one call sees a rank's last window; from then on (until the next point) it does
+ * nothing and returns 1, so no rank waits for another that has finished its point. Returns 0
+ * (out filled), 1 (windows over) or LAT_E_INTERNAL. */
+int bench_mpi_window(const struct bench_shard *s, const struct bench_window *in,
+                     struct bench_window *out, struct lat_hist *lat, struct lat_hist *lag);
+
+/* Finalizes MPI (after the last collective call). */
+void bench_mpi_fini(const struct bench_shard *s);
+
+#endif

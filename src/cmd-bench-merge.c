@@ -1,0 +1,140 @@
+/*
+ * cmd-bench-merge.c - `latscope bench merge RESULT.json...`: the JSON results of the shards of
+ * one load (bench --shard K/N on any launcher) merged into one result of the same form as a
+ * single-process run (src/bench/merge.h), printed as text, JSON or CSV like `bench` prints.
+ * Exit status: 0 every merged point valid, 1 a point INVALID, 2 usage or a bad input file.
+ */
+#define PR_FMT "bench merge"
+#include "bench/merge.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/log.h"
+#include "latscope.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char merge_usage[] =
+    "usage: latscope bench merge [--format text|json|csv] RESULT.json...\n"
+    "\n"
+    "Merges the JSON results (bench --format json) of the N shards of one load (bench\n"
+    "--shard K/N) into one result of the same form as a single-process run: histograms added\n"
+    "bucket by bucket (exact), counters summed, the achieved rate over the union of the\n"
+    "shards' windows, a point INVALID when any shard's is, and one line per shard (achieved\n"
+    "rate, send lag, errors, validity, start offset). Every shard must be given once.\n"
+    "See docs/latscope-bench-distributed.md.\n";
+
+#define MERGE_MAX_FILE (1ULL << 30)
+
+static int slurp(const char *path, struct lat_buf *out)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    char tmp[65536];
+    int rc = 0;
+    uint64_t total = 0;
+    for (;;) {
+        ssize_t n = read(fd, tmp, sizeof(tmp));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            rc = -errno;
+            break;
+        }
+        if (n == 0) break;
+        total += (uint64_t)n;
+        if (total > MERGE_MAX_FILE) {
+            rc = LAT_E_OVERFLOW;
+            break;
+        }
+        if ((rc = buf_append(out, tmp, (size_t)n)) < 0) break;
+    }
+    close(fd);
+    return rc;
+}
+
+int cmd_bench_merge(int argc, char **argv, const struct lat_opts *opts)
+{
+    (void)opts;
+    static const struct option lo[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"format", required_argument, NULL, 'f'},
+        {NULL, 0, NULL, 0},
+    };
+    enum lat_format fmt = LAT_FMT_TEXT;
+    int o;
+    optind = 1;
+    opterr = 0;
+    while ((o = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+        switch (o) {
+        case 'h':
+            fputs(merge_usage, stdout);
+            return LAT_EXIT_OK;
+        case 'f':
+            if (lat_parse_format(optarg,
+                                 1u << LAT_FMT_TEXT | 1u << LAT_FMT_JSON | 1u << LAT_FMT_CSV,
+                                 &fmt) < 0) {
+                pr_err("--format: expected text, json or csv\n");
+                return LAT_EXIT_USAGE;
+            }
+            break;
+        default:
+            pr_err("%s: unknown option (see 'latscope bench merge --help')\n", argv[optind - 1]);
+            return LAT_EXIT_USAGE;
+        }
+    }
+    size_t n = (size_t)(argc - optind);
+    if (n == 0) {
+        pr_err("no RESULT.json given (see 'latscope bench merge --help')\n");
+        return LAT_EXIT_USAGE;
+    }
+    struct lat_buf *bufs = xcalloc(n, sizeof(*bufs));
+    const char **docs = xcalloc(n, sizeof(*docs));
+    size_t *lens = xcalloc(n, sizeof(*lens));
+    const char **names = xcalloc(n, sizeof(*names));
+    int exit_code = LAT_EXIT_OK;
+    for (size_t i = 0; i < n; i++) {
+        names[i] = argv[optind + (int)i];
+        int rc = slurp(names[i], &bufs[i]);
+        if (rc < 0) {
+            pr_err("%s: %s\n", names[i],
+                   rc == LAT_E_OVERFLOW ? "larger than 1 GiB: not a bench result"
+                                        : lat_strerror(rc));
+            exit_code = LAT_EXIT_USAGE;
+            goto out;
+        }
+        docs[i] = bufs[i].data ? bufs[i].data : "";
+        lens[i] = bufs[i].len;
+    }
+    struct bench_merged m;
+    char err[1024] = "";
+    int rc = bench_merge_docs(&m, docs, lens, names, n, err, sizeof(err));
+    if (rc) {
+        pr_err("%s\n", err[0] ? err : lat_strerror(rc));
+        bench_merged_fini(&m);
+        exit_code = rc == -ENOMEM ? LAT_EXIT_FAILURE : LAT_EXIT_USAGE;
+        goto out;
+    }
+    if (fmt == LAT_FMT_JSON)
+        rc = bench_report_json(stdout, &m.run);
+    else if (fmt == LAT_FMT_CSV)
+        rc = bench_report_csv(stdout, &m.run);
+    else
+        rc = bench_report_text(stdout, &m.run);
+    if (rc < 0) exit_code = LAT_EXIT_FAILURE;
+    for (size_t i = 0; i < m.run.npoints && exit_code == LAT_EXIT_OK; i++)
+        if (!m.run.points[i].res.valid) exit_code = LAT_EXIT_FAILURE;
+    if (m.run.interrupted && exit_code == LAT_EXIT_OK) exit_code = LAT_EXIT_FAILURE;
+    bench_merged_fini(&m);
+out:
+    for (size_t i = 0; i < n; i++)
+        buf_fini(&bufs[i]);
+    free(bufs);
+    free(docs);
+    free(lens);
+    free(names);
+    return exit_code;
+}
