@@ -55,6 +55,9 @@ static void rank_fini(struct lat_an_rank *r)
     for (size_t i = 0; i < r->naten_seqs; i++)
         free(r->aten_seqs[i].kernels);
     free(r->aten_seqs);
+    for (size_t i = 0; i < r->nperf; i++)
+        free(r->perf[i].shape);
+    free(r->perf);
 }
 
 void analysis_free(struct lat_analysis *a)
@@ -116,8 +119,9 @@ int analysis_run(struct lat_trace *const *traces, size_t n, const struct analysi
                  struct lat_analysis **out)
 {
     /* Most expensive first (measured on df_index_resolver), so the pool ends evenly. */
-    static const an_fn fns[] = {an_aten,   an_steps,  an_ops,     an_queue,    an_launch,
-                                an_ktypes, an_memcpy, an_overlap, an_temporal, an_idle};
+    static const an_fn fns[] = {an_aten,     an_steps,  an_ops,      an_queue,
+                                an_launch,   an_ktypes, an_memcpy,   an_overlap,
+                                an_temporal, an_idle,   an_perfmodel};
     const size_t nfns = sizeof(fns) / sizeof(fns[0]);
     struct analysis_opts defaults;
     struct lat_analysis *a;

@@ -66,6 +66,7 @@ extern const struct lat_an_table lat_an_memcpy_table;    /* struct lat_an_memcpy
 extern const struct lat_an_table lat_an_sync_table;      /* struct lat_an_sync */
 extern const struct lat_an_table lat_an_mem_table;       /* struct lat_an_mem */
 extern const struct lat_an_table lat_an_thread_table;    /* struct lat_an_thread */
+extern const struct lat_an_table lat_an_perf_table;      /* struct lat_an_perf */
 
 /* A numeric column as a double in its unit (ns for LAT_AN_U_NS*, percent/share, count...);
  * NaN for strings. Booleans are 0/1, kernel types their enum value. */
