@@ -682,6 +682,13 @@ int pm_cost(const char *name, const char *dims, const char *types, const char *c
             out *= (double)(x > y ? x : y);
         }
         int bout = (na > 0 && nb > 0 && d2->bpe > bpe) ? d2->bpe : bpe;
+        if (nb > 0) { /* "1024 * 16x559x1024" when the operands differ */
+            bool same = na == nb && !memcmp(a.d[0], a.d[1], (size_t)na * sizeof(a.d[0][0]));
+            size_t l = strlen(c->shape);
+            for (int i = 0; !same && i < nb && l + 24 < sizeof(c->shape); i++)
+                l += (size_t)snprintf(c->shape + l, sizeof(c->shape) - l, "%s%lld", i ? "x" : " * ",
+                                      (long long)a.d[1][i]);
+        }
         c->flops = out;
         c->bytes = n * bpe + nelems(&a, 1) * d2->bpe + out * bout;
         return 0;

@@ -921,9 +921,15 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
                     (unsigned long long)p->count, dur(p->time, b1),
                     isnan(p->tflops) ? 0.0 : p->tflops, isnan(p->gbps) ? 0.0 : p->gbps, pk,
                     p->bound);
-            if (isnan(p->peak_gbps) && !unknown_dev) unknown_dev = p->device ? p->device : "?";
+            if (isnan(p->peak_gbps) && !unknown_dev) unknown_dev = p->device ? p->device : "";
         }
-        if (unknown_dev)
+        if (unknown_dev && !*unknown_dev)
+            fprintf(f, "  (the trace names no GPU model (no deviceProperties), so no %% of "
+                       "peak)\n");
+        else if (unknown_dev && !strcmp(unknown_dev, "CPU"))
+            fprintf(f, "  (time = the op's CPU time: the trace has no GPU rows; no peak table "
+                       "for CPUs, so no %% of peak)\n");
+        else if (unknown_dev)
             fprintf(f,
                     "  (no peak for device \"%s\": not in the table of "
                     "docs/latscope-analyze.md, so no %% of peak)\n",
