@@ -1050,3 +1050,52 @@ out:
     an_map_fini(&by_key);
     return rc;
 }
+
+/* ---- standalone (doctor) ----------------------------------------------------------------- */
+
+int pm_run(const struct lat_trace *t, size_t top_n, struct lat_an_rank *out)
+{
+    struct analysis_opts o;
+    struct an_view v;
+    struct an_map gpu = {0};
+    int rc = -ENOMEM;
+    analysis_opts_default(&o);
+    o.top_n = top_n;
+    memset(&v, 0, sizeof(v));
+    memset(out, 0, sizeof(*out));
+    v.t = t;
+    v.o = &o;
+    v.n = t->ev.n;
+    size_t n1 = v.n ? v.n : 1;
+    v.keep = malloc(n1);
+    v.corr = malloc(n1 * sizeof(*v.corr));
+    if (!v.keep || !v.corr || an_map_init(&gpu, 256)) goto out;
+    memset(v.keep, 1, n1);
+    /* index correlation without HTA's preprocessing: GPU rows by correlation id */
+    for (size_t i = 0; i < v.n; i++) {
+        v.corr[i] = AN_NONE;
+        if (!t->tracks[t->ev.track[i]].gpu) continue;
+        v.ngpu++;
+        if (t->ev.correlation[i] != -1 && an_map_put(&gpu, t->ev.correlation[i], (uint32_t)i))
+            goto out;
+    }
+    for (size_t i = 0; i < v.n; i++)
+        if (!t->tracks[t->ev.track[i]].gpu && t->ev.correlation[i] != -1)
+            v.corr[i] = an_map_get(&gpu, t->ev.correlation[i]);
+    rc = an_perfmodel(&v, out);
+out:
+    free(v.keep);
+    free(v.corr);
+    an_map_fini(&gpu);
+    if (rc) pm_rows_free(out);
+    return rc;
+}
+
+void pm_rows_free(struct lat_an_rank *r)
+{
+    for (size_t i = 0; i < r->nperf; i++)
+        free(r->perf[i].shape);
+    free(r->perf);
+    r->perf = NULL;
+    r->nperf = 0;
+}

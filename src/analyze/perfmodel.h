@@ -13,6 +13,7 @@
 #define LAT_ANALYZE_PERFMODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Precision classes of the peak table. */
@@ -54,6 +55,15 @@ enum pm_family pm_family_of(const char *name, bool *owner);
  * (then *c is unspecified). */
 int pm_cost(const char *name, const char *dims, const char *types, const char *concrete,
             struct pm_cost *c);
+
+struct lat_trace;
+struct lat_an_rank;
+/* The performance model of trace t alone (no HTA preprocessing: every event kept; GPU rows
+ * joined to runtime calls by correlation id), for doctor: fills out->perf, nperf, nperf_total,
+ * perf_instances, perf_unparsed, perf_time (top_n rows by time). Free with pm_rows_free().
+ * 0 or -ENOMEM. */
+int pm_run(const struct lat_trace *t, size_t top_n, struct lat_an_rank *out);
+void pm_rows_free(struct lat_an_rank *r);
 
 /* "FP32", "TF32", "FP16", "BF16", "FP8", "INT8". */
 const char *pm_prec_name(int prec);
