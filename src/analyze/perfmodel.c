@@ -257,6 +257,9 @@ enum pm_family pm_family_of(const char *name, bool *owner)
 
 #define PM_MAXT 16 /* arguments */
 #define PM_MAXD 8  /* dimensions */
+/* Bound of every dimension and concrete integer: products of two and sums of a few stay far
+ * inside int64 (no overflow whatever the input says). */
+#define PM_MAXV (INT64_C(1) << 30)
 
 struct pm_args {
     int nt;                      /* arguments seen (at most PM_MAXT) */
@@ -324,7 +327,7 @@ static int scan_dims(const char *s, struct pm_args *a)
                 char *end;
                 errno = 0;
                 long long x = strtoll(q, &end, 10);
-                if (end == q || errno || x < 0 || nd >= PM_MAXD) {
+                if (end == q || errno || x < 0 || x > PM_MAXV || nd >= PM_MAXD) {
                     flat = false;
                     break;
                 }
@@ -447,7 +450,7 @@ static bool concrete_list(const struct pm_args *a, int ci, int n, int64_t def, i
     while (*p && *p != ']') {
         char *end;
         long long y = strtoll(p, &end, 10);
-        if (end == p || k >= PM_MAXD) return false;
+        if (end == p || k >= PM_MAXD || y > PM_MAXV || y < -PM_MAXV) return false;
         x[k++] = y;
         p = end;
         while (*p == ',' || *p == ' ')
@@ -513,6 +516,7 @@ static int cost_gemm(int kind, const struct pm_args *a, int bpe, struct pm_cost 
         int64_t k = a->d[0][a->nd[0] - 1];
         if (k != a->d[1][1]) return -1;
         double m = nelems(a, 0) / (double)k;
+        if (!(m < 4e18)) return -1; /* (int64_t) of a larger double is undefined */
         return gemm(c, 1, (int64_t)m, a->d[1][0], k, is_tensor(a, 2, 1), bpe);
     }
     case K_MATMUL: { /* torch.matmul broadcasting; 1-D operands as vectors */
@@ -522,8 +526,11 @@ static int cost_gemm(int kind, const struct pm_args *a, int bpe, struct pm_cost 
         int64_t n = nb == 1 ? 1 : a->d[1][nb - 1];
         int64_t kb = nb == 1 ? a->d[1][0] : a->d[1][nb - 2];
         if (k != kb) return -1;
-        if (nb <= 2) /* folds the batch into M */
-            return gemm(c, 1, (int64_t)(nelems(a, 0) / (double)k), n, k, false, bpe);
+        if (nb <= 2) { /* folds the batch into M */
+            double m = nelems(a, 0) / (double)k;
+            if (!(m < 4e18)) return -1;
+            return gemm(c, 1, (int64_t)m, n, k, false, bpe);
+        }
         int64_t m = na == 1 ? 1 : a->d[0][na - 2];
         double batch = 1;
         int nba = na > 2 ? na - 2 : 0, nbb = nb - 2;
@@ -534,6 +541,7 @@ static int cost_gemm(int kind, const struct pm_args *a, int bpe, struct pm_cost 
             if (x != y && x != 1 && y != 1) return -1;
             batch *= (double)(x > y ? x : y);
         }
+        if (!(batch < 4e18)) return -1;
         return gemm(c, (int64_t)batch, m, n, k, false, bpe);
     }
     }
@@ -985,10 +993,11 @@ int an_perfmodel(struct an_view *v, struct lat_an_rank *r)
         uint32_t dims = arg_raw(t, i, kdims), types = arg_raw(t, i, ktypes);
         int64_t key = (int64_t)(((uint64_t)ev->name[i] << 32) | dims) ^ ((int64_t)types << 17) ^
                       (gpu ? 1 : 0);
+        if (key == INT64_MIN) key++; /* an_map's empty-slot marker */
         uint32_t slot = an_map_get(&by_key, key);
         while (slot != AN_NONE && (agg[slot].name != ev->name[i] || agg[slot].dims != dims ||
                                    agg[slot].types != types || agg[slot].gpu != gpu))
-            slot = an_map_get(&by_key, ++key); /* a collision: the next key */
+            slot = an_map_get(&by_key, key = key == INT64_MAX ? INT64_MIN + 1 : key + 1);
         if (slot == AN_NONE) {
             struct pm_cost c;
             if (!dims || !types ||
