@@ -621,8 +621,13 @@ static int cost_attn(const struct pm_op *op, const struct pm_args *a, int bpe, s
     c->n = nkv;
     c->k = dqk;
     c->batch = b * hq;
-    snprintf(c->shape, sizeof(c->shape), "B=%lld H=%lld N_Q=%lld N_KV=%lld d=%lld%s", (long long)b,
-             (long long)hq, (long long)nq, (long long)nkv, (long long)dqk, causal ? " causal" : "");
+    if (nq == nkv)
+        snprintf(c->shape, sizeof(c->shape), "B=%lld H=%lld N=%lld d=%lld%s", (long long)b,
+                 (long long)hq, (long long)nq, (long long)dqk, causal ? " causal" : "");
+    else
+        snprintf(c->shape, sizeof(c->shape), "B=%lld H=%lld N_Q=%lld N_KV=%lld d=%lld%s",
+                 (long long)b, (long long)hq, (long long)nq, (long long)nkv, (long long)dqk,
+                 causal ? " causal" : "");
     return 0;
 }
 

@@ -904,15 +904,16 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
     if (r->nperf) {
         fprintf(f, "\nperformance model (%llu op instances, %zu shapes, %s)\n",
                 (unsigned long long)r->perf_instances, r->nperf_total, dur(r->perf_time, b1));
-        fprintf(f, "  op / shape                                  dtype  calls       time  "
+        fprintf(f, "  aten op / shape                               dtype  calls       time  "
                    "TFLOP/s     GB/s  %%peak  bound\n");
         const char *unknown_dev = NULL;
         for (size_t i = 0; i < r->nperf; i++) {
             const struct lat_an_perf *p = &r->perf[i];
             char nm[256], pk[16];
-            snprintf(nm, sizeof(nm), "%s %s", p->op, p->shape);
+            const char *op = strncmp(p->op, "aten::", 6) ? p->op : p->op + 6;
+            snprintf(nm, sizeof(nm), "%s %s", op, p->shape);
             fprintf(f, "  ");
-            print_name(f, nm, 42);
+            print_name(f, nm, 44);
             if (isnan(p->pct_of_bound))
                 snprintf(pk, sizeof(pk), "%s", "-");
             else

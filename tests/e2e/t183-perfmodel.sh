@@ -30,7 +30,7 @@ assert add["precision"] == "FP32 vector", add
 PY
 expect_rc 0 "$LATSCOPE" analyze "$data/handmade-perfmodel-fires.json"
 contains "$TMPDIR/out" "performance model (6 op instances, 2 shapes, 960 us)"
-contains "$TMPDIR/out" "aten::mm M=2000 N=2050 K=4096"
+contains "$TMPDIR/out" "  mm M=2000 N=2050 K=4096"
 
 # doctor: fires on the 11 % GEMM with N = 2050, not on the 69 % one, not with the threshold at 10
 expect_rc 0 "$LATSCOPE" doctor --format json --fail-on never "$data/handmade-perfmodel-fires.json"
