@@ -115,6 +115,19 @@ TEST(perfmodel_attention_hand)
     ASSERT_NEAR(f.bytes, (2.0 * 128 * 4 * 64 * 2 + 2 * 2.0 * 256 * 2 * 64) * 2, 0);
     ASSERT_EQ_I64(f.m, 128);
     ASSERT_EQ_I64(f.n, 256);
+    /* memory-efficient forward [B,N,H,d]; custom_mask_type (concrete 9) 1 = causal: halved */
+    const char *ed = "[[1, 64, 2, 32], [1, 64, 2, 32], [1, 64, 2, 32], [], [], [], [], [], [], "
+                     "[], [], []]";
+    const char *et = "[\"float\", \"float\", \"float\"]";
+    struct pm_cost e0 = cost("aten::_efficient_attention_forward", ed, et,
+                             "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"0.\", "
+                             "\"0\", \"False\", \"\"]");
+    struct pm_cost e1 = cost("aten::_efficient_attention_forward", ed, et,
+                             "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"0.\", "
+                             "\"1\", \"False\", \"\"]");
+    ASSERT_NEAR(e0.flops, 4.0 * 1 * 2 * 64 * 64 * 32, 0);
+    ASSERT_NEAR(e1.flops, e0.flops / 2, 0);
+    ASSERT_NEAR(e0.bytes, 4.0 * 64 * 2 * 32 * 4, 0);
 }
 
 TEST(perfmodel_elementwise_reduce_hand)
