@@ -60,6 +60,9 @@ static void rank_fini(struct lat_an_rank *r)
     free(r->queue_pts);
     free(r->membw_pts);
     an_cupti_fini(&r->cupti);
+    for (size_t i = 0; i < r->nperf; i++)
+        free(r->perf[i].shape);
+    free(r->perf);
 }
 
 void analysis_free(struct lat_analysis *a)
@@ -124,7 +127,7 @@ int analysis_run(struct lat_trace *const *traces, size_t n, const struct analysi
     /* Most expensive first (measured on df_index_resolver), so the pool ends evenly. */
     static const an_fn fns[] = {an_aten,   an_steps,  an_ops,     an_queue,    an_launch,
                                 an_ktypes, an_memcpy, an_overlap, an_temporal, an_idle,
-                                an_annot,  an_membw,  an_cupti};
+                                an_annot,  an_membw,  an_cupti,   an_perfmodel};
     const size_t nfns = sizeof(fns) / sizeof(fns[0]);
     struct analysis_opts defaults;
     struct lat_analysis *a;

@@ -229,6 +229,31 @@ struct lat_an_aten_seq {
     double avg_runtime_delay_ns;        /* mean of (its kernel ts - first launch ts) */
 };
 
+/* 10. Performance model (issue 20 part 3, src/analyze/perfmodel.c): one row per (op, Input
+ * Dims, Input type, time source) of the modelled op instances (docs/latscope-analyze.md). NaN
+ * (JSON null) where the device's peak is unknown. */
+struct lat_an_perf {
+    const char *op;         /* aten::addmm, ... */
+    const char *family;     /* "gemm", "conv", "attention", "elementwise", "reduction" */
+    char *shape;            /* "M=141 N=512 K=512", ... (owned by the result) */
+    const char *input_dims; /* raw "Input Dims" */
+    const char *dtype;      /* "bf16", "fp32", ... */
+    const char *precision;  /* the peak used: "BF16", "TF32", "FP32 vector", ...; NULL: none */
+    const char *device;     /* deviceProperties name, "CPU" for CPU time; NULL when none */
+    const char *kernel;     /* the longest kernel of the first instance (NULL: CPU time) */
+    bool gpu_time;          /* time is the op's GPU kernel time (else its CPU time) */
+    uint64_t count;
+    int64_t m, n, k, batch; /* GEMM: M, N, K, batch; attention: N_Q, N_KV, d, B*H; else 0 */
+    double flops, bytes;    /* per instance */
+    double intensity;       /* flops / byte */
+    lat_ns time;            /* Σ over the instances */
+    double tflops, gbps;    /* achieved: Σ flops / Σ time, Σ bytes / Σ time */
+    double peak_tflops, peak_gbps, ridge; /* NaN when unknown; ridge in flops/byte */
+    double pct_peak_flops, pct_peak_bw;   /* 0..100, NaN when unknown */
+    const char *bound;                    /* "compute", "memory", "unknown" */
+    double pct_of_bound;                  /* pct_peak_flops or pct_peak_bw by the bound */
+};
+
 /* Everything for one rank. */
 /* User annotations (annot.c): HTA's get_gpu/cpu_user_annotation_breakdown rows and the GPU
  * rows under each GPU annotation (get_gpu_kernels_with_user_annotations). */
@@ -367,6 +392,13 @@ struct lat_an_rank {
     struct lat_an_counter_pt *queue_pts, *membw_pts;
     size_t nqueue_pts, nmembw_pts;
     struct lat_an_cupti cupti; /* CUPTI range-profiler counters (nranges 0: none) */
+    /* performance model: top_n rows by time; counts before the cut */
+    struct lat_an_perf *perf;
+    size_t nperf;
+    size_t nperf_total;
+    uint64_t perf_instances; /* modelled op instances */
+    uint64_t perf_unparsed;  /* known ops whose args lacked what the formula needs */
+    lat_ns perf_time;        /* Σ time of the modelled instances */
 };
 
 /* One rank of the cross-rank view (ranks.c), jobs of 2+ ranks. */

@@ -147,6 +147,37 @@ static const struct lat_an_field aten_f[] = {
 };
 TABLE(lat_an_aten_table, "aten_op_kernels", struct lat_an_aten_seq, aten_f);
 
+static const struct lat_an_field perf_f[] = {
+    F("op", STR, "op", struct lat_an_perf, op),
+    F("family", STR, "family", struct lat_an_perf, family),
+    F("shape", STR, "shape", struct lat_an_perf, shape),
+    F("input_dims", STR, "Input Dims", struct lat_an_perf, input_dims),
+    F("dtype", STR, "dtype", struct lat_an_perf, dtype),
+    F("count", COUNT, "calls", struct lat_an_perf, count),
+    F("gpu_time", BOOL, "GPU time", struct lat_an_perf, gpu_time),
+    F("time_us", NS, "time", struct lat_an_perf, time),
+    F("m", I64, "M", struct lat_an_perf, m),
+    F("n", I64, "N", struct lat_an_perf, n),
+    F("k", I64, "K", struct lat_an_perf, k),
+    F("batch", I64, "batch", struct lat_an_perf, batch),
+    F("flops", F3, "FLOPs", struct lat_an_perf, flops),
+    F("bytes", F3, "bytes", struct lat_an_perf, bytes),
+    F("flops_per_byte", F3, "FLOP/B", struct lat_an_perf, intensity),
+    F("tflops", F6, "TFLOP/s", struct lat_an_perf, tflops),
+    F("gb_per_s", F3, "GB/s", struct lat_an_perf, gbps),
+    F("device", STR, "device", struct lat_an_perf, device),
+    F("precision", STR, "peak precision", struct lat_an_perf, precision),
+    F("peak_tflops", F3, "peak TFLOP/s", struct lat_an_perf, peak_tflops),
+    F("peak_gb_per_s", F3, "peak GB/s", struct lat_an_perf, peak_gbps),
+    F("ridge_flops_per_byte", F3, "ridge FLOP/B", struct lat_an_perf, ridge),
+    F("pct_peak_flops", PCT, "% peak FLOP/s", struct lat_an_perf, pct_peak_flops),
+    F("pct_peak_bw", PCT, "% peak GB/s", struct lat_an_perf, pct_peak_bw),
+    F("bound", STR, "bound", struct lat_an_perf, bound),
+    F("pct_of_bound", PCT, "% of bound peak", struct lat_an_perf, pct_of_bound),
+    F("kernel", STR, "kernel", struct lat_an_perf, kernel),
+};
+TABLE(lat_an_perf_table, "perf_model", struct lat_an_perf, perf_f);
+
 static const struct lat_an_field kernel_f[] = {
     F("name", STR, "kernel", struct lat_an_kernel, name),
     F("type", KTYPE, "type", struct lat_an_kernel, type),
@@ -632,6 +663,14 @@ static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole, siz
     j_rows(w, lat_an_thread_table.key, &lat_an_thread_table, r->threads, r->nthreads);
     j_rows(w, lat_an_op_kernel_table.key, &lat_an_op_kernel_table, r->op_kernels, r->nop_kernels);
     j_rows(w, lat_an_aten_table.key, &lat_an_aten_table, r->aten_seqs, r->naten_seqs);
+    j_rows(w, lat_an_perf_table.key, &lat_an_perf_table, r->perf, r->nperf);
+    jsonw_key(w, "perf_model_total");
+    jsonw_u64(w, r->nperf_total);
+    jsonw_key(w, "perf_model_instances");
+    jsonw_u64(w, r->perf_instances);
+    jsonw_key(w, "perf_model_unparsed");
+    jsonw_u64(w, r->perf_unparsed);
+    j_us(w, "perf_model_time_us", r->perf_time);
     j_rows(w, "top_kernels", &lat_an_kernel_table, r->top_kernels, r->ntop_kernels);
     j_rows(w, "kernels_by_type", &lat_an_kernel_table, r->kernels_by_type, r->nkernels_by_type);
     j_rows(w, lat_an_memcpy_table.key, &lat_an_memcpy_table, r->memcpy, r->nmemcpy);
@@ -984,6 +1023,45 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
                     dur((lat_ns)q->avg_aten_op_launch_delay_ns, b1),
                     dur((lat_ns)q->avg_runtime_delay_ns, b2));
         }
+    }
+    if (r->nperf) {
+        fprintf(f, "\nperformance model (%llu op instances, %zu shapes, %s)\n",
+                (unsigned long long)r->perf_instances, r->nperf_total, dur(r->perf_time, b1));
+        fprintf(f, "  aten op / shape                               dtype  calls       time  "
+                   "TFLOP/s     GB/s  %%peak  bound\n");
+        const char *unknown_dev = NULL;
+        for (size_t i = 0; i < r->nperf; i++) {
+            const struct lat_an_perf *p = &r->perf[i];
+            char nm[256], pk[16];
+            const char *op = strncmp(p->op, "aten::", 6) ? p->op : p->op + 6;
+            snprintf(nm, sizeof(nm), "%s %s", op, p->shape);
+            fprintf(f, "  ");
+            print_name(f, nm, 44);
+            if (isnan(p->pct_of_bound))
+                snprintf(pk, sizeof(pk), "%s", "-");
+            else
+                snprintf(pk, sizeof(pk), "%.1f", p->pct_of_bound);
+            fprintf(f, " %-5s %6llu %10s %8.3f %8.1f %6s  %s\n", p->dtype,
+                    (unsigned long long)p->count, dur(p->time, b1),
+                    isnan(p->tflops) ? 0.0 : p->tflops, isnan(p->gbps) ? 0.0 : p->gbps, pk,
+                    p->bound);
+            if (isnan(p->peak_gbps) && !unknown_dev) unknown_dev = p->device ? p->device : "";
+        }
+        if (unknown_dev && !*unknown_dev)
+            fprintf(f, "  (the trace names no GPU model (no deviceProperties), so no %% of "
+                       "peak)\n");
+        else if (unknown_dev && !strcmp(unknown_dev, "CPU"))
+            fprintf(f, "  (time = the op's CPU time: the trace has no GPU rows; no peak table "
+                       "for CPUs, so no %% of peak)\n");
+        else if (unknown_dev)
+            fprintf(f,
+                    "  (no peak for device \"%s\": not in the table of "
+                    "docs/latscope-analyze.md, so no %% of peak)\n",
+                    unknown_dev);
+        else if (r->nperf)
+            fprintf(f, "  (%% of the bound's peak on %s; %s)\n",
+                    r->perf[0].device ? r->perf[0].device : "?",
+                    r->perf[0].gpu_time ? "time = the op's GPU kernel time" : "CPU time");
     }
     if (r->ntop_kernels) {
         fprintf(f, "\ntop kernels                                  type            calls       "

@@ -71,6 +71,7 @@ extern const struct lat_an_table lat_an_annot_cpu_table; /* struct lat_an_annot 
 extern const struct lat_an_table lat_an_membw_table;     /* struct lat_an_membw */
 extern const struct lat_an_table lat_an_cupti_op_table;  /* struct lat_an_cupti_op */
 extern const struct lat_an_table lat_an_rank_row_table;  /* struct lat_an_rank_row */
+extern const struct lat_an_table lat_an_perf_table;      /* struct lat_an_perf */
 
 /* A numeric column as a double in its unit (ns for LAT_AN_U_NS*, percent/share, count...);
  * NaN for strings. Booleans are 0/1, kernel types their enum value. */

@@ -30,6 +30,7 @@
     X(kernels,           "kernels",           "dominant-kernels fp32-no-tensor-cores underfilled-gpu", "gpu",     DOC_HAVE_GPU,                      0)            \
     X(comm,              "comm",              "exposed-communication",                                "gpu",      DOC_HAVE_GPU,                      0)            \
     X(alloc,             "alloc",             "allocator-churn memory-pressure",                      "gpu",      DOC_HAVE_GPU,                      0)            \
+    X(perfmodel,         "perfmodel",         "below-peak",                                           "gpu",      DOC_HAVE_GPU,                      0)            \
     X(cpu_contention,    "cpu-contention",    "cpu-contention",                                       "cpu",      DOC_HAVE_CPU_OPS | DOC_HAVE_STEPS, DOC_HAVE_GPU) \
     X(cpu_python,        "cpu-python",        "cpu-python-overhead",                                  "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
     X(cpu_preprocessing, "cpu-preprocessing", "cpu-preprocessing",                                    "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \

@@ -483,7 +483,8 @@ static inline int kx_time(const struct json_token *tk, lat_ns *out, bool *nonint
     return T_BAD;
 }
 
-/* Arg keys dropped by default: bulky and unused by the analyses. */
+/* Arg keys dropped by default: bulky and unused by the analyses. ("Concrete Inputs" is kept:
+ * the performance model reads convolution strides and reduction dims from it.) */
 static bool arg_dropped(const char *s, size_t n)
 {
 #define D(lit)                                                                                     \
@@ -493,9 +494,8 @@ static bool arg_dropped(const char *s, size_t n)
     static const struct {
         const char *s;
         size_t n;
-    } drop[] = {D("Call stack"),          D("Concrete Inputs"),  D("Input Strides"),
-                D("Module Hierarchy"),    D("Python module id"), D("Ev Idx"),
-                D("Profiler Event Index")};
+    } drop[] = {D("Call stack"),       D("Input Strides"), D("Module Hierarchy"),
+                D("Python module id"), D("Ev Idx"),        D("Profiler Event Index")};
 #undef D
     for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
         if (drop[i].n == n && memcmp(drop[i].s, s, n) == 0) return true;

@@ -1064,3 +1064,66 @@ TEST(doctor_cpu_python_functions)
     ASSERT_EQ_I64(found, 3);
     doctor_report_free(r);
 }
+
+/* ---- below-peak (rule-perfmodel.c): the performance model's matrix ops under the peak ---- */
+
+#define H100                                                                                       \
+    "\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA H100 80GB HBM3\",\"computeMajor\":9,"       \
+    "\"computeMinor\":0,\"numSms\":132,\"totalGlobalMem\":85018279936}]"
+
+/* 3 steps of 1000 µs, each one aten::mm bf16 [m,k]x[k,n] whose kernel takes kdur µs */
+static void build_gemm(struct tj *j, int m, int n, int k, double kdur)
+{
+    tj_begin(j, H100);
+    for (int s = 0; s < 3; s++) {
+        double t0 = 1000.0 * s;
+        tj_step(j, s + 1, t0, 1000);
+        tj_ev(j,
+              "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,"
+              "\"ts\":%.3f,\"dur\":10,\"args\":{\"Input Dims\":[[%d,%d],[%d,%d]],"
+              "\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\"],\"Concrete Inputs\":[\"\","
+              "\"\"]}}",
+              t0 + 1, m, k, k, n);
+        tj_launch(j, "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", t0 + 2, 7, t0 + 20, kdur, s + 1,
+                  NULL);
+    }
+}
+
+TEST(doctor_below_peak_positive)
+{
+    struct tj j;
+    /* M=2000 N=2050 K=4096 in 300 µs: 2*2000*2050*4096 / 300e-6 = 111.96 TFLOP/s = 11.32 % of
+     * the H100 SXM BF16 dense peak 989.4; 811.7 FLOP/B > ridge 295.3: compute-bound */
+    build_gemm(&j, 2000, 2050, 4096, 300);
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "below-peak");
+    ASSERT(f != NULL);
+    ASSERT(strstr(f->title, "aten::mm reaches 11 % of peak BF16") != NULL);
+    ASSERT(strstr(f->title, "N not a multiple of 8") != NULL);
+    /* saving per step: 300 * (1 - 0.11316) = 266.05 µs of a 1000 µs step */
+    ASSERT_NEAR(f->saving_us_per_step, 300.0 * (1 - 33587200000.0 / 300e-6 / 989.4e12), 0.01);
+    ASSERT_EQ_I64(f->severity, DOC_SEV_HIGH);
+    const struct doc_kv *a = NULL;
+    for (size_t i = 0; i < f->nkv; i++)
+        if (!strcmp(f->kv[i].key, "alignment")) a = &f->kv[i];
+    ASSERT(a != NULL);
+    ASSERT_EQ_STR(a->str, "N not a multiple of 8");
+    ASSERT(f->next_step && strstr(f->next_step, "ncu --kernel-name") != NULL);
+    doctor_report_free(r);
+}
+
+TEST(doctor_below_peak_negative)
+{
+    struct tj j;
+    /* M=N=2048 K=4096 in 50 µs: 687.2 TFLOP/s = 69.5 % of peak: above perf_peak_pct 40 */
+    build_gemm(&j, 2048, 2048, 4096, 50);
+    struct doc_report *r = run(&j);
+    ASSERT(find(r, "below-peak") == NULL);
+    doctor_report_free(r);
+    /* the same GEMM on a device not in the peak table: no % of peak, so no finding */
+    build_gemm(&j, 2000, 2050, 4096, 300);
+    memcpy(strstr(j.top, "NVIDIA H100 80GB HBM3"), "NVIDIA H100 80GB XXXX", 21);
+    r = run(&j);
+    ASSERT(find(r, "below-peak") == NULL);
+    doctor_report_free(r);
+}
