@@ -537,6 +537,7 @@ static int settle(struct builder *b, char *err, size_t errsz)
         /* ORT profiles are one process's session each: in a directory they are separate
          * runs (compared or listed), never ranks of one job, so no rank rules apply */
         if (!f->in_dir || (f->trace->format && !strcmp(f->trace->format, "ort"))) continue;
+        if (f->trace->role != LAT_TRACE_TIMELINE) continue; /* a kernel profile: no rank */
         if (f->rank < 0) {
             f->status = LAT_INGEST_NO_RANK;
             f->rank = 0;

@@ -806,6 +806,7 @@ int ingest_ncu_load(struct ingest_src *src, const char *name, const struct lat_i
         goto fail;
     }
     x.t->format = "ncu";
+    x.t->role = LAT_TRACE_KERNEL_PROFILE;
     ncu_free(&x);
     *out = x.t;
     return 0;
