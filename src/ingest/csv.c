@@ -156,7 +156,8 @@ static int line_end(struct csv_rd *r)
             r->preamble = false;
             rc = feed(r, line, n);
             free(line);
-            if (!rc) rc = line_end(r);
+            /* its newline as CSV sees it: inside a quoted field it is part of the field */
+            if (!rc) rc = feed(r, "\n", 1);
             return rc;
         }
         if (r->len || r->any) rc = deliver_raw(r);
@@ -165,7 +166,7 @@ static int line_end(struct csv_rd *r)
     } else if (r->nf || r->len) {
         if (r->st == S_START && r->nf) { /* "a,\n": an empty last field */
             if (!(rc = field_begin(r, false))) rc = field_end(r);
-        } else if (r->st == S_FIELD || r->st == S_QQ || r->st == S_PREFIX) {
+        } else if (r->st != S_START) { /* S_QUOTED only from csv_end's callers: defensive */
             rc = field_end(r);
         }
         if (!rc) rc = deliver(r);
@@ -225,7 +226,7 @@ static int feed(struct csv_rd *r, const char *d, size_t n)
             }
             r->st = S_FIELD;
         }
-            /* fall through */
+            __attribute__((fallthrough));
         case S_FIELD:
             if (c == ',') {
                 rc = field_end(r);

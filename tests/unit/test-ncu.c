@@ -119,7 +119,10 @@ TEST(csv_numbers_locales)
     ASSERT(csv_number("1,234,567", 9, CSV_DEC_DOT, &d, &is_int, &v) && is_int && v == 1234567);
     ASSERT(csv_number("-0.25e3", 7, CSV_DEC_DOT, &d, &is_int, &v) && d == -250.0);
     ASSERT(csv_number("1 234,5", 7, CSV_DEC_COMMA, &d, &is_int, &v) && d == 1234.5);
-    ASSERT(csv_number("12\xc2\xa0" "345", 7, CSV_DEC_DOT, &d, &is_int, &v) && v == 12345);
+    ASSERT(csv_number("12\xc2\xa0"
+                      "345",
+                      7, CSV_DEC_DOT, &d, &is_int, &v) &&
+           v == 12345);
     ASSERT(!csv_number("(384, 1, 1)", 11, CSV_DEC_DOT, &d, &is_int, &v));
     ASSERT(!csv_number("n/a", 3, CSV_DEC_DOT, &d, &is_int, &v));
     ASSERT(!csv_number("inf", 3, CSV_DEC_DOT, &d, &is_int, &v));
@@ -138,12 +141,16 @@ TEST(csv_numbers_locales)
 /* ---- the reader ---- */
 
 #define HDR                                                                                        \
-    "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\","         \
-    "\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric "       \
-    "Name\",\"Metric Unit\",\"Metric Value\",\"Rule Name\",\"Rule Type\",\"Rule "                \
+    "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\","            \
+    "\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric "         \
+    "Name\",\"Metric Unit\",\"Metric Value\",\"Rule Name\",\"Rule Type\",\"Rule "                  \
     "Description\",\"Estimated Speedup Type\",\"Estimated Speedup\"\n"
-#define K0 "\"0\",\"42\",\"app\",\"h\",\"void k<int>(float*, int)\",\"1\",\"7\",\"(256, 1, 1)\",\"(80, 2, 1)\",\"0\",\"9.0\","
-#define K1 "\"1\",\"42\",\"app\",\"h\",\"gemm, \"\"odd\"\" name\",\"1\",\"7\",\"(128, 1, 1)\",\"(4, 1, 1)\",\"0\",\"9.0\","
+#define K0                                                                                         \
+    "\"0\",\"42\",\"app\",\"h\",\"void k<int>(float*, int)\",\"1\",\"7\",\"(256, 1, 1)\",\"(80, "  \
+    "2, 1)\",\"0\",\"9.0\","
+#define K1                                                                                         \
+    "\"1\",\"42\",\"app\",\"h\",\"gemm, \"\"odd\"\" name\",\"1\",\"7\",\"(128, 1, 1)\",\"(4, 1, "  \
+    "1)\",\"0\",\"9.0\","
 
 /* Launch 1 rows come first and interleave with launch 0: the model is in ID order anyway.
  * Duration in usecond (-> ns), a thousands separator, ragged metric rows (16 fields, 15 for
