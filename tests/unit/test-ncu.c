@@ -6,6 +6,7 @@
  */
 #include "analyze/ncu.h"
 #include "core/err.h"
+#include "doctor/doctor.h"
 #include "ingest/csv.h"
 #include "ingest/ingest.h"
 #include "test.h"
@@ -355,4 +356,46 @@ TEST(ncu_kernel_name_matching)
                               "cutlass3x_sm100_tensorop_s64x256x32gemm_f8..."));
     ASSERT(!lat_ncu_name_match("void other_kernel<4>(int)", ncu));
     ASSERT(!lat_ncu_name_match("ampere_sgemm_128x64_nn", "ampere_sgemm_128x64_tn"));
+}
+
+/* ---- doctor on a report alone ---- */
+
+static size_t count_id(const struct doc_report *r, const char *id)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < r->n; i++)
+        k += !strcmp(r->f[i].id, id);
+    return k;
+}
+
+TEST(ncu_doctor_rules_fire_and_not)
+{
+    struct lat_trace *t;
+    char err[LAT_INGEST_ERRLEN];
+    ASSERT_RC(ingest_mem(details, sizeof(details) - 1, "r.csv", NULL, &t, err, sizeof(err)));
+    ASSERT_EQ_I64(t->role, LAT_TRACE_KERNEL_PROFILE);
+    struct doc_opts o;
+    doctor_opts_default(&o);
+    struct doc_report *r;
+    ASSERT_RC(doctor_report_new(&r));
+    ASSERT_RC(doctor_run(r, t, &o));
+    /* launch 0: LaunchConfiguration 75.5 % of 2 us; launch 1 has no rule; no occupancy < 25 */
+    ASSERT_EQ_U64(count_id(r, "ncu-kernel-speedup"), 1);
+    ASSERT_EQ_U64(count_id(r, "ncu-low-occupancy"), 0);
+    ASSERT_EQ_U64(count_id(r, "dominant-kernels"), 0); /* no timeline rules on a kernel profile */
+    ASSERT(r->traces[0].judged);
+    for (size_t i = 0; i < r->n; i++)
+        if (!strcmp(r->f[i].id, "ncu-kernel-speedup"))
+            ASSERT_NEAR(r->f[i].saving_us_per_step, 2.0 * 0.755, 1e-9);
+    doctor_report_free(r);
+    /* above the speedup, at the achieved occupancy (40.5 < 41): the other way round */
+    char why[160];
+    ASSERT_RC(doctor_threshold_set(&o.th, "ncu_speedup_pct=80", why, sizeof(why)));
+    ASSERT_RC(doctor_threshold_set(&o.th, "ncu_occupancy_pct=41", why, sizeof(why)));
+    ASSERT_RC(doctor_report_new(&r));
+    ASSERT_RC(doctor_run(r, t, &o));
+    ASSERT_EQ_U64(count_id(r, "ncu-kernel-speedup"), 0);
+    ASSERT_EQ_U64(count_id(r, "ncu-low-occupancy"), 1);
+    doctor_report_free(r);
+    lat_trace_free(t);
 }
