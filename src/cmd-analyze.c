@@ -19,6 +19,7 @@
 #include "latscope.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,12 +285,21 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
         if (lat_trace_drop_summary(traces[i], why, sizeof(why)))
             pr_warn("%s: %s\n", traces[i]->path ? traces[i]->path : "-", why);
     }
-    /* files given one by one: a missing rank is its position among the inputs */
+    /* files given one by one: a missing rank is its position among the timeline inputs; kernel
+     * profiles (ncu) are no rank of the job: numbered after the ranks, never a duplicate */
+    int32_t pos = 0, top = -1;
+    for (size_t i = 0; i < ntraces; i++) {
+        if (traces[i]->role != LAT_TRACE_TIMELINE) continue;
+        if (traces[i]->rank < 0) traces[i]->rank = pos;
+        pos++;
+        if (traces[i]->rank > top) top = traces[i]->rank;
+    }
     for (size_t i = 0; i < ntraces; i++)
-        if (traces[i]->rank < 0) traces[i]->rank = (int32_t)i;
+        if (traces[i]->role != LAT_TRACE_TIMELINE && top < INT32_MAX) traces[i]->rank = ++top;
     for (size_t i = 0; i < ntraces; i++)
         for (size_t j = 0; j < i; j++)
-            if (traces[i]->rank == traces[j]->rank) {
+            if (traces[i]->role == LAT_TRACE_TIMELINE && traces[j]->role == LAT_TRACE_TIMELINE &&
+                traces[i]->rank == traces[j]->rank) {
                 pr_err("%s and %s both have rank %d: give the ranks of one job\n",
                        traces[j]->path ? traces[j]->path : "?",
                        traces[i]->path ? traces[i]->path : "?", traces[i]->rank);

@@ -12,6 +12,7 @@
  */
 #define PR_FMT "doctor"
 #include "analyze/analysis.h"
+#include "analyze/ncu.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/jsonw.h"
@@ -115,6 +116,7 @@ static int doctor_one(struct doc_report *r, const struct doc_opts *o, struct lat
     }
     /* The HTA-compatible numbers of `latscope analyze`, for cross-checking; a failure here
      * only loses those numbers. */
+    if (lat_ncu_is(t)) return 0; /* a kernel profile: HTA's timeline numbers do not apply */
     struct analysis_opts ao;
     struct lat_analysis *a = NULL;
     analysis_opts_default(&ao);
@@ -230,6 +232,30 @@ static int run_doctor(const struct doctor_args *args, const char *const *paths, 
         free(skipped);
         return LAT_EXIT_USAGE;
     }
+    /* Nsight Compute reports: evidence for the timelines' kernel rules (kept until the end:
+     * the summaries point into their traces), and judged on their own too */
+    struct lat_ncu_summary *ncs = xcalloc(set->n, sizeof(*ncs));
+    struct doc_ncu_report *ncr = xcalloc(set->n, sizeof(*ncr));
+    for (size_t k = 0; k < set->n; k++) {
+        struct lat_ingest_file *f = &set->files[k];
+        if (!f->trace || !lat_ncu_is(f->trace)) continue;
+        if (lat_ncu_summarize(f->trace, &ncs[o.nncu])) {
+            pr_err("out of memory\n");
+            for (size_t q = 0; q < o.nncu; q++)
+                lat_ncu_summary_fini(&ncs[q]);
+            free(ncs);
+            free(ncr);
+            doctor_report_free(r);
+            ingest_set_free(set);
+            free(skipped);
+            if (ofd != STDOUT_FILENO) close(ofd);
+            return LAT_EXIT_USAGE;
+        }
+        ncr[o.nncu].s = &ncs[o.nncu];
+        ncr[o.nncu].path = f->path;
+        o.nncu++;
+    }
+    o.ncu = ncr;
     for (size_t k = 0; k < set->n; k++) {
         struct lat_ingest_file *f = &set->files[k];
         if (ingest_status_skipped(f->status)) {
@@ -243,15 +269,26 @@ static int run_doctor(const struct doctor_args *args, const char *const *paths, 
         if (!f->trace) continue;
         if (f->in_dir) f->trace->rank = f->rank; /* a directory's NO_RANK file: rank 0 */
         if (doctor_one(r, &o, f->trace)) {
+            for (size_t q = 0; q < o.nncu; q++)
+                lat_ncu_summary_fini(&ncs[q]);
+            free(ncs);
+            free(ncr);
             doctor_report_free(r);
             ingest_set_free(set);
             free(skipped);
             if (ofd != STDOUT_FILENO) close(ofd);
             return LAT_EXIT_USAGE;
         }
-        lat_trace_free(f->trace); /* the report keeps copies: free each trace when done */
+        if (lat_ncu_is(f->trace)) continue; /* the ncu summaries point into it */
+        lat_trace_free(f->trace);           /* the report keeps copies: free each trace when done */
         f->trace = NULL;
     }
+    for (size_t q = 0; q < o.nncu; q++)
+        lat_ncu_summary_fini(&ncs[q]);
+    free(ncs);
+    free(ncr);
+    o.ncu = NULL;
+    o.nncu = 0;
     r->skipped = skipped;
     doctor_rank(r);
     int rc = 0;

@@ -205,6 +205,12 @@ fail:
 
 /* ---- whole: sums over ranks -------------------------------------------------------------- */
 
+/* A kernel profile (ncu) is evidence about kernels, not a rank: never in the sums. */
+static bool in_whole(const struct lat_an_rank *x)
+{
+    return !x->trace || x->trace->role == LAT_TRACE_TIMELINE;
+}
+
 static int whole_add(struct lat_analysis *a)
 {
     struct lat_an_rank *w = &a->whole;
@@ -213,6 +219,7 @@ static int whole_add(struct lat_analysis *a)
     size_t nrecs = 0, nmc = 0, nsy = 0;
     for (size_t r = 0; r < a->nranks; r++) {
         const struct lat_an_rank *x = &a->ranks[r];
+        if (!in_whole(x)) continue;
         w->events += x->events;
         w->kept_events += x->kept_events;
         w->dropped_last_step += x->dropped_last_step;
@@ -262,7 +269,7 @@ static int whole_add(struct lat_analysis *a)
     for (unsigned u = 1; u < 8; u++)
         total += ksum[u];
     for (size_t r = 0; r < a->nranks; r++) /* keep the first rank's order of buckets */
-        for (size_t k = 0; k < a->ranks[r].nktypes; k++) {
+        for (size_t k = 0; in_whole(&a->ranks[r]) && k < a->ranks[r].nktypes; k++) {
             const struct lat_an_ktype_bucket *b = &a->ranks[r].ktypes[k];
             size_t j;
             for (j = 0; j < w->nktypes && w->ktypes[j].mask != b->mask; j++) {
@@ -283,13 +290,14 @@ static int whole_add(struct lat_analysis *a)
 
     size_t k = 0;
     for (size_t r = 0; r < a->nranks; r++)
-        for (size_t j = 0; j < a->ranks[r].launch.count; j++)
+        for (size_t j = 0; in_whole(&a->ranks[r]) && j < a->ranks[r].launch.count; j++)
             d[k++] = (double)a->ranks[r].launch.recs[j].launch_delay;
     an_describe(d, k, &w->launch.launch_delay);
     w->launch.median_launch_delay = (lat_ns)w->launch.launch_delay.p50;
     free(d);
 
     for (size_t r = 0; r < a->nranks; r++) {
+        if (!in_whole(&a->ranks[r])) continue;
         for (size_t j = 0; j < a->ranks[r].nmemcpy; j++) {
             const struct lat_an_memcpy *m = &a->ranks[r].memcpy[j];
             size_t q;

@@ -444,6 +444,7 @@ static bool cpu_summary(const struct lat_an_rank *r, size_t top_n,
 /* The format-specific sections (analyze/sections.h): one row per format. */
 const struct lat_an_section lat_an_sections[] = {
     {"ONNX Runtime section", lat_ort_is, lat_ort_section_json, lat_ort_section_text},
+    {"Nsight Compute section", lat_ncu_is, lat_ncu_section_json, lat_ncu_section_text},
 };
 const size_t lat_an_nsections = sizeof(lat_an_sections) / sizeof(lat_an_sections[0]);
 
@@ -817,9 +818,10 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
     if (r->trace)
         fprintf(f, "== %s %d  %s  (%s, %llu events, %llu kept)\n",
-                lat_ort_is(r->trace) ? "profile" : "rank", r->rank,
-                r->trace->path ? r->trace->path : "-", r->trace->format ? r->trace->format : "?",
-                (unsigned long long)r->events, (unsigned long long)r->kept_events);
+                lat_ort_is(r->trace) || r->trace->role != LAT_TRACE_TIMELINE ? "profile" : "rank",
+                r->rank, r->trace->path ? r->trace->path : "-",
+                r->trace->format ? r->trace->format : "?", (unsigned long long)r->events,
+                (unsigned long long)r->kept_events);
     const struct lat_an_temporal *t = &r->temporal;
     if (t->valid) {
         fprintf(f,
@@ -1170,15 +1172,18 @@ int analyze_format_text(FILE *f, const struct lat_analysis *a, const struct anal
                 "note: the last ProfilerStep was dropped as incomplete: %s (--include-last-step "
                 "keeps it)\n",
                 a->last_step_reason);
-    for (size_t i = 0; i < a->nranks; i++)
+    size_t ntl = 0; /* timeline ranks (kernel profiles are not in the sums) */
+    for (size_t i = 0; i < a->nranks; i++) {
         print_rank_text(f, &a->ranks[i], &a->opts, o);
-    if (a->nranks > 1 && a->whole.temporal.valid) {
+        ntl += !a->ranks[i].trace || a->ranks[i].trace->role == LAT_TRACE_TIMELINE;
+    }
+    if (ntl > 1 && a->whole.temporal.valid) {
         const struct lat_an_temporal *t = &a->whole.temporal;
         char b1[32];
         fprintf(f,
                 "== all %zu ranks: kernel time %s, compute %.2f%%, non-compute %.2f%%, idle "
                 "%.2f%%, %llu launches\n",
-                a->nranks, dur(t->kernel_time, b1), t->compute_pct, t->non_compute_pct, t->idle_pct,
+                ntl, dur(t->kernel_time, b1), t->compute_pct, t->non_compute_pct, t->idle_pct,
                 (unsigned long long)a->whole.launch.count);
     }
     if (a->nrank_rows) {

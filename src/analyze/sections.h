@@ -35,4 +35,9 @@ extern const size_t lat_an_nsections;
 int lat_ort_section_json(struct jsonw *w, const struct lat_trace *t, size_t top_n);
 int lat_ort_section_text(FILE *f, const struct lat_trace *t, size_t top_n);
 
+/* Nsight Compute (analyze/ncu.c) */
+bool lat_ncu_is(const struct lat_trace *t);
+int lat_ncu_section_json(struct jsonw *w, const struct lat_trace *t, size_t top_n);
+int lat_ncu_section_text(FILE *f, const struct lat_trace *t, size_t top_n);
+
 #endif

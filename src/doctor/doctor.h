@@ -148,7 +148,9 @@ struct doc_summary {
     X(cpu_small_ops_min, INT, 50, 1, 1e9, "CPU: small ops per step needed")                        \
     X(cpu_alloc_pct, NUM, 2.0, 0, 100, "CPU: allocating ops' self time, % of step")                \
     X(perf_peak_pct, NUM, 40.0, 0, 100, "perf: GEMM/conv/attention below this % of bound's peak")  \
-    X(min_saving_pct, NUM, 1.0, 0, 100, "findings saving less are demoted to info")
+    X(min_saving_pct, NUM, 1.0, 0, 100, "findings saving less are demoted to info")                \
+    X(ncu_speedup_pct, NUM, 20.0, 0, 100, "ncu: a rule's estimated speedup of a kernel, %")        \
+    X(ncu_occupancy_pct, NUM, 25.0, 0, 100, "ncu: achieved occupancy below this is low, %")
 
 #define DOC_TH_CTYPE_NUM double
 #define DOC_TH_CTYPE_US  lat_ns
@@ -179,9 +181,20 @@ double doctor_threshold_value(const struct doc_thresholds *th, const struct doc_
  * or out-of-range value). */
 int doctor_threshold_set(struct doc_thresholds *th, const char *kv, char *err, size_t errlen);
 
+struct lat_ncu_summary;
+/* An Nsight Compute report given with the traces (analyze/ncu.h), for the kernel rules. */
+struct doc_ncu_report {
+    const struct lat_ncu_summary *s;
+    const char *path;
+};
+
 struct doc_opts {
     struct doc_thresholds th;
     size_t max_examples; /* worst examples per finding (5) */
+    /* ncu reports given with the traces: the dominant-kernels finding of a timeline takes its
+     * kernel's ncu numbers from them (matched by name: lat_ncu_find); NULL/0 when none */
+    const struct doc_ncu_report *ncu;
+    size_t nncu;
 };
 
 /* An input the command skipped (a directory's bad file...): the JSON lists it in "skipped". */

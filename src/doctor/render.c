@@ -200,11 +200,18 @@ static void summary_text(struct out *o, const struct doc_summary *s, bool md)
     units_format_duration(s->step_max, d, sizeof(d));
     double m = s->step_mean > 0 ? (double)s->step_mean : 1.0;
     const char *li = md ? "- " : "  ";
-    if (s->steps_real)
+    bool ncu = s->format && !strcmp(s->format, "ncu");
+    if (ncu) /* a kernel profile: no step, no timeline */
+        o_printf(o,
+                 "%san Nsight Compute report: %" PRIu64 " kernel launch%s replayed one at a time "
+                 "(no timeline), %s of kernel time profiled\n",
+                 li, s->gpu_events, s->gpu_events == 1 ? "" : "es", a);
+    else if (s->steps_real)
         o_printf(o, "%s%zu steps: mean %s, median %s, p90 %s, max %s\n", li, s->nsteps, a, b, c, d);
     else
         o_printf(o, "%sno ProfilerStep: the trace window (%s) counts as one step\n", li, a);
-    if (s->gpu_events) {
+    if (ncu) {
+    } else if (s->gpu_events) {
         o_printf(o, "%sGPU busy %.1f %% of the step (kernels %.1f %%), idle %.1f %%\n", li,
                  100.0 * (double)s->gpu_busy / m, 100.0 * (double)s->kernel / m,
                  100.0 * (double)s->idle / m);
@@ -220,7 +227,8 @@ static void summary_text(struct out *o, const struct doc_summary *s, bool md)
     } else {
         o_printf(o, "%sno GPU activity in the trace (CPU-only)\n", li);
     }
-    o_printf(o, "%sDataLoader %.1f %% of the step\n", li, 100.0 * (double)s->dataloader / m);
+    if (!ncu)
+        o_printf(o, "%sDataLoader %.1f %% of the step\n", li, 100.0 * (double)s->dataloader / m);
     struct doc_family_use fu[8];
     size_t nf = doctor_families(s, fu, 8);
     o_printf(o, "%srules that ran:", li);

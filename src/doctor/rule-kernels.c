@@ -2,6 +2,7 @@
  * rule-kernels.c - R5 dominant kernels (with an ncu command), R5b FP32 on tensor-core-eligible
  * ops, R8 under-filled GPU (blocks < SMs). One pass over the kernels serves all three.
  */
+#include "analyze/ncu.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "doctor/ctx.h"
@@ -11,6 +12,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,6 +216,7 @@ DOC_RULE(kernels)
         if (!f) goto nomem;
         doc_saving(f, 0, c->step_mean);
         size_t ndom = 0;
+        const struct lat_ncu_launch *top_ncu = NULL; /* the first kernel's, from an ncu report */
         for (size_t i = 0; i < nks && i < 3; i++)
             if (PCT(ks[i].total, ktotal) >= th->dominant_kernel_pct || i == 0) ndom++;
         char base[200];
@@ -279,6 +282,16 @@ DOC_RULE(kernels)
             if (!qre) c->r->err = -ENOMEM;
             free(qre);
             doc_kv_str(c->r, f, "ncu", ncu);
+            const struct lat_ncu_launch *nl = NULL;
+            const char *npath = NULL;
+            for (size_t q = 0; q < c->o->nncu && !nl; q++)
+                if ((nl = lat_ncu_find(c->o->ncu[q].s, nm))) npath = c->o->ncu[q].path;
+            if (nl) {
+                doc_kv_str(c->r, f, "ncu_report", npath ? npath : "?");
+                doc_kv_str(c->r, f, "ncu_kernel", nl->kernel);
+                doc_ncu_evidence(c, f, nl, "ncu_");
+                if (i == 0) top_ncu = nl;
+            }
             doc_row_end(f);
             struct doc_example e;
             doc_example_from(c, s->max_ev, &e);
@@ -286,7 +299,41 @@ DOC_RULE(kernels)
             doc_example_add(c->r, f, &e);
             if (i == 0) doc_set(c->r, &f->next_step, "%s", ncu);
         }
-        doc_set(c->r, &f->recommendation,
+        if (top_ncu) { /* ncu measured it: its bound, occupancy and top rule, not name guesses */
+            const struct lat_ncu_rule *u = top_ncu->nrules ? &top_ncu->rules[0] : NULL;
+            char b1[32];
+            if (u && !isnan(u->speedup_pct)) {
+                lat_ns per = (lat_ns)((double)ks[0].total / nst * u->speedup_pct / 100.0);
+                doc_saving(f, per, c->step_mean);
+                doc_set(c->r, &f->saving_method,
+                        "Nsight Compute's Estimated Speedup of its rule %s (%.1f %%) times the "
+                        "kernel's time per %s (%s); ncu's estimate for the profiled launch, an "
+                        "upper bound",
+                        u->name, u->speedup_pct, doc_per_step(c),
+                        doc_fmt_ns((lat_ns)((double)ks[0].total / nst), b1, sizeof(b1)));
+            }
+            char sol[96] = "", occ[160] = "";
+            if (!isnan(top_ncu->sm_pct) && !isnan(top_ncu->mem_pct))
+                snprintf(sol, sizeof(sol), " (SM %.1f %%, memory %.1f %% of peak)", top_ncu->sm_pct,
+                         top_ncu->mem_pct);
+            if (!isnan(top_ncu->achieved_occ) && !isnan(top_ncu->theoretical_occ))
+                snprintf(occ, sizeof(occ),
+                         ", achieved occupancy %.1f %% of %.1f %% theoretical%s%s",
+                         top_ncu->achieved_occ, top_ncu->theoretical_occ,
+                         top_ncu->limiter[0] ? ", limited by " : "", top_ncu->limiter);
+            doc_set(
+                c->r, &f->recommendation,
+                "Nsight Compute measured this kernel (launch %lld of the report): %s-bound%s%s. "
+                "%s%s%s%s",
+                (long long)top_ncu->id, top_ncu->bound ? top_ncu->bound : "?", sol, occ,
+                u ? "Its largest rule, " : "No ncu rule fired.", u ? u->name : "", u ? ": " : "",
+                u && u->description ? u->description : "");
+            char cmd[1400];
+            doc_ncu_command(c, top_ncu, cmd, sizeof(cmd));
+            doc_set(c->r, &f->next_step, "%s", cmd);
+        } else
+            doc_set(
+                c->r, &f->recommendation,
                 "Drill into the kernel with Nsight Compute (command below; --launch-skip counts "
                 "launches of that name from the start of the trace window, add the launches "
                 "made before profiling started). If it is memory-bound, fuse it with its "

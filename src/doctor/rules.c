@@ -39,7 +39,8 @@
     X(cpu_alloc,         "cpu-alloc",         "cpu-allocation-churn",                                 "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
     X(ort,               "ort",               "ort-executor-overhead",                                "cpu",      DOC_HAVE_CPU_OPS | DOC_HAVE_STEPS, DOC_HAVE_GPU) \
     X(tail,              "tail",              "tail-steps",                                           "steps",    DOC_HAVE_STEPS,                    0)            \
-    X(overhead,          "overhead",          "profiler-overhead",                                    "profiler", 0,                                 0)
+    X(overhead,          "overhead",          "profiler-overhead",                                    "profiler", 0,                                 0) \
+    X(ncu,               "ncu",               "ncu-kernel-speedup ncu-low-occupancy",                 "gpu",      DOC_HAVE_NCU,                      0)
 
 #define DOC_RULE_DECL(fn, name, ids, fam, needs, excl) void doc_rule_##fn(struct doc_ctx *c);
 DOC_RULES(DOC_RULE_DECL)
@@ -83,6 +84,8 @@ static unsigned trace_has(const struct doc_ctx *c)
     const struct lat_trace *t = c->t;
     unsigned h = 0;
     if (c->nsteps && c->step_mean > 0) h |= DOC_HAVE_WINDOW;
+    /* a kernel profile: its kernels are replays laid end to end, not a timeline to judge */
+    if (t->role == LAT_TRACE_KERNEL_PROFILE) return h | DOC_HAVE_NCU;
     if (c->ng) h |= DOC_HAVE_GPU;
     if (c->dataloader.n) h |= DOC_HAVE_DATALOADER;
     if (c->steps_real && c->nsteps >= (size_t)c->o->th.tail_min_steps) h |= DOC_HAVE_STEPS;
@@ -104,7 +107,9 @@ static void describe_input(struct doc_ctx *c, struct doc_summary *s)
     for (size_t i = 0; i < t->ev.n; i++)
         if (t->ev.kind[i] < LAT_EV_KIND_COUNT) nk[t->ev.kind[i]]++;
     const char *fmt = t->format ? t->format : "trace";
-    const char *what = !strcmp(fmt, "ort") ? "an ONNX Runtime profile" : NULL;
+    const char *what = !strcmp(fmt, "ort")   ? "an ONNX Runtime profile"
+                       : !strcmp(fmt, "ncu") ? "an Nsight Compute report"
+                                             : NULL;
     char kinds[256] = "";
     size_t o = 0;
     if (nk[LAT_EV_CPU_OP] && o < sizeof(kinds))

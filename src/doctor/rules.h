@@ -30,6 +30,7 @@ enum doc_have {
     DOC_HAVE_STEPS = 1u << 2,      /* at least tail_min_steps ProfilerSteps */
     DOC_HAVE_DATALOADER = 1u << 3, /* DataLoader __next__ ops */
     DOC_HAVE_WINDOW = 1u << 4,     /* a step or trace window of positive length */
+    DOC_HAVE_NCU = 1u << 6,        /* an Nsight Compute report (a kernel profile, no timeline) */
 };
 
 typedef void (*doc_rule_fn)(struct doc_ctx *c);
@@ -158,5 +159,13 @@ void doc_cpu_next_step(struct doc_ctx *c, struct doc_finding *f, const char *wit
                        const char *without);
 /* The trace's path quoted for a POSIX shell, for next-step commands ("<trace>" when none). */
 const char *doc_trace_arg(struct doc_ctx *c);
+
+/* ---- Nsight Compute evidence (rule-ncu.c) ---- */
+struct lat_ncu_launch;
+/* An ncu launch's numbers as evidence values, keys prefixed (bound, occupancy, the top rule). */
+void doc_ncu_evidence(struct doc_ctx *c, struct doc_finding *f, const struct lat_ncu_launch *l,
+                      const char *prefix);
+/* The ncu command that profiles that kernel again with the section of its top rule. */
+void doc_ncu_command(struct doc_ctx *c, const struct lat_ncu_launch *l, char *out, size_t n);
 
 #endif

@@ -38,5 +38,10 @@ const char *ingest_nsys_csv_kind(const unsigned char *head, size_t n);
 int ingest_nsys_csv_load(struct ingest_src *src, const char *name,
                          const struct lat_ingest_opts *opts, struct lat_trace **out, char *err,
                          size_t errsz);
+/* ncu.c: Nsight Compute `ncu --csv` reports (details page and --page raw). */
+int ingest_ncu_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
+                    struct lat_trace **out, char *err, size_t errsz);
+/* Whether a line (n bytes, no newline) is the header of an `ncu --csv` page. */
+bool ingest_ncu_header(const char *line, size_t n);
 
 #endif

@@ -169,6 +169,21 @@ static bool sniff_nsys_csv(const unsigned char *h, size_t n, const char *path)
     return ingest_nsys_csv_kind(h, n > 4096 ? 4096 : n) != NULL;
 }
 
+/* `ncu --csv`: a header line ("ID","Process ID",...,"Kernel Name",...) at the start of a line
+ * within the first chunk (after ncu's ==PROF== lines and the program's own output). */
+static bool sniff_ncu(const unsigned char *h, size_t n, const char *path)
+{
+    (void)path;
+    if (looks_json(h, n)) return false;
+    for (size_t i = 0; i < n;) {
+        const unsigned char *nl = memchr(h + i, '\n', n - i);
+        size_t e = nl ? (size_t)(nl - h) : n;
+        if (e - i >= 4 && ingest_ncu_header((const char *)h + i, e - i)) return true;
+        i = e + 1;
+    }
+    return false;
+}
+
 /* CSV: text whose first line has at least two commas and does not start like JSON. */
 static bool sniff_csv(const unsigned char *h, size_t n, const char *path)
 {
@@ -253,6 +268,8 @@ static const struct ingest_format formats[] = {
      sniff_trtexec, NULL, "for a timeline run `latscope trace -- trtexec ...`"},
     /* `nsys stats` CSV: its reader only names the report and points to the SQLite export */
     {"nsys-stats-csv", "an `nsys stats` CSV report", sniff_nsys_csv, ingest_nsys_csv_load, NULL},
+    /* Nsight Compute `ncu --csv` (details or raw page; ncu.c) */
+    {"ncu", "an `ncu --csv` report", sniff_ncu, ingest_ncu_load, NULL},
     {"csv", "CSV text (an nsys/ncu report?)", sniff_csv, NULL, "pass the trace file itself"},
     {"collapsed-stacks", "collapsed stack samples (py-spy raw, stackcollapse)", sniff_collapsed,
      NULL, "record with `latscope trace --cpu -- CMD` or py-spy `--format chrometrace`"},
@@ -520,6 +537,7 @@ static int settle(struct builder *b, char *err, size_t errsz)
         /* ORT profiles are one process's session each: in a directory they are separate
          * runs (compared or listed), never ranks of one job, so no rank rules apply */
         if (!f->in_dir || (f->trace->format && !strcmp(f->trace->format, "ort"))) continue;
+        if (f->trace->role != LAT_TRACE_TIMELINE) continue; /* a kernel profile: no rank */
         if (f->rank < 0) {
             f->status = LAT_INGEST_NO_RANK;
             f->rank = 0;

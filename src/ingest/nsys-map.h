@@ -60,6 +60,7 @@ struct nsys_map {
     struct nsys_named *threads, *procs, *domains;
     size_t nthreads, nprocs, ndomains, cthreads, cprocs, cdomains;
     uint64_t rows_in[NSYS_TAB_COUNT];
+    uint32_t k_stack, k_state, v_on, cat_sample; /* CPU samples (0 until the first) */
 };
 
 void nsys_row_clear(struct nsys_row *r, enum nsys_tab tab);
@@ -74,6 +75,11 @@ int nsys_map_thread(struct nsys_map *m, int64_t gtid, const char *name, size_t n
 int nsys_map_process(struct nsys_map *m, int64_t gpid, const char *name, size_t n);
 int nsys_map_domain(struct nsys_map *m, int64_t domain, const char *name, size_t n);
 /* Labels the tracks with the names given; sets t->format. */
+/* One CPU sample (COMPOSITE_EVENTS row, its SAMPLING_CALLCHAINS frames joined root-first with
+ * ';', "[unknown]" when it has none) as `latscope trace --cpu` records one: an on-CPU
+ * LAT_EV_CPU_SAMPLE instant named after its leaf frame, args stack and state "on", on the
+ * thread's track. A start beyond the model's bounds is a counted drop. 0 or -ENOMEM. */
+int nsys_map_sample(struct nsys_map *m, int64_t start, int64_t gtid, const char *stack, size_t n);
 void nsys_map_finish(struct nsys_map *m);
 void nsys_map_fini(struct nsys_map *m);
 

@@ -5,7 +5,8 @@
  * (sqlite3_deserialize): no temporary file, and a corrupt or truncated file is SQLite's error,
  * never a crash. Tables (docs/trace-input.md): StringIds, CUPTI_ACTIVITY_KIND_KERNEL / RUNTIME
  * / MEMCPY / MEMSET / SYNCHRONIZATION, NVTX_EVENTS, OSRT_API, TARGET_INFO_GPU,
- * TARGET_INFO_SESSION_START_TIME, ThreadNames, PROCESSES; each optional (nsys writes a table
+ * TARGET_INFO_SESSION_START_TIME, ThreadNames, PROCESSES, COMPOSITE_EVENTS + SAMPLING_CALLCHAINS
+ * (CPU samples); each optional (nsys writes a table
  * only when it has data), and columns an older schema lacks read as NULL. Rows become events
  * in nsys-map.c.
  */
@@ -322,6 +323,63 @@ static int read_names(struct nx *x, struct nsys_map *m, const char *table, const
     return rc;
 }
 
+/* CPU samples: COMPOSITE_EVENTS (start, globalTid) with their SAMPLING_CALLCHAINS frames
+ * (stackDepth 0 = the leaf), joined root-first. Rows come ordered by sample id and depth, so
+ * one pass builds each stack. */
+static int read_samples(struct nx *x, struct nsys_map *m)
+{
+    if (!has_table(x->db, "COMPOSITE_EVENTS") || !has_table(x->db, "SAMPLING_CALLCHAINS") ||
+        !has_table(x->db, "StringIds"))
+        return 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(x->db,
+                           "SELECT C.id, C.start, C.globalTid, S.value FROM COMPOSITE_EVENTS AS C "
+                           "LEFT JOIN SAMPLING_CALLCHAINS AS K ON K.id = C.id LEFT JOIN "
+                           "StringIds AS S ON S.id = K.symbol ORDER BY C.id, K.stackDepth DESC",
+                           -1, &st, NULL) != SQLITE_OK)
+        return nx_fail(x, LAT_E_NOT_TRACE, "COMPOSITE_EVENTS");
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int64_t cur = NSYS_NONE, start = NSYS_NONE, gtid = NSYS_NONE;
+    bool have = false;
+    int s, rc = 0;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = col_i(st, 0);
+        if (have && id != cur) {
+            if ((rc = nsys_map_sample(m, start, gtid, buf, len))) break;
+            len = 0;
+        }
+        have = true;
+        cur = id;
+        start = col_i(st, 1);
+        gtid = col_i(st, 2);
+        if (sqlite3_column_type(st, 3) != SQLITE_TEXT) continue;
+        const char *f = (const char *)sqlite3_column_text(st, 3);
+        size_t fl = (size_t)sqlite3_column_bytes(st, 3);
+        if (len + fl + 2 > cap) {
+            size_t c = cap ? cap * 2 : 4096;
+            while (c < len + fl + 2)
+                c *= 2;
+            char *p = realloc(buf, c);
+            if (!p) {
+                rc = -ENOMEM;
+                break;
+            }
+            buf = p;
+            cap = c;
+        }
+        if (len) buf[len++] = ';';
+        memcpy(buf + len, f, fl);
+        len += fl;
+    }
+    if (!rc && have && s == SQLITE_DONE) rc = nsys_map_sample(m, start, gtid, buf, len);
+    free(buf);
+    sqlite3_finalize(st);
+    if (!rc && s != SQLITE_DONE && s != SQLITE_ROW)
+        return nx_fail(x, LAT_E_NOT_TRACE, "COMPOSITE_EVENTS");
+    return rc;
+}
+
 static int read_gpus(struct nx *x, struct lat_trace *t)
 {
     static const char *const cols[] = {"id",
@@ -446,7 +504,7 @@ static int nsys_read(struct nx *x, struct lat_trace *t)
                          false)) ||
         (rc = read_table(x, &m, NSYS_NVTX, "NVTX_EVENTS", "globalTid", "textId", true)) ||
         (rc = read_table(x, &m, NSYS_OSRT, "OSRT_API", "globalTid", "nameId", false)) ||
-        (rc = read_gpus(x, t)))
+        (rc = read_samples(x, &m)) || (rc = read_gpus(x, t)))
         goto out;
     read_start_time(x, t);
     nsys_map_finish(&m);

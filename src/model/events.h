@@ -169,6 +169,15 @@ enum lat_drop_reason {
 #define LAT_TS_MAX  (INT64_C(1) << 62)
 #define LAT_DUR_MAX (INT64_C(1) << 60)
 
+/* What a trace is to commands that take several: a timeline of one process/rank (every reader
+ * but those below), or a kernel profile (Nsight Compute: kernels replayed one at a time, no
+ * timeline), which is evidence about the kernels of the timelines given with it, never a rank
+ * of the job: no rank rules, not in sums over ranks (docs/trace-input.md, "Several inputs"). */
+enum lat_trace_role {
+    LAT_TRACE_TIMELINE = 0,
+    LAT_TRACE_KERNEL_PROFILE,
+};
+
 struct lat_trace {
     struct lat_strtab strs;
     struct lat_event_cols ev;
@@ -200,6 +209,8 @@ struct lat_trace {
     /* event 0 is element 0 of the input's event list: HTA's row label 0, which its idle-time
      * join reaches for GPU rows without a launch (analyze --hta-compat) */
     bool first_elem_event;
+
+    enum lat_trace_role role; /* LAT_TRACE_TIMELINE unless the reader says otherwise */
 };
 
 /* Counts one dropped event (trace->drops[reason] and trace->dropped). */

@@ -67,7 +67,7 @@ ns=$(q "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION")
 # every row of the read tables is an event (nothing dropped on this file)
 rows=$(q "SELECT (SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL) + (SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME)
           + (SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY) + (SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION)
-          + (SELECT count(*) FROM OSRT_API)")
+          + (SELECT count(*) FROM OSRT_API) + (SELECT count(*) FROM COMPOSITE_EVENTS)")
 [[ $(jq "$R.events" "$TMPDIR/an.json") == "$rows" ]] || fail "events $(jq "$R.events" "$TMPDIR/an.json") != rows $rows"
 jq -e "$R.dropped.total == 0" "$TMPDIR/an.json" >/dev/null || fail "events dropped"
 

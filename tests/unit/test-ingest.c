@@ -58,6 +58,10 @@ TEST(ingest_sniff_names_formats)
          "Calls,Avg (us),Name\n1,2,3,4,cudaFree\n",
          "api.csv", "nsys-stats-csv"},
         {"Start,End,Name\n1,2,main\n", "x.txt", "csv"},
+        {"==PROF== Connected to process 1 (/a)\nout\n\"ID\",\"Process ID\",\"Process "
+         "Name\",\"Host Name\",\"Kernel Name\",\"Metric Name\"\n",
+         "r.log", "ncu"},
+        {"ID,Process ID,Kernel Name,gpu__time_duration.sum\n", NULL, "ncu"},
         {"a,b\n", "t.csv", "csv"},
         {"python  3231  1228.318493:    2004008 cpu-clock: \n\t   fe521 [unknown] (/x)\n", NULL,
          "perf-script"},

@@ -245,6 +245,49 @@ TEST(nsys_reads_a_small_export)
     sqlite3_free(db);
 }
 
+/* CPU samples: COMPOSITE_EVENTS with SAMPLING_CALLCHAINS (depth 0 = leaf), one without a
+ * callchain, frames stored out of order: root-first stacks, on the sampled thread. */
+TEST(nsys_cpu_samples_as_latscope_records_them)
+{
+    sqlite3_int64 n;
+    unsigned char *db = make_db(
+        "INSERT INTO StringIds VALUES(10,'main'),(11,'compute'),(12,'memcpy_impl');"
+        "CREATE TABLE COMPOSITE_EVENTS(id INTEGER PRIMARY KEY, start INTEGER, cpu INTEGER,"
+        " threadState INTEGER, globalTid INTEGER, cpuCycles INTEGER);"
+        "INSERT INTO COMPOSITE_EVENTS VALUES(1,3000,0,1,(3<<24)|4,0),(2,4000,0,1,(3<<24)|4,0),"
+        "(3,5000,1,1,(3<<24)|9,0);"
+        "CREATE TABLE SAMPLING_CALLCHAINS(id INTEGER, symbol INTEGER, module INTEGER,"
+        " kernelMode INTEGER, thumbCode INTEGER, unresolved INTEGER, specialEntry INTEGER,"
+        " originalIP INTEGER, unwindMethod INTEGER, stackDepth INTEGER);"
+        "INSERT INTO SAMPLING_CALLCHAINS VALUES(1,10,0,0,0,0,0,0,0,2),(1,12,0,0,0,0,0,0,0,0),"
+        "(1,11,0,0,0,0,0,0,0,1),(2,11,0,0,0,0,0,0,0,0),(2,10,0,0,0,0,0,0,0,1);",
+        &n);
+    ASSERT(db);
+    struct lat_trace *t;
+    char err[LAT_INGEST_ERRLEN];
+    int rc = ingest_mem(db, (size_t)n, "small.sqlite", NULL, &t, err, sizeof(err));
+    if (rc) FAIL("%s", err);
+    ASSERT_EQ_I64(t->ev.n, 5 + 3);
+    const char *want[3] = {"main;compute;memcpy_impl", "main;compute", "[unknown]"};
+    const char *leaf[3] = {"memcpy_impl", "compute", "[unknown]"};
+    size_t k = 0;
+    for (size_t i = 0; i < t->ev.n; i++) {
+        if (t->ev.kind[i] != LAT_EV_CPU_SAMPLE) continue;
+        ASSERT(k < 3);
+        const struct lat_arg *a = lat_trace_arg(t, i, "stack");
+        ASSERT(a && a->type == LAT_ARG_STR);
+        ASSERT_EQ_STR(lat_trace_str(t, a->str), want[k]);
+        ASSERT_EQ_STR(lat_trace_str(t, t->ev.name[i]), leaf[k]);
+        ASSERT_EQ_I64(t->ev.ts[i], 3000 + 1000 * (int64_t)k);
+        ASSERT_EQ_I64(t->tracks[t->ev.track[i]].tid, k == 2 ? 9 : 4);
+        ASSERT_EQ_I64(t->tracks[t->ev.track[i]].pid, 3);
+        k++;
+    }
+    ASSERT_EQ_U64(k, 3);
+    lat_trace_free(t);
+    sqlite3_free(db);
+}
+
 /* Every prefix length class and a sweep of corrupted bytes: an error with a message (or, for
  * a corruption SQLite does not notice, a trace), never a crash; runs under the sanitizers. */
 TEST(nsys_bad_sqlite_files_fail_cleanly)
