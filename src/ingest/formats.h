@@ -38,5 +38,15 @@ const char *ingest_nsys_csv_kind(const unsigned char *head, size_t n);
 int ingest_nsys_csv_load(struct ingest_src *src, const char *name,
                          const struct lat_ingest_opts *opts, struct lat_trace **out, char *err,
                          size_t errsz);
+/* trt.c: TensorRT trtexec JSON exports (--exportProfile, --exportTimes, --exportLayerInfo) and
+ * TREx metadata, one file each (trace format "tensorrt"); trt-log.c: trtexec's text log. */
+int ingest_trt_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
+                    struct lat_trace **out, char *err, size_t errsz);
+int ingest_trt_log_load(struct ingest_src *src, const char *name,
+                        const struct lat_ingest_opts *opts, struct lat_trace **out, char *err,
+                        size_t errsz);
+/* Length of the engine prefix of a TREx file name (x.engine.profile.json: "x.engine"), 0 when
+ * the name has none of the TREx/trtexec suffixes. */
+size_t ingest_trt_prefix_len(const char *name);
 
 #endif
