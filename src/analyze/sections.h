@@ -35,4 +35,9 @@ extern const size_t lat_an_nsections;
 int lat_ort_section_json(struct jsonw *w, const struct lat_trace *t, size_t top_n);
 int lat_ort_section_text(FILE *f, const struct lat_trace *t, size_t top_n);
 
+/* TensorRT (analyze/trt.c) */
+bool lat_trt_is(const struct lat_trace *t);
+int lat_trt_section_json(struct jsonw *w, const struct lat_trace *t, size_t top_n);
+int lat_trt_section_text(FILE *f, const struct lat_trace *t, size_t top_n);
+
 #endif

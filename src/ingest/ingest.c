@@ -616,9 +616,8 @@ static int settle(struct builder *b, char *err, size_t errsz)
         f->rank = f->trace->rank;
         /* ORT profiles are one process's session each: in a directory they are separate
          * runs (compared or listed), never ranks of one job, so no rank rules apply */
-        if (!f->in_dir ||
-            (f->trace->format &&
-             (!strcmp(f->trace->format, "ort") || !strcmp(f->trace->format, "tensorrt"))))
+        if (!f->in_dir || (f->trace->format && (!strcmp(f->trace->format, "ort") ||
+                                                !strcmp(f->trace->format, "tensorrt"))))
             continue;
         if (f->rank < 0) {
             f->status = LAT_INGEST_NO_RANK;

@@ -27,8 +27,10 @@
 
 bool trt_log_sniff(const unsigned char *h, size_t n)
 {
-    static const char *const marks[] = {"&&&& RUNNING TensorRT.trtexec", "&&&& PASSED TensorRT",
-                                        "&&&& FAILED TensorRT", "] [I] === Model Options ===",
+    static const char *const marks[] = {"&&&& RUNNING TensorRT.trtexec",
+                                        "&&&& PASSED TensorRT",
+                                        "&&&& FAILED TensorRT",
+                                        "] [I] === Model Options ===",
                                         "] [I] === Performance summary ===",
                                         "] [I] === Inference Options ==="};
     for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
@@ -82,8 +84,9 @@ static int metric_of(const char *name)
     static const struct {
         const char *n;
         int m;
-    } map[] = {{"Latency", 0},         {"Host Latency", 0}, {"Enqueue Time", 1}, {"H2D Latency", 2},
-               {"GPU Compute Time", 3}, {"GPU Compute", 3}, {"D2H Latency", 4}};
+    } map[] = {{"Latency", 0},     {"Host Latency", 0},     {"Enqueue Time", 1},
+               {"H2D Latency", 2}, {"GPU Compute Time", 3}, {"GPU Compute", 3},
+               {"D2H Latency", 4}};
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (!strcmp(name, map[i].n)) return map[i].m;
     return -1;
@@ -142,8 +145,7 @@ static void old_stat(struct logp *p, const char *s)
             *dv[k] = v;
             double w;
             if (ee && p->cur == 0 && stat_after(ee, "(end to end", &w)) {
-                bool *he[4] = {&e2e->have_min, &e2e->have_max, &e2e->have_mean,
-                               &e2e->have_median};
+                bool *he[4] = {&e2e->have_min, &e2e->have_max, &e2e->have_mean, &e2e->have_median};
                 double *de[4] = {&e2e->min, &e2e->max, &e2e->mean, &e2e->median};
                 *he[k] = true;
                 *de[k] = w;
@@ -214,8 +216,7 @@ static int line(struct logp *p, char *s)
     if (!strncmp(b, "&&&& ", 5)) {
         const char *h = strstr(b, " # ");
         if (h) rc = trt_kv_add(p->e, "command", h + 3, strlen(h + 3));
-        if (!rc)
-            rc = trt_kv_add(p->e, "status", b + 5, strcspn(b + 5, " "));
+        if (!rc) rc = trt_kv_add(p->e, "status", b + 5, strcspn(b + 5, " "));
         p->any = true;
         return rc;
     }
@@ -339,8 +340,10 @@ int trt_read_log(struct ingest_src *src, const char *name, struct trt_eng *e, ch
     }
     if (!total) {
         rc = LAT_E_TRUNCATED;
-        snprintf(err, errsz, "%s: empty trtexec log (0 bytes); save trtexec's output with "
-                             "`trtexec ... 2>&1 | tee FILE`", name);
+        snprintf(err, errsz,
+                 "%s: empty trtexec log (0 bytes); save trtexec's output with "
+                 "`trtexec ... 2>&1 | tee FILE`",
+                 name);
         goto out;
     }
     if (!p.any) {
@@ -351,8 +354,7 @@ int trt_read_log(struct ingest_src *src, const char *name, struct trt_eng *e, ch
                  name);
         goto out;
     }
-    if (e->have_summary)
-        e->summary_source = "trtexec log (its performance summary)";
+    if (e->have_summary) e->summary_source = "trtexec log (its performance summary)";
     trt_note_input(e, "log");
     if (p.nerr) {
         char b[32];

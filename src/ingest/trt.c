@@ -25,8 +25,8 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-const char *const trt_metric_keys[TRT_NMETRIC] = {"latency", "enqueue",  "h2d",
-                                                  "gpu_compute", "d2h", "end_to_end"};
+const char *const trt_metric_keys[TRT_NMETRIC] = {"latency",     "enqueue", "h2d",
+                                                  "gpu_compute", "d2h",     "end_to_end"};
 
 /* ---- a small tree of one JSON document ---------------------------------------------------- */
 
@@ -92,8 +92,8 @@ static int jtree_node(struct jtree *t, uint32_t *idx)
 }
 
 /* Parses the whole source into t; the root is node 0. err: "NAME: why". */
-static int jtree_parse(struct ingest_src *src, const char *name, const char *what,
-                       struct jtree *t, char *err, size_t errsz)
+static int jtree_parse(struct ingest_src *src, const char *name, const char *what, struct jtree *t,
+                       char *err, size_t errsz)
 {
     struct json_tok tok;
     struct json_token tk;
@@ -427,6 +427,19 @@ static int read_times(const struct jtree *t, struct trt_eng *e)
         bool order = ok == 8;
         for (int k = 0; order && k < 8; k += 2)
             order = v[k + 1] >= v[k];
+        /* durations: the files' own h2dMs/computeMs/d2hMs where given (the start/end times
+         * have 6 significant digits: 10 us steps after 1 s; the durations keep theirs) */
+        static const char *const dk[2][3] = {{"h2dMs", "computeMs", "d2hMs"},
+                                             {"inMs", "computeMs", "outMs"}};
+        for (int k = 0; order && k < 3; k++) {
+            int64_t d;
+            if (jms_ns(t, jget(t, it, dk[set][k]), &d)) {
+                if (d < 0)
+                    order = false;
+                else
+                    v[2 * k + 3] = v[2 * k + 2] + d;
+            }
+        }
         if (!order) {
             e->q_bad++;
             continue;
@@ -455,8 +468,8 @@ static const char *dtype_of(const char *s)
 {
     static const struct {
         const char *word, *type;
-    } map[] = {{"FP32", "FP32"}, {"Float", "FP32"}, {"FP16", "FP16"}, {"Half", "FP16"},
-               {"BF16", "BF16"}, {"FP8", "FP8"},    {"FP4", "FP4"},   {"UInt8", "UINT8"},
+    } map[] = {{"FP32", "FP32"}, {"Float", "FP32"},  {"FP16", "FP16"},   {"Half", "FP16"},
+               {"BF16", "BF16"}, {"FP8", "FP8"},     {"FP4", "FP4"},     {"UInt8", "UINT8"},
                {"Int8", "INT8"}, {"Int32", "INT32"}, {"Int64", "INT64"}, {"Int4", "INT4"},
                {"Bool", "BOOL"}};
     const char *best = NULL, *at = NULL;
@@ -532,8 +545,10 @@ static int read_layers(const struct jtree *t, const struct jn *arr, struct trt_e
         free(l->out_fmt);
         l->in_fmt = formats_of(t, jget(t, it, "Inputs"), &ti);
         l->out_fmt = formats_of(t, jget(t, it, "Outputs"), &to);
-        /* TREx's convention: a layer's precision is its first output's type */
-        const char *p = to ? to : ti;
+        /* a layer's precision: the type of its first input (what its kernel reads: an INT8
+         * convolution with a fused dequantize writes FP32 but computes in INT8); its first
+         * output's type for a layer without inputs */
+        const char *p = ti ? ti : to;
         free(l->precision);
         l->precision = p ? strdup(p) : NULL;
         if (p && !l->precision) return -ENOMEM;
@@ -584,8 +599,8 @@ static void metric_from_arr(struct trt_metric *m, const struct jtree *t, const s
 static int read_profile_meta(const struct jtree *t, struct trt_eng *e)
 {
     const struct jn *root = &t->n[0], *ps = jget(t, root, "performance_summary");
-    static const char *const names[TRT_NMETRIC] = {"Latency", "Enqueue Time", "H2D Latency",
-                                                   "GPU Compute Time", "D2H Latency", NULL};
+    static const char *const names[TRT_NMETRIC] = {
+        "Latency", "Enqueue Time", "H2D Latency", "GPU Compute Time", "D2H Latency", NULL};
     if (ps) {
         for (int i = 0; i < TRT_NMETRIC; i++)
             if (names[i]) metric_from_arr(&e->m[i], t, jget(t, ps, names[i]));
@@ -690,8 +705,8 @@ static int arg_str(struct lat_trace *t, const char *key, const char *v, uint32_t
     return 0;
 }
 
-static int arg_num(struct lat_trace *t, const char *key, const char *txt, double v,
-                   uint32_t *first, uint32_t *n)
+static int arg_num(struct lat_trace *t, const char *key, const char *txt, double v, uint32_t *first,
+                   uint32_t *n)
 {
     if (!txt) return 0;
     struct lat_arg a = {0};
@@ -911,7 +926,8 @@ int trt_emit(struct trt_eng *e, const char *path, struct lat_trace **out)
         snprintf(b, sizeof(b), "%lld", (long long)e->profile_count);
         rc = meta_raw(t, "profile_count", b);
     }
-    if (!rc && e->have_info) rc = meta_raw(t, "layer_info_names_only", e->info_names_only ? "true" : "false");
+    if (!rc && e->have_info)
+        rc = meta_raw(t, "layer_info_names_only", e->info_names_only ? "true" : "false");
     if (!rc && e->have_times) {
         char b[32];
         snprintf(b, sizeof(b), "%llu", (unsigned long long)e->q_bad);
@@ -1000,8 +1016,7 @@ bool ingest_trt_engine_prefix(const char *prefix)
         size_t l = strlen(prefix);
         /* "x.engine." and "x.engine" both name x.engine.profile.json */
         if (l && prefix[l - 1] == '.') l--;
-        if ((size_t)snprintf(p, sizeof(p), "%.*s%s", (int)l, prefix, trex_suffixes[i]) >=
-            sizeof(p))
+        if ((size_t)snprintf(p, sizeof(p), "%.*s%s", (int)l, prefix, trex_suffixes[i]) >= sizeof(p))
             return false;
         if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) return true;
     }
@@ -1020,8 +1035,7 @@ int ingest_trt_engine_open(const char *prefix, const struct lat_ingest_opts *opt
     char p[4096];
     for (size_t i = 0; !rc && i < sizeof(trex_suffixes) / sizeof(trex_suffixes[0]); i++) {
         struct stat st;
-        if ((size_t)snprintf(p, sizeof(p), "%.*s%s", (int)l, prefix, trex_suffixes[i]) >=
-            sizeof(p))
+        if ((size_t)snprintf(p, sizeof(p), "%.*s%s", (int)l, prefix, trex_suffixes[i]) >= sizeof(p))
             continue;
         if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) continue;
         struct ingest_src *src;
