@@ -147,6 +147,12 @@ struct doc_summary {
     X(cpu_small_ops_pct, NUM, 20.0, 0, 100, "CPU: time in small ops, % of step")                   \
     X(cpu_small_ops_min, INT, 50, 1, 1e9, "CPU: small ops per step needed")                        \
     X(cpu_alloc_pct, NUM, 2.0, 0, 100, "CPU: allocating ops' self time, % of step")                \
+    X(trt_enqueue_ratio, NUM, 0.8, 0, 1000, "TRT: enqueue median above this x GPU compute median") \
+    X(trt_cov_pct, NUM, 2.5, 0, 1000, "TRT: GPU compute coefficient of variation, %")              \
+    X(trt_reformat_pct, NUM, 5.0, 0, 100, "TRT: reformat layers, % of the layer time")             \
+    X(trt_fp32_pct, NUM, 10.0, 0, 100, "TRT: FP32 layers in an FP16/INT8 engine, % of layer time") \
+    X(trt_dominant_pct, NUM, 15.0, 0, 100, "TRT: one layer's share of the layer time")             \
+    X(trt_inflation_pct, NUM, 10.0, 0, 1e6, "TRT: layer sum above GPU compute median by this %")   \
     X(min_saving_pct, NUM, 1.0, 0, 100, "findings saving less are demoted to info")
 
 #define DOC_TH_CTYPE_NUM double

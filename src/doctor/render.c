@@ -217,6 +217,11 @@ static void summary_text(struct out *o, const struct doc_summary *s, bool md)
                  "%s%.0f kernels per step, %.1f %% shorter than their launch; %" PRIu64
                  " CUDA graph launches\n",
                  li, s->kernels_per_step, s->short_kernel_pct, s->graph_launches);
+    } else if (s->format && !strcmp(s->format, "tensorrt")) {
+        o_printf(o,
+                 "%sTensorRT engine: layer and query times from trtexec/TREx, no kernel "
+                 "timeline (the TensorRT rules judge them)\n",
+                 li);
     } else {
         o_printf(o, "%sno GPU activity in the trace (CPU-only)\n", li);
     }
