@@ -151,8 +151,12 @@ static void stats(int64_t *v, size_t n, struct lat_trt_stats *s)
     s->median = n % 2 ? (double)v[n / 2] / 1e6 : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2e6;
     s->cov_pct = mean > 0 ? 100.0 * sqrt(var / (double)n) / mean : 0;
     for (int k = 0; k < LAT_TRT_NPCT; k++) {
-        /* sampleReporting.cpp findPercentile: all - 1 - (int)((1 - p/100) * all) */
-        int64_t exclude = (int64_t)((1.0 - pct_at[k] / 100.0) * (double)n);
+        /* sampleReporting.cpp findPercentile: all - 1 - (int)((1 - p/100) * all), in float
+         * as trtexec computes it (in double, 1 - 0.9 = 0.0999...98: 10 queries would exclude
+         * 0 instead of 1 and p90 would be the max) */
+        volatile float pf = (float)pct_at[k] / 100.0f;
+        volatile float ex = (1.0f - pf) * (float)n;
+        int64_t exclude = (int64_t)ex;
         int64_t idx = (int64_t)n - 1 - exclude;
         if (idx < 0) idx = 0;
         s->pct[k] = (double)v[idx] / 1e6;

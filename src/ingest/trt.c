@@ -92,8 +92,8 @@ static int jtree_node(struct jtree *t, uint32_t *idx)
 }
 
 /* Parses the whole source into t; the root is node 0. err: "NAME: why". */
-static int jtree_parse(struct ingest_src *src, const char *name, const char *what, struct jtree *t,
-                       char *err, size_t errsz)
+static int jtree_parse(struct ingest_src *src, const char *name, const char *what, const char *redo,
+                       struct jtree *t, char *err, size_t errsz)
 {
     struct json_tok tok;
     struct json_token tk;
@@ -124,8 +124,7 @@ static int jtree_parse(struct ingest_src *src, const char *name, const char *wha
                 bytes += n;
                 if (bytes > TRT_MAX_BYTES) {
                     rc = LAT_E_OVERFLOW;
-                    snprintf(err, errsz, "%s: %s larger than 1 GiB: not a trtexec export", name,
-                             what);
+                    snprintf(err, errsz, "%s: larger than 1 GiB: not %s", name, what);
                     goto out;
                 }
                 json_tok_feed(&tok, data, n);
@@ -135,17 +134,17 @@ static int jtree_parse(struct ingest_src *src, const char *name, const char *wha
         if (rc < 0) {
             if (bytes == 0 && rc == LAT_E_TRUNCATED)
                 snprintf(err, errsz,
-                         "%s: empty file (0 bytes), expected %s; export it again (trtexec "
-                         "writes it at exit: the run may have failed before)",
-                         name, what);
+                         "%s: empty file (0 bytes), expected %s (trtexec writes it at exit: "
+                         "the run may have failed before); %s",
+                         name, what, redo);
             else if (rc == LAT_E_TRUNCATED)
                 snprintf(err, errsz,
                          "%s: truncated %s (the JSON ends at byte %llu): trtexec was stopped "
-                         "while writing it or the copy is incomplete; export it again",
-                         name, what, (unsigned long long)bytes);
+                         "while writing it or the copy is incomplete; %s",
+                         name, what, (unsigned long long)bytes, redo);
             else
-                snprintf(err, errsz, "%s: %s is not valid JSON: %s at byte %llu", name, what,
-                         json_tok_errmsg(&tok), (unsigned long long)json_tok_erroff(&tok));
+                snprintf(err, errsz, "%s: not valid %s: %s at byte %llu; %s", name, what,
+                         json_tok_errmsg(&tok), (unsigned long long)json_tok_erroff(&tok), redo);
             goto out;
         }
         switch (tk.type) {
@@ -191,7 +190,7 @@ static int jtree_parse(struct ingest_src *src, const char *name, const char *wha
     rc = 0;
     if (t->nn == 0) {
         rc = LAT_E_TRUNCATED;
-        snprintf(err, errsz, "%s: empty file (0 bytes), expected %s; export it again", name, what);
+        snprintf(err, errsz, "%s: empty file (0 bytes), expected %s; %s", name, what, redo);
     }
     goto out;
 oom:
@@ -640,11 +639,51 @@ static int read_engine_meta(const struct jtree *t, struct trt_eng *e)
     return rc;
 }
 
+/* What a file of this name should be, for messages: "trtexec --exportProfile JSON" and how
+ * to make it again. */
+static void kind_of_name(const char *name, const char **what, const char **redo)
+{
+    static const struct {
+        const char *sfx, *what, *redo;
+    } k[] = {
+        {".profile.metadata.json", "TREx profile metadata",
+         "run TREx's process_engine.py --profile-engine again"},
+        {".build.metadata.json", "TREx build metadata", "run TREx's process_engine.py again"},
+        {".metadata.json", "TREx engine metadata", "run TREx's process_engine.py again"},
+        {".profile.json", "trtexec --exportProfile JSON",
+         "export it again: trtexec --loadEngine=ENGINE --exportProfile=FILE "
+         "--profilingVerbosity=detailed --separateProfileRun"},
+        {".timing.json", "trtexec --exportTimes JSON",
+         "export it again: trtexec --loadEngine=ENGINE --exportTimes=FILE"},
+        {".times.json", "trtexec --exportTimes JSON",
+         "export it again: trtexec --loadEngine=ENGINE --exportTimes=FILE"},
+        {".graph.json", "trtexec --exportLayerInfo JSON",
+         "export it again: trtexec --loadEngine=ENGINE --exportLayerInfo=FILE "
+         "--profilingVerbosity=detailed"},
+        {".layers.json", "trtexec --exportLayerInfo JSON",
+         "export it again: trtexec --loadEngine=ENGINE --exportLayerInfo=FILE "
+         "--profilingVerbosity=detailed"},
+    };
+    size_t l = strlen(name);
+    for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+        size_t n = strlen(k[i].sfx);
+        if (l >= n && !strcasecmp(name + l - n, k[i].sfx)) {
+            *what = k[i].what;
+            *redo = k[i].redo;
+            return;
+        }
+    }
+    *what = "trtexec/TREx JSON";
+    *redo = "export it again with trtexec (--exportProfile, --exportTimes or --exportLayerInfo)";
+}
+
 int trt_read_json(struct ingest_src *src, const char *name, struct trt_eng *e, char *err,
                   size_t errsz)
 {
     struct jtree t = {0};
-    int rc = jtree_parse(src, name, "a trtexec/TREx JSON export", &t, err, errsz);
+    const char *what, *redo;
+    kind_of_name(name, &what, &redo);
+    int rc = jtree_parse(src, name, what, redo, &t, err, errsz);
     if (!rc && !t.n) rc = LAT_E_INTERNAL;
     if (rc) {
         jtree_fini(&t);

@@ -9,6 +9,7 @@ import json
 import math
 import os
 import re
+import struct
 import sys
 
 prefix, out = sys.argv[1], sys.argv[2]
@@ -136,14 +137,19 @@ def warmup():
     return float(m.group(1)) * (1000.0 if m.group(2) == "s" else 1.0)
 
 
+def f32(x):
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
 def stats(v):
     v = sorted(v)
     n = len(v)
     mean = sum(v) / n
     med = v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
     pct = {}
-    for p in (90, 95, 99):  # sampleReporting.cpp findPercentile
-        pct[p] = v[max(n - 1 - int((1 - p / 100) * n), 0)]
+    for p in (90, 95, 99):  # sampleReporting.cpp findPercentile, in float as trtexec
+        exclude = int(f32(f32(1 - f32(p / 100)) * n))
+        pct[p] = v[max(n - 1 - exclude, 0)]
     sd = math.sqrt(sum((x - mean) ** 2 for x in v) / n)
     return {"min": v[0], "max": v[-1], "mean": mean, "median": med, "p90": pct[90],
             "p95": pct[95], "p99": pct[99], "cov_pct": 100 * sd / mean if mean else 0.0}
