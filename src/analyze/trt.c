@@ -277,8 +277,11 @@ int lat_trt_summarize(const struct lat_trace *t, struct lat_trt_summary *s)
             L->tactic = arg_s(t, i, k_tac);
             L->origin = arg_s(t, i, k_org);
             L->qdq = L->origin && !strcmp(L->origin, "QDQ");
-            L->reformat = !L->qdq && ((L->type && !strcmp(L->type, "Reformat")) ||
-                                      !strncmp(L->name, "Reformatting CopyNode", 21));
+            /* a format copy: LayerType Reformat outside Q/DQ; without layer info, the name
+             * TensorRT gives them (with it, a "Reformatting CopyNode" of type NoOp was
+             * optimized away) */
+            L->reformat = !L->qdq && (L->type ? !strcmp(L->type, "Reformat")
+                                              : !strncmp(L->name, "Reformatting CopyNode", 21));
             continue;
         }
         for (int k = 0; k < 4; k++) {
@@ -679,7 +682,8 @@ void lat_trt_format_text(const struct lat_trt_summary *s, FILE *f, size_t top_n)
             fprintf(f, "; sum of layer means %.4f ms per inference%s", s->layers_avg_sum_ms,
                     s->profile_count >= 0 ? "" : "");
         if (s->profile_count >= 0)
-            fprintf(f, " over %lld profiled iterations", (long long)s->profile_count);
+            fprintf(f, " over %lld profiled iteration%s", (long long)s->profile_count,
+                    s->profile_count == 1 ? "" : "s");
         fputc('\n', f);
     }
     if (s->nprofiled) {

@@ -8,9 +8,10 @@
  * lat_trt_summarize() gives:
  *   - per layer (--exportProfile joined by name with --exportLayerInfo): mean ms, median ms,
  *     total ms, trtexec's percentage, the share of the sum of the layer means, type, precision
- *     (TREx's convention: the first output's data type), tactic;
+ *     (the first input's data type: what the kernel reads), tactic;
  *   - the sum of the layer means, per layer type, per precision (time-weighted), and the
- *     reformat layers (LayerType Reformat, not Origin QDQ; or "Reformatting CopyNode" names);
+ *     reformat layers (LayerType Reformat, not Origin QDQ; without layer info, the
+ *     "Reformatting CopyNode" names) and the Q/DQ ones (Origin QDQ) apart;
  *   - per query (--exportTimes): enqueue (host clock), H2D, GPU compute, D2H, latency (H2D +
  *     compute + D2H) and end-to-end (D2H end - H2D start), each min/max/mean/median/p90/p95/p99
  *     and CoV, with trtexec's definitions (analyses.md section 16): queries whose compute

@@ -86,6 +86,7 @@ if prof is not None:
         fails.append(f"{prefix}: {len(byname)} layer rows (run with --top 1000), want {len(rows)}")
     types, precs = {}, {}
     reformat = qdq = 0.0
+    nref = 0
     for i, r in enumerate(rows):
         g = byname.get(r["name"])
         L = info.get(r["name"], {})
@@ -109,9 +110,11 @@ if prof is not None:
         types[t] = types.get(t, 0.0) + r["averageMs"]
         precs[p] = precs.get(p, 0.0) + r["averageMs"]
         is_qdq = L.get("Origin") == "QDQ"
-        if not is_qdq and (L.get("LayerType") == "Reformat" or
-                           r["name"].startswith("Reformatting CopyNode")):
+        ltype = L.get("LayerType")
+        if not is_qdq and (ltype == "Reformat" if ltype is not None
+                           else r["name"].startswith("Reformatting CopyNode")):
             reformat += r["averageMs"]
+            nref += 1
         if is_qdq:
             qdq += r["averageMs"]
     for key, want, name in (("by_type", types, "type"), ("by_precision", precs, "precision")):
@@ -124,6 +127,8 @@ if prof is not None:
             if share:
                 check(f"{key} {k} share", share[0], 100.0 * want[k] / total, rel=0, ab=0.0006)
     check("reformat mean_ms", sec["reformat"]["mean_ms"], reformat)
+    if sec["reformat"]["layers"] != nref:
+        fails.append(f"{prefix}: reformat layers {sec['reformat']['layers']}, want {nref}")
     check("reformat share_pct", sec["reformat"]["share_pct"], 100.0 * reformat / total, rel=0,
           ab=0.0006)
     check("qdq mean_ms", sec["reformat"]["qdq_mean_ms"], qdq)

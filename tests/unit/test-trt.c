@@ -302,7 +302,8 @@ TEST(trt_bad_inputs_name_the_format)
     char err[LAT_INGEST_ERRLEN];
     int rc = load_err(profile, 60, "p.profile.json", err, sizeof(err));
     ASSERT_EQ_I64(rc, LAT_E_TRUNCATED);
-    ASSERT(strstr(err, "truncated trtexec --exportProfile JSON") && strstr(err, "--exportProfile=FILE"));
+    ASSERT(strstr(err, "truncated trtexec --exportProfile JSON") &&
+           strstr(err, "--exportProfile=FILE"));
     rc = load_err("", 0, "p.timing.json", err, sizeof(err));
     ASSERT(strstr(err, "empty file (0 bytes), expected trtexec --exportTimes JSON"));
     load_err("\x01\x02", 2, "g.graph.json", err, sizeof(err));
@@ -344,7 +345,8 @@ static bool has(const struct doc_report *r, const char *id)
     return false;
 }
 
-static const char *summary_meta(double enq, double h2d, double comp, double d2h, const char *streams)
+static const char *summary_meta(double enq, double h2d, double comp, double d2h,
+                                const char *streams)
 {
     static char b[2048];
     snprintf(b, sizeof(b),
@@ -361,7 +363,8 @@ static const char *summary_meta(double enq, double h2d, double comp, double d2h,
 TEST(trt_doctor_summary_rules_fire_and_not)
 {
     /* enqueue 0.85 > 0.8 x 1.0: enqueue-bound; H2D 1.0 >= 1.0: H2D-bound; D2H 0.5: not */
-    struct doc_report *r = doctor(summary_meta(0.85, 1.0, 1.0, 0.5, "1"), "a.profile.metadata.json");
+    struct doc_report *r =
+        doctor(summary_meta(0.85, 1.0, 1.0, 0.5, "1"), "a.profile.metadata.json");
     ASSERT(has(r, "trt-enqueue-bound"));
     ASSERT(has(r, "trt-h2d-bound"));
     ASSERT(!has(r, "trt-d2h-bound"));
