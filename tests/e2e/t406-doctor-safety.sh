@@ -65,7 +65,7 @@ contains "$TMPDIR/r.md" "### 1. \`dataloader\`"
 
 # (3) thresholds: dataloader at 30 % of the step fires at the default 5 %, not at 40 %.
 expect_rc 0 "$LATSCOPE" doctor --format json --threshold dataloader_pct=40 --fail-on never "$data/handmade-doctor-dataloader.json"
-python3 -c 'import json,sys; d=json.load(sys.stdin); assert "dataloader" not in [f["id"] for f in d["findings"]]; t=d["thresholds"]; assert t["dataloader_pct"]==40 and len(t)==28, t; assert {"small_copy_bytes","dtoh_sync_window_us","fp32_speedup","gpu_util_low_pct","mem_pressure","tail_min_steps"} <= set(t)' <"$TMPDIR/out" || fail "--threshold"
+python3 -c 'import json,sys; d=json.load(sys.stdin); assert "dataloader" not in [f["id"] for f in d["findings"]]; t=d["thresholds"]; assert t["dataloader_pct"]==40 and len(t)==34, t; assert {"small_copy_bytes","dtoh_sync_window_us","fp32_speedup","gpu_util_low_pct","mem_pressure","tail_min_steps"} <= set(t)' <"$TMPDIR/out" || fail "--threshold"
 # docs/latscope-doctor.md's threshold table names every key
 for k in $(python3 -c 'import json,sys; print(" ".join(json.load(sys.stdin)["thresholds"]))' <"$TMPDIR/out"); do
     grep -qF "| \`$k\` |" "$LATSCOPE_SRCDIR/docs/latscope-doctor.md" || fail "threshold $k not in docs/latscope-doctor.md"
