@@ -200,7 +200,13 @@ static void summary_text(struct out *o, const struct doc_summary *s, bool md)
     units_format_duration(s->step_max, d, sizeof(d));
     double m = s->step_mean > 0 ? (double)s->step_mean : 1.0;
     const char *li = md ? "- " : "  ";
-    if (s->steps_real)
+    bool trt = s->format && !strcmp(s->format, "tensorrt");
+    if (trt) /* no steps, no DataLoader: a step is one query, savings are per query */
+        o_printf(o,
+                 "%sTensorRT engine: layer and query times from trtexec/TREx, no kernel "
+                 "timeline; savings are per query\n",
+                 li);
+    else if (s->steps_real)
         o_printf(o, "%s%zu steps: mean %s, median %s, p90 %s, max %s\n", li, s->nsteps, a, b, c, d);
     else
         o_printf(o, "%sno ProfilerStep: the trace window (%s) counts as one step\n", li, a);
@@ -217,15 +223,11 @@ static void summary_text(struct out *o, const struct doc_summary *s, bool md)
                  "%s%.0f kernels per step, %.1f %% shorter than their launch; %" PRIu64
                  " CUDA graph launches\n",
                  li, s->kernels_per_step, s->short_kernel_pct, s->graph_launches);
-    } else if (s->format && !strcmp(s->format, "tensorrt")) {
-        o_printf(o,
-                 "%sTensorRT engine: layer and query times from trtexec/TREx, no kernel "
-                 "timeline (the TensorRT rules judge them)\n",
-                 li);
-    } else {
+    } else if (!trt) {
         o_printf(o, "%sno GPU activity in the trace (CPU-only)\n", li);
     }
-    o_printf(o, "%sDataLoader %.1f %% of the step\n", li, 100.0 * (double)s->dataloader / m);
+    if (!trt)
+        o_printf(o, "%sDataLoader %.1f %% of the step\n", li, 100.0 * (double)s->dataloader / m);
     struct doc_family_use fu[8];
     size_t nf = doctor_families(s, fu, 8);
     o_printf(o, "%srules that ran:", li);
