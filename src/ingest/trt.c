@@ -261,6 +261,7 @@ void trt_eng_fini(struct trt_eng *e)
     for (size_t i = 0; i < e->nlayers; i++)
         layer_fini(&e->layers[i]);
     free(e->layers);
+    free(e->idx);
     free(e->q);
     for (size_t i = 0; i < e->nkv; i++) {
         free(e->kv[i].key);
@@ -305,12 +306,41 @@ void trt_note_input(struct trt_eng *e, const char *what)
     snprintf(e->inputs + l, sizeof(e->inputs) - l, "%s%s", l ? "," : "", what);
 }
 
-/* The layer named name (created when absent; NULL on ENOMEM). */
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* Rebuilds the name index (open addressing, slots hold layer index + 1) at twice the layers. */
+static int index_grow(struct trt_eng *e)
+{
+    size_t cap = e->idx_cap ? e->idx_cap * 2 : 256;
+    uint32_t *ix = calloc(cap, sizeof(*ix));
+    if (!ix) return -ENOMEM;
+    for (size_t i = 0; i < e->nlayers; i++) {
+        size_t k = (size_t)name_hash(e->layers[i].name) & (cap - 1);
+        while (ix[k])
+            k = (k + 1) & (cap - 1);
+        ix[k] = (uint32_t)i + 1;
+    }
+    free(e->idx);
+    e->idx = ix;
+    e->idx_cap = cap;
+    return 0;
+}
+
+/* The layer named name (created when absent; NULL on ENOMEM or past 2^31 layers). */
 static struct trt_layer *layer_get(struct trt_eng *e, const char *name, bool *created)
 {
     *created = false;
-    for (size_t i = 0; i < e->nlayers; i++) /* O(layers^2): engines have hundreds at most */
-        if (!strcmp(e->layers[i].name, name)) return &e->layers[i];
+    if ((e->nlayers + 1) * 2 > e->idx_cap && index_grow(e)) return NULL;
+    size_t k = (size_t)name_hash(name) & (e->idx_cap - 1);
+    for (; e->idx[k]; k = (k + 1) & (e->idx_cap - 1))
+        if (!strcmp(e->layers[e->idx[k] - 1].name, name)) return &e->layers[e->idx[k] - 1];
+    if (e->nlayers >= INT32_MAX) return NULL;
     if (e->nlayers == e->layers_cap) {
         size_t c = e->layers_cap ? e->layers_cap * 2 : 64;
         void *p = realloc(e->layers, c * sizeof(*e->layers));
@@ -321,6 +351,7 @@ static struct trt_layer *layer_get(struct trt_eng *e, const char *name, bool *cr
     struct trt_layer *l = &e->layers[e->nlayers];
     memset(l, 0, sizeof(*l));
     if (!(l->name = strdup(name))) return NULL;
+    e->idx[k] = (uint32_t)e->nlayers + 1;
     e->nlayers++;
     *created = true;
     return l;

@@ -53,6 +53,8 @@ struct trt_kv {
 struct trt_eng {
     struct trt_layer *layers;
     size_t nlayers, layers_cap;
+    uint32_t *idx; /* name -> layer index + 1 (open addressing, idx_cap a power of 2) */
+    size_t idx_cap;
     bool have_profile, have_info, have_times, info_names_only;
     int64_t profile_count; /* the leading {"count": N}; -1 when absent */
     struct trt_query *q;
