@@ -675,8 +675,9 @@ static int build(const char *const *paths, size_t n, bool dirs_only,
         bool exists = strcmp(paths[i], "-") == 0 || stat(paths[i], &st) == 0;
         bool is_dir = dirs_only || (strcmp(paths[i], "-") != 0 && exists && S_ISDIR(st.st_mode));
         rc = is_dir ? add_dir(&b, paths[i], i + 1, err, errsz) : add_file(&b, NULL, paths[i], 0);
-        /* not a file: the prefix of a TensorRT engine's TREx files? */
-        if (!rc && !is_dir && !exists && ingest_trt_engine_prefix(paths[i]))
+        /* the prefix of a TensorRT engine's TREx files (PREFIX.profile.json, ...): the
+         * engine file itself, as TREx lays them out side by side, or no file at all */
+        if (!rc && !is_dir && strcmp(paths[i], "-") != 0 && ingest_trt_engine_prefix(paths[i]))
             b.s->files[b.s->n - 1].trt_engine = true;
     }
     if (!rc) {

@@ -145,8 +145,9 @@ const char *ingest_file_reason(const struct lat_ingest_file *f);
 
 /* TensorRT engines (ingest/trt.c): whether PREFIX.profile.json, .graph.json, .timing.json,
  * .profile.metadata.json, ... exists for prefix (a trailing '.' is allowed), and the one trace
- * of all of them (format "tensorrt"). ingest_paths() takes such a prefix as an input, and
- * joins the TREx files of one engine in a directory the same way. */
+ * of all of them (format "tensorrt"). ingest_paths() takes such a prefix as an input (the
+ * engine file of that name may exist: TREx keeps it next to its JSON files), and joins the
+ * TREx files of one engine in a directory the same way. */
 bool ingest_trt_engine_prefix(const char *prefix);
 int ingest_trt_engine_open(const char *prefix, const struct lat_ingest_opts *opts,
                            struct lat_trace **out, char *err, size_t errsz);

@@ -18,6 +18,12 @@ for p in "$data/handmade-trt-fire.engine" "$data/handmade-trt-fire.engine."; do
         fail "$p: $(J 't["inputs"]')"
 done
 [[ $(J 't["inputs"]') == "summary,build,profile,layers,times" ]] || fail "inputs $(J 't["inputs"]')"
+# the engine file itself, next to its TREx files (as TREx lays them out): the same engine
+mkdir -p "$TMPDIR/eng"
+for f in "$data"/handmade-trt-fire.engine.*.json; do cp "$f" "$TMPDIR/eng/"; done
+printf 'ftrt\0\1\2 serialized engine' >"$TMPDIR/eng/handmade-trt-fire.engine"
+expect_rc 0 T analyze --format json "$TMPDIR/eng/handmade-trt-fire.engine"
+[[ $(J 't["inputs"], t["layers_profiled"]') == "summary,build,profile,layers,times 5" ]] || fail "engine file: $(J 't["inputs"]')"
 # the numbers of the hand-made engine, worked out by hand: layers 0.2+0.5+0.3+0.1+0.2 = 1.3 ms;
 # the two reformat copies 0.3 ms = 23.077 %; precision = the first input's type: the input copy
 # reads FP16 (0.2), conv1 FP32 (0.5), conv2 FP16 (0.3), the output copy FP16 (0.1), pool FP16
