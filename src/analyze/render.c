@@ -445,6 +445,7 @@ static bool cpu_summary(const struct lat_an_rank *r, size_t top_n,
 const struct lat_an_section lat_an_sections[] = {
     {"ONNX Runtime section", lat_ort_is, lat_ort_section_json, lat_ort_section_text},
     {"Nsight Compute section", lat_ncu_is, lat_ncu_section_json, lat_ncu_section_text},
+    {"TensorRT section", lat_trt_is, lat_trt_section_json, lat_trt_section_text},
 };
 const size_t lat_an_nsections = sizeof(lat_an_sections) / sizeof(lat_an_sections[0]);
 

@@ -40,4 +40,9 @@ bool lat_ncu_is(const struct lat_trace *t);
 int lat_ncu_section_json(struct jsonw *w, const struct lat_trace *t, size_t top_n);
 int lat_ncu_section_text(FILE *f, const struct lat_trace *t, size_t top_n);
 
+/* TensorRT (analyze/trt.c) */
+bool lat_trt_is(const struct lat_trace *t);
+int lat_trt_section_json(struct jsonw *w, const struct lat_trace *t, size_t top_n);
+int lat_trt_section_text(FILE *f, const struct lat_trace *t, size_t top_n);
+
 #endif

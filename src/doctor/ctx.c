@@ -14,6 +14,7 @@
 #include "doctor/ctx.h"
 #include "analyze/analysis.h"
 #include "core/err.h"
+#include "doctor/trt.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -530,6 +531,7 @@ void doc_ctx_fini(struct doc_ctx *c)
     doc_ivl_fini(&c->steps_set);
     free(c->trace_arg);
     c->trace_arg = NULL;
+    doc_trt_fini(c);
 }
 
 int32_t doc_step_at(const struct doc_ctx *c, lat_ns ts)

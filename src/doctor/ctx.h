@@ -9,6 +9,8 @@
 #include "doctor/doctor.h"
 #include "doctor/ivl.h"
 
+struct lat_trt_summary;
+
 /* Classes of runtime/driver API names (bit mask). */
 enum doc_api {
     DOC_API_LAUNCH = 1u << 0, /* kernel launches, async copies/memsets: CPU cost of launching */
@@ -87,12 +89,15 @@ struct doc_ctx {
     struct doc_ivl_set steps_set;  /* union of the step windows */
 
     /* filled by doctor_run() for the rules (rules.h) */
-    unsigned have;             /* enum doc_have: what the trace holds */
-    struct doc_summary *sum;   /* this trace's summary */
-    struct doc_idle *idle;     /* GPU idle decomposition (traces with GPU activity) */
-    struct doc_launch *launch; /* kernel launch statistics (likewise) */
-    struct doc_cpuops *cpu;    /* per-step CPU operator statistics (traces with CPU ops) */
-    char *trace_arg;           /* the trace path quoted for a shell (doc_trace_arg) */
+    unsigned have;               /* enum doc_have: what the trace holds */
+    struct doc_summary *sum;     /* this trace's summary */
+    struct doc_idle *idle;       /* GPU idle decomposition (traces with GPU activity) */
+    struct doc_launch *launch;   /* kernel launch statistics (likewise) */
+    struct doc_cpuops *cpu;      /* per-step CPU operator statistics (traces with CPU ops) */
+    char *trace_arg;             /* the trace path quoted for a shell (doc_trace_arg) */
+    struct lat_trt_summary *trt; /* TensorRT traces: analyze's summary (doctor/trt.c) */
+    char *trt_engine_flag;       /* doc_trt_engine_flag() */
+    bool trt_done;
 };
 
 int doc_ctx_init(struct doc_ctx *c, const struct lat_trace *t, const struct doc_opts *o,

@@ -201,11 +201,17 @@ static void summary_text(struct out *o, const struct doc_summary *s, bool md)
     double m = s->step_mean > 0 ? (double)s->step_mean : 1.0;
     const char *li = md ? "- " : "  ";
     bool ncu = s->format && !strcmp(s->format, "ncu");
+    bool trt = s->format && !strcmp(s->format, "tensorrt");
     if (ncu) /* a kernel profile: no step, no timeline */
         o_printf(o,
                  "%san Nsight Compute report: %" PRIu64 " kernel launch%s replayed one at a time "
                  "(no timeline), %s of kernel time profiled\n",
                  li, s->gpu_events, s->gpu_events == 1 ? "" : "es", a);
+    else if (trt) /* no steps, no DataLoader: a step is one query, savings are per query */
+        o_printf(o,
+                 "%sTensorRT engine: layer and query times from trtexec/TREx, no kernel "
+                 "timeline; savings are per query\n",
+                 li);
     else if (s->steps_real)
         o_printf(o, "%s%zu steps: mean %s, median %s, p90 %s, max %s\n", li, s->nsteps, a, b, c, d);
     else
@@ -224,10 +230,10 @@ static void summary_text(struct out *o, const struct doc_summary *s, bool md)
                  "%s%.0f kernels per step, %.1f %% shorter than their launch; %" PRIu64
                  " CUDA graph launches\n",
                  li, s->kernels_per_step, s->short_kernel_pct, s->graph_launches);
-    } else {
+    } else if (!trt) {
         o_printf(o, "%sno GPU activity in the trace (CPU-only)\n", li);
     }
-    if (!ncu)
+    if (!ncu && !trt)
         o_printf(o, "%sDataLoader %.1f %% of the step\n", li, 100.0 * (double)s->dataloader / m);
     struct doc_family_use fu[8];
     size_t nf = doctor_families(s, fu, 8);

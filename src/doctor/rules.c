@@ -11,6 +11,7 @@
 #include "core/units.h"
 #include "doctor/ctx.h"
 #include "doctor/finding.h"
+#include "doctor/trt.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -38,6 +39,14 @@
     X(cpu_eager,         "cpu-eager",         "cpu-eager",                                            "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
     X(cpu_alloc,         "cpu-alloc",         "cpu-allocation-churn",                                 "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
     X(ort,               "ort",               "ort-executor-overhead",                                "cpu",      DOC_HAVE_CPU_OPS | DOC_HAVE_STEPS, DOC_HAVE_GPU) \
+    X(trt_enqueue,       "trt-enqueue",       "trt-enqueue-bound",                                    "gpu",      DOC_HAVE_TRT,                      0)            \
+    X(trt_transfers,     "trt-transfers",     "trt-h2d-bound trt-d2h-bound",                          "gpu",      DOC_HAVE_TRT,                      0)            \
+    X(trt_unstable,      "trt-unstable",      "trt-unstable",                                         "gpu",      DOC_HAVE_TRT,                      0)            \
+    X(trt_streams,       "trt-streams",       "trt-multi-stream",                                     "gpu",      DOC_HAVE_TRT,                      0)            \
+    X(trt_reformat,      "trt-reformat",      "trt-reformat-layers",                                  "gpu",      DOC_HAVE_TRT,                      0)            \
+    X(trt_fp32,          "trt-fp32",          "trt-fp32-layers",                                      "gpu",      DOC_HAVE_TRT,                      0)            \
+    X(trt_dominant,      "trt-dominant",      "trt-dominant-layer",                                   "gpu",      DOC_HAVE_TRT,                      0)            \
+    X(trt_inflation,     "trt-inflation",     "trt-profile-inflation",                                "gpu",      DOC_HAVE_TRT,                      0)            \
     X(tail,              "tail",              "tail-steps",                                           "steps",    DOC_HAVE_STEPS,                    0)            \
     X(overhead,          "overhead",          "profiler-overhead",                                    "profiler", 0,                                 0) \
     X(ncu,               "ncu",               "ncu-kernel-speedup ncu-low-occupancy",                 "gpu",      DOC_HAVE_NCU,                      0)
@@ -89,6 +98,7 @@ static unsigned trace_has(const struct doc_ctx *c)
     if (c->ng) h |= DOC_HAVE_GPU;
     if (c->dataloader.n) h |= DOC_HAVE_DATALOADER;
     if (c->steps_real && c->nsteps >= (size_t)c->o->th.tail_min_steps) h |= DOC_HAVE_STEPS;
+    if (doc_trt_judgeable(t)) h |= DOC_HAVE_TRT;
     for (size_t i = 0; i < t->ev.n; i++) {
         uint16_t k = t->ev.kind[i];
         if (k == LAT_EV_RUNTIME || k == LAT_EV_DRIVER) h |= DOC_HAVE_GPU;
@@ -107,9 +117,10 @@ static void describe_input(struct doc_ctx *c, struct doc_summary *s)
     for (size_t i = 0; i < t->ev.n; i++)
         if (t->ev.kind[i] < LAT_EV_KIND_COUNT) nk[t->ev.kind[i]]++;
     const char *fmt = t->format ? t->format : "trace";
-    const char *what = !strcmp(fmt, "ort")   ? "an ONNX Runtime profile"
-                       : !strcmp(fmt, "ncu") ? "an Nsight Compute report"
-                                             : NULL;
+    const char *what = !strcmp(fmt, "ort")        ? "an ONNX Runtime profile"
+                       : !strcmp(fmt, "ncu")      ? "an Nsight Compute report"
+                       : !strcmp(fmt, "tensorrt") ? "a TensorRT input (trtexec/TREx)"
+                                                  : NULL;
     char kinds[256] = "";
     size_t o = 0;
     if (nk[LAT_EV_CPU_OP] && o < sizeof(kinds))
@@ -241,18 +252,23 @@ int doctor_run(struct doc_report *r, const struct lat_trace *t, const struct doc
     c.sum = sum;
     c.have = trace_has(&c);
     sum->have = c.have;
-    if (!(c.have & DOC_HAVE_WINDOW)) { /* nothing with a duration: nothing to judge */
+    /* a TensorRT log or summary has numbers but no timeline: only its rules run */
+    bool trt_only = !(c.have & DOC_HAVE_WINDOW) && (c.have & DOC_HAVE_TRT);
+    if (!(c.have & DOC_HAVE_WINDOW) && !trt_only) { /* nothing with a duration: nothing to judge */
         describe_input(&c, sum);
         goto out;
     }
-    rc = doc_idle_decompose(&c, &d);
-    if (rc) goto out;
-    doc_launch_stats(&c, &l);
+    if (!trt_only) {
+        rc = doc_idle_decompose(&c, &d);
+        if (rc) goto out;
+        doc_launch_stats(&c, &l);
+    }
     c.idle = &d;
     c.launch = &l;
     for (size_t i = 0; i < doc_nrules && !r->err; i++) {
         const struct doc_rule *ru = &doc_rules[i];
         if ((c.have & ru->needs) != ru->needs || (c.have & ru->excludes)) continue;
+        if (trt_only && !(ru->needs & DOC_HAVE_TRT)) continue;
         ru->run(&c);
         for (size_t k = 0; k < sizeof(doc_families) / sizeof(doc_families[0]); k++)
             if (!strcmp(doc_families[k].name, ru->family)) sum->families_ran |= 1u << k;

@@ -30,6 +30,7 @@ enum doc_have {
     DOC_HAVE_STEPS = 1u << 2,      /* at least tail_min_steps ProfilerSteps */
     DOC_HAVE_DATALOADER = 1u << 3, /* DataLoader __next__ ops */
     DOC_HAVE_WINDOW = 1u << 4,     /* a step or trace window of positive length */
+    DOC_HAVE_TRT = 1u << 5,        /* a TensorRT input with layer times, queries or a summary */
     DOC_HAVE_NCU = 1u << 6,        /* an Nsight Compute report (a kernel profile, no timeline) */
 };
 

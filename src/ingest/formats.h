@@ -43,5 +43,15 @@ int ingest_ncu_load(struct ingest_src *src, const char *name, const struct lat_i
                     struct lat_trace **out, char *err, size_t errsz);
 /* Whether a line (n bytes, no newline) is the header of an `ncu --csv` page. */
 bool ingest_ncu_header(const char *line, size_t n);
+/* trt.c: TensorRT trtexec JSON exports (--exportProfile, --exportTimes, --exportLayerInfo) and
+ * TREx metadata, one file each (trace format "tensorrt"); trt-log.c: trtexec's text log. */
+int ingest_trt_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
+                    struct lat_trace **out, char *err, size_t errsz);
+int ingest_trt_log_load(struct ingest_src *src, const char *name,
+                        const struct lat_ingest_opts *opts, struct lat_trace **out, char *err,
+                        size_t errsz);
+/* Length of the engine prefix of a TREx file name (x.engine.profile.json: "x.engine"), 0 when
+ * the name has none of the TREx/trtexec suffixes. */
+size_t ingest_trt_prefix_len(const char *name);
 
 #endif

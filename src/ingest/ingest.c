@@ -14,6 +14,7 @@
 #include "core/par.h"
 #include "ingest/formats.h"
 #include "ingest/source.h"
+#include "ingest/trt.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -150,8 +151,8 @@ static bool sniff_ort(const unsigned char *h, size_t n, const char *path)
 /* trtexec --exportProfile: [ { "count" : N }, { "name" : ..., "timeMs" : ... } ...] */
 static bool sniff_trtexec(const unsigned char *h, size_t n, const char *path)
 {
-    (void)path;
     size_t i;
+    if (n == 0) return has_suffix(path, ".profile.json");
     if (first_char(h, n, &i) != '[') return false;
     size_t j = i + 1;
     if (first_char(h + j, n - j, &i) != '{') return false;
@@ -159,6 +160,67 @@ static bool sniff_trtexec(const unsigned char *h, size_t n, const char *path)
     if (first_char(h + j, n - j, &i) != '"') return false;
     j += i;
     return n - j >= 7 && memcmp(h + j, "\"count\"", 7) == 0;
+}
+
+/* The first member name of a JSON object/array-of-objects document, in key[0..ksz). */
+static bool first_key(const unsigned char *h, size_t n, bool in_array, char *key, size_t ksz)
+{
+    size_t i, j = 0;
+    int c = first_char(h, n, &i);
+    if (in_array) {
+        if (c != '[') return false;
+        j = i + 1;
+        c = first_char(h + j, n - j, &i);
+    }
+    if (c != '{') return false;
+    j += i + 1;
+    if (first_char(h + j, n - j, &i) != '"') return false;
+    j += i + 1;
+    size_t k = 0;
+    while (j < n && h[j] != '"' && k + 1 < ksz)
+        key[k++] = (char)h[j++];
+    key[k] = 0;
+    return j < n && h[j] == '"';
+}
+
+/* trtexec --exportTimes: [ { "startEnqMs" : ...} ...] (TensorRT 7: startInMs ...) */
+static bool sniff_trtexec_times(const unsigned char *h, size_t n, const char *path)
+{
+    char k[32];
+    if (n == 0) return has_suffix(path, ".timing.json") || has_suffix(path, ".times.json");
+    return first_key(h, n, true, k, sizeof(k)) &&
+           (!strcmp(k, "startEnqMs") || !strcmp(k, "startInMs") || !strcmp(k, "startH2dMs") ||
+            !strcmp(k, "startComputeMs"));
+}
+
+/* trtexec --exportLayerInfo: {"Layers": [...], "Bindings": [...]} */
+static bool sniff_trtexec_layers(const unsigned char *h, size_t n, const char *path)
+{
+    char k[32];
+    if (n == 0) return has_suffix(path, ".graph.json") || has_suffix(path, ".layers.json");
+    return first_key(h, n, false, k, sizeof(k)) && (!strcmp(k, "Layers") || !strcmp(k, "Bindings"));
+}
+
+/* TREx metadata: {"performance_summary"...}, {"model_options"...}, [{"Name", ..,
+ * "ComputeCapability"...}]; and any TREx/trtexec export name whose content is not JSON at all
+ * (its reader says what is wrong with it instead of the Chrome reader) */
+static bool sniff_trex_meta(const unsigned char *h, size_t n, const char *path)
+{
+    char k[32];
+    if (first_key(h, n, false, k, sizeof(k)))
+        return !strcmp(k, "performance_summary") || !strcmp(k, "model_options") ||
+               !strcmp(k, "build_options") || !strcmp(k, "inference_options");
+    if (first_key(h, n, true, k, sizeof(k)))
+        return !strcmp(k, "Name") && has_suffix(path, ".metadata.json") &&
+               memmem(h, n, "\"ComputeCapability\"", 19) != NULL;
+    return (n == 0 || !looks_json(h, n)) && ingest_trt_prefix_len(path ? path : "") > 0;
+}
+
+/* trtexec's text log ("&&&& RUNNING TensorRT.trtexec", "[I] === Model Options ===", ...) */
+static bool sniff_trtexec_log(const unsigned char *h, size_t n, const char *path)
+{
+    (void)path;
+    return looks_text(h, n > 4096 ? 4096 : n) && trt_log_sniff(h, n);
 }
 
 /* `nsys stats` CSV: its header line (after a preamble), named by ingest_nsys_csv_kind(). */
@@ -265,7 +327,13 @@ static const struct ingest_format formats[] = {
     {"speedscope", "a speedscope profile", sniff_speedscope, NULL,
      "record with py-spy `--format chrometrace`, or `latscope trace --cpu -- CMD`"},
     {"trtexec-profile", "a trtexec --exportProfile file (layer averages, no timeline)",
-     sniff_trtexec, NULL, "for a timeline run `latscope trace -- trtexec ...`"},
+     sniff_trtexec, ingest_trt_load, NULL},
+    /* TensorRT (trt.c, trt-log.c): the other trtexec exports, TREx metadata, trtexec's log */
+    {"trtexec-times", "a trtexec --exportTimes file", sniff_trtexec_times, ingest_trt_load, NULL},
+    {"trtexec-layers", "a trtexec --exportLayerInfo file", sniff_trtexec_layers, ingest_trt_load,
+     NULL},
+    {"trex-metadata", "TREx metadata of a TensorRT engine", sniff_trex_meta, ingest_trt_load, NULL},
+    {"trtexec-log", "a trtexec log", sniff_trtexec_log, ingest_trt_log_load, NULL},
     /* `nsys stats` CSV: its reader only names the report and points to the SQLite export */
     {"nsys-stats-csv", "an `nsys stats` CSV report", sniff_nsys_csv, ingest_nsys_csv_load, NULL},
     /* Nsight Compute `ncu --csv` (details or raw page; ncu.c) */
@@ -454,8 +522,35 @@ static int add_dir(struct builder *b, const char *dir, size_t dir_no, char *err,
         if (err && errsz) snprintf(err, errsz, "%s: no *.json or *.json.gz trace file", dir);
     }
     if (!rc) qsort(names, n, sizeof(*names), cmp_str);
-    for (size_t i = 0; !rc && i < n; i++)
-        rc = add_file(b, dir, names[i], dir_no);
+    for (size_t i = 0; !rc && i < n; i++) {
+        /* TREx files of one engine (PREFIX.profile.json, PREFIX.graph.json, ...): two or more
+         * with the same prefix are one entry, the engine (name order keeps them together
+         * unless another name sorts between them: compare with every other name) */
+        size_t pl = ingest_trt_prefix_len(names[i]), same = 0;
+        bool first = true;
+        for (size_t j = 0; pl && j < n; j++)
+            if (j != i && ingest_trt_prefix_len(names[j]) == pl &&
+                !strncmp(names[i], names[j], pl)) {
+                same++;
+                if (j < i) first = false;
+            }
+        if (!same) {
+            rc = add_file(b, dir, names[i], dir_no);
+            continue;
+        }
+        if (!first) continue;
+        char *pre = strndup(names[i], pl);
+        if (!pre) {
+            rc = -ENOMEM;
+            break;
+        }
+        rc = add_file(b, dir, pre, dir_no);
+        free(pre);
+        if (!rc) {
+            b->s->files[b->s->n - 1].trt_engine = true;
+            b->e[b->s->n - 1].have_id = false;
+        }
+    }
     for (size_t i = 0; i < n; i++)
         free(names[i]);
     free(names);
@@ -486,7 +581,9 @@ static void set_load_work(void *arg, bool caller)
         struct lat_ingest_file *f = &d->s->files[i];
         if (f->status != LAT_INGEST_OK) continue; /* skipped before loading */
         memset(&st, 0, sizeof(st));
-        f->rc = ingest_open(f->path, &o, &f->trace, f->err, sizeof(f->err));
+        f->rc = f->trt_engine
+                    ? ingest_trt_engine_open(f->path, &o, &f->trace, f->err, sizeof(f->err))
+                    : ingest_open(f->path, &o, &f->trace, f->err, sizeof(f->err));
         if (o.stats) {
             pthread_mutex_lock(&d->mu);
             struct lat_ingest_stats *sum = d->opts->stats;
@@ -536,7 +633,9 @@ static int settle(struct builder *b, char *err, size_t errsz)
         f->rank = f->trace->rank;
         /* ORT profiles are one process's session each: in a directory they are separate
          * runs (compared or listed), never ranks of one job, so no rank rules apply */
-        if (!f->in_dir || (f->trace->format && !strcmp(f->trace->format, "ort"))) continue;
+        if (!f->in_dir || (f->trace->format && (!strcmp(f->trace->format, "ort") ||
+                                                !strcmp(f->trace->format, "tensorrt"))))
+            continue;
         if (f->trace->role != LAT_TRACE_TIMELINE) continue; /* a kernel profile: no rank */
         if (f->rank < 0) {
             f->status = LAT_INGEST_NO_RANK;
@@ -591,9 +690,13 @@ static int build(const char *const *paths, size_t n, bool dirs_only,
     if (!b.s) return -ENOMEM;
     for (size_t i = 0; !rc && i < n; i++) {
         struct stat st;
-        bool is_dir = dirs_only || (strcmp(paths[i], "-") != 0 && stat(paths[i], &st) == 0 &&
-                                    S_ISDIR(st.st_mode));
+        bool exists = strcmp(paths[i], "-") == 0 || stat(paths[i], &st) == 0;
+        bool is_dir = dirs_only || (strcmp(paths[i], "-") != 0 && exists && S_ISDIR(st.st_mode));
         rc = is_dir ? add_dir(&b, paths[i], i + 1, err, errsz) : add_file(&b, NULL, paths[i], 0);
+        /* the prefix of a TensorRT engine's TREx files (PREFIX.profile.json, ...): the
+         * engine file itself, as TREx lays them out side by side, or no file at all */
+        if (!rc && !is_dir && strcmp(paths[i], "-") != 0 && ingest_trt_engine_prefix(paths[i]))
+            b.s->files[b.s->n - 1].trt_engine = true;
     }
     if (!rc) {
         mark_same_files(&b);

@@ -111,6 +111,8 @@ struct lat_ingest_file {
     int rc;
     char err[LAT_INGEST_ERRLEN]; /* "PATH: why" for every status but OK */
     bool in_dir;                 /* found in a directory (not named by the caller) */
+    bool trt_engine;             /* path is the common prefix of one TensorRT engine's TREx
+                                    files (PREFIX.profile.json, .graph.json, ...): one trace */
 };
 
 struct lat_ingest_set {
@@ -140,6 +142,15 @@ size_t ingest_set_loaded(const struct lat_ingest_set *s);
 bool ingest_status_skipped(enum lat_ingest_status st);
 /* f->err without its leading "PATH: " (the reason alone, for JSON lists); "" for OK. */
 const char *ingest_file_reason(const struct lat_ingest_file *f);
+
+/* TensorRT engines (ingest/trt.c): whether PREFIX.profile.json, .graph.json, .timing.json,
+ * .profile.metadata.json, ... exists for prefix (a trailing '.' is allowed), and the one trace
+ * of all of them (format "tensorrt"). ingest_paths() takes such a prefix as an input (the
+ * engine file of that name may exist: TREx keeps it next to its JSON files), and joins the
+ * TREx files of one engine in a directory the same way. */
+bool ingest_trt_engine_prefix(const char *prefix);
+int ingest_trt_engine_open(const char *prefix, const struct lat_ingest_opts *opts,
+                           struct lat_trace **out, char *err, size_t errsz);
 
 /* The name of the format the first bytes (decompressed) and path look like: "kineto" (any
  * JSON: the Kineto/Chrome reader decides), "ort" (an ONNX Runtime profile, read by the same

@@ -26,6 +26,8 @@ corpus=(
     trace_filter_dir=hta/tests/data/trace_filter # a directory of 2 ranks
     ort_tiny_cnn=ort/generated/ort1.30.0_cpu_tiny_cnn_intra1.json # ONNX Runtime profile
     torch_cpu_2threads=torch-cpu/threads/mnv3_2threads.pt.trace.json # CPU-only PyTorch
+    trt_resnet_fp16=trt/trex/examples/pytorch/resnet/A100/fp16 # TensorRT: one TREx engine (a directory)
+    trt_log=trt/superbench/tensorrt_inference.2.log # TensorRT: a trtexec 8.6 log
 )
 
 n=0 bad=0 skipped=0
