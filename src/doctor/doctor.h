@@ -150,7 +150,7 @@ struct doc_summary {
     X(perf_peak_pct, NUM, 40.0, 0, 100, "perf: GEMM/conv/attention below this % of bound's peak")  \
     X(min_saving_pct, NUM, 1.0, 0, 100, "findings saving less are demoted to info")                \
     X(ncu_speedup_pct, NUM, 20.0, 0, 100, "ncu: a rule's estimated speedup of a kernel, %")        \
-    X(ncu_occupancy_pct, NUM, 25.0, 0, 100, "ncu: achieved occupancy below this is low, %")         \
+    X(ncu_occupancy_pct, NUM, 25.0, 0, 100, "ncu: achieved occupancy below this is low, %")        \
     X(trt_enqueue_ratio, NUM, 0.8, 0, 1000, "TRT: enqueue median above this x GPU compute median") \
     X(trt_cov_pct, NUM, 2.5, 0, 1000, "TRT: GPU compute coefficient of variation, %")              \
     X(trt_reformat_pct, NUM, 5.0, 0, 100, "TRT: reformat layers, % of the layer time")             \
