@@ -38,5 +38,18 @@ const char *ingest_nsys_csv_kind(const unsigned char *head, size_t n);
 int ingest_nsys_csv_load(struct ingest_src *src, const char *name,
                          const struct lat_ingest_opts *opts, struct lat_trace **out, char *err,
                          size_t errsz);
+/* xplane.c: TensorFlow profiler .xplane.pb (XSpace protobuf). */
+int ingest_xplane_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
+                       struct lat_trace **out, char *err, size_t errsz);
+/* xplane.c: the TensorFlow meaning of a loaded trace (xplane or TF's trace_viewer JSON): graph
+ * ops ("scope/op:Type", from the name or the JSON's stackFrames) and eager ops
+ * ("EagerLocalExecute: Type") become cpu_op events named by node (eager: by type) with args
+ * op_type, tf_op (graph) and tf_mode ("graph"/"eager"); Trace(name, step_num=N) regions become
+ * steps (numbered in time order, name "<name> <N>"); the framework's own regions user
+ * annotations, zero-length markers instants. Sets the metadata key "tf_ops". 0 or -ENOMEM. */
+int ingest_tf_finish(struct lat_trace *t);
+/* Whether a trace the JSON reader loaded is TF trace_viewer JSON (a "chrome" trace with
+ * stackFrames and processes named "<host> /host:CPU" or "/device:..."). */
+bool ingest_tf_chrome_like(const struct lat_trace *t);
 
 #endif
