@@ -35,4 +35,8 @@ extern const size_t lat_an_nsections;
 int lat_ort_section_json(struct jsonw *w, const struct lat_trace *t, size_t top_n);
 int lat_ort_section_text(FILE *f, const struct lat_trace *t, size_t top_n);
 
+/* TensorFlow (analyze/tf.c) */
+int lat_tf_section_json(struct jsonw *w, const struct lat_trace *t, size_t top_n);
+int lat_tf_section_text(FILE *f, const struct lat_trace *t, size_t top_n);
+
 #endif
