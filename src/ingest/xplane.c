@@ -106,7 +106,8 @@ static int pb_next(struct xp *x, struct pb *b, struct pb_field *f)
     if (pb_varint(b, &key)) return xp_bad(x, at, "field key runs past its message");
     f->num = (uint32_t)(key >> 3);
     f->wt = (int)(key & 7);
-    if ((key >> 3) == 0 || (key >> 3) > 0x1fffffff) return xp_bad(x, at, "field number 0 or beyond 2^29");
+    if ((key >> 3) == 0 || (key >> 3) > 0x1fffffff)
+        return xp_bad(x, at, "field number 0 or beyond 2^29");
     switch (f->wt) {
     case PB_VARINT:
         if (pb_varint(b, &f->v)) return xp_bad(x, at, "varint runs past its message");
