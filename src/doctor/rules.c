@@ -7,6 +7,7 @@
  * docs/latscope-doctor.md.
  */
 #include "doctor/rules.h"
+#include "analyze/tf.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "doctor/ctx.h"
@@ -31,12 +32,15 @@
     X(comm,              "comm",              "exposed-communication",                                "gpu",      DOC_HAVE_GPU,                      0)            \
     X(alloc,             "alloc",             "allocator-churn memory-pressure",                      "gpu",      DOC_HAVE_GPU,                      0)            \
     X(cpu_contention,    "cpu-contention",    "cpu-contention",                                       "cpu",      DOC_HAVE_CPU_OPS | DOC_HAVE_STEPS, DOC_HAVE_GPU) \
-    X(cpu_python,        "cpu-python",        "cpu-python-overhead",                                  "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
-    X(cpu_preprocessing, "cpu-preprocessing", "cpu-preprocessing",                                    "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
-    X(cpu_small_ops,     "cpu-small-ops",     "cpu-small-ops",                                        "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
-    X(cpu_eager,         "cpu-eager",         "cpu-eager",                                            "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
-    X(cpu_alloc,         "cpu-alloc",         "cpu-allocation-churn",                                 "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
+    X(cpu_python,        "cpu-python",        "cpu-python-overhead",                                  "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU | DOC_HAVE_TF) \
+    X(cpu_preprocessing, "cpu-preprocessing", "cpu-preprocessing",                                    "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU | DOC_HAVE_TF) \
+    X(cpu_small_ops,     "cpu-small-ops",     "cpu-small-ops",                                        "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU | DOC_HAVE_TF) \
+    X(cpu_eager,         "cpu-eager",         "cpu-eager",                                            "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU | DOC_HAVE_TF) \
+    X(cpu_alloc,         "cpu-alloc",         "cpu-allocation-churn",                                 "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU | DOC_HAVE_TF) \
     X(ort,               "ort",               "ort-executor-overhead",                                "cpu",      DOC_HAVE_CPU_OPS | DOC_HAVE_STEPS, DOC_HAVE_GPU) \
+    X(tf_ops,            "tf-ops",            "tf-dominant-op",                                       "cpu",      DOC_HAVE_TF | DOC_HAVE_CPU_OPS,    0)            \
+    X(tf_eager,          "tf-eager",          "tf-eager-ops",                                         "cpu",      DOC_HAVE_TF | DOC_HAVE_CPU_OPS,    0)            \
+    X(tf_host,           "tf-host",           "tf-host-idle tf-input-pipeline",                       "cpu",      DOC_HAVE_TF | DOC_HAVE_STEPS,      0)            \
     X(tail,              "tail",              "tail-steps",                                           "steps",    DOC_HAVE_STEPS,                    0)            \
     X(overhead,          "overhead",          "profiler-overhead",                                    "profiler", 0,                                 0)
 
@@ -84,6 +88,7 @@ static unsigned trace_has(const struct doc_ctx *c)
     if (c->nsteps && c->step_mean > 0) h |= DOC_HAVE_WINDOW;
     if (c->ng) h |= DOC_HAVE_GPU;
     if (c->dataloader.n) h |= DOC_HAVE_DATALOADER;
+    if (lat_tf_is(t)) h |= DOC_HAVE_TF; /* its own CPU rules: the PyTorch ones do not apply */
     if (c->steps_real && c->nsteps >= (size_t)c->o->th.tail_min_steps) h |= DOC_HAVE_STEPS;
     for (size_t i = 0; i < t->ev.n; i++) {
         uint16_t k = t->ev.kind[i];
@@ -103,7 +108,9 @@ static void describe_input(struct doc_ctx *c, struct doc_summary *s)
     for (size_t i = 0; i < t->ev.n; i++)
         if (t->ev.kind[i] < LAT_EV_KIND_COUNT) nk[t->ev.kind[i]]++;
     const char *fmt = t->format ? t->format : "trace";
-    const char *what = !strcmp(fmt, "ort") ? "an ONNX Runtime profile" : NULL;
+    const char *what = !strcmp(fmt, "ort") ? "an ONNX Runtime profile"
+                       : lat_tf_is(t)      ? "a TensorFlow profile"
+                                           : NULL;
     char kinds[256] = "";
     size_t o = 0;
     if (nk[LAT_EV_CPU_OP] && o < sizeof(kinds))

@@ -30,6 +30,7 @@ enum doc_have {
     DOC_HAVE_STEPS = 1u << 2,      /* at least tail_min_steps ProfilerSteps */
     DOC_HAVE_DATALOADER = 1u << 3, /* DataLoader __next__ ops */
     DOC_HAVE_WINDOW = 1u << 4,     /* a step or trace window of positive length */
+    DOC_HAVE_TF = 1u << 7,         /* a TensorFlow profile (xplane / TF trace_viewer JSON) */
 };
 
 typedef void (*doc_rule_fn)(struct doc_ctx *c);

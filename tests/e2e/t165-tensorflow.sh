@@ -90,4 +90,26 @@ contains "$TMPDIR/err" "truncated"
 printf '\377\377\377\377garbage garbage' >"$TMPDIR/junk.pb"
 expect_rc 2 T analyze "$TMPDIR/junk.pb"
 contains "$TMPDIR/err" "TensorFlow .xplane.pb"
+# doctor: the TF rules run (CPU family), with evidence; PyTorch's CPU advice does not
+set +e; T doctor --format json "$pb" >"$TMPDIR/doc.json" 2>"$TMPDIR/err"; rc=$?; set -e
+[[ $rc -le 2 ]] || fail "doctor exited $rc"
+python3 - "$TMPDIR/doc.json" "$TMPDIR/pb.json" <<'PY' || fail "doctor on a TF profile (above)"
+import json, sys
+d = json.load(open(sys.argv[1])); a = json.load(open(sys.argv[2]))["ranks"][0]["tensorflow"]
+ids = [f["id"] for f in d["findings"]]
+bad = []
+for want in ("tf-eager-ops", "tf-host-idle", "tf-dominant-op"):
+    if want not in ids: bad.append("no %s in %s" % (want, ids))
+for no in ("cpu-python-overhead", "cpu-eager", "cpu-small-ops"):
+    if no in ids: bad.append("PyTorch rule %s fired on a TF profile" % no)
+for f in d["findings"]:
+    if f["id"] == "tf-host-idle":
+        ev = f["evidence"]
+        if abs(ev["idle_pct"] - a["host_idle_pct"]) > 0.01: bad.append("idle %s vs analyze %s" % (ev["idle_pct"], a["host_idle_pct"]))
+    if f["id"] == "tf-dominant-op" and f["evidence"]["op_type"] != a["op_types"][0]["name"]:
+        bad.append("dominant op %s vs analyze %s" % (f["evidence"]["op_type"], a["op_types"][0]["name"]))
+print("\n".join(bad)); sys.exit(1 if bad else 0)
+PY
+T doctor "$pb" >"$TMPDIR/out" 2>&1 || true
+contains "$TMPDIR/out" "rules that ran: CPU inference"
 echo ok

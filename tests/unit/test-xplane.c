@@ -7,6 +7,7 @@
  */
 #include "analyze/tf.h"
 #include "core/err.h"
+#include "doctor/doctor.h"
 #include "ingest/ingest.h"
 #include "test.h"
 
@@ -356,4 +357,86 @@ TEST(xplane_corpus_sample)
     ASSERT_EQ_U64(s.ops, 31 * 5 + 98);
     lat_tf_summary_fini(&s);
     lat_trace_free(t);
+}
+
+/* For the doctor: 6 steps of 10 µs on "python"; in each, a graph Conv2D of conv_ps on
+ * tf_Compute/1 and (iter_ps > 0) an IteratorGetNext of iter_ps before it, on "python". */
+static size_t make_steps(unsigned char *out, int64_t conv_ps, int64_t iter_ps)
+{
+    struct enc plane = {.n = 0}, l1 = {.n = 0}, l2 = {.n = 0}, space = {.n = 0};
+    e_int(&plane, 1, 1);
+    e_str(&plane, 2, "/host:CPU");
+    e_int(&l1, 1, 100);
+    e_str(&l1, 2, "python");
+    e_int(&l2, 1, 200);
+    e_str(&l2, 2, "tf_Compute/1");
+    for (int k = 0; k < 6; k++) {
+        int64_t at = (int64_t)k * 20000000;
+        event(&l1, 1, at, 10000000, 1, 4, (uint64_t)k);
+        if (iter_ps) event(&l1, 3, at + 100000, iter_ps, 0, 0, 0);
+        event(&l2, 2, at + 100000 + iter_ps, conv_ps, 0, 0, 0);
+    }
+    e_msg(&plane, 3, &l1);
+    e_msg(&plane, 3, &l2);
+    emeta(&plane, 1, "predict", NULL);
+    emeta(&plane, 2, "m/conv:Conv2D", "Conv2D");
+    emeta(&plane, 3, "IteratorGetNext", NULL);
+    smeta(&plane, 1, "step_num");
+    e_msg(&space, 1, &plane);
+    memcpy(out, space.b, space.n);
+    return space.n;
+}
+
+static struct doc_report *doctor_on(const unsigned char *buf, size_t n)
+{
+    struct lat_trace *t = NULL;
+    char err[512] = "";
+    int rc = ingest_mem(buf, n, "d.xplane.pb", NULL, &t, err, sizeof(err));
+    if (rc) FAIL("ingest_mem: %d %s", rc, err);
+    struct doc_opts o;
+    doctor_opts_default(&o);
+    struct doc_report *r;
+    ASSERT_RC(doctor_report_new(&r));
+    ASSERT_RC(doctor_run(r, t, &o));
+    doctor_rank(r);
+    lat_trace_free(t);
+    return r;
+}
+
+static const struct doc_finding *dfind(const struct doc_report *r, const char *id)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (!strcmp(r->f[i].id, id)) return &r->f[i];
+    return NULL;
+}
+
+TEST(xplane_doctor_tf_rules)
+{
+    static unsigned char buf[16384];
+    /* Conv2D 5 µs of each 10 µs step, IteratorGetNext 2 µs: one op type (100 % of the op
+     * time), host idle 50 %, input pipeline 20 % */
+    size_t n = make_steps(buf, 5000000, 2000000);
+    struct doc_report *r = doctor_on(buf, n);
+    const struct doc_finding *f = dfind(r, "tf-dominant-op");
+    ASSERT(f != NULL);
+    ASSERT_NEAR(f->saving_us_per_step, 5.0, 1e-9);
+    ASSERT(strstr(f->recommendation, "jit_compile=True") != NULL);
+    f = dfind(r, "tf-host-idle");
+    ASSERT(f != NULL); /* busy 5 of 10 µs (the iterator is not an op): idle 5 µs per step */
+    ASSERT_NEAR(f->saving_us_per_step, 5.0, 1e-9);
+    f = dfind(r, "tf-input-pipeline");
+    ASSERT(f != NULL);
+    ASSERT_NEAR(f->saving_us_per_step, 2.0, 1e-9);
+    ASSERT(strstr(f->recommendation, "prefetch") != NULL);
+    ASSERT(dfind(r, "tf-eager-ops") == NULL);
+    ASSERT(dfind(r, "cpu-python-overhead") == NULL); /* PyTorch rules do not judge TF */
+    doctor_report_free(r);
+    /* Conv2D fills 9.5 µs of each step, no input pipeline: no idle/input finding */
+    n = make_steps(buf, 9500000, 0);
+    r = doctor_on(buf, n);
+    ASSERT(dfind(r, "tf-host-idle") == NULL);
+    ASSERT(dfind(r, "tf-input-pipeline") == NULL);
+    ASSERT(dfind(r, "tf-dominant-op") != NULL);
+    ASSERT(r->ntraces == 1 && r->traces[0].judged);
+    doctor_report_free(r);
 }
