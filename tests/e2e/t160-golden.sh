@@ -26,6 +26,8 @@ corpus=(
     trace_filter_dir=hta/tests/data/trace_filter # a directory of 2 ranks
     ort_tiny_cnn=ort/generated/ort1.30.0_cpu_tiny_cnn_intra1.json # ONNX Runtime profile
     torch_cpu_2threads=torch-cpu/threads/mnv3_2threads.pt.trace.json # CPU-only PyTorch
+    tf_xplane=tf/tiny_cnn_tf2.21.0/vm.xplane.pb # TensorFlow .xplane.pb (protobuf)
+    tf_trace_viewer=tf/tiny_cnn_tf2.21.0/tf2.21.0_tiny_cnn.trace_viewer_at.json # TF's Chrome JSON
 )
 
 n=0 bad=0 skipped=0
