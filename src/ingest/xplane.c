@@ -243,7 +243,8 @@ static int intern_pb(struct lat_trace *t, struct pb s, uint32_t *id)
     return lat_trace_intern(t, s.p ? (const char *)s.p : "", s.p ? (size_t)(s.end - s.p) : 0, id);
 }
 
-/* Appends one XStat as an arg (bytes values are counted, not kept). *added is 1 when it was. */
+/* Appends one XStat as an arg of the event being built (*first, *nargs); bytes values are
+ * counted, not kept. */
 static int stat_arg(struct xp *x, const struct plane *pl, struct pb s, uint32_t *first,
                     uint32_t *nargs)
 {
@@ -251,7 +252,7 @@ static int stat_arg(struct xp *x, const struct plane *pl, struct pb s, uint32_t 
     int rc;
     int64_t mid = 0;
     struct lat_arg a = {0};
-    bool have = false, bytes = false;
+    bool bytes = false;
     struct pb str = {NULL, NULL};
     uint64_t ref = 0;
     int type = 0;
@@ -339,13 +340,10 @@ static int stat_arg(struct xp *x, const struct plane *pl, struct pb s, uint32_t 
         break;
     }
     }
-    have = true;
     uint32_t idx;
-    if (have) {
-        if ((rc = lat_trace_add_arg(t, &a, &idx))) return rc;
-        if (!*nargs) *first = idx;
-        (*nargs)++;
-    }
+    if ((rc = lat_trace_add_arg(t, &a, &idx))) return rc;
+    if (!*nargs) *first = idx;
+    (*nargs)++;
     return 0;
 }
 
@@ -357,13 +355,13 @@ struct line_info {
     int64_t ts_ns;
 };
 
-static const char *plane_kind(struct pb name, bool *device, int64_t *ordinal)
+/* Whether a plane is a device ("/device:GPU:0": *ordinal 0) or a host/other plane. */
+static void plane_kind(struct pb name, bool *device, int64_t *ordinal)
 {
     size_t n = (size_t)(name.end - name.p);
     const char *s = (const char *)name.p;
     *device = false;
     *ordinal = -1;
-    if (n >= 6 && !memcmp(s, "/host:", 6)) return "host";
     if (n >= 8 && !memcmp(s, "/device:", 8)) {
         *device = true;
         /* "/device:GPU:0", "/device:TPU:3 ..." */
@@ -376,9 +374,7 @@ static const char *plane_kind(struct pb name, bool *device, int64_t *ordinal)
                 v = v * 10 + (s[j] - '0');
             *ordinal = v;
         }
-        return "device";
     }
-    return "other";
 }
 
 static bool has_prefix(struct pb s, const char *p)
@@ -577,20 +573,20 @@ static int add_plane(struct xp *x, struct pb plane)
     }
     bool device;
     int64_t ordinal;
-    const char *kind = plane_kind(name, &device, &ordinal);
+    plane_kind(name, &device, &ordinal);
     int64_t pid = device && ordinal >= 0 ? ordinal : id;
-    (void)kind;
     scan = plane;
     while ((rc = pb_next(x, &scan, &f)) > 0)
         if (f.num == 3 && f.wt == PB_LEN && (rc = add_line(x, &pl, f.sub, pid, device))) goto out;
     if (rc < 0) goto out;
     /* the process label: "<host> <plane name>" (TF's trace viewer names it the same way) */
     char label[512];
-    int ln = snprintf(label, sizeof(label), "%s%.*s%.*s", x->hostlen ? "" : "", (int)x->hostlen,
-                      x->host ? x->host : "", (int)(name.end - name.p), (const char *)name.p);
+    int nl = (int)(name.end - name.p), ln;
     if (x->hostlen)
-        ln = snprintf(label, sizeof(label), "%.*s %.*s", (int)x->hostlen, x->host,
-                      (int)(name.end - name.p), (const char *)name.p);
+        ln = snprintf(label, sizeof(label), "%.*s %.*s", (int)x->hostlen, x->host, nl,
+                      (const char *)name.p);
+    else
+        ln = snprintf(label, sizeof(label), "%.*s", nl, (const char *)name.p);
     if (ln < 0) ln = 0;
     if ((size_t)ln >= sizeof(label)) ln = (int)sizeof(label) - 1;
     uint32_t lid;
@@ -742,25 +738,30 @@ static const struct lat_arg *arg_of(const struct lat_trace *t, size_t i, uint32_
     return NULL;
 }
 
-static int add_str_arg(struct lat_trace *t, size_t i, const char *k, const char *v, size_t vn)
+/* Gives event i its args plus k string args (keys[j] = vals[j], vals[j] vlen[j] bytes). Args of
+ * one event are contiguous: its args are copied once to the end, then the new ones appended
+ * (the old copies stay unreferenced). */
+static int add_str_args(struct lat_trace *t, size_t i, size_t k, const char *const *keys,
+                        const char *const *vals, const size_t *vlen)
 {
-    /* args of one event are contiguous: the event's args are copied to the end, then the new
-     * one appended (the old copies stay unreferenced) */
     uint32_t n = t->ev.nargs[i], first = t->ev.args[i], idx = 0, start = 0;
     int rc;
-    struct lat_arg a = {0};
     for (uint32_t j = 0; j < n; j++) {
         struct lat_arg c = t->args[first + j];
         if ((rc = lat_trace_add_arg(t, &c, &idx))) return rc;
         if (j == 0) start = idx;
     }
-    a.type = LAT_ARG_STR;
-    if ((rc = lat_trace_intern(t, k, strlen(k), &a.key)) ||
-        (rc = lat_trace_intern(t, v, vn, &a.str)) || (rc = lat_trace_add_arg(t, &a, &idx)))
-        return rc;
-    if (n == 0) start = idx;
+    for (size_t j = 0; j < k; j++) {
+        struct lat_arg a = {0};
+        a.type = LAT_ARG_STR;
+        if ((rc = lat_trace_intern(t, keys[j], strlen(keys[j]), &a.key)) ||
+            (rc = lat_trace_intern(t, vals[j], vlen[j], &a.str)) ||
+            (rc = lat_trace_add_arg(t, &a, &idx)))
+            return rc;
+        if (n == 0 && j == 0) start = idx;
+    }
     t->ev.args[i] = start;
-    t->ev.nargs[i] = n + 1;
+    t->ev.nargs[i] = n + (uint32_t)k;
     return 0;
 }
 
@@ -828,6 +829,13 @@ static bool is_function_name(const char *s)
            !strncmp(s, "__backward_", 11) || !strncmp(s, "__wrapped__", 11);
 }
 
+/* A track of a "/device:..." process (TF's trace_viewer JSON names them so). */
+static bool device_track(const struct lat_trace *t, uint32_t track)
+{
+    if (track >= t->ntracks || !t->tracks[track].pid_label) return false;
+    return strstr(lat_trace_str(t, t->tracks[track].pid_label), "/device:") != NULL;
+}
+
 int ingest_tf_finish(struct lat_trace *t)
 {
     const char *frames = NULL;
@@ -848,6 +856,7 @@ int ingest_tf_finish(struct lat_trace *t)
     for (size_t i = 0; i < t->ev.n; i++) {
         if (t->ev.flags[i] & LAT_EVF_GPU) continue;
         if (t->ev.kind[i] != LAT_EV_OTHER && t->ev.kind[i] != LAT_EV_CPU_OP) continue;
+        if (device_track(t, t->ev.track[i])) continue; /* JSON of a /device: plane: as read */
         const char *nm = lat_trace_str(t, t->ev.name[i]);
         size_t nl = strlen(nm);
         const struct lat_arg *st = arg_of(t, i, k_step);
@@ -884,10 +893,11 @@ int ingest_tf_finish(struct lat_trace *t)
             memcpy(nbuf, full, fl);
             nbuf[fl] = 0;
             bool eager = ie && ie->type == LAT_ARG_INT && ie->v.i != 0;
+            static const char *const keys[] = {"tf_op", "op_type", "tf_mode"};
+            const char *vals[] = {nbuf, nbuf + colon + 1, eager ? "eager" : "graph"};
+            size_t vl[] = {fl, fl - colon - 1, 5};
             uint32_t id;
-            if ((rc = add_str_arg(t, i, "tf_op", nbuf, fl)) ||
-                (rc = add_str_arg(t, i, "op_type", nbuf + colon + 1, fl - colon - 1)) ||
-                (rc = add_str_arg(t, i, "tf_mode", eager ? "eager" : "graph", eager ? 5 : 5)) ||
+            if ((rc = add_str_args(t, i, 3, keys, vals, vl)) ||
                 (rc = lat_trace_intern(t, nbuf, colon, &id)))
                 return rc;
             t->ev.name[i] = id;
@@ -907,9 +917,11 @@ int ingest_tf_finish(struct lat_trace *t)
             if (ol >= sizeof(buf)) continue;
             memcpy(buf, op, ol);
             buf[ol] = 0;
+            static const char *const keys[] = {"op_type", "tf_mode"};
+            const char *vals[] = {buf, "eager"};
+            size_t vl[] = {ol, 5};
             uint32_t id;
-            if ((rc = add_str_arg(t, i, "op_type", buf, ol)) ||
-                (rc = add_str_arg(t, i, "tf_mode", "eager", 5)) ||
+            if ((rc = add_str_args(t, i, 2, keys, vals, vl)) ||
                 (rc = lat_trace_intern(t, buf, ol, &id)))
                 return rc;
             t->ev.name[i] = id;
