@@ -48,8 +48,8 @@ int ingest_xplane_load(struct ingest_src *src, const char *name, const struct la
  * steps (numbered in time order, name "<name> <N>"); the framework's own regions user
  * annotations, zero-length markers instants. Sets the metadata key "tf_ops". 0 or -ENOMEM. */
 int ingest_tf_finish(struct lat_trace *t);
-/* Whether a trace the JSON reader loaded is TF trace_viewer JSON (a "chrome" trace with
- * stackFrames and processes named "<host> /host:CPU" or "/device:..."). */
+/* Whether a trace the JSON reader loaded is TF trace_viewer JSON (a "chrome" trace with a
+ * process named "<host> /host:CPU" or "/device:..."). */
 bool ingest_tf_chrome_like(const struct lat_trace *t);
 
 #endif

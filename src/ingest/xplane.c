@@ -946,11 +946,8 @@ int ingest_tf_finish(struct lat_trace *t)
 bool ingest_tf_chrome_like(const struct lat_trace *t)
 {
     if (!t || !t->format || strcmp(t->format, "chrome") != 0) return false;
-    for (size_t m = 0; m < t->nmeta; m++)
-        if (!strcmp(lat_trace_str(t, t->meta[m].key), "stackFrames")) goto frames;
-    return false;
-frames:
-    /* TF's trace viewer names host processes "<host> /host:CPU" */
+    /* TF's trace viewer names host processes "<host> /host:CPU" (and devices "/device:...");
+     * the op names come from stackFrames when present, else from "name:Type" event names */
     for (size_t i = 0; i < t->ntracks; i++) {
         const char *l = t->tracks[i].pid_label ? lat_trace_str(t, t->tracks[i].pid_label) : "";
         if (strstr(l, "/host:") || strstr(l, "/device:")) return true;
