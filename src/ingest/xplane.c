@@ -853,7 +853,15 @@ int ingest_tf_finish(struct lat_trace *t)
     int32_t steps = 0;
     size_t nops = 0;
     char buf[1024];
+    /* Kineto's category names for what the events became (TF writes none): the analyses that
+     * follow HTA keep only events with a category */
+    uint32_t c_op, c_ann;
+    if ((rc = lat_trace_intern(t, "cpu_op", 6, &c_op)) ||
+        (rc = lat_trace_intern(t, "tf_traceme", 10, &c_ann)))
+        return rc;
     for (size_t i = 0; i < t->ev.n; i++) {
+        if (!(t->ev.flags[i] & LAT_EVF_GPU) && !t->ev.cat[i] && !device_track(t, t->ev.track[i]))
+            t->ev.cat[i] = c_ann; /* an op below becomes cpu_op */
         if (t->ev.flags[i] & LAT_EVF_GPU) continue;
         if (t->ev.kind[i] != LAT_EV_OTHER && t->ev.kind[i] != LAT_EV_CPU_OP) continue;
         if (device_track(t, t->ev.track[i])) continue; /* JSON of a /device: plane: as read */
@@ -902,6 +910,7 @@ int ingest_tf_finish(struct lat_trace *t)
                 return rc;
             t->ev.name[i] = id;
             t->ev.kind[i] = LAT_EV_CPU_OP;
+            if (t->ev.cat[i] == c_ann) t->ev.cat[i] = c_op;
             nops++;
             continue;
         }
@@ -910,7 +919,7 @@ int ingest_tf_finish(struct lat_trace *t)
              * are on the executor threads) */
             const char *op = nm + 19;
             if (is_function_name(op)) {
-                t->ev.kind[i] = LAT_EV_USER_ANNOTATION;
+                t->ev.kind[i] = LAT_EV_OTHER; /* framework work around the graph's ops */
                 continue;
             }
             size_t ol = nl - 19;
@@ -926,15 +935,17 @@ int ingest_tf_finish(struct lat_trace *t)
                 return rc;
             t->ev.name[i] = id;
             t->ev.kind[i] = LAT_EV_CPU_OP;
+            if (t->ev.cat[i] == c_ann) t->ev.cat[i] = c_op;
             nops++;
             continue;
         }
-        /* the framework's own TraceMe regions (EagerExecute, ExecutorState::Process, ...) */
+        /* the framework's own TraceMe regions (EagerExecute, ExecutorState::Process, ...):
+         * category tf_traceme, kind other (not operators: no row of the op tables) */
         if (t->ev.dur[i] <= 1 && t->ev.ph[i] == 'X') {
             t->ev.kind[i] = LAT_EV_INSTANT; /* markers (ThreadpoolListener::Record, ...) */
             t->ev.flags[i] |= LAT_EVF_INSTANT;
         } else {
-            t->ev.kind[i] = LAT_EV_USER_ANNOTATION;
+            t->ev.kind[i] = LAT_EV_OTHER;
         }
     }
     char num[32];

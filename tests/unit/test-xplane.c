@@ -208,7 +208,10 @@ TEST(xplane_reader_maps_planes_lines_ops_steps)
     /* a tf.function call is not an op; a marker is an instant */
     size_t f = find_ev(t, "EagerLocalExecute: __inference_f_1", 0);
     ASSERT(f != SIZE_MAX);
-    ASSERT_EQ_I64(t->ev.kind[f], LAT_EV_USER_ANNOTATION);
+    ASSERT_EQ_I64(t->ev.kind[f], LAT_EV_OTHER);
+    ASSERT_EQ_STR(lat_trace_str(t, t->ev.cat[f]), "tf_traceme");
+    ASSERT_EQ_STR(lat_trace_str(t, t->ev.cat[c]), "cpu_op");
+    ASSERT_EQ_I64(t->ev.kind[s0], LAT_EV_USER_ANNOTATION);
     size_t mk = find_ev(t, "ThreadpoolListener::Record", 0);
     ASSERT(mk != SIZE_MAX);
     ASSERT_EQ_I64(t->ev.kind[mk], LAT_EV_INSTANT);
