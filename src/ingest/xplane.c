@@ -564,8 +564,8 @@ static int add_plane(struct xp *x, struct pb plane)
             goto out;
     }
     if (rc < 0) goto out;
-    qsort(pl.em, pl.nem, sizeof(*pl.em), em_cmp);
-    qsort(pl.sm, pl.nsm, sizeof(*pl.sm), sm_cmp);
+    if (pl.nem > 1) qsort(pl.em, pl.nem, sizeof(*pl.em), em_cmp);
+    if (pl.nsm > 1) qsort(pl.sm, pl.nsm, sizeof(*pl.sm), sm_cmp);
     if (!name.p) name.p = name.end = (const uint8_t *)"";
     if (!nlines) {
         rc = plane_stats_meta(x, &pl, plane);
