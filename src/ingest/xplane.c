@@ -836,19 +836,34 @@ static bool device_track(const struct lat_trace *t, uint32_t track)
     return strstr(lat_trace_str(t, t->tracks[track].pid_label), "/device:") != NULL;
 }
 
+static int tf_map(struct lat_trace *t, const char *frames, size_t flen);
+
 int ingest_tf_finish(struct lat_trace *t)
 {
     const char *frames = NULL;
     size_t flen = 0;
+    /* a copy: interning below may move the string table the metadata lives in */
+    char *frames_copy = NULL;
+    for (size_t m = 0; m < t->nmeta; m++)
+        if (!strcmp(lat_trace_str(t, t->meta[m].key), "stackFrames")) {
+            const char *v = lat_trace_str(t, t->meta[m].value);
+            flen = strlen(v);
+            free(frames_copy);
+            if (!(frames_copy = malloc(flen + 1))) return -ENOMEM;
+            memcpy(frames_copy, v, flen + 1);
+        }
+    frames = frames_copy;
+    int rc = tf_map(t, frames, flen);
+    free(frames_copy);
+    return rc;
+}
+
+static int tf_map(struct lat_trace *t, const char *frames, size_t flen)
+{
     uint32_t k_sf = strtab_find(&t->strs, "sf", 2);
     uint32_t k_step = strtab_find(&t->strs, "step_num", 8);
     uint32_t k_eager = strtab_find(&t->strs, "is_eager", 8);
     uint32_t k_stepname = strtab_find(&t->strs, "step_name", 9);
-    for (size_t m = 0; m < t->nmeta; m++)
-        if (!strcmp(lat_trace_str(t, t->meta[m].key), "stackFrames")) {
-            frames = lat_trace_str(t, t->meta[m].value);
-            flen = strlen(frames);
-        }
     int rc;
     int32_t steps = 0;
     size_t nops = 0;
