@@ -8,6 +8,7 @@
 #include "analyze/render.h"
 #include "analyze/ort.h"
 #include "analyze/sections.h"
+#include "analyze/tf.h"
 
 #include "analyze/cpu.h"
 #include "core/err.h"
@@ -446,6 +447,7 @@ const struct lat_an_section lat_an_sections[] = {
     {"ONNX Runtime section", lat_ort_is, lat_ort_section_json, lat_ort_section_text},
     {"Nsight Compute section", lat_ncu_is, lat_ncu_section_json, lat_ncu_section_text},
     {"TensorRT section", lat_trt_is, lat_trt_section_json, lat_trt_section_text},
+    {"TensorFlow section", lat_tf_is, lat_tf_section_json, lat_tf_section_text},
 };
 const size_t lat_an_nsections = sizeof(lat_an_sections) / sizeof(lat_an_sections[0]);
 

@@ -45,4 +45,8 @@ bool lat_trt_is(const struct lat_trace *t);
 int lat_trt_section_json(struct jsonw *w, const struct lat_trace *t, size_t top_n);
 int lat_trt_section_text(FILE *f, const struct lat_trace *t, size_t top_n);
 
+/* TensorFlow (analyze/tf.c) */
+int lat_tf_section_json(struct jsonw *w, const struct lat_trace *t, size_t top_n);
+int lat_tf_section_text(FILE *f, const struct lat_trace *t, size_t top_n);
+
 #endif

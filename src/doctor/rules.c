@@ -7,6 +7,7 @@
  * docs/latscope-doctor.md.
  */
 #include "doctor/rules.h"
+#include "analyze/tf.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "doctor/ctx.h"
@@ -33,11 +34,11 @@
     X(alloc,             "alloc",             "allocator-churn memory-pressure",                      "gpu",      DOC_HAVE_GPU,                      0)            \
     X(perfmodel,         "perfmodel",         "below-peak",                                           "gpu",      DOC_HAVE_GPU,                      0)            \
     X(cpu_contention,    "cpu-contention",    "cpu-contention",                                       "cpu",      DOC_HAVE_CPU_OPS | DOC_HAVE_STEPS, DOC_HAVE_GPU) \
-    X(cpu_python,        "cpu-python",        "cpu-python-overhead",                                  "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
-    X(cpu_preprocessing, "cpu-preprocessing", "cpu-preprocessing",                                    "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
-    X(cpu_small_ops,     "cpu-small-ops",     "cpu-small-ops",                                        "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
-    X(cpu_eager,         "cpu-eager",         "cpu-eager",                                            "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
-    X(cpu_alloc,         "cpu-alloc",         "cpu-allocation-churn",                                 "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
+    X(cpu_python,        "cpu-python",        "cpu-python-overhead",                                  "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU | DOC_HAVE_TF) \
+    X(cpu_preprocessing, "cpu-preprocessing", "cpu-preprocessing",                                    "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU | DOC_HAVE_TF) \
+    X(cpu_small_ops,     "cpu-small-ops",     "cpu-small-ops",                                        "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU | DOC_HAVE_TF) \
+    X(cpu_eager,         "cpu-eager",         "cpu-eager",                                            "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU | DOC_HAVE_TF) \
+    X(cpu_alloc,         "cpu-alloc",         "cpu-allocation-churn",                                 "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU | DOC_HAVE_TF) \
     X(ort,               "ort",               "ort-executor-overhead",                                "cpu",      DOC_HAVE_CPU_OPS | DOC_HAVE_STEPS, DOC_HAVE_GPU) \
     X(trt_enqueue,       "trt-enqueue",       "trt-enqueue-bound",                                    "gpu",      DOC_HAVE_TRT,                      0)            \
     X(trt_transfers,     "trt-transfers",     "trt-h2d-bound trt-d2h-bound",                          "gpu",      DOC_HAVE_TRT,                      0)            \
@@ -47,6 +48,9 @@
     X(trt_fp32,          "trt-fp32",          "trt-fp32-layers",                                      "gpu",      DOC_HAVE_TRT,                      0)            \
     X(trt_dominant,      "trt-dominant",      "trt-dominant-layer",                                   "gpu",      DOC_HAVE_TRT,                      0)            \
     X(trt_inflation,     "trt-inflation",     "trt-profile-inflation",                                "gpu",      DOC_HAVE_TRT,                      0)            \
+    X(tf_ops,            "tf-ops",            "tf-dominant-op",                                       "cpu",      DOC_HAVE_TF | DOC_HAVE_CPU_OPS,    0)            \
+    X(tf_eager,          "tf-eager",          "tf-eager-ops",                                         "cpu",      DOC_HAVE_TF | DOC_HAVE_CPU_OPS,    0)            \
+    X(tf_host,           "tf-host",           "tf-host-idle tf-input-pipeline",                       "cpu",      DOC_HAVE_TF | DOC_HAVE_STEPS,      0)            \
     X(tail,              "tail",              "tail-steps",                                           "steps",    DOC_HAVE_STEPS,                    0)            \
     X(overhead,          "overhead",          "profiler-overhead",                                    "profiler", 0,                                 0) \
     X(ncu,               "ncu",               "ncu-kernel-speedup ncu-low-occupancy",                 "gpu",      DOC_HAVE_NCU,                      0)
@@ -97,6 +101,7 @@ static unsigned trace_has(const struct doc_ctx *c)
     if (t->role == LAT_TRACE_KERNEL_PROFILE) return h | DOC_HAVE_NCU;
     if (c->ng) h |= DOC_HAVE_GPU;
     if (c->dataloader.n) h |= DOC_HAVE_DATALOADER;
+    if (lat_tf_is(t)) h |= DOC_HAVE_TF; /* its own CPU rules: the PyTorch ones do not apply */
     if (c->steps_real && c->nsteps >= (size_t)c->o->th.tail_min_steps) h |= DOC_HAVE_STEPS;
     if (doc_trt_judgeable(t)) h |= DOC_HAVE_TRT;
     for (size_t i = 0; i < t->ev.n; i++) {
@@ -120,6 +125,7 @@ static void describe_input(struct doc_ctx *c, struct doc_summary *s)
     const char *what = !strcmp(fmt, "ort")        ? "an ONNX Runtime profile"
                        : !strcmp(fmt, "ncu")      ? "an Nsight Compute report"
                        : !strcmp(fmt, "tensorrt") ? "a TensorRT input (trtexec/TREx)"
+                       : lat_tf_is(t)             ? "a TensorFlow profile"
                                                   : NULL;
     char kinds[256] = "";
     size_t o = 0;

@@ -32,6 +32,7 @@ enum doc_have {
     DOC_HAVE_WINDOW = 1u << 4,     /* a step or trace window of positive length */
     DOC_HAVE_TRT = 1u << 5,        /* a TensorRT input with layer times, queries or a summary */
     DOC_HAVE_NCU = 1u << 6,        /* an Nsight Compute report (a kernel profile, no timeline) */
+    DOC_HAVE_TF = 1u << 7,         /* a TensorFlow profile (xplane / TF trace_viewer JSON) */
 };
 
 typedef void (*doc_rule_fn)(struct doc_ctx *c);

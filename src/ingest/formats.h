@@ -53,5 +53,18 @@ int ingest_trt_log_load(struct ingest_src *src, const char *name,
 /* Length of the engine prefix of a TREx file name (x.engine.profile.json: "x.engine"), 0 when
  * the name has none of the TREx/trtexec suffixes. */
 size_t ingest_trt_prefix_len(const char *name);
+/* xplane.c: TensorFlow profiler .xplane.pb (XSpace protobuf). */
+int ingest_xplane_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
+                       struct lat_trace **out, char *err, size_t errsz);
+/* xplane.c: the TensorFlow meaning of a loaded trace (xplane or TF's trace_viewer JSON): graph
+ * ops ("scope/op:Type", from the name or the JSON's stackFrames) and eager ops
+ * ("EagerLocalExecute: Type") become cpu_op events named by node (eager: by type) with args
+ * op_type, tf_op (graph) and tf_mode ("graph"/"eager"); Trace(name, step_num=N) regions become
+ * steps (numbered in time order, name "<name> <N>"); the framework's own regions user
+ * annotations, zero-length markers instants. Sets the metadata key "tf_ops". 0 or -ENOMEM. */
+int ingest_tf_finish(struct lat_trace *t);
+/* Whether a trace the JSON reader loaded is TF trace_viewer JSON (a "chrome" trace with a
+ * process named "<host> /host:CPU" or "/device:..."). */
+bool ingest_tf_chrome_like(const struct lat_trace *t);
 
 #endif

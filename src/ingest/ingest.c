@@ -296,6 +296,19 @@ static int load_json(struct ingest_src *src, const char *name, const struct lat_
                      struct lat_trace **out, char *err, size_t errsz)
 {
     int rc = ingest_kineto_load(src, name, opts, out, err, errsz);
+    if (!rc && *out && ingest_tf_chrome_like(*out)) { /* TensorFlow's trace_viewer JSON */
+        rc = lat_trace_sort(*out);
+        if (!rc) rc = ingest_tf_finish(*out);
+        if (rc) {
+            lat_trace_free(*out);
+            *out = NULL;
+            if (err && errsz)
+                snprintf(err, errsz, "%s: %s", name ? name : "(input)", lat_strerror(rc));
+            return rc;
+        }
+        (*out)->format = "tf-trace-viewer";
+        return 0;
+    }
     if (rc || !*out || !(*out)->format || strcmp((*out)->format, "ort") != 0) return rc;
     rc = ingest_ort_finish(*out, name ? name : "(input)", err, errsz);
     if (rc) *out = NULL;
@@ -320,8 +333,8 @@ static const struct ingest_format formats[] = {
     {"onnx-model", "an ONNX model, not a profile", sniff_onnx_model, NULL,
      "run it in ONNX Runtime with SessionOptions.enable_profiling and pass the "
      "onnxruntime_profile_*.json"},
-    {"protobuf", "a protobuf file (a TensorFlow/JAX .xplane.pb?)", sniff_protobuf, NULL,
-     "convert it with TensorBoard's profile plugin (its trace_viewer JSON is a Chrome trace)"},
+    {"protobuf", "a protobuf file (a TensorFlow/JAX .xplane.pb?)", sniff_protobuf,
+     ingest_xplane_load, NULL},
     {"perf-script", "`perf script` text", sniff_perf_script, NULL,
      "for CPU samples record with `latscope trace --cpu -- CMD`"},
     {"speedscope", "a speedscope profile", sniff_speedscope, NULL,

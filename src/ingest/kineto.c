@@ -509,7 +509,9 @@ struct kx_ev {
     uint8_t ts_bad, dur_bad; /* enum lat_drop_reason + 1 of an unusable ts / dur; 0 = none */
     bool have_ts, have_dur, have_cat, have_name, nonint_ts, nonint_dur, ns_like, bind_e;
     bool have_device, have_flow_id;
+    bool have_sf; /* "sf": a stack frame id (TF trace_viewer JSON; Kineto never writes one) */
     int64_t flow_id;
+    int64_t sf;
     uint32_t label; /* M events: args.name */
 };
 
@@ -659,8 +661,10 @@ static int kx_label_add(struct kx *k, const struct kx_ev *ev, bool thread)
     struct kx_label *l = &k->labels[k->nlabels++];
     l->pid = ev->pid.set ? ev->pid.num : -1;
     l->pid_str = ev->pid.str;
-    l->tid = ev->tid.set ? ev->tid.num : -1;
-    l->tid_str = ev->tid.str;
+    /* a process label is found by pid alone (kx_finish looks it up with tid 0): Chrome JSON
+     * (TF's trace viewer) writes process_name without a tid */
+    l->tid = !thread ? 0 : ev->tid.set ? ev->tid.num : -1;
+    l->tid_str = thread ? ev->tid.str : 0;
     l->name = ev->label;
     l->thread = thread;
     return 0;
@@ -863,6 +867,13 @@ static int kx_commit(struct kx *k, struct kx_ev *ev, struct kind_cache *kc)
             ev->e.flags |= LAT_EVF_STEP;
         }
     }
+    if (ev->have_sf) { /* after the event's other args: they stay contiguous */
+        struct lat_arg a = {.type = LAT_ARG_INT, .v.i = ev->sf};
+        uint32_t idx;
+        if (kx_intern(k, "sf", 2, &a.key) || lat_trace_add_arg(t, &a, &idx)) return kx_nomem(k);
+        if (ev->e.nargs == 0) ev->e.args = idx;
+        ev->e.nargs++;
+    }
     if (ev->e.nargs == 0) ev->e.args = 0;
     rc = lat_trace_add_event(t, &ev->e);
     if (rc) return kx_nomem(k);
@@ -905,7 +916,8 @@ static int kx_event(struct kx *k, const struct json_token *first, struct kind_ca
             F_DUR,
             F_ARGS,
             F_ID,
-            F_BP
+            F_BP,
+            F_SF
         } f = F_OTHER;
         switch (key.len) {
         case 2:
@@ -917,6 +929,8 @@ static int kx_event(struct kx *k, const struct json_token *first, struct kind_ca
                 f = F_ID;
             else if (KEY_IS(&key, "bp"))
                 f = F_BP;
+            else if (KEY_IS(&key, "sf"))
+                f = F_SF;
             break;
         case 3:
             if (KEY_IS(&key, "cat"))
@@ -1029,6 +1043,18 @@ static int kx_event(struct kx *k, const struct json_token *first, struct kind_ca
         case F_BP:
             if (v.type != JSON_STR) goto bad_field;
             ev.bind_e = v.len == 1 && v.s[0] == 'e';
+            break;
+        case F_SF:
+            /* kept as the arg "sf" (ingest_tf_finish() names TF ops from stackFrames) */
+            if (v.type == JSON_NUM && (v.num_flags & JSON_NUM_I64)) {
+                ev.sf = v.i;
+                ev.have_sf = true;
+            } else if (v.type == JSON_STR) {
+                ev.sf = num_in_string(v.s, v.len);
+                ev.have_sf = ev.sf >= 0;
+            } else {
+                goto bad_field;
+            }
             break;
         default:
             rc = kx_skip(k, &v);

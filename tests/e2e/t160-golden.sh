@@ -28,6 +28,8 @@ corpus=(
     torch_cpu_2threads=torch-cpu/threads/mnv3_2threads.pt.trace.json # CPU-only PyTorch
     trt_resnet_fp16=trt/trex/examples/pytorch/resnet/A100/fp16 # TensorRT: one TREx engine (a directory)
     trt_log=trt/superbench/tensorrt_inference.2.log # TensorRT: a trtexec 8.6 log
+    tf_xplane=tf/tiny_cnn_tf2.21.0/vm.xplane.pb # TensorFlow .xplane.pb (protobuf)
+    tf_trace_viewer=tf/tiny_cnn_tf2.21.0/tf2.21.0_tiny_cnn.trace_viewer_at.json # TF's Chrome JSON
 )
 
 n=0 bad=0 skipped=0

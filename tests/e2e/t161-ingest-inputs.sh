@@ -79,7 +79,7 @@ check() { # FILE TEXT...
 }
 check "$f/prof.sqlite" "an SQLite database that SQLite cannot read" "nsys export --type sqlite"
 check "$f/prof.sqlite.gz" "gzip of an SQLite database"
-check "$f/host.xplane.pb" "a protobuf file" "TensorBoard's profile plugin"
+check "$f/host.xplane.pb" "not a valid TensorFlow .xplane.pb" "tf.profiler wrote" # read by xplane.c (t165)
 check "$f/run.nsys-rep" "an Nsight Systems report" "run \`nsys export --type sqlite FILE\`"
 check "$f/model.onnx" "an ONNX model, not a profile" "enable_profiling"
 check "$f/report.csv" "an \`nsys stats\` CSV report, a trace report" "reads the Nsight Systems SQLite export instead"
@@ -91,7 +91,6 @@ check "$f/trt.json" "trtexec --exportProfile file: layer \"Conv_0\" has no numer
 # the same from the corpus, when present
 S=$LATSCOPE_TRACES
 [[ -f $S/nsys/nbody-nvtx_trace.csv ]] && check "$S/nsys/nbody-nvtx_trace.csv" "an \`nsys stats\` CSV report, an NVTX push/pop trace (nvtx_pushpop_trace)"
-[[ -f $S/tf/tiny_cnn_tf2.21.0/vm.xplane.pb ]] && check "$S/tf/tiny_cnn_tf2.21.0/vm.xplane.pb" "a protobuf file"
 [[ -f $S/cpu-stacks/perf6.1_ort_transformer.perf-script.txt ]] && check "$S/cpu-stacks/perf6.1_ort_transformer.perf-script.txt" "\`perf script\` text"
 [[ -f $S/cpu-stacks/pyspy0.4.3_ort_transformer.speedscope.json ]] && check "$S/cpu-stacks/pyspy0.4.3_ort_transformer.speedscope.json" "a speedscope profile"
 p=$S/trt/trex/examples/pytorch/resnet/A100/fp32/resnet.onnx.engine.profile.json
