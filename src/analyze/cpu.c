@@ -530,8 +530,8 @@ int lat_cpu_format_text(const struct lat_cpu_summary *s, FILE *f)
         /* on-CPU time is samples x period: unknown without a period (untimed stack files) */
         char on[32] = "         -";
         if (s->period_ns) snprintf(on, sizeof(on), "%10.3f", (double)t->on_ns / 1e9);
-        fprintf(f, "%8lld %8lld %s %10.3f %8llu  %-16s %s\n", (long long)t->pid,
-                (long long)t->tid, on, (double)t->off_ns / 1e9, (unsigned long long)t->samples,
+        fprintf(f, "%8lld %8lld %s %10.3f %8llu  %-16s %s\n", (long long)t->pid, (long long)t->tid,
+                on, (double)t->off_ns / 1e9, (unsigned long long)t->samples,
                 t->label[0] ? t->label : "-", t->top_func);
     }
     return ferror(f) ? -EIO : 0;

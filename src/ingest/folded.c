@@ -160,8 +160,9 @@ int ingest_folded_load(struct ingest_src *src, const char *name, const struct la
         if ((rc = stk_track(&b, pid, tid, tname, tnl, &track))) goto oom;
         if ((rc = stk_emit(&b, track, 0, count))) {
             if (rc == LAT_E_OVERFLOW) {
-                rc = fail(err, errsz, nm, rc, "more than %llu samples (line %llu): too many to load",
-                          (unsigned long long)STK_MAX_SAMPLES, (unsigned long long)L.lineno);
+                rc =
+                    fail(err, errsz, nm, rc, "more than %llu samples (line %llu): too many to load",
+                         (unsigned long long)STK_MAX_SAMPLES, (unsigned long long)L.lineno);
                 goto out;
             }
             goto oom;

@@ -386,8 +386,9 @@ int ingest_perf_script_load(struct ingest_src *src, const char *name,
             e = buf_printf(&m, "%s\"(other)\":%llu", nevs ? "," : "",
                            (unsigned long long)other_events);
         if (!e) e = buf_printf(&m, "},\"period\":");
-        if (!e) e = same_period ? buf_printf(&m, "%llu}", (unsigned long long)period)
-                                : buf_puts(&m, "null}");
+        if (!e)
+            e = same_period ? buf_printf(&m, "%llu}", (unsigned long long)period)
+                            : buf_puts(&m, "null}");
         if (e || (rc = stk_meta(&b, "latscope_stacks", m.data))) {
             buf_fini(&m);
             goto oom;

@@ -152,8 +152,7 @@ static int put_str(struct P *p, const struct json_token *t, size_t *off, size_t 
 #define EXPECT(cond, msg)                                                                          \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            snprintf(p->why, sizeof(p->why), "%s (byte %llu)", msg,                                \
-                     (unsigned long long)t.off);                                                   \
+            snprintf(p->why, sizeof(p->why), "%s (byte %llu)", msg, (unsigned long long)t.off);    \
             return LAT_E_NOT_TRACE;                                                                \
         }                                                                                          \
     } while (0)
@@ -422,8 +421,7 @@ static int build(struct P *p, struct stk_build *b, char *why, size_t whysz)
     for (size_t i = 0; i < p->nfr; i++) {
         struct sframe *f = &p->fr[i];
         stk_reset(b);
-        if ((rc = stk_push_named(b, at(p, f->name), f->nname, at(p, f->file),
-                                 f->nfile, f->line)))
+        if ((rc = stk_push_named(b, at(p, f->name), f->nname, at(p, f->file), f->nfile, f->line)))
             return rc;
         if ((rc = lat_trace_intern(b->t, b->stack.data ? b->stack.data : "", b->stack.len,
                                    &f->disp)))
@@ -577,8 +575,7 @@ static int build(struct P *p, struct stk_build *b, char *why, size_t whysz)
     snprintf(meta, sizeof(meta),
              "{\"format\":\"speedscope\",\"timestamps\":%s,\"profiles\":%zu,\"samples\":%llu%s}",
              evented && !sampled ? "true" : "\"sample clock\"", p->npr,
-             (unsigned long long)b->samples,
-             evented ? ",\"evented_sampled_hz\":" : "");
+             (unsigned long long)b->samples, evented ? ",\"evented_sampled_hz\":" : "");
     if (evented) {
         size_t l = strlen(meta) - 1;
         snprintf(meta + l, sizeof(meta) - l, "%llu}", (unsigned long long)hz);
@@ -614,8 +611,7 @@ int ingest_speedscope_load(struct ingest_src *src, const char *name,
                           "empty file (0 bytes): the profiler wrote nothing (py-spy writes the "
                           "file when it stops: was it killed?); record again");
             else if (p.tk.err)
-                rc = fail(err, errsz, nm, rc,
-                          "%s at byte %llu%s", json_tok_errmsg(&p.tk),
+                rc = fail(err, errsz, nm, rc, "%s at byte %llu%s", json_tok_errmsg(&p.tk),
                           (unsigned long long)json_tok_erroff(&p.tk),
                           rc == LAT_E_TRUNCATED
                               ? "; the file is cut short: record again and let the profiler "
