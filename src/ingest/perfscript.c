@@ -150,7 +150,7 @@ static int parse_frame(struct sample *s, const char *l, size_t n, bool *is_frame
 }
 
 /* Header "COMM [PID/]TID [CPU] SECS.FRAC: [PERIOD] EVENT: rest". Returns true when it is one;
- * *rest/*nrest: what follows the event (an IP without callchains, or tracepoint fields). */
+ * rest and nrest: what follows the event (an IP without callchains, or tracepoint fields). */
 static bool parse_header(struct sample *s, const char *l, size_t n, uint64_t *period,
                          const char **ev, size_t *nev, const char **rest, size_t *nrest)
 {
