@@ -117,7 +117,7 @@ int ingest_folded_load(struct ingest_src *src, const char *name, const struct la
         while (sp && line[sp - 1] != ' ' && line[sp - 1] != '\t')
             sp--;
         if (!digits(line + sp, s - sp) || s - sp > 19) {
-            if (L.unterminated) {
+            if (L.unterminated && L.lineno > 1) { /* a good line before it */
                 rc = fail(err, errsz, nm, LAT_E_TRUNCATED,
                           "the last line (%llu) has no sample count: the file is cut short; "
                           "record again and let the profiler finish writing it",

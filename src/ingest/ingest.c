@@ -122,9 +122,9 @@ static bool perf_header(const unsigned char *h, size_t i, size_t end)
  * content cannot say (an empty file). */
 static bool sniff_perf_script(const unsigned char *h, size_t n, const char *path)
 {
-    if (n == 0)
-        return has_suffix(path, ".perf-script") || has_suffix(path, ".perf-script.txt") ||
-               has_suffix(path, ".perf-script.gz") || has_suffix(path, ".perf-script.txt.gz");
+    bool named = has_suffix(path, ".perf-script") || has_suffix(path, ".perf-script.txt") ||
+                 has_suffix(path, ".perf-script.gz") || has_suffix(path, ".perf-script.txt.gz");
+    if (n == 0 || (named && !looks_json(h, n))) return named; /* its reader says what is wrong */
     if (!looks_text(h, n > 4096 ? 4096 : n) || looks_json(h, n)) return false;
     size_t i = 0;
     while (i < n && h[i] == '#') /* perf script --header lines */
@@ -219,9 +219,8 @@ static bool sniff_collapsed(const unsigned char *h, size_t n, const char *path)
 {
     bool named = has_suffix(path, ".folded") || has_suffix(path, ".collapsed") ||
                  has_suffix(path, ".folded.gz") || has_suffix(path, ".collapsed.gz");
-    if (n == 0) return named;
+    if (n == 0 || (named && !looks_json(h, n))) return named; /* its reader says what is wrong */
     if (looks_json(h, n) || !looks_text(h, n > 4096 ? 4096 : n)) return false;
-    if (named) return true;
     size_t i = 0, lines = 0;
     bool semi = false;
     while (i < n && lines < 8) {

@@ -316,7 +316,7 @@ int ingest_perf_script_load(struct ingest_src *src, const char *name,
         s.nfr = 0;
         s.names.len = 0;
         if (!parse_header(&s, line, len, &per, &ev, &nev, &rest, &nrest) || !ev) {
-            if (L.unterminated) {
+            if (L.unterminated && L.lineno > 1) { /* a good line before it */
                 rc = fail(err, errsz, nm, LAT_E_TRUNCATED,
                           "the last line (%llu) is cut short; run `perf script` again and let it "
                           "finish",
