@@ -219,8 +219,17 @@ static bool sniff_collapsed(const unsigned char *h, size_t n, const char *path)
 {
     bool named = has_suffix(path, ".folded") || has_suffix(path, ".collapsed") ||
                  has_suffix(path, ".folded.gz") || has_suffix(path, ".collapsed.gz");
-    if (n == 0 || (named && !looks_json(h, n))) return named; /* its reader says what is wrong */
-    if (looks_json(h, n) || !looks_text(h, n > 4096 ? 4096 : n)) return false;
+    if (n == 0 || named) return named; /* its reader says what is wrong */
+    /* "[unknown];main 3" starts like a JSON array, but no JSON value starts with a letter
+     * other than t/f/n */
+    size_t j;
+    int c = first_char(h, n, &j);
+    if (c == '{') return false;
+    if (c == '[') {
+        int d = j + 1 < n ? first_char(h + j + 1, n - j - 1, NULL) : -1;
+        if (d < 0 || strchr("{[\"]-0123456789tfn", d)) return false;
+    }
+    if (!looks_text(h, n > 4096 ? 4096 : n)) return false;
     size_t i = 0, lines = 0;
     bool semi = false;
     while (i < n && lines < 8) {

@@ -110,6 +110,10 @@ int stk_push_named(struct stk_build *b, const char *name, size_t nn, const char 
 {
     if (!fn) return stk_push(b, name, nn);
     if (!py_file(file, fn)) return push_native(b, name, nn, file, fn);
+    if (nn >= 3 && !memcmp(name, "py:", 3)) { /* already prefixed */
+        name += 3;
+        nn -= 3;
+    }
     char small[1024];
     size_t need = nn + fn + 32;
     char *tmp = need <= sizeof(small) ? small : malloc(need);
@@ -131,8 +135,9 @@ int stk_push_named(struct stk_build *b, const char *name, size_t nn, const char 
 
 int stk_push_pyspy(struct stk_build *b, const char *f, size_t n)
 {
-    /* "func (file:line)": the last " (" of a frame ending in ')' */
-    if (n < 4 || f[n - 1] != ')') return stk_push(b, f, n);
+    /* "func (file:line)": the last " (" of a frame ending in ')'; a frame already in
+     * latscope's spelling ("py:f (x.py:3)", from `trace --cpu --folded`) stays as it is */
+    if (n < 4 || f[n - 1] != ')' || !memcmp(f, "py:", 3)) return stk_push(b, f, n);
     size_t i = n - 1;
     while (i > 1 && !(f[i - 1] == '(' && f[i - 2] == ' '))
         i--;

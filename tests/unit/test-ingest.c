@@ -77,6 +77,7 @@ TEST(ingest_sniff_names_formats)
         {"\x01\x02", "py.collapsed", "collapsed-stacks"},
         {" 15\nmain (a.py:1);f (a.py:2) 12\n", NULL, "collapsed-stacks"},
         {"a;std::map<int, int, less>::find 3\nmain 1\n", NULL, "collapsed-stacks"},
+        {"[unknown] 15\n[libc.so.6];main 3\n", NULL, "collapsed-stacks"},
         {"main 5\nother 2\n", NULL, "text"}, /* no ';' anywhere: not taken for stacks */
         {"==PROF== Connected to process\n", NULL, "text"},
         {"not json", NULL, "kineto"}, /* could be 'null': the JSON reader says what is wrong */
