@@ -155,6 +155,7 @@ int cmd_convert(int argc, char **argv, const struct lat_opts *opts)
                            : "no output given: add -o OUTPUT (.json, .json.gz, .folded or .svg)");
         return LAT_EXIT_USAGE;
     }
+    if (check_writable(out)) return LAT_EXIT_USAGE; /* before the input is read */
     enum out_kind kind = OUT_KINETO;
     if (has_sfx(out, ".folded") || has_sfx(out, ".collapsed"))
         kind = OUT_FOLDED;
@@ -167,7 +168,6 @@ int cmd_convert(int argc, char **argv, const struct lat_opts *opts)
                out);
         return LAT_EXIT_USAGE;
     }
-    if (check_writable(out)) return LAT_EXIT_USAGE;
 
     /* every arg: the promoted ones (stream, correlation, External id...) are written back */
     struct lat_ingest_opts io = {.flags = LAT_INGEST_ARGS_ALL};
