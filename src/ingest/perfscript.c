@@ -177,7 +177,7 @@ static bool parse_header(struct sample *s, const char *l, size_t n, uint64_t *pe
     /* the time in ns, exactly */
     const char *dot = memchr(l + ts0, '.', ts1 - ts0);
     size_t ns = (size_t)(dot - (l + ts0));
-    if (ns > 11) return false;
+    if (ns > 9) return false; /* seconds below 10^9: ns fit int64 and LAT_TS_MAX */
     int64_t secs = 0, frac = 0;
     for (size_t k = 0; k < ns; k++)
         secs = secs * 10 + (l[ts0 + k] - '0');

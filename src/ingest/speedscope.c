@@ -467,6 +467,11 @@ static int build(struct P *p, struct stk_build *b, char *why, size_t whysz)
     uint64_t hz = 10000;
     if (evented && maxspan / 1000000000 * hz > 2000000)
         hz = 2000000 / (uint64_t)(maxspan / 1000000000);
+    if (evented && !hz) { /* at 1 Hz still more than 2 M instants to visit */
+        snprintf(why, whysz, "an evented profile spans %lld s: too long to sample",
+                 (long long)(maxspan / 1000000000));
+        return LAT_E_OVERFLOW;
+    }
     if (!hz) hz = 1;
     lat_ns period = (lat_ns)(1000000000 / hz);
     uint32_t *stack = NULL;
@@ -516,8 +521,10 @@ static int build(struct P *p, struct stk_build *b, char *why, size_t whysz)
                     count = (uint64_t)w;
                 }
                 if ((rc = stk_emit(b, track, ts, count))) goto out;
-                if (f > 0) ts += to_ns(w, f);
-                if (ts > LAT_TS_MAX) ts = LAT_TS_MAX;
+                if (f > 0) { /* saturating: both are within LAT_TS_MIN..LAT_TS_MAX */
+                    lat_ns d = to_ns(w, f);
+                    ts = d > LAT_TS_MAX - ts ? LAT_TS_MAX : ts + d;
+                }
             }
         } else {
             qsort(pr->ev, pr->nev, sizeof(*pr->ev), cmp_ev);
@@ -633,7 +640,7 @@ int ingest_speedscope_load(struct ingest_src *src, const char *name,
         goto out;
     }
     if ((rc = build(&p, &b, why, sizeof(why)))) {
-        if (rc == LAT_E_OVERFLOW)
+        if (rc == LAT_E_OVERFLOW && !why[0])
             rc = fail(err, errsz, nm, rc, "more than %llu samples: too many to load",
                       (unsigned long long)STK_MAX_SAMPLES);
         else

@@ -20,8 +20,13 @@
 #include "ingest/source.h"
 #include "model/events.h"
 
-/* At most this many samples in one file (each costs ~80 bytes of model). */
+/* At most this many samples in one file (each costs ~80 bytes of model; fuzzing builds: fewer,
+ * to stay inside the fuzzer's memory limit). */
+#if defined(LAT_FUZZING) && LAT_FUZZING
+#define STK_MAX_SAMPLES 1000000ull
+#else
 #define STK_MAX_SAMPLES 20000000ull
+#endif
 /* The longest line of a text stack file. */
 #define STK_MAX_LINE (16u << 20)
 
