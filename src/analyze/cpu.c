@@ -499,6 +499,8 @@ int lat_cpu_format_text(const struct lat_cpu_summary *s, FILE *f)
     if (s->period_ns)
         fprintf(f, " (period %.3f ms, ~%.3f s on-CPU)", (double)s->period_ns / 1e6,
                 (double)s->samples * (double)s->period_ns / 1e9);
+    else if (s->samples > 1)
+        fprintf(f, " (no sample times: period and on-CPU time unknown)");
     fprintf(f, ", %llu off-CPU intervals (%.3f s)\n", (unsigned long long)s->off_intervals,
             (double)s->off_ns / 1e9);
     if (!s->samples && !s->off_intervals) return ferror(f) ? -EIO : 0;
