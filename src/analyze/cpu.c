@@ -450,7 +450,9 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
         d->on_ns = (lat_ns)th[i].t.samples * out->period_ns;
         out->nthreads++;
         uint32_t lab = t->tracks[th[i].track].tid_label;
-        if (lab && !(d->label = dup_str(lat_trace_str(t, lab)))) {
+        /* only non-empty names are copied: lat_cpu_summary_fini frees those (an interned name
+         * may start with a NUL byte) */
+        if (lab && lat_trace_str(t, lab)[0] && !(d->label = dup_str(lat_trace_str(t, lab)))) {
             d->label = "";
             goto out;
         }
@@ -465,7 +467,7 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
                 bf = fi;
             }
         }
-        if (bf >= 0 && !(d->top_func = dup_str(ft.f[bf].name))) {
+        if (bf >= 0 && ft.f[bf].name[0] && !(d->top_func = dup_str(ft.f[bf].name))) {
             d->top_func = "";
             goto out;
         }

@@ -527,7 +527,7 @@ static int build(struct P *p, struct stk_build *b, char *why, size_t whysz)
                 }
             }
         } else {
-            qsort(pr->ev, pr->nev, sizeof(*pr->ev), cmp_ev);
+            if (pr->nev) qsort(pr->ev, pr->nev, sizeof(*pr->ev), cmp_ev);
             lat_ns t0 = to_ns(pr->start, f ? f : 1), t1 = to_ns(pr->end, f ? f : 1);
             nstack = 0;
             size_t e = 0;
