@@ -41,6 +41,7 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts);
 int cmd_doctor(int argc, char **argv, const struct lat_opts *opts);
 int cmd_report(int argc, char **argv, const struct lat_opts *opts);
 int cmd_diff(int argc, char **argv, const struct lat_opts *opts);
+int cmd_convert(int argc, char **argv, const struct lat_opts *opts);
 int cmd_version(int argc, char **argv, const struct lat_opts *opts);
 int cmd_help(int argc, char **argv, const struct lat_opts *opts);
 int cmd_selftest(int argc, char **argv, const struct lat_opts *opts);

@@ -21,6 +21,8 @@ static const struct lat_cmd commands[] = {
     {"doctor", cmd_doctor, "ranked findings with evidence, savings and the next step", false},
     {"report", cmd_report, "render a shareable report from traces and bench results", false},
     {"diff", cmd_diff, "compare two runs (before/after)", false},
+    {"convert", cmd_convert, "write any trace latscope reads as Kineto JSON (or CPU stacks)",
+     false},
     {"version", cmd_version, "print the version", false},
     {"help", cmd_help, "show help for latscope or a command", false},
     {"selftest", cmd_selftest, "internal helpers for tests (lint-json, ...)", true},

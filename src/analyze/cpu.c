@@ -450,7 +450,9 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
         d->on_ns = (lat_ns)th[i].t.samples * out->period_ns;
         out->nthreads++;
         uint32_t lab = t->tracks[th[i].track].tid_label;
-        if (lab && !(d->label = dup_str(lat_trace_str(t, lab)))) {
+        /* only non-empty names are copied: lat_cpu_summary_fini frees those (an interned name
+         * may start with a NUL byte) */
+        if (lab && lat_trace_str(t, lab)[0] && !(d->label = dup_str(lat_trace_str(t, lab)))) {
             d->label = "";
             goto out;
         }
@@ -465,7 +467,7 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
                 bf = fi;
             }
         }
-        if (bf >= 0 && !(d->top_func = dup_str(ft.f[bf].name))) {
+        if (bf >= 0 && ft.f[bf].name[0] && !(d->top_func = dup_str(ft.f[bf].name))) {
             d->top_func = "";
             goto out;
         }
@@ -499,6 +501,8 @@ int lat_cpu_format_text(const struct lat_cpu_summary *s, FILE *f)
     if (s->period_ns)
         fprintf(f, " (period %.3f ms, ~%.3f s on-CPU)", (double)s->period_ns / 1e6,
                 (double)s->samples * (double)s->period_ns / 1e9);
+    else if (s->samples > 1)
+        fprintf(f, " (no sample times: period and on-CPU time unknown)");
     fprintf(f, ", %llu off-CPU intervals (%.3f s)\n", (unsigned long long)s->off_intervals,
             (double)s->off_ns / 1e9);
     if (!s->samples && !s->off_intervals) return ferror(f) ? -EIO : 0;
@@ -527,9 +531,12 @@ int lat_cpu_format_text(const struct lat_cpu_summary *s, FILE *f)
             break;
         }
         shown++;
-        fprintf(f, "%8lld %8lld %10.3f %10.3f %8llu  %-16s %s\n", (long long)t->pid,
-                (long long)t->tid, (double)t->on_ns / 1e9, (double)t->off_ns / 1e9,
-                (unsigned long long)t->samples, t->label[0] ? t->label : "-", t->top_func);
+        /* on-CPU time is samples x period: unknown without a period (untimed stack files) */
+        char on[32] = "         -";
+        if (s->period_ns) snprintf(on, sizeof(on), "%10.3f", (double)t->on_ns / 1e9);
+        fprintf(f, "%8lld %8lld %s %10.3f %8llu  %-16s %s\n", (long long)t->pid, (long long)t->tid,
+                on, (double)t->off_ns / 1e9, (unsigned long long)t->samples,
+                t->label[0] ? t->label : "-", t->top_func);
     }
     return ferror(f) ? -EIO : 0;
 }

@@ -500,7 +500,12 @@ static void j_cpu(struct jsonw *w, const struct lat_cpu_summary *s)
         jsonw_ns_as_us(w, s->period_ns);
     else
         jsonw_null(w);
-    j_us(w, "on_cpu_us", (lat_ns)s->samples * s->period_ns);
+    if (s->period_ns) {
+        j_us(w, "on_cpu_us", (lat_ns)s->samples * s->period_ns);
+    } else { /* unknown without a period (untimed stack files) */
+        jsonw_key(w, "on_cpu_us");
+        jsonw_null(w);
+    }
     jsonw_key(w, "off_cpu_intervals");
     jsonw_u64(w, s->off_intervals);
     j_us(w, "off_cpu_us", s->off_ns);
@@ -552,7 +557,12 @@ static void j_cpu(struct jsonw *w, const struct lat_cpu_summary *s)
         jsonw_str(w, t->label);
         jsonw_key(w, "samples");
         jsonw_u64(w, t->samples);
-        j_us(w, "on_cpu_us", t->on_ns);
+        if (s->period_ns) {
+            j_us(w, "on_cpu_us", t->on_ns);
+        } else {
+            jsonw_key(w, "on_cpu_us");
+            jsonw_null(w);
+        }
         j_us(w, "off_cpu_us", t->off_ns);
         jsonw_key(w, "off_cpu_intervals");
         jsonw_u64(w, t->off_intervals);

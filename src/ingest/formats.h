@@ -67,4 +67,17 @@ int ingest_tf_finish(struct lat_trace *t);
  * process named "<host> /host:CPU" or "/device:..."). */
 bool ingest_tf_chrome_like(const struct lat_trace *t);
 
+/* CPU stack files (stacks.h: CPU samples as `latscope trace --cpu` records them). folded.c:
+ * collapsed stacks (py-spy raw, stackcollapse-*.pl), no timestamps. */
+int ingest_folded_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
+                       struct lat_trace **out, char *err, size_t errsz);
+/* perfscript.c: `perf script` text. */
+int ingest_perf_script_load(struct ingest_src *src, const char *name,
+                            const struct lat_ingest_opts *opts, struct lat_trace **out, char *err,
+                            size_t errsz);
+/* speedscope.c: speedscope JSON (py-spy --format speedscope), sampled and evented profiles. */
+int ingest_speedscope_load(struct ingest_src *src, const char *name,
+                           const struct lat_ingest_opts *opts, struct lat_trace **out, char *err,
+                           size_t errsz);
+
 #endif

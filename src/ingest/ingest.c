@@ -86,10 +86,46 @@ static bool sniff_protobuf(const unsigned char *h, size_t n, const char *path)
            has_suffix(path, ".xspace");
 }
 
-/* `perf script`: "comm  pid[/tid] [cpu] secs.usecs: [period] event:" then indented frames. */
+/* One `perf script` sample header in h[i..end): a "digits.digits:" token (the time) and, after
+ * it and an optional period, an event token ending in ':'. */
+static bool perf_header(const unsigned char *h, size_t i, size_t end)
+{
+    for (size_t j = i; j + 2 < end; j++) {
+        if (!isdigit(h[j]) || (j > i && h[j - 1] != ' ' && h[j - 1] != '\t')) continue;
+        size_t k = j;
+        while (k < end && isdigit(h[k]))
+            k++;
+        if (k >= end || h[k] != '.') continue;
+        size_t d = ++k;
+        while (k < end && isdigit(h[k]))
+            k++;
+        if (k == d || k >= end || h[k] != ':') continue;
+        k++;
+        for (int tok = 0; tok < 2; tok++) { /* [PERIOD] EVENT: */
+            while (k < end && (h[k] == ' ' || h[k] == '\t'))
+                k++;
+            size_t a = k;
+            while (k < end && h[k] != ' ' && h[k] != '\t')
+                k++;
+            if (k > a + 1 && h[k - 1] == ':') return true;
+            bool num = k > a;
+            for (size_t q = a; q < k; q++)
+                num = num && isdigit(h[q]);
+            if (!num) return false;
+        }
+        return false;
+    }
+    return false;
+}
+
+/* `perf script`: "comm  pid[/tid] [cpu] secs.usecs: [period] event:" then indented frames (or,
+ * without callchains, the next sample's header); or a name perf-script files get, when the
+ * content cannot say (an empty file). */
 static bool sniff_perf_script(const unsigned char *h, size_t n, const char *path)
 {
-    (void)path;
+    bool named = has_suffix(path, ".perf-script") || has_suffix(path, ".perf-script.txt") ||
+                 has_suffix(path, ".perf-script.gz") || has_suffix(path, ".perf-script.txt.gz");
+    if (n == 0 || (named && !looks_json(h, n))) return named; /* its reader says what is wrong */
     if (!looks_text(h, n > 4096 ? 4096 : n) || looks_json(h, n)) return false;
     size_t i = 0;
     while (i < n && h[i] == '#') /* perf script --header lines */
@@ -98,25 +134,16 @@ static bool sniff_perf_script(const unsigned char *h, size_t n, const char *path
     size_t end = i;
     while (end < n && h[end] != '\n')
         end++;
-    if (end >= n) return false;
-    /* a "digits.digits:" token on the first line */
-    bool stamp = false;
-    for (size_t j = i; j + 2 < end && !stamp; j++) {
-        if (!isdigit(h[j]) || (j > i && h[j - 1] != ' ')) continue;
-        size_t k = j;
-        while (k < end && isdigit(h[k]))
-            k++;
-        if (k < end && h[k] == '.') {
-            size_t d = ++k;
-            while (k < end && isdigit(h[k]))
-                k++;
-            stamp = k > d && k < end && h[k] == ':';
-        }
-    }
-    if (!stamp) return false;
-    /* the next line: a frame ("\t  addr sym (dso)") */
+    if (end >= n || !perf_header(h, i, end)) return false;
+    /* the next line: a frame ("\t  addr sym (dso)"), or another header */
     size_t j = end + 1;
-    if (j >= n || (h[j] != '\t' && h[j] != ' ')) return false;
+    if (j >= n) return false;
+    if (h[j] != '\t' && h[j] != ' ') {
+        size_t e2 = j;
+        while (e2 < n && h[e2] != '\n')
+            e2++;
+        return perf_header(h, j, e2);
+    }
     while (j < n && (h[j] == '\t' || h[j] == ' '))
         j++;
     return j < n && isxdigit(h[j]);
@@ -124,7 +151,9 @@ static bool sniff_perf_script(const unsigned char *h, size_t n, const char *path
 
 static bool sniff_speedscope(const unsigned char *h, size_t n, const char *path)
 {
-    (void)path;
+    if ((n == 0 || looks_json(h, n)) &&
+        (has_suffix(path, ".speedscope.json") || has_suffix(path, ".speedscope.json.gz")))
+        return true;
     return looks_json(h, n) && memmem(h, n, "speedscope.app/file-format-schema", 33) != NULL;
 }
 
@@ -247,8 +276,11 @@ static bool sniff_ncu(const unsigned char *h, size_t n, const char *path)
 }
 
 /* CSV: text whose first line has at least two commas and does not start like JSON. */
+static bool sniff_collapsed(const unsigned char *h, size_t n, const char *path);
+
 static bool sniff_csv(const unsigned char *h, size_t n, const char *path)
 {
+    if (sniff_collapsed(h, n, path)) return false; /* C++ frames hold commas */
     if (looks_json(h, n) || !looks_text(h, n > 4096 ? 4096 : n)) return false;
     if (has_suffix(path, ".csv") || has_suffix(path, ".csv.gz")) return true;
     size_t commas = 0;
@@ -257,19 +289,42 @@ static bool sniff_csv(const unsigned char *h, size_t n, const char *path)
     return commas >= 2 && memchr(h, '\n', n) != NULL;
 }
 
-/* Collapsed stacks (py-spy --format raw, stackcollapse-*.pl): "a;b;c COUNT" lines. */
+/* Collapsed stacks (py-spy --format raw, stackcollapse-*.pl): "a;b;c COUNT" lines: the first
+ * complete lines (up to 8) all end in " COUNT" and one has a ';' (or the name says .folded /
+ * .collapsed: then also an empty file, for its reader to explain). */
 static bool sniff_collapsed(const unsigned char *h, size_t n, const char *path)
 {
-    (void)path;
-    if (looks_json(h, n) || !looks_text(h, n > 4096 ? 4096 : n)) return false;
-    const unsigned char *nl = memchr(h, '\n', n);
-    if (!nl || nl == h) return false;
-    size_t e = (size_t)(nl - h);
-    if (e && h[e - 1] == '\r') e--;
-    size_t d = e;
-    while (d > 0 && isdigit(h[d - 1]))
-        d--;
-    return d < e && d > 0 && h[d - 1] == ' ' && memchr(h, ';', d) != NULL;
+    bool named = has_suffix(path, ".folded") || has_suffix(path, ".collapsed") ||
+                 has_suffix(path, ".folded.gz") || has_suffix(path, ".collapsed.gz");
+    if (n == 0 || named) return named; /* its reader says what is wrong */
+    /* "[unknown];main 3" starts like a JSON array, but no JSON value starts with a letter
+     * other than t/f/n */
+    size_t j;
+    int c = first_char(h, n, &j);
+    if (c == '{') return false;
+    if (c == '[') {
+        int d = j + 1 < n ? first_char(h + j + 1, n - j - 1, NULL) : -1;
+        if (d < 0 || strchr("{[\"]-0123456789tfn", d)) return false;
+    }
+    if (!looks_text(h, n > 4096 ? 4096 : n)) return false;
+    size_t i = 0, lines = 0;
+    bool semi = false;
+    while (i < n && lines < 8) {
+        const unsigned char *nl = memchr(h + i, '\n', n - i);
+        if (!nl) break;
+        size_t e = (size_t)(nl - h);
+        if (e > i && h[e - 1] == '\r') e--;
+        if (e > i) {
+            size_t d = e;
+            while (d > i && isdigit(h[d - 1]))
+                d--;
+            if (d == e || d == i || h[d - 1] != ' ') return false;
+            semi = semi || memchr(h + i, ';', d - i) != NULL;
+            lines++;
+        }
+        i = (size_t)(nl - h) + 1;
+    }
+    return lines && semi;
 }
 
 /* Text that cannot start a JSON document (a log, a report): named instead of a JSON error. */
@@ -335,10 +390,8 @@ static const struct ingest_format formats[] = {
      "onnxruntime_profile_*.json"},
     {"protobuf", "a protobuf file (a TensorFlow/JAX .xplane.pb?)", sniff_protobuf,
      ingest_xplane_load, NULL},
-    {"perf-script", "`perf script` text", sniff_perf_script, NULL,
-     "for CPU samples record with `latscope trace --cpu -- CMD`"},
-    {"speedscope", "a speedscope profile", sniff_speedscope, NULL,
-     "record with py-spy `--format chrometrace`, or `latscope trace --cpu -- CMD`"},
+    {"perf-script", "`perf script` text", sniff_perf_script, ingest_perf_script_load, NULL},
+    {"speedscope", "a speedscope profile", sniff_speedscope, ingest_speedscope_load, NULL},
     {"trtexec-profile", "a trtexec --exportProfile file (layer averages, no timeline)",
      sniff_trtexec, ingest_trt_load, NULL},
     /* TensorRT (trt.c, trt-log.c): the other trtexec exports, TREx metadata, trtexec's log */
@@ -353,7 +406,7 @@ static const struct ingest_format formats[] = {
     {"ncu", "an `ncu --csv` report", sniff_ncu, ingest_ncu_load, NULL},
     {"csv", "CSV text (an nsys/ncu report?)", sniff_csv, NULL, "pass the trace file itself"},
     {"collapsed-stacks", "collapsed stack samples (py-spy raw, stackcollapse)", sniff_collapsed,
-     NULL, "record with `latscope trace --cpu -- CMD` or py-spy `--format chrometrace`"},
+     ingest_folded_load, NULL},
     {"text", "a text file, not JSON (a log?)", sniff_text, NULL, "pass the trace file itself"},
     /* last: any JSON (and anything not recognised above: the JSON reader says what is wrong) */
     {"kineto", "Kineto/Chrome trace JSON", sniff_any, load_json, NULL},

@@ -5,9 +5,10 @@
  * format is sniffed from the first (decompressed) bytes and the name (the formats[] table of
  * ingest.c): Kineto / PyTorch profiler traces (current, 2022 and 2021 layouts), the legacy
  * PyTorch array format, and any Chrome trace-event JSON (ONNX Runtime profiles load as generic
- * Chrome), and Nsight Systems SQLite exports (nsys.c, with libsqlite3). Inputs it recognises
- * but cannot read (other SQLite files, protobuf, CSV, `perf script` text,
- * speedscope, trtexec profiles, .nsys-rep, ...) fail with LAT_E_NOT_TRACE and a message that
+ * Chrome), Nsight Systems SQLite exports (nsys.c, with libsqlite3), and CPU stack files as CPU
+ * samples (speedscope.c, perfscript.c, folded.c: py-spy speedscope/raw, `perf script` text,
+ * collapsed stacks). Inputs it recognises but cannot read (other SQLite files, protobuf, CSV,
+ * trtexec profiles, .nsys-rep, ...) fail with LAT_E_NOT_TRACE and a message that
  * names the format and what to do. ingest_paths() loads files and directories into one set;
  * ingest_dir() one directory of per-rank traces. Accepted inputs and what is kept:
  * docs/trace-input.md.
@@ -155,9 +156,9 @@ int ingest_trt_engine_open(const char *prefix, const struct lat_ingest_opts *opt
 /* The name of the format the first bytes (decompressed) and path look like: "kineto" (any
  * JSON: the Kineto/Chrome reader decides), "ort" (an ONNX Runtime profile, read by the same
  * reader), "sqlite" (an SQLite file: the nsys reader loads nsys exports and names other
- * SQLite files), or the name of a format latscope recognises but cannot read ("nsys-rep",
- * "protobuf", "csv", "perf-script", "speedscope", "trtexec-profile", "onnx-model",
- * "collapsed-stacks", "text"). path may be NULL. */
+ * SQLite files), "perf-script", "speedscope", "collapsed-stacks" (CPU stack files), or the
+ * name of a format latscope recognises but cannot read ("nsys-rep", "protobuf", "csv",
+ * "trtexec-profile", "onnx-model", "text"). path may be NULL. */
 const char *ingest_sniff(const void *head, size_t n, const char *path);
 
 /* Loads every *.json and *.json.gz file of dir, several at once (one thread per online CPU, at

@@ -74,6 +74,7 @@ struct kx {
     uint64_t next_progress;
     /* what the input looked like, for trace->format */
     bool top_object, saw_schema, saw_2021, saw_legacy_pid, saw_ort, saw_ph, saw_events_key;
+    bool ort_converted; /* metadata latscope_converted_from "ort" (latscope convert) */
     bool saw_chakra;
     int64_t nevents_in;    /* elements of traceEvents */
     uint64_t nmeta_in;     /* ph M elements */
@@ -1214,6 +1215,8 @@ static int kx_meta(struct kx *k, const struct json_token *v)
     size_t rn = k->raw.len;
     if (!strcmp(key, "schemaVersion")) {
         k->saw_schema = true;
+    } else if (!strcmp(key, "latscope_converted_from")) {
+        k->ort_converted = rn == 5 && !memcmp(raw, "\"ort\"", 5);
     } else if (!strcmp(key, "deviceProperties") || !strcmp(key, "computeProperties")) {
         k->saw_schema = true;
         rc = kx_devices(k, raw, rn);
@@ -1363,7 +1366,7 @@ static void kx_finish(struct kx *k)
         t->format = "chakra";
     else if (k->saw_legacy_pid && !k->top_object)
         t->format = "pytorch-legacy";
-    else if (k->saw_ort && !k->top_object)
+    else if (k->saw_ort && (!k->top_object || k->ort_converted))
         t->format = "ort";
     else if (k->saw_2021)
         t->format = "kineto-2021";

@@ -9,6 +9,7 @@
  */
 #include "ingest/ingest.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc) {
         if (t || !err[0]) abort();
     } else {
-        /* only the JSON rows and nsys exports (a valid SQLite database with its tables) load */
-        if (strcmp(fmt, "kineto") && strcmp(fmt, "ort") &&
+        /* only the JSON rows, nsys exports (a valid SQLite database with its tables) and the
+         * CPU stack files (loaded as the format sniffed) load */
+        bool stacks = (!strcmp(fmt, "perf-script") || !strcmp(fmt, "speedscope") ||
+                       !strcmp(fmt, "collapsed-stacks")) &&
+                      !strcmp(t->format, fmt);
+        if (strcmp(fmt, "kineto") && strcmp(fmt, "ort") && !stacks &&
             !(!strcmp(fmt, "sqlite") && !strcmp(t->format, "nsys")))
             abort();
         lat_trace_free(t);

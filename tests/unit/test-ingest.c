@@ -71,6 +71,18 @@ TEST(ingest_sniff_names_formats)
          "speedscope"},
         {"[\n  { \"count\" : 1 }\n, { \"name\" : \"c\" }]", NULL, "trtexec-profile"},
         {"main (a.py:1);f (a.py:2) 12\n", NULL, "collapsed-stacks"},
+        /* CPU stack files (issue 15): no callchain, names for empty/garbage, C++ commas */
+        {"perf 12 10.5: 10 cycles:  4005d0 main (/a)\nperf 12 10.6: 10 cycles:  4005d0 f (/a)\n",
+         NULL, "perf-script"},
+        {"", "x.perf-script.txt", "perf-script"},
+        {"\x01garbage", "x.perf-script", "perf-script"},
+        {"", "x.speedscope.json", "speedscope"},
+        {"", "py.folded", "collapsed-stacks"},
+        {"\x01\x02", "py.collapsed", "collapsed-stacks"},
+        {" 15\nmain (a.py:1);f (a.py:2) 12\n", NULL, "collapsed-stacks"},
+        {"a;std::map<int, int, less>::find 3\nmain 1\n", NULL, "collapsed-stacks"},
+        {"[unknown] 15\n[libc.so.6];main 3\n", NULL, "collapsed-stacks"},
+        {"main 5\nother 2\n", NULL, "text"}, /* no ';' anywhere: not taken for stacks */
         {"==PROF== Connected to process\n", NULL, "text"},
         {"not json", NULL, "kineto"}, /* could be 'null': the JSON reader says what is wrong */
         {"42", NULL, "kineto"},

@@ -1,0 +1,247 @@
+/*
+ * cmd-convert.c - `latscope convert IN -o OUT`: any input latscope reads (Kineto/Chrome JSON,
+ * ONNX Runtime profiles, nsys SQLite exports, py-spy/perf/collapsed CPU stack files) written as
+ * Kineto JSON through the exporter (export/kineto_write.h), so Perfetto, TensorBoard and HTA
+ * open it; or, for CPU samples, as folded stacks or an SVG flame graph (capture/cpu/stacks.h).
+ * The output path is checked before the input is read. docs/latscope-convert.md.
+ */
+#define PR_FMT "convert"
+#include "capture/cpu/stacks.h"
+#include "core/err.h"
+#include "core/log.h"
+#include "export/kineto_write.h"
+#include "ingest/ingest.h"
+#include "latscope.h"
+#include "model/events.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+    "usage: latscope convert [OPTIONS] INPUT -o OUTPUT\n"
+    "\n"
+    "Reads one trace (anything `analyze` reads: Kineto/Chrome JSON, ONNX Runtime profiles,\n"
+    "nsys SQLite exports, py-spy speedscope / raw, collapsed stacks, `perf script` text) and\n"
+    "writes it again. The output's name picks the format:\n"
+    "  *.json               Kineto trace JSON (Perfetto, TensorBoard, HTA, `latscope analyze`)\n"
+    "  *.json.gz            the same, gzip-compressed\n"
+    "  *.folded, *.collapsed  folded stacks of the CPU samples (flamegraph.pl, speedscope)\n"
+    "  *.svg                an SVG flame graph of the CPU samples\n"
+    "  -                    Kineto JSON on stdout\n"
+    "\n"
+    "  -o, --output FILE    where to write (required; checked before the input is read)\n"
+    "  --pretty             indented JSON\n"
+    "  --title TEXT         the flame graph's title (default: the input's name)\n"
+    "\n"
+    "Exit status: 0 written, 1 the output could not be written completely, 2 usage or input\n"
+    "error (nothing written). See docs/latscope-convert.md.\n";
+
+enum out_kind { OUT_KINETO, OUT_FOLDED, OUT_SVG };
+
+static bool has_sfx(const char *s, const char *suf)
+{
+    size_t l = strlen(s), k = strlen(suf);
+    return l >= k && strcasecmp(s + l - k, suf) == 0;
+}
+
+/* 0 when path can be written (created and removed again when new), else an error printed. */
+static int check_writable(const char *path)
+{
+    if (!strcmp(path, "-")) return 0;
+    struct stat sb;
+    int fd;
+    if (stat(path, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode)) {
+            pr_err("-o %s: is a directory, give a file name; nothing was read\n", path);
+            return -1;
+        }
+        fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0 && errno == ENXIO) return 0; /* a FIFO whose reader comes later */
+    } else {
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd >= 0) unlink(path);
+    }
+    if (fd < 0) {
+        pr_err("-o %s: cannot write there (%s); nothing was read\n", path, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
+/* The on-CPU samples of t as a stackset (frames split at ';'); returns the sample count. */
+static uint64_t build_stacks(const struct lat_trace *t, struct stackset *ss, int *err)
+{
+    uint32_t k_stack = strtab_find(&t->strs, "stack", 5);
+    uint32_t k_state = strtab_find(&t->strs, "state", 5);
+    uint64_t n = 0;
+    uint32_t *fr = NULL;
+    size_t cap = 0;
+    *err = 0;
+    for (size_t i = 0; i < t->ev.n && !*err; i++) {
+        if (t->ev.kind[i] != LAT_EV_CPU_SAMPLE) continue;
+        const char *stack = "[unknown]";
+        bool off = false;
+        for (uint32_t a = 0; a < t->ev.nargs[i]; a++) {
+            const struct lat_arg *arg = &t->args[t->ev.args[i] + a];
+            if (arg->key == k_stack && arg->type == LAT_ARG_STR && arg->str)
+                stack = lat_trace_str(t, arg->str);
+            if (arg->key == k_state && arg->type == LAT_ARG_STR)
+                off = !strcmp(lat_trace_str(t, arg->str), "off");
+        }
+        if (off) continue; /* off-CPU intervals are time, not samples */
+        size_t nf = 0;
+        for (const char *p = stack;;) {
+            const char *e = strchr(p, ';');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            if (nf == cap) {
+                cap = cap ? cap * 2 : 64;
+                fr = xrealloc(fr, cap * sizeof(*fr));
+            }
+            if ((*err = stackset_frame(ss, p, len, &fr[nf]))) break;
+            nf++;
+            if (!e) break;
+            p = e + 1;
+        }
+        uint32_t id;
+        if (*err || (*err = stackset_intern(ss, fr, (uint32_t)nf, &id))) break;
+        ss->stacks[id].count++;
+        n++;
+    }
+    free(fr);
+    return n;
+}
+
+int cmd_convert(int argc, char **argv, const struct lat_opts *opts)
+{
+    (void)opts;
+    const char *in = NULL, *out = NULL, *title = NULL;
+    bool pretty = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (lat_is_help(a)) {
+            fputs(usage_text, stdout);
+            return LAT_EXIT_OK;
+        }
+        if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--title")) {
+            if (i + 1 >= argc) {
+                pr_err("%s needs a value\n", a);
+                return LAT_EXIT_USAGE;
+            }
+            if (!strcmp(a, "--title"))
+                title = argv[++i];
+            else
+                out = argv[++i];
+        } else if (!strcmp(a, "--pretty")) {
+            pretty = true;
+        } else if (a[0] == '-' && a[1]) {
+            pr_err("unknown option '%s' (see latscope convert --help)\n", a);
+            return LAT_EXIT_USAGE;
+        } else if (in) {
+            pr_err("one input at a time (got '%s' and '%s'): convert each file\n", in, a);
+            return LAT_EXIT_USAGE;
+        } else {
+            in = a;
+        }
+    }
+    if (!in || !out) {
+        pr_err("%s\n", !in ? "no input given: latscope convert INPUT -o OUTPUT"
+                           : "no output given: add -o OUTPUT (.json, .json.gz, .folded or .svg)");
+        return LAT_EXIT_USAGE;
+    }
+    if (check_writable(out)) return LAT_EXIT_USAGE; /* before the input is read */
+    enum out_kind kind = OUT_KINETO;
+    if (has_sfx(out, ".folded") || has_sfx(out, ".collapsed"))
+        kind = OUT_FOLDED;
+    else if (has_sfx(out, ".svg"))
+        kind = OUT_SVG;
+    else if (strcmp(out, "-") && !has_sfx(out, ".json") && !has_sfx(out, ".json.gz") &&
+             !has_sfx(out, ".gz")) {
+        pr_err("-o %s: the name says which format to write: .json or .json.gz (Kineto), "
+               ".folded / .collapsed (folded stacks) or .svg (flame graph)\n",
+               out);
+        return LAT_EXIT_USAGE;
+    }
+
+    /* every arg: the promoted ones (stream, correlation, External id...) are written back */
+    struct lat_ingest_opts io = {.flags = LAT_INGEST_ARGS_ALL};
+    struct lat_ingest_set *set = lat_load_traces("convert", &in, 1, &io);
+    if (!set) return LAT_EXIT_USAGE;
+    size_t loaded = ingest_set_loaded(set);
+    if (loaded != 1) {
+        pr_err("%s: holds %zu traces; convert writes one: convert each file\n", in, loaded);
+        ingest_set_free(set);
+        return LAT_EXIT_USAGE;
+    }
+    struct lat_trace *t = NULL;
+    for (size_t i = 0; i < set->n && !t; i++)
+        t = set->files[i].trace;
+
+    int rc = 0, ret = LAT_EXIT_OK;
+    if (kind == OUT_KINETO) {
+        /* provenance; and how the reader gives an ONNX Runtime profile its meaning again */
+        bool have = false;
+        for (size_t i = 0; i < t->nmeta && !have; i++)
+            have = !strcmp(lat_trace_str(t, t->meta[i].key), "latscope_converted_from");
+        if (!have && t->format) {
+            char v[64];
+            snprintf(v, sizeof(v), "\"%s\"", t->format);
+            uint32_t k, val;
+            if (lat_trace_intern(t, "latscope_converted_from", 23, &k) ||
+                lat_trace_intern(t, v, strlen(v), &val) || lat_trace_add_meta(t, k, val)) {
+                pr_err("%s\n", lat_strerror(-ENOMEM));
+                ingest_set_free(set);
+                return LAT_EXIT_FAILURE;
+            }
+        }
+        struct kineto_write_opts wo = {.pretty = pretty, .gzip = -1};
+        rc = kineto_write_file(t, out, &wo);
+        if (rc) {
+            pr_err("%s: write failed: %s\n", out, lat_strerror(rc));
+            ret = LAT_EXIT_FAILURE;
+        } else {
+            pr_info("wrote %s: %zu events (%s) from %s\n", out, t->ev.n,
+                    t->format ? t->format : "trace", in);
+        }
+    } else {
+        struct stackset ss;
+        stackset_init(&ss);
+        int e = 0;
+        uint64_t n = build_stacks(t, &ss, &e);
+        if (e) {
+            pr_err("%s: %s\n", in, lat_strerror(e));
+            ret = LAT_EXIT_FAILURE;
+        } else if (!n) {
+            pr_err("%s: no CPU samples to draw (%s output needs a CPU sampler's trace: `latscope "
+                   "trace --cpu`, py-spy, perf script, collapsed stacks); nothing written\n",
+                   in, kind == OUT_SVG ? "flame graph" : "folded");
+            ret = LAT_EXIT_USAGE;
+        } else {
+            FILE *f = !strcmp(out, "-") ? stdout : fopen(out, "w");
+            if (!f) {
+                pr_err("%s: %s\n", out, strerror(errno));
+                ret = LAT_EXIT_FAILURE;
+            } else {
+                rc = kind == OUT_SVG ? stackset_write_svg(&ss, f, title ? title : in)
+                                     : stackset_write_folded(&ss, f);
+                if (f != stdout && fclose(f) && !rc) rc = -errno;
+                if (rc) {
+                    pr_err("%s: write failed: %s\n", out, lat_strerror(rc));
+                    ret = LAT_EXIT_FAILURE;
+                } else {
+                    pr_info("wrote %s: %llu samples, %u distinct stacks from %s\n", out,
+                            (unsigned long long)n, ss.nstacks, in);
+                }
+            }
+        }
+        stackset_fini(&ss);
+    }
+    ingest_set_free(set);
+    return ret;
+}

@@ -1,0 +1,79 @@
+/*
+ * stacks.h - what the CPU stack-file readers share (folded.c, perfscript.c, speedscope.c).
+ * Internal to src/ingest/.
+ *
+ * They fill the model exactly as `latscope trace --cpu` does (capture/cpuprof.h): one
+ * LAT_EV_CPU_SAMPLE instant per sample on its thread's track, name = leaf frame, cat
+ * "cpu_sample", arg "stack" (frames root-first, ';'-separated) and arg "state" = "on". Frame
+ * names follow the capture's conventions, so analyze/cpu.c merges and colours them the same way:
+ * Python frames "py:func (file:line)", kernel frames "func_[k]", a native frame without a symbol
+ * "[module]", an empty stack "[unknown]". Samples of one stack share their two args.
+ */
+#ifndef LAT_INGEST_STACKS_H
+#define LAT_INGEST_STACKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "ingest/source.h"
+#include "model/events.h"
+
+/* At most this many samples in one file (each costs ~80 bytes of model; fuzzing builds: fewer,
+ * to stay inside the fuzzer's memory limit). */
+#if defined(LAT_FUZZING) && LAT_FUZZING
+#define STK_MAX_SAMPLES 1000000ull
+#else
+#define STK_MAX_SAMPLES 20000000ull
+#endif
+/* The longest line of a text stack file. */
+#define STK_MAX_LINE (16u << 20)
+
+struct stk_build {
+    struct lat_trace *t;
+    uint32_t k_stack, k_state, v_on, cat, unknown;
+    uint64_t samples;
+    struct lat_buf stack; /* the stack being built, root-first */
+    size_t nframes;
+    uint32_t *arg_of; /* stack string id -> first arg index + 1 (shared args) */
+    size_t arg_of_cap;
+};
+
+/* New trace with format `format`; 0 or -ENOMEM. */
+int stk_init(struct stk_build *b, const char *format);
+/* Frees what b holds, the trace too unless it was taken (b->t = NULL). */
+void stk_fini(struct stk_build *b);
+/* Track (pid, tid), labelled with label[0..n) when it has none (label may be NULL). */
+int stk_track(struct stk_build *b, int64_t pid, int64_t tid, const char *label, size_t n,
+              uint32_t *track);
+void stk_reset(struct stk_build *b);
+/* Appends one frame as it is (';', NUL and line breaks become ':'). */
+int stk_push(struct stk_build *b, const char *f, size_t n);
+/* Appends a frame written as py-spy does: "func (file.py:line)" -> "py:func (file.py:line)";
+ * "0x7f.. (libc.so.6)" -> "[libc.so.6]"; "sym (libfoo.so)" -> "sym"; anything else as it is. */
+int stk_push_pyspy(struct stk_build *b, const char *f, size_t n);
+/* Appends a frame from a name and file (speedscope): Python files give "py:name (file:line)"
+ * (line < 0: "py:name (file)"), native ones as stk_push_pyspy. */
+int stk_push_named(struct stk_build *b, const char *name, size_t nn, const char *file, size_t fn,
+                   int64_t line);
+/* Adds `count` samples of the current stack at ts on track. LAT_E_OVERFLOW past
+ * STK_MAX_SAMPLES. */
+int stk_emit(struct stk_build *b, uint32_t track, lat_ns ts, uint64_t count);
+/* Adds metadata key = raw JSON value. */
+int stk_meta(struct stk_build *b, const char *key, const char *json);
+
+/* Lines of a source, across chunks. */
+struct stk_lines {
+    struct ingest_src *src;
+    const char *p, *end;
+    struct lat_buf carry;
+    uint64_t lineno, bytes;
+    bool eof, unterminated; /* unterminated: the line returned last had no '\n' */
+};
+void stk_lines_init(struct stk_lines *L, struct ingest_src *src);
+/* Next line without its "\n" / "\r\n": 1, 0 at the end, < 0 (error in err, "why" only). */
+int stk_line(struct stk_lines *L, const char **line, size_t *len, char *err, size_t errsz);
+void stk_lines_fini(struct stk_lines *L);
+
+#endif
