@@ -34,13 +34,44 @@ static const char usage_text[] =
     "  *.folded, *.collapsed  folded stacks of the CPU samples (flamegraph.pl, speedscope)\n"
     "  *.svg                an SVG flame graph of the CPU samples\n"
     "  -                    Kineto JSON on stdout\n"
-    "\n"
-    "  -o, --output FILE    where to write (required; checked before the input is read)\n"
-    "  --pretty             indented JSON\n"
-    "  --title TEXT         the flame graph's title (default: the input's name)\n"
-    "\n"
+    "\n";
+
+static const char footer_text[] =
     "Exit status: 0 written, 1 the output could not be written completely, 2 usage or input\n"
     "error (nothing written). See docs/latscope-convert.md.\n";
+
+enum { OPT_OUTPUT, OPT_PRETTY, OPT_TITLE };
+
+static const struct cli_opt options[] = {
+    {"output", 'o', "FILE", OPT_OUTPUT, 0,
+     "where to write (required; checked before the input is read)"},
+    {"pretty", 0, NULL, OPT_PRETTY, 0, "indented JSON"},
+    {"title", 0, "TEXT", OPT_TITLE, 0, "the flame graph's title (default: the input's name)"},
+    {0},
+};
+
+struct convert_args {
+    const char *out, *title;
+    bool pretty;
+};
+
+static int on_opt(void *ctx, int id, const char *v)
+{
+    struct convert_args *a = ctx;
+    switch (id) {
+    case OPT_OUTPUT:
+        a->out = v;
+        return 0;
+    case OPT_TITLE:
+        a->title = v;
+        return 0;
+    case OPT_PRETTY:
+        a->pretty = true;
+        return 0;
+    }
+    pr_err("internal error: option %d is not handled\n", id);
+    return -1;
+}
 
 enum out_kind { OUT_KINETO, OUT_FOLDED, OUT_SVG };
 
@@ -48,31 +79,6 @@ static bool has_sfx(const char *s, const char *suf)
 {
     size_t l = strlen(s), k = strlen(suf);
     return l >= k && strcasecmp(s + l - k, suf) == 0;
-}
-
-/* 0 when path can be written (created and removed again when new), else an error printed. */
-static int check_writable(const char *path)
-{
-    if (!strcmp(path, "-")) return 0;
-    struct stat sb;
-    int fd;
-    if (stat(path, &sb) == 0) {
-        if (S_ISDIR(sb.st_mode)) {
-            pr_err("-o %s: is a directory, give a file name; nothing was read\n", path);
-            return -1;
-        }
-        fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-        if (fd < 0 && errno == ENXIO) return 0; /* a FIFO whose reader comes later */
-    } else {
-        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd >= 0) unlink(path);
-    }
-    if (fd < 0) {
-        pr_err("-o %s: cannot write there (%s); nothing was read\n", path, strerror(errno));
-        return -1;
-    }
-    close(fd);
-    return 0;
 }
 
 /* The on-CPU samples of t as a stackset (frames split at ';'); returns the sample count. */
@@ -121,41 +127,31 @@ static uint64_t build_stacks(const struct lat_trace *t, struct stackset *ss, int
 int cmd_convert(int argc, char **argv, const struct lat_opts *opts)
 {
     (void)opts;
-    const char *in = NULL, *out = NULL, *title = NULL;
-    bool pretty = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (lat_is_help(a)) {
-            fputs(usage_text, stdout);
-            return LAT_EXIT_OK;
-        }
-        if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--title")) {
-            if (i + 1 >= argc) {
-                pr_err("%s needs a value\n", a);
-                return LAT_EXIT_USAGE;
-            }
-            if (!strcmp(a, "--title"))
-                title = argv[++i];
-            else
-                out = argv[++i];
-        } else if (!strcmp(a, "--pretty")) {
-            pretty = true;
-        } else if (a[0] == '-' && a[1]) {
-            pr_err("unknown option '%s' (see latscope convert --help)\n", a);
-            return LAT_EXIT_USAGE;
-        } else if (in) {
-            pr_err("one input at a time (got '%s' and '%s'): convert each file\n", in, a);
-            return LAT_EXIT_USAGE;
-        } else {
-            in = a;
-        }
+    struct convert_args args = {0};
+    struct cli_spec spec = {"convert", usage_text, footer_text, options, on_opt, &args, false};
+    struct cli_result cr;
+    int prc = cli_parse(&spec, argc, argv, &cr);
+    if (prc == CLI_HELP) {
+        cli_help(stdout, &spec);
+        return LAT_EXIT_OK;
     }
+    if (prc) return LAT_EXIT_USAGE;
+    if (cr.npos > 1) {
+        pr_err("one input at a time (got '%s' and '%s'): convert each file\n", cr.pos[0],
+               cr.pos[1]);
+        cli_result_fini(&cr);
+        return LAT_EXIT_USAGE;
+    }
+    const char *in = cr.npos ? cr.pos[0] : NULL, *out = args.out, *title = args.title;
+    bool pretty = args.pretty;
+    cli_result_fini(&cr); /* in points into argv, not into cr */
     if (!in || !out) {
         pr_err("%s\n", !in ? "no input given: latscope convert INPUT -o OUTPUT"
                            : "no output given: add -o OUTPUT (.json, .json.gz, .folded or .svg)");
         return LAT_EXIT_USAGE;
     }
-    if (check_writable(out)) return LAT_EXIT_USAGE; /* before the input is read */
+    if (lat_check_output("convert", "-o", out, "nothing was read")) /* before the input */
+        return LAT_EXIT_USAGE;
     enum out_kind kind = OUT_KINETO;
     if (has_sfx(out, ".folded") || has_sfx(out, ".collapsed"))
         kind = OUT_FOLDED;

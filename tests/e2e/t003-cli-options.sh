@@ -41,7 +41,7 @@ expect_rc 0 "$LATSCOPE" trace --off true --unknown-to-latscope # the command's o
 expect_rc 7 "$LATSCOPE" trace --off sh -c 'exit 7'
 
 # errors: exit 2, nothing on stdout, the option and the command's --help named
-for c in analyze doctor diff report trace; do
+for c in analyze doctor diff report trace convert; do
     expect_rc 2 "$LATSCOPE" "$c" --no-such-option "$T"
     [[ ! -s $TMPDIR/out ]] || fail "$c: stdout not empty on a usage error"
     contains "$TMPDIR/err" "unknown option '--no-such-option'"
@@ -60,7 +60,7 @@ expect_rc 2 "$LATSCOPE" report --fo svg --plot=bogus "$T"
 contains "$TMPDIR/err" "--plot wants percentiles, load or steps"
 
 # --help lists every long option the parser accepts, and each one listed is accepted
-for c in analyze doctor diff report trace; do
+for c in analyze doctor diff report trace convert; do
     expect_rc 0 "$LATSCOPE" "$c" --help
     opts=$(grep -oE '^ +(-[a-zA-Z], )?--[a-z][a-z0-9-]*' "$TMPDIR/out" | sed -E 's/.*--/--/' | sort -u)
     [[ $(wc -l <<<"$opts") -ge 3 ]] || fail "$c --help lists too few options: $opts"
