@@ -125,16 +125,43 @@ static bool parse_int(const char *s, long long lo, long long hi, long long *out)
     return true;
 }
 
+/* NAME[:INSTANCE]: the instance is the digits after the last ':' when that ':' is not part of
+ * a '::' (aten::mm stays a name). *name is allocated. -1 on a bad instance. */
+static int parse_cp_spec(const char *spec, char **name, int64_t *instance)
+{
+    const char *colon = strrchr(spec, ':');
+    size_t len = strlen(spec);
+    *instance = 0;
+    if (colon && colon[1] && (colon == spec || colon[-1] != ':')) {
+        const char *d = colon + 1;
+        bool digits = true;
+        for (const char *p = d; *p; p++)
+            if (*p < '0' || *p > '9') digits = false;
+        if (digits) {
+            long long v;
+            if (!parse_int(d, 0, INT32_MAX, &v)) return -1;
+            *instance = v;
+            len = (size_t)(colon - spec);
+        }
+    }
+    free(*name);
+    *name = xcalloc(len + 1, 1);
+    memcpy(*name, spec, len);
+    return 0;
+}
+
 int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
 {
     enum lat_format fmt = LAT_FMT_TEXT;
     struct analysis_opts ao;
-    bool pretty = false, by_shape = false;
+    bool pretty = false, by_shape = false, no_cp = false;
+    char *cp_name = NULL;
     const char **inputs = xcalloc((size_t)argc, sizeof(*inputs));
     size_t ninputs = 0;
     int ret = LAT_EXIT_FAILURE;
 
     analysis_opts_default(&ao);
+    ao.critical_path = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         long long v;
@@ -156,6 +183,22 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
             ao.ns_rounding = false;
         } else if (!strcmp(a, "--group-by-input-shape")) {
             by_shape = true;
+        } else if (!strcmp(a, "--critical-path") || !strncmp(a, "--critical-path=", 16)) {
+            const char *val = a[15] == '=' ? a + 16 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!val) {
+                pr_err("--critical-path wants NAME[:INSTANCE] (an annotation, '' for the whole "
+                       "trace)\n");
+                goto usage;
+            }
+            if (parse_cp_spec(val, &cp_name, &ao.cp_instance) < 0) {
+                pr_err("--critical-path '%s': INSTANCE must be a number 0..%d\n", val, INT32_MAX);
+                goto usage;
+            }
+            ao.cp_annotation = cp_name;
+            ao.critical_path = true;
+        } else if (!strcmp(a, "--no-critical-path")) {
+            ao.critical_path = false;
+            no_cp = true;
         } else if (!strcmp(a, "--pretty")) {
             pretty = true;
         } else if (!strcmp(a, "--rank") || !strcmp(a, "--top") || !strcmp(a, "--threads")) {
@@ -180,6 +223,13 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
             inputs[ninputs++] = a;
         }
     }
+    if (no_cp) {
+        ao.critical_path = false;
+        ao.cp_annotation = NULL;
+    }
+    if (getenv("CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE") &&
+        !strcmp(getenv("CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE"), "1"))
+        ao.cp_zero_weight_launch = true; /* HTA's own switch, for comparing graph sizes */
     if (!ninputs) {
         pr_err("no trace given: latscope analyze TRACE.json[.gz]|DIR...\n");
         goto usage;
@@ -246,6 +296,30 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
         pr_err("analysis failed: %s\n", lat_strerror(rc));
         goto out;
     }
+    if (ao.critical_path && ao.cp_annotation && *ao.cp_annotation) {
+        bool found = false;
+        uint64_t most = 0;
+        for (size_t r = 0; r < an->nranks; r++) {
+            found |= an->ranks[r].cp_found;
+            if (an->ranks[r].cp_instances > most) most = an->ranks[r].cp_instances;
+        }
+        if (!found) {
+            pr_err("--critical-path: no event name contains '%s' (give a user annotation or op "
+                   "name from the trace, e.g. ProfilerStep, or '' for the whole trace)\n",
+                   ao.cp_annotation);
+            analysis_free(an);
+            ret = LAT_EXIT_USAGE;
+            goto out;
+        }
+        if ((uint64_t)ao.cp_instance >= most) {
+            pr_err("--critical-path: '%s' has %llu instance(s) (0..%llu), not %lld\n",
+                   ao.cp_annotation, (unsigned long long)most,
+                   (unsigned long long)(most ? most - 1 : 0), (long long)ao.cp_instance);
+            analysis_free(an);
+            ret = LAT_EXIT_USAGE;
+            goto out;
+        }
+    }
     struct analyze_render_opts ro = {.warn = on_render_warn,
                                      .skipped = skipped,
                                      .nskipped = nskipped,
@@ -261,9 +335,11 @@ out:
     free(traces);
     free(skipped);
     free(inputs);
+    free(cp_name);
     return ret;
 usage:
     free(inputs);
+    free(cp_name);
     fputs("usage: latscope analyze [OPTIONS] TRACE|DIR...  (--help for details)\n", stderr);
     return LAT_EXIT_USAGE;
 }

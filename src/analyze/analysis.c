@@ -55,6 +55,7 @@ static void rank_fini(struct lat_an_rank *r)
     for (size_t i = 0; i < r->naten_seqs; i++)
         free(r->aten_seqs[i].kernels);
     free(r->aten_seqs);
+    lat_an_critpath_free(r->critpath, r->ncritpath);
 }
 
 void analysis_free(struct lat_analysis *a)
@@ -116,8 +117,9 @@ int analysis_run(struct lat_trace *const *traces, size_t n, const struct analysi
                  struct lat_analysis **out)
 {
     /* Most expensive first (measured on df_index_resolver), so the pool ends evenly. */
-    static const an_fn fns[] = {an_aten,   an_steps,  an_ops,     an_queue,    an_launch,
-                                an_ktypes, an_memcpy, an_overlap, an_temporal, an_idle};
+    static const an_fn fns[] = {an_critpath, an_aten,     an_steps,  an_ops,
+                                an_queue,    an_launch,   an_ktypes, an_memcpy,
+                                an_overlap,  an_temporal, an_idle};
     const size_t nfns = sizeof(fns) / sizeof(fns[0]);
     struct analysis_opts defaults;
     struct lat_analysis *a;

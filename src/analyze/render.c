@@ -464,6 +464,114 @@ static void j_launch(struct jsonw *w, const struct lat_an_launch *L, bool whole)
     jsonw_obj_end(w);
 }
 
+/* §11: the critical path of each window (docs/analyze-json.md "critical_path") */
+static void j_critpath(struct jsonw *w, const struct lat_an_rank *r)
+{
+    jsonw_key(w, "critical_path");
+    jsonw_obj_begin(w);
+    jsonw_key(w, "windows");
+    jsonw_arr_begin(w);
+    for (size_t k = 0; k < r->ncritpath; k++) {
+        const struct lat_an_critpath *c = &r->critpath[k];
+        jsonw_obj_begin(w);
+        jsonw_key(w, "annotation");
+        jsonw_str(w, c->annotation ? c->annotation : "");
+        jsonw_key(w, "instance");
+        if (c->instance >= 0)
+            jsonw_i64(w, c->instance);
+        else
+            jsonw_null(w);
+        jsonw_key(w, "step");
+        if (c->step >= 0)
+            jsonw_i64(w, c->step);
+        else
+            jsonw_null(w);
+        j_us(w, "ts_us", c->ts);
+        j_us(w, "dur_us", c->dur);
+        jsonw_key(w, "ok");
+        jsonw_bool(w, c->ok);
+        jsonw_key(w, "error");
+        if (c->error)
+            jsonw_str(w, c->error);
+        else
+            jsonw_null(w);
+        jsonw_key(w, "nodes");
+        jsonw_u64(w, c->nodes);
+        jsonw_key(w, "edges");
+        jsonw_u64(w, c->edges);
+        jsonw_key(w, "boundary_nodes");
+        jsonw_u64(w, c->boundaries);
+        jsonw_key(w, "path_nodes");
+        jsonw_u64(w, c->path_nodes);
+        jsonw_key(w, "path_edges");
+        jsonw_u64(w, c->path_edges);
+        j_us(w, "length_us", c->length);
+        jsonw_key(w, "bound_us");
+        jsonw_obj_begin(w);
+        for (int b = 0; b < LAT_CP_B_COUNT; b++)
+            j_us(w, lat_cp_bound_name((enum lat_cp_bound)b), c->bound[b]);
+        jsonw_obj_end(w);
+        jsonw_key(w, "bound_pct");
+        jsonw_obj_begin(w);
+        for (int b = 0; b < LAT_CP_B_COUNT; b++) {
+            jsonw_key(w, lat_cp_bound_name((enum lat_cp_bound)b));
+            if (c->length > 0)
+                jsonw_fixed(w, 100.0 * (double)c->bound[b] / (double)c->length, 3);
+            else
+                jsonw_null(w);
+        }
+        jsonw_obj_end(w);
+        jsonw_key(w, "bound_edges");
+        jsonw_obj_begin(w);
+        for (int b = 0; b < LAT_CP_B_COUNT; b++) {
+            jsonw_key(w, lat_cp_bound_name((enum lat_cp_bound)b));
+            jsonw_u64(w, c->bound_edges[b]);
+        }
+        jsonw_obj_end(w);
+        jsonw_key(w, "path_edge_types");
+        jsonw_obj_begin(w);
+        for (int e = 0; e < LAT_CP_E_COUNT; e++) {
+            jsonw_key(w, lat_cp_edge_name((enum lat_cp_edge)e));
+            jsonw_u64(w, c->edge_types[e]);
+        }
+        jsonw_obj_end(w);
+        jsonw_key(w, "graph_edge_types");
+        jsonw_obj_begin(w);
+        for (int e = 0; e < LAT_CP_E_COUNT; e++) {
+            jsonw_key(w, lat_cp_edge_name((enum lat_cp_edge)e));
+            jsonw_u64(w, c->graph_edge_types[e]);
+        }
+        jsonw_obj_end(w);
+        jsonw_key(w, "has_cuda_sync");
+        jsonw_bool(w, c->has_cuda_sync);
+        jsonw_key(w, "ops");
+        jsonw_arr_begin(w);
+        for (size_t j = 0; j < c->nops; j++) {
+            const struct lat_an_cp_op *op = &c->ops[j];
+            jsonw_obj_begin(w);
+            jsonw_key(w, "name");
+            jsonw_str(w, op->name);
+            j_us(w, "time_us", op->time);
+            jsonw_key(w, "pct");
+            if (c->length > 0)
+                jsonw_fixed(w, 100.0 * (double)op->time / (double)c->length, 3);
+            else
+                jsonw_null(w);
+            jsonw_key(w, "edges");
+            jsonw_u64(w, op->edges);
+            jsonw_key(w, "gpu");
+            jsonw_bool(w, op->gpu);
+            jsonw_obj_end(w);
+        }
+        jsonw_arr_end(w);
+        jsonw_key(w, "ops_total");
+        jsonw_u64(w, c->nops_total);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
+}
+
 static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole, size_t top_n,
                    const struct analyze_render_opts *o)
 {
@@ -537,6 +645,7 @@ static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole, siz
     j_rows(w, "top_kernels", &lat_an_kernel_table, r->top_kernels, r->ntop_kernels);
     j_rows(w, "kernels_by_type", &lat_an_kernel_table, r->kernels_by_type, r->nkernels_by_type);
     j_rows(w, lat_an_memcpy_table.key, &lat_an_memcpy_table, r->memcpy, r->nmemcpy);
+    if (!whole && r->cp_ran) j_critpath(w, r);
 
     jsonw_key(w, "syncs");
     jsonw_obj_begin(w);
