@@ -731,8 +731,7 @@ static int longest(struct cp *c, struct lat_an_critpath *out, const struct analy
             b = LAT_CP_B_GPU_COMPUTE;
         out->bound[b] += w;
         out->bound_edges[b]++;
-        if ((e->type == LAT_CP_E_OPERATOR || e->type == LAT_CP_E_KERNEL_KERNEL) &&
-            e->attr != AN_NONE) {
+        if (e->type == LAT_CP_E_OPERATOR && e->attr != AN_NONE) { /* gaps are not op time */
             uint32_t nm = c->t->ev.name[e->attr];
             size_t j;
             for (j = 0; j < nagg && agg[j].name != nm; j++) {

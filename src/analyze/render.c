@@ -758,6 +758,50 @@ static void print_name(FILE *f, const char *s, int width)
     fprintf(f, "%.*s%*s", n, s, width - n, "");
 }
 
+/* §11: one line per window (at most 10), then the ops of the longest path among them. */
+static void print_critpath_text(FILE *f, const struct lat_an_rank *r)
+{
+    char b1[32], b2[32];
+    size_t best = 0;
+    fprintf(f, "\ncritical path (HTA)       length   window   nodes   edges    cpu    gpu "
+               "launch  k-k gap\n");
+    for (size_t k = 0; k < r->ncritpath; k++) {
+        const struct lat_an_critpath *c = &r->critpath[k];
+        if (c->length > r->critpath[best].length) best = k;
+        if (k >= 10) continue;
+        char name[64];
+        if (!*c->annotation)
+            snprintf(name, sizeof(name), "(whole trace)");
+        else if (c->step >= 0)
+            snprintf(name, sizeof(name), "%s", c->annotation);
+        else
+            snprintf(name, sizeof(name), "%s:%lld", c->annotation, (long long)c->instance);
+        fprintf(f, "  ");
+        print_name(f, name, 22);
+        if (!c->ok) {
+            fprintf(f, " %s\n", c->error ? c->error : "no path");
+            continue;
+        }
+        double L = c->length > 0 ? (double)c->length : 1;
+        fprintf(f, " %8s %8s %7llu %7llu %5.1f%% %5.1f%% %5.1f%% %5.1f%%\n", dur(c->length, b1),
+                dur(c->dur, b2), (unsigned long long)c->nodes, (unsigned long long)c->edges,
+                100.0 * (double)c->bound[LAT_CP_B_CPU] / L,
+                100.0 * (double)(c->bound[LAT_CP_B_GPU_COMPUTE] + c->bound[LAT_CP_B_GPU_COMM]) / L,
+                100.0 * (double)c->bound[LAT_CP_B_LAUNCH] / L,
+                100.0 * (double)c->bound[LAT_CP_B_KERNEL_KERNEL] / L);
+    }
+    if (r->ncritpath > 10) fprintf(f, "  ... %zu more (JSON: critical_path)\n", r->ncritpath - 10);
+    const struct lat_an_critpath *c = &r->critpath[best];
+    if (!c->ok || !c->nops) return;
+    fprintf(f, "  on the longest path (%s):\n", *c->annotation ? c->annotation : "whole trace");
+    for (size_t j = 0; j < c->nops && j < 5; j++) {
+        fprintf(f, "    ");
+        print_name(f, c->ops[j].name, 44);
+        fprintf(f, " %-4s %10s %5.1f%%\n", c->ops[j].gpu ? "GPU" : "CPU", dur(c->ops[j].time, b1),
+                c->length > 0 ? 100.0 * (double)c->ops[j].time / (double)c->length : 0.0);
+    }
+}
+
 static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct analysis_opts *o,
                             const struct analyze_render_opts *ro)
 {
@@ -998,6 +1042,7 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
                     r->syncs[i].device_side ? "device" : "host",
                     (unsigned long long)r->syncs[i].count, dur(r->syncs[i].total, b2));
     }
+    if (r->ncritpath) print_critpath_text(f, r);
     struct lat_cpu_summary cs;
     if (cpu_summary(r, o->top_n, ro, &cs)) { /* `latscope trace --cpu` samples */
         fprintf(f, "\n");
