@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char usage_text[] =
     "usage: latscope analyze [OPTIONS] TRACE|DIR...\n"
@@ -161,7 +162,6 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
     int ret = LAT_EXIT_FAILURE;
 
     analysis_opts_default(&ao);
-    ao.critical_path = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         long long v;
@@ -184,18 +184,20 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
         } else if (!strcmp(a, "--group-by-input-shape")) {
             by_shape = true;
         } else if (!strcmp(a, "--critical-path") || !strncmp(a, "--critical-path=", 16)) {
-            const char *val = a[15] == '=' ? a + 16 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!val) {
-                pr_err("--critical-path wants NAME[:INSTANCE] (an annotation, '' for the whole "
-                       "trace)\n");
-                goto usage;
-            }
-            if (parse_cp_spec(val, &cp_name, &ao.cp_instance) < 0) {
+            /* --critical-path alone: each ProfilerStep; =SPEC or a next argument that is not
+             * an existing file or directory: NAME[:INSTANCE] */
+            const char *val = a[15] == '=' ? a + 16 : NULL;
+            struct stat st;
+            if (!val && i + 1 < argc && (argv[i + 1][0] != '-' || !argv[i + 1][1]) &&
+                stat(argv[i + 1], &st) != 0)
+                val = argv[++i];
+            if (val && parse_cp_spec(val, &cp_name, &ao.cp_instance) < 0) {
                 pr_err("--critical-path '%s': INSTANCE must be a number 0..%d\n", val, INT32_MAX);
                 goto usage;
             }
-            ao.cp_annotation = cp_name;
+            ao.cp_annotation = val ? cp_name : NULL;
             ao.critical_path = true;
+            no_cp = false;
         } else if (!strcmp(a, "--no-critical-path")) {
             ao.critical_path = false;
             no_cp = true;

@@ -283,7 +283,8 @@ static int prep_rank(struct cp *c)
     /* cudaEventRecord correlation -> (gpu pid, stream) from the syncs that wait on it */
     for (size_t i = 0; i < n && !rc; i++) {
         int64_t ws, wc;
-        if (!v->keep[i] || !lat_trace_arg_int(t, i, "wait_on_stream", &ws) || ws <= -1 ||
+        if (!v->keep[i] || t->ev.cat[i] != c->id.cat_sync || !t->ev.nargs[i] ||
+            !lat_trace_arg_int(t, i, "wait_on_stream", &ws) || ws <= -1 ||
             !lat_trace_arg_int(t, i, "wait_on_cuda_event_record_corr_id", &wc))
             continue;
         /* key: record correlation; value: this sync row (pid and wait_on_stream read back) */
@@ -378,6 +379,12 @@ static bool is_node_row(const struct cp *c, uint32_t i)
 {
     uint32_t cat = c->t->ev.cat[i];
     if (cat == c->id.cat_cpu_op || cat == c->id.cat_runtime || cat == c->id.cat_driver) return true;
+    /* latscope mode: the other spellings of these categories too (Operator, Runtime, hip/xpu
+     * runtime, ...); HTA matches only cpu_op, cuda_runtime and cuda_driver */
+    uint16_t kind = c->t->ev.kind[i];
+    if (!c->v->o->hta_compat && c->v->stream[i] == -1 &&
+        (kind == LAT_EV_CPU_OP || kind == LAT_EV_RUNTIME || kind == LAT_EV_DRIVER))
+        return true;
     return c->v->stream[i] != -1 && c->t->ev.correlation[i] >= 0;
 }
 

@@ -13,6 +13,7 @@
 #include "test.h"
 
 #include "analyze/analysis.h"
+#include "core/err.h"
 #include "ingest/ingest.h"
 
 #include <string.h>
@@ -267,5 +268,95 @@ TEST_TIMEOUT(critpath_hta_alexnet_sync, 60)
     ASSERT_EQ_U64(nonzero, 5);
     ASSERT_EQ_I64(c->bound[LAT_CP_B_DEPENDENCY], 0);
     analysis_free(a);
+    lat_trace_free(t);
+}
+
+/* ---- doctor: a finding's saving is capped by its share of the critical path ---------------- */
+
+#include "doctor/doctor.h"
+
+static const struct doc_finding *finding(const struct doc_report *r, const char *id)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (!strcmp(r->f[i].id, id)) return &r->f[i];
+    return NULL;
+}
+
+/* HTA's cuda_event_sync test trace: the GPU kernels hold 36 µs of the step's critical path
+ * (HTA: gpu_compute_bound 36.0 of 2411, see hta_cases), while doctor's under-filled-GPU rule
+ * estimates 47.6 µs of SM time: the cap brings it to 36 µs. The CPU-side finding (pre/post
+ * processing: time between ops, weight 0 in the graph) is not capped. */
+TEST_TIMEOUT(critpath_doctor_cap, 60)
+{
+    struct lat_trace *t = load_path(
+        test_shared_path("hta/tests/data/critical_path/cuda_event_sync/event_sync_trace.json.gz"));
+    struct doc_opts o;
+    doctor_opts_default(&o);
+    struct doc_report *r;
+    ASSERT_RC(doctor_report_new(&r));
+    ASSERT_RC(doctor_run(r, t, &o));
+    const struct doc_finding *f = finding(r, "underfilled-gpu");
+    ASSERT(f);
+    double before = f->saving_us_per_step;
+    ASSERT(before > 36.0);
+    const struct doc_finding *pp = finding(r, "cpu-pre-post-processing");
+    ASSERT(pp);
+    double pp_before = pp->saving_us_per_step;
+
+    struct analysis_opts ao;
+    analysis_opts_default(&ao);
+    ao.critical_path = true;
+    struct lat_analysis *a;
+    ASSERT_RC(analysis_run(&t, 1, &ao, &a));
+    ASSERT_EQ_U64(a->ranks[0].ncritpath, 1);
+    ASSERT_EQ_I64(a->ranks[0].critpath[0].bound[LAT_CP_B_GPU_COMPUTE], US(36));
+    ASSERT_RC(doctor_cap_by_critical_path(r, 0, &a->ranks[0]));
+    f = finding(r, "underfilled-gpu");
+    ASSERT(f && f->saving_method);
+    ASSERT_NEAR(f->saving_us_per_step, 36.0, 1e-9);
+    ASSERT(strstr(f->saving_method, "capped at its time on the critical path: 36.0 us per step"));
+    pp = finding(r, "cpu-pre-post-processing");
+    ASSERT(pp);
+    ASSERT_NEAR(pp->saving_us_per_step, pp_before, 1e-9);
+    /* a second pass changes nothing (the cap never raises a saving) */
+    ASSERT_RC(doctor_cap_by_critical_path(r, 0, &a->ranks[0]));
+    f = finding(r, "underfilled-gpu");
+    ASSERT(f);
+    ASSERT_NEAR(f->saving_us_per_step, 36.0, 1e-9);
+    ASSERT_EQ_I64(doctor_cap_by_critical_path(r, 5, &a->ranks[0]), LAT_E_USAGE);
+    analysis_free(a);
+    doctor_report_free(r);
+    lat_trace_free(t);
+}
+
+/* Without cuda_sync records no finding is capped (the graph lacks the GPU -> CPU waits). */
+TEST(critpath_doctor_no_sync_no_cap)
+{
+    struct lat_trace *t = load_data("handmade-analyze-basic.json");
+    struct doc_opts o;
+    doctor_opts_default(&o);
+    struct doc_report *r;
+    ASSERT_RC(doctor_report_new(&r));
+    ASSERT_RC(doctor_run(r, t, &o));
+    double *before = calloc(r->n + 1, sizeof(*before));
+    ASSERT(before);
+    for (size_t i = 0; i < r->n; i++)
+        before[i] = r->f[i].saving_us_per_step;
+    struct analysis_opts ao;
+    analysis_opts_default(&ao);
+    ao.critical_path = true;
+    struct lat_analysis *a;
+    ASSERT_RC(analysis_run(&t, 1, &ao, &a));
+    ASSERT(a->ranks[0].ncritpath >= 1);
+    ASSERT(!a->ranks[0].critpath[0].has_cuda_sync);
+    ASSERT_RC(doctor_cap_by_critical_path(r, 0, &a->ranks[0]));
+    for (size_t i = 0; i < r->n; i++)
+        ASSERT_NEAR(r->f[i].saving_us_per_step, before[i], 1e-9);
+    ASSERT_EQ_U64(doctor_critpath_bounds("dominant-kernels"), 1u << LAT_CP_B_GPU_COMPUTE);
+    ASSERT_EQ_U64(doctor_critpath_bounds("sync-points"), 0);
+    ASSERT_EQ_U64(doctor_critpath_bounds("cpu-pre-post-processing"), 0);
+    free(before);
+    analysis_free(a);
+    doctor_report_free(r);
     lat_trace_free(t);
 }
