@@ -49,6 +49,13 @@ static const char usage_text[] =
     "  --threads N           threads for loading rank files and for the analyses, 1..8\n"
     "                        (default: one per CPU; 1: all on one thread, gzip too); the\n"
     "                        numbers do not depend on it\n"
+    "  --critical-path [NAME[:INSTANCE]]\n"
+    "                        HTA's critical path (graph of CPU ops, launches, kernels, syncs;\n"
+    "                        its longest path by bound type and op) of each ProfilerStep, or\n"
+    "                        of the INSTANCE-th (default 0) row whose name contains NAME\n"
+    "                        (HTA's annotation/instance_id; '' = the whole trace). A next\n"
+    "                        argument starting with '-' or naming an existing file is not NAME\n"
+    "  --no-critical-path    cancel an earlier --critical-path\n"
     "  --pretty              indent the JSON\n"
     "  -h, --help            this help\n"
     "\n"
@@ -185,11 +192,10 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
             by_shape = true;
         } else if (!strcmp(a, "--critical-path") || !strncmp(a, "--critical-path=", 16)) {
             /* --critical-path alone: each ProfilerStep; =SPEC or a next argument that is not
-             * an existing file or directory: NAME[:INSTANCE] */
+             * an option, "-" (stdin) or an existing file or directory: NAME[:INSTANCE] */
             const char *val = a[15] == '=' ? a + 16 : NULL;
             struct stat st;
-            if (!val && i + 1 < argc && (argv[i + 1][0] != '-' || !argv[i + 1][1]) &&
-                stat(argv[i + 1], &st) != 0)
+            if (!val && i + 1 < argc && argv[i + 1][0] != '-' && stat(argv[i + 1], &st) != 0)
                 val = argv[++i];
             if (val && parse_cp_spec(val, &cp_name, &ao.cp_instance) < 0) {
                 pr_err("--critical-path '%s': INSTANCE must be a number 0..%d\n", val, INT32_MAX);

@@ -791,6 +791,9 @@ static void print_critpath_text(FILE *f, const struct lat_an_rank *r)
                 100.0 * (double)c->bound[LAT_CP_B_KERNEL_KERNEL] / L);
     }
     if (r->ncritpath > 10) fprintf(f, "  ... %zu more (JSON: critical_path)\n", r->ncritpath - 10);
+    if (!r->critpath[0].has_cuda_sync)
+        fprintf(f, "  (no cuda_sync records: the graph lacks GPU -> CPU waits; CPU may look "
+                   "more critical)\n");
     const struct lat_an_critpath *c = &r->critpath[best];
     if (!c->ok || !c->nops) return;
     fprintf(f, "  on the longest path (%s):\n", *c->annotation ? c->annotation : "whole trace");

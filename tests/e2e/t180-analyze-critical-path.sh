@@ -29,6 +29,12 @@ expect_rc 0 "$LATSCOPE" analyze --format json --critical-path= "$tr"
 expect_rc 0 "$LATSCOPE" analyze --format json --critical-path '' "$tr"
 [[ $(cp1 0 '.length_us') == 70 ]] || fail "'' window: $(cp1 0 .)"
 
+# "-" (stdin) after it is the input, not a NAME
+expect_rc 0 "$LATSCOPE" analyze --format json --critical-path - < "$tr"
+[[ $(cp1 0 '.annotation') == ProfilerStep#1 ]] || fail "stdin: $(cp1 0 .)"
+expect_rc 0 "$LATSCOPE" analyze --help
+contains "$TMPDIR/out" "--critical-path [NAME[:INSTANCE]]"
+
 # text: a short section
 expect_rc 0 "$LATSCOPE" analyze --critical-path "$tr"
 contains "$TMPDIR/out" "critical path (HTA)"

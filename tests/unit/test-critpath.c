@@ -360,3 +360,57 @@ TEST(critpath_doctor_no_sync_no_cap)
     doctor_report_free(r);
     lat_trace_free(t);
 }
+
+/* Every hand-made trace (hostile ones included), both modes: no crash, and the invariants the
+ * output promises: the bound split adds up to the length, a path of k edges has k + 1 nodes,
+ * every op's time is within the length. */
+#include <dirent.h>
+TEST_TIMEOUT(critpath_handmade_all_invariants, 120)
+{
+    const char *src = getenv("LATSCOPE_SRCDIR");
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/tests/data", src ? src : ".");
+    DIR *d = opendir(dir);
+    if (!d) FAIL("cannot open %s", dir);
+    struct dirent *e;
+    size_t ran = 0;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "handmade-", 9) || len < 5 || strcmp(e->d_name + len - 5, ".json"))
+            continue;
+        char path[8192];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        struct lat_trace *t;
+        char err[LAT_INGEST_ERRLEN];
+        if (ingest_open(path, NULL, &t, err, sizeof(err))) continue; /* a bad-input case */
+        for (int compat = 0; compat < 2; compat++) {
+            struct analysis_opts o;
+            analysis_opts_default(&o);
+            o.hta_compat = compat;
+            o.critical_path = true;
+            struct lat_analysis *a;
+            ASSERT_RC(analysis_run(&t, 1, &o, &a));
+            for (size_t k = 0; k < a->ranks[0].ncritpath; k++) {
+                const struct lat_an_critpath *c = &a->ranks[0].critpath[k];
+                if (!c->ok) continue;
+                lat_ns sum = 0;
+                for (int b = 0; b < LAT_CP_B_COUNT; b++) {
+                    ASSERT(c->bound[b] >= 0);
+                    sum += c->bound[b];
+                }
+                if (sum != c->length)
+                    FAIL("%s: bounds %lld != length %lld", e->d_name, (long long)sum,
+                         (long long)c->length);
+                ASSERT(c->path_nodes == 0 || c->path_edges + 1 == c->path_nodes);
+                ASSERT(c->nodes <= c->boundaries);
+                for (size_t j = 0; j < c->nops; j++)
+                    ASSERT(c->ops[j].time >= 0 && c->ops[j].time <= c->length);
+            }
+            analysis_free(a);
+        }
+        lat_trace_free(t);
+        ran++;
+    }
+    closedir(d);
+    ASSERT(ran >= 10);
+}
