@@ -263,14 +263,18 @@ static int prep_rank(struct cp *c)
     for (size_t i = 0; i < n; i++)
         c->qlen[i] = INT32_MIN;
     size_t k = 0;
+    /* launches first, so that at equal ts a launch precedes the kernel (HTA's concat order) */
     for (size_t i = 0; i < n; i++)
-        if (is_launch_with_gpu(v, (uint32_t)i))
-            q[k++] = (struct q_item){v->stream[v->corr[i]], 0,           an_ts(v, i),
-                                     (uint32_t)i,           (uint32_t)k, +1};
+        if (is_launch_with_gpu(v, (uint32_t)i)) {
+            q[k] = (struct q_item){v->stream[v->corr[i]], 0,           an_ts(v, i),
+                                   (uint32_t)i,           (uint32_t)k, +1};
+            k++;
+        }
     for (size_t i = 0; i < n; i++)
         if (is_launch_with_gpu(v, (uint32_t)i)) {
             uint32_t g = v->corr[i];
-            q[k++] = (struct q_item){v->stream[g], 0, an_ts(v, g), g, (uint32_t)k, -1};
+            q[k] = (struct q_item){v->stream[g], 0, an_ts(v, g), g, (uint32_t)k, -1};
+            k++;
         }
     qsort(q, k, sizeof(*q), q_cmp);
     int64_t run = 0;
@@ -425,9 +429,6 @@ static int cs_cmp(const void *a, const void *b)
     return x->type == 1 ? -1 : 1;
 }
 
-struct thr_ctx {
-    const struct cp *c;
-};
 static int thr_cmp(const void *a, const void *b, void *ctx)
 {
     const struct cp *c = ctx;
