@@ -211,6 +211,12 @@ static const struct hta_cp hta_cases[] = {
     {"param/example_input_files/chakra_traces/dlrm_kineto/worker1_step_12.1694128201556.pt.trace."
      "json.gz",
      "", 0, false, 4062, 4059, 842, 9008},
+    {"param/example_input_files/chakra_traces/dlrm_kineto/worker3_step_12.1694128201557.pt.trace."
+     "json.gz",
+     "", 0, false, 4170, 4167, 898, 7904},
+    {"hta/tests/data/trace_compare/base/base.json.gz", "ProfilerStep", 0, false, 8, 7, 7, 57182},
+    {"hta/tests/data/negative_queue_length_values_check/rank0.json.gz", "ProfilerStep", 0, false,
+     14022, 14000, 5942, 178080},
     {"hta/tests/data/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz", "ProfilerStep", 1,
      false, 80, 79, 66, 741},
     {"tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", "ProfilerStep", 0,
