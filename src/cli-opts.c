@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { CLI_ID_BASE = 0x1000, CLI_HELP_ID = 0x0fff };
 
@@ -53,7 +54,9 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv, struct cli_res
         const struct cli_opt *o = &spec->opts[i];
         if (!o->lname) continue; /* a heading */
         lo[nl].name = o->lname;
-        lo[nl].has_arg = o->arg ? required_argument : no_argument;
+        lo[nl].has_arg = (o->flags & CLI_OPTVAL) ? optional_argument
+                         : o->arg                ? required_argument
+                                                 : no_argument;
         lo[nl].val = CLI_ID_BASE + (int)i;
         nl++;
         if (o->sname) {
@@ -116,7 +119,12 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv, struct cli_res
             break;
         }
         const struct cli_opt *o = &spec->opts[idx];
-        if (spec->on_opt(spec->ctx, o->id, o->arg ? optarg : NULL) < 0) {
+        const char *val = o->arg ? optarg : NULL;
+        struct stat st;
+        if ((o->flags & CLI_OPTVAL) && !val && optind < argc && argv[optind][0] != '-' &&
+            stat(argv[optind], &st) != 0)
+            val = argv[optind++]; /* `--opt NAME`: the next argument, not an input */
+        if (spec->on_opt(spec->ctx, o->id, val) < 0) {
             rc = CLI_ERROR;
             break;
         }
@@ -150,6 +158,8 @@ void cli_result_fini(struct cli_result *res)
 static int opt_label(char *b, size_t bs, const struct cli_opt *o)
 {
     const char *ind = (o->flags & CLI_SUB) ? "    " : "  ";
+    if (o->flags & CLI_OPTVAL)
+        return snprintf(b, bs, "%s--%s [%s]", ind, o->lname, o->arg ? o->arg : "VALUE");
     if (o->sname)
         return snprintf(b, bs, "%s-%c, --%s%s%s", ind, o->sname, o->lname, o->arg ? " " : "",
                         o->arg ? o->arg : "");

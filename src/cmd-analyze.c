@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char usage_text[] =
     "usage: latscope analyze [OPTIONS] TRACE|DIR...\n"
@@ -49,6 +50,8 @@ enum {
     OPT_THREADS,
     OPT_PRETTY,
     OPT_WRITE_TRACE,
+    OPT_CRITICAL_PATH,
+    OPT_NO_CRITICAL_PATH,
 };
 
 static const struct cli_opt options[] = {
@@ -73,6 +76,13 @@ static const struct cli_opt options[] = {
      "threads for loading rank files and for the analyses, 1..8\n"
      "(default: one per CPU; 1: all on one thread, gzip too); the\n"
      "numbers do not depend on it"},
+    {"critical-path", 0, "NAME[:INSTANCE]", OPT_CRITICAL_PATH, CLI_OPTVAL,
+     "HTA's critical path (graph of CPU ops, launches, kernels, syncs;\n"
+     "its longest path by bound type and op) of each ProfilerStep, or\n"
+     "of the INSTANCE-th (default 0) row whose name contains NAME\n"
+     "(HTA's annotation/instance_id; '' = the whole trace). A next\n"
+     "argument starting with '-' or naming an existing file is not NAME"},
+    {"no-critical-path", 0, NULL, OPT_NO_CRITICAL_PATH, 0, "cancel an earlier --critical-path"},
     {"pretty", 0, NULL, OPT_PRETTY, 0, "indent the JSON"},
     {"write-trace", 0, "FILE", OPT_WRITE_TRACE, 0,
      "also write the trace with HTA's counter tracks added (Queue\n"
@@ -86,7 +96,37 @@ struct analyze_args {
     struct analysis_opts ao;
     bool pretty, by_shape;
     const char *write_trace;
+    char *cp_name; /* --critical-path NAME (owned) */
 };
+
+/* NAME[:INSTANCE]: the instance is the digits after the last ':' when that ':' is not part of
+ * a '::' (aten::mm stays a name). *name is allocated. -1 on a bad instance. */
+static int parse_cp_spec(const char *spec, char **name, int64_t *instance)
+{
+    const char *colon = strrchr(spec, ':');
+    size_t len = strlen(spec);
+    *instance = 0;
+    if (colon && colon[1] && (colon == spec || colon[-1] != ':')) {
+        const char *d = colon + 1;
+        bool digits = true;
+        for (const char *q = d; *q; q++)
+            if (*q < '0' || *q > '9') digits = false;
+        if (digits) {
+            errno = 0;
+            char *end;
+            long long v = strtoll(d, &end, 10);
+            if (errno || *end || v < 0 || v > INT32_MAX) return -1;
+            *instance = v;
+            len = (size_t)(colon - spec);
+        }
+    }
+    free(*name);
+    *name = xcalloc(len + 1, 1);
+    memcpy(*name, spec, len);
+    return 0;
+}
+
+/* ---- main ---------------------------------------------------------------------------------- */
 
 static int on_opt(void *ctx, int id, const char *val)
 {
@@ -113,6 +153,19 @@ static int on_opt(void *ctx, int id, const char *val)
         return 0;
     case OPT_PRETTY:
         a->pretty = true;
+        return 0;
+    case OPT_CRITICAL_PATH:
+        /* alone: each ProfilerStep; with a value: NAME[:INSTANCE] */
+        if (val && parse_cp_spec(val, &a->cp_name, &a->ao.cp_instance) < 0) {
+            pr_err("--critical-path '%s': INSTANCE must be a number 0..%d\n", val, INT32_MAX);
+            return -1;
+        }
+        a->ao.cp_annotation = val ? a->cp_name : NULL;
+        a->ao.critical_path = true;
+        return 0;
+    case OPT_NO_CRITICAL_PATH:
+        a->ao.critical_path = false;
+        a->ao.cp_annotation = NULL;
         return 0;
     case OPT_WRITE_TRACE:
         if (!*val) {
@@ -224,8 +277,6 @@ static int write_trace(const struct lat_analysis *an, struct lat_trace *const *t
     return 0;
 }
 
-/* ---- main ---------------------------------------------------------------------------------- */
-
 int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
 {
     struct analyze_args args = {.fmt = LAT_FMT_TEXT};
@@ -238,8 +289,15 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
         cli_help(stdout, &spec);
         return LAT_EXIT_OK;
     }
-    if (prc) return LAT_EXIT_USAGE;
+    if (prc) {
+        free(args.cp_name);
+        return LAT_EXIT_USAGE;
+    }
+    if (getenv("CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE") &&
+        !strcmp(getenv("CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE"), "1"))
+        args.ao.cp_zero_weight_launch = true; /* HTA's own switch, for comparing graph sizes */
     if (!cr.npos) {
+        free(args.cp_name);
         pr_err("no trace given: latscope analyze TRACE.json[.gz]|DIR...\n");
         cli_result_fini(&cr);
         return LAT_EXIT_USAGE;
@@ -249,9 +307,11 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
     enum lat_format fmt = args.fmt;
     struct analysis_opts ao = args.ao;
     bool pretty = args.pretty, by_shape = args.by_shape;
+    char *cp_name = args.cp_name;
 
     if (lat_check_output("analyze", "--write-trace", args.write_trace, "nothing was read")) {
         free(inputs);
+        free(cp_name);
         return LAT_EXIT_USAGE;
     }
     struct progress prog = {.enabled = opts->progress, .start = clock_now_ns()};
@@ -261,6 +321,7 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
     progress_done(&prog);
     if (!set) {
         free(inputs);
+        free(cp_name);
         return LAT_EXIT_USAGE;
     }
     struct lat_trace **traces = xcalloc(set->n, sizeof(*traces));
@@ -324,6 +385,30 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
         pr_err("analysis failed: %s\n", lat_strerror(rc));
         goto out;
     }
+    if (ao.critical_path && ao.cp_annotation && *ao.cp_annotation) {
+        bool found = false;
+        uint64_t most = 0;
+        for (size_t r = 0; r < an->nranks; r++) {
+            found |= an->ranks[r].cp_found;
+            if (an->ranks[r].cp_instances > most) most = an->ranks[r].cp_instances;
+        }
+        if (!found) {
+            pr_err("--critical-path: no event name contains '%s' (give a user annotation or op "
+                   "name from the trace, e.g. ProfilerStep, or '' for the whole trace)\n",
+                   ao.cp_annotation);
+            analysis_free(an);
+            ret = LAT_EXIT_USAGE;
+            goto out;
+        }
+        if ((uint64_t)ao.cp_instance >= most) {
+            pr_err("--critical-path: '%s' has %llu instance(s) (0..%llu), not %lld\n",
+                   ao.cp_annotation, (unsigned long long)most,
+                   (unsigned long long)(most ? most - 1 : 0), (long long)ao.cp_instance);
+            analysis_free(an);
+            ret = LAT_EXIT_USAGE;
+            goto out;
+        }
+    }
     if (args.write_trace && (rc = write_trace(an, traces, ntraces, args.write_trace)) < 0) {
         analysis_free(an);
         goto out;
@@ -343,5 +428,6 @@ out:
     free(traces);
     free(skipped);
     free(inputs);
+    free(cp_name);
     return ret;
 }

@@ -120,10 +120,16 @@ static int doctor_one(struct doc_report *r, const struct doc_opts *o, struct lat
     struct analysis_opts ao;
     struct lat_analysis *a = NULL;
     analysis_opts_default(&ao);
+    ao.critical_path = true; /* each ProfilerStep's: caps the findings' savings */
     int arc = analysis_run(&t, 1, &ao, &a);
-    if (!arc && a->nranks)
+    if (!arc && a->nranks) {
         doctor_add_analysis(r, r->ntraces - 1, &a->ranks[0]);
-    else if (arc)
+        if (doctor_cap_by_critical_path(r, r->ntraces - 1, &a->ranks[0]) == -ENOMEM) {
+            analysis_free(a);
+            pr_err("%s\n", lat_strerror(-ENOMEM));
+            return -ENOMEM;
+        }
+    } else if (arc)
         pr_warn("%s: HTA-compatible numbers unavailable: %s\n", t->path ? t->path : "trace",
                 lat_strerror(arc));
     analysis_free(a);

@@ -64,7 +64,12 @@ bool lat_is_help(const char *arg);
  * parsed option in on_opt(ctx, id, value): value is NULL for a flag; return 0, or -1 after
  * printing why the value is wrong. `--opt value`, `--opt=value`, unambiguous prefixes, short
  * options and `--` work the same in every command; -h/--help is built in. */
-enum { CLI_SUB = 1u << 0 }; /* cli_opt.flags: a sub-option, indented under the one before */
+enum {
+    CLI_SUB = 1u << 0, /* cli_opt.flags: a sub-option, indented under the one before */
+    /* an optional value: `--opt=V`, or the next argument when it is not an option and not an
+     * existing file or directory (so `--opt TRACE` keeps TRACE an input); else NULL */
+    CLI_OPTVAL = 1u << 1,
+};
 struct cli_opt {
     const char *lname; /* long name without "--"; NULL: a heading row */
     int sname;         /* short option character, or 0 */

@@ -63,6 +63,7 @@ static void rank_fini(struct lat_an_rank *r)
     for (size_t i = 0; i < r->nperf; i++)
         free(r->perf[i].shape);
     free(r->perf);
+    lat_an_critpath_free(r->critpath, r->ncritpath);
 }
 
 void analysis_free(struct lat_analysis *a)
@@ -125,9 +126,9 @@ int analysis_run(struct lat_trace *const *traces, size_t n, const struct analysi
                  struct lat_analysis **out)
 {
     /* Most expensive first (measured on df_index_resolver), so the pool ends evenly. */
-    static const an_fn fns[] = {an_aten,   an_steps,  an_ops,     an_queue,    an_launch,
-                                an_ktypes, an_memcpy, an_overlap, an_temporal, an_idle,
-                                an_annot,  an_membw,  an_cupti,   an_perfmodel};
+    static const an_fn fns[] = {an_critpath, an_aten,   an_steps,  an_ops,     an_queue,
+                                an_launch,   an_ktypes, an_memcpy, an_overlap, an_temporal,
+                                an_idle,     an_annot,  an_membw,  an_cupti,   an_perfmodel};
     const size_t nfns = sizeof(fns) / sizeof(fns[0]);
     struct analysis_opts defaults;
     struct lat_analysis *a;

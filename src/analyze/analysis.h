@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze/critpath.h"
 #include "model/events.h"
 
 /* HTA kernel types (analyses.md §1). Bit flags for the overlap buckets of §4. */
@@ -65,6 +66,14 @@ struct analysis_opts {
     double duration_ratio;              /* §4, default 0.8 */
     size_t num_kernels;                 /* §4, default 10 */
     bool include_memory_kernels;        /* §4, default true */
+    /* §11 critical path: off unless set. cp_annotation NULL: one graph per kept CPU
+     * ProfilerStep; "": the whole trace; else the cp_instance-th row (default 0) whose name
+     * contains it (HTA's annotation / instance_id). cp_zero_weight_launch: HTA's
+     * CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE=1. */
+    bool critical_path;
+    const char *cp_annotation;
+    int64_t cp_instance;
+    bool cp_zero_weight_launch;
     /* Optional progress callback (fraction 0..1); may be NULL. */
     void (*progress)(void *arg, double fraction);
     void *progress_arg;
@@ -399,6 +408,13 @@ struct lat_an_rank {
     uint64_t perf_instances; /* modelled op instances */
     uint64_t perf_unparsed;  /* known ops whose args lacked what the formula needs */
     lat_ns perf_time;        /* Σ time of the modelled instances */
+    /* §11 (with opts.critical_path): one entry per window; with an annotation, cp_found says
+     * whether any row matched and cp_instances how many */
+    struct lat_an_critpath *critpath;
+    size_t ncritpath;
+    bool cp_ran; /* opts.critical_path was set: the JSON has a critical_path key */
+    bool cp_found;
+    uint64_t cp_instances;
 };
 
 /* One rank of the cross-rank view (ranks.c), jobs of 2+ ranks. */

@@ -130,6 +130,7 @@ int an_ops(struct an_view *v, struct lat_an_rank *r);
 int an_memcpy(struct an_view *v, struct lat_an_rank *r);
 int an_aten(struct an_view *v, struct lat_an_rank *r);
 int an_perfmodel(struct an_view *v, struct lat_an_rank *r);
+int an_critpath(struct an_view *v, struct lat_an_rank *r);
 
 /* pandas describe() over x[0..n) (sorts x). */
 void an_describe(double *x, size_t n, struct lat_dist *d);

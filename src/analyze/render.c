@@ -607,6 +607,114 @@ static void j_launch(struct jsonw *w, const struct lat_an_launch *L, bool whole)
     jsonw_obj_end(w);
 }
 
+/* §11: the critical path of each window (docs/analyze-json.md "critical_path") */
+static void j_critpath(struct jsonw *w, const struct lat_an_rank *r)
+{
+    jsonw_key(w, "critical_path");
+    jsonw_obj_begin(w);
+    jsonw_key(w, "windows");
+    jsonw_arr_begin(w);
+    for (size_t k = 0; k < r->ncritpath; k++) {
+        const struct lat_an_critpath *c = &r->critpath[k];
+        jsonw_obj_begin(w);
+        jsonw_key(w, "annotation");
+        jsonw_str(w, c->annotation ? c->annotation : "");
+        jsonw_key(w, "instance");
+        if (c->instance >= 0)
+            jsonw_i64(w, c->instance);
+        else
+            jsonw_null(w);
+        jsonw_key(w, "step");
+        if (c->step >= 0)
+            jsonw_i64(w, c->step);
+        else
+            jsonw_null(w);
+        j_us(w, "ts_us", c->ts);
+        j_us(w, "dur_us", c->dur);
+        jsonw_key(w, "ok");
+        jsonw_bool(w, c->ok);
+        jsonw_key(w, "error");
+        if (c->error)
+            jsonw_str(w, c->error);
+        else
+            jsonw_null(w);
+        jsonw_key(w, "nodes");
+        jsonw_u64(w, c->nodes);
+        jsonw_key(w, "edges");
+        jsonw_u64(w, c->edges);
+        jsonw_key(w, "boundary_nodes");
+        jsonw_u64(w, c->boundaries);
+        jsonw_key(w, "path_nodes");
+        jsonw_u64(w, c->path_nodes);
+        jsonw_key(w, "path_edges");
+        jsonw_u64(w, c->path_edges);
+        j_us(w, "length_us", c->length);
+        jsonw_key(w, "bound_us");
+        jsonw_obj_begin(w);
+        for (int b = 0; b < LAT_CP_B_COUNT; b++)
+            j_us(w, lat_cp_bound_name((enum lat_cp_bound)b), c->bound[b]);
+        jsonw_obj_end(w);
+        jsonw_key(w, "bound_pct");
+        jsonw_obj_begin(w);
+        for (int b = 0; b < LAT_CP_B_COUNT; b++) {
+            jsonw_key(w, lat_cp_bound_name((enum lat_cp_bound)b));
+            if (c->length > 0)
+                jsonw_fixed(w, 100.0 * (double)c->bound[b] / (double)c->length, 3);
+            else
+                jsonw_null(w);
+        }
+        jsonw_obj_end(w);
+        jsonw_key(w, "bound_edges");
+        jsonw_obj_begin(w);
+        for (int b = 0; b < LAT_CP_B_COUNT; b++) {
+            jsonw_key(w, lat_cp_bound_name((enum lat_cp_bound)b));
+            jsonw_u64(w, c->bound_edges[b]);
+        }
+        jsonw_obj_end(w);
+        jsonw_key(w, "path_edge_types");
+        jsonw_obj_begin(w);
+        for (int e = 0; e < LAT_CP_E_COUNT; e++) {
+            jsonw_key(w, lat_cp_edge_name((enum lat_cp_edge)e));
+            jsonw_u64(w, c->edge_types[e]);
+        }
+        jsonw_obj_end(w);
+        jsonw_key(w, "graph_edge_types");
+        jsonw_obj_begin(w);
+        for (int e = 0; e < LAT_CP_E_COUNT; e++) {
+            jsonw_key(w, lat_cp_edge_name((enum lat_cp_edge)e));
+            jsonw_u64(w, c->graph_edge_types[e]);
+        }
+        jsonw_obj_end(w);
+        jsonw_key(w, "has_cuda_sync");
+        jsonw_bool(w, c->has_cuda_sync);
+        jsonw_key(w, "ops");
+        jsonw_arr_begin(w);
+        for (size_t j = 0; j < c->nops; j++) {
+            const struct lat_an_cp_op *op = &c->ops[j];
+            jsonw_obj_begin(w);
+            jsonw_key(w, "name");
+            jsonw_str(w, op->name);
+            j_us(w, "time_us", op->time);
+            jsonw_key(w, "pct");
+            if (c->length > 0)
+                jsonw_fixed(w, 100.0 * (double)op->time / (double)c->length, 3);
+            else
+                jsonw_null(w);
+            jsonw_key(w, "edges");
+            jsonw_u64(w, op->edges);
+            jsonw_key(w, "gpu");
+            jsonw_bool(w, op->gpu);
+            jsonw_obj_end(w);
+        }
+        jsonw_arr_end(w);
+        jsonw_key(w, "ops_total");
+        jsonw_u64(w, c->nops_total);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
+}
+
 static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole, size_t top_n,
                    const struct analyze_render_opts *o)
 {
@@ -688,6 +796,7 @@ static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole, siz
     j_rows(w, "top_kernels", &lat_an_kernel_table, r->top_kernels, r->ntop_kernels);
     j_rows(w, "kernels_by_type", &lat_an_kernel_table, r->kernels_by_type, r->nkernels_by_type);
     j_rows(w, lat_an_memcpy_table.key, &lat_an_memcpy_table, r->memcpy, r->nmemcpy);
+    if (!whole && r->cp_ran) j_critpath(w, r);
 
     jsonw_key(w, "syncs");
     jsonw_obj_begin(w);
@@ -824,6 +933,53 @@ static void print_name(FILE *f, const char *s, int width)
 }
 
 static void print_annotations(FILE *f, const struct lat_an_annots *A, size_t top_n);
+
+/* §11: one line per window (at most 10), then the ops of the longest path among them. */
+static void print_critpath_text(FILE *f, const struct lat_an_rank *r)
+{
+    char b1[32], b2[32];
+    size_t best = 0;
+    fprintf(f, "\ncritical path (HTA)       length   window   nodes   edges    cpu    gpu "
+               "launch  k-k gap\n");
+    for (size_t k = 0; k < r->ncritpath; k++) {
+        const struct lat_an_critpath *c = &r->critpath[k];
+        if (c->length > r->critpath[best].length) best = k;
+        if (k >= 10) continue;
+        char name[64];
+        if (!*c->annotation)
+            snprintf(name, sizeof(name), "(whole trace)");
+        else if (c->step >= 0)
+            snprintf(name, sizeof(name), "%s", c->annotation);
+        else
+            snprintf(name, sizeof(name), "%s:%lld", c->annotation, (long long)c->instance);
+        fprintf(f, "  ");
+        print_name(f, name, 22);
+        if (!c->ok) {
+            fprintf(f, " %s\n", c->error ? c->error : "no path");
+            continue;
+        }
+        double L = c->length > 0 ? (double)c->length : 1;
+        fprintf(f, " %8s %8s %7llu %7llu %5.1f%% %5.1f%% %5.1f%% %5.1f%%\n", dur(c->length, b1),
+                dur(c->dur, b2), (unsigned long long)c->nodes, (unsigned long long)c->edges,
+                100.0 * (double)c->bound[LAT_CP_B_CPU] / L,
+                100.0 * (double)(c->bound[LAT_CP_B_GPU_COMPUTE] + c->bound[LAT_CP_B_GPU_COMM]) / L,
+                100.0 * (double)c->bound[LAT_CP_B_LAUNCH] / L,
+                100.0 * (double)c->bound[LAT_CP_B_KERNEL_KERNEL] / L);
+    }
+    if (r->ncritpath > 10) fprintf(f, "  ... %zu more (JSON: critical_path)\n", r->ncritpath - 10);
+    if (!r->critpath[0].has_cuda_sync)
+        fprintf(f, "  (no cuda_sync records: the graph lacks GPU -> CPU waits; CPU may look "
+                   "more critical)\n");
+    const struct lat_an_critpath *c = &r->critpath[best];
+    if (!c->ok || !c->nops) return;
+    fprintf(f, "  on the longest path (%s):\n", *c->annotation ? c->annotation : "whole trace");
+    for (size_t j = 0; j < c->nops && j < 5; j++) {
+        fprintf(f, "    ");
+        print_name(f, c->ops[j].name, 44);
+        fprintf(f, " %-4s %10s %5.1f%%\n", c->ops[j].gpu ? "GPU" : "CPU", dur(c->ops[j].time, b1),
+                c->length > 0 ? 100.0 * (double)c->ops[j].time / (double)c->length : 0.0);
+    }
+}
 
 static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct analysis_opts *o,
                             const struct analyze_render_opts *ro)
@@ -1133,6 +1289,7 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
         }
     }
     print_annotations(f, &r->annot, o->top_n);
+    if (r->ncritpath) print_critpath_text(f, r);
     struct lat_cpu_summary cs;
     if (cpu_summary(r, o->top_n, ro, &cs)) { /* `latscope trace --cpu` samples */
         fprintf(f, "\n");

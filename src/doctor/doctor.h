@@ -233,6 +233,13 @@ struct lat_an_rank;
  * of trace `trace` (0-based, in doctor_run() order). 0 or LAT_E_USAGE for a bad index. */
 int doctor_add_analysis(struct doc_report *r, size_t trace, const struct lat_an_rank *a);
 
+/* Caps the saving bound of trace `trace`'s findings by the mean time per window their kind of
+ * work holds on analysis rank `a`'s critical path (run with analysis_opts.critical_path); a
+ * capped finding's saving_method says so. Call before doctor_rank(). 0, -ENOMEM, LAT_E_USAGE. */
+int doctor_cap_by_critical_path(struct doc_report *r, size_t trace, const struct lat_an_rank *a);
+/* The bound types (1 << enum lat_cp_bound) finding `id`'s saving is capped by, 0 for none. */
+unsigned doctor_critpath_bounds(const char *id);
+
 /* Which rule families ran on a trace and why the others did not apply. */
 struct doc_family_use {
     const char *name;  /* "gpu", "cpu", "data", "steps", "profiler" */
