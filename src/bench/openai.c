@@ -747,6 +747,9 @@ int llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool m
     case BENCH_ERR_MALFORMED:
         e = LLM_ERR_MALFORMED;
         break;
+    case BENCH_ERR_CLIENT_FD:
+        e = LLM_ERR_CONNECT; /* never sent */
+        break;
     default:
         /* -1 (complete), HTTP 4xx/5xx (the status says it), mismatch: judged by the stream. */
         break;
@@ -756,6 +759,9 @@ int llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool m
     struct llm_bench *b = c->owner;
     if (measured && b && b->records) write_record(b, c);
     if (measured && b && b->ivl_on) ivl_record(b, &c->s.rec);
+    /* A truncated stream is that whatever the transport did after it (llama-cpp-python
+     * closes without the terminating chunk): both views count it as truncated. */
+    if (c->s.rec.err == LLM_ERR_TRUNCATED) return BENCH_ERR_TRUNCATED;
     if (bench_err >= 0) return bench_err;
     /* The HTTP exchange completed: the stream's own verdict decides, so the engine's totals
      * count every request this target counts as failed. */

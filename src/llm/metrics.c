@@ -33,6 +33,7 @@ static const char *const err_names[LLM_ERR__N] = {
     [LLM_ERR_MALFORMED] = "malformed",
     [LLM_ERR_CUT] = "stream_cut",
     [LLM_ERR_TRANSPORT] = "transport",
+    [LLM_ERR_TRUNCATED] = "truncated",
 };
 
 const char *llm_err_name(enum llm_err e)

@@ -26,6 +26,9 @@ enum llm_err {
     LLM_ERR_MALFORMED, /* malformed HTTP, SSE or JSON in an event */
     LLM_ERR_CUT,       /* the stream ended before [DONE] / finish_reason (cut mid-way) */
     LLM_ERR_TRANSPORT, /* reset or other I/O error */
+    /* The stream ended in order ([DONE]) but incomplete: no finish_reason (llama-cpp-python's
+     * interrupted streams), or fewer tokens (exact count) than min_tokens/ignore_eos demanded. */
+    LLM_ERR_TRUNCATED,
     LLM_ERR__N,
 };
 const char *llm_err_name(enum llm_err e);
@@ -57,6 +60,7 @@ struct llm_record {
     int64_t chunk_usage_tokens; /* last cumulative per-chunk usage, -1 absent */
     int64_t prompt_tokens;      /* usage.prompt_tokens, -1 absent */
     int32_t requested_tokens;   /* max_tokens sent, -1 when none */
+    int32_t min_tokens;         /* min_tokens sent with ignore_eos (a demanded length), -1 none */
     enum llm_err err;
     int http_status;
     bool chunk_usage_every; /* every content chunk carried cumulative usage */

@@ -125,7 +125,7 @@ struct llm_conn *llm_conn_new(struct llm_target *t, unsigned thread)
     c->t = t;
     c->thread = thread < t->nthreads ? thread : 0;
     llm_stream_init(&c->s, t->cfg.wl.stream);
-    c->max_tokens = -1;
+    c->max_tokens = c->min_tokens = -1;
     return c;
 }
 
@@ -148,6 +148,7 @@ int llm_conn_build(struct llm_conn *c, const char **req, size_t *len)
     buf_reset(&c->req);
     buf_reset(&c->body);
     int rc = llm_workload_body(t->wl, idx, &c->body, &c->max_tokens);
+    c->min_tokens = llm_workload_demands_length(t->wl) && c->max_tokens > 0 ? c->max_tokens : -1;
     rc = rc ? rc : buf_append(&c->req, t->head.data, t->head.len);
     rc = rc ? rc : buf_printf(&c->req, "Content-Length: %zu\r\n\r\n", c->body.len);
     rc = rc ? rc : buf_append(&c->req, c->body.data, c->body.len);
@@ -160,6 +161,7 @@ int llm_conn_build(struct llm_conn *c, const char **req, size_t *len)
 void llm_conn_begin(struct llm_conn *c, lat_ns t_sched, lat_ns t_send)
 {
     llm_stream_begin(&c->s, t_sched, t_send, c->max_tokens);
+    c->s.rec.min_tokens = c->min_tokens;
 }
 
 void llm_conn_body(void *ud, const char *p, size_t n, lat_ns t)
