@@ -206,6 +206,26 @@ void llm_metrics_reset(struct llm_metrics *m)
     m->n = 0;
     m->content_gaps.n = m->choice_gaps.n = m->chunk_tokens.n = 0;
     m->approx_chunk_tokens = m->approx_chunks = m->usage_chunk_mismatch = 0;
+    m->first_err.have = false;
+}
+
+void llm_first_err_note(struct llm_first_err *f, enum llm_err err, int status, const char *text,
+                        size_t n)
+{
+    if (f->have) return;
+    f->have = true;
+    f->err = (uint8_t)err;
+    f->http_status = status;
+    size_t k = 0;
+    for (size_t i = 0; text && i < n && k + 1 < sizeof(f->text); i++) {
+        unsigned char ch = (unsigned char)text[i];
+        if (ch < 0x20 || ch == 0x7f) ch = ' ';
+        if (ch == ' ' && (k == 0 || f->text[k - 1] == ' ')) continue;
+        f->text[k++] = (char)ch;
+    }
+    while (k && f->text[k - 1] == ' ')
+        k--;
+    f->text[k] = '\0';
 }
 
 static int push_rsum(struct llm_metrics *m, const struct llm_rsum *s)
@@ -273,6 +293,7 @@ int llm_metrics_merge(struct llm_metrics *dst, const struct llm_metrics *src)
     dst->approx_chunk_tokens += src->approx_chunk_tokens;
     dst->approx_chunks += src->approx_chunks;
     dst->usage_chunk_mismatch += src->usage_chunk_mismatch;
+    if (!dst->first_err.have) dst->first_err = src->first_err;
     return 0;
 }
 
@@ -425,6 +446,7 @@ int llm_metrics_summarize(struct llm_metrics *m, enum llm_view view, const struc
 {
     memset(out, 0, sizeof(*out));
     out->view = view;
+    out->first_err = m->first_err;
     size_t n = m->n;
     int rc = -ENOMEM;
     int64_t *ttft = malloc((n + 1) * sizeof(int64_t)), *ttft_send = malloc((n + 1) * 8);
@@ -617,6 +639,19 @@ void llm_summary_write_json(struct jsonw *w, const struct llm_summary *s)
         jsonw_u64(w, s->err[i]);
     }
     jsonw_obj_end(w);
+    jsonw_key(w, "first_error");
+    if (!s->errors || !s->first_err.have) {
+        jsonw_null(w);
+    } else {
+        jsonw_obj_begin(w);
+        jsonw_key(w, "class");
+        jsonw_str(w, llm_err_name((enum llm_err)s->first_err.err));
+        jsonw_key(w, "http_status");
+        jsonw_u64(w, (uint64_t)(s->first_err.http_status > 0 ? s->first_err.http_status : 0));
+        jsonw_key(w, "message");
+        jsonw_str(w, s->first_err.text);
+        jsonw_obj_end(w);
+    }
     jsonw_key(w, "server_metrics");
     if (!s->srv.have) {
         jsonw_null(w);
@@ -722,6 +757,13 @@ int llm_summary_format_text(struct lat_buf *b, const struct llm_summary *s)
             if (s->err[i])
                 rc = buf_printf(b, " %s %llu", llm_err_name((enum llm_err)i),
                                 (unsigned long long)s->err[i]);
+        rc = rc ? rc : buf_putc(b, '\n');
+    }
+    if (s->errors && s->first_err.have && !rc) {
+        rc = buf_printf(b, "first error: %s", llm_err_name((enum llm_err)s->first_err.err));
+        if (!rc && s->first_err.http_status)
+            rc = buf_printf(b, " (HTTP %d)", s->first_err.http_status);
+        if (!rc && s->first_err.text[0]) rc = buf_printf(b, ": %s", s->first_err.text);
         rc = rc ? rc : buf_putc(b, '\n');
     }
     if (s->has_slo && !rc)

@@ -122,8 +122,23 @@ struct llm_srv {
     uint64_t raw_more;                       /* changed series beyond LLM_SRV_RAW_MAX */
 };
 
+/* The first failed request's class, HTTP status and the server's message (its error body or
+ * event, control characters as spaces, cut at LLM_ERR_TEXT_MAX - 1 bytes), so a point where
+ * every request failed says why (e.g. HTTP 400 context_length_exceeded). */
+#define LLM_ERR_TEXT_MAX 200
+struct llm_first_err {
+    bool have;
+    uint8_t err; /* enum llm_err */
+    int http_status;
+    char text[LLM_ERR_TEXT_MAX];
+};
+/* Keeps (err, status, text[0..n)) in *f unless it already holds one. */
+void llm_first_err_note(struct llm_first_err *f, enum llm_err err, int status, const char *text,
+                        size_t n);
+
 struct llm_summary {
     enum llm_view view;
+    struct llm_first_err first_err;
     struct llm_srv srv;
     struct llm_stat ttft, ttft_send, e2e, e2e_send, tpot, itl, chunk_gap, send_lag;
     struct llm_stat tokens_per_chunk, out_tok_s_user;
@@ -163,6 +178,7 @@ struct llm_metrics {
     struct llm_vec chunk_tokens; /* tokens of each content chunk where exact */
     uint64_t approx_chunk_tokens, approx_chunks; /* chunks whose size is only a request mean */
     uint64_t usage_chunk_mismatch;
+    struct llm_first_err first_err; /* the first failed request the thread recorded */
 };
 
 void llm_metrics_init(struct llm_metrics *m);

@@ -12,6 +12,7 @@
 #include "llm/target.h"
 
 #include "core/err.h"
+#include "llm/chunk.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -170,9 +171,35 @@ void llm_conn_body(void *ud, const char *p, size_t n, lat_ns t)
     llm_stream_body(&c->s, p, n, t);
 }
 
+/* The message of an OpenAI-style error body ({"error":{"message":"..."}} or
+ * {"message":"..."}) as raw string text, else the whole text. */
+static void error_message(const char *txt, const char **p, size_t *n)
+{
+    const char *e = txt + strlen(txt), *b = lj_ws(txt, e), *vb, *ve, *mb, *me;
+    *p = txt;
+    *n = (size_t)(e - txt);
+    if (b >= e || *b != '{') return;
+    if (lj_obj_get(b, e, "error", &vb, &ve) == 1 && *vb == '{' &&
+        lj_obj_get(vb, ve, "message", &mb, &me) == 1 && *mb == '"' && me - mb >= 2) {
+        *p = mb + 1;
+        *n = (size_t)(me - mb - 2);
+    } else if (lj_obj_get(b, e, "message", &mb, &me) == 1 && *mb == '"' && me - mb >= 2) {
+        *p = mb + 1;
+        *n = (size_t)(me - mb - 2);
+    }
+}
+
 void llm_conn_end(struct llm_conn *c, int http_status, enum llm_err err, lat_ns t_end,
                   bool measured)
 {
     llm_stream_end(&c->s, http_status, err, t_end);
-    if (measured) llm_metrics_add(&c->t->metrics[c->thread], &c->s.rec);
+    if (!measured) return;
+    struct llm_metrics *m = &c->t->metrics[c->thread];
+    if (c->s.rec.err != LLM_OK && !m->first_err.have) {
+        const char *txt;
+        size_t n;
+        error_message(llm_stream_error_text(&c->s), &txt, &n);
+        llm_first_err_note(&m->first_err, c->s.rec.err, http_status, txt, n);
+    }
+    llm_metrics_add(m, &c->s.rec);
 }
