@@ -59,6 +59,8 @@ static void usage(FILE *f)
         "                         (min_tokens/ignore_eos not honoured)\n"
         "  --max-context N        prompt + max_tokens over N tokens: HTTP 400\n"
         "                         context_length_exceeded (prompt tokens = words)\n"
+        "  --empty-every N        every Nth content event (not the last) carries \"\" (a\n"
+        "                         token with no text of its own, llama-cpp-python)\n"
         "  --seed N               fault draws (default 1)\n"
         "  --send-log FILE        one JSON line per streamed response: its id and every\n"
         "                         content chunk's actual send time (CLOCK_MONOTONIC ns);\n"
@@ -82,6 +84,7 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
         {"interrupt", no_argument, NULL, 'I'},
         {"stop-after", required_argument, NULL, 'A'},
         {"max-context", required_argument, NULL, 'C'},
+        {"empty-every", required_argument, NULL, 'E'},
         {"seed", required_argument, NULL, 'S'},
         {"send-log", required_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},
@@ -137,6 +140,10 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
             break;
         case 'I':
             cfg.interrupt = true;
+            break;
+        case 'E':
+            if (units_parse_count(optarg, &n) || n < 1 || n > 1000000) goto bad;
+            cfg.empty_every = (int)n;
             break;
         case 'A':
             if (units_parse_count(optarg, &n) || n < 1 || n > 1000000) goto bad;

@@ -49,7 +49,7 @@ const char *llm_tok_src_name(enum llm_tok_src s)
     case LLM_TOK_CHUNK_USAGE:
         return "chunk_usage";
     case LLM_TOK_CHUNKS:
-        return "chunks";
+        return "events";
     default:
         return "none";
     }
@@ -90,9 +90,9 @@ int64_t llm_record_tokens(const struct llm_record *r, enum llm_tok_src *src)
         *src = LLM_TOK_CHUNK_USAGE;
         return r->chunk_usage_tokens;
     }
-    if (r->n_content > 0 || r->err == LLM_OK) {
+    if (r->n_content > 0 || r->n_token_events > 0 || r->err == LLM_OK) {
         *src = LLM_TOK_CHUNKS;
-        return r->n_content;
+        return r->n_token_events > r->n_content ? r->n_token_events : r->n_content;
     }
     *src = LLM_TOK_NONE;
     return -1;
@@ -789,7 +789,9 @@ int llm_summary_format_text(struct lat_buf *b, const struct llm_summary *s)
         rc = rc ? rc : buf_putc(b, '\n');
     }
     if (s->tokens_source == LLM_TOK_CHUNKS && !rc)
-        rc = buf_puts(b, "note: some token counts are content-chunk counts (no usage): "
-                         "approximate\n");
+        rc = buf_puts(b, "note: without usage, output tokens are the server's token events "
+                         "(content events, empty ones included): exact where the server sends "
+                         "one per token (llama.cpp), a lower bound where an event carries "
+                         "several\n");
     return rc;
 }

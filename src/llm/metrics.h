@@ -38,7 +38,8 @@ enum llm_tok_src {
     LLM_TOK_NONE = 0,    /* unknown (failed request) */
     LLM_TOK_USAGE,       /* the final usage.completion_tokens */
     LLM_TOK_CHUNK_USAGE, /* cumulative usage in every chunk (continuous usage stats) */
-    LLM_TOK_CHUNKS,      /* number of content chunks: approximate */
+    LLM_TOK_CHUNKS,      /* "events": the server's token events (content events, "" included;
+                          * one per token on llama.cpp, several tokens per event possible) */
 };
 const char *llm_tok_src_name(enum llm_tok_src s);
 
@@ -64,6 +65,9 @@ struct llm_record {
     enum llm_err err;
     int http_status;
     bool chunk_usage_every; /* every content chunk carried cumulative usage */
+    /* Server token events (llm_chunk.token_event: content events, empty ones included):
+     * the token count when the server sends no usage. */
+    uint32_t n_token_events;
     /* Content chunks: arrival and tokens in the chunk (-1 unknown). */
     uint32_t n_content;
     lat_ns *content_ts;

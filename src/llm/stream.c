@@ -131,6 +131,7 @@ static void on_event(struct llm_stream *s, const struct sse_event *ev)
             s->overflow = true;
         if (r->n_choice < s->choice_cap) r->choice_ts[r->n_choice++] = ev->ts;
     }
+    if (c.token_event) r->n_token_events++;
     if (c.content) {
         if (r->t_first < 0) r->t_first = ev->ts;
         r->t_last = ev->ts;
