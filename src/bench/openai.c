@@ -320,17 +320,18 @@ void llm_bench_req_values(const struct llm_record *r, enum llm_view v, lat_ns *t
     case LLM_VIEW_VLLM: /* mirrors llm/metrics.c view_values() */
         if (r->t_first_choice >= 0) *ttft = r->t_first_choice - r->t_send;
         e2e = (r->t_last_choice >= 0 ? r->t_last_choice : r->t_end) - r->t_send;
-        if (*ttft >= 0 && n > 1) *tpot = (e2e - *ttft) / (n - 1);
+        if (*ttft >= 0 && n > 1 && r->n_choice > 0) *tpot = (e2e - *ttft) / (n - 1);
         break;
     case LLM_VIEW_GENAI_PERF:
         if (r->t_first_event >= 0) *ttft = r->t_first_event - r->t_send;
         e2e = (r->t_last_event >= 0 ? r->t_last_event : r->t_end) - r->t_send;
-        if (*ttft >= 0 && n > 1) *tpot = (e2e - *ttft) / (n - 1);
+        if (*ttft >= 0 && n > 1 && r->n_choice > 0) *tpot = (e2e - *ttft) / (n - 1);
         break;
     default:
         first = r->t_first;
         if (first >= 0) *ttft = first - r->t_sched;
-        if (first >= 0 && r->t_last >= 0 && n >= 2) *tpot = (r->t_last - first) / (n - 1);
+        if (first >= 0 && r->t_last >= 0 && n >= 2 && r->n_content >= 2)
+            *tpot = (r->t_last - first) / (n - 1);
         break;
     }
 }
@@ -575,7 +576,7 @@ static int fill_hists(struct llm_bench *b, struct lat_hist *h, lat_ns *tmin, lat
             }
             hist_record(&h[H_E2E], r->t_end - r->t_sched);
             hist_record(&h[H_E2E_SEND], r->t_end - r->t_send);
-            if (r->n >= 2 && r->t_first >= 0 && r->t_last >= 0) {
+            if (r->n >= 2 && r->n_content >= 2 && r->t_first >= 0 && r->t_last >= 0) {
                 lat_ns tpot = (r->t_last - r->t_first) / (r->n - 1);
                 hist_record(&h[H_TPOT], tpot);
                 hist_record_n(&h[H_ITL], tpot, (uint64_t)(r->n - 1));
@@ -662,7 +663,7 @@ static void write_record(struct llm_bench *b, struct llm_conn *c)
     put_ms(l, "ttft_ms", r->t_first - r->t_sched, r->t_first >= 0);
     put_ms(l, "e2e_ms", r->t_end - r->t_sched, r->t_end >= 0);
     put_ms(l, "tpot_ms", n >= 2 ? (r->t_last - r->t_first) / (n - 1) : 0,
-           n >= 2 && r->t_first >= 0 && r->t_last >= 0);
+           n >= 2 && r->n_content >= 2 && r->t_first >= 0 && r->t_last >= 0);
     buf_printf(l, ",\"output_tokens\":%lld,\"tokens_source\":\"%s\",\"requested_tokens\":",
                (long long)n, llm_tok_src_name(src));
     if (r->requested_tokens >= 0)

@@ -257,6 +257,7 @@ int llm_metrics_add(struct llm_metrics *m, const struct llm_record *rec)
         .requested = rec->requested_tokens,
         .n_content = rec->n_content,
         .err = (uint8_t)rec->err,
+        .streamed = rec->n_choice > 0,
     };
     s.n = llm_record_tokens(rec, &src);
     s.src = (uint8_t)src;
@@ -411,19 +412,21 @@ static struct view_req view_values(const struct llm_rsum *r, enum llm_view view)
          * (trailing usage chunk excluded); TPOT (E2EL - TTFT)/(n - 1) for n > 1. */
         if (r->t_first_choice >= 0) o.ttft = r->t_first_choice - r->t_send;
         o.e2e = (r->t_last_choice >= 0 ? r->t_last_choice : r->t_end) - r->t_send;
-        if (o.ttft >= 0 && r->n > 1) o.tpot = (o.e2e - o.ttft) / (r->n - 1);
+        if (o.ttft >= 0 && r->n > 1 && r->streamed) o.tpot = (o.e2e - o.ttft) / (r->n - 1);
         break;
     case LLM_VIEW_GENAI_PERF:
         /* TTFT: r[0] - t0; request latency: r[last] - t0; ITL (= TPOT) (E2E - TTFT)/(n - 1). */
         if (r->t_first_event >= 0) o.ttft = r->t_first_event - r->t_send;
         o.e2e = (r->t_last_event >= 0 ? r->t_last_event : r->t_end) - r->t_send;
-        if (o.ttft >= 0 && r->n > 1) o.tpot = (o.e2e - o.ttft) / (r->n - 1);
+        if (o.ttft >= 0 && r->n > 1 && r->streamed) o.tpot = (o.e2e - o.ttft) / (r->n - 1);
         break;
     default:
-        /* §4: ttft = t_first - t_sched; e2e = t_end - t_sched; tpot = (t_last - t_first)/(n-1). */
+        /* §4: ttft = t_first - t_sched; e2e = t_end - t_sched; tpot = (t_last - t_first)/(n-1),
+         * measurable only over two or more timed content chunks (not --no-stream's one body,
+         * nor one chunk that carries every token: 0 would be no measurement). */
         if (r->t_first >= 0) o.ttft = r->t_first - r->t_sched;
         o.e2e = r->t_end - r->t_sched;
-        if (r->t_first >= 0 && r->t_last >= 0 && r->n >= 2)
+        if (r->t_first >= 0 && r->t_last >= 0 && r->n >= 2 && r->n_content >= 2)
             o.tpot = (r->t_last - r->t_first) / (r->n - 1);
         break;
     }

@@ -167,6 +167,7 @@ struct llm_rsum {
     int32_t requested;
     uint32_t n_content;
     uint8_t src, err;
+    uint8_t streamed; /* the response was streamed (n_choice > 0): a TPOT is measurable */
 };
 
 struct llm_vec {
