@@ -46,7 +46,8 @@ const char llm_bench_usage[] =
     "  --no-ignore-eos          do not send ignore_eos/min_tokens\n"
     "  --slo LIST               goodput SLOs per request: ttft<=500ms,tpot<=50ms,e2e<=2s\n"
     "                           (an SLO without these keys, e.g. p99<=200ms, is the bench's)\n"
-    "  --metrics-compat V       metric definitions: latscope (default), vllm, genai-perf\n"
+    "  --metrics-compat V       metric definitions: latscope (default), vllm, genai-perf,\n"
+    "                           aiperf (0.13: TTFT at the first non-empty content)\n"
     "  --records-detail FILE    one JSON line per request with every content chunk's arrival\n"
     "  --metrics-url URL        scrape the server's Prometheus metrics before, every second\n"
     "                           during, and after each point (running/waiting requests,\n"
@@ -131,7 +132,7 @@ static int apply(struct llm_bench *b, const char *name, const char *v, char *why
             return LAT_E_USAGE;
         }
     } else if (!strcmp(name, "metrics-compat")) {
-        if (llm_view_parse(v, &b->view)) w = "expected latscope, vllm or genai-perf";
+        if (llm_view_parse(v, &b->view)) w = "expected latscope, vllm, genai-perf or aiperf";
     } else if (!strcmp(name, "no-stream")) {
         wl->stream = false;
     } else if (!strcmp(name, "no-usage")) {
@@ -323,7 +324,12 @@ void llm_bench_req_values(const struct llm_record *r, enum llm_view v, lat_ns *t
         if (*ttft >= 0 && n > 1 && r->n_choice > 0) *tpot = (e2e - *ttft) / (n - 1);
         break;
     case LLM_VIEW_GENAI_PERF:
-        if (r->t_first_event >= 0) *ttft = r->t_first_event - r->t_send;
+    case LLM_VIEW_AIPERF:
+        if (v == LLM_VIEW_AIPERF) {
+            if (r->t_first >= 0) *ttft = r->t_first - r->t_send;
+        } else if (r->t_first_event >= 0) {
+            *ttft = r->t_first_event - r->t_send;
+        }
         e2e = (r->t_last_event >= 0 ? r->t_last_event : r->t_end) - r->t_send;
         if (*ttft >= 0 && n > 1 && r->n_choice > 0) *tpot = (e2e - *ttft) / (n - 1);
         break;

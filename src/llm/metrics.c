@@ -62,6 +62,8 @@ const char *llm_view_name(enum llm_view v)
         return "vllm";
     case LLM_VIEW_GENAI_PERF:
         return "genai-perf";
+    case LLM_VIEW_AIPERF:
+        return "aiperf";
     default:
         return "latscope";
     }
@@ -75,6 +77,8 @@ int llm_view_parse(const char *s, enum llm_view *v)
         *v = LLM_VIEW_VLLM;
     else if (!strcmp(s, "genai-perf") || !strcmp(s, "gap"))
         *v = LLM_VIEW_GENAI_PERF;
+    else if (!strcmp(s, "aiperf"))
+        *v = LLM_VIEW_AIPERF;
     else
         return LAT_E_USAGE;
     return 0;
@@ -415,8 +419,14 @@ static struct view_req view_values(const struct llm_rsum *r, enum llm_view view)
         if (o.ttft >= 0 && r->n > 1 && r->streamed) o.tpot = (o.e2e - o.ttft) / (r->n - 1);
         break;
     case LLM_VIEW_GENAI_PERF:
-        /* TTFT: r[0] - t0; request latency: r[last] - t0; ITL (= TPOT) (E2E - TTFT)/(n - 1). */
-        if (r->t_first_event >= 0) o.ttft = r->t_first_event - r->t_send;
+    case LLM_VIEW_AIPERF:
+        /* TTFT: r[0] - t0 (AIPerf: the first response with non-empty content - t0); request
+         * latency: r[last] - t0; ITL (= TPOT) (E2E - TTFT)/(n - 1). */
+        if (view == LLM_VIEW_AIPERF) {
+            if (r->t_first >= 0) o.ttft = r->t_first - r->t_send;
+        } else if (r->t_first_event >= 0) {
+            o.ttft = r->t_first_event - r->t_send;
+        }
         o.e2e = (r->t_last_event >= 0 ? r->t_last_event : r->t_end) - r->t_send;
         if (o.ttft >= 0 && r->n > 1 && r->streamed) o.tpot = (o.e2e - o.ttft) / (r->n - 1);
         break;
@@ -471,7 +481,7 @@ int llm_metrics_summarize(struct llm_metrics *m, enum llm_view view, const struc
         if (out->has_slo && meets_slo(slo, &v, r, view)) out->good++;
         /* Duration window: latscope and vLLM from the first intended send to the last end;
          * GenAI-Perf from the first send to the last response, successful requests only. */
-        if (view == LLM_VIEW_GENAI_PERF) {
+        if (view == LLM_VIEW_GENAI_PERF || view == LLM_VIEW_AIPERF) {
             if (r->err == LLM_OK) {
                 if (r->t_send < t_min) t_min = r->t_send;
                 lat_ns last = r->t_last_event >= 0 ? r->t_last_event : r->t_end;
@@ -737,9 +747,9 @@ int llm_summary_format_text(struct lat_buf *b, const struct llm_summary *s)
     rc = rc ? rc : text_row(b, "tpot", "-", "request", &s->tpot, 1e6, "ms");
     rc = rc ? rc
             : text_row(b, "itl", "-",
-                       s->view == LLM_VIEW_VLLM         ? "chunk (pooled gaps)"
-                       : s->view == LLM_VIEW_GENAI_PERF ? "request (= tpot)"
-                                                        : "token (n-1)",
+                       s->view == LLM_VIEW_VLLM       ? "chunk (pooled gaps)"
+                       : s->view != LLM_VIEW_LATSCOPE ? "request (= tpot)"
+                                                      : "token (n-1)",
                        &s->itl, 1e6, "ms");
     rc = rc ? rc : text_row(b, "chunk_gap", "-", "chunk", &s->chunk_gap, 1e6, "ms");
     rc =

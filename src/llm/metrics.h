@@ -94,6 +94,9 @@ enum llm_view {
     LLM_VIEW_LATSCOPE = 0, /* §4: .sched anchor, nearest rank, TPOT request- / ITL token-weighted */
     LLM_VIEW_VLLM,         /* vLLM bench serve definitions, numpy linear percentiles */
     LLM_VIEW_GENAI_PERF,   /* GenAI-Perf definitions, numpy linear percentiles */
+    /* AIPerf 0.13: GenAI-Perf's, except TTFT at the first response with non-empty content
+     * (not the first event: the chat role chunk, empty-content events do not count) */
+    LLM_VIEW_AIPERF,
 };
 const char *llm_view_name(enum llm_view v);
 int llm_view_parse(const char *s, enum llm_view *v);
