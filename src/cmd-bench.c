@@ -58,7 +58,8 @@ static const char usage_text[] =
     "                           with /v2/); the openai options are listed at the end\n"
     "  -X, --method M           HTTP method (default GET, or POST with a body)\n"
     "  -H, --header 'K: V'      extra request header (repeatable)\n"
-    "  -d, --body TEXT|@FILE    request body\n"
+    "  -d, --body TEXT|@FILE    request body, sent as given (also to /v2/ URLs); JSON\n"
+    "                           Content-Type unless -H gives one\n"
     "  --expect-status 2xx|any  success status class (default 2xx)\n"
     "  --expect-body TEXT       the response body must contain TEXT\n"
     "  --model NAME             kserve: model name (else taken from /v2/models/NAME in the URL)\n"
@@ -729,10 +730,9 @@ static void workload_text(char *out, size_t cap, const char *target, const char 
              req ? req : "", len, (unsigned long long)h);
 }
 
-static int build_http_target(struct cli *c, struct bench_target *t, struct lat_buf *req,
-                             struct lat_buf *body)
+/* -d BODY or -d @FILE into body (nothing without -d). 0 or an exit code. */
+static int read_body(const struct cli *c, struct lat_buf *body)
 {
-    const char *method = c->method;
     bool have_body = c->body_arg != NULL;
     if (have_body && c->body_arg[0] == '@') {
         uint64_t max = c->max_input ? c->max_input : LLM_MAX_INPUT_BYTES;
@@ -749,9 +749,37 @@ static int build_http_target(struct cli *c, struct bench_target *t, struct lat_b
     } else if (have_body) {
         if (buf_puts(body, c->body_arg) < 0) return LAT_EXIT_FAILURE;
     }
+    return 0;
+}
+
+/* The -H headers, plus "Content-Type: application/json" when a body is sent and no -H gives a
+ * Content-Type (issue 17 item 5: -d sent none). *hdrs is allocated; free it. */
+static size_t body_headers(const struct cli *c, bool have_body, const char ***hdrs)
+{
+    bool have_ct = false;
+    *hdrs = xcalloc(c->nheaders + 1, sizeof(**hdrs));
+    for (size_t i = 0; i < c->nheaders; i++) {
+        if (strncasecmp(c->headers[i], "content-type:", 13) == 0) have_ct = true;
+        (*hdrs)[i] = c->headers[i];
+    }
+    size_t n = c->nheaders;
+    if (have_body && !have_ct) (*hdrs)[n++] = "Content-Type: application/json";
+    return n;
+}
+
+static int build_http_target(struct cli *c, struct bench_target *t, struct lat_buf *req,
+                             struct lat_buf *body)
+{
+    const char *method = c->method;
+    bool have_body = c->body_arg != NULL;
+    int rc = read_body(c, body);
+    if (rc) return rc;
     if (!method) method = have_body ? "POST" : "GET";
-    int rc = http1_build_request(req, method, t->url.hostport, t->url.path, c->headers, c->nheaders,
-                                 have_body ? (body->data ? body->data : "") : NULL, body->len);
+    const char **hdrs;
+    size_t nh = body_headers(c, have_body, &hdrs);
+    rc = http1_build_request(req, method, t->url.hostport, t->url.path, hdrs, nh,
+                             have_body ? (body->data ? body->data : "") : NULL, body->len);
+    free(hdrs);
     if (rc < 0) {
         pr_err("cannot build the request: %s\n", lat_strerror(rc));
         return LAT_EXIT_USAGE;
@@ -920,6 +948,21 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     } else if (strcmp(c.target, "kserve") == 0) {
         char err[256] = "";
         c.ks.seed = c.seed;
+        if (c.body_arg) {
+            /* The user's body, sent as given (issue 17 item 5: an auto-selected kserve target
+             * sent its own tensor instead); the statistics are still read around each point. */
+            if (c.ks.ninputs) {
+                exit_code = usage_error("-d", "-d gives the whole request body; drop --input");
+                goto out;
+            }
+            if ((rc = read_body(&c, &body))) {
+                exit_code = rc;
+                goto out;
+            }
+            c.ks.user_body = body.data ? body.data : "";
+            c.ks.user_body_len = body.len;
+            c.ks.user_method = c.method;
+        }
         rc = kserve_setup(&ks, &c.ks, &t, c.headers, c.nheaders, err, sizeof(err));
         if (rc < 0) {
             pr_err("kserve: %s\n", err[0] ? err : lat_strerror(rc));

@@ -52,6 +52,15 @@ static void usage(FILE *f)
         "  --no-usage             never send usage (clients must count chunks)\n"
         "  --keepalive-lie        close after every response without 'Connection: close'\n"
         "                         (llama-server does: keep-alive is implied, not kept)\n"
+        "  --interrupt            a new request cuts every running stream: [DONE] after the\n"
+        "                         tokens so far, no finish_reason, close without the last\n"
+        "                         chunk (llama-cpp-python's default interrupt_requests)\n"
+        "  --stop-after N         end every response after N tokens, finish_reason \"stop\"\n"
+        "                         (min_tokens/ignore_eos not honoured)\n"
+        "  --max-context N        prompt + max_tokens over N tokens: HTTP 400\n"
+        "                         context_length_exceeded (prompt tokens = words)\n"
+        "  --empty-every N        every Nth content event (not the last) carries \"\" (a\n"
+        "                         token with no text of its own, llama-cpp-python)\n"
         "  --seed N               fault draws (default 1)\n"
         "  --send-log FILE        one JSON line per streamed response: its id and every\n"
         "                         content chunk's actual send time (CLOCK_MONOTONIC ns);\n"
@@ -72,6 +81,10 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
         {"stall", required_argument, NULL, 's'},
         {"no-usage", no_argument, NULL, 'U'},
         {"keepalive-lie", no_argument, NULL, 'K'},
+        {"interrupt", no_argument, NULL, 'I'},
+        {"stop-after", required_argument, NULL, 'A'},
+        {"max-context", required_argument, NULL, 'C'},
+        {"empty-every", required_argument, NULL, 'E'},
         {"seed", required_argument, NULL, 'S'},
         {"send-log", required_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},
@@ -124,6 +137,21 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
             break;
         case 'U':
             cfg.no_usage = true;
+            break;
+        case 'I':
+            cfg.interrupt = true;
+            break;
+        case 'E':
+            if (units_parse_count(optarg, &n) || n < 1 || n > 1000000) goto bad;
+            cfg.empty_every = (int)n;
+            break;
+        case 'A':
+            if (units_parse_count(optarg, &n) || n < 1 || n > 1000000) goto bad;
+            cfg.stop_after = (int)n;
+            break;
+        case 'C':
+            if (units_parse_count(optarg, &n) || n < 1 || n > 100000000) goto bad;
+            cfg.max_context = (int)n;
             break;
         case 'S':
             if (units_parse_count(optarg, &n)) goto bad;

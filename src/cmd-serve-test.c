@@ -51,6 +51,9 @@ static void usage(FILE *f)
         "  --no-keepalive      close the connection after every response\n"
         "  --keepalive-lie[=DUR]  answer 'Connection: keep-alive' yet close DUR after every\n"
         "                      response (default at once; llama-server does this)\n"
+        "  --require-header 'NAME: VALUE'  answer 401 to every request without it\n"
+        "  --require-json      answer 415 to a request body without\n"
+        "                      'Content-Type: application/json'\n"
         "  --body-size N       generic response body bytes (default 16)\n"
         "  --max-body N        largest accepted request body (default 64M)\n"
         "  --model SPEC        KServe model name[:DTYPE[:DIMS]], repeatable\n"
@@ -81,6 +84,8 @@ enum {
     OPT_NOKA,
     OPT_KALIE,
     OPT_BODY,
+    OPT_REQHDR,
+    OPT_REQJSON,
     OPT_MAXBODY,
     OPT_MODEL,
     OPT_MAXSEC,
@@ -115,6 +120,8 @@ int cmd_serve_test(int argc, char **argv, const struct lat_opts *opts)
         {"no-keepalive", no_argument, NULL, OPT_NOKA},
         {"keepalive-lie", optional_argument, NULL, OPT_KALIE},
         {"body-size", required_argument, NULL, OPT_BODY},
+        {"require-header", required_argument, NULL, OPT_REQHDR},
+        {"require-json", no_argument, NULL, OPT_REQJSON},
         {"max-body", required_argument, NULL, OPT_MAXBODY},
         {"model", required_argument, NULL, OPT_MODEL},
         {"max-seconds", required_argument, NULL, OPT_MAXSEC},
@@ -192,6 +199,13 @@ int cmd_serve_test(int argc, char **argv, const struct lat_opts *opts)
                 (units_parse_duration(a, LAT_NS_PER_MS, &cfg.keepalive_lie_delay_ns) < 0 ||
                  cfg.keepalive_lie_delay_ns < 0 || cfg.keepalive_lie_delay_ns > 60 * LAT_NS_PER_S))
                 goto bad_value;
+            break;
+        case OPT_REQHDR:
+            if (!strchr(a, ':') || strlen(a) >= sizeof(cfg.require_header)) goto bad_value;
+            snprintf(cfg.require_header, sizeof(cfg.require_header), "%s", a);
+            break;
+        case OPT_REQJSON:
+            cfg.require_json = true;
             break;
         case OPT_BODY:
             if (units_parse_count(a, &u) < 0 || u > (256u << 20)) goto bad_value;

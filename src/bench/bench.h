@@ -46,6 +46,10 @@ enum bench_err {
     /* Client side: no file descriptor for the socket (EMFILE/ENFILE). Never the server's
      * fault: the point is INVALID and says to raise `ulimit -n`. */
     BENCH_ERR_CLIENT_FD,
+    /* --target openai: the stream ended in order but incomplete: [DONE] without a
+     * finish_reason (llama-cpp-python's interrupted streams), or fewer tokens than
+     * min_tokens/ignore_eos demanded (llm_errors.truncated, the same requests). */
+    BENCH_ERR_TRUNCATED,
     BENCH_ERR__COUNT,
 };
 
@@ -66,10 +70,11 @@ struct bench_req_ops {
     int (*build)(void *cs, const char **req, size_t *len);
     void (*begin)(void *cs, lat_ns t_sched, lat_ns t_send);
     void (*body)(void *cs, const char *p, size_t n, lat_ns t_recv);
-    /* Returns the request's final class: bench_err when it is >= 0, else -1 (success) or the
-     * enum bench_err the target's own check found (e.g. BENCH_ERR_STREAM), which the engine
-     * then counts instead of a success. Requests that never got their bytes built (connect
-     * failures) are begun with t_send = -1 just before they end. */
+    /* Returns the request's final class: -1 (success) or an enum bench_err: bench_err, or the
+     * class the target's own check found (e.g. BENCH_ERR_STREAM, BENCH_ERR_TRUNCATED), which
+     * the engine then counts instead (one set of counters for the engine and the target). Requests
+     * that never got their bytes built (connect failures) are begun with t_send = -1 just before
+     * they end. */
     int (*end)(void *cs, int http_status, int bench_err, lat_ns t_end, bool measured);
 };
 

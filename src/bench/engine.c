@@ -45,7 +45,7 @@
 
 const char *const bench_err_names[BENCH_ERR__COUNT] = {
     "connect",   "timeout",  "reset",  "http_4xx",  "http_5xx",
-    "malformed", "mismatch", "stream", "client_fd",
+    "malformed", "mismatch", "stream", "client_fd", "truncated",
 };
 
 enum bc_state { BC_CLOSED = 0, BC_CONNECTING, BC_IDLE, BC_WRITING, BC_READING, BC_BACKOFF };
@@ -202,7 +202,7 @@ static int ops_end(struct bconn *bc, int cls, lat_ns t_end)
     if (t->ops && bc->ops_begun) {
         bc->ops_begun = false;
         int r = t->ops->end(bc->cs, bc->resp.status, cls, t_end, bc->measured);
-        if (cls < 0 && r >= 0 && r < BENCH_ERR__COUNT) return r;
+        if (r >= 0 && r < BENCH_ERR__COUNT) return r;
     }
     return cls;
 }
@@ -254,7 +254,7 @@ static void fail(struct bconn *bc, enum bench_err cls, lat_ns now)
         t->ops->begin(bc->cs, bc->t_sched, -1);
         bc->ops_begun = true;
     }
-    ops_end(bc, (int)cls, now);
+    cls = (enum bench_err)ops_end(bc, (int)cls, now);
     count_error(bc, cls, now);
     bc_close(bc);
     if (cls == BENCH_ERR_CONNECT || cls == BENCH_ERR_CLIENT_FD) {

@@ -264,10 +264,12 @@ static int model_path(const struct kserve_ctx *k, const char *suffix, char *out,
     return n < 0 || (size_t)n >= len ? LAT_E_OVERFLOW : 0;
 }
 
-static int get_doc(const struct bench_target *t, const char *path, struct lat_buf *doc, int *status)
+static int get_doc(const struct kserve_ctx *k, const struct bench_target *t, const char *path,
+                   struct lat_buf *doc, int *status)
 {
     struct lat_buf req = LAT_BUF_INIT;
-    int rc = http1_build_request(&req, "GET", t->url.hostport, path, NULL, 0, NULL, 0);
+    int rc =
+        http1_build_request(&req, "GET", t->url.hostport, path, k->get_hdrs, k->nget_hdrs, NULL, 0);
     if (!rc) rc = http_fetch(&t->conn, req.data, req.len, 5 * LAT_NS_PER_S, status, doc);
     buf_fini(&req);
     return rc;
@@ -290,11 +292,18 @@ int kserve_setup(struct kserve_ctx *k, struct kserve_opts *o, struct bench_targe
         return errf(err, errlen, LAT_E_USAGE, "model name or version has a '/', '?' or space");
     char path[512];
     int rc;
-    if (o->ninputs == 0) {
+    /* -H on the GETs too (an API key guards the metadata as well), without the body headers */
+    k->get_hdrs = calloc(nheaders + 1, sizeof(*k->get_hdrs));
+    if (!k->get_hdrs) return -ENOMEM;
+    for (size_t i = 0; i < nheaders; i++)
+        if (strncasecmp(headers[i], "content-type:", 13) &&
+            strncasecmp(headers[i], "content-length:", 15))
+            k->get_hdrs[k->nget_hdrs++] = headers[i];
+    if (o->ninputs == 0 && !o->user_body) {
         struct lat_buf doc = LAT_BUF_INIT;
         int status = 0;
         if ((rc = model_path(k, "", path, sizeof(path))) < 0) return rc;
-        rc = get_doc(t, path, &doc, &status);
+        rc = get_doc(k, t, path, &doc, &status);
         if (rc < 0) {
             buf_fini(&doc);
             return errf(err, errlen, rc, "GET %s: %s (is the server up? or pass --input)", path,
@@ -310,7 +319,10 @@ int kserve_setup(struct kserve_ctx *k, struct kserve_opts *o, struct bench_targe
         buf_fini(&doc);
         if (rc < 0) return rc;
     }
-    rc = kserve_build_body(&k->body, o->inputs, o->ninputs, o->batch, o->seed, err, errlen);
+    if (o->user_body)
+        rc = buf_append(&k->body, o->user_body, o->user_body_len);
+    else
+        rc = kserve_build_body(&k->body, o->inputs, o->ninputs, o->batch, o->seed, err, errlen);
     if (rc < 0) return rc;
     const char *hdrs[66];
     size_t nh = 0;
@@ -321,11 +333,17 @@ int kserve_setup(struct kserve_ctx *k, struct kserve_opts *o, struct bench_targe
     }
     if (!have_ct) hdrs[nh++] = "Content-Type: application/json";
     if ((rc = model_path(k, "/infer", path, sizeof(path))) < 0) return rc;
-    rc = http1_build_request(&k->req, "POST", t->url.hostport, path, hdrs, nh, k->body.data,
-                             k->body.len);
+    const char *ipath = path, *method = "POST";
+    if (o->user_body) { /* as given: the URL's path and method */
+        ipath = t->url.path;
+        if (o->user_method) method = o->user_method;
+    }
+    rc = http1_build_request(&k->req, method, t->url.hostport, ipath, hdrs, nh,
+                             k->body.data ? k->body.data : "", k->body.len);
     if (rc < 0) return errf(err, errlen, rc, "building the request: %s", lat_strerror(rc));
     if ((rc = model_path(k, "/stats", path, sizeof(path))) < 0) return rc;
-    rc = http1_build_request(&k->stats_req, "GET", t->url.hostport, path, NULL, 0, NULL, 0);
+    rc = http1_build_request(&k->stats_req, "GET", t->url.hostport, path, k->get_hdrs, k->nget_hdrs,
+                             NULL, 0);
     if (rc < 0) return rc;
     t->request = k->req.data;
     t->request_len = k->req.len;
@@ -369,6 +387,9 @@ void kserve_stats_after(struct kserve_ctx *k, const struct bench_target *t,
 
 void kserve_fini(struct kserve_ctx *k)
 {
+    free(k->get_hdrs);
+    k->get_hdrs = NULL;
+    k->nget_hdrs = 0;
     buf_fini(&k->req);
     buf_fini(&k->body);
     buf_fini(&k->stats_req);

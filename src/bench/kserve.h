@@ -27,6 +27,12 @@ struct kserve_opts {
     size_t ninputs;
     unsigned batch; /* 0: not given */
     uint64_t seed;
+    /* -d: the user's body, sent as given to the URL's own path (user_method or POST), with
+     * Content-Type: application/json unless a header gives one; no metadata read. NULL: built
+     * from --input or the metadata. */
+    const char *user_body;
+    size_t user_body_len;
+    const char *user_method;
 };
 
 /* Cumulative Triton counters for one model (all versions, or the one asked for). */
@@ -37,13 +43,16 @@ struct triton_counts {
 
 struct kserve_ctx {
     char model[256], version[64];
+    const char **get_hdrs; /* -H headers for the GETs (no Content-Type/Length) */
+    size_t nget_hdrs;
     struct lat_buf req, body, stats_req;
     bool stats_ok; /* the before-snapshot of the current point was read */
     struct triton_counts before;
 };
 
-/* Builds target->request (and fills inputs from metadata when none were given). On error,
- * err says what is wrong and what to do. Returns 0 or a negative code. */
+/* Builds target->request (and fills inputs from metadata when none were given). headers (-H)
+ * go on every request it sends, the metadata and statistics GETs included. On error, err says
+ * what is wrong and what to do. Returns 0 or a negative code. */
 int kserve_setup(struct kserve_ctx *k, struct kserve_opts *o, struct bench_target *t,
                  const char *const *headers, size_t nheaders, char *err, size_t errlen);
 void kserve_stats_before(struct kserve_ctx *k, const struct bench_target *t);

@@ -46,7 +46,8 @@ const char llm_bench_usage[] =
     "  --no-ignore-eos          do not send ignore_eos/min_tokens\n"
     "  --slo LIST               goodput SLOs per request: ttft<=500ms,tpot<=50ms,e2e<=2s\n"
     "                           (an SLO without these keys, e.g. p99<=200ms, is the bench's)\n"
-    "  --metrics-compat V       metric definitions: latscope (default), vllm, genai-perf\n"
+    "  --metrics-compat V       metric definitions: latscope (default), vllm, genai-perf,\n"
+    "                           aiperf (0.13: TTFT at the first non-empty content)\n"
     "  --records-detail FILE    one JSON line per request with every content chunk's arrival\n"
     "  --metrics-url URL        scrape the server's Prometheus metrics before, every second\n"
     "                           during, and after each point (running/waiting requests,\n"
@@ -131,7 +132,7 @@ static int apply(struct llm_bench *b, const char *name, const char *v, char *why
             return LAT_E_USAGE;
         }
     } else if (!strcmp(name, "metrics-compat")) {
-        if (llm_view_parse(v, &b->view)) w = "expected latscope, vllm or genai-perf";
+        if (llm_view_parse(v, &b->view)) w = "expected latscope, vllm, genai-perf or aiperf";
     } else if (!strcmp(name, "no-stream")) {
         wl->stream = false;
     } else if (!strcmp(name, "no-usage")) {
@@ -320,17 +321,23 @@ void llm_bench_req_values(const struct llm_record *r, enum llm_view v, lat_ns *t
     case LLM_VIEW_VLLM: /* mirrors llm/metrics.c view_values() */
         if (r->t_first_choice >= 0) *ttft = r->t_first_choice - r->t_send;
         e2e = (r->t_last_choice >= 0 ? r->t_last_choice : r->t_end) - r->t_send;
-        if (*ttft >= 0 && n > 1) *tpot = (e2e - *ttft) / (n - 1);
+        if (*ttft >= 0 && n > 1 && r->n_choice > 0) *tpot = (e2e - *ttft) / (n - 1);
         break;
     case LLM_VIEW_GENAI_PERF:
-        if (r->t_first_event >= 0) *ttft = r->t_first_event - r->t_send;
+    case LLM_VIEW_AIPERF:
+        if (v == LLM_VIEW_AIPERF) {
+            if (r->t_first >= 0) *ttft = r->t_first - r->t_send;
+        } else if (r->t_first_event >= 0) {
+            *ttft = r->t_first_event - r->t_send;
+        }
         e2e = (r->t_last_event >= 0 ? r->t_last_event : r->t_end) - r->t_send;
-        if (*ttft >= 0 && n > 1) *tpot = (e2e - *ttft) / (n - 1);
+        if (*ttft >= 0 && n > 1 && r->n_choice > 0) *tpot = (e2e - *ttft) / (n - 1);
         break;
     default:
         first = r->t_first;
         if (first >= 0) *ttft = first - r->t_sched;
-        if (first >= 0 && r->t_last >= 0 && n >= 2) *tpot = (r->t_last - first) / (n - 1);
+        if (first >= 0 && r->t_last >= 0 && n >= 2 && r->n_content >= 2)
+            *tpot = (r->t_last - first) / (n - 1);
         break;
     }
 }
@@ -575,7 +582,7 @@ static int fill_hists(struct llm_bench *b, struct lat_hist *h, lat_ns *tmin, lat
             }
             hist_record(&h[H_E2E], r->t_end - r->t_sched);
             hist_record(&h[H_E2E_SEND], r->t_end - r->t_send);
-            if (r->n >= 2 && r->t_first >= 0 && r->t_last >= 0) {
+            if (r->n >= 2 && r->n_content >= 2 && r->t_first >= 0 && r->t_last >= 0) {
                 lat_ns tpot = (r->t_last - r->t_first) / (r->n - 1);
                 hist_record(&h[H_TPOT], tpot);
                 hist_record_n(&h[H_ITL], tpot, (uint64_t)(r->n - 1));
@@ -662,7 +669,7 @@ static void write_record(struct llm_bench *b, struct llm_conn *c)
     put_ms(l, "ttft_ms", r->t_first - r->t_sched, r->t_first >= 0);
     put_ms(l, "e2e_ms", r->t_end - r->t_sched, r->t_end >= 0);
     put_ms(l, "tpot_ms", n >= 2 ? (r->t_last - r->t_first) / (n - 1) : 0,
-           n >= 2 && r->t_first >= 0 && r->t_last >= 0);
+           n >= 2 && r->n_content >= 2 && r->t_first >= 0 && r->t_last >= 0);
     buf_printf(l, ",\"output_tokens\":%lld,\"tokens_source\":\"%s\",\"requested_tokens\":",
                (long long)n, llm_tok_src_name(src));
     if (r->requested_tokens >= 0)
@@ -747,6 +754,9 @@ int llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool m
     case BENCH_ERR_MALFORMED:
         e = LLM_ERR_MALFORMED;
         break;
+    case BENCH_ERR_CLIENT_FD:
+        e = LLM_ERR_CONNECT; /* never sent */
+        break;
     default:
         /* -1 (complete), HTTP 4xx/5xx (the status says it), mismatch: judged by the stream. */
         break;
@@ -756,6 +766,9 @@ int llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool m
     struct llm_bench *b = c->owner;
     if (measured && b && b->records) write_record(b, c);
     if (measured && b && b->ivl_on) ivl_record(b, &c->s.rec);
+    /* A truncated stream is that whatever the transport did after it (llama-cpp-python
+     * closes without the terminating chunk): both views count it as truncated. */
+    if (c->s.rec.err == LLM_ERR_TRUNCATED) return BENCH_ERR_TRUNCATED;
     if (bench_err >= 0) return bench_err;
     /* The HTTP exchange completed: the stream's own verdict decides, so the engine's totals
      * count every request this target counts as failed. */

@@ -466,7 +466,7 @@ static int cmp_rps(const void *a, const void *b)
 
 int bench_report_csv(FILE *f, const struct bench_run *r)
 {
-    bool server = false, rate = false;
+    bool server = false, rate = false, llm = false;
     size_t n = 0;
     struct bench_point **v = calloc(r->npoints ? r->npoints : 1, sizeof(*v));
     if (!v) return -ENOMEM;
@@ -475,6 +475,7 @@ int bench_report_csv(FILE *f, const struct bench_run *r)
         v[n++] = &r->points[i];
         if (r->points[i].server.have) server = true;
         if (r->points[i].load.rate > 0) rate = true;
+        if (r->points[i].llm) llm = true;
     }
     qsort(v, n, sizeof(*v), cmp_rps);
     fprintf(f, "%s,Inferences/Second", rate ? "Request Rate" : "Concurrency");
@@ -482,7 +483,13 @@ int bench_report_csv(FILE *f, const struct bench_run *r)
         fprintf(f, ",Network+Server Send/Recv,Server Queue,Server Compute Input,"
                    "Server Compute Infer,Server Compute Output");
     fprintf(f, ",p50 latency,p90 latency,p95 latency,p99 latency,Avg latency,"
-               "p50 latency (actual send),p99 latency (actual send),Send Lag p99,Errors,Valid\n");
+               "p50 latency (actual send),p99 latency (actual send),Send Lag p99,Errors,Valid");
+    /* --target openai (issue 17 item 7): the LLM metrics in the same unit (us), appended so
+     * the perf_analyzer columns keep their places; empty where a point has no sample. */
+    if (llm)
+        fprintf(f, ",TTFT p50,TTFT p99,ITL p50,ITL p99,TPOT p50,TPOT p99,E2E p50,E2E p99,"
+                   "Output Tokens/Second");
+    fputc('\n', f);
     for (size_t i = 0; i < n; i++) {
         struct bench_point *p = v[i];
         struct bench_result *res = &p->res;
@@ -507,8 +514,24 @@ int bench_report_csv(FILE *f, const struct bench_run *r)
         fprintf(f, ",%.0f", mean_ns(&res->lat, ex) / 1e3);
         fprintf(f, ",%.0f,%.0f", (double)pct_ns(&res->lat_actual, exa, 50) / 1e3,
                 (double)pct_ns(&res->lat_actual, exa, 99) / 1e3);
-        fprintf(f, ",%.0f,%llu,%s\n", (double)hist_value_at_percentile(&res->send_lag, 99) / 1e3,
+        fprintf(f, ",%.0f,%llu,%s", (double)hist_value_at_percentile(&res->send_lag, 99) / 1e3,
                 (unsigned long long)res->errors_total, res->valid ? "true" : "false");
+        if (llm) {
+            const struct llm_summary *s = p->llm;
+            const struct llm_stat *st[] = {s ? &s->ttft : NULL, s ? &s->itl : NULL,
+                                           s ? &s->tpot : NULL, s ? &s->e2e : NULL};
+            for (int k = 0; k < 4; k++) {
+                if (st[k] && st[k]->n)
+                    fprintf(f, ",%.0f,%.0f", st[k]->p50 / 1e3, st[k]->p99 / 1e3);
+                else
+                    fputs(",,", f);
+            }
+            if (s)
+                fprintf(f, ",%.2f", s->out_tok_s);
+            else
+                fputc(',', f);
+        }
+        fputc('\n', f);
     }
     free(v);
     return ferror(f) ? -EIO : 0;
@@ -622,7 +645,8 @@ static void text_point(FILE *f, struct bench_point *p, size_t idx)
 
 int bench_report_text(FILE *f, const struct bench_run *r)
 {
-    fprintf(f, "latscope bench %s %s (%s, %u threads)\n", r->target, r->url, r->mode, r->threads);
+    fprintf(f, "latscope bench %s %s (%s, %u thread%s)\n", r->target, r->url, r->mode, r->threads,
+            r->threads == 1 ? "" : "s");
     if (r->shard && r->shard->count > 1 && !r->dist)
         fprintf(f, "shard %u of %u (%s)\n", r->shard->index, r->shard->count, r->shard->source);
     fprintf(f, "latency is measured from the intended send time (CO-correct); percentiles: %s\n",

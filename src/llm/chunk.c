@@ -222,9 +222,16 @@ int llm_chunk_parse(const char *json, size_t len, struct llm_chunk *c)
     if (lj_obj_get(b, end, "error", &vb, &ve) == 1 && !is_null(vb, ve)) c->error = true;
     if (lj_obj_get(b, end, "choices", &vb, &ve) == 1 && lj_arr_first(vb, ve, &cb, &ce) == 1) {
         c->has_choices = true;
+        if (lj_obj_get(cb, ce, "finish_reason", &xb, &xe) == 1 && !is_null(xb, xe))
+            c->finish = true;
+        bool str = false; /* a content string, empty or not */
         /* chat: choices[0].delta.{content,reasoning_content}; completions: choices[0].text */
         if (lj_obj_get(cb, ce, "delta", &xb, &xe) == 1) {
             const char *sb, *se;
+            bool role = lj_obj_get(xb, xe, "role", &sb, &se) == 1 && !is_null(sb, se);
+            if (!role && ((lj_obj_get(xb, xe, "content", &sb, &se) == 1 && *sb == '"') ||
+                          (lj_obj_get(xb, xe, "reasoning_content", &sb, &se) == 1 && *sb == '"')))
+                str = true;
             if (lj_obj_get(xb, xe, "content", &sb, &se) == 1 && lj_str_nonempty(sb, se)) {
                 c->content = true;
                 c->content_bytes = (size_t)(se - sb - 2);
@@ -233,9 +240,12 @@ int llm_chunk_parse(const char *json, size_t len, struct llm_chunk *c)
                 c->content = c->reasoning = true;
                 c->content_bytes = (size_t)(se - sb - 2);
             }
-        } else if (lj_obj_get(cb, ce, "text", &xb, &xe) == 1 && lj_str_nonempty(xb, xe)) {
-            c->content = true;
-            c->content_bytes = (size_t)(xe - xb - 2);
+        } else if (lj_obj_get(cb, ce, "text", &xb, &xe) == 1 && *xb == '"') {
+            str = true;
+            if (lj_str_nonempty(xb, xe)) {
+                c->content = true;
+                c->content_bytes = (size_t)(xe - xb - 2);
+            }
         } else if (lj_obj_get(cb, ce, "message", &xb, &xe) == 1) {
             /* non-streaming chat response */
             const char *sb, *se;
@@ -244,8 +254,7 @@ int llm_chunk_parse(const char *json, size_t len, struct llm_chunk *c)
                 c->content_bytes = (size_t)(se - sb - 2);
             }
         }
-        if (lj_obj_get(cb, ce, "finish_reason", &xb, &xe) == 1 && !is_null(xb, xe))
-            c->finish = true;
+        c->token_event = c->content || (str && !c->finish);
     }
     if (lj_obj_get(b, end, "usage", &vb, &ve) == 1 && !is_null(vb, ve)) {
         int64_t v;

@@ -17,10 +17,14 @@
 #define LJ_MAX_DEPTH 64
 
 struct llm_chunk {
-    bool has_choices;          /* "choices" is a non-empty array */
-    bool content;              /* choices[0] carries non-empty text/content/reasoning_content */
-    bool reasoning;            /* ... and it was reasoning_content */
-    bool finish;               /* choices[0].finish_reason is a non-null value */
+    bool has_choices; /* "choices" is a non-empty array */
+    bool content;     /* choices[0] carries non-empty text/content/reasoning_content */
+    bool reasoning;   /* ... and it was reasoning_content */
+    bool finish;      /* choices[0].finish_reason is a non-null value */
+    /* choices[0] carries a content/text/reasoning_content string, empty ones included (a
+     * token whose text is "" or a partial UTF-8 sequence, as llama-cpp-python sends), but not
+     * the role announcement (delta.role) nor an empty finish chunk: one server token event */
+    bool token_event;
     bool error;                /* a top-level "error" member (an error event) */
     size_t content_bytes;      /* raw (escaped) bytes of the content string */
     int64_t prompt_tokens;     /* usage.prompt_tokens, -1 when absent/null */

@@ -33,6 +33,7 @@ static const char *const err_names[LLM_ERR__N] = {
     [LLM_ERR_MALFORMED] = "malformed",
     [LLM_ERR_CUT] = "stream_cut",
     [LLM_ERR_TRANSPORT] = "transport",
+    [LLM_ERR_TRUNCATED] = "truncated",
 };
 
 const char *llm_err_name(enum llm_err e)
@@ -48,7 +49,7 @@ const char *llm_tok_src_name(enum llm_tok_src s)
     case LLM_TOK_CHUNK_USAGE:
         return "chunk_usage";
     case LLM_TOK_CHUNKS:
-        return "chunks";
+        return "events";
     default:
         return "none";
     }
@@ -61,6 +62,8 @@ const char *llm_view_name(enum llm_view v)
         return "vllm";
     case LLM_VIEW_GENAI_PERF:
         return "genai-perf";
+    case LLM_VIEW_AIPERF:
+        return "aiperf";
     default:
         return "latscope";
     }
@@ -74,6 +77,8 @@ int llm_view_parse(const char *s, enum llm_view *v)
         *v = LLM_VIEW_VLLM;
     else if (!strcmp(s, "genai-perf") || !strcmp(s, "gap"))
         *v = LLM_VIEW_GENAI_PERF;
+    else if (!strcmp(s, "aiperf"))
+        *v = LLM_VIEW_AIPERF;
     else
         return LAT_E_USAGE;
     return 0;
@@ -89,9 +94,9 @@ int64_t llm_record_tokens(const struct llm_record *r, enum llm_tok_src *src)
         *src = LLM_TOK_CHUNK_USAGE;
         return r->chunk_usage_tokens;
     }
-    if (r->n_content > 0 || r->err == LLM_OK) {
+    if (r->n_content > 0 || r->n_token_events > 0 || r->err == LLM_OK) {
         *src = LLM_TOK_CHUNKS;
-        return r->n_content;
+        return r->n_token_events > r->n_content ? r->n_token_events : r->n_content;
     }
     *src = LLM_TOK_NONE;
     return -1;
@@ -205,6 +210,26 @@ void llm_metrics_reset(struct llm_metrics *m)
     m->n = 0;
     m->content_gaps.n = m->choice_gaps.n = m->chunk_tokens.n = 0;
     m->approx_chunk_tokens = m->approx_chunks = m->usage_chunk_mismatch = 0;
+    m->first_err.have = false;
+}
+
+void llm_first_err_note(struct llm_first_err *f, enum llm_err err, int status, const char *text,
+                        size_t n)
+{
+    if (f->have) return;
+    f->have = true;
+    f->err = (uint8_t)err;
+    f->http_status = status;
+    size_t k = 0;
+    for (size_t i = 0; text && i < n && k + 1 < sizeof(f->text); i++) {
+        unsigned char ch = (unsigned char)text[i];
+        if (ch < 0x20 || ch == 0x7f) ch = ' ';
+        if (ch == ' ' && (k == 0 || f->text[k - 1] == ' ')) continue;
+        f->text[k++] = (char)ch;
+    }
+    while (k && f->text[k - 1] == ' ')
+        k--;
+    f->text[k] = '\0';
 }
 
 static int push_rsum(struct llm_metrics *m, const struct llm_rsum *s)
@@ -236,6 +261,7 @@ int llm_metrics_add(struct llm_metrics *m, const struct llm_record *rec)
         .requested = rec->requested_tokens,
         .n_content = rec->n_content,
         .err = (uint8_t)rec->err,
+        .streamed = rec->n_choice > 0,
     };
     s.n = llm_record_tokens(rec, &src);
     s.src = (uint8_t)src;
@@ -272,6 +298,7 @@ int llm_metrics_merge(struct llm_metrics *dst, const struct llm_metrics *src)
     dst->approx_chunk_tokens += src->approx_chunk_tokens;
     dst->approx_chunks += src->approx_chunks;
     dst->usage_chunk_mismatch += src->usage_chunk_mismatch;
+    if (!dst->first_err.have) dst->first_err = src->first_err;
     return 0;
 }
 
@@ -389,19 +416,27 @@ static struct view_req view_values(const struct llm_rsum *r, enum llm_view view)
          * (trailing usage chunk excluded); TPOT (E2EL - TTFT)/(n - 1) for n > 1. */
         if (r->t_first_choice >= 0) o.ttft = r->t_first_choice - r->t_send;
         o.e2e = (r->t_last_choice >= 0 ? r->t_last_choice : r->t_end) - r->t_send;
-        if (o.ttft >= 0 && r->n > 1) o.tpot = (o.e2e - o.ttft) / (r->n - 1);
+        if (o.ttft >= 0 && r->n > 1 && r->streamed) o.tpot = (o.e2e - o.ttft) / (r->n - 1);
         break;
     case LLM_VIEW_GENAI_PERF:
-        /* TTFT: r[0] - t0; request latency: r[last] - t0; ITL (= TPOT) (E2E - TTFT)/(n - 1). */
-        if (r->t_first_event >= 0) o.ttft = r->t_first_event - r->t_send;
+    case LLM_VIEW_AIPERF:
+        /* TTFT: r[0] - t0 (AIPerf: the first response with non-empty content - t0); request
+         * latency: r[last] - t0; ITL (= TPOT) (E2E - TTFT)/(n - 1). */
+        if (view == LLM_VIEW_AIPERF) {
+            if (r->t_first >= 0) o.ttft = r->t_first - r->t_send;
+        } else if (r->t_first_event >= 0) {
+            o.ttft = r->t_first_event - r->t_send;
+        }
         o.e2e = (r->t_last_event >= 0 ? r->t_last_event : r->t_end) - r->t_send;
-        if (o.ttft >= 0 && r->n > 1) o.tpot = (o.e2e - o.ttft) / (r->n - 1);
+        if (o.ttft >= 0 && r->n > 1 && r->streamed) o.tpot = (o.e2e - o.ttft) / (r->n - 1);
         break;
     default:
-        /* §4: ttft = t_first - t_sched; e2e = t_end - t_sched; tpot = (t_last - t_first)/(n-1). */
+        /* §4: ttft = t_first - t_sched; e2e = t_end - t_sched; tpot = (t_last - t_first)/(n-1),
+         * measurable only over two or more timed content chunks (not --no-stream's one body,
+         * nor one chunk that carries every token: 0 would be no measurement). */
         if (r->t_first >= 0) o.ttft = r->t_first - r->t_sched;
         o.e2e = r->t_end - r->t_sched;
-        if (r->t_first >= 0 && r->t_last >= 0 && r->n >= 2)
+        if (r->t_first >= 0 && r->t_last >= 0 && r->n >= 2 && r->n_content >= 2)
             o.tpot = (r->t_last - r->t_first) / (r->n - 1);
         break;
     }
@@ -424,6 +459,7 @@ int llm_metrics_summarize(struct llm_metrics *m, enum llm_view view, const struc
 {
     memset(out, 0, sizeof(*out));
     out->view = view;
+    out->first_err = m->first_err;
     size_t n = m->n;
     int rc = -ENOMEM;
     int64_t *ttft = malloc((n + 1) * sizeof(int64_t)), *ttft_send = malloc((n + 1) * 8);
@@ -445,7 +481,7 @@ int llm_metrics_summarize(struct llm_metrics *m, enum llm_view view, const struc
         if (out->has_slo && meets_slo(slo, &v, r, view)) out->good++;
         /* Duration window: latscope and vLLM from the first intended send to the last end;
          * GenAI-Perf from the first send to the last response, successful requests only. */
-        if (view == LLM_VIEW_GENAI_PERF) {
+        if (view == LLM_VIEW_GENAI_PERF || view == LLM_VIEW_AIPERF) {
             if (r->err == LLM_OK) {
                 if (r->t_send < t_min) t_min = r->t_send;
                 lat_ns last = r->t_last_event >= 0 ? r->t_last_event : r->t_end;
@@ -616,6 +652,19 @@ void llm_summary_write_json(struct jsonw *w, const struct llm_summary *s)
         jsonw_u64(w, s->err[i]);
     }
     jsonw_obj_end(w);
+    jsonw_key(w, "first_error");
+    if (!s->errors || !s->first_err.have) {
+        jsonw_null(w);
+    } else {
+        jsonw_obj_begin(w);
+        jsonw_key(w, "class");
+        jsonw_str(w, llm_err_name((enum llm_err)s->first_err.err));
+        jsonw_key(w, "http_status");
+        jsonw_u64(w, (uint64_t)(s->first_err.http_status > 0 ? s->first_err.http_status : 0));
+        jsonw_key(w, "message");
+        jsonw_str(w, s->first_err.text);
+        jsonw_obj_end(w);
+    }
     jsonw_key(w, "server_metrics");
     if (!s->srv.have) {
         jsonw_null(w);
@@ -698,9 +747,9 @@ int llm_summary_format_text(struct lat_buf *b, const struct llm_summary *s)
     rc = rc ? rc : text_row(b, "tpot", "-", "request", &s->tpot, 1e6, "ms");
     rc = rc ? rc
             : text_row(b, "itl", "-",
-                       s->view == LLM_VIEW_VLLM         ? "chunk (pooled gaps)"
-                       : s->view == LLM_VIEW_GENAI_PERF ? "request (= tpot)"
-                                                        : "token (n-1)",
+                       s->view == LLM_VIEW_VLLM       ? "chunk (pooled gaps)"
+                       : s->view != LLM_VIEW_LATSCOPE ? "request (= tpot)"
+                                                      : "token (n-1)",
                        &s->itl, 1e6, "ms");
     rc = rc ? rc : text_row(b, "chunk_gap", "-", "chunk", &s->chunk_gap, 1e6, "ms");
     rc =
@@ -721,6 +770,13 @@ int llm_summary_format_text(struct lat_buf *b, const struct llm_summary *s)
             if (s->err[i])
                 rc = buf_printf(b, " %s %llu", llm_err_name((enum llm_err)i),
                                 (unsigned long long)s->err[i]);
+        rc = rc ? rc : buf_putc(b, '\n');
+    }
+    if (s->errors && s->first_err.have && !rc) {
+        rc = buf_printf(b, "first error: %s", llm_err_name((enum llm_err)s->first_err.err));
+        if (!rc && s->first_err.http_status)
+            rc = buf_printf(b, " (HTTP %d)", s->first_err.http_status);
+        if (!rc && s->first_err.text[0]) rc = buf_printf(b, ": %s", s->first_err.text);
         rc = rc ? rc : buf_putc(b, '\n');
     }
     if (s->has_slo && !rc)
@@ -746,7 +802,9 @@ int llm_summary_format_text(struct lat_buf *b, const struct llm_summary *s)
         rc = rc ? rc : buf_putc(b, '\n');
     }
     if (s->tokens_source == LLM_TOK_CHUNKS && !rc)
-        rc = buf_puts(b, "note: some token counts are content-chunk counts (no usage): "
-                         "approximate\n");
+        rc = buf_puts(b, "note: without usage, output tokens are the server's token events "
+                         "(content events, empty ones included): exact where the server sends "
+                         "one per token (llama.cpp), a lower bound where an event carries "
+                         "several\n");
     return rc;
 }

@@ -26,6 +26,9 @@ enum llm_err {
     LLM_ERR_MALFORMED, /* malformed HTTP, SSE or JSON in an event */
     LLM_ERR_CUT,       /* the stream ended before [DONE] / finish_reason (cut mid-way) */
     LLM_ERR_TRANSPORT, /* reset or other I/O error */
+    /* The stream ended in order ([DONE]) but incomplete: no finish_reason (llama-cpp-python's
+     * interrupted streams), or fewer tokens (exact count) than min_tokens/ignore_eos demanded. */
+    LLM_ERR_TRUNCATED,
     LLM_ERR__N,
 };
 const char *llm_err_name(enum llm_err e);
@@ -35,7 +38,8 @@ enum llm_tok_src {
     LLM_TOK_NONE = 0,    /* unknown (failed request) */
     LLM_TOK_USAGE,       /* the final usage.completion_tokens */
     LLM_TOK_CHUNK_USAGE, /* cumulative usage in every chunk (continuous usage stats) */
-    LLM_TOK_CHUNKS,      /* number of content chunks: approximate */
+    LLM_TOK_CHUNKS,      /* "events": the server's token events (content events, "" included;
+                          * one per token on llama.cpp, several tokens per event possible) */
 };
 const char *llm_tok_src_name(enum llm_tok_src s);
 
@@ -57,9 +61,13 @@ struct llm_record {
     int64_t chunk_usage_tokens; /* last cumulative per-chunk usage, -1 absent */
     int64_t prompt_tokens;      /* usage.prompt_tokens, -1 absent */
     int32_t requested_tokens;   /* max_tokens sent, -1 when none */
+    int32_t min_tokens;         /* min_tokens sent with ignore_eos (a demanded length), -1 none */
     enum llm_err err;
     int http_status;
     bool chunk_usage_every; /* every content chunk carried cumulative usage */
+    /* Server token events (llm_chunk.token_event: content events, empty ones included):
+     * the token count when the server sends no usage. */
+    uint32_t n_token_events;
     /* Content chunks: arrival and tokens in the chunk (-1 unknown). */
     uint32_t n_content;
     lat_ns *content_ts;
@@ -86,6 +94,9 @@ enum llm_view {
     LLM_VIEW_LATSCOPE = 0, /* §4: .sched anchor, nearest rank, TPOT request- / ITL token-weighted */
     LLM_VIEW_VLLM,         /* vLLM bench serve definitions, numpy linear percentiles */
     LLM_VIEW_GENAI_PERF,   /* GenAI-Perf definitions, numpy linear percentiles */
+    /* AIPerf 0.13: GenAI-Perf's, except TTFT at the first response with non-empty content
+     * (not the first event: the chat role chunk, empty-content events do not count) */
+    LLM_VIEW_AIPERF,
 };
 const char *llm_view_name(enum llm_view v);
 int llm_view_parse(const char *s, enum llm_view *v);
@@ -118,8 +129,23 @@ struct llm_srv {
     uint64_t raw_more;                       /* changed series beyond LLM_SRV_RAW_MAX */
 };
 
+/* The first failed request's class, HTTP status and the server's message (its error body or
+ * event, control characters as spaces, cut at LLM_ERR_TEXT_MAX - 1 bytes), so a point where
+ * every request failed says why (e.g. HTTP 400 context_length_exceeded). */
+#define LLM_ERR_TEXT_MAX 200
+struct llm_first_err {
+    bool have;
+    uint8_t err; /* enum llm_err */
+    int http_status;
+    char text[LLM_ERR_TEXT_MAX];
+};
+/* Keeps (err, status, text[0..n)) in *f unless it already holds one. */
+void llm_first_err_note(struct llm_first_err *f, enum llm_err err, int status, const char *text,
+                        size_t n);
+
 struct llm_summary {
     enum llm_view view;
+    struct llm_first_err first_err;
     struct llm_srv srv;
     struct llm_stat ttft, ttft_send, e2e, e2e_send, tpot, itl, chunk_gap, send_lag;
     struct llm_stat tokens_per_chunk, out_tok_s_user;
@@ -144,6 +170,7 @@ struct llm_rsum {
     int32_t requested;
     uint32_t n_content;
     uint8_t src, err;
+    uint8_t streamed; /* the response was streamed (n_choice > 0): a TPOT is measurable */
 };
 
 struct llm_vec {
@@ -159,6 +186,7 @@ struct llm_metrics {
     struct llm_vec chunk_tokens; /* tokens of each content chunk where exact */
     uint64_t approx_chunk_tokens, approx_chunks; /* chunks whose size is only a request mean */
     uint64_t usage_chunk_mismatch;
+    struct llm_first_err first_err; /* the first failed request the thread recorded */
 };
 
 void llm_metrics_init(struct llm_metrics *m);

@@ -53,6 +53,7 @@ void llm_stream_begin(struct llm_stream *s, lat_ns t_sched, lat_ns t_send, int32
     r->t_first = r->t_last = r->t_end = -1;
     r->usage_tokens = r->chunk_usage_tokens = r->prompt_tokens = -1;
     r->requested_tokens = requested;
+    r->min_tokens = -1;
     r->chunk_usage_every = true;
     sse_reset(&s->sse);
     buf_reset(&s->body);
@@ -130,6 +131,7 @@ static void on_event(struct llm_stream *s, const struct sse_event *ev)
             s->overflow = true;
         if (r->n_choice < s->choice_cap) r->choice_ts[r->n_choice++] = ev->ts;
     }
+    if (c.token_event) r->n_token_events++;
     if (c.content) {
         if (r->t_first < 0) r->t_first = ev->ts;
         r->t_last = ev->ts;
@@ -205,6 +207,15 @@ void llm_stream_end(struct llm_stream *s, int http_status, enum llm_err transpor
             r->err = s->saw_event || transport_err == LLM_OK ? LLM_ERR_CUT : transport_err;
         else if (sse_pending(&s->sse) && !s->saw_done)
             r->err = LLM_ERR_CUT;
+        else if (!s->saw_finish)
+            /* [DONE] without any finish_reason: ended early in order (llama-cpp-python cuts a
+             * running stream this way when another request arrives), whatever the transport
+             * did after it. */
+            r->err = LLM_ERR_TRUNCATED;
+        else if (transport_err != LLM_OK)
+            /* complete in content, but the HTTP response was not (no terminating chunk):
+             * the engine counts this request failed, so does this view */
+            r->err = transport_err;
         else
             r->err = LLM_OK;
     } else if (transport_err != LLM_OK) {
@@ -230,6 +241,15 @@ void llm_stream_end(struct llm_stream *s, int http_status, enum llm_err transpor
         }
     }
     if (r->n_content == 0) r->chunk_usage_every = false;
+    if (r->err == LLM_OK && r->min_tokens > 0) {
+        /* ignore_eos + min_tokens demanded this length: an exact count below it is a
+         * truncated response (a content-event count is no proof: an event may carry more than
+         * one token). */
+        enum llm_tok_src src;
+        int64_t n = llm_record_tokens(r, &src);
+        if ((src == LLM_TOK_USAGE || src == LLM_TOK_CHUNK_USAGE) && n < r->min_tokens)
+            r->err = LLM_ERR_TRUNCATED;
+    }
 }
 
 const char *llm_stream_resp_id(const struct llm_stream *s, size_t *len)

@@ -12,6 +12,7 @@
 #include "llm/target.h"
 
 #include "core/err.h"
+#include "llm/chunk.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -125,7 +126,7 @@ struct llm_conn *llm_conn_new(struct llm_target *t, unsigned thread)
     c->t = t;
     c->thread = thread < t->nthreads ? thread : 0;
     llm_stream_init(&c->s, t->cfg.wl.stream);
-    c->max_tokens = -1;
+    c->max_tokens = c->min_tokens = -1;
     return c;
 }
 
@@ -150,6 +151,7 @@ int llm_conn_build(struct llm_conn *c, const char **req, size_t *len)
     buf_reset(&c->req);
     buf_reset(&c->body);
     int rc = llm_workload_body(t->wl, idx, &c->body, &c->max_tokens);
+    c->min_tokens = llm_workload_demands_length(t->wl) && c->max_tokens > 0 ? c->max_tokens : -1;
     rc = rc ? rc : buf_append(&c->req, t->head.data, t->head.len);
     rc = rc ? rc : buf_printf(&c->req, "Content-Length: %zu\r\n\r\n", c->body.len);
     rc = rc ? rc : buf_append(&c->req, c->body.data, c->body.len);
@@ -162,6 +164,7 @@ int llm_conn_build(struct llm_conn *c, const char **req, size_t *len)
 void llm_conn_begin(struct llm_conn *c, lat_ns t_sched, lat_ns t_send)
 {
     llm_stream_begin(&c->s, t_sched, t_send, c->max_tokens);
+    c->s.rec.min_tokens = c->min_tokens;
 }
 
 void llm_conn_body(void *ud, const char *p, size_t n, lat_ns t)
@@ -170,9 +173,35 @@ void llm_conn_body(void *ud, const char *p, size_t n, lat_ns t)
     llm_stream_body(&c->s, p, n, t);
 }
 
+/* The message of an OpenAI-style error body ({"error":{"message":"..."}} or
+ * {"message":"..."}) as raw string text, else the whole text. */
+static void error_message(const char *txt, const char **p, size_t *n)
+{
+    const char *e = txt + strlen(txt), *b = lj_ws(txt, e), *vb, *ve, *mb, *me;
+    *p = txt;
+    *n = (size_t)(e - txt);
+    if (b >= e || *b != '{') return;
+    if (lj_obj_get(b, e, "error", &vb, &ve) == 1 && *vb == '{' &&
+        lj_obj_get(vb, ve, "message", &mb, &me) == 1 && *mb == '"' && me - mb >= 2) {
+        *p = mb + 1;
+        *n = (size_t)(me - mb - 2);
+    } else if (lj_obj_get(b, e, "message", &mb, &me) == 1 && *mb == '"' && me - mb >= 2) {
+        *p = mb + 1;
+        *n = (size_t)(me - mb - 2);
+    }
+}
+
 void llm_conn_end(struct llm_conn *c, int http_status, enum llm_err err, lat_ns t_end,
                   bool measured)
 {
     llm_stream_end(&c->s, http_status, err, t_end);
-    if (measured) llm_metrics_add(&c->t->metrics[c->thread], &c->s.rec);
+    if (!measured) return;
+    struct llm_metrics *m = &c->t->metrics[c->thread];
+    if (c->s.rec.err != LLM_OK && !m->first_err.have) {
+        const char *txt;
+        size_t n;
+        error_message(llm_stream_error_text(&c->s), &txt, &n);
+        llm_first_err_note(&m->first_err, c->s.rec.err, http_status, txt, n);
+    }
+    llm_metrics_add(m, &c->s.rec);
 }

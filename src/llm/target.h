@@ -55,6 +55,7 @@ struct llm_conn {
     struct llm_stream s;
     struct lat_buf req, body;
     int32_t max_tokens;
+    int32_t min_tokens;  /* min_tokens the request demanded (ignore_eos), -1 none */
     void *owner;         /* the caller's context (bench/openai.c: the struct llm_bench) */
     struct lat_buf line; /* caller's scratch (bench/openai.c: one --records-detail line) */
     uint64_t seq1;       /* replay: 1 + the request number of the next build; 0 = counter */

@@ -418,3 +418,8 @@ int llm_workload_body(const struct llm_workload *w, uint64_t idx, struct lat_buf
     *max_tokens = mt;
     return rc;
 }
+
+bool llm_workload_demands_length(const struct llm_workload *w)
+{
+    return w->cfg.ignore_eos && !(w->extra_over & LLM_OV_MIN_TOKENS);
+}

@@ -77,6 +77,9 @@ const char *llm_api_path(enum llm_api api);
  */
 int llm_workload_body(const struct llm_workload *w, uint64_t idx, struct lat_buf *out,
                       int32_t *max_tokens);
+/* True when every body with a max_tokens also sends min_tokens = max_tokens (ignore_eos on and
+ * --extra-body does not replace min_tokens): the server was asked for exactly that length. */
+bool llm_workload_demands_length(const struct llm_workload *w);
 /* Appends a synthetic prompt of about `tokens` tokens (words drawn with rng state *st). */
 int llm_synth_prompt(struct lat_buf *out, int32_t tokens, uint64_t *st);
 

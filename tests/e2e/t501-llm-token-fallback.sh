@@ -11,8 +11,8 @@ python3 - "$TMPDIR/out" <<'PY' || fail "result: $(cat "$TMPDIR/out")"
 import json, sys
 p = json.load(open(sys.argv[1]))["points"][0]
 n = p["requests"]
-assert p["tokens_source"] == "chunks", p["tokens_source"]
-assert p["tokens_source_counts"]["chunks"] == n
+assert p["tokens_source"] == "events", p["tokens_source"]
+assert p["tokens_source_counts"]["events"] == n
 assert p["output_tokens"] == 8 * n, p["output_tokens"]      # 16 tokens in 8 chunks
 assert p["osl_mismatch"] == n                                # asked 16, counted 8
 PY

@@ -89,7 +89,9 @@ TEST(llm_bench_end_final_class)
     const char *req;
     size_t len;
     ASSERT_RC(llm_bench_build(c, &req, &len));
-    const char *good = "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: [DONE]\n\n";
+    const char *good = "data: {\"choices\":[{\"delta\":{\"content\":\"a\"},"
+                       "\"finish_reason\":\"length\"}]}\n\ndata: [DONE]\n\n";
+    const char *cut = "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: [DONE]\n\n";
     llm_bench_begin(c, 0, 10);
     llm_conn_body(c, good, strlen(good), 20);
     ASSERT_EQ_I64(llm_bench_end(c, 200, -1, 30, true), -1);
@@ -100,13 +102,27 @@ TEST(llm_bench_end_final_class)
     /* an engine class passes through */
     llm_bench_begin(c, 80, -1);
     ASSERT_EQ_I64(llm_bench_end(c, 0, BENCH_ERR_CONNECT, 90, true), BENCH_ERR_CONNECT);
+    /* [DONE] without finish_reason, then a close without the terminating chunk (the engine
+     * saw a reset): truncated in both views (issue 17 item 2), and with a clean end too */
+    llm_bench_begin(c, 100, 110);
+    llm_conn_body(c, cut, strlen(cut), 120);
+    ASSERT_EQ_I64(llm_bench_end(c, 200, BENCH_ERR_RESET, 130, true), BENCH_ERR_TRUNCATED);
+    llm_bench_begin(c, 140, 150);
+    llm_conn_body(c, cut, strlen(cut), 160);
+    ASSERT_EQ_I64(llm_bench_end(c, 200, -1, 170, true), BENCH_ERR_TRUNCATED);
+    /* a complete stream whose HTTP body did not end: the engine's reset in both views */
+    llm_bench_begin(c, 180, 190);
+    llm_conn_body(c, good, strlen(good), 200);
+    ASSERT_EQ_I64(llm_bench_end(c, 200, BENCH_ERR_RESET, 210, true), BENCH_ERR_RESET);
     llm_bench_conn_free(c);
     struct llm_summary s;
     ASSERT_RC(llm_bench_point_done(&b, &s));
-    ASSERT_EQ_U64(s.requests, 3);
+    ASSERT_EQ_U64(s.requests, 6);
     ASSERT_EQ_U64(s.ok, 1);
-    ASSERT_EQ_U64(s.errors, 2);
+    ASSERT_EQ_U64(s.errors, 5);
     ASSERT_EQ_U64(s.err[LLM_ERR_CONNECT], 1);
+    ASSERT_EQ_U64(s.err[LLM_ERR_TRUNCATED], 2);
+    ASSERT_EQ_U64(s.err[LLM_ERR_TRANSPORT], 1);
     llm_bench_fini(&b);
 }
 

@@ -27,6 +27,7 @@ static struct llm_record rec10(void)
     r.chunk_usage_tokens = r.prompt_tokens = -1;
     r.requested_tokens = 10;
     r.n_content = 10;
+    r.n_choice = 11; /* streamed */
     r.err = LLM_OK;
     return r;
 }
@@ -45,6 +46,16 @@ TEST(llm_req_values_per_view)
     ASSERT_EQ_I64(ttft, 500);      /* r[0] - t_send */
     ASSERT_EQ_I64(tpot, 2000 / 9); /* (r[last] 2500 - 500) / 9 */
 
+    /* --no-stream: one body, no choices events: no TPOT in any view (was 0.000) */
+    r.n_choice = 0;
+    r.n_content = 1;
+    r.t_first = r.t_last = r.t_first_choice = r.t_last_choice = r.t_end;
+    for (int v = LLM_VIEW_LATSCOPE; v <= LLM_VIEW_GENAI_PERF; v++) {
+        llm_bench_req_values(&r, (enum llm_view)v, &ttft, &tpot);
+        ASSERT(ttft > 0);
+        ASSERT_EQ_I64(tpot, -1);
+    }
+    r = rec10();
     r.usage_tokens = 1; /* n <= 1: no TPOT sample, TTFT still counts */
     llm_bench_req_values(&r, LLM_VIEW_LATSCOPE, &ttft, &tpot);
     ASSERT_EQ_I64(ttft, 2000);

@@ -88,7 +88,8 @@ TEST(llm_bench_setup_paths)
     ASSERT(strstr(req, "\"stream\":true"));
     /* one request through the callbacks: a complete stream, then a reset */
     llm_bench_begin(c, 0, 10);
-    const char *body = "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: [DONE]\n\n";
+    const char *body = "data: {\"choices\":[{\"delta\":{\"content\":\"a\"},"
+                       "\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
     llm_conn_body(c, body, strlen(body), 50);
     llm_bench_end(c, 200, -1, 60, true);
     llm_bench_begin(c, 100, 110);
@@ -143,7 +144,9 @@ TEST(llm_bench_hdr_log_tags)
     const char *ev = "data: {\"choices\":[{\"text\":\"a\"}]}\n\n";
     for (int i = 0; i < 3; i++)
         llm_conn_body(c, ev, strlen(ev), s0 + 100 * LAT_NS_PER_MS + i * 10 * LAT_NS_PER_MS);
-    llm_conn_body(c, "data: [DONE]\n\n", 14, s0 + 121 * LAT_NS_PER_MS);
+    const char *fin = "data: {\"choices\":[{\"text\":\"\",\"finish_reason\":\"length\"}]}\n\n"
+                      "data: [DONE]\n\n";
+    llm_conn_body(c, fin, strlen(fin), s0 + 121 * LAT_NS_PER_MS);
     llm_bench_end(c, 200, -1, s0 + 121 * LAT_NS_PER_MS, true);
     llm_bench_conn_free(c);
     struct llm_summary s;

@@ -323,6 +323,31 @@ TEST(llm_chunk_chat_and_completions)
     ASSERT_EQ_I64(c.completion_tokens, 1);
 }
 
+/* Server token events (issue 17 item 4): content events, empty ones included, but not the
+ * role announcement nor an empty finish chunk. */
+TEST(llm_chunk_token_events)
+{
+    struct llm_chunk c = parse_ok("{\"choices\":[{\"delta\":{\"role\":\"assistant\","
+                                  "\"content\":\"\"},\"finish_reason\":null}]}");
+    ASSERT(!c.token_event);
+    c = parse_ok("{\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":null}}]}");
+    ASSERT(!c.token_event);
+    c = parse_ok("{\"choices\":[{\"delta\":{\"content\":\"\"},\"finish_reason\":null}]}");
+    ASSERT(c.token_event && !c.content);
+    c = parse_ok("{\"choices\":[{\"delta\":{\"content\":\"a\"}}]}");
+    ASSERT(c.token_event && c.content);
+    c = parse_ok("{\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}");
+    ASSERT(!c.token_event && c.finish);
+    c = parse_ok("{\"choices\":[{\"delta\":{\"content\":\"\"},\"finish_reason\":\"stop\"}]}");
+    ASSERT(!c.token_event);
+    c = parse_ok("{\"choices\":[{\"text\":\"\",\"finish_reason\":null}]}");
+    ASSERT(c.token_event && !c.content);
+    c = parse_ok("{\"choices\":[{\"text\":\"x\",\"finish_reason\":\"length\"}]}");
+    ASSERT(c.token_event);
+    c = parse_ok("{\"choices\":[],\"usage\":{\"completion_tokens\":3}}");
+    ASSERT(!c.token_event);
+}
+
 TEST(llm_chunk_malformed)
 {
     const char *bad[] = {"",           "{",          "{\"choices\":[}", "[1,2]", "{\"a\":tru}",

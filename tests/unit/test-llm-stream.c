@@ -69,7 +69,8 @@ TEST(llm_stream_continuous_usage)
     llm_stream_begin(&s, 0, 0, 5);
     feed(&s,
          "data: {\"choices\":[{\"text\":\"ab\"}],\"usage\":{\"completion_tokens\":2}}\n\n"
-         "data: {\"choices\":[{\"text\":\"cde\"}],\"usage\":{\"completion_tokens\":5}}\n\n"
+         "data: {\"choices\":[{\"text\":\"cde\",\"finish_reason\":\"length\"}],"
+         "\"usage\":{\"completion_tokens\":5}}\n\n"
          "data: {\"choices\":[],\"usage\":{\"completion_tokens\":5}}\n\n" DONE,
          7);
     llm_stream_end(&s, 200, LLM_OK, 8);
@@ -129,6 +130,46 @@ TEST(llm_stream_error_classes)
     llm_stream_begin(&s, 0, 0, -1);
     llm_stream_end(&s, 0, LLM_ERR_TRANSPORT, 2);
     ASSERT_EQ_I64(s.rec.err, LLM_ERR_TRANSPORT);
+    llm_stream_fini(&s);
+}
+
+/* issue 17 item 2: a stream that ends in order but incomplete is truncated, not ok. */
+TEST(llm_stream_truncated)
+{
+    struct llm_stream s;
+    llm_stream_init(&s, true);
+    /* llama-cpp-python's interrupted stream: a token, [DONE], no finish_reason, then the
+     * connection closes without the chunked terminator (the engine says reset) */
+    llm_stream_begin(&s, 0, 0, 8);
+    feed(&s, CHAT_ROLE CHAT_TOK("a") DONE, 1);
+    llm_stream_end(&s, 200, LLM_ERR_TRANSPORT, 2);
+    ASSERT_EQ_I64(s.rec.err, LLM_ERR_TRUNCATED);
+    /* the same with a clean end of the HTTP body */
+    llm_stream_begin(&s, 0, 0, 8);
+    feed(&s, CHAT_ROLE DONE, 1);
+    llm_stream_end(&s, 200, LLM_OK, 2);
+    ASSERT_EQ_I64(s.rec.err, LLM_ERR_TRUNCATED);
+    /* complete stream, but the HTTP response did not end: the transport's class, never ok */
+    llm_stream_begin(&s, 0, 0, 1);
+    feed(&s, CHAT_TOK("a") CHAT_FIN USAGE("1") DONE, 1);
+    llm_stream_end(&s, 200, LLM_ERR_TRANSPORT, 2);
+    ASSERT_EQ_I64(s.rec.err, LLM_ERR_TRANSPORT);
+    /* min_tokens 4 demanded, usage says 2: truncated; without the demand: ok (OSL info) */
+    llm_stream_begin(&s, 0, 0, 4);
+    s.rec.min_tokens = 4;
+    feed(&s, CHAT_TOK("a") CHAT_TOK("b") CHAT_FIN USAGE("2") DONE, 1);
+    llm_stream_end(&s, 200, LLM_OK, 2);
+    ASSERT_EQ_I64(s.rec.err, LLM_ERR_TRUNCATED);
+    llm_stream_begin(&s, 0, 0, 4);
+    feed(&s, CHAT_TOK("a") CHAT_TOK("b") CHAT_FIN USAGE("2") DONE, 1);
+    llm_stream_end(&s, 200, LLM_OK, 2);
+    ASSERT_EQ_I64(s.rec.err, LLM_OK);
+    /* exactly the demanded length: ok */
+    llm_stream_begin(&s, 0, 0, 2);
+    s.rec.min_tokens = 2;
+    feed(&s, CHAT_TOK("a") CHAT_TOK("b") CHAT_FIN USAGE("2") DONE, 1);
+    llm_stream_end(&s, 200, LLM_OK, 2);
+    ASSERT_EQ_I64(s.rec.err, LLM_OK);
     llm_stream_fini(&s);
 }
 
