@@ -30,32 +30,6 @@ static const char merge_usage[] =
 
 #define MERGE_MAX_FILE (1ULL << 30)
 
-static int slurp(const char *path, struct lat_buf *out)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -errno;
-    char tmp[65536];
-    int rc = 0;
-    uint64_t total = 0;
-    for (;;) {
-        ssize_t n = read(fd, tmp, sizeof(tmp));
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            rc = -errno;
-            break;
-        }
-        if (n == 0) break;
-        total += (uint64_t)n;
-        if (total > MERGE_MAX_FILE) {
-            rc = LAT_E_OVERFLOW;
-            break;
-        }
-        if ((rc = buf_append(out, tmp, (size_t)n)) < 0) break;
-    }
-    close(fd);
-    return rc;
-}
-
 int cmd_bench_merge(int argc, char **argv, const struct lat_opts *opts)
 {
     (void)opts;
@@ -98,7 +72,7 @@ int cmd_bench_merge(int argc, char **argv, const struct lat_opts *opts)
     int exit_code = LAT_EXIT_OK;
     for (size_t i = 0; i < n; i++) {
         names[i] = argv[optind + (int)i];
-        int rc = slurp(names[i], &bufs[i]);
+        int rc = buf_read_file(&bufs[i], names[i], MERGE_MAX_FILE);
         if (rc < 0) {
             pr_err("%s: %s\n", names[i],
                    rc == LAT_E_OVERFLOW ? "larger than 1 GiB: not a bench result"

@@ -429,34 +429,6 @@ static int parse_count_opt(const char *opt, const char *v, uint64_t *out, uint64
     return 0;
 }
 
-/* Reads a whole input file, at most max bytes (LAT_E_OVERFLOW beyond: /dev/zero stops there).
- * read(2) errors keep their errno (a directory is EISDIR, not an I/O error). */
-static int read_file(const char *path, struct lat_buf *out, uint64_t max)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -errno;
-    char tmp[65536];
-    int rc = 0;
-    uint64_t total = 0;
-    for (;;) {
-        ssize_t n = read(fd, tmp, sizeof(tmp));
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            rc = -errno;
-            break;
-        }
-        if (n == 0) break;
-        total += (uint64_t)n;
-        if (total > max) {
-            rc = LAT_E_OVERFLOW;
-            break;
-        }
-        if ((rc = buf_append(out, tmp, (size_t)n)) < 0) break;
-    }
-    close(fd);
-    return rc;
-}
-
 static int parse_args(int argc, char **argv, struct cli *c)
 {
     const char *why = NULL;
@@ -736,7 +708,7 @@ static int read_body(const struct cli *c, struct lat_buf *body)
     bool have_body = c->body_arg != NULL;
     if (have_body && c->body_arg[0] == '@') {
         uint64_t max = c->max_input ? c->max_input : LLM_MAX_INPUT_BYTES;
-        int rc = read_file(c->body_arg + 1, body, max);
+        int rc = buf_read_file(body, c->body_arg + 1, max);
         if (rc == LAT_E_OVERFLOW) {
             pr_err("--body %s: larger than %llu bytes (--max-input-size N raises the limit)\n",
                    c->body_arg + 1, (unsigned long long)max);

@@ -199,29 +199,6 @@ static const char *base_name(const char *p)
     return s && s[1] ? s + 1 : p;
 }
 
-/* Reads a whole (small) file. 0 or -errno / LAT_E_OVERFLOW (over max bytes). */
-static int read_all(const char *path, size_t max, struct lat_buf *b)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return -errno;
-    char tmp[65536];
-    size_t n;
-    int rc = 0;
-    while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0) {
-        if (b->len + n > max) {
-            rc = LAT_E_OVERFLOW;
-            break;
-        }
-        if (buf_append(b, tmp, n)) {
-            rc = -ENOMEM;
-            break;
-        }
-    }
-    if (!rc && ferror(f)) rc = -EIO;
-    fclose(f);
-    return rc;
-}
-
 /* Kind of a file by its first bytes: gzip -> trace; a JSON object whose top-level keys (in the
  * first 256 KiB) include "points" -> bench, "traceEvents" -> trace; '#' or HISTF lines -> hlog;
  * anything else: a trace (ingest says what is wrong with it). */
@@ -400,7 +377,7 @@ out:
 static int bench_page(struct ctx *c, const char *path)
 {
     struct lat_buf b = LAT_BUF_INIT;
-    int rc = read_all(path, (size_t)1 << 30, &b);
+    int rc = buf_read_file(&b, path, (size_t)1 << 30);
     if (rc < 0) {
         pr_err("%s: %s\n", path, lat_strerror(rc));
         buf_fini(&b);
@@ -475,7 +452,7 @@ static double ms(int64_t ns)
 static int hlog_page(struct ctx *c, const char *path)
 {
     struct lat_buf b = LAT_BUF_INIT;
-    int rc = read_all(path, (size_t)1 << 31, &b);
+    int rc = buf_read_file(&b, path, (size_t)1 << 31);
     if (rc < 0) {
         pr_err("%s: %s\n", path, lat_strerror(rc));
         buf_fini(&b);
@@ -613,7 +590,7 @@ static int hlog_page(struct ctx *c, const char *path)
 static int records_page(struct ctx *c, const char *path)
 {
     struct lat_buf b = LAT_BUF_INIT;
-    int rc = read_all(path, (size_t)1 << 31, &b);
+    int rc = buf_read_file(&b, path, (size_t)1 << 31);
     if (rc < 0) {
         pr_err("%s: %s\n", path, lat_strerror(rc));
         buf_fini(&b);

@@ -19,7 +19,7 @@ static int add_points(struct lat_trace *t, const struct lat_an_counter_pt *p, si
     if (!rc) rc = lat_trace_intern(t, "counter", 7, &cat);
     if (!rc && integer) fixed_name = key;
     for (size_t i = 0; !rc && i < n; i++) {
-        uint32_t name = fixed_name, track, arg;
+        uint32_t name = fixed_name, track = 0, arg = 0;
         if (!name) rc = lat_trace_intern(t, p[i].name, strlen(p[i].name), &name);
         if (!rc) rc = lat_trace_track(t, p[i].pid, 0, 0, 0, false, &track);
         struct lat_arg a = {.key = key, .type = integer ? LAT_ARG_INT : LAT_ARG_DOUBLE};

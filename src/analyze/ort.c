@@ -3,6 +3,7 @@
  * then sorts of the node rows by key.
  */
 #include "analyze/ort.h"
+#include "analyze/render.h"
 #include "analyze/sections.h"
 #include "core/jsonw.h"
 #include "core/units.h"
@@ -307,15 +308,6 @@ static const char *d(lat_ns ns, char *b)
     return units_format_duration(ns, b, 32);
 }
 
-static void print_name(FILE *f, const char *s, int w)
-{
-    int l = (int)strlen(s);
-    if (l <= w)
-        fprintf(f, "%-*s", w, s);
-    else
-        fprintf(f, "...%s", s + l - (w - 3));
-}
-
 static void rows_text(FILE *f, const char *title, const struct lat_ort_row *rows, size_t n,
                       size_t total, bool node)
 {
@@ -324,7 +316,7 @@ static void rows_text(FILE *f, const char *title, const struct lat_ort_row *rows
     for (size_t i = 0; i < n; i++) {
         const struct lat_ort_row *r = &rows[i];
         fprintf(f, "  ");
-        print_name(f, r->name, 42);
+        lat_an_print_tail(f, r->name, 42);
         fprintf(f, " %-12.12s %5llu %10s %10s %5.1f\n", node && r->op ? r->op : "",
                 (unsigned long long)r->calls, d(r->total, b1), d((lat_ns)r->mean_ns, b2), r->pct);
     }

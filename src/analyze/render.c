@@ -922,6 +922,15 @@ static lat_ns mean(lat_ns x, uint64_t n)
     return n ? x / (lat_ns)n : 0;
 }
 
+void lat_an_print_tail(FILE *f, const char *s, int w)
+{
+    int l = (int)strlen(s);
+    if (l <= w)
+        fprintf(f, "%-*s", w, s);
+    else
+        fprintf(f, "...%s", s + l - (w - 3));
+}
+
 static void print_name(FILE *f, const char *s, int width)
 {
     int n = (int)strcspn(s, "\n");

@@ -106,4 +106,8 @@ void analyze_write_json(struct jsonw *w, const struct lat_analysis *a,
 /* The text report. 0, or -EIO when writing to f failed. */
 int analyze_format_text(FILE *f, const struct lat_analysis *a, const struct analyze_render_opts *o);
 
+/* A name in a text column of width w: padded, or "..." and its tail when longer (format
+ * sections: layer and node names differ at their end). */
+void lat_an_print_tail(FILE *f, const char *s, int w);
+
 #endif

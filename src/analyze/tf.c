@@ -3,6 +3,7 @@
  * the op and interval arrays.
  */
 #include "analyze/tf.h"
+#include "analyze/render.h"
 #include "analyze/sections.h"
 #include "core/jsonw.h"
 #include "core/units.h"
@@ -428,15 +429,6 @@ static const char *d(lat_ns ns, char *b)
     return units_format_duration(ns, b, 32);
 }
 
-static void print_name(FILE *f, const char *s, int w)
-{
-    int l = (int)strlen(s);
-    if (l <= w)
-        fprintf(f, "%-*s", w, s);
-    else
-        fprintf(f, "...%s", s + l - (w - 3));
-}
-
 static void rows_text(FILE *f, const char *title, const struct lat_tf_row *rows, size_t n,
                       size_t total, bool node)
 {
@@ -446,7 +438,7 @@ static void rows_text(FILE *f, const char *title, const struct lat_tf_row *rows,
     for (size_t i = 0; i < n; i++) {
         const struct lat_tf_row *r = &rows[i];
         fprintf(f, "  ");
-        print_name(f, r->name, 42);
+        lat_an_print_tail(f, r->name, 42);
         fprintf(f, " %-14.14s %-5s %5llu %10s %10s %6.1f\n", node && r->op_type ? r->op_type : "",
                 r->mode, (unsigned long long)r->calls, d(r->total, b1), d(r->self, b2),
                 r->self_pct);

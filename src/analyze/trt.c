@@ -3,6 +3,7 @@
  * of the per-query durations and of the layer rows.
  */
 #include "analyze/trt.h"
+#include "analyze/render.h"
 #include "analyze/sections.h"
 #include "core/jsonw.h"
 
@@ -650,15 +651,6 @@ void lat_trt_write_json(struct jsonw *w, const struct lat_trt_summary *s, size_t
 
 /* ---- text --------------------------------------------------------------------------------- */
 
-static void print_name(FILE *f, const char *s, int w)
-{
-    int l = (int)strlen(s);
-    if (l <= w)
-        fprintf(f, "%-*s", w, s);
-    else
-        fprintf(f, "...%s", s + l - (w - 3));
-}
-
 /* a JSON string value of the metadata, printed without its quotes */
 static void print_json_str(FILE *f, const char *j)
 {
@@ -695,7 +687,7 @@ void lat_trt_format_text(const struct lat_trt_summary *s, FILE *f, size_t top_n)
             if (!L->has_profile) continue;
             shown++;
             fprintf(f, "  ");
-            print_name(f, L->name, 42);
+            lat_an_print_tail(f, L->name, 42);
             fprintf(f, " %-22.22s %-5.5s %10.4f ", L->type ? L->type : "",
                     L->precision ? L->precision : "", L->avg_ms);
             if (L->has_median)

@@ -4,12 +4,15 @@
  * into the capture library.
  */
 #include "core/buf.h"
+#include "core/err.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int buf_reserve(struct lat_buf *b, size_t extra)
 {
@@ -80,4 +83,30 @@ void buf_fini(struct lat_buf *b)
     free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
+}
+
+int buf_read_file(struct lat_buf *b, const char *path, uint64_t max)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    char tmp[65536];
+    int rc = 0;
+    uint64_t total = 0;
+    for (;;) {
+        ssize_t n = read(fd, tmp, sizeof(tmp));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            rc = -errno;
+            break;
+        }
+        if (n == 0) break;
+        total += (uint64_t)n;
+        if (total > max) {
+            rc = LAT_E_OVERFLOW;
+            break;
+        }
+        if ((rc = buf_append(b, tmp, (size_t)n)) < 0) break;
+    }
+    close(fd);
+    return rc;
 }

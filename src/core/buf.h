@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct lat_buf {
     char *data; /* NULL until the first append */
@@ -26,6 +27,10 @@ int buf_printf(struct lat_buf *b, const char *fmt, ...) __attribute__((format(pr
 int buf_vprintf(struct lat_buf *b, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 void buf_reset(struct lat_buf *b);
+/* Appends the whole file at path, at most max bytes (LAT_E_OVERFLOW beyond: /dev/zero stops
+ * there). 0, -errno (read(2)'s own: a directory is EISDIR), -ENOMEM or LAT_E_OVERFLOW; on an
+ * error b may hold a part of the file. */
+int buf_read_file(struct lat_buf *b, const char *path, uint64_t max);
 /* Frees the storage; the buffer is empty and reusable afterwards. */
 void buf_fini(struct lat_buf *b);
 
