@@ -15,7 +15,7 @@ check "SLO" "$u" --slo 'foo<=1ms'  # not an LLM key: the bench's own SLO parser 
 check "N:stddev" "$u" --output-tokens 0
 check "chat or completions" "$u" --api rpc
 check "does not match" "$u" --api chat
-check "latscope, vllm or genai-perf" "$u" --metrics-compat aiperf
+check "latscope, vllm, genai-perf or aiperf" "$u" --metrics-compat perf_analyzer
 check "JSON object" "$u" --extra-body '[1]'
 check "LATSCOPE_NO_SUCH_KEY" "$u" --api-key-env LATSCOPE_NO_SUCH_KEY
 check "nonexistent.jsonl" "$u" --prompts /nonexistent.jsonl
