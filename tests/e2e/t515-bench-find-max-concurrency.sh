@@ -2,8 +2,8 @@
 # t515-bench-find-max-concurrency: `--find-max --concurrency LO:HI` on a plain HTTP target, with
 # every probe early-stopped by `--confidence` (the two compose). The fixture's truth: 4 workers,
 # a fixed 100 ms service time. Up to 4 clients never queue (latency 100 ms); with 5 or more at
-# least one request in five waits a whole service time (200 ms), so p90 <= 150 ms holds at 4 and
-# fails at 5. Passing probes end as soon as "p90 <= 150 ms" is proven at 99 % (44 requests with
+# least one request in five queues for a busy worker's residual service time (up to 200 ms), so
+# p90 <= 150 ms holds at 4 and fails at 5. Passing probes end as soon as "p90 <= 150 ms" is proven at 99 % (44 requests with
 # none over: the LoadGen table in load-testing.md), before their 200-request limit. Probes:
 # 3 (met), 6 (missed), then bisection 4 (met), 5 (missed). No assertion on time (loaded CI).
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
@@ -27,7 +27,9 @@ for p in pts:
         assert t["verdict"] == "pass" and p["stopped_by_rule"], (p["concurrency"], p["slo"])
         assert 44 <= p["requests"] < 200, p["requests"]
     else:
-        assert t["verdict"] == "fail" and t["observed_ms"] >= 180, (p["concurrency"], t)
+        # over the SLO; not necessarily a whole extra service time: a queued request waits
+        # for the residual service of a busy worker (176 ms seen on an idle machine)
+        assert t["verdict"] == "fail" and t["observed_ms"] > 150, (p["concurrency"], t)
 assert fm["goodput_rps"] is None and fm["goodput_fraction"] is None, fm  # no per-request SLO
 PY
 exit 0
