@@ -218,7 +218,7 @@ static int read_response(int fd, char *body, size_t cap)
             }
         }
         struct pollfd p = {fd, POLLIN, 0};
-        if (poll(&p, 1, 5000) <= 0) FAIL("response timeout");
+        if (poll(&p, 1, 15000) <= 0) FAIL("response timeout");
         ssize_t k = recv(fd, buf + len, sizeof(buf) - len - 1, 0);
         if (k <= 0) return -1;
         len += (size_t)k;
