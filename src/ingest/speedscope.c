@@ -390,21 +390,8 @@ static bool pyspy_thread(const char *s, size_t n, int64_t *tid, const char **nm,
     return true;
 }
 
-static int fail(char *err, size_t errsz, const char *nm, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static int fail(char *err, size_t errsz, const char *nm, int rc, const char *fmt, ...)
-{
-    if (err && errsz) {
-        int o = snprintf(err, errsz, "%s: " WHAT ", ", nm);
-        if (o > 0 && (size_t)o < errsz) {
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(err + o, errsz - (size_t)o, fmt, ap);
-            va_end(ap);
-        }
-    }
-    return rc;
-}
+/* "NAME: WHAT, why" into err (stacks.h); returns rc */
+#define fail(err, errsz, nm, rc, ...) stk_fail(err, errsz, nm, WHAT, rc, __VA_ARGS__)
 
 static int cmp_ev(const void *a, const void *b)
 {

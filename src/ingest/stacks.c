@@ -5,6 +5,7 @@
 #include "core/err.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,4 +296,19 @@ int stk_line(struct stk_lines *L, const char **line, size_t *len, char *err, siz
     L->carry.len = 0; /* the next call returns 0 */
     strip_cr(line, len);
     return 1;
+}
+
+int stk_fail(char *err, size_t errsz, const char *nm, const char *what, int rc, const char *fmt,
+             ...)
+{
+    if (err && errsz) {
+        int o = snprintf(err, errsz, "%s: %s, ", nm, what);
+        if (o > 0 && (size_t)o < errsz) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(err + o, errsz - (size_t)o, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return rc;
 }

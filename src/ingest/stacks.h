@@ -41,6 +41,9 @@ struct stk_build {
 };
 
 /* New trace with format `format`; 0 or -ENOMEM. */
+/* The readers' error: "NM: WHAT, " then fmt into err (when err is not NULL); returns rc. */
+int stk_fail(char *err, size_t errsz, const char *nm, const char *what, int rc, const char *fmt,
+             ...) __attribute__((format(printf, 6, 7)));
 int stk_init(struct stk_build *b, const char *format);
 /* Frees what b holds, the trace too unless it was taken (b->t = NULL). */
 void stk_fini(struct stk_build *b);
