@@ -276,11 +276,6 @@ struct lat_an_annots {
     size_t ngpu, ncpu;
     uint64_t gpu_rows;           /* rows HTA's GPUKernelFilter keeps */
     uint64_t gpu_rows_annotated; /* those under some GPU annotation */
-    /* internal: per name before aggregation */
-    const char **gpu_names;
-    size_t ngpu_names;
-    uint64_t *name_kernels;
-    lat_ns *name_kernel_time;
 };
 
 /* CUPTI range-profiler counters (cupti.c; HTA get_counter_data_with_operators). */

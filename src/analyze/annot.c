@@ -192,8 +192,8 @@ static int attribute(struct an_view *v, struct lat_an_annots *A, const uint32_t 
     for (size_t j = 0; j < nmembers; j++) {
         const char *name = lat_trace_str(t, t->ev.name[members[j]]);
         uint32_t row = UINT32_MAX;
-        for (size_t r = 0; r < A->ngpu_names; r++)
-            if (A->gpu_names[r] == name) row = (uint32_t)r;
+        for (size_t r = 0; r < A->ngpu; r++) /* the rows before the "others" aggregation */
+            if (A->gpu[r].s.name == name) row = (uint32_t)r;
         an[j] = (struct ann){members[j], row};
     }
     qsort_r(an, nmembers, sizeof(*an), cmp_ann_dur, v);
@@ -226,8 +226,8 @@ static int attribute(struct an_view *v, struct lat_an_annots *A, const uint32_t 
     for (size_t i = 0; i < nk; i++) {
         if (label[i] == UINT32_MAX) continue;
         A->gpu_rows_annotated++;
-        A->name_kernels[label[i]]++;
-        A->name_kernel_time[label[i]] += an_dur(v, k[i]);
+        A->gpu[label[i]].kernels++;
+        A->gpu[label[i]].kernel_time += an_dur(v, k[i]);
     }
     free(k);
     free(label);
@@ -245,20 +245,8 @@ int an_annot(struct an_view *v, struct lat_an_rank *r)
     free(cm);
     if (rc) goto out;
     if (A->ngpu) {
-        /* kernels per name before the "others" aggregation */
-        A->ngpu_names = A->ngpu;
-        A->gpu_names = malloc(A->ngpu * sizeof(*A->gpu_names));
-        A->name_kernels = calloc(A->ngpu, sizeof(*A->name_kernels));
-        A->name_kernel_time = calloc(A->ngpu, sizeof(*A->name_kernel_time));
-        rc = -ENOMEM;
-        if (!A->gpu_names || !A->name_kernels || !A->name_kernel_time) goto out;
-        for (size_t i = 0; i < A->ngpu; i++)
-            A->gpu_names[i] = A->gpu[i].s.name;
+        /* kernels per name into the rows, then the "others" aggregation sums them */
         if ((rc = attribute(v, A, gm, ngm))) goto out;
-        for (size_t i = 0; i < A->ngpu; i++) {
-            A->gpu[i].kernels = A->name_kernels[i];
-            A->gpu[i].kernel_time = A->name_kernel_time[i];
-        }
         A->ngpu = aggregate(A->gpu, A->ngpu);
     } else {
         for (size_t i = 0; i < v->n; i++)
@@ -275,8 +263,5 @@ void an_annot_fini(struct lat_an_annots *A)
 {
     free(A->gpu);
     free(A->cpu);
-    free(A->gpu_names);
-    free(A->name_kernels);
-    free(A->name_kernel_time);
     memset(A, 0, sizeof(*A));
 }
