@@ -102,7 +102,12 @@ struct engine {
     size_t *kmp;                         /* failure table of expect_body */
     atomic_uint_fast64_t issued;
     atomic_bool stop_issuing;
-    _Atomic lat_ns abort_at; /* BENCH_NO_DEADLINE unless interrupted */
+    /* A rule (--stable, --confidence) ended the point at this schedule instant: arrivals
+     * before it are still sent (late, when a worker is behind), later ones are not. The instant
+     * is taken after the hook returns, so under --mpi, where the hook is a collective, every
+     * rank takes nearly the same one and a rank starved of CPU still sends its backlog. */
+    _Atomic lat_ns issue_until; /* BENCH_NO_DEADLINE unless a rule stopped the point */
+    _Atomic lat_ns abort_at;    /* BENCH_NO_DEADLINE unless interrupted */
     struct worker *workers;
 };
 
@@ -591,7 +596,8 @@ static bool may_issue(struct worker *w, lat_ns t_sched, bool *measured)
     struct engine *e = w->e;
     if (w->issuing_done) return false;
     if (atomic_load_explicit(&e->stop_issuing, memory_order_relaxed) ||
-        (e->end_issue != BENCH_NO_DEADLINE && t_sched >= e->end_issue)) {
+        (e->end_issue != BENCH_NO_DEADLINE && t_sched >= e->end_issue) ||
+        t_sched >= atomic_load_explicit(&e->issue_until, memory_order_relaxed)) {
         w->issuing_done = true;
         return false;
     }
@@ -661,7 +667,8 @@ static void pump(struct worker *w, lat_ns now)
 {
     w->blocked = false;
     while (!w->issuing_done) {
-        if (w->e->end_issue != BENCH_NO_DEADLINE && w->next_sched >= w->e->end_issue) {
+        if ((w->e->end_issue != BENCH_NO_DEADLINE && w->next_sched >= w->e->end_issue) ||
+            w->next_sched >= atomic_load_explicit(&w->e->issue_until, memory_order_relaxed)) {
             /* The schedule is over: do not sleep until an arrival that will not be sent (at
              * low rates that idled up to a --timeout after --duration). */
             w->issuing_done = true;
@@ -790,7 +797,9 @@ static void *worker_main(void *arg)
     for (;;) {
         if (loop_run_once(&w->loop, 20 * LAT_NS_PER_MS) < 0) break;
         now = clock_now_ns();
-        if (!w->issuing_done && atomic_load(&e->stop_issuing)) {
+        if (!w->issuing_done &&
+            (atomic_load(&e->stop_issuing) ||
+             (e->open_loop ? w->next_sched : now) >= atomic_load(&e->issue_until))) {
             w->issuing_done = true;
             loop_timer_stop(&w->loop, &w->pace);
         }
@@ -1140,6 +1149,7 @@ int bench_run_point(const struct bench_target *t, const struct bench_load *l,
     e.issue_limit = l->requests ? l->requests + l->warmup_requests : 0;
     atomic_init(&e.issued, 0);
     atomic_init(&e.stop_issuing, false);
+    atomic_init(&e.issue_until, BENCH_NO_DEADLINE);
     atomic_init(&e.abort_at, BENCH_NO_DEADLINE);
     if (t->expect_body && t->expect_body_len) {
         e.kmp = kmp_table(t->expect_body, t->expect_body_len);
@@ -1207,9 +1217,9 @@ int bench_run_point(const struct bench_target *t, const struct bench_load *l,
             bw.lat_actual = &wa;
             bw.send_lag = &wg;
             if (hooks && hooks->window && hooks->window(hooks->ud, &bw) &&
-                !atomic_load(&e.stop_issuing)) {
+                !atomic_load(&e.stop_issuing) && atomic_load(&e.issue_until) == BENCH_NO_DEADLINE) {
                 res->stopped_by_rule = true;
-                atomic_store(&e.stop_issuing, true);
+                atomic_store(&e.issue_until, clock_now_ns());
             }
             win_start = now;
             next_win = now + o->window_ns;

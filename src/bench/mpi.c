@@ -138,8 +138,12 @@ int bench_mpi_window(const struct bench_shard *s, const struct bench_window *in,
     hist_reset(lat);
     hist_reset(lag);
     if (hist_add(lat, in->lat) < 0 || hist_add(lag, in->send_lag) < 0) return LAT_E_INTERNAL;
-    uint64_t c[4] = {in->ok, in->errors, in->inflight, in->last ? 1 : 0};
-    if (MPI_Allreduce(MPI_IN_PLACE, c, 4, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+    /* The window's length is reduced too (the ranks' mean): each rank's own length differs by
+     * the time it waited for the others here, and a rule that divided the summed counts by its
+     * own length (--stable's throughput) would take a different decision on each rank. */
+    uint64_t len = in->t_end > in->t_start ? (uint64_t)(in->t_end - in->t_start) : 0;
+    uint64_t c[5] = {in->ok, in->errors, in->inflight, in->last ? 1 : 0, len};
+    if (MPI_Allreduce(MPI_IN_PLACE, c, 5, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
         return LAT_E_INTERNAL;
     if (c[3]) windows_done = true; /* no rank reduces a window of this point after this one */
     int rc = reduce_hist(lat);
@@ -152,6 +156,7 @@ int bench_mpi_window(const struct bench_shard *s, const struct bench_window *in,
     out->ok = c[0];
     out->errors = c[1];
     out->inflight = c[2];
+    out->t_end = out->t_start + (lat_ns)(c[4] / mpi_dist.nshards);
     return 0;
 }
 
