@@ -868,6 +868,16 @@ void analyze_write_json(struct jsonw *w, const struct lat_analysis *a,
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
+    if (o && o->input_notes) { /* only for inputs whose layout needed a choice */
+        jsonw_key(w, "input_notes");
+        jsonw_arr_begin(w);
+        for (const char *p = o->input_notes; *p;) {
+            size_t l = strcspn(p, "\n");
+            jsonw_strn(w, p, l);
+            p += l + (p[l] == '\n');
+        }
+        jsonw_arr_end(w);
+    }
     jsonw_key(w, "ranks");
     jsonw_arr_begin(w);
     for (size_t i = 0; i < a->nranks; i++)

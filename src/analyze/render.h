@@ -94,6 +94,9 @@ struct analyze_render_opts {
     void *warn_ctx;
     const struct analyze_skipped *skipped;
     size_t nskipped;
+    /* what the inputs' directory layout decided ('\n'-separated lines: the run of a TensorFlow
+     * profile directory); the JSON's "input_notes" when not NULL */
+    const char *input_notes;
     /* text: the op table per (name, input shape), as key_averages(group_by_input_shape=True)
      * (the JSON always has ops_by_shape) */
     bool group_by_input_shape;
