@@ -17,6 +17,7 @@
  * HTA's MTIA variant of step 4 is not implemented (no corpus trace needs it; see docs).
  */
 #include "analyze/internal.h"
+#include "analyze/tf.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -240,6 +241,19 @@ static int64_t step_number(const char *s)
     return n;
 }
 
+bool an_is_step(struct an_view *v, size_t i)
+{
+    if (v->marker_steps)
+        return (v->t->ev.flags[i] & LAT_EVF_STEP) && v->t->ev.kind[i] == LAT_EV_USER_ANNOTATION;
+    return (an_namecls(v, i) & AN_NAME_STEP) != 0;
+}
+
+int32_t an_step_num(const struct an_view *v, size_t i)
+{
+    if (v->marker_steps) return v->t->ev.step[i];
+    return (int32_t)step_number(lat_trace_str(v->t, v->t->ev.name[i]));
+}
+
 static bool in_list(const char *s, const char *const *list)
 {
     for (; *list; list++)
@@ -369,6 +383,8 @@ static int view_init(struct an_view *v, const struct lat_trace *t, const struct 
     v->iter = malloc((n ? n : 1) * sizeof(*v->iter));
     if (!v->keep || !v->namecls || !v->corr || !v->iter) return -ENOMEM;
     v->stream = t->ev.stream;
+    /* TensorFlow: no ProfilerStep; its Trace(step_num) regions are the steps (ingest/xplane.c) */
+    v->marker_steps = lat_tf_is(t);
 
     uint32_t trace_cat = strtab_find(&t->strs, "Trace", 5);
     for (size_t i = 0; i < n; i++) {
@@ -589,8 +605,8 @@ static int view_index(struct an_view *v)
     for (size_t i = 0; i < v->n; i++) {
         if (!v->keep[i]) continue;
         if (v->stream[i] != -1) ng++;
-        if ((an_namecls(v, i) & AN_NAME_STEP) && v->stream[i] == -1 &&
-            ev->kind[i] != LAT_EV_GPU_ANNOTATION && !(ev->flags[i] & LAT_EVF_GPU))
+        if (an_is_step(v, i) && v->stream[i] == -1 && ev->kind[i] != LAT_EV_GPU_ANNOTATION &&
+            !(ev->flags[i] & LAT_EVF_GPU))
             ns++;
     }
     v->gpu = malloc((ng ? ng : 1) * sizeof(*v->gpu));
@@ -600,8 +616,8 @@ static int view_index(struct an_view *v)
     for (size_t i = 0; i < v->n; i++) {
         if (!v->keep[i]) continue;
         if (v->stream[i] != -1) v->gpu[ng++] = (uint32_t)i;
-        if ((an_namecls(v, i) & AN_NAME_STEP) && v->stream[i] == -1 &&
-            ev->kind[i] != LAT_EV_GPU_ANNOTATION && !(ev->flags[i] & LAT_EVF_GPU))
+        if (an_is_step(v, i) && v->stream[i] == -1 && ev->kind[i] != LAT_EV_GPU_ANNOTATION &&
+            !(ev->flags[i] & LAT_EVF_GPU))
             v->steps[ns++] = (uint32_t)i;
     }
     sort_rows(v, v->gpu, ng);
@@ -624,7 +640,7 @@ static int view_index(struct an_view *v)
         }
         if (!a) continue;
         size_t s = v->steps[a - 1];
-        if (ts < an_ts(v, s) + an_dur(v, s)) v->iter[i] = (int32_t)step_number(an_name(v, s));
+        if (ts < an_ts(v, s) + an_dur(v, s)) v->iter[i] = an_step_num(v, s);
     }
     for (size_t i = 0; i < v->n; i++)
         if (v->keep[i] && v->stream[i] > 0 && v->corr[i] != AN_NONE)

@@ -1080,12 +1080,17 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
                     dur(s->cpu_other, b7),
                     s->dur > 0 ? 100.0 * (double)s->cpu_ops / (double)s->dur : 0.0);
         }
-        fprintf(f,
-                "  ops: inside a cpu_op; python: in Python code outside any op; other: "
-                "neither (%s)\n",
-                py ? "interpreter, profiler, waiting"
-                   : "Python/framework code: no python_function events, record with_stack=True "
-                     "to split it");
+        if (lat_tf_is(r->trace))
+            fprintf(f, "  step N: the Nth tf.profiler Trace(name, step_num=...) region in time "
+                       "order (by name: the TensorFlow section); ops: some TF op running on any "
+                       "host thread; other: none (framework, Python, idle)\n");
+        else
+            fprintf(f,
+                    "  ops: inside a cpu_op; python: in Python code outside any op; other: "
+                    "neither (%s)\n",
+                    py ? "interpreter, profiler, waiting"
+                       : "Python/framework code: no python_function events, record "
+                         "with_stack=True to split it");
     } else if (r->nsteps) {
         fprintf(f, "\nstep         wall    compute       comm     copies   gpu-other   cpu-only    "
                    "   idle\n");

@@ -424,6 +424,12 @@ const char *ingest_sniff(const void *head, size_t n, const char *path)
     return format_of(head, n, path)->name;
 }
 
+bool ingest_sniff_reads(const void *head, size_t n, const char *path)
+{
+    const struct ingest_format *f = format_of(head, n, path);
+    return f->load && f != &formats[sizeof(formats) / sizeof(formats[0]) - 1];
+}
+
 /* Sniffs src and hands it to the format's reader (which owns it), or fails naming the format. */
 static int load_src(struct ingest_src *src, const char *name, const char *path,
                     const struct lat_ingest_opts *opts, struct lat_trace **out, char *err,

@@ -164,6 +164,10 @@ int ingest_trt_engine_open(const char *prefix, const struct lat_ingest_opts *opt
  * name of a format latscope recognises but cannot read ("nsys-rep", "protobuf", "csv",
  * "trtexec-profile", "onnx-model", "text"). path may be NULL. */
 const char *ingest_sniff(const void *head, size_t n, const char *path);
+/* True when head/path match a format row with its own reader (not the catch-all JSON row, not
+ * a format recognised but unreadable): what a caller that also takes other inputs (diff: bench
+ * results, HDR logs) asks before deciding the input is a trace. */
+bool ingest_sniff_reads(const void *head, size_t n, const char *path);
 
 /* A TensorFlow/TensorBoard profile directory is read as TF lays it out
  * (LOGDIR/plugins/profile/RUN/HOST.xplane.pb, older TF also HOST.trace.json.gz): DIR may be
