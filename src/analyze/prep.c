@@ -17,6 +17,7 @@
  * HTA's MTIA variant of step 4 is not implemented (no corpus trace needs it; see docs).
  */
 #include "analyze/internal.h"
+#include "analyze/render.h"
 #include "analyze/tf.h"
 
 #include <errno.h>
@@ -684,7 +685,10 @@ int an_prep(struct an_view *views, struct lat_trace *const *t, size_t n,
     for (size_t i = 0; i < nstepnames; i++)
         if (!i || stepnames[i] != stepnames[i - 1]) distinct++;
     a->steps_distinct = distinct;
-    if (distinct == 0)
+    bool pytorch = false; /* only PyTorch inputs are expected to have ProfilerStep#N */
+    for (size_t r = 0; r < n; r++)
+        pytorch |= analyze_steps_pytorch(t[r]);
+    if (distinct == 0 && pytorch)
         snprintf(a->warning, sizeof(a->warning),
                  "ProfilerStep not found: no incomplete last step dropped");
     else if (distinct == 1)

@@ -102,6 +102,11 @@ struct analyze_render_opts {
     bool group_by_input_shape;
 };
 
+/* Whether t is an input whose steps are PyTorch's ProfilerStep#N (Kineto/Chrome JSON, latscope
+ * captures): the others get no "ProfilerStep not found" note (their steps, if any, are their
+ * own: TF step markers, ORT runs). */
+bool analyze_steps_pytorch(const struct lat_trace *t);
+
 /* The whole JSON document of an analysis (docs/analyze-json.md), without a trailing newline;
  * the caller owns the writer (jsonw_finish reports a write error). */
 void analyze_write_json(struct jsonw *w, const struct lat_analysis *a,

@@ -72,7 +72,7 @@ for r in d["ranks"]:
 notes = d.get("input_notes") or []
 if not any(os.path.basename(run) in n for n in notes): bad.append("no note names the run: %s" % notes)
 if d["skipped"]: bad.append("skipped: %s" % d["skipped"])
-print("\n".join(bad)); sys.exit(1 if bad else 0)
+bad and print("\n".join(bad)); sys.exit(1 if bad else 0)
 PY
 }
 
