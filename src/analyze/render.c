@@ -485,39 +485,39 @@ static unsigned not_applicable(const struct lat_an_rank *r, struct an_na *na, si
     *nna = 0;
     if (!t) return 0;
     if (stack_samples_only(r)) { /* any format: samples and nothing else */
-        na[(*nna)++] = (struct an_na){"timeline",
-                                      "GPU, steps, operators, threads: the input holds CPU "
-                                      "stack samples, no timed events; see CPU samples"};
+        na[(*nna)++] =
+            (struct an_na){"timeline", "GPU, steps, operators, threads: the input holds CPU "
+                                       "stack samples, no timed events; see CPU samples"};
         return NA_TIMELINE | NA_GPU | NA_STEPS;
     }
     if (pytorch_like(t)) return 0;
     if (t->role == LAT_TRACE_KERNEL_PROFILE) {
-        na[(*nna)++] = (struct an_na){"gpu_timeline",
-                                      "temporal, idle, launches, queue: a kernel profile's "
-                                      "kernels were replayed one at a time, not a timeline"};
+        na[(*nna)++] =
+            (struct an_na){"gpu_timeline", "temporal, idle, launches, queue: a kernel profile's "
+                                           "kernels were replayed one at a time, not a timeline"};
         bits |= NA_GPU;
     } else if (!r->temporal.valid) {
-        na[(*nna)++] = (struct an_na){
-            "gpu_timeline", fmt_is(t, "tensorrt") ? "a TensorRT profile holds layer times, no kernel "
-                                                    "timeline: see the TensorRT section"
-                            : lat_tf_is(t)        ? "no /device: plane in the profile: a "
-                                                    "CPU-only run"
-                            : lat_ort_is(t)       ? "no GPU kernel event in the profile: a CPU "
-                                                    "execution provider"
-                                                  : "no GPU activity in this input"};
+        na[(*nna)++] = (struct an_na){"gpu_timeline",
+                                      fmt_is(t, "tensorrt")
+                                          ? "a TensorRT profile holds layer times, no kernel "
+                                            "timeline: see the TensorRT section"
+                                      : lat_tf_is(t)  ? "no /device: plane in the profile: a "
+                                                        "CPU-only run"
+                                      : lat_ort_is(t) ? "no GPU kernel event in the profile: a CPU "
+                                                        "execution provider"
+                                                      : "no GPU activity in this input"};
         bits |= NA_GPU;
     }
     if (!r->nsteps) {
         na[(*nna)++] = (struct an_na){
-            "steps",
-            lat_ort_is(t)                       ? "no ProfilerStep: model_run per run is in the "
-                                                  "ONNX Runtime section"
-            : lat_tf_is(t)                      ? "no tf.profiler.experimental.Trace(name, "
-                                                  "step_num=N) region in the profile"
-            : t->role == LAT_TRACE_KERNEL_PROFILE ? "a kernel profile has no iterations"
-            : fmt_is(t, "tensorrt")             ? "no ProfilerStep: per-query times are in the "
-                                                  "TensorRT section"
-                                                : "no ProfilerStep#N in this input"};
+            "steps", lat_ort_is(t)  ? "no ProfilerStep: model_run per run is in the "
+                                      "ONNX Runtime section"
+                     : lat_tf_is(t) ? "no tf.profiler.experimental.Trace(name, "
+                                      "step_num=N) region in the profile"
+                     : t->role == LAT_TRACE_KERNEL_PROFILE ? "a kernel profile has no iterations"
+                     : fmt_is(t, "tensorrt") ? "no ProfilerStep: per-query times are in the "
+                                               "TensorRT section"
+                                             : "no ProfilerStep#N in this input"};
         bits |= NA_STEPS;
     }
     return bits;

@@ -671,7 +671,7 @@ static int tf_add_run(struct builder *b, const char *run, size_t dir_no, char *n
     size_t hosts = 0, twins = 0, nl = strlen(note);
     char hostlist[256] = "";
     for (size_t i = 0; !rc && i < n; i++) {
-        size_t hl = strlen(names[i]) - (tf_xplane_name(names[i])       ? 10
+        size_t hl = strlen(names[i]) - (tf_xplane_name(names[i])      ? 10
                                         : has_suffix(names[i], ".gz") ? 14
                                                                       : 11);
         if (!tf_xplane_name(names[i])) {
@@ -692,8 +692,8 @@ static int tf_add_run(struct builder *b, const char *run, size_t dir_no, char *n
         rc = add_file(b, run, names[i], dir_no);
     }
     if (!rc)
-        nl += (size_t)snprintf(note + nl, notesz > nl ? notesz - nl : 0,
-                               "; %zu host%s (%s): %s", hosts, hosts == 1 ? "" : "s", hostlist,
+        nl += (size_t)snprintf(note + nl, notesz > nl ? notesz - nl : 0, "; %zu host%s (%s): %s",
+                               hosts, hosts == 1 ? "" : "s", hostlist,
                                hosts == 1 ? "one process" : "one process each, not ranks");
     if (!rc && twins && nl < notesz)
         snprintf(note + nl, notesz - nl,
@@ -710,8 +710,7 @@ static int tf_dir(struct builder *b, const char *dir, size_t dir_no, char *err, 
     char runs[4096], run[4096], note[1024];
     size_t dl = dir_len(dir);
     bool logdir = false;
-    if ((size_t)snprintf(runs, sizeof(runs), "%.*s/plugins/profile", (int)dl, dir) <
-            sizeof(runs) &&
+    if ((size_t)snprintf(runs, sizeof(runs), "%.*s/plugins/profile", (int)dl, dir) < sizeof(runs) &&
         is_dir_path(runs)) {
         logdir = true;
     } else if (dl >= 15 && !strncmp(dir + dl - 15, "plugins/profile", 15) &&
@@ -744,7 +743,8 @@ static int tf_dir(struct builder *b, const char *dir, size_t dir_no, char *err, 
     DIR *d = opendir(runs);
     if (!d) {
         int rc = -errno;
-        if (err && errsz) snprintf(err, errsz, "%s: cannot open directory: %s", runs, strerror(-rc));
+        if (err && errsz)
+            snprintf(err, errsz, "%s: cannot open directory: %s", runs, strerror(-rc));
         return rc;
     }
     struct run {
@@ -1008,8 +1008,8 @@ static int settle(struct builder *b, char *err, size_t errsz)
                                                 !strcmp(f->trace->format, "tensorrt"))))
             continue;
         /* TensorFlow: a profile run's hosts are processes, not ranks */
-        if (f->trace->format && (!strcmp(f->trace->format, "xplane") ||
-                                 !strcmp(f->trace->format, "tf-trace-viewer")))
+        if (f->trace->format &&
+            (!strcmp(f->trace->format, "xplane") || !strcmp(f->trace->format, "tf-trace-viewer")))
             continue;
         if (f->trace->role != LAT_TRACE_TIMELINE) continue; /* a kernel profile: no rank */
         if (f->rank < 0) {

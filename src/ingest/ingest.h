@@ -128,7 +128,8 @@ struct lat_ingest_set {
 };
 
 /* Loads every path into one set: a file (or "-"), or a directory (its *.json / *.json.gz, as
- * ingest_dir; a TensorFlow profile directory: see below). Files are loaded several at once (as ingest_dir). Rules (docs/trace-input.md):
+ * ingest_dir; a TensorFlow profile directory: see below). Files are loaded several at once (as
+ * ingest_dir). Rules (docs/trace-input.md):
  *  - a file named in paths that cannot be loaded, a directory that cannot be listed or has no
  *    trace file: the call fails (that rc, err "PATH: why", *out NULL);
  *  - a directory's file that cannot be loaded stays in the set as LAT_INGEST_ERROR, a
