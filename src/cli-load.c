@@ -14,6 +14,7 @@
 #include "latscope.h"
 
 #include <stdio.h>
+#include <string.h>
 
 struct lat_ingest_set *lat_load_traces(const char *mod, const char *const *paths, size_t n,
                                        const struct lat_ingest_opts *io)
@@ -24,6 +25,12 @@ struct lat_ingest_set *lat_load_traces(const char *mod, const char *const *paths
     if (rc) {
         lat_log_printf(LAT_LOG_ERR, mod, "%s\n", err[0] ? err : lat_strerror(rc));
         return NULL;
+    }
+    /* what a directory's layout decided (the run of a TensorFlow profile directory) */
+    for (const char *p = set->note; p && *p && lat_log_level >= LAT_LOG_WARN;) {
+        size_t l = strcspn(p, "\n");
+        fprintf(stderr, "latscope: %s: note: %.*s\n", mod, (int)l, p);
+        p += l + (p[l] == '\n');
     }
     size_t skipped = 0;
     for (size_t i = 0; i < set->n; i++) {

@@ -416,6 +416,7 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
     struct analyze_render_opts ro = {.warn = on_render_warn,
                                      .skipped = skipped,
                                      .nskipped = nskipped,
+                                     .input_notes = set->note,
                                      .group_by_input_shape = by_shape};
     if (fmt == LAT_FMT_JSON)
         rc = print_json(an, pretty, &ro);

@@ -519,44 +519,41 @@ static void tside_free(struct tside *s)
     free(s->t);
 }
 
+/* One side's traces, loaded as analyze and doctor load theirs (lat_load_traces: every format
+ * of the ingest table, directories with their rules, a TensorFlow profile directory's run,
+ * a TensorRT engine prefix; a directory's unusable file is a warning and skipped). */
 static int load_trace_side(const char *path, struct tside *s)
 {
-    char err[LAT_INGEST_ERRLEN] = "";
+    s->set = lat_load_traces("diff", &path, 1, NULL);
+    if (!s->set) return -1;
+    s->t = xcalloc(s->set->n ? s->set->n : 1, sizeof(*s->t));
+    int32_t pos = 0;
+    for (size_t k = 0; k < s->set->n; k++) {
+        struct lat_ingest_file *f = &s->set->files[k];
+        if (!f->trace) continue;
+        f->trace->rank = f->rank >= 0 ? f->rank : pos; /* a named file without one: rank 0 */
+        pos++;
+        s->t[s->n++] = f->trace;
+    }
+    return s->n ? 0 : -1;
+}
+
+/* A trace in a format of the ingest table that is not JSON (perf script, collapsed stacks, an
+ * .xplane.pb, an nsys SQLite file, an ncu CSV, a trtexec log, a TensorRT engine prefix...): the
+ * bench-result sniff (diff_sniff) would take some of them for HDR logs or reject them. */
+static bool ingest_trace_file(const char *path)
+{
     struct stat st;
-    struct lat_ingest_opts io = {0};
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        int rc = ingest_dir(path, &io, &s->set, err, sizeof(err));
-        if (rc < 0) {
-            pr_err("%s: %s\n", path, err[0] ? err : lat_strerror(rc));
-            return -1;
-        }
-        s->t = xcalloc(s->set->n ? s->set->n : 1, sizeof(*s->t));
-        for (size_t k = 0; k < s->set->n; k++) {
-            struct lat_ingest_file *f = &s->set->files[k];
-            if (f->status == LAT_INGEST_ERROR) {
-                pr_err("%s: %s\n", f->path, f->err[0] ? f->err : lat_strerror(f->rc));
-                return -1;
-            }
-            if (f->status == LAT_INGEST_DUP_RANK) {
-                pr_warn("%s: has the same rank %d as an earlier file (skipped)\n", f->path,
-                        f->rank);
-                continue;
-            }
-            f->trace->rank = f->rank;
-            s->t[s->n++] = f->trace;
-        }
-        return s->n ? 0 : -1;
-    }
-    struct lat_trace *t = NULL;
-    int rc = ingest_open(path, &io, &t, err, sizeof(err));
-    if (rc < 0) {
-        pr_err("%s: %s\n", path, err[0] ? err : lat_strerror(rc));
-        return -1;
-    }
-    if (t->rank < 0) t->rank = 0;
-    s->t = xcalloc(1, sizeof(*s->t));
-    s->t[s->n++] = t;
-    return 0;
+    if (stat(path, &st) != 0) return ingest_trt_engine_prefix(path);
+    if (!S_ISREG(st.st_mode)) return false;
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    static char head[64 << 10];
+    size_t n = fread(head, 1, sizeof(head), f);
+    fclose(f);
+    if (n >= 2 && (unsigned char)head[0] == 0x1f && (unsigned char)head[1] == 0x8b)
+        return false; /* gzip: a trace for diff_sniff already */
+    return ingest_sniff_reads(head, n, path);
 }
 
 static void us(char *out, size_t cap, lat_ns ns, bool sign)
@@ -770,14 +767,18 @@ int cmd_diff(int argc, char **argv, const struct lat_opts *opts)
     }
     enum diff_kind k0;
     char err[1024];
-    if (diff_sniff(c.a[0], &k0, err, sizeof(err))) {
+    if (ingest_trace_file(c.a[0])) {
+        k0 = DIFF_KIND_TRACE;
+    } else if (diff_sniff(c.a[0], &k0, err, sizeof(err))) {
         pr_err("%s\n", err);
         ret = LAT_EXIT_USAGE;
         goto done;
     }
     if (k0 == DIFF_KIND_TRACE) {
         enum diff_kind k1;
-        if (diff_sniff(c.b[0], &k1, err, sizeof(err))) {
+        if (ingest_trace_file(c.b[0])) {
+            k1 = DIFF_KIND_TRACE;
+        } else if (diff_sniff(c.b[0], &k1, err, sizeof(err))) {
             pr_err("%s\n", err);
             ret = LAT_EXIT_USAGE;
             goto done;

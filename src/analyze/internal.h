@@ -38,14 +38,21 @@ struct an_view {
     int32_t *iter;    /* iteration (§0 step 5), -1 when none */
     uint32_t *gpu;    /* kept rows with stream != -1, sorted by (ts, index) */
     size_t ngpu;
-    /* CPU ProfilerStep rows kept, sorted by ts */
+    /* CPU ProfilerStep rows kept, sorted by ts; in a TensorFlow trace (marker_steps) its
+     * Trace(name, step_num=N) regions: LAT_EVF_STEP events, numbered by their ev.step */
     uint32_t *steps;
     size_t nsteps;
+    bool marker_steps;
     /* scratch */
     struct lat_ivl *ivl;
     size_t ivl_cap;
     uint64_t dropped;
 };
+
+/* Row i is a step (see an_view.steps): a CPU ProfilerStep#N, or a TF step marker. */
+bool an_is_step(struct an_view *v, size_t i);
+/* The step number of a row an_is_step() accepts: N of ProfilerStep#N, or the marker's index. */
+int32_t an_step_num(const struct an_view *v, size_t i);
 
 static inline lat_ns an_floor_div(lat_ns a, lat_ns b)
 {

@@ -633,7 +633,8 @@ out:
 
 /* The CPU side of each step (lat_an_step.cpu_*), on the step's own thread: DataLoader regions,
  * then ops (cpu_op, runtime and driver calls), then python_function events; the rest is
- * "other". One set of lists per distinct step track (usually one). */
+ * "other". One set of lists per distinct step track (usually one); TF step markers: every host
+ * thread. */
 static int steps_cpu_split(struct an_view *v, struct lat_an_rank *r, const uint32_t *rowev)
 {
     const struct lat_event_cols *ev = &v->t->ev;
@@ -643,7 +644,10 @@ static int steps_cpu_split(struct an_view *v, struct lat_an_rank *r, const uint3
     size_t ntracks = 0;
     int rc = -ENOMEM;
     if (!tracks) return -ENOMEM;
-    for (size_t k = 0; k < v->nsteps; k++) {
+    /* TF step markers: a graph's ops run on the executor's threads, not the marker's; ops on
+     * any host thread count (one pass, every track) */
+    bool any = v->marker_steps;
+    for (size_t k = 0; k < v->nsteps && !(any && ntracks); k++) {
         uint32_t tr = ev->track[v->steps[k]];
         bool seen = false;
         for (size_t q = 0; q < ntracks; q++)
@@ -655,7 +659,9 @@ static int steps_cpu_split(struct an_view *v, struct lat_an_rank *r, const uint3
     for (size_t q = 0; q < ntracks; q++) {
         size_t counts[NC] = {0};
         for (size_t i = 0; i < v->n; i++) {
-            if (!v->keep[i] || ev->track[i] != tracks[q] || (ev->flags[i] & LAT_EVF_GPU)) continue;
+            if (!v->keep[i] || (!any && ev->track[i] != tracks[q]) ||
+                (ev->flags[i] & LAT_EVF_GPU) || v->t->tracks[ev->track[i]].gpu)
+                continue;
             int l;
             switch (ev->kind[i]) {
             case LAT_EV_USER_ANNOTATION:
@@ -691,7 +697,7 @@ static int steps_cpu_split(struct an_view *v, struct lat_an_rank *r, const uint3
         }
         for (size_t row = 0; row < r->nsteps; row++) {
             uint32_t i = rowev[row];
-            if (ev->track[i] != tracks[q]) continue;
+            if (!any && ev->track[i] != tracks[q]) continue;
             struct lat_an_step *s = &r->steps[row];
             lat_ns part[NC + 1];
             lat_ns ts = an_ts(v, i), end = an_end(v, i);
@@ -771,9 +777,7 @@ int an_steps(struct an_view *v, struct lat_an_rank *r)
         cl[l] = lists[l];
     for (size_t k = 0; k < v->nsteps; k++) {
         uint32_t i = v->steps[k];
-        int32_t num = -1;
-        const char *nm = an_name(v, i) + 13; /* "ProfilerStep#" */
-        num = (int32_t)strtol(nm, NULL, 10);
+        int32_t num = an_step_num(v, i); /* ProfilerStep#N, or a TF step marker's index */
         bool dup = false;
         for (size_t q = 0; q < r->nsteps; q++)
             dup |= r->steps[q].step == num;

@@ -17,6 +17,8 @@
  * HTA's MTIA variant of step 4 is not implemented (no corpus trace needs it; see docs).
  */
 #include "analyze/internal.h"
+#include "analyze/render.h"
+#include "analyze/tf.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -240,6 +242,19 @@ static int64_t step_number(const char *s)
     return n;
 }
 
+bool an_is_step(struct an_view *v, size_t i)
+{
+    if (v->marker_steps)
+        return (v->t->ev.flags[i] & LAT_EVF_STEP) && v->t->ev.kind[i] == LAT_EV_USER_ANNOTATION;
+    return (an_namecls(v, i) & AN_NAME_STEP) != 0;
+}
+
+int32_t an_step_num(const struct an_view *v, size_t i)
+{
+    if (v->marker_steps) return v->t->ev.step[i];
+    return (int32_t)step_number(lat_trace_str(v->t, v->t->ev.name[i]));
+}
+
 static bool in_list(const char *s, const char *const *list)
 {
     for (; *list; list++)
@@ -369,6 +384,8 @@ static int view_init(struct an_view *v, const struct lat_trace *t, const struct 
     v->iter = malloc((n ? n : 1) * sizeof(*v->iter));
     if (!v->keep || !v->namecls || !v->corr || !v->iter) return -ENOMEM;
     v->stream = t->ev.stream;
+    /* TensorFlow: no ProfilerStep; its Trace(step_num) regions are the steps (ingest/xplane.c) */
+    v->marker_steps = lat_tf_is(t);
 
     uint32_t trace_cat = strtab_find(&t->strs, "Trace", 5);
     for (size_t i = 0; i < n; i++) {
@@ -589,8 +606,8 @@ static int view_index(struct an_view *v)
     for (size_t i = 0; i < v->n; i++) {
         if (!v->keep[i]) continue;
         if (v->stream[i] != -1) ng++;
-        if ((an_namecls(v, i) & AN_NAME_STEP) && v->stream[i] == -1 &&
-            ev->kind[i] != LAT_EV_GPU_ANNOTATION && !(ev->flags[i] & LAT_EVF_GPU))
+        if (an_is_step(v, i) && v->stream[i] == -1 && ev->kind[i] != LAT_EV_GPU_ANNOTATION &&
+            !(ev->flags[i] & LAT_EVF_GPU))
             ns++;
     }
     v->gpu = malloc((ng ? ng : 1) * sizeof(*v->gpu));
@@ -600,8 +617,8 @@ static int view_index(struct an_view *v)
     for (size_t i = 0; i < v->n; i++) {
         if (!v->keep[i]) continue;
         if (v->stream[i] != -1) v->gpu[ng++] = (uint32_t)i;
-        if ((an_namecls(v, i) & AN_NAME_STEP) && v->stream[i] == -1 &&
-            ev->kind[i] != LAT_EV_GPU_ANNOTATION && !(ev->flags[i] & LAT_EVF_GPU))
+        if (an_is_step(v, i) && v->stream[i] == -1 && ev->kind[i] != LAT_EV_GPU_ANNOTATION &&
+            !(ev->flags[i] & LAT_EVF_GPU))
             v->steps[ns++] = (uint32_t)i;
     }
     sort_rows(v, v->gpu, ng);
@@ -624,7 +641,7 @@ static int view_index(struct an_view *v)
         }
         if (!a) continue;
         size_t s = v->steps[a - 1];
-        if (ts < an_ts(v, s) + an_dur(v, s)) v->iter[i] = (int32_t)step_number(an_name(v, s));
+        if (ts < an_ts(v, s) + an_dur(v, s)) v->iter[i] = an_step_num(v, s);
     }
     for (size_t i = 0; i < v->n; i++)
         if (v->keep[i] && v->stream[i] > 0 && v->corr[i] != AN_NONE)
@@ -668,7 +685,10 @@ int an_prep(struct an_view *views, struct lat_trace *const *t, size_t n,
     for (size_t i = 0; i < nstepnames; i++)
         if (!i || stepnames[i] != stepnames[i - 1]) distinct++;
     a->steps_distinct = distinct;
-    if (distinct == 0)
+    bool pytorch = false; /* only PyTorch inputs are expected to have ProfilerStep#N */
+    for (size_t r = 0; r < n; r++)
+        pytorch |= analyze_steps_pytorch(t[r]);
+    if (distinct == 0 && pytorch)
         snprintf(a->warning, sizeof(a->warning),
                  "ProfilerStep not found: no incomplete last step dropped");
     else if (distinct == 1)

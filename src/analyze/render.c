@@ -442,6 +442,116 @@ static bool cpu_summary(const struct lat_an_rank *r, size_t top_n,
     return true;
 }
 
+/* ---- generic sections that do not apply to an input ------------------------------------------
+ * The HTA-style sections read a PyTorch/Kineto timeline. On other inputs some of them have
+ * nothing to say (CPU stack samples hold no timed event; an ncu report's kernels were replayed
+ * one at a time; an ORT, TensorRT or TensorFlow CPU profile has no GPU timeline) or their
+ * notion of a step is not ProfilerStep#N. Such a section is left out of the text and named
+ * once, with why, in the text ("not applicable: ...") and the rank's JSON "not_applicable".
+ * Kineto/Chrome inputs, nsys exports and latscope's own captures keep every section (a CPU-only
+ * PyTorch trace's "no GPU activity" is a finding there) unless they hold CPU samples only. */
+
+enum { NA_GPU = 1u << 0, NA_TIMELINE = 1u << 1, NA_STEPS = 1u << 2 };
+
+struct an_na {
+    const char *section; /* "gpu_timeline", "timeline", "steps" */
+    const char *why;
+};
+
+static bool fmt_is(const struct lat_trace *t, const char *f)
+{
+    return t && t->format && !strcmp(t->format, f);
+}
+
+/* A format with PyTorch's ProfilerStep#N (Kineto/Chrome JSON, latscope captures). */
+static bool pytorch_like(const struct lat_trace *t)
+{
+    return !t || !t->format || fmt_is(t, "kineto") || fmt_is(t, "kineto-2021") ||
+           fmt_is(t, "chrome") || fmt_is(t, "pytorch-legacy") || fmt_is(t, "chakra") ||
+           fmt_is(t, "latscope") || fmt_is(t, "unknown") ||
+           fmt_is(t, "nsys"); /* PyTorch under nsys: ProfilerStep#N as NVTX ranges */
+}
+
+static bool stack_samples_only(const struct lat_an_rank *r)
+{
+    return r->trace && r->kept_events == 0 && has_cpu_samples(r->trace);
+}
+
+/* The sections of rank r that do not apply (at most 3 rows in na); their NA_* bits. */
+static unsigned not_applicable(const struct lat_an_rank *r, struct an_na *na, size_t *nna)
+{
+    const struct lat_trace *t = r->trace;
+    unsigned bits = 0;
+    *nna = 0;
+    if (!t) return 0;
+    if (stack_samples_only(r)) { /* any format: samples and nothing else */
+        na[(*nna)++] =
+            (struct an_na){"timeline", "GPU, steps, operators, threads: the input holds CPU "
+                                       "stack samples, no timed events; see CPU samples"};
+        return NA_TIMELINE | NA_GPU | NA_STEPS;
+    }
+    if (pytorch_like(t)) return 0;
+    if (t->role == LAT_TRACE_KERNEL_PROFILE) {
+        na[(*nna)++] =
+            (struct an_na){"gpu_timeline", "temporal, idle, launches, queue: a kernel profile's "
+                                           "kernels were replayed one at a time, not a timeline"};
+        bits |= NA_GPU;
+    } else if (!r->temporal.valid) {
+        na[(*nna)++] = (struct an_na){"gpu_timeline",
+                                      fmt_is(t, "tensorrt")
+                                          ? "a TensorRT profile holds layer times, no kernel "
+                                            "timeline: see the TensorRT section"
+                                      : lat_tf_is(t)  ? "no /device: plane in the profile: a "
+                                                        "CPU-only run"
+                                      : lat_ort_is(t) ? "no GPU kernel event in the profile: a CPU "
+                                                        "execution provider"
+                                                      : "no GPU activity in this input"};
+        bits |= NA_GPU;
+    }
+    if (!r->nsteps) {
+        na[(*nna)++] = (struct an_na){
+            "steps", lat_ort_is(t)  ? "no ProfilerStep: model_run per run is in the "
+                                      "ONNX Runtime section"
+                     : lat_tf_is(t) ? "no tf.profiler.experimental.Trace(name, "
+                                      "step_num=N) region in the profile"
+                     : t->role == LAT_TRACE_KERNEL_PROFILE ? "a kernel profile has no iterations"
+                     : fmt_is(t, "tensorrt") ? "no ProfilerStep: per-query times are in the "
+                                               "TensorRT section"
+                                             : "no ProfilerStep#N in this input"};
+        bits |= NA_STEPS;
+    }
+    return bits;
+}
+
+static void j_not_applicable(struct jsonw *w, const struct lat_an_rank *r)
+{
+    struct an_na na[3];
+    size_t n;
+    if (!not_applicable(r, na, &n) || !n) return; /* only when some section does not apply */
+    jsonw_key(w, "not_applicable");
+    jsonw_arr_begin(w);
+    for (size_t i = 0; i < n; i++) {
+        jsonw_obj_begin(w);
+        jsonw_key(w, "section");
+        jsonw_str(w, na[i].section);
+        jsonw_key(w, "why");
+        jsonw_str(w, na[i].why);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
+bool analyze_steps_pytorch(const struct lat_trace *t)
+{
+    if (!pytorch_like(t)) return false;
+    size_t samples = 0;
+    for (size_t i = 0; t && i < t->ev.n; i++) {
+        if (t->ev.kind[i] != LAT_EV_CPU_SAMPLE) return true;
+        samples++;
+    }
+    return !samples; /* CPU samples only: no step to look for */
+}
+
 /* The format-specific sections (analyze/sections.h): one row per format. */
 const struct lat_an_section lat_an_sections[] = {
     {"ONNX Runtime section", lat_ort_is, lat_ort_section_json, lat_ort_section_text},
@@ -732,6 +842,7 @@ static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole, siz
             jsonw_null(w);
         jsonw_key(w, "format");
         jsonw_str(w, r->trace->format ? r->trace->format : "");
+        j_not_applicable(w, r);
     }
     jsonw_key(w, "events");
     jsonw_u64(w, r->events);
@@ -868,6 +979,16 @@ void analyze_write_json(struct jsonw *w, const struct lat_analysis *a,
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
+    if (o && o->input_notes) { /* only for inputs whose layout needed a choice */
+        jsonw_key(w, "input_notes");
+        jsonw_arr_begin(w);
+        for (const char *p = o->input_notes; *p;) {
+            size_t l = strcspn(p, "\n");
+            jsonw_strn(w, p, l);
+            p += l + (p[l] == '\n');
+        }
+        jsonw_arr_end(w);
+    }
     jsonw_key(w, "ranks");
     jsonw_arr_begin(w);
     for (size_t i = 0; i < a->nranks; i++)
@@ -994,14 +1115,32 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
                             const struct analyze_render_opts *ro)
 {
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
-    if (r->trace)
+    struct an_na na[3];
+    size_t nna = 0;
+    unsigned nab = not_applicable(r, na, &nna);
+    if (r->trace && (nab & NA_TIMELINE))
+        fprintf(f, "== %s %d  %s  (%s, %llu CPU samples)\n",
+                r->trace->role != LAT_TRACE_TIMELINE ? "profile" : "rank", r->rank,
+                r->trace->path ? r->trace->path : "-", r->trace->format ? r->trace->format : "?",
+                (unsigned long long)r->events);
+    else if (r->trace)
         fprintf(f, "== %s %d  %s  (%s, %llu events, %llu kept)\n",
                 lat_ort_is(r->trace) || r->trace->role != LAT_TRACE_TIMELINE ? "profile" : "rank",
                 r->rank, r->trace->path ? r->trace->path : "-",
                 r->trace->format ? r->trace->format : "?", (unsigned long long)r->events,
                 (unsigned long long)r->kept_events);
+    if (nna) {
+        fprintf(f, "not applicable:");
+        for (size_t i = 0; i < nna; i++)
+            fprintf(f, "%s %s (%s)", i ? ";" : "",
+                    !strcmp(na[i].section, "gpu_timeline") ? "GPU timeline" : na[i].section,
+                    na[i].why);
+        fprintf(f, "\n");
+    }
     const struct lat_an_temporal *t = &r->temporal;
-    if (t->valid) {
+    if (nab & NA_GPU) {
+        /* said above */
+    } else if (t->valid) {
         fprintf(f,
                 "temporal   kernel time %s: compute %s (%.2f%%), non-compute %s (%.2f%%), idle "
                 "%s (%.2f%%)\n",
@@ -1024,7 +1163,7 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
     if (r->has_comm)
         fprintf(f, "comm/compute overlap  %.2f%% of %s communication\n", r->comm_comp_overlap_pct,
                 dur(r->comm_time, b1));
-    if (r->nidle) {
+    if (r->nidle && !(nab & NA_GPU)) {
         fprintf(f, "\nidle per stream    host_wait  kernel_wait        other\n");
         for (size_t i = 0; i < r->nidle; i++) {
             const struct lat_an_idle_stream *s = &r->idle[i];
@@ -1033,7 +1172,7 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
         }
     }
     const struct lat_an_launch *L = &r->launch;
-    if (L->count) {
+    if (L->count && !(nab & NA_GPU)) {
         fprintf(f, "\nlaunches   %llu (median delay %s, p90 %s; cpu p50 %s, gpu p50 %s)\n",
                 (unsigned long long)L->count, dur(L->median_launch_delay, b1),
                 dur((lat_ns)L->launch_delay.p90, b2), dur((lat_ns)L->cpu_dur.p50, b3),
@@ -1045,11 +1184,11 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
                 (unsigned long long)L->runtime_outliers, dur(o->launch_delay_cutoff_ns, b6),
                 (unsigned long long)L->launch_delay_outliers);
     }
-    if (L->gpu_rows)
+    if (L->gpu_rows && !(nab & NA_GPU))
         fprintf(f, "  GPU rows %llu: %llu correlated, %llu uncorrelated\n",
                 (unsigned long long)L->gpu_rows, (unsigned long long)L->correlated_gpu,
                 (unsigned long long)L->uncorrelated_gpu);
-    if (r->nqueue) {
+    if (r->nqueue && !(nab & NA_GPU)) {
         fprintf(f, "\nqueue      ");
         for (size_t i = 0; i < r->nqueue; i++)
             fprintf(f, "%sstream %lld max %lld", i ? ", " : "", (long long)r->queue[i].stream,
@@ -1070,12 +1209,17 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
                     dur(s->cpu_other, b7),
                     s->dur > 0 ? 100.0 * (double)s->cpu_ops / (double)s->dur : 0.0);
         }
-        fprintf(f,
-                "  ops: inside a cpu_op; python: in Python code outside any op; other: "
-                "neither (%s)\n",
-                py ? "interpreter, profiler, waiting"
-                   : "Python/framework code: no python_function events, record with_stack=True "
-                     "to split it");
+        if (lat_tf_is(r->trace))
+            fprintf(f, "  step N: the Nth tf.profiler Trace(name, step_num=...) region in time "
+                       "order (by name: the TensorFlow section); ops: some TF op running on any "
+                       "host thread; other: none (framework, Python, idle)\n");
+        else
+            fprintf(f,
+                    "  ops: inside a cpu_op; python: in Python code outside any op; other: "
+                    "neither (%s)\n",
+                    py ? "interpreter, profiler, waiting"
+                       : "Python/framework code: no python_function events, record "
+                         "with_stack=True to split it");
     } else if (r->nsteps) {
         fprintf(f, "\nstep         wall    compute       comm     copies   gpu-other   cpu-only    "
                    "   idle\n");

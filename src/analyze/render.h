@@ -94,10 +94,18 @@ struct analyze_render_opts {
     void *warn_ctx;
     const struct analyze_skipped *skipped;
     size_t nskipped;
+    /* what the inputs' directory layout decided ('\n'-separated lines: the run of a TensorFlow
+     * profile directory); the JSON's "input_notes" when not NULL */
+    const char *input_notes;
     /* text: the op table per (name, input shape), as key_averages(group_by_input_shape=True)
      * (the JSON always has ops_by_shape) */
     bool group_by_input_shape;
 };
+
+/* Whether t is an input whose steps are PyTorch's ProfilerStep#N (Kineto/Chrome JSON, latscope
+ * captures): the others get no "ProfilerStep not found" note (their steps, if any, are their
+ * own: TF step markers, ORT runs). */
+bool analyze_steps_pytorch(const struct lat_trace *t);
 
 /* The whole JSON document of an analysis (docs/analyze-json.md), without a trailing newline;
  * the caller owns the writer (jsonw_finish reports a write error). */

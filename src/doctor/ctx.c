@@ -13,10 +13,12 @@
  */
 #include "doctor/ctx.h"
 #include "analyze/analysis.h"
+#include "analyze/tf.h"
 #include "core/err.h"
 #include "doctor/trt.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,8 +27,25 @@ const char *doc_name(const struct doc_ctx *c, size_t ev)
     return lat_trace_str(c->t, c->t->ev.name[ev]);
 }
 
+static bool has_prefix(const char *s, const char *p);
+
+const char *doc_step_label(const struct doc_ctx *c, size_t s, char *buf, size_t n)
+{
+    int32_t num = s < c->nsteps ? c->steps[s].num : -1;
+    if (s < c->nsteps && c->steps[s].ev >= 0) {
+        const char *nm = doc_name(c, (size_t)c->steps[s].ev);
+        if (has_prefix(nm, "ProfilerStep#") || lat_tf_is(c->t)) return nm; /* numbered already */
+        snprintf(buf, n, "%s #%d", nm, num);                               /* ORT's model_run */
+        return buf;
+    }
+    snprintf(buf, n, "ProfilerStep#%d", num);
+    return buf;
+}
+
 const char *doc_key_name(const struct doc_ctx *c, uint32_t id)
 {
+    if (id == DOC_NAME_STEP && lat_tf_is(c->t))
+        return "(in the step, outside any op: TensorFlow framework or Python code)";
     if (id == DOC_NAME_STEP) return "(in the ProfilerStep, outside any op: Python/framework code)";
     if (id == DOC_NAME_NONE) return "(no profiled CPU event: Python/framework code or idle thread)";
     return lat_trace_str(c->t, id);

@@ -105,6 +105,9 @@ int doc_ctx_init(struct doc_ctx *c, const struct lat_trace *t, const struct doc_
 void doc_ctx_fini(struct doc_ctx *c);
 
 const char *doc_name(const struct doc_ctx *c, size_t ev);
+/* How step s is named in examples: its event's name (ProfilerStep#N; a TensorFlow step
+ * marker's "inference 3"), else "ProfilerStep#N". buf holds n bytes. */
+const char *doc_step_label(const struct doc_ctx *c, size_t s, char *buf, size_t n);
 unsigned doc_api_class(struct doc_ctx *c, uint32_t name);
 /* Step index whose window holds ts, -1 when none. */
 int32_t doc_step_at(const struct doc_ctx *c, lat_ns ts);

@@ -179,8 +179,7 @@ DOC_RULE(cpu_contention)
         if (!p->contended[s]) continue;
         struct doc_example e = {0};
         char nm[64];
-        snprintf(nm, sizeof(nm), "ProfilerStep#%d", c->steps[s].num);
-        e.name = nm;
+        e.name = doc_step_label(c, s, nm, sizeof(nm));
         e.ts = c->steps[s].ts;
         e.offset = e.ts - c->t0;
         e.dur = c->steps[s].end - c->steps[s].ts;

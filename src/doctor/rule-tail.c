@@ -126,8 +126,7 @@ DOC_RULE(tail)
         doc_row_end(f);
         struct doc_example e = {0};
         char nm[64];
-        snprintf(nm, sizeof(nm), "ProfilerStep#%d", c->steps[i].num);
-        e.name = nm;
+        e.name = doc_step_label(c, i, nm, sizeof(nm));
         e.ts = c->steps[i].ts;
         e.offset = e.ts - c->t0;
         e.dur = d[i];

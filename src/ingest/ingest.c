@@ -424,6 +424,12 @@ const char *ingest_sniff(const void *head, size_t n, const char *path)
     return format_of(head, n, path)->name;
 }
 
+bool ingest_sniff_reads(const void *head, size_t n, const char *path)
+{
+    const struct ingest_format *f = format_of(head, n, path);
+    return f->load && f != &formats[sizeof(formats) / sizeof(formats[0]) - 1];
+}
+
 /* Sniffs src and hands it to the format's reader (which owns it), or fails naming the format. */
 static int load_src(struct ingest_src *src, const char *name, const char *path,
                     const struct lat_ingest_opts *opts, struct lat_trace **out, char *err,
@@ -551,9 +557,308 @@ static int add_file(struct builder *b, const char *dir, const char *name, size_t
     return 0;
 }
 
+/* ---- TensorFlow profile directories (LOGDIR/plugins/profile/RUN/HOST.xplane.pb) ---------- */
+
+static bool tf_xplane_name(const char *n)
+{
+    return has_suffix(n, ".xplane.pb");
+}
+
+/* HOST.trace.json.gz of older TF (not a PyTorch NAME.pt.trace.json.gz) */
+static bool tf_trace_name(const char *n)
+{
+    return (has_suffix(n, ".trace.json.gz") || has_suffix(n, ".trace.json")) &&
+           !has_suffix(n, ".pt.trace.json.gz") && !has_suffix(n, ".pt.trace.json");
+}
+
+static bool tf_profile_name(const char *n)
+{
+    return n[0] != '.' && (tf_xplane_name(n) || tf_trace_name(n));
+}
+
+static bool is_dir_path(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* dir without trailing '/' (at least one char) */
+static size_t dir_len(const char *dir)
+{
+    size_t l = strlen(dir);
+    while (l > 1 && dir[l - 1] == '/')
+        l--;
+    return l;
+}
+
+/* The TF profile files of dir (name order; *n = 0 when none or dir cannot be listed). */
+static int tf_list(const char *dir, char ***out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    size_t cap = 0;
+    int rc = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (!tf_profile_name(de->d_name)) continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 8;
+            void *p = realloc(*out, cap * sizeof(**out));
+            if (!p) {
+                rc = -ENOMEM;
+                break;
+            }
+            *out = p;
+        }
+        if (!((*out)[*n] = strdup(de->d_name))) {
+            rc = -ENOMEM;
+            break;
+        }
+        (*n)++;
+    }
+    closedir(d);
+    if (*n) qsort(*out, *n, sizeof(**out), cmp_str);
+    return rc;
+}
+
+static void free_names(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* "YYYY_MM_DD_HH_MM_SS": the run name TF gives (the time the profile started) */
+static bool tf_run_time_name(const char *s)
+{
+    static const char pat[] = "dddd_dd_dd_dd_dd_dd";
+    for (size_t i = 0; i < sizeof(pat) - 1; i++)
+        if (pat[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != '_') return false;
+    return s[sizeof(pat) - 1] == 0 || s[sizeof(pat) - 1] == '.'; /* TF may append ".N" */
+}
+
+static int note_add(struct lat_ingest_set *s, const char *line)
+{
+    size_t ol = s->note ? strlen(s->note) : 0, ll = strlen(line);
+    char *p = realloc(s->note, ol + ll + 2);
+    if (!p) return -ENOMEM;
+    if (ol) p[ol++] = '\n';
+    memcpy(p + ol, line, ll + 1);
+    s->note = p;
+    return 0;
+}
+
+/* Adds the hosts of one run (its TF profile files; a HOST.trace.json[.gz] whose HOST.xplane.pb
+ * is there too is the same data: not added). note: what to say about the run so far. */
+static int tf_add_run(struct builder *b, const char *run, size_t dir_no, char *note, size_t notesz,
+                      char *err, size_t errsz)
+{
+    char **names;
+    size_t n;
+    int rc = tf_list(run, &names, &n);
+    if (!rc && !n) {
+        rc = LAT_E_NOT_FOUND;
+        if (err && errsz)
+            snprintf(err, errsz,
+                     "%s: a TensorFlow profile run without a *.xplane.pb: tf.profiler writes "
+                     "HOST.xplane.pb there at tf.profiler.experimental.stop(); a process that "
+                     "exited or crashed before stop() leaves the run empty: profile again, or "
+                     "pass another run",
+                     run);
+    }
+    size_t hosts = 0, twins = 0, nl = strlen(note);
+    char hostlist[256] = "";
+    for (size_t i = 0; !rc && i < n; i++) {
+        size_t hl = strlen(names[i]) - (tf_xplane_name(names[i])      ? 10
+                                        : has_suffix(names[i], ".gz") ? 14
+                                                                      : 11);
+        if (!tf_xplane_name(names[i])) {
+            bool twin = false;
+            for (size_t j = 0; j < n && !twin; j++)
+                twin = j != i && tf_xplane_name(names[j]) && strlen(names[j]) == hl + 10 &&
+                       !strncmp(names[j], names[i], hl);
+            if (twin) {
+                twins++;
+                continue;
+            }
+        }
+        size_t k = strlen(hostlist);
+        if (k + hl + 8 < sizeof(hostlist))
+            snprintf(hostlist + k, sizeof(hostlist) - k, "%s%.*s", hosts ? ", " : "", (int)hl,
+                     names[i]);
+        hosts++;
+        rc = add_file(b, run, names[i], dir_no);
+    }
+    if (!rc)
+        nl += (size_t)snprintf(note + nl, notesz > nl ? notesz - nl : 0, "; %zu host%s (%s): %s",
+                               hosts, hosts == 1 ? "" : "s", hostlist,
+                               hosts == 1 ? "one process" : "one process each, not ranks");
+    if (!rc && twins && nl < notesz)
+        snprintf(note + nl, notesz - nl,
+                 "; %zu HOST.trace.json.gz not read: the same profile as its HOST.xplane.pb",
+                 twins);
+    free_names(names, n);
+    return rc;
+}
+
+/* A TensorFlow profile directory: adds the chosen run's hosts and returns 1; 0 when dir is not
+ * one (a plain directory of trace files); < 0 on error (err filled). */
+static int tf_dir(struct builder *b, const char *dir, size_t dir_no, char *err, size_t errsz)
+{
+    char runs[4096], run[4096], note[1024];
+    size_t dl = dir_len(dir);
+    bool logdir = false;
+    if ((size_t)snprintf(runs, sizeof(runs), "%.*s/plugins/profile", (int)dl, dir) < sizeof(runs) &&
+        is_dir_path(runs)) {
+        logdir = true;
+    } else if (dl >= 15 && !strncmp(dir + dl - 15, "plugins/profile", 15) &&
+               (dl == 15 || dir[dl - 16] == '/')) {
+        snprintf(runs, sizeof(runs), "%.*s", (int)dl, dir);
+    } else {
+        /* one run: holds *.xplane.pb, or lies in a plugins/profile directory */
+        char **names;
+        size_t n;
+        int rc = tf_list(dir, &names, &n);
+        if (rc) return rc;
+        bool xp = false;
+        for (size_t i = 0; i < n; i++)
+            xp |= tf_xplane_name(names[i]);
+        free_names(names, n);
+        char parent[4096];
+        snprintf(parent, sizeof(parent), "%.*s", (int)dl, dir);
+        char *sl = strrchr(parent, '/');
+        if (sl) *sl = 0;
+        size_t pl = sl ? strlen(parent) : 0;
+        bool in_profile = sl && pl >= 15 && !strcmp(parent + pl - 15, "plugins/profile");
+        if (!xp && !in_profile) return 0;
+        snprintf(run, sizeof(run), "%.*s", (int)dl, dir);
+        int k = snprintf(note, sizeof(note), "%s: TensorFlow profile run", run);
+        rc = tf_add_run(b, run, dir_no, note, sizeof(note), err, errsz);
+        if (!rc && k > 0) rc = note_add(b->s, note);
+        return rc < 0 ? rc : 1;
+    }
+    /* the runs: subdirectories; the latest one holding a profile file */
+    DIR *d = opendir(runs);
+    if (!d) {
+        int rc = -errno;
+        if (err && errsz)
+            snprintf(err, errsz, "%s: cannot open directory: %s", runs, strerror(-rc));
+        return rc;
+    }
+    struct run {
+        char *name;
+        bool files;
+        int64_t mtime;
+    } *rv = NULL;
+    size_t nr = 0, cap = 0;
+    int rc = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.') continue;
+        char p[4096];
+        struct stat st;
+        if ((size_t)snprintf(p, sizeof(p), "%s/%s", runs, de->d_name) >= sizeof(p) ||
+            stat(p, &st) || !S_ISDIR(st.st_mode))
+            continue;
+        if (nr == cap) {
+            cap = cap ? cap * 2 : 8;
+            void *q = realloc(rv, cap * sizeof(*rv));
+            if (!q) {
+                rc = -ENOMEM;
+                break;
+            }
+            rv = q;
+        }
+        char **names;
+        size_t n;
+        if ((rc = tf_list(p, &names, &n))) break;
+        free_names(names, n);
+        rv[nr].name = strdup(de->d_name);
+        if (!rv[nr].name) {
+            rc = -ENOMEM;
+            break;
+        }
+        rv[nr].files = n > 0;
+        rv[nr].mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+        nr++;
+    }
+    closedir(d);
+    bool by_name = true;
+    for (size_t i = 0; i < nr; i++)
+        by_name = by_name && tf_run_time_name(rv[i].name);
+    /* newest first: by name, or by modification time (then name) */
+    for (size_t i = 1; !rc && i < nr; i++)
+        for (size_t j = i; j > 0; j--) {
+            struct run *x = &rv[j - 1], *y = &rv[j];
+            int c = strcmp(x->name, y->name);
+            bool after = by_name ? c > 0 : (x->mtime != y->mtime ? x->mtime > y->mtime : c > 0);
+            if (after) break;
+            struct run tmp = *x;
+            *x = *y;
+            *y = tmp;
+        }
+    size_t pick = nr, empty_newer = 0, with_files = 0;
+    for (size_t i = 0; i < nr; i++) {
+        with_files += rv[i].files;
+        if (pick == nr && rv[i].files) pick = i;
+        if (pick == nr && !rv[i].files) empty_newer++;
+    }
+    if (!rc && pick == nr) {
+        rc = LAT_E_NOT_FOUND;
+        if (err && errsz) {
+            if (!nr)
+                snprintf(err, errsz,
+                         "%s: a TensorFlow profile directory without a run: TensorFlow writes "
+                         "LOGDIR/plugins/profile/RUN/HOST.xplane.pb at "
+                         "tf.profiler.experimental.stop()",
+                         runs);
+            else
+                snprintf(err, errsz,
+                         "%s: %zu TensorFlow profile run%s, none with a *.xplane.pb: "
+                         "tf.profiler writes it at tf.profiler.experimental.stop(); a process "
+                         "that exited or crashed before stop() leaves the run empty",
+                         runs, nr, nr == 1 ? "" : "s");
+        }
+    }
+    if (!rc) {
+        if ((size_t)snprintf(run, sizeof(run), "%s/%s", runs, rv[pick].name) >= sizeof(run))
+            rc = -ENAMETOOLONG;
+    }
+    if (!rc) {
+        int k;
+        if (nr == 1)
+            k = snprintf(note, sizeof(note), "%.*s: TensorFlow profile, its one run %s", (int)dl,
+                         dir, rv[pick].name);
+        else
+            k = snprintf(note, sizeof(note),
+                         "%.*s: TensorFlow profile run %s, the latest of %zu (%zu with a profile; "
+                         "latest by %s; pass %s/OTHER_RUN for another)",
+                         (int)dl, dir, rv[pick].name, nr, with_files,
+                         by_name ? "name, the time TF started the profile"
+                                 : "modification time: not every run name is a TF time",
+                         runs);
+        if (k > 0 && empty_newer && (size_t)k < sizeof(note))
+            k += snprintf(note + k, sizeof(note) - (size_t)k,
+                          "; %zu newer run%s without a *.xplane.pb skipped (a profile not "
+                          "stopped, or still being written)",
+                          empty_newer, empty_newer == 1 ? "" : "s");
+        (void)logdir;
+        rc = tf_add_run(b, run, dir_no, note, sizeof(note), err, errsz);
+        if (!rc) rc = note_add(b->s, note);
+    }
+    for (size_t i = 0; i < nr; i++)
+        free(rv[i].name);
+    free(rv);
+    return rc < 0 ? rc : 1;
+}
+
 /* Lists dir's trace files into b (name order). */
 static int add_dir(struct builder *b, const char *dir, size_t dir_no, char *err, size_t errsz)
 {
+    int tf = tf_dir(b, dir, dir_no, err, errsz);
+    if (tf) return tf < 0 ? tf : 0;
     DIR *d = opendir(dir);
     if (!d) {
         int rc = -errno;
@@ -702,6 +1007,10 @@ static int settle(struct builder *b, char *err, size_t errsz)
         if (!f->in_dir || (f->trace->format && (!strcmp(f->trace->format, "ort") ||
                                                 !strcmp(f->trace->format, "tensorrt"))))
             continue;
+        /* TensorFlow: a profile run's hosts are processes, not ranks */
+        if (f->trace->format &&
+            (!strcmp(f->trace->format, "xplane") || !strcmp(f->trace->format, "tf-trace-viewer")))
+            continue;
         if (f->trace->role != LAT_TRACE_TIMELINE) continue; /* a kernel profile: no rank */
         if (f->rank < 0) {
             f->status = LAT_INGEST_NO_RANK;
@@ -823,6 +1132,7 @@ void ingest_set_free(struct lat_ingest_set *s)
         lat_trace_free(s->files[i].trace);
     }
     free(s->files);
+    free(s->note);
     free(s);
 }
 

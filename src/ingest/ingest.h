@@ -121,10 +121,15 @@ struct lat_ingest_set {
      * inputs in order, a directory's files in name order at its place */
     struct lat_ingest_file *files;
     size_t n;
+    /* What a directory's layout decided, for the command to say (one line per directory,
+     * '\n'-separated, "PATH: ..."): which run of a TensorFlow profile directory was read and
+     * why, its hosts, skipped twins and empty runs. NULL when there is nothing to say. */
+    char *note;
 };
 
 /* Loads every path into one set: a file (or "-"), or a directory (its *.json / *.json.gz, as
- * ingest_dir). Files are loaded several at once (as ingest_dir). Rules (docs/trace-input.md):
+ * ingest_dir; a TensorFlow profile directory: see below). Files are loaded several at once (as
+ * ingest_dir). Rules (docs/trace-input.md):
  *  - a file named in paths that cannot be loaded, a directory that cannot be listed or has no
  *    trace file: the call fails (that rc, err "PATH: why", *out NULL);
  *  - a directory's file that cannot be loaded stays in the set as LAT_INGEST_ERROR, a
@@ -160,8 +165,21 @@ int ingest_trt_engine_open(const char *prefix, const struct lat_ingest_opts *opt
  * name of a format latscope recognises but cannot read ("nsys-rep", "protobuf", "csv",
  * "trtexec-profile", "onnx-model", "text"). path may be NULL. */
 const char *ingest_sniff(const void *head, size_t n, const char *path);
+/* True when head/path match a format row with its own reader (not the catch-all JSON row, not
+ * a format recognised but unreadable): what a caller that also takes other inputs (diff: bench
+ * results, HDR logs) asks before deciding the input is a trace. */
+bool ingest_sniff_reads(const void *head, size_t n, const char *path);
 
-/* Loads every *.json and *.json.gz file of dir, several at once (one thread per online CPU, at
+/* A TensorFlow/TensorBoard profile directory is read as TF lays it out
+ * (LOGDIR/plugins/profile/RUN/HOST.xplane.pb, older TF also HOST.trace.json.gz): DIR may be
+ * LOGDIR, LOGDIR/plugins/profile or one RUN. Of several runs the latest is read (by name: TF
+ * names a run by the time the profile started; by modification time when some name is not such
+ * a time), newer runs without a profile file are skipped; every host of the run is one trace
+ * (one process: no rank rules), a HOST.trace.json.gz next to its HOST.xplane.pb is not read
+ * twice. set->note says which run and why. A run without a profile file, or runs of which none
+ * holds one, fail with LAT_E_NOT_FOUND and a message saying what TF writes when.
+ *
+ * Loads every *.json and *.json.gz file of dir, several at once (one thread per online CPU, at
  * most 8; LAT_INGEST_NO_THREAD: one at a time; only the calling thread calls opts->progress).
  * Per-file problems are reported in the set,
  * not as a failure; the call fails (-errno, LAT_E_NOT_FOUND when no trace file) only when the

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- a tiny protobuf encoder ---- */
 
@@ -442,4 +443,107 @@ TEST(xplane_doctor_tf_rules)
     ASSERT(dfind(r, "tf-dominant-op") != NULL);
     ASSERT(r->ntraces == 1 && r->traces[0].judged);
     doctor_report_free(r);
+}
+
+/* ---- a TensorFlow profile directory (LOGDIR/plugins/profile/RUN/HOST.xplane.pb) ---- */
+
+static void put_file(const char *dir, const char *name, const void *p, size_t n)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    if (n) fwrite(p, 1, n, f);
+    fclose(f);
+}
+
+static void mkdirs(const char *base, const char *rel, char *out, size_t outsz)
+{
+    char p[1024];
+    snprintf(p, sizeof(p), "%s", base);
+    const char *r = rel;
+    while (*r) {
+        size_t l = strcspn(r, "/");
+        size_t k = strlen(p);
+        snprintf(p + k, sizeof(p) - k, "/%.*s", (int)l, r);
+        mkdir(p, 0755);
+        r += l + (r[l] == '/');
+    }
+    snprintf(out, outsz, "%s", p);
+}
+
+TEST(tf_profile_directory_latest_run_hosts)
+{
+    unsigned char buf[8192];
+    size_t n = make_space(buf);
+    char log[600], run1[700], run2[700], run3[700], prof[700];
+    snprintf(log, sizeof(log), "%s/tflog", test_tmpdir());
+    mkdirs(test_tmpdir(), "tflog/plugins/profile/2026_01_01_00_00_00", run1, sizeof(run1));
+    mkdirs(test_tmpdir(), "tflog/plugins/profile/2026_01_02_00_00_00", run2, sizeof(run2));
+    mkdirs(test_tmpdir(), "tflog/plugins/profile/2026_01_03_00_00_00", run3, sizeof(run3));
+    snprintf(prof, sizeof(prof), "%s/plugins/profile", log);
+    put_file(run1, "old.xplane.pb", buf, n);
+    put_file(run2, "h1.xplane.pb", buf, n);
+    put_file(run2, "h2.xplane.pb", buf, n);
+    put_file(run2, "h1.trace.json.gz", "x", 1);         /* h1's twin: not read (it is no gzip) */
+    put_file(run2, "h1.overview_page.pb", "x", 1);      /* another TF tool file: not a trace */
+    put_file(run3, "h1.memory_profile.json.gz", "", 0); /* newest run: no profile file */
+
+    const char *dirs[] = {log, prof, run2};
+    for (size_t d = 0; d < 3; d++) {
+        struct lat_ingest_set *s = NULL;
+        char err[LAT_INGEST_ERRLEN] = "";
+        ASSERT_RC(ingest_paths(&dirs[d], 1, NULL, &s, err, sizeof(err)));
+        ASSERT_EQ_U64(s->n, 2);
+        for (size_t i = 0; i < 2; i++) {
+            const struct lat_ingest_file *f = &s->files[i];
+            ASSERT(strncmp(f->path, run2, strlen(run2)) == 0);
+            ASSERT(strstr(f->path, i ? "h2.xplane.pb" : "h1.xplane.pb"));
+            ASSERT_EQ_I64(f->status, LAT_INGEST_OK); /* hosts: no rank rules */
+            ASSERT(f->trace && !strcmp(f->trace->format, "xplane"));
+        }
+        ASSERT(s->note != NULL);
+        ASSERT(strstr(s->note, "2 hosts (h1, h2)"));
+        ASSERT(strstr(s->note, "1 HOST.trace.json.gz not read"));
+        if (d < 2) {
+            ASSERT(strstr(s->note, "run 2026_01_02_00_00_00, the latest of 3"));
+            ASSERT(strstr(s->note, "1 newer run without a *.xplane.pb skipped"));
+        }
+        ingest_set_free(s);
+    }
+    /* the empty run named, and a profile directory whose runs are all empty */
+    struct lat_ingest_set *s = NULL;
+    char err[LAT_INGEST_ERRLEN] = "";
+    const char *empty[] = {run3};
+    ASSERT_EQ_I64(ingest_paths(empty, 1, NULL, &s, err, sizeof(err)), LAT_E_NOT_FOUND);
+    ASSERT(s == NULL && strstr(err, "a TensorFlow profile run without a *.xplane.pb"));
+    char e1[700];
+    mkdirs(test_tmpdir(), "tfempty/plugins/profile/r1", e1, sizeof(e1));
+    char elog[600];
+    snprintf(elog, sizeof(elog), "%s/tfempty", test_tmpdir());
+    const char *el[] = {elog};
+    ASSERT_EQ_I64(ingest_paths(el, 1, NULL, &s, err, sizeof(err)), LAT_E_NOT_FOUND);
+    ASSERT(strstr(err, "1 TensorFlow profile run, none with a *.xplane.pb"));
+    /* a plain directory of traces is not a TF profile: no note */
+    char plain[700];
+    mkdirs(test_tmpdir(), "plainrk", plain, sizeof(plain));
+    put_file(plain, "t.json", "{\"traceEvents\": []}", 19);
+    const char *pl[] = {plain};
+    ASSERT_RC(ingest_paths(pl, 1, NULL, &s, err, sizeof(err)));
+    ASSERT(s->note == NULL);
+    ingest_set_free(s);
+}
+
+TEST(ingest_sniff_reads_non_json_traces)
+{
+    static const char perf[] = "# ========\n# captured on: x\n#\n"
+                               "prog  42  1.000001:    2000000 cpu-clock: \n"
+                               "\t  401000 funcA+0x10 (/opt/app/prog)\n\n";
+    ASSERT(ingest_sniff_reads(perf, sizeof(perf) - 1, "x.txt"));
+    ASSERT(ingest_sniff_reads("main;f 3\nmain;g 1\n", 18, "x.txt"));
+    ASSERT(ingest_sniff_reads("\x0a\x02\x08\x01", 4, "h.xplane.pb"));
+    /* bench results and HDR logs are for diff's own sniff */
+    ASSERT(!ingest_sniff_reads("{\"target\": \"http\"}", 18, "b.json"));
+    ASSERT(!ingest_sniff_reads("#[StartTime: 1.0]\n0.1,1.0,2.0,HIST\n", 35, "x.hlog"));
+    ASSERT(!ingest_sniff_reads("hello world\n", 12, "x.log"));
 }
