@@ -6,7 +6,8 @@
  * never a crash. Tables (docs/trace-input.md): StringIds, CUPTI_ACTIVITY_KIND_KERNEL / RUNTIME
  * / MEMCPY / MEMSET / SYNCHRONIZATION, NVTX_EVENTS, OSRT_API, TARGET_INFO_GPU,
  * TARGET_INFO_SESSION_START_TIME, ThreadNames, PROCESSES, COMPOSITE_EVENTS + SAMPLING_CALLCHAINS
- * (CPU samples); each optional (nsys writes a table
+ * (CPU samples), the ENUM_* tables that name copy kinds, memory kinds, sync types, event
+ * classes and NVTX event types (nsys-map.h); each optional (nsys writes a table
  * only when it has data), and columns an older schema lacks read as NULL. Rows become events
  * in nsys-map.c.
  */
@@ -476,15 +477,51 @@ static bool is_nsys(sqlite3 *db)
     return false;
 }
 
+/* The ENUM_* tables that name the rows' numbers (nsys-map.h); schema 2.x has none. A table
+ * without the id and name columns is left out (the built-in names stand). */
+static int read_enums(struct nx *x, struct nsys_map *m)
+{
+    for (int w = 0; w < NSYS_ENUM_COUNT; w++) {
+        const char *tab = nsys_enum_table[w];
+        if (!has_table(x->db, tab) || !has_col(x->db, tab, "id") || !has_col(x->db, tab, "name"))
+            continue;
+        char sql[160];
+        snprintf(sql, sizeof(sql), "SELECT id, name, %s FROM \"%s\" ORDER BY rowid",
+                 has_col(x->db, tab, "label") ? "label" : "NULL", tab);
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK)
+            return nx_fail(x, LAT_E_NOT_TRACE, tab);
+        int s, rc = 0;
+        while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+            if (sqlite3_column_type(st, 1) != SQLITE_TEXT) continue;
+            bool lab = sqlite3_column_type(st, 2) == SQLITE_TEXT;
+            if ((rc = nsys_map_enum(m, (enum nsys_enum)w, col_i(st, 0),
+                                    (const char *)sqlite3_column_text(st, 1),
+                                    (size_t)sqlite3_column_bytes(st, 1),
+                                    lab ? (const char *)sqlite3_column_text(st, 2) : NULL,
+                                    lab ? (size_t)sqlite3_column_bytes(st, 2) : 0)))
+                break;
+        }
+        sqlite3_finalize(st);
+        if (rc) return rc;
+        if (s != SQLITE_DONE && s != SQLITE_ROW) return nx_fail(x, LAT_E_NOT_TRACE, tab);
+    }
+    return 0;
+}
+
 static int nsys_read(struct nx *x, struct lat_trace *t)
 {
     struct nsys_map m;
     int rc = nsys_map_init(&m, t);
     if (rc) goto out;
-    /* names first: the rows refer to them */
-    if ((rc = read_names(x, &m, "NVTX_EVENTS",
-                         "SELECT domainId, text FROM NVTX_EVENTS WHERE eventType = 75",
-                         nsys_map_domain)) ||
+    /* the numbers' names, then the names: the rows refer to them */
+    if ((rc = read_enums(x, &m))) goto out;
+    char dom_sql[128];
+    int64_t dom_type = nsys_map_enum_id(&m, NSYS_ENUM_ETYPE, "NvtxDomainCreate");
+    snprintf(dom_sql, sizeof(dom_sql),
+             "SELECT domainId, text FROM NVTX_EVENTS WHERE eventType = %lld",
+             (long long)(dom_type == NSYS_NONE ? -1 : dom_type));
+    if ((rc = read_names(x, &m, "NVTX_EVENTS", dom_sql, nsys_map_domain)) ||
         (rc = read_names(x, &m, "ThreadNames",
                          "SELECT T.globalTid, S.value FROM ThreadNames AS T JOIN StringIds AS S "
                          "ON S.id = T.nameId",
@@ -507,7 +544,7 @@ static int nsys_read(struct nx *x, struct lat_trace *t)
         (rc = read_samples(x, &m)) || (rc = read_gpus(x, t)))
         goto out;
     read_start_time(x, t);
-    nsys_map_finish(&m);
+    rc = nsys_map_finish(&m);
 out:
     nsys_map_fini(&m);
     if (rc == -ENOMEM && x->err && x->errsz)

@@ -43,6 +43,55 @@ TEST(nsys_api_name_strips_version_suffix)
                  c[i].want);
 }
 
+/* the export's ENUM tables over the built-in numbers: matched by symbol, a renumbered value
+ * keeps its meaning, an unknown symbol is shown by its label, numbers the table lacks are
+ * unknown once the tables differ; without tables the built-in numbers */
+TEST(nsys_map_enum_tables_by_symbol)
+{
+    struct lat_trace *t;
+    struct nsys_map m;
+    struct nsys_row r;
+    ASSERT_RC(lat_trace_new(&t));
+    ASSERT_RC(nsys_map_init(&m, t));
+    ASSERT_EQ_I64(nsys_map_enum_id(&m, NSYS_ENUM_ETYPE, "NvtxDomainCreate"), 75);
+#define EN(w, id, sym, lab) ASSERT_RC(nsys_map_enum(&m, w, id, sym, strlen(sym), lab, strlen(lab)))
+    EN(NSYS_ENUM_MEMCPY, 1, "CUDA_MEMCPY_KIND_DTOH", "Device-to-Host");
+    EN(NSYS_ENUM_MEMCPY, 2, "CUDA_MEMCPY_KIND_HTOD", "Host-to-Device");
+    EN(NSYS_ENUM_MEMCPY, 2, "CUDA_MEMCPY_KIND_PTOP", "ignored: 2 is defined");
+    EN(NSYS_ENUM_MEMCPY, 300, "CUDA_MEMCPY_KIND_NEW", "New-Kind");
+    EN(NSYS_ENUM_CLASS, 5, "TRACE_PROCESS_EVENT_CUDA_DRIVER", "CUDA driver");
+    EN(NSYS_ENUM_ETYPE, 90, "NvtxDomainCreate", "");
+#undef EN
+    ASSERT_EQ_I64(nsys_map_enum_id(&m, NSYS_ENUM_ETYPE, "NvtxDomainCreate"), 90);
+    ASSERT_EQ_I64(nsys_map_enum_id(&m, NSYS_ENUM_ETYPE, "NvtxMark"), NSYS_NONE);
+    ASSERT_EQ_U64(m.enum_differ, 4);
+    int64_t kinds[] = {2, 1, 300, 8};
+    for (size_t i = 0; i < 4; i++) {
+        nsys_row_clear(&r, NSYS_MEMCPY);
+        r.start = 10, r.end = 20, r.device = 0, r.stream = 7, r.copy_kind = kinds[i];
+        ASSERT_RC(nsys_map_row(&m, &r));
+    }
+    nsys_row_clear(&r, NSYS_RUNTIME);
+    r.start = 1, r.end = 2, r.event_class = 5, r.name = "cuLaunchKernel", r.name_len = 14;
+    ASSERT_RC(nsys_map_row(&m, &r));
+    r.event_class = 1; /* the built-in driver number, not in this export's table */
+    ASSERT_RC(nsys_map_row(&m, &r));
+    ASSERT_RC(nsys_map_finish(&m));
+    ASSERT_EQ_U64(t->ev.n, 6);
+    ASSERT_EQ_STR(lat_trace_str(t, t->ev.name[0]), "Memcpy HtoD");
+    ASSERT_EQ_STR(lat_trace_str(t, t->ev.name[1]), "Memcpy DtoH");
+    ASSERT_EQ_STR(lat_trace_str(t, t->ev.name[2]), "Memcpy New-Kind");
+    ASSERT_EQ_STR(lat_trace_str(t, t->ev.name[3]), "Memcpy Unknown"); /* 8: not in the table */
+    ASSERT_EQ_I64(t->ev.kind[4], LAT_EV_DRIVER);
+    ASSERT_EQ_I64(t->ev.kind[5], LAT_EV_RUNTIME);
+    const char *meta = ingest_meta_get(t, "nsys_enums");
+    ASSERT(meta && strstr(meta, "\"source\": \"export\"") && strstr(meta, "\"differ\": 4"));
+    ASSERT(strstr(meta, "\"first_differ\": \"ENUM_CUDA_MEMCPY_OPER: CUDA_MEMCPY_KIND_DTOH = 1 "
+                        "(built-in 2)\""));
+    nsys_map_fini(&m);
+    lat_trace_free(t);
+}
+
 TEST(nsys_map_rows_like_kineto)
 {
     struct lat_trace *t;
@@ -103,7 +152,7 @@ TEST(nsys_map_rows_like_kineto)
     ASSERT_RC(nsys_map_row(&m, &r));
     r.start = NSYS_NONE;
     ASSERT_RC(nsys_map_row(&m, &r));
-    nsys_map_finish(&m);
+    ASSERT_RC(nsys_map_finish(&m));
 
     ASSERT_EQ_I64(t->ev.n, 9);
     ASSERT_EQ_U64(t->dropped, 4);
