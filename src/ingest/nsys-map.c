@@ -557,6 +557,7 @@ int nsys_map_finish(struct nsys_map *m)
         if (th) tr->tid_label = th->name;
     }
     t->format = "nsys";
+    if (m->no_enum_meta) return 0;
     /* {"source": "export"|"built-in", "tables": [...], "differ": N[, "first_differ": "..."]}:
      * symbols and table names are [A-Z0-9_a-z] (others are left out of the text) */
     char js[1024];

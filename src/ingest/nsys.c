@@ -20,63 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- `nsys stats` CSV reports: recognised and named, not read ----------------------------- */
-
-/* The header line of an `nsys stats --format csv` report (after up to 8 preamble lines such as
- * "Processing [x.sqlite] with [.../cuda_api_sum.py]..."), identified by its columns; every
- * time column carries the --timeunit (" (ns)", " (us)", " (ms)", " (s)"), sizes " (MB)"... */
-const char *ingest_nsys_csv_kind(const unsigned char *h, size_t n)
-{
-    size_t i = 0;
-    for (int line = 0; line < 10 && i < n; line++) {
-        const unsigned char *nl = memchr(h + i, '\n', n - i);
-        size_t e = nl ? (size_t)(nl - h) : n;
-        const char *l = (const char *)h + i;
-        size_t len = e - i;
-        i = e + 1;
-#define HAS(s) (memmem(l, len, s, strlen(s)) != NULL)
-        bool unit = HAS(" (ns)") || HAS(" (us)") || HAS(" (ms)") || HAS(" (s)") || HAS(" (B)") ||
-                    HAS(" (KB)") || HAS(" (MB)") || HAS(" (GB)");
-        if (!unit || !HAS(",")) continue;
-        if (HAS("RangeStack") || HAS("NameTree"))
-            return "an NVTX push/pop trace (nvtx_pushpop_trace)";
-        if (HAS("Start (") && HAS("CorrId") && HAS("Strm"))
-            return "a CUDA GPU trace (cuda_gpu_trace)";
-        if (HAS("Start (") && HAS("Name"))
-            return "a trace report (cuda_api_trace, nvtx_*_trace, ...)";
-        if (HAS("Total Time (") && HAS("Num Calls"))
-            return "an API summary (cuda_api_sum / osrt_sum: per-call totals, no timeline)";
-        if (HAS("Total Time (") && HAS("Instances"))
-            return "a summary (cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, nvtx_sum, ...: totals, no "
-                   "timeline)";
-        if (HAS("Total (") && HAS("Count")) return "a size summary (cuda_gpu_mem_size_sum)";
-#undef HAS
-    }
-    return NULL;
-}
-
-int ingest_nsys_csv_load(struct ingest_src *src, const char *name,
-                         const struct lat_ingest_opts *opts, struct lat_trace **out, char *err,
-                         size_t errsz)
-{
-    (void)opts;
-    (void)out;
-    const char *head = NULL;
-    size_t n = 0;
-    char ebuf[200] = "";
-    (void)src_peek(src, &head, &n, ebuf, sizeof(ebuf));
-    const char *kind = head ? ingest_nsys_csv_kind((const unsigned char *)head, n) : NULL;
-    bool gz = src_is_gzip(src);
-    src_close(src);
-    if (err && errsz)
-        snprintf(err, errsz,
-                 "%s: %san `nsys stats` CSV report, %s; latscope reads the Nsight Systems SQLite "
-                 "export instead: pass the .sqlite file (`nsys export --type sqlite "
-                 "REPORT.nsys-rep` writes it; `nsys stats` leaves one next to the report)",
-                 name, gz ? "gzip of " : "", kind ? kind : "of an unknown kind");
-    return LAT_E_NOT_TRACE;
-}
-
 #if LAT_HAVE_SQLITE3
 #include <sqlite3.h>
 

@@ -412,44 +412,88 @@ TEST(nsys_bad_sqlite_files_fail_cleanly)
 }
 #endif
 
-TEST(nsys_stats_csv_reports_are_named)
+/* `nsys stats --format csv` reports (ingest/nsys-csv.c): each kind read, with nsys's preamble
+ * lines and any --timeunit; the report named by the preamble where it has one */
+TEST(nsys_stats_csv_reports_load)
 {
     static const struct {
-        const char *csv, *want; /* want: a part of the message, or NULL: not an nsys report */
+        const char *csv, *report;
+        size_t events;
+        const char *first; /* name of event 0 */
+        int64_t ts0, dur0;
     } c[] = {
         {"Start (ns),End (ns),Duration (ns),DurChild (ns),DurNonChild (ns),Name,PID,TID,Lvl,"
          "NumChild,RangeId,ParentId,RangeStack,NameTree\n1,2,1,0,1,main,1,1,0,0,1,,:1,main\n",
-         "nvtx_pushpop_trace"},
+         "nvtx_pushpop_trace", 1, "main", 1, 1},
         {"Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),"
          "Name\n52.8,301652956,1312,229918.4,1,1,1,1,cudaDeviceSynchronize\n",
-         "cuda_api_sum"},
+         "cuda_api_sum", 1, "cudaDeviceSynchronize", 0, 0},
         {"\nProcessing [x.sqlite] with [/r/cuda_gpu_kern_sum.py]... \n\n Time (%),Total Time "
          "(ms),Instances,Avg (ms),Med (ms),Min (ms),Max (ms),StdDev (ms),Name\n1,2,3,4,5,6,7,8,k\n",
-         "cuda_gpu_kern_sum"},
+         "cuda_gpu_kern_sum", 1, "k", 0, 0},
         {"Start (us),Duration (us),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),"
          "DymSMem (MB),Bytes (MB),Throughput (MBps),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,"
-         "Name\n1,2,3,1,1,1,1,1,1,1,0,0,,,,,0,1,,7,k\n",
-         "cuda_gpu_trace"},
+         "Name\n1.5,2,3,1,1,1,1,1,1,1,0,0,,,,,GPU (0),1,,7,k\n",
+         "cuda_gpu_trace", 1, "k", 1500, 2000},
         {"Total (MB),Count,Avg (MB),Med (MB),Min (MB),Max (MB),StdDev (MB),Operation\n1,2,3,4,5,"
          "6,7,[CUDA memcpy HtoD]\n",
-         "cuda_gpu_mem_size_sum"},
-        {"a,b,c\n1,2,3\n", NULL},
-        {"Time (%),Name\n1,x\n", NULL},
+         "cuda_gpu_mem_size_sum", 1, "[CUDA memcpy HtoD]", 0, 0},
+        {"Processing [x.sqlite] with [/r/osrt_sum.py]...\n\"Time (%)\",\"Total Time (ns)\",\"Num "
+         "Calls\",\"Name\"\n\"100.0\",\"10\",\"2\",\"ioctl\"\n",
+         "osrt_sum", 1, "ioctl", 0, 0},
     };
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-        const char *fmt = ingest_sniff(c[i].csv, strlen(c[i].csv), "r.csv");
+        ASSERT_EQ_STR(ingest_sniff(c[i].csv, strlen(c[i].csv), "r.csv"), "nsys-stats-csv");
         struct lat_trace *t;
         char err[LAT_INGEST_ERRLEN];
-        ASSERT_EQ_I64(ingest_mem(c[i].csv, strlen(c[i].csv), "r.csv", NULL, &t, err, sizeof(err)),
-                      LAT_E_NOT_TRACE);
-        if (!c[i].want) {
-            if (strcmp(fmt, "csv")) FAIL("case %zu: %s, want csv", i, fmt);
-            ASSERT(strstr(err, "CSV text"));
-            continue;
-        }
-        if (strcmp(fmt, "nsys-stats-csv")) FAIL("case %zu: %s", i, fmt);
-        if (!strstr(err, c[i].want) || !strstr(err, "r.csv: an `nsys stats` CSV report") ||
-            !strstr(err, "nsys export --type sqlite"))
-            FAIL("case %zu: %s", i, err);
+        int rc = ingest_mem(c[i].csv, strlen(c[i].csv), "r.csv", NULL, &t, err, sizeof(err));
+        if (rc) FAIL("case %zu: %s", i, err);
+        ASSERT_EQ_STR(t->format, "nsys-stats");
+        char want[96];
+        snprintf(want, sizeof(want), "\"%s\"", c[i].report);
+        ASSERT_EQ_STR(ingest_meta_get(t, "nsys_stats.reports"), want);
+        ASSERT_EQ_U64(t->ev.n, c[i].events);
+        ASSERT_EQ_STR(lat_trace_str(t, t->ev.name[0]), c[i].first);
+        ASSERT_EQ_I64(t->ev.ts[0], c[i].ts0);
+        ASSERT_EQ_I64(t->ev.dur[0], c[i].dur0);
+        lat_trace_free(t);
+    }
+    /* a summary row keeps its numbers in ns (or bytes) */
+    static const char us[] = "Time (%),Total Time (us),Num Calls,Avg (us),Name\n"
+                             "90.0,4500.25,2,2250.125,cudaDeviceSynchronize\n";
+    struct lat_trace *t;
+    char err[LAT_INGEST_ERRLEN];
+    ASSERT_RC(ingest_mem(us, strlen(us), "r.csv", NULL, &t, err, sizeof(err)));
+    const struct lat_arg *a = lat_trace_arg(t, 0, "total");
+    ASSERT(a && a->type == LAT_ARG_DOUBLE);
+    ASSERT_NEAR(a->v.d, 4500250.0, 1e-6);
+    a = lat_trace_arg(t, 0, "count");
+    ASSERT(a && a->type == LAT_ARG_INT && a->v.i == 2);
+    a = lat_trace_arg(t, 0, "avg");
+    ASSERT(a && a->type == LAT_ARG_DOUBLE);
+    ASSERT_NEAR(a->v.d, 2250125.0, 1e-6);
+    lat_trace_free(t);
+}
+
+/* what is not an nsys report, or a broken one, fails naming what to do */
+TEST(nsys_stats_csv_bad_inputs)
+{
+    static const struct {
+        const char *csv, *want;
+    } c[] = {
+        {"a,b,c\n1,2,3\n", "CSV text"},
+        {"Time (%),Name\n1,x\n", "CSV text"},
+        {"Start (ns),End (ns),Name\n1,2,main\n", "(of an unknown kind) that latscope does not read"},
+        {"Time (%),Total Time (ns),Instances,Name\n", "with a header but no row"},
+        {"Time (%),Total Time (ns),Instances,Name\n1,2,3,\"cut", "ends inside a quoted field"},
+        {"Time (%),Total Time (ns),Instances,Name\nx,-5,3,k\n", "with a header but no complete row"},
+    };
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        struct lat_trace *t = NULL;
+        char err[LAT_INGEST_ERRLEN];
+        int rc = ingest_mem(c[i].csv, strlen(c[i].csv), "r.csv", NULL, &t, err, sizeof(err));
+        if (!rc) FAIL("case %zu loaded", i);
+        if (!strstr(err, c[i].want) || !strstr(err, "r.csv: ")) FAIL("case %zu: %s", i, err);
+        ASSERT(t == NULL);
     }
 }
