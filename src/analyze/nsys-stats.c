@@ -86,7 +86,7 @@ static int summarize(const struct lat_trace *t, struct ssum *s)
     meta(t, "nsys_stats.unit", s->unit, sizeof(s->unit));
     uint32_t cat = find_id(t, "nsys_stats_row");
     uint32_t k[11];
-    static const char *const keys[11] = {"report", "unit", "total",  "count", "avg", "med",
+    static const char *const keys[11] = {"report", "unit", "total",  "count",    "avg",  "med",
                                          "min",    "max",  "stddev", "time_pct", "style"};
     for (int i = 0; i < 11; i++)
         k[i] = find_id(t, keys[i]);

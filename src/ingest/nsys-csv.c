@@ -33,10 +33,10 @@
 /* Whether a raw line is a report header: a column with a unit and a comma. */
 static bool unit_line(const char *l, size_t n)
 {
-    return HAS(l, n, ",") && (HAS(l, n, " (ns)") || HAS(l, n, " (us)") || HAS(l, n, " (ms)") ||
-                              HAS(l, n, " (s)") || HAS(l, n, " (B)") || HAS(l, n, " (KB)") ||
-                              HAS(l, n, " (MB)") || HAS(l, n, " (GB)") || HAS(l, n, " (KiB)") ||
-                              HAS(l, n, " (MiB)") || HAS(l, n, " (%)"));
+    return HAS(l, n, ",") &&
+           (HAS(l, n, " (ns)") || HAS(l, n, " (us)") || HAS(l, n, " (ms)") || HAS(l, n, " (s)") ||
+            HAS(l, n, " (B)") || HAS(l, n, " (KB)") || HAS(l, n, " (MB)") || HAS(l, n, " (GB)") ||
+            HAS(l, n, " (KiB)") || HAS(l, n, " (MiB)") || HAS(l, n, " (%)"));
 }
 
 /* The header line of an `nsys stats --format csv` report (after up to 10 preamble lines),
@@ -108,19 +108,19 @@ static const struct {
     const char *base;
     enum col c;
 } colmap[] = {
-    {"Start", C_START},       {"End", C_END},         {"Duration", C_DUR},
-    {"Total Time", C_TOTAL},  {"Total", C_TOTAL},     {"Instances", C_COUNT},
-    {"Num Calls", C_COUNT},   {"Count", C_COUNT},     {"Operations", C_COUNT},
-    {"Avg", C_AVG},           {"Med", C_MED},         {"Min", C_MIN},
-    {"Max", C_MAX},           {"StdDev", C_STDDEV},   {"Time", C_PCT},
-    {"Name", C_NAME},         {"Operation", C_NAME},  {"Range", C_NAME},
-    {"Style", C_STYLE},       {"PID", C_PID},         {"Pid", C_PID},
-    {"TID", C_TID},           {"Tid", C_TID},         {"CorrId", C_CORR},
-    {"CorrID", C_CORR},       {"GrdX", C_GX},         {"GrdY", C_GY},
-    {"GrdZ", C_GZ},           {"BlkX", C_BX},         {"BlkY", C_BY},
-    {"BlkZ", C_BZ},           {"Reg/Trd", C_REGS},    {"StcSMem", C_SSMEM},
-    {"DymSMem", C_DSMEM},     {"Bytes", C_BYTES},     {"SrcMemKd", C_SRCK},
-    {"DstMemKd", C_DSTK},     {"Device", C_DEVICE},   {"Strm", C_STRM},
+    {"Start", C_START},      {"End", C_END},        {"Duration", C_DUR},
+    {"Total Time", C_TOTAL}, {"Total", C_TOTAL},    {"Instances", C_COUNT},
+    {"Num Calls", C_COUNT},  {"Count", C_COUNT},    {"Operations", C_COUNT},
+    {"Avg", C_AVG},          {"Med", C_MED},        {"Min", C_MIN},
+    {"Max", C_MAX},          {"StdDev", C_STDDEV},  {"Time", C_PCT},
+    {"Name", C_NAME},        {"Operation", C_NAME}, {"Range", C_NAME},
+    {"Style", C_STYLE},      {"PID", C_PID},        {"Pid", C_PID},
+    {"TID", C_TID},          {"Tid", C_TID},        {"CorrId", C_CORR},
+    {"CorrID", C_CORR},      {"GrdX", C_GX},        {"GrdY", C_GY},
+    {"GrdZ", C_GZ},          {"BlkX", C_BX},        {"BlkY", C_BY},
+    {"BlkZ", C_BZ},          {"Reg/Trd", C_REGS},   {"StcSMem", C_SSMEM},
+    {"DymSMem", C_DSMEM},    {"Bytes", C_BYTES},    {"SrcMemKd", C_SRCK},
+    {"DstMemKd", C_DSTK},    {"Device", C_DEVICE},  {"Strm", C_STRM},
 };
 
 enum rkind { RK_NONE = 0, RK_GPU_TRACE, RK_NVTX_TRACE, RK_API_TRACE, RK_SUM };
@@ -131,19 +131,19 @@ struct ncsv {
     const char *name;
     /* the current report */
     enum rkind kind;
-    char report[64];       /* cuda_gpu_kern_sum, ... */
-    char next_report[64];  /* named by a preamble / separator line, for the next header */
-    char unit_name[8];     /* of the time (or size) columns: "ns", "us", "MB", ... */
-    int col[C_N];          /* field index, -1 */
-    double mul[C_N];       /* to ns (times) or bytes (sizes); 0: no unit */
-    size_t ncols;          /* fields of the header */
-    char unknown[96];      /* a header latscope does not read (its report name) */
+    char report[64];      /* cuda_gpu_kern_sum, ... */
+    char next_report[64]; /* named by a preamble / separator line, for the next header */
+    char unit_name[8];    /* of the time (or size) columns: "ns", "us", "MB", ... */
+    int col[C_N];         /* field index, -1 */
+    double mul[C_N];      /* to ns (times) or bytes (sizes); 0: no unit */
+    size_t ncols;         /* fields of the header */
+    char unknown[96];     /* a header latscope does not read (its report name) */
     /* results */
     uint64_t rows, rows_report, bad_rows;
     char reports[256]; /* "cuda_gpu_kern_sum,cuda_api_sum" */
     char first_unit[8];
-    uint32_t k_report, k_unit, k_total, k_count, k_avg, k_med, k_min, k_max, k_std, k_pct,
-        k_style, cat_row, track_row;
+    uint32_t k_report, k_unit, k_total, k_count, k_avg, k_med, k_min, k_max, k_std, k_pct, k_style,
+        cat_row, track_row;
     bool keys;
     int err;
 };
@@ -154,10 +154,17 @@ static double unit_mul(const char *u, size_t n, bool *time)
         const char *u;
         double m;
         bool time;
-    } units[] = {{"ns", 1, true},   {"us", 1e3, true},  {"ms", 1e6, true},
-                 {"s", 1e9, true},  {"B", 1, false},    {"KB", 1e3, false},
-                 {"MB", 1e6, false}, {"GB", 1e9, false}, {"KiB", 1024.0, false},
-                 {"MiB", 1048576.0, false}, {"GiB", 1073741824.0, false}};
+    } units[] = {{"ns", 1, true},
+                 {"us", 1e3, true},
+                 {"ms", 1e6, true},
+                 {"s", 1e9, true},
+                 {"B", 1, false},
+                 {"KB", 1e3, false},
+                 {"MB", 1e6, false},
+                 {"GB", 1e9, false},
+                 {"KiB", 1024.0, false},
+                 {"MiB", 1048576.0, false},
+                 {"GiB", 1073741824.0, false}};
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
         if (strlen(units[i].u) == n && !memcmp(units[i].u, u, n)) {
             *time = units[i].time;
@@ -240,8 +247,7 @@ static int header(struct ncsv *x, const struct csv_rec *r)
         double v;
         bool is_int;
         int64_t iv;
-        if (r->f[i].n && csv_number(r->f[i].s, r->f[i].n, CSV_DEC_DOT, &v, &is_int, &iv))
-            return 0;
+        if (r->f[i].n && csv_number(r->f[i].s, r->f[i].n, CSV_DEC_DOT, &v, &is_int, &iv)) return 0;
     }
     enum rkind k = RK_NONE;
     const char *rep = NULL;
@@ -259,12 +265,11 @@ static int header(struct ncsv *x, const struct csv_rec *r)
         bool inst = false;
         for (size_t i = 0; i < r->n; i++)
             if (!strcmp(r->f[i].s, "Instances")) inst = true;
-        rep = col[C_STYLE] >= 0                                   ? "nvtx_sum"
+        rep = col[C_STYLE] >= 0                                                 ? "nvtx_sum"
               : col[C_COUNT] >= 0 && !strcmp(r->f[col[C_COUNT]].s, "Num Calls") ? "cuda_api_sum"
-              : inst                                                            ? "cuda_gpu_kern_sum"
-              : mul[C_TOTAL] > 0 && strstr(r->f[col[C_TOTAL]].s, "Time")
-                  ? "cuda_gpu_mem_time_sum"
-                  : "cuda_gpu_mem_size_sum";
+              : inst                                                     ? "cuda_gpu_kern_sum"
+              : mul[C_TOTAL] > 0 && strstr(r->f[col[C_TOTAL]].s, "Time") ? "cuda_gpu_mem_time_sum"
+                                                                         : "cuda_gpu_mem_size_sum";
     }
     if (k == RK_NONE) {
         snprintf(x->unknown, sizeof(x->unknown), "%s",
@@ -359,11 +364,12 @@ static int trace_row(struct ncsv *x, const struct csv_rec *r)
     nsys_row_clear(&row, tab);
     row.start = fint(x, r, C_START);
     int64_t end = fint(x, r, C_END), dur = fint(x, r, C_DUR);
-    row.end = end != NSYS_NONE                                ? end
-              : dur != NSYS_NONE && row.start != NSYS_NONE &&
-                      dur >= 0 && row.start <= INT64_MAX - dur ? row.start + dur
-              : dur != NSYS_NONE                               ? row.start - 1 /* a drop */
-                                                               : NSYS_NONE;
+    row.end =
+        end != NSYS_NONE ? end
+        : dur != NSYS_NONE && row.start != NSYS_NONE && dur >= 0 && row.start <= INT64_MAX - dur
+            ? row.start + dur
+        : dur != NSYS_NONE ? row.start - 1 /* a drop */
+                           : NSYS_NONE;
     row.correlation = fint(x, r, C_CORR);
     row.name = name;
     row.name_len = nl;
@@ -373,10 +379,9 @@ static int trace_row(struct ncsv *x, const struct csv_rec *r)
             row.gtid = (int64_t)(((uint64_t)pid & 0xFFFFFF) << 24 | ((uint64_t)tid & 0xFFFFFF));
         row.event_type = 59; /* a push/pop range (built-in number) */
         /* cuda_api_trace holds runtime (cuda*) and driver (cu*) calls */
-        row.event_class = name && nl > 2 && !memcmp(name, "cu", 2) &&
-                                  !(nl > 4 && !memcmp(name, "cuda", 4))
-                              ? 1
-                              : 0;
+        row.event_class =
+            name && nl > 2 && !memcmp(name, "cu", 2) && !(nl > 4 && !memcmp(name, "cuda", 4)) ? 1
+                                                                                              : 0;
         if (tab == NSYS_NVTX && row.end == NSYS_NONE) row.event_type = 34;
     } else {
         size_t dl = 0;
@@ -399,7 +404,8 @@ static int trace_row(struct ncsv *x, const struct csv_rec *r)
             const char *k = name + 13;
             size_t kl = nl - 13;
             if (kl && k[kl - 1] == ']') kl--;
-            row.copy_kind = label_id(k, kl, copy_labels, sizeof(copy_labels) / sizeof(*copy_labels));
+            row.copy_kind =
+                label_id(k, kl, copy_labels, sizeof(copy_labels) / sizeof(*copy_labels));
             if (row.copy_kind == NSYS_NONE) row.copy_kind = 0;
             row.src_kind = label_id(sk, sl, mem_labels, sizeof(mem_labels) / sizeof(*mem_labels));
             row.dst_kind = label_id(dk, dl2, mem_labels, sizeof(mem_labels) / sizeof(*mem_labels));
@@ -598,8 +604,9 @@ int ingest_nsys_csv_load(struct ingest_src *src, const char *name,
         } else if (s < 0)
             snprintf(err, errsz, "%s: %s", name, ebuf[0] ? ebuf : lat_strerror(rc));
         else if (rc == LAT_E_TRUNCATED)
-            snprintf(err, errsz, "%s: %s that ends inside a quoted field (line %llu): truncated? %s",
-                     name, what, (unsigned long long)line, redo);
+            snprintf(err, errsz,
+                     "%s: %s that ends inside a quoted field (line %llu): truncated? %s", name,
+                     what, (unsigned long long)line, redo);
         else if (rc == LAT_E_OVERFLOW)
             snprintf(err, errsz,
                      "%s: %s with a record over %zu bytes or %zu fields near line %llu: not an "

@@ -92,7 +92,7 @@ struct nsys_map {
     /* what the export's ENUM tables said against the built-in ones: values whose symbol has
      * another number here (differ) */
     uint64_t enum_differ;
-    unsigned enum_differ_mask;   /* bit w: table w differs */
+    unsigned enum_differ_mask; /* bit w: table w differs */
     bool no_enum_meta; /* set by a reader without ENUM tables (nsys-csv.c): no "nsys_enums" */
     char enum_first_differ[160]; /* "ENUM_X: SYMBOL = 3 (built-in 2)", "" when none */
 };

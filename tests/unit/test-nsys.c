@@ -483,10 +483,12 @@ TEST(nsys_stats_csv_bad_inputs)
     } c[] = {
         {"a,b,c\n1,2,3\n", "CSV text"},
         {"Time (%),Name\n1,x\n", "CSV text"},
-        {"Start (ns),End (ns),Name\n1,2,main\n", "(of an unknown kind) that latscope does not read"},
+        {"Start (ns),End (ns),Name\n1,2,main\n",
+         "(of an unknown kind) that latscope does not read"},
         {"Time (%),Total Time (ns),Instances,Name\n", "with a header but no row"},
         {"Time (%),Total Time (ns),Instances,Name\n1,2,3,\"cut", "ends inside a quoted field"},
-        {"Time (%),Total Time (ns),Instances,Name\nx,-5,3,k\n", "with a header but no complete row"},
+        {"Time (%),Total Time (ns),Instances,Name\nx,-5,3,k\n",
+         "with a header but no complete row"},
     };
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
         struct lat_trace *t = NULL;
