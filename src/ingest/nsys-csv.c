@@ -265,11 +265,18 @@ static int header(struct ncsv *x, const struct csv_rec *r)
         bool inst = false;
         for (size_t i = 0; i < r->n; i++)
             if (!strcmp(r->f[i].s, "Instances")) inst = true;
-        rep = col[C_STYLE] >= 0                                                 ? "nvtx_sum"
-              : col[C_COUNT] >= 0 && !strcmp(r->f[col[C_COUNT]].s, "Num Calls") ? "cuda_api_sum"
-              : inst                                                     ? "cuda_gpu_kern_sum"
-              : mul[C_TOTAL] > 0 && strstr(r->f[col[C_TOTAL]].s, "Time") ? "cuda_gpu_mem_time_sum"
-                                                                         : "cuda_gpu_mem_size_sum";
+        const char *namecol = r->f[col[C_NAME]].s;
+        const char *cnt = col[C_COUNT] >= 0 ? r->f[col[C_COUNT]].s : "";
+        if (col[C_STYLE] >= 0 || !strcmp(namecol, "Range"))
+            rep = "nvtx_sum";
+        else if (!strcmp(cnt, "Num Calls"))
+            rep = "cuda_api_sum";
+        else if (inst)
+            rep = "cuda_gpu_kern_sum";
+        else if (strstr(r->f[col[C_TOTAL]].s, "Time"))
+            rep = "cuda_gpu_mem_time_sum";
+        else
+            rep = "cuda_gpu_mem_size_sum";
     }
     if (k == RK_NONE) {
         snprintf(x->unknown, sizeof(x->unknown), "%s",
@@ -346,6 +353,8 @@ static const char *const copy_labels[] = {"Unknown",
                                           "Unified Host-to-Device",
                                           "Unified Device-to-Host",
                                           "Unified Device-to-Device"};
+static const char *const copy_short[] = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                         "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
 static const char *const mem_labels[] = {"Pageable", "Pinned",        "Device",         "Array",
                                          "Managed",  "Device Static", "Managed Static", "Unknown"};
 
@@ -364,12 +373,12 @@ static int trace_row(struct ncsv *x, const struct csv_rec *r)
     nsys_row_clear(&row, tab);
     row.start = fint(x, r, C_START);
     int64_t end = fint(x, r, C_END), dur = fint(x, r, C_DUR);
-    row.end =
-        end != NSYS_NONE ? end
-        : dur != NSYS_NONE && row.start != NSYS_NONE && dur >= 0 && row.start <= INT64_MAX - dur
-            ? row.start + dur
-        : dur != NSYS_NONE ? row.start - 1 /* a drop */
-                           : NSYS_NONE;
+    if (end != NSYS_NONE)
+        row.end = end;
+    else if (dur != NSYS_NONE && row.start != NSYS_NONE)        /* start is within +-9.2e18 */
+        row.end = dur < 0                       ? row.start - 1 /* a counted drop */
+                  : row.start > INT64_MAX - dur ? INT64_MAX     /* likewise */
+                                                : row.start + dur;
     row.correlation = fint(x, r, C_CORR);
     row.name = name;
     row.name_len = nl;
@@ -406,6 +415,9 @@ static int trace_row(struct ncsv *x, const struct csv_rec *r)
             if (kl && k[kl - 1] == ']') kl--;
             row.copy_kind =
                 label_id(k, kl, copy_labels, sizeof(copy_labels) / sizeof(*copy_labels));
+            if (row.copy_kind == NSYS_NONE) /* older nsys: "[CUDA memcpy HtoD]" */
+                row.copy_kind =
+                    label_id(k, kl, copy_short, sizeof(copy_short) / sizeof(*copy_short));
             if (row.copy_kind == NSYS_NONE) row.copy_kind = 0;
             row.src_kind = label_id(sk, sl, mem_labels, sizeof(mem_labels) / sizeof(*mem_labels));
             row.dst_kind = label_id(dk, dl2, mem_labels, sizeof(mem_labels) / sizeof(*mem_labels));

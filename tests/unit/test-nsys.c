@@ -441,6 +441,10 @@ TEST(nsys_stats_csv_reports_load)
         {"Processing [x.sqlite] with [/r/osrt_sum.py]...\n\"Time (%)\",\"Total Time (ns)\",\"Num "
          "Calls\",\"Name\"\n\"100.0\",\"10\",\"2\",\"ioctl\"\n",
          "osrt_sum", 1, "ioctl", 0, 0},
+        /* older nsys: short copy kinds, nvtx_sum without Style */
+        {"Start (ns),Duration (ns),CorrId,Strm,Name\n5,7,1,3,[CUDA memcpy HtoD]\n",
+         "cuda_gpu_trace", 1, "Memcpy HtoD", 5, 7},
+        {"Time (%),Total Time (ns),Instances,Range\n100,9,1,:step\n", "nvtx_sum", 1, ":step", 0, 0},
     };
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
         ASSERT_EQ_STR(ingest_sniff(c[i].csv, strlen(c[i].csv), "r.csv"), "nsys-stats-csv");
