@@ -41,7 +41,7 @@ struct ssum {
     struct srep *reps;
     size_t n;
     size_t timeline_events; /* events that are not summary rows */
-    char reports[256], unit[16];
+    char reports[256], unit[16], not_read[128];
 };
 
 static uint32_t find_id(const struct lat_trace *t, const char *s)
@@ -84,6 +84,7 @@ static int summarize(const struct lat_trace *t, struct ssum *s)
     memset(s, 0, sizeof(*s));
     meta(t, "nsys_stats.reports", s->reports, sizeof(s->reports));
     meta(t, "nsys_stats.unit", s->unit, sizeof(s->unit));
+    meta(t, "nsys_stats.not_read", s->not_read, sizeof(s->not_read));
     uint32_t cat = find_id(t, "nsys_stats_row");
     uint32_t k[11];
     static const char *const keys[11] = {"report", "unit", "total",  "count",    "avg",  "med",
@@ -170,6 +171,8 @@ int lat_nsys_stats_section_json(struct jsonw *w, const struct lat_trace *t, size
     jsonw_str(w, s.reports);
     jsonw_key(w, "unit");
     jsonw_str(w, s.unit);
+    jsonw_key(w, "not_read");
+    jsonw_str(w, s.not_read);
     jsonw_key(w, "timeline_events");
     jsonw_u64(w, s.timeline_events);
     jsonw_key(w, "timeline");
@@ -259,6 +262,9 @@ int lat_nsys_stats_section_text(FILE *f, const struct lat_trace *t, size_t top_n
     if (s.timeline_events)
         fprintf(f, "; %zu timeline events (the analyses above)", s.timeline_events);
     fprintf(f, "\n");
+    if (s.not_read[0])
+        fprintf(f, "  reports in the file that latscope does not read (left out): %s\n",
+                s.not_read);
     if (s.n) fprintf(f, "  %s\n", note);
     for (size_t q = 0; q < s.n; q++) {
         const struct srep *p = &s.reps[q];

@@ -279,8 +279,10 @@ static int header(struct ncsv *x, const struct csv_rec *r)
             rep = "cuda_gpu_mem_size_sum";
     }
     if (k == RK_NONE) {
-        snprintf(x->unknown, sizeof(x->unknown), "%s",
-                 x->next_report[0] ? x->next_report : "of an unknown kind");
+        const char *u = x->next_report[0] ? x->next_report : "of an unknown kind";
+        size_t ul = strlen(x->unknown);
+        if (!strstr(x->unknown, u))
+            snprintf(x->unknown + ul, sizeof(x->unknown) - ul, "%s%s", ul ? "," : "", u);
         x->kind = RK_NONE;
         x->next_report[0] = 0;
         return 1;
@@ -661,6 +663,7 @@ int ingest_nsys_csv_load(struct ingest_src *src, const char *name,
     rc = nsys_map_finish(&x.m);
     if (!rc) rc = meta_str(x.t, "nsys_stats.reports", x.reports);
     if (!rc) rc = meta_str(x.t, "nsys_stats.unit", x.first_unit);
+    if (!rc && x.unknown[0]) rc = meta_str(x.t, "nsys_stats.not_read", x.unknown);
     if (!rc && name && !(x.t->path = strdup(name))) rc = -ENOMEM;
     if (rc) {
         if (err && errsz) snprintf(err, errsz, "%s: %s", name, lat_strerror(rc));

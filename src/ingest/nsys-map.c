@@ -417,7 +417,7 @@ int nsys_map_row(struct nsys_map *m, const struct nsys_row *r)
         e.kind = LAT_EV_KERNEL;
         e.cat = m->cat[NSYS_KERNEL];
         break;
-    case NSYS_RUNTIME:
+    case NSYS_RUNTIME: {
         const char *label;
         const struct nsys_bi *b = enum_get(m, NSYS_ENUM_CLASS, r->event_class, &label);
         bool driver = b && b->role == 'd';
@@ -425,6 +425,7 @@ int nsys_map_row(struct nsys_map *m, const struct nsys_row *r)
         e.cat = m->cat[driver ? CAT_DRIVER : NSYS_RUNTIME];
         if (name) nlen = nsys_api_name_len(name, nlen);
         break;
+    }
     case NSYS_MEMCPY:
         e.kind = LAT_EV_MEMCPY;
         e.cat = m->cat[NSYS_MEMCPY];

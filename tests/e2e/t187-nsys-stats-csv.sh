@@ -50,6 +50,11 @@ PY
     echo
     echo '"Time (%)","Total Time (ns)","Num Calls","Avg (ns)","Med (ns)","Min (ns)","Max (ns)","StdDev (ns)","Name"'
     echo '"100.0","900","3","300.0","300.0","200","400","100.0","ioctl"'
+    echo
+    echo " ** CUDA Kernel Exec Trace (cuda_kern_exec_trace):"
+    echo
+    echo '"API Start (ns)","API Dur (ns)","Kernel Start (ns)","Kernel Name"'
+    echo '1,2,3,"k"'
 } >"$TMPDIR/multi.csv"
 expect_rc 0 "$LATSCOPE" analyze --format json "$TMPDIR/multi.csv"
 python3 - "$TMPDIR/out" <<'PY' || fail "two reports in one file"
@@ -57,6 +62,7 @@ import json, sys
 s = json.load(open(sys.argv[1]))["ranks"][0]["nsys_stats"]
 assert [x["report"] for x in s["summaries"]] == ["cuda_api_sum", "osrt_sum"], s
 assert s["summaries"][1]["top"][0]["total"] == 900 and s["summaries"][0]["count"] == 102, s
+assert s["not_read"] == "cuda_kern_exec_trace", s
 PY
 # gzip reads the same
 gzip -c "$f" >"$TMPDIR/t.csv.gz"
