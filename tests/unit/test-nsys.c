@@ -462,6 +462,25 @@ TEST(nsys_stats_csv_reports_load)
         ASSERT_EQ_I64(t->ev.dur[0], c[i].dur0);
         lat_trace_free(t);
     }
+    /* cuda_api_trace: cuda* runtime, cu* driver calls, _vNNNN removed, on their PID/TID */
+    static const char api[] =
+        "Start (ns),Duration (ns),Name,Result,CorrID,Pid,Tid,T-Pri,Thread Name\n"
+        "10,5,cudaLaunchKernel_v7000,0,1,5,6,0,main\n"
+        "20,3,cuLaunchKernel,0,2,5,6,0,main\n";
+    {
+        struct lat_trace *ta;
+        char e2[LAT_INGEST_ERRLEN];
+        ASSERT_RC(ingest_mem(api, strlen(api), "r.csv", NULL, &ta, e2, sizeof(e2)));
+        ASSERT_EQ_STR(ingest_meta_get(ta, "nsys_stats.reports"), "\"cuda_api_trace\"");
+        ASSERT_EQ_U64(ta->ev.n, 2);
+        ASSERT_EQ_STR(lat_trace_str(ta, ta->ev.name[0]), "cudaLaunchKernel");
+        ASSERT_EQ_I64(ta->ev.kind[0], LAT_EV_RUNTIME);
+        ASSERT_EQ_I64(ta->ev.kind[1], LAT_EV_DRIVER);
+        ASSERT_EQ_I64(ta->ev.correlation[1], 2);
+        ASSERT_EQ_I64(ta->tracks[ta->ev.track[0]].pid, 5);
+        ASSERT_EQ_I64(ta->tracks[ta->ev.track[0]].tid, 6);
+        lat_trace_free(ta);
+    }
     /* a summary row keeps its numbers in ns (or bytes) */
     static const char us[] = "Time (%),Total Time (us),Num Calls,Avg (us),Name\n"
                              "90.0,4500.25,2,2250.125,cudaDeviceSynchronize\n";
