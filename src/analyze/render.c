@@ -558,6 +558,8 @@ const struct lat_an_section lat_an_sections[] = {
     {"Nsight Compute section", lat_ncu_is, lat_ncu_section_json, lat_ncu_section_text},
     {"TensorRT section", lat_trt_is, lat_trt_section_json, lat_trt_section_text},
     {"TensorFlow section", lat_tf_is, lat_tf_section_json, lat_tf_section_text},
+    {"nsys stats section", lat_nsys_stats_is, lat_nsys_stats_section_json,
+     lat_nsys_stats_section_text},
 };
 const size_t lat_an_nsections = sizeof(lat_an_sections) / sizeof(lat_an_sections[0]);
 

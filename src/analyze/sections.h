@@ -45,6 +45,11 @@ bool lat_trt_is(const struct lat_trace *t);
 int lat_trt_section_json(struct jsonw *w, const struct lat_trace *t, size_t top_n);
 int lat_trt_section_text(FILE *f, const struct lat_trace *t, size_t top_n);
 
+/* `nsys stats` CSV reports (analyze/nsys-stats.c) */
+bool lat_nsys_stats_is(const struct lat_trace *t);
+int lat_nsys_stats_section_json(struct jsonw *w, const struct lat_trace *t, size_t top_n);
+int lat_nsys_stats_section_text(FILE *f, const struct lat_trace *t, size_t top_n);
+
 /* TensorFlow (analyze/tf.c) */
 int lat_tf_section_json(struct jsonw *w, const struct lat_trace *t, size_t top_n);
 int lat_tf_section_text(FILE *f, const struct lat_trace *t, size_t top_n);

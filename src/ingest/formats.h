@@ -33,7 +33,9 @@ bool ingest_ort_name(const char *path);
  * the reader fails saying so). */
 int ingest_nsys_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
                      struct lat_trace **out, char *err, size_t errsz);
-/* nsys.c: `nsys stats --format csv` reports: named (which report), never read. */
+/* nsys-csv.c: `nsys stats --format csv` reports: timeline reports (cuda_gpu_trace,
+ * cuda_api_trace, nvtx_pushpop_trace) as events, summaries (cuda_gpu_kern_sum, cuda_api_sum,
+ * cuda_gpu_mem_time_sum, nvtx_sum, ...) as summary rows (format "nsys-stats"). */
 const char *ingest_nsys_csv_kind(const unsigned char *head, size_t n);
 int ingest_nsys_csv_load(struct ingest_src *src, const char *name,
                          const struct lat_ingest_opts *opts, struct lat_trace **out, char *err,

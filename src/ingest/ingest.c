@@ -400,7 +400,7 @@ static const struct ingest_format formats[] = {
      NULL},
     {"trex-metadata", "TREx metadata of a TensorRT engine", sniff_trex_meta, ingest_trt_load, NULL},
     {"trtexec-log", "a trtexec log", sniff_trtexec_log, ingest_trt_log_load, NULL},
-    /* `nsys stats` CSV: its reader only names the report and points to the SQLite export */
+    /* `nsys stats` CSV: timeline reports as events, summaries as summary rows (nsys-csv.c) */
     {"nsys-stats-csv", "an `nsys stats` CSV report", sniff_nsys_csv, ingest_nsys_csv_load, NULL},
     /* Nsight Compute `ncu --csv` (details or raw page; ncu.c) */
     {"ncu", "an `ncu --csv` report", sniff_ncu, ingest_ncu_load, NULL},

@@ -52,6 +52,8 @@ void nsys_map_fini(struct nsys_map *m)
     free(m->threads);
     free(m->procs);
     free(m->domains);
+    for (int w = 0; w < NSYS_ENUM_COUNT; w++)
+        free(m->en[w].v);
     memset(m, 0, sizeof(*m));
 }
 
@@ -154,25 +156,180 @@ static int arg_dim3(struct nsys_map *m, uint32_t key, const int64_t d[3], uint32
     return arg_str(m, key, id, 'r', first, n);
 }
 
-static const char *copy_kind(int64_t k)
+/* ---- the numbers' names: built-in tables (nsys 2024.5) and the export's ENUM_* tables ------ */
+
+struct nsys_bi {
+    int64_t id;
+    const char *sym;  /* the ENUM table's `name` */
+    const char *show; /* what latscope calls it (Kineto's spelling) */
+    char role;        /* CLASS: 'd' driver, 'r' runtime; ETYPE: 'm' mark, 'R' range, 'D' domain */
+};
+
+const char *const nsys_enum_table[NSYS_ENUM_COUNT] = {
+    "ENUM_CUDA_MEMCPY_OPER", "ENUM_CUDA_MEM_KIND", "ENUM_CUPTI_SYNC_TYPE", "ENUM_NSYS_EVENT_CLASS",
+    "ENUM_NSYS_EVENT_TYPE"};
+
+static const struct nsys_bi bi_memcpy[] = {
+    {0, "CUDA_MEMCPY_KIND_UNKNOWN", "Unknown", 0}, {1, "CUDA_MEMCPY_KIND_HTOD", "HtoD", 0},
+    {2, "CUDA_MEMCPY_KIND_DTOH", "DtoH", 0},       {3, "CUDA_MEMCPY_KIND_HTOA", "HtoA", 0},
+    {4, "CUDA_MEMCPY_KIND_ATOH", "AtoH", 0},       {5, "CUDA_MEMCPY_KIND_ATOA", "AtoA", 0},
+    {6, "CUDA_MEMCPY_KIND_ATOD", "AtoD", 0},       {7, "CUDA_MEMCPY_KIND_DTOA", "DtoA", 0},
+    {8, "CUDA_MEMCPY_KIND_DTOD", "DtoD", 0},       {9, "CUDA_MEMCPY_KIND_HTOH", "HtoH", 0},
+    {10, "CUDA_MEMCPY_KIND_PTOP", "PtoP", 0},      {11, "CUDA_MEMCPY_KIND_UVM_HTOD", "HtoD", 0},
+    {12, "CUDA_MEMCPY_KIND_UVM_DTOH", "DtoH", 0},  {13, "CUDA_MEMCPY_KIND_UVM_DTOD", "DtoD", 0}};
+static const struct nsys_bi bi_memkind[] = {
+    {0, "CUDA_MEMOPR_MEMORY_KIND_PAGEABLE", "Pageable", 0},
+    {1, "CUDA_MEMOPR_MEMORY_KIND_PINNED", "Pinned", 0},
+    {2, "CUDA_MEMOPR_MEMORY_KIND_DEVICE", "Device", 0},
+    {3, "CUDA_MEMOPR_MEMORY_KIND_ARRAY", "Array", 0},
+    {4, "CUDA_MEMOPR_MEMORY_KIND_MANAGED", "Managed", 0},
+    {5, "CUDA_MEMOPR_MEMORY_KIND_DEVICE_STATIC", "Device Static", 0},
+    {6, "CUDA_MEMOPR_MEMORY_KIND_MANAGED_STATIC", "Managed Static", 0},
+    {7, "CUDA_MEMOPR_MEMORY_KIND_UNKNOWN", "Unknown", 0}};
+static const struct nsys_bi bi_sync[] = {
+    {0, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN", "Unknown Sync", 0},
+    {1, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE", "Event Sync", 0},
+    {2, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT", "Stream Wait Event", 0},
+    {3, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE", "Stream Sync", 0},
+    {4, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE", "Context Sync", 0}};
+static const struct nsys_bi bi_class[] = {{0, "TRACE_PROCESS_EVENT_CUDA_RUNTIME", "runtime", 'r'},
+                                          {1, "TRACE_PROCESS_EVENT_CUDA_DRIVER", "driver", 'd'}};
+static const struct nsys_bi bi_etype[] = {
+    {34, "NvtxMark", "mark", 'm'},           {59, "NvtxPushPopRange", "range", 'R'},
+    {60, "NvtxStartEndRange", "range", 'R'}, {65, "NvtxtMark", "mark", 'm'},
+    {70, "NvtxtPushPopRange", "range", 'R'}, {71, "NvtxtStartEndRange", "range", 'R'},
+    {75, "NvtxDomainCreate", "domain", 'D'}};
+
+static size_t builtin(enum nsys_enum w, const struct nsys_bi **tab)
 {
-    static const char *const names[] = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD",
-                                        "DtoA",    "DtoD", "HtoH", "PtoP", "HtoD", "DtoH", "DtoD"};
-    return k >= 0 && k < (int64_t)(sizeof(names) / sizeof(names[0])) ? names[k] : "Unknown";
+#define B(a)                                                                                       \
+    do {                                                                                           \
+        *tab = a;                                                                                  \
+        return sizeof(a) / sizeof(a[0]);                                                           \
+    } while (0)
+    switch (w) {
+    case NSYS_ENUM_MEMCPY:
+        B(bi_memcpy);
+    case NSYS_ENUM_MEMKIND:
+        B(bi_memkind);
+    case NSYS_ENUM_SYNC:
+        B(bi_sync);
+    case NSYS_ENUM_CLASS:
+        B(bi_class);
+    case NSYS_ENUM_ETYPE:
+        B(bi_etype);
+    default:
+        break;
+    }
+#undef B
+    *tab = NULL;
+    return 0;
 }
 
-static const char *mem_kind(int64_t k)
+static const struct nsys_enum_val *enum_find(const struct nsys_enum_map *e, int64_t id)
 {
-    static const char *const names[] = {"Pageable", "Pinned",        "Device",         "Array",
-                                        "Managed",  "Device Static", "Managed Static", "Unknown"};
-    return k >= 0 && k < (int64_t)(sizeof(names) / sizeof(names[0])) ? names[k] : "Unknown";
+    if (id >= 0 && id < 256) return e->direct[id] ? &e->v[e->direct[id] - 1] : NULL;
+    for (size_t i = 0; i < e->n; i++)
+        if (e->v[i].id == id) return &e->v[i];
+    return NULL;
 }
 
-static const char *sync_kind(int64_t k)
+static bool enum_differs(const struct nsys_map *m, enum nsys_enum w)
 {
-    static const char *const names[] = {"Unknown Sync", "Event Sync", "Stream Wait Event",
-                                        "Stream Sync", "Context Sync"};
-    return k >= 0 && k < (int64_t)(sizeof(names) / sizeof(names[0])) ? names[k] : "Unknown Sync";
+    return m->en[w].n && (m->enum_differ_mask >> w & 1u);
+}
+
+/* The meaning of number id of ENUM w: a built-in entry, or NULL with *label the export's own
+ * name of a value the built-in table lacks (NULL when nobody knows the number). */
+static const struct nsys_bi *enum_get(const struct nsys_map *m, enum nsys_enum w, int64_t id,
+                                      const char **label)
+{
+    const struct nsys_bi *tab;
+    size_t nt = builtin(w, &tab);
+    *label = NULL;
+    if (m->en[w].n) {
+        const struct nsys_enum_val *v = enum_find(&m->en[w], id);
+        if (v) {
+            if (v->builtin >= 0) return &tab[v->builtin];
+            *label = v->label ? lat_trace_str(m->t, v->label) : NULL;
+            return NULL;
+        }
+        /* not in the export's table: the built-in number only where the two agree */
+        if (enum_differs(m, w)) return NULL;
+    }
+    for (size_t i = 0; i < nt; i++)
+        if (tab[i].id == id) return &tab[i];
+    return NULL;
+}
+
+static const char *enum_show(const struct nsys_map *m, enum nsys_enum w, int64_t id,
+                             const char *unknown)
+{
+    const char *label;
+    const struct nsys_bi *b = enum_get(m, w, id, &label);
+    return b ? b->show : label ? label : unknown;
+}
+
+int nsys_map_enum(struct nsys_map *m, enum nsys_enum w, int64_t id, const char *sym, size_t symlen,
+                  const char *label, size_t labellen)
+{
+    if ((unsigned)w >= NSYS_ENUM_COUNT || id == NSYS_NONE || !sym || !symlen) return 0;
+    struct nsys_enum_map *e = &m->en[w];
+    if (enum_find(e, id)) return 0; /* the first row of a number counts */
+    const struct nsys_bi *tab;
+    size_t nt = builtin(w, &tab);
+    int16_t b = -1;
+    for (size_t i = 0; i < nt; i++)
+        if (strlen(tab[i].sym) == symlen && !memcmp(tab[i].sym, sym, symlen)) b = (int16_t)i;
+    if (b >= 0 && tab[b].id != id) {
+        if (!m->enum_differ)
+            snprintf(m->enum_first_differ, sizeof(m->enum_first_differ),
+                     "%s: %s = %lld (built-in %lld)", nsys_enum_table[w], tab[b].sym, (long long)id,
+                     (long long)tab[b].id);
+        m->enum_differ++;
+        m->enum_differ_mask |= 1u << w;
+    }
+    uint32_t lab = 0;
+    if (label && labellen ? lat_trace_intern(m->t, label, labellen, &lab)
+                          : lat_trace_intern(m->t, sym, symlen, &lab))
+        return -ENOMEM;
+    if (e->n == e->cap) {
+        size_t c = e->cap ? e->cap * 2 : 32;
+        void *p = realloc(e->v, c * sizeof(*e->v));
+        if (!p) return -ENOMEM;
+        e->v = p;
+        e->cap = c;
+    }
+    if (id >= 0 && id < 256) {
+        if (e->n >= 255) return 0; /* a table that large is not an ENUM nsys writes */
+        e->direct[id] = (uint8_t)(e->n + 1);
+    }
+    e->v[e->n++] = (struct nsys_enum_val){.id = id, .builtin = b, .label = lab};
+    return 0;
+}
+
+int64_t nsys_map_enum_id(const struct nsys_map *m, enum nsys_enum w, const char *sym)
+{
+    if ((unsigned)w >= NSYS_ENUM_COUNT) return NSYS_NONE;
+    const struct nsys_bi *tab;
+    size_t nt = builtin(w, &tab);
+    const struct nsys_enum_map *e = &m->en[w];
+    for (size_t i = 0; i < e->n; i++)
+        if (e->v[i].builtin >= 0 && !strcmp(tab[e->v[i].builtin].sym, sym)) return e->v[i].id;
+    if (enum_differs(m, w)) return NSYS_NONE;
+    for (size_t i = 0; i < nt; i++)
+        if (!strcmp(tab[i].sym, sym)) return tab[i].id;
+    return NSYS_NONE;
+}
+
+static const char *copy_kind(const struct nsys_map *m, int64_t k)
+{
+    return enum_show(m, NSYS_ENUM_MEMCPY, k, "Unknown");
+}
+
+static const char *mem_kind(const struct nsys_map *m, int64_t k)
+{
+    return enum_show(m, NSYS_ENUM_MEMKIND, k, "Unknown");
 }
 
 static void drop(struct nsys_map *m, enum lat_drop_reason why, bool gpu)
@@ -196,21 +353,12 @@ int nsys_map_row(struct nsys_map *m, const struct nsys_row *r)
                r->tab == NSYS_SYNC;
     bool mark = false;
     if (r->tab == NSYS_NVTX) {
-        /* 34 mark, 59 push/pop range, 60 start/end range (and the NVTX-text 65/70/71 twins);
-         * the others (domain/category definitions, names of threads/devices) are metadata */
-        switch (r->event_type) {
-        case 34:
-        case 65:
-            mark = true;
-            break;
-        case 59:
-        case 60:
-        case 70:
-        case 71:
-            break;
-        default:
-            return 0;
-        }
+        /* marks and ranges (push/pop, start/end, and their NVTX-text twins); the others
+         * (domain/category definitions, names of threads/devices) are metadata */
+        const char *label;
+        const struct nsys_bi *b = enum_get(m, NSYS_ENUM_ETYPE, r->event_type, &label);
+        if (!b || (b->role != 'm' && b->role != 'R')) return 0;
+        mark = b->role == 'm';
         if (r->end == NSYS_NONE || r->end < 0) mark = true;
     }
     if (r->start == NSYS_NONE) {
@@ -269,19 +417,23 @@ int nsys_map_row(struct nsys_map *m, const struct nsys_row *r)
         e.kind = LAT_EV_KERNEL;
         e.cat = m->cat[NSYS_KERNEL];
         break;
-    case NSYS_RUNTIME:
-        e.kind = r->event_class == 1 ? LAT_EV_DRIVER : LAT_EV_RUNTIME;
-        e.cat = m->cat[r->event_class == 1 ? CAT_DRIVER : NSYS_RUNTIME];
+    case NSYS_RUNTIME: {
+        const char *label;
+        const struct nsys_bi *b = enum_get(m, NSYS_ENUM_CLASS, r->event_class, &label);
+        bool driver = b && b->role == 'd';
+        e.kind = driver ? LAT_EV_DRIVER : LAT_EV_RUNTIME;
+        e.cat = m->cat[driver ? CAT_DRIVER : NSYS_RUNTIME];
         if (name) nlen = nsys_api_name_len(name, nlen);
         break;
+    }
     case NSYS_MEMCPY:
         e.kind = LAT_EV_MEMCPY;
         e.cat = m->cat[NSYS_MEMCPY];
         if (r->src_kind != NSYS_NONE && r->dst_kind != NSYS_NONE)
-            snprintf(buf, sizeof(buf), "Memcpy %s (%s -> %s)", copy_kind(r->copy_kind),
-                     mem_kind(r->src_kind), mem_kind(r->dst_kind));
+            snprintf(buf, sizeof(buf), "Memcpy %s (%s -> %s)", copy_kind(m, r->copy_kind),
+                     mem_kind(m, r->src_kind), mem_kind(m, r->dst_kind));
         else
-            snprintf(buf, sizeof(buf), "Memcpy %s", copy_kind(r->copy_kind));
+            snprintf(buf, sizeof(buf), "Memcpy %s", copy_kind(m, r->copy_kind));
         name = buf;
         nlen = strlen(buf);
         break;
@@ -289,7 +441,7 @@ int nsys_map_row(struct nsys_map *m, const struct nsys_row *r)
         e.kind = LAT_EV_MEMSET;
         e.cat = m->cat[NSYS_MEMSET];
         if (r->mem_kind != NSYS_NONE)
-            snprintf(buf, sizeof(buf), "Memset (%s)", mem_kind(r->mem_kind));
+            snprintf(buf, sizeof(buf), "Memset (%s)", mem_kind(m, r->mem_kind));
         else
             snprintf(buf, sizeof(buf), "Memset");
         name = buf;
@@ -298,7 +450,7 @@ int nsys_map_row(struct nsys_map *m, const struct nsys_row *r)
     case NSYS_SYNC:
         e.kind = LAT_EV_SYNC;
         e.cat = m->cat[NSYS_SYNC];
-        name = sync_kind(r->sync_type);
+        name = enum_show(m, NSYS_ENUM_SYNC, r->sync_type, "Unknown Sync");
         nlen = strlen(name);
         break;
     case NSYS_NVTX:
@@ -392,7 +544,7 @@ int nsys_map_sample(struct nsys_map *m, int64_t start, int64_t gtid, const char 
     return lat_trace_add_event(t, &e) ? -ENOMEM : 0;
 }
 
-void nsys_map_finish(struct nsys_map *m)
+int nsys_map_finish(struct nsys_map *m)
 {
     struct lat_trace *t = m->t;
     for (size_t i = 0; i < t->ntracks; i++) {
@@ -406,4 +558,35 @@ void nsys_map_finish(struct nsys_map *m)
         if (th) tr->tid_label = th->name;
     }
     t->format = "nsys";
+    if (m->no_enum_meta) return 0;
+    /* {"source": "export"|"built-in", "tables": [...], "differ": N[, "first_differ": "..."]}:
+     * symbols and table names are [A-Z0-9_a-z] (others are left out of the text) */
+    char js[1024];
+    size_t o = 0;
+    int ntab = 0;
+    for (int w = 0; w < NSYS_ENUM_COUNT; w++)
+        ntab += m->en[w].n > 0;
+    o += (size_t)snprintf(js + o, sizeof(js) - o, "{\"source\": \"%s\", \"tables\": [",
+                          ntab ? "export" : "built-in");
+    for (int w = 0, k = 0; w < NSYS_ENUM_COUNT; w++)
+        if (m->en[w].n)
+            o += (size_t)snprintf(js + o, sizeof(js) - o, "%s\"%s\"", k++ ? ", " : "",
+                                  nsys_enum_table[w]);
+    o += (size_t)snprintf(js + o, sizeof(js) - o, "], \"differ\": %llu",
+                          (unsigned long long)m->enum_differ);
+    if (m->enum_first_differ[0]) {
+        o += (size_t)snprintf(js + o, sizeof(js) - o, ", \"first_differ\": \"");
+        for (const char *c = m->enum_first_differ; *c && o + 4 < sizeof(js); c++)
+            if ((*c >= '0' && *c <= '9') || (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+                *c == '_' || *c == ' ' || *c == ':' || *c == '=' || *c == '(' || *c == ')' ||
+                *c == '-')
+                js[o++] = *c;
+        o += (size_t)snprintf(js + o, sizeof(js) - o, "\"");
+    }
+    snprintf(js + o, sizeof(js) - o, "}");
+    uint32_t k, v;
+    if (lat_trace_intern(t, "nsys_enums", 10, &k) || lat_trace_intern(t, js, strlen(js), &v) ||
+        lat_trace_add_meta(t, k, v))
+        return -ENOMEM;
+    return 0;
 }

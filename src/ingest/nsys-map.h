@@ -52,6 +52,33 @@ struct nsys_named {
     uint32_t name;
 };
 
+/* The export's ENUM_* tables (nsys >= 2021: id, name = the CUPTI/nsys symbol, label) that name
+ * the numbers of the rows; schema 2.x has none and the built-in tables (the 2024.5 values)
+ * stand in. A value is matched to the built-in one by its symbol, never by its number: a
+ * renumbered value keeps its meaning, one the built-in table lacks is shown by its label. */
+enum nsys_enum {
+    NSYS_ENUM_MEMCPY = 0, /* ENUM_CUDA_MEMCPY_OPER: MEMCPY copyKind */
+    NSYS_ENUM_MEMKIND,    /* ENUM_CUDA_MEM_KIND: MEMCPY srcKind/dstKind, MEMSET memKind */
+    NSYS_ENUM_SYNC,       /* ENUM_CUPTI_SYNC_TYPE: SYNCHRONIZATION syncType */
+    NSYS_ENUM_CLASS,      /* ENUM_NSYS_EVENT_CLASS: RUNTIME eventClass (runtime/driver) */
+    NSYS_ENUM_ETYPE,      /* ENUM_NSYS_EVENT_TYPE: NVTX eventType (mark/range/domain) */
+    NSYS_ENUM_COUNT
+};
+/* The table name of each (ENUM_CUDA_MEMCPY_OPER, ...). */
+extern const char *const nsys_enum_table[NSYS_ENUM_COUNT];
+
+struct nsys_enum_val {
+    int64_t id;
+    int16_t builtin; /* index into the built-in table, -1 when it has no such symbol */
+    uint32_t label;  /* the export's label (interned), 0 when none */
+};
+
+struct nsys_enum_map {
+    struct nsys_enum_val *v;
+    size_t n, cap;
+    uint8_t direct[256]; /* id 0..255 -> index into v + 1 */
+};
+
 struct nsys_map {
     struct lat_trace *t;
     uint32_t cat[NSYS_TAB_COUNT + 2]; /* + cuda_driver, nvtx mark */
@@ -61,6 +88,13 @@ struct nsys_map {
     size_t nthreads, nprocs, ndomains, cthreads, cprocs, cdomains;
     uint64_t rows_in[NSYS_TAB_COUNT];
     uint32_t k_stack, k_state, v_on, cat_sample; /* CPU samples (0 until the first) */
+    struct nsys_enum_map en[NSYS_ENUM_COUNT];    /* from the export; n == 0: built-in */
+    /* what the export's ENUM tables said against the built-in ones: values whose symbol has
+     * another number here (differ) */
+    uint64_t enum_differ;
+    unsigned enum_differ_mask; /* bit w: table w differs */
+    bool no_enum_meta; /* set by a reader without ENUM tables (nsys-csv.c): no "nsys_enums" */
+    char enum_first_differ[160]; /* "ENUM_X: SYMBOL = 3 (built-in 2)", "" when none */
 };
 
 void nsys_row_clear(struct nsys_row *r, enum nsys_tab tab);
@@ -74,13 +108,21 @@ int nsys_map_row(struct nsys_map *m, const struct nsys_row *r);
 int nsys_map_thread(struct nsys_map *m, int64_t gtid, const char *name, size_t n);
 int nsys_map_process(struct nsys_map *m, int64_t gpid, const char *name, size_t n);
 int nsys_map_domain(struct nsys_map *m, int64_t domain, const char *name, size_t n);
-/* Labels the tracks with the names given; sets t->format. */
 /* One CPU sample (COMPOSITE_EVENTS row, its SAMPLING_CALLCHAINS frames joined root-first with
  * ';', "[unknown]" when it has none) as `latscope trace --cpu` records one: an on-CPU
  * LAT_EV_CPU_SAMPLE instant named after its leaf frame, args stack and state "on", on the
  * thread's track. A start beyond the model's bounds is a counted drop. 0 or -ENOMEM. */
 int nsys_map_sample(struct nsys_map *m, int64_t start, int64_t gtid, const char *stack, size_t n);
-void nsys_map_finish(struct nsys_map *m);
+/* One row of ENUM table `which` (id, its symbol `name`, its `label`); 0 or -ENOMEM. Call before
+ * the rows. A table with no usable row leaves the built-in one in force. */
+int nsys_map_enum(struct nsys_map *m, enum nsys_enum which, int64_t id, const char *sym,
+                  size_t symlen, const char *label, size_t labellen);
+/* The export's number of symbol sym of ENUM `which` (the built-in number without the table, or
+ * when the table lacks it); NSYS_NONE when neither knows it. */
+int64_t nsys_map_enum_id(const struct nsys_map *m, enum nsys_enum which, const char *sym);
+/* Sets t->format; labels the tracks with the names given; metadata "nsys_enums" (where the
+ * names of the numbers came from, see docs/trace-input.md). 0 or -ENOMEM. */
+int nsys_map_finish(struct nsys_map *m);
 void nsys_map_fini(struct nsys_map *m);
 
 /* "cudaLaunchKernel_v7000" -> length of "cudaLaunchKernel": nsys appends _v + the API version

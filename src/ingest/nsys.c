@@ -6,7 +6,8 @@
  * never a crash. Tables (docs/trace-input.md): StringIds, CUPTI_ACTIVITY_KIND_KERNEL / RUNTIME
  * / MEMCPY / MEMSET / SYNCHRONIZATION, NVTX_EVENTS, OSRT_API, TARGET_INFO_GPU,
  * TARGET_INFO_SESSION_START_TIME, ThreadNames, PROCESSES, COMPOSITE_EVENTS + SAMPLING_CALLCHAINS
- * (CPU samples); each optional (nsys writes a table
+ * (CPU samples), the ENUM_* tables that name copy kinds, memory kinds, sync types, event
+ * classes and NVTX event types (nsys-map.h); each optional (nsys writes a table
  * only when it has data), and columns an older schema lacks read as NULL. Rows become events
  * in nsys-map.c.
  */
@@ -18,63 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- `nsys stats` CSV reports: recognised and named, not read ----------------------------- */
-
-/* The header line of an `nsys stats --format csv` report (after up to 8 preamble lines such as
- * "Processing [x.sqlite] with [.../cuda_api_sum.py]..."), identified by its columns; every
- * time column carries the --timeunit (" (ns)", " (us)", " (ms)", " (s)"), sizes " (MB)"... */
-const char *ingest_nsys_csv_kind(const unsigned char *h, size_t n)
-{
-    size_t i = 0;
-    for (int line = 0; line < 10 && i < n; line++) {
-        const unsigned char *nl = memchr(h + i, '\n', n - i);
-        size_t e = nl ? (size_t)(nl - h) : n;
-        const char *l = (const char *)h + i;
-        size_t len = e - i;
-        i = e + 1;
-#define HAS(s) (memmem(l, len, s, strlen(s)) != NULL)
-        bool unit = HAS(" (ns)") || HAS(" (us)") || HAS(" (ms)") || HAS(" (s)") || HAS(" (B)") ||
-                    HAS(" (KB)") || HAS(" (MB)") || HAS(" (GB)");
-        if (!unit || !HAS(",")) continue;
-        if (HAS("RangeStack") || HAS("NameTree"))
-            return "an NVTX push/pop trace (nvtx_pushpop_trace)";
-        if (HAS("Start (") && HAS("CorrId") && HAS("Strm"))
-            return "a CUDA GPU trace (cuda_gpu_trace)";
-        if (HAS("Start (") && HAS("Name"))
-            return "a trace report (cuda_api_trace, nvtx_*_trace, ...)";
-        if (HAS("Total Time (") && HAS("Num Calls"))
-            return "an API summary (cuda_api_sum / osrt_sum: per-call totals, no timeline)";
-        if (HAS("Total Time (") && HAS("Instances"))
-            return "a summary (cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, nvtx_sum, ...: totals, no "
-                   "timeline)";
-        if (HAS("Total (") && HAS("Count")) return "a size summary (cuda_gpu_mem_size_sum)";
-#undef HAS
-    }
-    return NULL;
-}
-
-int ingest_nsys_csv_load(struct ingest_src *src, const char *name,
-                         const struct lat_ingest_opts *opts, struct lat_trace **out, char *err,
-                         size_t errsz)
-{
-    (void)opts;
-    (void)out;
-    const char *head = NULL;
-    size_t n = 0;
-    char ebuf[200] = "";
-    (void)src_peek(src, &head, &n, ebuf, sizeof(ebuf));
-    const char *kind = head ? ingest_nsys_csv_kind((const unsigned char *)head, n) : NULL;
-    bool gz = src_is_gzip(src);
-    src_close(src);
-    if (err && errsz)
-        snprintf(err, errsz,
-                 "%s: %san `nsys stats` CSV report, %s; latscope reads the Nsight Systems SQLite "
-                 "export instead: pass the .sqlite file (`nsys export --type sqlite "
-                 "REPORT.nsys-rep` writes it; `nsys stats` leaves one next to the report)",
-                 name, gz ? "gzip of " : "", kind ? kind : "of an unknown kind");
-    return LAT_E_NOT_TRACE;
-}
 
 #if LAT_HAVE_SQLITE3
 #include <sqlite3.h>
@@ -476,15 +420,51 @@ static bool is_nsys(sqlite3 *db)
     return false;
 }
 
+/* The ENUM_* tables that name the rows' numbers (nsys-map.h); schema 2.x has none. A table
+ * without the id and name columns is left out (the built-in names stand). */
+static int read_enums(struct nx *x, struct nsys_map *m)
+{
+    for (int w = 0; w < NSYS_ENUM_COUNT; w++) {
+        const char *tab = nsys_enum_table[w];
+        if (!has_table(x->db, tab) || !has_col(x->db, tab, "id") || !has_col(x->db, tab, "name"))
+            continue;
+        char sql[160];
+        snprintf(sql, sizeof(sql), "SELECT id, name, %s FROM \"%s\" ORDER BY rowid",
+                 has_col(x->db, tab, "label") ? "label" : "NULL", tab);
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK)
+            return nx_fail(x, LAT_E_NOT_TRACE, tab);
+        int s, rc = 0;
+        while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+            if (sqlite3_column_type(st, 1) != SQLITE_TEXT) continue;
+            bool lab = sqlite3_column_type(st, 2) == SQLITE_TEXT;
+            if ((rc = nsys_map_enum(m, (enum nsys_enum)w, col_i(st, 0),
+                                    (const char *)sqlite3_column_text(st, 1),
+                                    (size_t)sqlite3_column_bytes(st, 1),
+                                    lab ? (const char *)sqlite3_column_text(st, 2) : NULL,
+                                    lab ? (size_t)sqlite3_column_bytes(st, 2) : 0)))
+                break;
+        }
+        sqlite3_finalize(st);
+        if (rc) return rc;
+        if (s != SQLITE_DONE && s != SQLITE_ROW) return nx_fail(x, LAT_E_NOT_TRACE, tab);
+    }
+    return 0;
+}
+
 static int nsys_read(struct nx *x, struct lat_trace *t)
 {
     struct nsys_map m;
     int rc = nsys_map_init(&m, t);
     if (rc) goto out;
-    /* names first: the rows refer to them */
-    if ((rc = read_names(x, &m, "NVTX_EVENTS",
-                         "SELECT domainId, text FROM NVTX_EVENTS WHERE eventType = 75",
-                         nsys_map_domain)) ||
+    /* the numbers' names, then the names: the rows refer to them */
+    if ((rc = read_enums(x, &m))) goto out;
+    char dom_sql[128];
+    int64_t dom_type = nsys_map_enum_id(&m, NSYS_ENUM_ETYPE, "NvtxDomainCreate");
+    snprintf(dom_sql, sizeof(dom_sql),
+             "SELECT domainId, text FROM NVTX_EVENTS WHERE eventType = %lld",
+             (long long)(dom_type == NSYS_NONE ? -1 : dom_type));
+    if ((rc = read_names(x, &m, "NVTX_EVENTS", dom_sql, nsys_map_domain)) ||
         (rc = read_names(x, &m, "ThreadNames",
                          "SELECT T.globalTid, S.value FROM ThreadNames AS T JOIN StringIds AS S "
                          "ON S.id = T.nameId",
@@ -507,7 +487,7 @@ static int nsys_read(struct nx *x, struct lat_trace *t)
         (rc = read_samples(x, &m)) || (rc = read_gpus(x, t)))
         goto out;
     read_start_time(x, t);
-    nsys_map_finish(&m);
+    rc = nsys_map_finish(&m);
 out:
     nsys_map_fini(&m);
     if (rc == -ENOMEM && x->err && x->errsz)

@@ -10,6 +10,10 @@
  *     Compute"), then "min: a ms (end to end b ms)", "max:", "mean:", "median:", "percentile:
  *     a ms at 99% (end to end b ms at 99%)", "throughput: X qps", "walltime: X s", "total
  *     compute time: X s".
+ * and the per-layer table of --dumpProfile ("=== Profile (N iterations ) ===", a header, one row
+ * per layer, a "Total" row) in its three layouts (TRT 7: Layer, Time (ms), Avg. Time (ms), Time %;
+ * TRT 8.0-8.4: the same with Median Time (ms) before Time %; TRT >= 8.5: Time(ms), Avg.(ms),
+ * Median(ms), Time(%), Layer), into the layers as --exportProfile fills them (N = the count).
  * Lines start with "[MM/DD/YYYY-HH:MM:SS] [I] " (or [W], [E], [V]); [W] and [E] lines are kept
  * (the first 20) as log.warning.N / log.error.N. Lines longer than 4 KiB are cut there.
  */
@@ -18,6 +22,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +37,8 @@ bool trt_log_sniff(const unsigned char *h, size_t n)
                                         "&&&& FAILED TensorRT",
                                         "] [I] === Model Options ===",
                                         "] [I] === Performance summary ===",
-                                        "] [I] === Inference Options ==="};
+                                        "] [I] === Inference Options ===",
+                                        " iterations ) ==="};
     for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
         if (memmem(h, n, marks[i], strlen(marks[i]))) return true;
     return false;
@@ -44,6 +50,13 @@ struct logp {
     bool in_summary;
     size_t nerr;
     bool any;
+    /* --dumpProfile tables: 1 after "=== Profile (N iterations ) ===" (its header next), 2 in
+     * its rows; the header says the layout (name first or last, a median column or not) */
+    int prof;
+    bool name_first, prof_median;
+    size_t ntables, nrows;
+    double total_ms; /* the last "Total" row, -1 when none */
+    char total_txt[48];
 };
 
 /* Skips "[date] [X] " and "[TRT] "; *sev = 'I', 'W', 'E', 'V' or 0. */
@@ -194,6 +207,156 @@ static int option_line(struct logp *p, const char *s)
     return 0;
 }
 
+/* One number token [s, s + n) of a profile row: finite, >= 0, no trailing junk. */
+static bool prof_num(const char *s, size_t n, double *v)
+{
+    char tmp[48];
+    if (!n || n >= sizeof(tmp)) return false;
+    memcpy(tmp, s, n);
+    tmp[n] = 0;
+    char *end;
+    double d = strtod(tmp, &end);
+    if (end != tmp + n || d != d || d < 0 || d > 1e12) return false;
+    *v = d;
+    return true;
+}
+
+/* The header of a --dumpProfile table: TRT 7 "Layer Time (ms) Avg. Time (ms) Time %", TRT 8.0-8.4
+ * "Layer Time (ms) Avg. Time (ms) Median Time (ms) Time %", TRT >= 8.5 "Time(ms) Avg.(ms)
+ * Median(ms) Time(%) Layer". */
+static bool prof_header(struct logp *p, const char *b)
+{
+    bool time = strstr(b, "Time (ms)") || strstr(b, "Time(ms)");
+    const char *layer = strstr(b, "Layer");
+    if (!time || !layer || (!strstr(b, "Avg") && !strstr(b, "avg"))) return false;
+    p->name_first = layer == b;
+    p->prof_median = strstr(b, "Median") != NULL;
+    return true;
+}
+
+/* One row: the numbers time, average, [median], percentage, and the layer name before them
+ * (name first) or after them. 1 = a row, 0 = not a row (the table ended), < 0 = -ENOMEM. */
+static int prof_row(struct logp *p, const char *b)
+{
+    int nnum = p->prof_median ? 4 : 3;
+    double v[4];
+    const char *tok[4];
+    size_t tl[4];
+    const char *name, *nend;
+    size_t bl = strlen(b);
+    if (p->name_first) { /* numbers from the right */
+        const char *e = b + bl;
+        for (int k = nnum - 1; k >= 0; k--) {
+            while (e > b && e[-1] == ' ')
+                e--;
+            const char *s = e;
+            while (s > b && s[-1] != ' ')
+                s--;
+            if (s == e || !prof_num(s, (size_t)(e - s), &v[k])) return 0;
+            tok[k] = s;
+            tl[k] = (size_t)(e - s);
+            e = s;
+        }
+        name = b;
+        nend = e;
+    } else { /* numbers from the left */
+        const char *s = b;
+        for (int k = 0; k < nnum; k++) {
+            while (*s == ' ')
+                s++;
+            const char *e = s;
+            while (*e && *e != ' ')
+                e++;
+            if (s == e || !prof_num(s, (size_t)(e - s), &v[k])) return 0;
+            tok[k] = s;
+            tl[k] = (size_t)(e - s);
+            s = e;
+        }
+        name = s;
+        nend = b + bl;
+    }
+    while (name < nend && *name == ' ')
+        name++;
+    while (nend > name && nend[-1] == ' ')
+        nend--;
+    if (name == nend) return 0;
+    size_t nl = (size_t)(nend - name);
+    if (nl == 5 && !memcmp(name, "Total", 5)) {
+        p->total_ms = v[0];
+        snprintf(p->total_txt, sizeof(p->total_txt), "%.*s", (int)tl[0], tok[0]);
+        p->prof = 0; /* the table's last row */
+        return 1;
+    }
+    char *nm = strndup(name, nl);
+    if (!nm) return -ENOMEM;
+    bool created;
+    struct trt_layer *l = trt_layer_get(p->e, nm, &created);
+    if (l && l->has_profile) { /* the same name again (a second table, a loop): its own row */
+        size_t al = nl + 32;
+        char *alt = malloc(al);
+        if (!alt) {
+            free(nm);
+            return -ENOMEM;
+        }
+        snprintf(alt, al, "%s #%zu", nm, p->nrows);
+        l = trt_layer_get(p->e, alt, &created);
+        free(alt);
+    }
+    free(nm);
+    if (!l) return -ENOMEM;
+    char **txt[4] = {&l->time_txt, &l->avg_txt, p->prof_median ? &l->median_txt : &l->pct_txt,
+                     &l->pct_txt};
+    double *dv[4] = {&l->time_ms, &l->avg_ms, p->prof_median ? &l->median_ms : &l->pct, &l->pct};
+    for (int k = 0; k < nnum; k++) {
+        free(*txt[k]);
+        if (!(*txt[k] = strndup(tok[k], tl[k]))) return -ENOMEM;
+        *dv[k] = v[k];
+    }
+    /* TRT 7 printed the mean with 2 decimals ("0.00"): when the count is known and time / count
+     * rounds to the printed mean, the mean is time / count */
+    const char *dot = memchr(tok[1], '.', tl[1]);
+    size_t dec = dot ? tl[1] - (size_t)(dot + 1 - tok[1]) : 0;
+    if (dec < 4 && p->e->profile_count > 0) {
+        double m = l->time_ms / (double)p->e->profile_count, half = 0.5;
+        for (size_t k = 0; k < dec; k++)
+            half /= 10;
+        if (fabs(m - l->avg_ms) <= half * (1 + 1e-9)) {
+            char nb[48];
+            snprintf(nb, sizeof(nb), "%.9g", m);
+            free(l->avg_txt);
+            if (!(l->avg_txt = strdup(nb))) return -ENOMEM;
+            l->avg_ms = m;
+        }
+    }
+    l->has_median = p->prof_median;
+    l->has_profile = true;
+    p->nrows++;
+    p->e->have_profile = true;
+    p->any = true;
+    return 1;
+}
+
+/* A line while a --dumpProfile table is open (p->prof != 0); true when it was the table's. */
+static int prof_line(struct logp *p, const char *b, bool *used)
+{
+    *used = false;
+    if (p->prof == 1) {
+        if (!*b) return 0; /* a blank [I] line before the header */
+        if (prof_header(p, b)) {
+            p->prof = 2;
+            *used = true;
+            return 0;
+        }
+        p->prof = 0; /* "=== Profile" without a table */
+        return 0;
+    }
+    int r = prof_row(p, b);
+    if (r < 0) return r;
+    if (r == 0) p->prof = 0; /* the table ended without its Total row (a cut log) */
+    *used = r == 1;
+    return 0;
+}
+
 static int line(struct logp *p, char *s)
 {
     size_t l = strlen(s);
@@ -212,6 +375,24 @@ static int line(struct logp *p, char *s)
         (*n)++;
         p->any = true;
         return rc;
+    }
+    if (p->prof) {
+        bool used;
+        const char *pb = b;
+        while (*pb == ' ')
+            pb++;
+        if ((rc = prof_line(p, pb, &used)) || used) return rc;
+    }
+    if (!strncmp(b, "=== Profile (", 13)) { /* --dumpProfile: "=== Profile (N iterations ) ===" */
+        char *end;
+        long long it = strtoll(b + 13, &end, 10);
+        if (end != b + 13 && it >= 0 && !strncmp(end, " iterations", 11)) p->e->profile_count = it;
+        p->prof = 1;
+        p->ntables++;
+        p->total_ms = -1;
+        p->in_summary = false;
+        p->cur = -1;
+        return 0;
     }
     if (!strncmp(b, "&&&& ", 5)) {
         const char *h = strstr(b, " # ");
@@ -286,7 +467,7 @@ static int line(struct logp *p, char *s)
 int trt_read_log(struct ingest_src *src, const char *name, struct trt_eng *e, char *err,
                  size_t errsz)
 {
-    struct logp p = {.e = e, .cur = -1};
+    struct logp p = {.e = e, .cur = -1, .total_ms = -1};
     char *buf = malloc(LOG_MAX_LINE + 1);
     if (!buf) {
         src_close(src);
@@ -349,13 +530,25 @@ int trt_read_log(struct ingest_src *src, const char *name, struct trt_eng *e, ch
     if (!p.any) {
         rc = LAT_E_NOT_TRACE;
         snprintf(err, errsz,
-                 "%s: a trtexec log without options, warnings or a performance summary; pass the "
+                 "%s: a trtexec log without options, warnings, a performance summary or a "
+                 "--dumpProfile table; pass the "
                  "complete output of `trtexec ... 2>&1 | tee FILE`",
                  name);
         goto out;
     }
     if (e->have_summary) e->summary_source = "trtexec log (its performance summary)";
     trt_note_input(e, "log");
+    if (p.nrows) {
+        trt_note_input(e, "profile");
+        static const char src_txt[] = "trtexec --dumpProfile table in the log";
+        rc = trt_kv_add(e, "profile.source", src_txt, sizeof(src_txt) - 1);
+        if (!rc && p.total_ms >= 0)
+            rc = trt_kv_add(e, "profile.total_ms", p.total_txt, strlen(p.total_txt));
+        if (rc) {
+            snprintf(err, errsz, "%s: %s", name, lat_strerror(rc));
+            goto out;
+        }
+    }
     if (p.nerr) {
         char b[32];
         int k = snprintf(b, sizeof(b), "%zu", p.nerr);

@@ -357,6 +357,11 @@ static struct trt_layer *layer_get(struct trt_eng *e, const char *name, bool *cr
     return l;
 }
 
+struct trt_layer *trt_layer_get(struct trt_eng *e, const char *name, bool *created)
+{
+    return layer_get(e, name, created);
+}
+
 static int dup_num(const struct jtree *t, const struct jn *j, char **txt, double *v)
 {
     if (!jnum(t, j, v)) return 1;

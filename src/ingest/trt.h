@@ -76,6 +76,8 @@ void trt_eng_fini(struct trt_eng *e);
 /* Adds key = value (copied) to e->kv; 0 or -ENOMEM. */
 int trt_kv_add(struct trt_eng *e, const char *key, const char *value, size_t vlen);
 void trt_note_input(struct trt_eng *e, const char *what);
+/* The layer named name (created, zeroed, when absent; *created says so); NULL on ENOMEM. */
+struct trt_layer *trt_layer_get(struct trt_eng *e, const char *name, bool *created);
 /* Reads one trtexec/TREx JSON file into e (which kind is decided by its content); 0 or an error
  * with err = "NAME: why". Closes src. */
 int trt_read_json(struct ingest_src *src, const char *name, struct trt_eng *e, char *err,

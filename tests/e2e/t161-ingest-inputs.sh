@@ -82,7 +82,7 @@ check "$f/prof.sqlite.gz" "gzip of an SQLite database"
 check "$f/host.xplane.pb" "not a valid TensorFlow .xplane.pb" "tf.profiler wrote" # read by xplane.c (t165)
 check "$f/run.nsys-rep" "an Nsight Systems report" "run \`nsys export --type sqlite FILE\`"
 check "$f/model.onnx" "an ONNX model, not a profile" "enable_profiling"
-check "$f/report.csv" "an \`nsys stats\` CSV report, a trace report" "reads the Nsight Systems SQLite export instead"
+check "$f/report.csv" "an \`nsys stats\` CSV report (of an unknown kind) that latscope does not read" "nsys export --type sqlite"
 check "$f/plain.csv" "CSV text"
 # CPU stack files are read since issue 15 (t166-t169): a bad one is named with what is wrong
 expect_rc 0 T analyze "$f/perf.txt"
@@ -92,7 +92,10 @@ check "$f/ss.json" "a speedscope profile" "no \"profiles\""
 check "$f/trt.json" "trtexec --exportProfile file: layer \"Conv_0\" has no numeric timeMs and averageMs"
 # the same from the corpus, when present
 S=$LATSCOPE_TRACES
-[[ -f $S/nsys/nbody-nvtx_trace.csv ]] && check "$S/nsys/nbody-nvtx_trace.csv" "an \`nsys stats\` CSV report, an NVTX push/pop trace (nvtx_pushpop_trace)"
+if [[ -f $S/nsys/nbody-nvtx_trace.csv ]]; then # read since issue 16 (src/ingest/nsys-csv.c; t187)
+    expect_rc 0 T analyze --format json "$S/nsys/nbody-nvtx_trace.csv"
+    contains "$TMPDIR/out" '"format":"nsys-stats"'
+fi
 p=$S/trt/trex/examples/pytorch/resnet/A100/fp32/resnet.onnx.engine.profile.json
 if [[ -f $p ]]; then # read since issue 16 (src/ingest/trt.c; t170-t172)
     expect_rc 0 T analyze --format json "$p"

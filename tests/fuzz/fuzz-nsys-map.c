@@ -4,9 +4,11 @@
  * level, SQLite's own parsing of a hostile database, is fuzz-nsys.c.)
  *
  * The input is a list of records: one byte picks the table (or a thread/process/domain name),
- * then every column is NULL, a small number, an edge value (INT64_MIN/MAX, the model's time
- * bounds, 0xFFFFFFFF) or 8 raw bytes, then a name of up to 63 bytes. After the rows: every
- * event holds the model's bounds, and every row is an event or a counted drop.
+ * or an ENUM_* row), then every column is NULL, a small number, an edge value (INT64_MIN/MAX,
+ * the model's time bounds, 0xFFFFFFFF) or 8 raw bytes, then a name of up to 63 bytes (an ENUM
+ * row: its symbol; "#k" picks the k-th symbol latscope knows, so renumbered tables are
+ * reached). After the rows: every event holds the model's bounds, and every row is an event or
+ * a counted drop.
  */
 #include "ingest/nsys-map.h"
 
@@ -76,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t rows = 0, meta = 0;
     char name[64];
     while (r.n) {
-        uint8_t sel = byte(&r) % (NSYS_TAB_COUNT + 3);
+        uint8_t sel = byte(&r) % (NSYS_TAB_COUNT + 4);
         struct nsys_row row;
         nsys_row_clear(&row, (enum nsys_tab)(sel < NSYS_TAB_COUNT ? sel : 0));
         int64_t *cols[] = {&row.start,       &row.end,      &row.device,      &row.stream,
@@ -109,12 +111,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             rc = nsys_map_thread(&m, row.gtid, name, nl);
         } else if (sel == NSYS_TAB_COUNT + 1) {
             rc = nsys_map_process(&m, row.gtid, name, nl);
+        } else if (sel == NSYS_TAB_COUNT + 3) {
+            static const char *const syms[] = {
+                "CUDA_MEMCPY_KIND_HTOD",
+                "CUDA_MEMCPY_KIND_DTOH",
+                "CUDA_MEMOPR_MEMORY_KIND_DEVICE",
+                "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE",
+                "TRACE_PROCESS_EVENT_CUDA_DRIVER",
+                "TRACE_PROCESS_EVENT_CUDA_RUNTIME",
+                "NvtxMark",
+                "NvtxPushPopRange",
+                "NvtxDomainCreate"};
+            const char *sym = name;
+            size_t sl = nl;
+            if (nl >= 2 && name[0] == '#') {
+                sym = syms[(uint8_t)name[1] % (sizeof(syms) / sizeof(syms[0]))];
+                sl = strlen(sym);
+            }
+            uint64_t w = (uint64_t)row.event_class % NSYS_ENUM_COUNT;
+            rc = nsys_map_enum(&m, (enum nsys_enum)w, row.event_type, sym, sl, name, nl / 2);
         } else {
             rc = nsys_map_domain(&m, row.domain, name, nl);
         }
         if (rc) break; /* out of memory */
     }
-    nsys_map_finish(&m);
+    if (nsys_map_finish(&m) == 0) {
+        /* the metadata it adds is JSON without escapes (symbols are filtered) */
+        const struct lat_meta *mt = &t->meta[t->nmeta - 1];
+        const char *v = lat_trace_str(t, mt->value);
+        if (v[0] != '{' || strchr(v, '\\')) abort();
+    }
     for (size_t i = 0; i < t->ev.n; i++) {
         if (t->ev.ts[i] < LAT_TS_MIN || t->ev.ts[i] > LAT_TS_MAX) abort();
         if (t->ev.dur[i] < 0 || t->ev.dur[i] > LAT_DUR_MAX) abort();

@@ -43,6 +43,55 @@ TEST(nsys_api_name_strips_version_suffix)
                  c[i].want);
 }
 
+/* the export's ENUM tables over the built-in numbers: matched by symbol, a renumbered value
+ * keeps its meaning, an unknown symbol is shown by its label, numbers the table lacks are
+ * unknown once the tables differ; without tables the built-in numbers */
+TEST(nsys_map_enum_tables_by_symbol)
+{
+    struct lat_trace *t;
+    struct nsys_map m;
+    struct nsys_row r;
+    ASSERT_RC(lat_trace_new(&t));
+    ASSERT_RC(nsys_map_init(&m, t));
+    ASSERT_EQ_I64(nsys_map_enum_id(&m, NSYS_ENUM_ETYPE, "NvtxDomainCreate"), 75);
+#define EN(w, id, sym, lab) ASSERT_RC(nsys_map_enum(&m, w, id, sym, strlen(sym), lab, strlen(lab)))
+    EN(NSYS_ENUM_MEMCPY, 1, "CUDA_MEMCPY_KIND_DTOH", "Device-to-Host");
+    EN(NSYS_ENUM_MEMCPY, 2, "CUDA_MEMCPY_KIND_HTOD", "Host-to-Device");
+    EN(NSYS_ENUM_MEMCPY, 2, "CUDA_MEMCPY_KIND_PTOP", "ignored: 2 is defined");
+    EN(NSYS_ENUM_MEMCPY, 300, "CUDA_MEMCPY_KIND_NEW", "New-Kind");
+    EN(NSYS_ENUM_CLASS, 5, "TRACE_PROCESS_EVENT_CUDA_DRIVER", "CUDA driver");
+    EN(NSYS_ENUM_ETYPE, 90, "NvtxDomainCreate", "");
+#undef EN
+    ASSERT_EQ_I64(nsys_map_enum_id(&m, NSYS_ENUM_ETYPE, "NvtxDomainCreate"), 90);
+    ASSERT_EQ_I64(nsys_map_enum_id(&m, NSYS_ENUM_ETYPE, "NvtxMark"), NSYS_NONE);
+    ASSERT_EQ_U64(m.enum_differ, 4);
+    int64_t kinds[] = {2, 1, 300, 8};
+    for (size_t i = 0; i < 4; i++) {
+        nsys_row_clear(&r, NSYS_MEMCPY);
+        r.start = 10, r.end = 20, r.device = 0, r.stream = 7, r.copy_kind = kinds[i];
+        ASSERT_RC(nsys_map_row(&m, &r));
+    }
+    nsys_row_clear(&r, NSYS_RUNTIME);
+    r.start = 1, r.end = 2, r.event_class = 5, r.name = "cuLaunchKernel", r.name_len = 14;
+    ASSERT_RC(nsys_map_row(&m, &r));
+    r.event_class = 1; /* the built-in driver number, not in this export's table */
+    ASSERT_RC(nsys_map_row(&m, &r));
+    ASSERT_RC(nsys_map_finish(&m));
+    ASSERT_EQ_U64(t->ev.n, 6);
+    ASSERT_EQ_STR(lat_trace_str(t, t->ev.name[0]), "Memcpy HtoD");
+    ASSERT_EQ_STR(lat_trace_str(t, t->ev.name[1]), "Memcpy DtoH");
+    ASSERT_EQ_STR(lat_trace_str(t, t->ev.name[2]), "Memcpy New-Kind");
+    ASSERT_EQ_STR(lat_trace_str(t, t->ev.name[3]), "Memcpy Unknown"); /* 8: not in the table */
+    ASSERT_EQ_I64(t->ev.kind[4], LAT_EV_DRIVER);
+    ASSERT_EQ_I64(t->ev.kind[5], LAT_EV_RUNTIME);
+    const char *meta = ingest_meta_get(t, "nsys_enums");
+    ASSERT(meta && strstr(meta, "\"source\": \"export\"") && strstr(meta, "\"differ\": 4"));
+    ASSERT(strstr(meta, "\"first_differ\": \"ENUM_CUDA_MEMCPY_OPER: CUDA_MEMCPY_KIND_DTOH = 1 "
+                        "(built-in 2)\""));
+    nsys_map_fini(&m);
+    lat_trace_free(t);
+}
+
 TEST(nsys_map_rows_like_kineto)
 {
     struct lat_trace *t;
@@ -103,7 +152,7 @@ TEST(nsys_map_rows_like_kineto)
     ASSERT_RC(nsys_map_row(&m, &r));
     r.start = NSYS_NONE;
     ASSERT_RC(nsys_map_row(&m, &r));
-    nsys_map_finish(&m);
+    ASSERT_RC(nsys_map_finish(&m));
 
     ASSERT_EQ_I64(t->ev.n, 9);
     ASSERT_EQ_U64(t->dropped, 4);
@@ -363,44 +412,113 @@ TEST(nsys_bad_sqlite_files_fail_cleanly)
 }
 #endif
 
-TEST(nsys_stats_csv_reports_are_named)
+/* `nsys stats --format csv` reports (ingest/nsys-csv.c): each kind read, with nsys's preamble
+ * lines and any --timeunit; the report named by the preamble where it has one */
+TEST(nsys_stats_csv_reports_load)
 {
     static const struct {
-        const char *csv, *want; /* want: a part of the message, or NULL: not an nsys report */
+        const char *csv, *report;
+        size_t events;
+        const char *first; /* name of event 0 */
+        int64_t ts0, dur0;
     } c[] = {
         {"Start (ns),End (ns),Duration (ns),DurChild (ns),DurNonChild (ns),Name,PID,TID,Lvl,"
          "NumChild,RangeId,ParentId,RangeStack,NameTree\n1,2,1,0,1,main,1,1,0,0,1,,:1,main\n",
-         "nvtx_pushpop_trace"},
+         "nvtx_pushpop_trace", 1, "main", 1, 1},
         {"Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),"
          "Name\n52.8,301652956,1312,229918.4,1,1,1,1,cudaDeviceSynchronize\n",
-         "cuda_api_sum"},
+         "cuda_api_sum", 1, "cudaDeviceSynchronize", 0, 0},
         {"\nProcessing [x.sqlite] with [/r/cuda_gpu_kern_sum.py]... \n\n Time (%),Total Time "
          "(ms),Instances,Avg (ms),Med (ms),Min (ms),Max (ms),StdDev (ms),Name\n1,2,3,4,5,6,7,8,k\n",
-         "cuda_gpu_kern_sum"},
+         "cuda_gpu_kern_sum", 1, "k", 0, 0},
         {"Start (us),Duration (us),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),"
          "DymSMem (MB),Bytes (MB),Throughput (MBps),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,"
-         "Name\n1,2,3,1,1,1,1,1,1,1,0,0,,,,,0,1,,7,k\n",
-         "cuda_gpu_trace"},
+         "Name\n1.5,2,3,1,1,1,1,1,1,1,0,0,,,,,GPU (0),1,,7,k\n",
+         "cuda_gpu_trace", 1, "k", 1500, 2000},
         {"Total (MB),Count,Avg (MB),Med (MB),Min (MB),Max (MB),StdDev (MB),Operation\n1,2,3,4,5,"
          "6,7,[CUDA memcpy HtoD]\n",
-         "cuda_gpu_mem_size_sum"},
-        {"a,b,c\n1,2,3\n", NULL},
-        {"Time (%),Name\n1,x\n", NULL},
+         "cuda_gpu_mem_size_sum", 1, "[CUDA memcpy HtoD]", 0, 0},
+        {"Processing [x.sqlite] with [/r/osrt_sum.py]...\n\"Time (%)\",\"Total Time (ns)\",\"Num "
+         "Calls\",\"Name\"\n\"100.0\",\"10\",\"2\",\"ioctl\"\n",
+         "osrt_sum", 1, "ioctl", 0, 0},
+        /* older nsys: short copy kinds, nvtx_sum without Style */
+        {"Start (ns),Duration (ns),CorrId,Strm,Name\n5,7,1,3,[CUDA memcpy HtoD]\n",
+         "cuda_gpu_trace", 1, "Memcpy HtoD", 5, 7},
+        {"Time (%),Total Time (ns),Instances,Range\n100,9,1,:step\n", "nvtx_sum", 1, ":step", 0, 0},
     };
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-        const char *fmt = ingest_sniff(c[i].csv, strlen(c[i].csv), "r.csv");
+        ASSERT_EQ_STR(ingest_sniff(c[i].csv, strlen(c[i].csv), "r.csv"), "nsys-stats-csv");
         struct lat_trace *t;
         char err[LAT_INGEST_ERRLEN];
-        ASSERT_EQ_I64(ingest_mem(c[i].csv, strlen(c[i].csv), "r.csv", NULL, &t, err, sizeof(err)),
-                      LAT_E_NOT_TRACE);
-        if (!c[i].want) {
-            if (strcmp(fmt, "csv")) FAIL("case %zu: %s, want csv", i, fmt);
-            ASSERT(strstr(err, "CSV text"));
-            continue;
-        }
-        if (strcmp(fmt, "nsys-stats-csv")) FAIL("case %zu: %s", i, fmt);
-        if (!strstr(err, c[i].want) || !strstr(err, "r.csv: an `nsys stats` CSV report") ||
-            !strstr(err, "nsys export --type sqlite"))
-            FAIL("case %zu: %s", i, err);
+        int rc = ingest_mem(c[i].csv, strlen(c[i].csv), "r.csv", NULL, &t, err, sizeof(err));
+        if (rc) FAIL("case %zu: %s", i, err);
+        ASSERT_EQ_STR(t->format, "nsys-stats");
+        char want[96];
+        snprintf(want, sizeof(want), "\"%s\"", c[i].report);
+        ASSERT_EQ_STR(ingest_meta_get(t, "nsys_stats.reports"), want);
+        ASSERT_EQ_U64(t->ev.n, c[i].events);
+        ASSERT_EQ_STR(lat_trace_str(t, t->ev.name[0]), c[i].first);
+        ASSERT_EQ_I64(t->ev.ts[0], c[i].ts0);
+        ASSERT_EQ_I64(t->ev.dur[0], c[i].dur0);
+        lat_trace_free(t);
+    }
+    /* cuda_api_trace: cuda* runtime, cu* driver calls, _vNNNN removed, on their PID/TID */
+    static const char api[] =
+        "Start (ns),Duration (ns),Name,Result,CorrID,Pid,Tid,T-Pri,Thread Name\n"
+        "10,5,cudaLaunchKernel_v7000,0,1,5,6,0,main\n"
+        "20,3,cuLaunchKernel,0,2,5,6,0,main\n";
+    {
+        struct lat_trace *ta;
+        char e2[LAT_INGEST_ERRLEN];
+        ASSERT_RC(ingest_mem(api, strlen(api), "r.csv", NULL, &ta, e2, sizeof(e2)));
+        ASSERT_EQ_STR(ingest_meta_get(ta, "nsys_stats.reports"), "\"cuda_api_trace\"");
+        ASSERT_EQ_U64(ta->ev.n, 2);
+        ASSERT_EQ_STR(lat_trace_str(ta, ta->ev.name[0]), "cudaLaunchKernel");
+        ASSERT_EQ_I64(ta->ev.kind[0], LAT_EV_RUNTIME);
+        ASSERT_EQ_I64(ta->ev.kind[1], LAT_EV_DRIVER);
+        ASSERT_EQ_I64(ta->ev.correlation[1], 2);
+        ASSERT_EQ_I64(ta->tracks[ta->ev.track[0]].pid, 5);
+        ASSERT_EQ_I64(ta->tracks[ta->ev.track[0]].tid, 6);
+        lat_trace_free(ta);
+    }
+    /* a summary row keeps its numbers in ns (or bytes) */
+    static const char us[] = "Time (%),Total Time (us),Num Calls,Avg (us),Name\n"
+                             "90.0,4500.25,2,2250.125,cudaDeviceSynchronize\n";
+    struct lat_trace *t;
+    char err[LAT_INGEST_ERRLEN];
+    ASSERT_RC(ingest_mem(us, strlen(us), "r.csv", NULL, &t, err, sizeof(err)));
+    const struct lat_arg *a = lat_trace_arg(t, 0, "total");
+    ASSERT(a && a->type == LAT_ARG_DOUBLE);
+    ASSERT_NEAR(a->v.d, 4500250.0, 1e-6);
+    a = lat_trace_arg(t, 0, "count");
+    ASSERT(a && a->type == LAT_ARG_INT && a->v.i == 2);
+    a = lat_trace_arg(t, 0, "avg");
+    ASSERT(a && a->type == LAT_ARG_DOUBLE);
+    ASSERT_NEAR(a->v.d, 2250125.0, 1e-6);
+    lat_trace_free(t);
+}
+
+/* what is not an nsys report, or a broken one, fails naming what to do */
+TEST(nsys_stats_csv_bad_inputs)
+{
+    static const struct {
+        const char *csv, *want;
+    } c[] = {
+        {"a,b,c\n1,2,3\n", "CSV text"},
+        {"Time (%),Name\n1,x\n", "CSV text"},
+        {"Start (ns),End (ns),Name\n1,2,main\n",
+         "(of an unknown kind) that latscope does not read"},
+        {"Time (%),Total Time (ns),Instances,Name\n", "with a header but no row"},
+        {"Time (%),Total Time (ns),Instances,Name\n1,2,3,\"cut", "ends inside a quoted field"},
+        {"Time (%),Total Time (ns),Instances,Name\nx,-5,3,k\n",
+         "with a header but no complete row"},
+    };
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        struct lat_trace *t = NULL;
+        char err[LAT_INGEST_ERRLEN];
+        int rc = ingest_mem(c[i].csv, strlen(c[i].csv), "r.csv", NULL, &t, err, sizeof(err));
+        if (!rc) FAIL("case %zu loaded", i);
+        if (!strstr(err, c[i].want) || !strstr(err, "r.csv: ")) FAIL("case %zu: %s", i, err);
+        ASSERT(t == NULL);
     }
 }

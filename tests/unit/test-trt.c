@@ -283,6 +283,84 @@ TEST(trt_log_summaries_both_layouts)
     lat_trace_free(t);
 }
 
+/* --dumpProfile tables, the three layouts (hand-made on the layouts trtexec prints: TRT >= 8.5
+ * numbers first, 8.0-8.4 name first with a median, 7 name first without one) */
+static const char prof85[] =
+    "[01/20/2024-20:25:39] [I] === Profile (290 iterations ) ===\n"
+    "[01/20/2024-20:25:39] [I]    Time(ms)     Avg.(ms)   Median(ms)   Time(%)   Layer\n"
+    "[01/20/2024-20:25:39] [I]       29.17       0.1006       0.0973       1.7   Reformatting "
+    "CopyNode for Input Tensor 0 to a b\n"
+    "[01/20/2024-20:25:39] [I]     1667.74       5.7508       5.7308      97.7   a b\n"
+    "[01/20/2024-20:25:39] [I]     1696.91       5.8514       5.8281     100.0   Total\n"
+    "[01/20/2024-20:25:39] [I] \n";
+static const char prof82[] =
+    "[10/21/2022-15:16:16] [I] === Profile (309 iterations ) ===\n"
+    "[10/21/2022-15:16:16] [I]      Layer   Time (ms)   Avg. Time (ms)   Median Time (ms)   Time "
+    "%\n"
+    "[10/21/2022-15:16:16] [I]   conv 1       16.77           0.0543             0.0285     57.0\n"
+    "[10/21/2022-15:16:16] [I]   conv 1       12.65           0.0409             0.0308     43.0\n"
+    "[10/21/2022-15:16:16] [I]    Total       29.42           0.0952             0.0593    100.0\n";
+static const char prof7[] = "=== Profile (3786 iterations ) ===\n"
+                            "    Layer   Time (ms)   Avg. Time (ms)   Time %\n"
+                            "   MatMul        5.56             0.00      0.2\n"
+                            "     conv     2400.00             0.63     99.8\n"
+                            "the table is cut here\n";
+
+TEST(trt_log_dump_profile_layouts)
+{
+    struct lat_trace *t = load(prof85, "p.log");
+    struct lat_trt_summary s;
+    ASSERT_RC(lat_trt_summarize(t, &s));
+    ASSERT_EQ_I64(s.profile_count, 290);
+    ASSERT_EQ_U64(s.nprofiled, 2);
+    ASSERT_EQ_STR(s.layers[0].name, "a b"); /* by time */
+    ASSERT_NEAR(s.layers[0].avg_ms, 5.7508, 1e-12);
+    ASSERT_NEAR(s.layers[0].median_ms, 5.7308, 1e-12);
+    ASSERT_NEAR(s.layers[0].time_ms, 1667.74, 1e-9);
+    ASSERT_NEAR(s.layers[0].pct_file, 97.7, 1e-12);
+    ASSERT(s.layers[1].reformat);
+    ASSERT_EQ_I64(s.layers[1].index, 0);
+    ASSERT_EQ_STR(ingest_meta_get(t, "trt.profile.total_ms"), "\"1696.91\"");
+    ASSERT_EQ_STR(ingest_meta_get(t, "trt.inputs"), "\"log,profile\"");
+    lat_trt_summary_fini(&s);
+    lat_trace_free(t);
+
+    /* name first; a repeated name is its own row */
+    t = load(prof82, "p.log");
+    ASSERT_RC(lat_trt_summarize(t, &s));
+    ASSERT_EQ_U64(s.nprofiled, 2);
+    ASSERT_EQ_STR(s.layers[0].name, "conv 1");
+    ASSERT_EQ_STR(s.layers[1].name, "conv 1 #1");
+    ASSERT_NEAR(s.layers[1].median_ms, 0.0308, 1e-12);
+    ASSERT_NEAR(s.layers[1].pct_file, 43.0, 1e-12);
+    lat_trt_summary_fini(&s);
+    lat_trace_free(t);
+
+    /* TRT 7: no median; the 2-decimal mean is time / count where it rounds to it; a cut table */
+    ASSERT_EQ_STR(ingest_sniff(prof7, sizeof(prof7) - 1, "x.txt"), "trtexec-log");
+    ASSERT_EQ_STR(ingest_sniff(prof85, sizeof(prof85) - 1, "x.txt"), "trtexec-log");
+    t = load(prof7, "p.log");
+    ASSERT_RC(lat_trt_summarize(t, &s));
+    ASSERT_EQ_U64(s.nprofiled, 2);
+    ASSERT(!s.layers[0].has_median);
+    ASSERT_NEAR(s.layers[0].avg_ms, 2400.0 / 3786, 1e-12);
+    ASSERT_NEAR(s.layers[1].avg_ms, 5.56 / 3786, 1e-12);
+    ASSERT(ingest_meta_get(t, "trt.profile.total_ms") == NULL);
+    lat_trt_summary_fini(&s);
+    lat_trace_free(t);
+
+    /* a row with a negative number ends the table: not a layer */
+    static const char neg[] = "[d] [I] === Profile (2 iterations ) ===\n"
+                              "[d] [I] Time(ms) Avg.(ms) Median(ms) Time(%) Layer\n"
+                              "[d] [I] 1.0 0.5 0.5 100.0 ok\n"
+                              "[d] [I] -1.0 0.5 0.5 100.0 bad\n";
+    t = load(neg, "p.log");
+    ASSERT_RC(lat_trt_summarize(t, &s));
+    ASSERT_EQ_U64(s.nprofiled, 1);
+    lat_trt_summary_fini(&s);
+    lat_trace_free(t);
+}
+
 TEST(trt_sniff_names_formats)
 {
     ASSERT_EQ_STR(ingest_sniff("[{\"count\": 1}]", 14, NULL), "trtexec-profile");

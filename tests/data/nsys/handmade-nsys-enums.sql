@@ -1,0 +1,38 @@
+-- handmade-nsys-enums.sql - a hand-made Nsight Systems export (tables and columns as nsys 2024.5
+-- writes them) whose ENUM_* tables number the values differently from nsys 2024.5 and name one
+-- value nsys 2024.5 does not have: latscope must name the rows by these tables, not by its
+-- built-in numbers. t186 builds it with `sqlite3 X.sqlite < this file`, and a schema-2.x-like
+-- copy without the ENUM tables (the lines with ENUM_ removed), which the built-in numbers name.
+CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES(1,'cudaLaunchKernel_v7000'),(2,'kern(float*)'),(3,'cuMemcpyHtoD_v2'),(4,'main'),(6,'range');
+-- swapped: 1 is DtoH and 2 HtoD here (2024.5: 1 HtoD, 2 DtoH); 20 is a kind 2024.5 lacks
+CREATE TABLE ENUM_CUDA_MEMCPY_OPER(id INTEGER PRIMARY KEY, name TEXT, label TEXT);
+INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES(0,'CUDA_MEMCPY_KIND_UNKNOWN','Unknown'),(1,'CUDA_MEMCPY_KIND_DTOH','Device-to-Host'),(2,'CUDA_MEMCPY_KIND_HTOD','Host-to-Device'),(8,'CUDA_MEMCPY_KIND_DTOD','Device-to-Device'),(20,'CUDA_MEMCPY_KIND_FTOD','Fabric-to-Device');
+CREATE TABLE ENUM_CUDA_MEM_KIND(id INTEGER PRIMARY KEY, name TEXT, label TEXT);
+INSERT INTO ENUM_CUDA_MEM_KIND VALUES(0,'CUDA_MEMOPR_MEMORY_KIND_PINNED','Pinned'),(1,'CUDA_MEMOPR_MEMORY_KIND_PAGEABLE','Pageable'),(2,'CUDA_MEMOPR_MEMORY_KIND_DEVICE','Device');
+-- swapped: 3 context sync, 4 stream sync
+CREATE TABLE ENUM_CUPTI_SYNC_TYPE(id INTEGER PRIMARY KEY, name TEXT, label TEXT);
+INSERT INTO ENUM_CUPTI_SYNC_TYPE VALUES(0,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN','Unknown'),(1,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE','Event sync'),(3,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE','Context sync'),(4,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE','Stream sync');
+-- swapped: 0 driver, 1 runtime
+CREATE TABLE ENUM_NSYS_EVENT_CLASS(id INTEGER PRIMARY KEY, name TEXT, label TEXT);
+INSERT INTO ENUM_NSYS_EVENT_CLASS VALUES(0,'TRACE_PROCESS_EVENT_CUDA_DRIVER','CUDA driver'),(1,'TRACE_PROCESS_EVENT_CUDA_RUNTIME','CUDA runtime'),(27,'TRACE_PROCESS_EVENT_OS_RUNTIME','OSRT runtime');
+-- NVTX event types moved by 100
+CREATE TABLE ENUM_NSYS_EVENT_TYPE(id INTEGER PRIMARY KEY, name TEXT, label TEXT);
+INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES(134,'NvtxMark','NvtxMark'),(159,'NvtxPushPopRange','NvtxPushPopRange'),(160,'NvtxStartEndRange','NvtxStartEndRange'),(175,'NvtxDomainCreate','NvtxDomainCreate'),(34,'NvtxCategory','NvtxCategory');
+-- eventClass 1 = runtime here (2024.5: driver), 0 = driver here (2024.5: runtime)
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, callchainId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(1000,1010,1,50331652,1,1,0,NULL),(2000,2600,0,50331652,2,3,0,NULL);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, gridX INTEGER, gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER, blockZ INTEGER, registersPerThread INTEGER, staticSharedMemory INTEGER, dynamicSharedMemory INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(1020,1520,0,1,7,1,50331648,2,2,8,1,1,128,1,1,32,0,1024);
+-- copyKind 2 = HtoD from pageable (1) to device (2); copyKind 20 = the new kind
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL, srcKind INTEGER, dstKind INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES(2100,2500,0,1,7,2,50331648,1048576,2,1,2),(2550,2560,0,1,7,2,50331648,4096,20,NULL,NULL);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET(start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, value INTEGER, bytes INTEGER NOT NULL, memKind INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES(2700,2710,0,1,7,4,50331648,0,4096,0);
+CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION(start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, syncType INTEGER NOT NULL, eventId INTEGER NOT NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES(3200,3300,0,1,7,5,50331648,4,4294967295);
+-- 175 defines domain 1, 159 a push/pop range in it, 134 a mark, 34 (a category here) is no event
+CREATE TABLE NVTX_EVENTS(start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId INTEGER, category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER, domainId INTEGER);
+INSERT INTO NVTX_EVENTS(start,end,eventType,text,globalTid,textId,domainId) VALUES(0,NULL,175,'dom',50331652,NULL,1),(900,3500,159,NULL,50331652,6,1),(950,NULL,134,'mark',50331652,NULL,0),(960,NULL,34,'category',50331652,NULL,0);
+CREATE TABLE ThreadNames(nameId INTEGER NOT NULL, priority INTEGER, globalTid INTEGER);
+INSERT INTO ThreadNames VALUES(4,0,50331652);
