@@ -52,7 +52,7 @@ struct walk {
     lat_walk_fn fn;
     void *ctx;
     size_t skipped, loaded;
-    bool visit_failed;
+    bool visit_failed, quiet;
 };
 
 static int walk_visit(void *ctx, struct lat_ingest_set *set, size_t i)
@@ -61,10 +61,10 @@ static int walk_visit(void *ctx, struct lat_ingest_set *set, size_t i)
     struct lat_ingest_file *f = &set->files[i];
     if (ingest_status_skipped(f->status)) {
         w->skipped++;
-        if (lat_log_level >= LAT_LOG_WARN)
+        if (lat_log_level >= LAT_LOG_WARN && !w->quiet)
             lat_log_printf(LAT_LOG_WARN, w->mod, "%s: %s; skipped\n", f->path,
                            ingest_file_reason(f));
-    } else if (f->status == LAT_INGEST_NO_RANK && lat_log_level >= LAT_LOG_WARN) {
+    } else if (f->status == LAT_INGEST_NO_RANK && lat_log_level >= LAT_LOG_WARN && !w->quiet) {
         lat_log_printf(LAT_LOG_WARN, w->mod, "%s\n", f->err);
     }
     if (!f->trace) return 0;
@@ -76,9 +76,9 @@ static int walk_visit(void *ctx, struct lat_ingest_set *set, size_t i)
 
 struct lat_ingest_set *lat_walk_traces(const char *mod, const char *const *paths, size_t n,
                                        const struct lat_ingest_opts *io, size_t batch,
-                                       lat_walk_fn fn, void *ctx, int *rc_out)
+                                       lat_walk_fn fn, void *ctx, bool quiet, int *rc_out)
 {
-    struct walk w = {mod, fn, ctx, 0, 0, false};
+    struct walk w = {mod, fn, ctx, 0, 0, false, quiet};
     struct lat_ingest_set *set = NULL;
     char err[LAT_INGEST_ERRLEN] = "";
     int rc = ingest_paths_each(paths, n, io, batch, walk_visit, &w, &set, err, sizeof(err));

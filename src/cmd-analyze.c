@@ -14,10 +14,12 @@
 #include "core/err.h"
 #include "core/jsonw.h"
 #include "core/log.h"
+#include "core/par.h"
 #include "export/kineto_write.h"
 #include "ingest/ingest.h"
 #include "latscope.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,6 +54,8 @@ enum {
     OPT_WRITE_TRACE,
     OPT_CRITICAL_PATH,
     OPT_NO_CRITICAL_PATH,
+    OPT_STREAM,
+    OPT_NO_STREAM,
 };
 
 static const struct cli_opt options[] = {
@@ -83,6 +87,11 @@ static const struct cli_opt options[] = {
      "(HTA's annotation/instance_id; '' = the whole trace). A next\n"
      "argument starting with '-' or naming an existing file is not NAME"},
     {"no-critical-path", 0, NULL, OPT_NO_CRITICAL_PATH, 0, "cancel an earlier --critical-path"},
+    {"stream", 0, NULL, OPT_STREAM, 0,
+     "read the ranks one batch at a time (memory of a few traces, not\n"
+     "of all; each file is read twice); the default for directories\n"
+     "of more than 16 trace files. Output identical to --no-stream"},
+    {"no-stream", 0, NULL, OPT_NO_STREAM, 0, "hold every trace in memory at once"},
     {"pretty", 0, NULL, OPT_PRETTY, 0, "indent the JSON"},
     {"write-trace", 0, "FILE", OPT_WRITE_TRACE, 0,
      "also write the trace with HTA's counter tracks added (Queue\n"
@@ -97,6 +106,7 @@ struct analyze_args {
     bool pretty, by_shape;
     const char *write_trace;
     char *cp_name; /* --critical-path NAME (owned) */
+    int stream;    /* 1 --stream, 0 --no-stream, -1 by the input size */
 };
 
 /* NAME[:INSTANCE]: the instance is the digits after the last ':' when that ':' is not part of
@@ -166,6 +176,12 @@ static int on_opt(void *ctx, int id, const char *val)
     case OPT_NO_CRITICAL_PATH:
         a->ao.critical_path = false;
         a->ao.cp_annotation = NULL;
+        return 0;
+    case OPT_STREAM:
+        a->stream = 1;
+        return 0;
+    case OPT_NO_STREAM:
+        a->stream = 0;
         return 0;
     case OPT_WRITE_TRACE:
         if (!*val) {
@@ -277,9 +293,298 @@ static int write_trace(const struct lat_analysis *an, struct lat_trace *const *t
     return 0;
 }
 
+/* ---- many ranks, streamed (--stream) ----------------------------------------------------- */
+
+#define STREAM_MIN_FILES 16
+
+/* Directories only, holding more than STREAM_MIN_FILES trace files together. */
+static int auto_stream(const char *const *inputs, size_t n)
+{
+    size_t files = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (!strcmp(inputs[i], "-") || stat(inputs[i], &st) || !S_ISDIR(st.st_mode)) return 0;
+        DIR *d = opendir(inputs[i]);
+        if (!d) return 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+            size_t l = strlen(de->d_name);
+            if (de->d_name[0] != '.' && ((l > 5 && !strcmp(de->d_name + l - 5, ".json")) ||
+                                         (l > 8 && !strcmp(de->d_name + l - 8, ".json.gz"))))
+                files++;
+        }
+        closedir(d);
+    }
+    return files > STREAM_MIN_FILES;
+}
+
+struct srank {
+    char *path;
+    int32_t rank;
+    bool timeline;
+};
+
+struct sfrag {
+    int32_t rank;
+    long off;
+    size_t len;
+};
+
+struct stream_job {
+    const struct analyze_args *args;
+    struct analysis_opts ao;
+    struct analysis_scan scan;
+    struct srank *r; /* pass 1: the loaded traces, in input order */
+    size_t nr, cap;
+    size_t next; /* pass 2: index into r */
+    struct analysis_job *job;
+    FILE *tmp; /* the rendered ranks */
+    struct sfrag *frags;
+    size_t nfrags;
+    bool cp_found;
+    uint64_t cp_most;
+    size_t ntimeline;
+    struct analyze_render_opts ro;
+    bool failed;
+};
+
+static int scan_visit(void *ctx, struct lat_ingest_set *set, size_t i)
+{
+    struct stream_job *sj = ctx;
+    struct lat_ingest_file *f = &set->files[i];
+    struct lat_trace *t = f->trace;
+    t->rank = f->rank;
+    char why[640];
+    if (lat_trace_drop_summary(t, why, sizeof(why)))
+        pr_warn("%s: %s\n", t->path ? t->path : "-", why);
+    if (sj->nr == sj->cap) {
+        sj->cap = sj->cap ? sj->cap * 2 : 64;
+        sj->r = xrealloc(sj->r, sj->cap * sizeof(*sj->r));
+    }
+    sj->r[sj->nr++] = (struct srank){xstrdup(f->path), t->rank, t->role == LAT_TRACE_TIMELINE};
+    int rc = analysis_scan_add(&sj->scan, t, &sj->ao);
+    if (rc) pr_err("%s: %s\n", f->path, lat_strerror(rc));
+    return rc;
+}
+
+static int rank_visit(void *ctx, struct lat_ingest_set *set, size_t i)
+{
+    struct stream_job *sj = ctx;
+    struct lat_ingest_file *f = &set->files[i];
+    struct lat_trace *t = f->trace;
+    if (sj->next >= sj->nr || strcmp(sj->r[sj->next].path, f->path)) {
+        pr_err("%s: the inputs changed between the two reads (a file appeared, went or now "
+               "loads differently); run again on a directory nobody writes to\n",
+               f->path);
+        return LAT_E_USAGE;
+    }
+    t->rank = sj->r[sj->next++].rank;
+    struct lat_analysis *an = NULL;
+    int rc = analysis_run(&t, 1, &sj->ao, &an);
+    if (rc < 0) {
+        pr_err("%s: analysis failed: %s\n", f->path, lat_strerror(rc));
+        return rc;
+    }
+    const struct lat_an_rank *r = &an->ranks[0];
+    sj->cp_found |= r->cp_found;
+    if (r->cp_instances > sj->cp_most) sj->cp_most = r->cp_instances;
+    sj->ntimeline += !r->trace || r->trace->role == LAT_TRACE_TIMELINE;
+    if ((rc = analysis_job_add(sj->job, an))) {
+        analysis_free(an);
+        pr_err("%s\n", lat_strerror(rc));
+        return rc;
+    }
+    long off = ftell(sj->tmp);
+    if (sj->args->fmt == LAT_FMT_JSON) {
+        struct jsonw w;
+        jsonw_init_at(&w, sj->tmp, sj->args->pretty, 2);
+        analyze_write_rank_json(&w, an, 0, &sj->ro);
+        rc = jsonw_finish(&w);
+        jsonw_fini(&w);
+    } else {
+        analyze_format_rank_text(sj->tmp, an, 0, &sj->ro);
+        rc = ferror(sj->tmp) ? -EIO : 0;
+    }
+    analysis_free(an);
+    long end = ftell(sj->tmp);
+    if (rc || off < 0 || end < off) {
+        pr_err("writing the rank's report to a temporary file: %s\n", lat_strerror(rc ? rc : -EIO));
+        return rc ? rc : -EIO;
+    }
+    sj->frags = xrealloc(sj->frags, (sj->nfrags + 1) * sizeof(*sj->frags));
+    sj->frags[sj->nfrags++] = (struct sfrag){t->rank, off, (size_t)(end - off)};
+    return 0;
+}
+
+static int frag_cmp(const void *x, const void *y)
+{
+    const struct sfrag *a = x, *b = y;
+    return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+/* Reads fragment k back from the temporary file into a buffer (one at a time). */
+static char *frag_read(struct stream_job *sj, size_t k)
+{
+    char *b = xcalloc(sj->frags[k].len + 1, 1);
+    if (fseek(sj->tmp, sj->frags[k].off, SEEK_SET) ||
+        fread(b, 1, sj->frags[k].len, sj->tmp) != sj->frags[k].len) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+static int ranks_json(void *ctx, struct jsonw *w)
+{
+    struct stream_job *sj = ctx;
+    for (size_t k = 0; k < sj->nfrags; k++) {
+        char *b = frag_read(sj, k);
+        if (!b) return -EIO;
+        jsonw_raw(w, b, sj->frags[k].len);
+        free(b);
+    }
+    return 0;
+}
+
+static int ranks_text(void *ctx, FILE *f)
+{
+    struct stream_job *sj = ctx;
+    for (size_t k = 0; k < sj->nfrags; k++) {
+        char *b = frag_read(sj, k);
+        if (!b) return -EIO;
+        fwrite(b, 1, sj->frags[k].len, f);
+        free(b);
+    }
+    return 0;
+}
+
+static int analyze_streamed(const struct analyze_args *args, const char **inputs, size_t ninputs)
+{
+    struct stream_job sj = {.args = args, .ao = args->ao};
+    int ret = LAT_EXIT_USAGE, rc;
+    struct lat_ingest_opts io = {0};
+    if (sj.ao.threads == 1) io.flags |= LAT_INGEST_NO_THREAD;
+    size_t batch = par_threads(sj.ao.threads, 64); /* traces in memory at once */
+    struct lat_ingest_set *set = NULL, *set2 = NULL;
+    struct lat_analysis *an = NULL;
+    lat_ns w0 = clock_now_ns(), c0 = clock_cpu_ns();
+
+    /* pass 1: ranks, and what the preprocessing computes across them */
+    set = lat_walk_traces("analyze", inputs, ninputs, &io, batch, scan_visit, &sj, false, &rc);
+    if (!set) goto out;
+    /* the ranks, as the in-memory path numbers them */
+    int32_t pos = 0, top = -1;
+    for (size_t i = 0; i < sj.nr; i++) {
+        if (!sj.r[i].timeline) continue;
+        if (sj.r[i].rank < 0) sj.r[i].rank = pos;
+        pos++;
+        if (sj.r[i].rank > top) top = sj.r[i].rank;
+    }
+    for (size_t i = 0; i < sj.nr; i++)
+        if (!sj.r[i].timeline && top < INT32_MAX) sj.r[i].rank = ++top;
+    {
+        struct sfrag *byrank = xcalloc(sj.nr ? sj.nr : 1, sizeof(*byrank));
+        for (size_t i = 0; i < sj.nr; i++)
+            byrank[i] = (struct sfrag){sj.r[i].timeline ? sj.r[i].rank : INT32_MIN, (long)i, 0};
+        qsort(byrank, sj.nr, sizeof(*byrank), frag_cmp);
+        for (size_t i = 1; i < sj.nr; i++)
+            if (byrank[i].rank != INT32_MIN && byrank[i].rank == byrank[i - 1].rank) {
+                size_t a = (size_t)byrank[i - 1].off, b = (size_t)byrank[i].off;
+                if (a > b) {
+                    size_t t = a;
+                    a = b;
+                    b = t;
+                }
+                pr_err("%s and %s both have rank %d: give the ranks of one job\n", sj.r[a].path,
+                       sj.r[b].path, sj.r[b].rank);
+                free(byrank);
+                goto out;
+            }
+        free(byrank);
+    }
+    analysis_scan_opts(&sj.scan, &sj.ao);
+
+    /* pass 2: one rank at a time, rendered to a temporary file */
+    ret = LAT_EXIT_FAILURE;
+    if (analysis_job_new(&sj.ao, &sj.job) || !(sj.tmp = tmpfile())) {
+        pr_err("cannot start: %s\n", sj.job ? strerror(errno) : "out of memory");
+        goto out;
+    }
+    sj.ro = (struct analyze_render_opts){.warn = on_render_warn,
+                                         .group_by_input_shape = args->by_shape};
+    set2 = lat_walk_traces("analyze", inputs, ninputs, &io, batch, rank_visit, &sj, true, &rc);
+    if (!set2) goto out;
+    if (sj.next != sj.nr) {
+        pr_err("the inputs changed between the two reads (%zu trace(s), then %zu); run again on "
+               "a directory nobody writes to\n",
+               sj.nr, sj.next);
+        goto out;
+    }
+    rc = analysis_job_finish(sj.job, &an);
+    sj.job = NULL;
+    if (rc) {
+        pr_err("analysis failed: %s\n", lat_strerror(rc));
+        goto out;
+    }
+    pr_info("streamed %zu trace(s) (%zu at a time, each read twice) in %.3f s wall, %.3f s cpu\n",
+            sj.nr, batch, (double)(clock_now_ns() - w0) / 1e9, (double)(clock_cpu_ns() - c0) / 1e9);
+    const struct analysis_opts *ao = &args->ao;
+    if (ao->critical_path && ao->cp_annotation && *ao->cp_annotation) {
+        if (!sj.cp_found) {
+            pr_err("--critical-path: no event name contains '%s' (give a user annotation or op "
+                   "name from the trace, e.g. ProfilerStep, or '' for the whole trace)\n",
+                   ao->cp_annotation);
+            ret = LAT_EXIT_USAGE;
+            goto out;
+        }
+        if ((uint64_t)ao->cp_instance >= sj.cp_most) {
+            pr_err("--critical-path: '%s' has %llu instance(s) (0..%llu), not %lld\n",
+                   ao->cp_annotation, (unsigned long long)sj.cp_most,
+                   (unsigned long long)(sj.cp_most ? sj.cp_most - 1 : 0),
+                   (long long)ao->cp_instance);
+            ret = LAT_EXIT_USAGE;
+            goto out;
+        }
+    }
+    qsort(sj.frags, sj.nfrags, sizeof(*sj.frags), frag_cmp);
+    struct analyze_skipped *skipped = xcalloc(set2->n ? set2->n : 1, sizeof(*skipped));
+    size_t nskipped = 0;
+    for (size_t i = 0; i < set2->n; i++)
+        if (ingest_status_skipped(set2->files[i].status))
+            skipped[nskipped++] = (struct analyze_skipped){
+                .path = set2->files[i].path,
+                .status = ingest_status_name(set2->files[i].status),
+                .reason = ingest_file_reason(&set2->files[i]),
+            };
+    sj.ro.skipped = skipped;
+    sj.ro.nskipped = nskipped;
+    sj.ro.ranks_json = ranks_json;
+    sj.ro.ranks_text = ranks_text;
+    sj.ro.ranks_ctx = &sj;
+    sj.ro.ranks_timeline = sj.ntimeline;
+    if (args->fmt == LAT_FMT_JSON)
+        rc = print_json(an, args->pretty, &sj.ro);
+    else
+        rc = analyze_format_text(stdout, an, &sj.ro);
+    free(skipped);
+    ret = rc < 0 ? LAT_EXIT_FAILURE : LAT_EXIT_OK;
+out:
+    analysis_free(an);
+    analysis_job_free(sj.job);
+    analysis_scan_fini(&sj.scan);
+    if (sj.tmp) fclose(sj.tmp);
+    for (size_t i = 0; i < sj.nr; i++)
+        free(sj.r[i].path);
+    free(sj.r);
+    free(sj.frags);
+    ingest_set_free(set);
+    ingest_set_free(set2);
+    return ret;
+}
+
 int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
 {
-    struct analyze_args args = {.fmt = LAT_FMT_TEXT};
+    struct analyze_args args = {.fmt = LAT_FMT_TEXT, .stream = -1};
     int ret = LAT_EXIT_FAILURE;
     analysis_opts_default(&args.ao);
     struct cli_spec spec = {"analyze", usage_text, footer_text, options, on_opt, &args, false};
@@ -313,6 +618,23 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
         free(inputs);
         free(cp_name);
         return LAT_EXIT_USAGE;
+    }
+    bool forced = args.stream == 1;
+    if (args.stream < 0) args.stream = auto_stream(inputs, ninputs);
+    if (args.stream && (args.write_trace || ao.only_rank >= 0)) {
+        if (forced) {
+            pr_err("--stream analyses every rank: not with --rank or --write-trace\n");
+            free(inputs);
+            free(cp_name);
+            return LAT_EXIT_USAGE;
+        }
+        args.stream = 0; /* one rank: it fits */
+    }
+    if (args.stream) {
+        ret = analyze_streamed(&args, inputs, ninputs);
+        free(inputs);
+        free(cp_name);
+        return ret;
     }
     struct progress prog = {.enabled = opts->progress, .start = clock_now_ns()};
     struct lat_ingest_opts io = {.progress = on_read, .progress_ctx = &prog};

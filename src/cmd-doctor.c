@@ -266,7 +266,7 @@ static int run_doctor(const struct doctor_args *args, const char *const *paths, 
         struct doctor_walk dw = {r, &o, false};
         int wrc;
         set = lat_walk_traces("doctor", paths, npaths, NULL, par_threads(0, 64), doctor_visit, &dw,
-                              &wrc);
+                              false, &wrc);
     } else {
         set = lat_load_traces("doctor", paths, npaths, NULL);
     }

@@ -115,11 +115,12 @@ struct lat_ingest_set *lat_load_traces(const char *mod, const char *const *paths
 /* The same inputs and messages, streamed (ingest_paths_each): fn(ctx, set, i) for each file i
  * that loaded, `batch` files in memory at a time; the trace is freed after fn unless fn takes
  * it. NULL after an error was printed (a failing fn prints its own; *rc its code), else the set
- * (paths, statuses; no traces) with at least one file that loaded. */
+ * (paths, statuses; no traces) with at least one file that loaded. quiet: no warnings about
+ * skipped files (a second walk over the same inputs). */
 typedef int (*lat_walk_fn)(void *ctx, struct lat_ingest_set *set, size_t i);
 struct lat_ingest_set *lat_walk_traces(const char *mod, const char *const *paths, size_t n,
                                        const struct lat_ingest_opts *io, size_t batch,
-                                       lat_walk_fn fn, void *ctx, int *rc);
+                                       lat_walk_fn fn, void *ctx, bool quiet, int *rc);
 
 /* CLI-only allocation: prints and exits(1) on out of memory. */
 void *xmalloc(size_t n);

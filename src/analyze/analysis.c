@@ -74,6 +74,9 @@ void analysis_free(struct lat_analysis *a)
     free(a->ranks);
     rank_fini(&a->whole);
     free(a->rank_rows);
+    for (size_t i = 0; i < a->nowned; i++)
+        free(a->owned[i]);
+    free(a->owned);
     free(a);
 }
 
@@ -329,5 +332,142 @@ static int whole_add(struct lat_analysis *a)
             w->syncs[q].total += s->total;
         }
     }
+    return 0;
+}
+
+/* ---- streamed jobs: per-rank skeletons for whole_add() and an_cross_rank() ---------------- */
+
+struct analysis_job {
+    struct lat_analysis *a; /* ranks: skeletons (only what whole_add/an_cross_rank read) */
+    size_t cap;
+    bool first;
+};
+
+/* Stand-ins for the freed traces: only their role is read (in_whole). */
+static const struct lat_trace job_timeline = {.role = LAT_TRACE_TIMELINE};
+static const struct lat_trace job_kernel_profile = {.role = LAT_TRACE_KERNEL_PROFILE};
+
+int analysis_job_new(const struct analysis_opts *o, struct analysis_job **out)
+{
+    struct analysis_job *j = calloc(1, sizeof(*j));
+    if (!j || !(j->a = calloc(1, sizeof(*j->a)))) {
+        free(j);
+        return -ENOMEM;
+    }
+    j->a->opts = *o;
+    j->a->opts.progress = NULL;
+    j->first = true;
+    *out = j;
+    return 0;
+}
+
+void analysis_job_free(struct analysis_job *j)
+{
+    if (!j) return;
+    analysis_free(j->a);
+    free(j);
+}
+
+static void *dup_arr(const void *p, size_t n, size_t size, int *rc)
+{
+    if (!n || !p) return NULL;
+    void *q = malloc(n * size);
+    if (!q)
+        *rc = -ENOMEM;
+    else
+        memcpy(q, p, n * size);
+    return q;
+}
+
+int analysis_job_add(struct analysis_job *j, const struct lat_analysis *one)
+{
+    struct lat_analysis *a = j->a;
+    if (!one->nranks) return 0;
+    if (a->nranks == j->cap) {
+        size_t cap = j->cap ? j->cap * 2 : 64;
+        struct lat_an_rank *p = realloc(a->ranks, cap * sizeof(*p));
+        if (!p) return -ENOMEM;
+        a->ranks = p;
+        j->cap = cap;
+    }
+    if (a->nowned + one->ranks[0].nsyncs > 0) {
+        char **p = realloc(a->owned, (a->nowned + one->ranks[0].nsyncs + 1) * sizeof(*p));
+        if (!p) return -ENOMEM;
+        a->owned = p;
+    }
+    /* the preprocessing notes: the job's step count is the same in every rank's run; the last
+     * step's reason is the first rank's (input order) that dropped it, as an_prep() */
+    if (j->first) {
+        a->steps_distinct = one->steps_distinct;
+        memcpy(a->warning, one->warning, sizeof(a->warning));
+        j->first = false;
+    }
+    if (one->last_step_dropped && !a->last_step_dropped) {
+        a->last_step_dropped = true;
+        memcpy(a->last_step_reason, one->last_step_reason, sizeof(a->last_step_reason));
+    }
+    const struct lat_an_rank *x = &one->ranks[0];
+    struct lat_an_rank *k = &a->ranks[a->nranks];
+    memset(k, 0, sizeof(*k));
+    int rc = 0;
+    k->rank = x->rank;
+    k->trace =
+        !x->trace || x->trace->role == LAT_TRACE_TIMELINE ? &job_timeline : &job_kernel_profile;
+    k->events = x->events;
+    k->kept_events = x->kept_events;
+    k->dropped_last_step = x->dropped_last_step;
+    k->temporal = x->temporal;
+    k->ktypes = dup_arr(x->ktypes, x->nktypes, sizeof(*x->ktypes), &rc);
+    k->nktypes = x->nktypes;
+    k->comm_time = x->comm_time;
+    k->comm_comp_overlap = x->comm_comp_overlap;
+    k->has_comm = x->has_comm;
+    k->launch = x->launch;
+    k->launch.recs = NULL;
+    if (x->launch.count) { /* only the delays are read */
+        k->launch.recs = calloc(x->launch.count, sizeof(*k->launch.recs));
+        if (!k->launch.recs) rc = -ENOMEM;
+        for (size_t i = 0; k->launch.recs && i < x->launch.count; i++)
+            k->launch.recs[i].launch_delay = x->launch.recs[i].launch_delay;
+    }
+    k->sync_blocking = x->sync_blocking;
+    k->memcpy = dup_arr(x->memcpy, x->nmemcpy, sizeof(*x->memcpy), &rc);
+    k->nmemcpy = x->nmemcpy;
+    k->syncs = dup_arr(x->syncs, x->nsyncs, sizeof(*x->syncs), &rc);
+    k->nsyncs = x->nsyncs;
+    for (size_t i = 0; k->syncs && i < x->nsyncs; i++) { /* names are the trace's */
+        char *n = strdup(x->syncs[i].name ? x->syncs[i].name : "");
+        if (!n) {
+            rc = -ENOMEM;
+            break;
+        }
+        a->owned[a->nowned++] = n;
+        k->syncs[i].name = n;
+    }
+    k->steps = dup_arr(x->steps, x->nsteps, sizeof(*x->steps), &rc);
+    k->nsteps = x->nsteps;
+    a->nranks++; /* freed with the job from here on */
+    return rc;
+}
+
+int analysis_job_finish(struct analysis_job *j, struct lat_analysis **out)
+{
+    struct lat_analysis *a = j->a;
+    *out = NULL;
+    qsort(a->ranks, a->nranks, sizeof(*a->ranks), rank_cmp);
+    int rc = whole_add(a);
+    if (!rc) rc = an_cross_rank(a);
+    for (size_t i = 0; i < a->nranks; i++)
+        rank_fini(&a->ranks[i]);
+    free(a->ranks);
+    a->ranks = NULL;
+    a->nranks = 0;
+    j->a = NULL;
+    free(j);
+    if (rc) {
+        analysis_free(a);
+        return rc;
+    }
+    *out = a;
     return 0;
 }

@@ -80,6 +80,11 @@ struct analysis_opts {
     /* Threads for the analyses after preprocessing (0: one per online CPU, at most 8). The
      * progress callback runs on the calling thread only. */
     unsigned threads;
+    /* A rank of a streamed job (analysis_scan_opts): the distinct step count and alignment
+     * offset of §0 are the job's, not the ranks given to this run. */
+    bool prep_fixed;
+    lat_ns prep_offset;
+    uint32_t prep_steps_distinct;
 };
 
 /* Fills o with the defaults above (HTA's defaults; hta_compat false). */
@@ -442,6 +447,9 @@ struct lat_analysis {
     size_t nrank_rows;
     double step_median_ns; /* 0: fewer than 3 ranks with steps */
     size_t nstragglers;
+    /* strings the result owns (analysis_job_finish: sync names of the freed traces) */
+    char **owned;
+    size_t nowned;
 };
 
 /* Runs every analysis over n traces (one per rank; a trace's rank is trace->rank, or its
@@ -459,6 +467,33 @@ void analysis_free(struct lat_analysis *a);
  * short, or the tail opened by a last profiler.step(). True with fewer than two distinct steps.
  * analyze (without hta_compat) and doctor drop the last step exactly when this is false. */
 bool analysis_last_step_complete(const struct lat_trace *t);
+
+/* ---- many ranks in bounded memory (analyze on directories of rank files) ----
+ * Pass 1: analysis_scan_add() on every rank's trace (then free it) collects what §0 computes
+ * across ranks; analysis_scan_opts() puts it into the options. Pass 2: analysis_run() on one
+ * rank at a time with those options gives that rank exactly what a run over all ranks gives
+ * it; analysis_job_add() keeps what the job-wide parts need (a few numbers per rank, its
+ * launch delays, its memcpy/sync rows) and analysis_job_finish() computes them (whole,
+ * cross-rank, preprocessing notes) in rank order, as analysis_run() over all ranks would. */
+struct analysis_scan {
+    int64_t *steps; /* distinct step numbers seen, sorted */
+    size_t nsteps, cap;
+    bool have_ts;
+    lat_ns min_ts;
+};
+int analysis_scan_add(struct analysis_scan *s, const struct lat_trace *t,
+                      const struct analysis_opts *o);
+void analysis_scan_opts(const struct analysis_scan *s, struct analysis_opts *o);
+void analysis_scan_fini(struct analysis_scan *s);
+
+struct analysis_job;
+int analysis_job_new(const struct analysis_opts *o, struct analysis_job **out);
+/* Adds rank 0 of a, a one-rank run (the trace may be freed afterwards). 0 or -ENOMEM. */
+int analysis_job_add(struct analysis_job *j, const struct lat_analysis *a);
+/* The job's analysis without its ranks (nranks 0): whole, cross-rank table, preprocessing
+ * notes. Frees j in every case. 0 or -ENOMEM. */
+int analysis_job_finish(struct analysis_job *j, struct lat_analysis **out);
+void analysis_job_free(struct analysis_job *j);
 
 /* Kernel type of a GPU row name (§1, HTA's re.match semantics). */
 enum lat_ktype analysis_kernel_type(const char *name);
