@@ -773,6 +773,14 @@ static int write_records(FILE *f, struct bench_run *run)
     return rc;
 }
 
+/* --mpi: a rank that leaves with an error aborts the job (bench/mpi.h); this says why. */
+static void mpi_fail_note(int rank, int size, int status)
+{
+    pr_err("--mpi: rank %d of %d stops with exit status %d before the run ended (its error is "
+           "above): aborting every rank, none waits for it\n",
+           rank, size, status);
+}
+
 int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
 {
     if (argc > 1 && !strcmp(argv[1], "merge")) return cmd_bench_merge(argc - 1, argv + 1, opts);
@@ -784,6 +792,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         pr_err("%s (see 'latscope bench --help')\n", swhy);
         return LAT_EXIT_USAGE;
     }
+    bench_mpi_on_fail(mpi_fail_note);
     struct cli c = {.expect_class = 2, .seed = 1, .arrival = BENCH_ARRIVAL_POISSON};
     bench_opts_default(&c.eng);
     /* --target openai: its own options are taken out of argv first (src/bench/openai.c). */
@@ -850,7 +859,6 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     if (shard.mpi && ((c.confidence > 0 && llm.active) || c.hdr_log || c.records ||
                       llm.records_path || (llm.active && llm.view != LLM_VIEW_LATSCOPE))) {
         free(c.headers);
-        bench_mpi_fini(&shard);
         return usage_error("--mpi", "not yet with --hdr-log, --records, --records-detail, "
                                     "--metrics-compat or --confidence on --target openai: run "
                                     "--shard K/N per process and 'latscope bench merge' the "

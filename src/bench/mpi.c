@@ -61,13 +61,29 @@ static void measure_offsets(int rank, int size)
     free(offs);
 }
 
-/* Whatever path the command leaves by (a usage error after MPI_Init), MPI is finalized. */
-static void finalize_at_exit(void)
+static void (*fail_note)(int rank, int size, int status);
+static int my_rank, world_size;
+
+void bench_mpi_on_fail(void (*note)(int rank, int size, int status))
 {
-    if (mpi_started) {
+    fail_note = note;
+}
+
+/* Whatever path the command leaves by before bench_mpi_fini(): with status 0 (--help) MPI is
+ * finalized; with an error (a bad option on this rank only, a connection setup error, a file
+ * it cannot write) the other ranks may be waiting for this one in a collective, where they
+ * would wait forever: MPI_Abort ends the whole job instead, after the command's note. */
+static void finalize_on_exit(int status, void *arg)
+{
+    (void)arg;
+    if (!mpi_started) return;
+    mpi_started = false;
+    if (status == 0) {
         MPI_Finalize();
-        mpi_started = false;
+        return;
     }
+    if (fail_note) fail_note(my_rank, world_size, status);
+    MPI_Abort(MPI_COMM_WORLD, status);
 }
 
 int bench_mpi_init(struct bench_shard *s, char *why, size_t whysz)
@@ -78,9 +94,11 @@ int bench_mpi_init(struct bench_shard *s, char *why, size_t whysz)
         return -1;
     }
     mpi_started = true;
-    atexit(finalize_at_exit);
+    on_exit(finalize_on_exit, NULL);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    my_rank = rank;
+    world_size = size;
     s->mpi = true;
     s->active = true;
     s->index = (uint32_t)rank;

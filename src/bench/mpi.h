@@ -28,6 +28,10 @@ int bench_mpi_point_reduce(const struct bench_shard *s, struct bench_run *run,
 int bench_mpi_window(const struct bench_shard *s, const struct bench_window *in,
                      struct bench_window *out, struct lat_hist *lat, struct lat_hist *lag);
 
+/* A rank that exits with an error before bench_mpi_fini() aborts the whole job (MPI_Abort),
+ * so that no other rank waits for it forever in a collective; note (the command's) is called
+ * first to say so. Without MPI a no-op. */
+void bench_mpi_on_fail(void (*note)(int rank, int size, int status));
 /* Finalizes MPI (after the last collective call). */
 void bench_mpi_fini(const struct bench_shard *s);
 
