@@ -10,6 +10,7 @@
 #define PR_FMT "analyze"
 #include "analyze/analysis.h"
 #include "analyze/render.h"
+#include "core/buf.h"
 #include "core/clock.h"
 #include "core/err.h"
 #include "core/jsonw.h"
@@ -320,6 +321,7 @@ static int auto_stream(const char *const *inputs, size_t n)
 
 struct srank {
     char *path;
+    size_t index; /* in the set */
     int32_t rank;
     bool timeline;
 };
@@ -345,7 +347,8 @@ struct stream_job {
     uint64_t cp_most;
     size_t ntimeline;
     struct analyze_render_opts ro;
-    bool failed;
+    struct lat_buf out; /* records not yet consumed (all of this process's under MPI) */
+    bool deferred;      /* MPI: records go to the printing process at the end */
 };
 
 static int scan_visit(void *ctx, struct lat_ingest_set *set, size_t i)
@@ -361,10 +364,43 @@ static int scan_visit(void *ctx, struct lat_ingest_set *set, size_t i)
         sj->cap = sj->cap ? sj->cap * 2 : 64;
         sj->r = xrealloc(sj->r, sj->cap * sizeof(*sj->r));
     }
-    sj->r[sj->nr++] = (struct srank){xstrdup(f->path), t->rank, t->role == LAT_TRACE_TIMELINE};
+    sj->r[sj->nr++] = (struct srank){xstrdup(f->path), i, t->rank, t->role == LAT_TRACE_TIMELINE};
     int rc = analysis_scan_add(&sj->scan, t, &sj->ao);
     if (rc) pr_err("%s: %s\n", f->path, lat_strerror(rc));
     return rc;
+}
+
+/* One rank's record: [u32 file index][i32 rank][u64 fragment bytes][fragment][analysis_rank_pack
+ * bytes]. Made by the process that analysed the rank, consumed in file order by the one that
+ * prints (the same process without MPI). */
+static int consume_record(struct stream_job *sj, const unsigned char *p, size_t n, size_t *used)
+{
+    uint32_t idx;
+    int32_t rank;
+    uint64_t flen;
+    const size_t hdr = sizeof(idx) + sizeof(rank) + sizeof(flen);
+    if (n < hdr) return LAT_E_TRUNCATED;
+    memcpy(&idx, p, sizeof(idx));
+    memcpy(&rank, p + sizeof(idx), sizeof(rank));
+    memcpy(&flen, p + sizeof(idx) + sizeof(rank), sizeof(flen));
+    if (flen > n - hdr) return LAT_E_TRUNCATED;
+    long off = ftell(sj->tmp);
+    if (off < 0 || (flen && fwrite(p + hdr, 1, (size_t)flen, sj->tmp) != flen)) return -EIO;
+    struct lat_analysis *one = NULL;
+    size_t bl = 0;
+    int rc = analysis_rank_unpack(p + hdr + flen, n - hdr - (size_t)flen, &bl, &one);
+    if (rc) return rc;
+    const struct lat_an_rank *r = &one->ranks[0];
+    sj->cp_found |= r->cp_found;
+    if (r->cp_instances > sj->cp_most) sj->cp_most = r->cp_instances;
+    sj->ntimeline += r->trace->role == LAT_TRACE_TIMELINE;
+    rc = analysis_job_add(sj->job, one);
+    analysis_free(one);
+    if (rc) return rc;
+    sj->frags = xrealloc(sj->frags, (sj->nfrags + 1) * sizeof(*sj->frags));
+    sj->frags[sj->nfrags++] = (struct sfrag){rank, off, (size_t)flen};
+    *used = hdr + (size_t)flen + bl;
+    return 0;
 }
 
 static int rank_visit(void *ctx, struct lat_ingest_set *set, size_t i)
@@ -372,7 +408,7 @@ static int rank_visit(void *ctx, struct lat_ingest_set *set, size_t i)
     struct stream_job *sj = ctx;
     struct lat_ingest_file *f = &set->files[i];
     struct lat_trace *t = f->trace;
-    if (sj->next >= sj->nr || strcmp(sj->r[sj->next].path, f->path)) {
+    if (sj->next >= sj->nr || sj->r[sj->next].index != i || strcmp(sj->r[sj->next].path, f->path)) {
         pr_err("%s: the inputs changed between the two reads (a file appeared, went or now "
                "loads differently); run again on a directory nobody writes to\n",
                f->path);
@@ -385,35 +421,47 @@ static int rank_visit(void *ctx, struct lat_ingest_set *set, size_t i)
         pr_err("%s: analysis failed: %s\n", f->path, lat_strerror(rc));
         return rc;
     }
-    const struct lat_an_rank *r = &an->ranks[0];
-    sj->cp_found |= r->cp_found;
-    if (r->cp_instances > sj->cp_most) sj->cp_most = r->cp_instances;
-    sj->ntimeline += !r->trace || r->trace->role == LAT_TRACE_TIMELINE;
-    if ((rc = analysis_job_add(sj->job, an))) {
-        analysis_free(an);
-        pr_err("%s\n", lat_strerror(rc));
-        return rc;
-    }
-    long off = ftell(sj->tmp);
+    /* the rank's part of the report, rendered while its trace is here */
+    struct lat_buf frag = LAT_BUF_INIT;
     if (sj->args->fmt == LAT_FMT_JSON) {
         struct jsonw w;
-        jsonw_init_at(&w, sj->tmp, sj->args->pretty, 2);
+        jsonw_init_at(&w, NULL, sj->args->pretty, 2);
         analyze_write_rank_json(&w, an, 0, &sj->ro);
         rc = jsonw_finish(&w);
-        jsonw_fini(&w);
+        frag = w.buf; /* the writer's buffer (no FILE): taken over */
     } else {
-        analyze_format_rank_text(sj->tmp, an, 0, &sj->ro);
-        rc = ferror(sj->tmp) ? -EIO : 0;
+        char *data = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&data, &len);
+        if (!m) {
+            rc = -ENOMEM;
+        } else {
+            analyze_format_rank_text(m, an, 0, &sj->ro);
+            rc = ferror(m) ? -EIO : 0;
+            if (fclose(m) && !rc) rc = -ENOMEM;
+        }
+        if (!rc && buf_append(&frag, data ? data : "", len)) rc = -ENOMEM;
+        free(data);
     }
+    uint32_t idx = (uint32_t)i;
+    uint64_t flen = frag.len;
+    size_t start = sj->out.len;
+    if (!rc && (buf_append(&sj->out, &idx, sizeof(idx)) ||
+                buf_append(&sj->out, &t->rank, sizeof(t->rank)) ||
+                buf_append(&sj->out, &flen, sizeof(flen)) ||
+                buf_append(&sj->out, frag.data ? frag.data : "", frag.len)))
+        rc = -ENOMEM;
+    if (!rc) rc = analysis_rank_pack(an, &sj->out);
+    buf_fini(&frag);
     analysis_free(an);
-    long end = ftell(sj->tmp);
-    if (rc || off < 0 || end < off) {
-        pr_err("writing the rank's report to a temporary file: %s\n", lat_strerror(rc ? rc : -EIO));
-        return rc ? rc : -EIO;
+    if (!rc && !sj->deferred) { /* one process: consumed now, the buffer stays small */
+        size_t used = 0;
+        rc = consume_record(sj, (const unsigned char *)sj->out.data + start, sj->out.len - start,
+                            &used);
+        buf_reset(&sj->out);
     }
-    sj->frags = xrealloc(sj->frags, (sj->nfrags + 1) * sizeof(*sj->frags));
-    sj->frags[sj->nfrags++] = (struct sfrag){t->rank, off, (size_t)(end - off)};
-    return 0;
+    if (rc) pr_err("%s: %s\n", f->path, lat_strerror(rc));
+    return rc;
 }
 
 static int frag_cmp(const void *x, const void *y)
@@ -577,6 +625,7 @@ out:
         free(sj.r[i].path);
     free(sj.r);
     free(sj.frags);
+    buf_fini(&sj.out);
     ingest_set_free(set);
     ingest_set_free(set2);
     return ret;

@@ -11,6 +11,7 @@
  * the first task's error.
  */
 #include "analyze/internal.h"
+#include "core/buf.h"
 #include "core/err.h"
 #include "core/par.h"
 
@@ -379,6 +380,19 @@ static void *dup_arr(const void *p, size_t n, size_t size, int *rc)
     return q;
 }
 
+/* A copy of s the job's result owns (room in a->owned reserved by the caller). */
+static const char *job_str(struct lat_analysis *a, const char *s, int *rc)
+{
+    if (!s) return NULL;
+    char *d = strdup(s);
+    if (!d) {
+        *rc = -ENOMEM;
+        return "";
+    }
+    a->owned[a->nowned++] = d;
+    return d;
+}
+
 int analysis_job_add(struct analysis_job *j, const struct lat_analysis *one)
 {
     struct lat_analysis *a = j->a;
@@ -390,8 +404,10 @@ int analysis_job_add(struct analysis_job *j, const struct lat_analysis *one)
         a->ranks = p;
         j->cap = cap;
     }
-    if (a->nowned + one->ranks[0].nsyncs > 0) {
-        char **p = realloc(a->owned, (a->nowned + one->ranks[0].nsyncs + 1) * sizeof(*p));
+    /* names the job keeps (the rank's own go with it): syncs, kernel-type labels, memcpy kinds */
+    size_t nstr = one->ranks[0].nsyncs + one->ranks[0].nktypes + 2 * one->ranks[0].nmemcpy;
+    if (nstr) {
+        char **p = realloc(a->owned, (a->nowned + nstr) * sizeof(*p));
         if (!p) return -ENOMEM;
         a->owned = p;
     }
@@ -435,14 +451,13 @@ int analysis_job_add(struct analysis_job *j, const struct lat_analysis *one)
     k->nmemcpy = x->nmemcpy;
     k->syncs = dup_arr(x->syncs, x->nsyncs, sizeof(*x->syncs), &rc);
     k->nsyncs = x->nsyncs;
-    for (size_t i = 0; k->syncs && i < x->nsyncs; i++) { /* names are the trace's */
-        char *n = strdup(x->syncs[i].name ? x->syncs[i].name : "");
-        if (!n) {
-            rc = -ENOMEM;
-            break;
-        }
-        a->owned[a->nowned++] = n;
-        k->syncs[i].name = n;
+    for (size_t i = 0; k->syncs && i < x->nsyncs; i++) /* names are the trace's */
+        k->syncs[i].name = job_str(a, x->syncs[i].name, &rc);
+    for (size_t i = 0; k->ktypes && i < x->nktypes; i++)
+        k->ktypes[i].label = job_str(a, x->ktypes[i].label, &rc);
+    for (size_t i = 0; k->memcpy && i < x->nmemcpy; i++) {
+        k->memcpy[i].kind = job_str(a, x->memcpy[i].kind, &rc);
+        k->memcpy[i].memory = job_str(a, x->memcpy[i].memory, &rc);
     }
     k->steps = dup_arr(x->steps, x->nsteps, sizeof(*x->steps), &rc);
     k->nsteps = x->nsteps;
@@ -468,6 +483,217 @@ int analysis_job_finish(struct analysis_job *j, struct lat_analysis **out)
         analysis_free(a);
         return rc;
     }
+    *out = a;
+    return 0;
+}
+
+/* ---- one rank's job data as bytes (for the processes of `mpirun ... analyze`) -------------- */
+
+/* Little writer/reader: values in host byte order (the processes of one job run the same
+ * binary; mixed-endian clusters are not supported), strings as length + bytes. */
+static int pk(struct lat_buf *b, const void *p, size_t n)
+{
+    return buf_append(b, p, n);
+}
+
+static int pk_str(struct lat_buf *b, const char *s)
+{
+    uint32_t n = s ? (uint32_t)strlen(s) : UINT32_MAX;
+    int rc = pk(b, &n, sizeof(n));
+    if (!rc && s) rc = pk(b, s, n);
+    return rc;
+}
+
+struct upk {
+    const unsigned char *p;
+    size_t n, at;
+    bool bad;
+};
+
+static void up(struct upk *u, void *dst, size_t n)
+{
+    if (u->bad || u->n - u->at < n) {
+        u->bad = true;
+        memset(dst, 0, n);
+        return;
+    }
+    memcpy(dst, u->p + u->at, n);
+    u->at += n;
+}
+
+/* A string the result owns (NULL stays NULL). */
+static const char *up_str(struct upk *u, struct lat_analysis *a)
+{
+    uint32_t n;
+    up(u, &n, sizeof(n));
+    if (u->bad || n == UINT32_MAX) return NULL;
+    if (u->n - u->at < n) {
+        u->bad = true;
+        return NULL;
+    }
+    char **o = realloc(a->owned, (a->nowned + 1) * sizeof(*o));
+    char *s = malloc((size_t)n + 1);
+    if (o) a->owned = o;
+    if (!o || !s) {
+        free(s);
+        u->bad = true;
+        return NULL;
+    }
+    memcpy(s, u->p + u->at, n);
+    s[n] = 0;
+    u->at += n;
+    a->owned[a->nowned++] = s;
+    return s;
+}
+
+static void *up_arr(struct upk *u, size_t n, size_t size)
+{
+    if (!n || u->bad) return NULL;
+    if (n > (u->n - u->at) / size) {
+        u->bad = true;
+        return NULL;
+    }
+    void *q = malloc(n * size);
+    if (!q) {
+        u->bad = true;
+        return NULL;
+    }
+    up(u, q, n * size);
+    return q;
+}
+
+int analysis_rank_pack(const struct lat_analysis *one, struct lat_buf *b)
+{
+    if (one->nranks != 1) return LAT_E_USAGE;
+    const struct lat_an_rank *x = &one->ranks[0];
+    int rc = 0;
+    uint8_t tl = !x->trace || x->trace->role == LAT_TRACE_TIMELINE;
+    uint8_t flags = (uint8_t)(one->last_step_dropped | (x->has_comm << 1) | (x->cp_found << 2));
+    uint64_t n[6] = {x->nktypes, x->nmemcpy, x->nsyncs, x->nsteps, x->launch.count, 0};
+    rc |= pk(b, &x->rank, sizeof(x->rank));
+    rc |= pk(b, &tl, 1);
+    rc |= pk(b, &flags, 1);
+    rc |= pk(b, &one->steps_distinct, sizeof(one->steps_distinct));
+    rc |= pk(b, one->warning, sizeof(one->warning));
+    rc |= pk(b, one->last_step_reason, sizeof(one->last_step_reason));
+    rc |= pk(b, n, sizeof(n));
+    rc |= pk(b, &x->events, sizeof(x->events));
+    rc |= pk(b, &x->kept_events, sizeof(x->kept_events));
+    rc |= pk(b, &x->dropped_last_step, sizeof(x->dropped_last_step));
+    rc |= pk(b, &x->temporal, sizeof(x->temporal));
+    rc |= pk(b, &x->comm_time, sizeof(x->comm_time));
+    rc |= pk(b, &x->comm_comp_overlap, sizeof(x->comm_comp_overlap));
+    rc |= pk(b, &x->sync_blocking, sizeof(x->sync_blocking));
+    rc |= pk(b, &x->cp_instances, sizeof(x->cp_instances));
+    rc |= pk(b, &x->launch, sizeof(x->launch)); /* recs: the delays follow */
+    for (size_t i = 0; i < x->launch.count; i++)
+        rc |= pk(b, &x->launch.recs[i].launch_delay, sizeof(lat_ns));
+    for (size_t i = 0; i < x->nktypes; i++) {
+        rc |= pk(b, &x->ktypes[i], sizeof(x->ktypes[i]));
+        rc |= pk_str(b, x->ktypes[i].label);
+    }
+    for (size_t i = 0; i < x->nmemcpy; i++) {
+        rc |= pk(b, &x->memcpy[i], sizeof(x->memcpy[i]));
+        rc |= pk_str(b, x->memcpy[i].kind);
+        rc |= pk_str(b, x->memcpy[i].memory);
+    }
+    for (size_t i = 0; i < x->nsyncs; i++) {
+        rc |= pk(b, &x->syncs[i], sizeof(x->syncs[i]));
+        rc |= pk_str(b, x->syncs[i].name);
+    }
+    if (x->nsteps) rc |= pk(b, x->steps, x->nsteps * sizeof(*x->steps));
+    return rc ? -ENOMEM : 0;
+}
+
+int analysis_rank_unpack(const void *p, size_t len, size_t *used, struct lat_analysis **out)
+{
+    struct upk u = {p, len, 0, false};
+    struct lat_analysis *a = calloc(1, sizeof(*a));
+    struct lat_an_rank *x = calloc(1, sizeof(*x));
+    *out = NULL;
+    if (!a || !x) {
+        free(a);
+        free(x);
+        return -ENOMEM;
+    }
+    a->ranks = x;
+    a->nranks = 1;
+    uint8_t tl, flags;
+    uint64_t n[6];
+    up(&u, &x->rank, sizeof(x->rank));
+    up(&u, &tl, 1);
+    up(&u, &flags, 1);
+    up(&u, &a->steps_distinct, sizeof(a->steps_distinct));
+    up(&u, a->warning, sizeof(a->warning));
+    up(&u, a->last_step_reason, sizeof(a->last_step_reason));
+    a->warning[sizeof(a->warning) - 1] = 0;
+    a->last_step_reason[sizeof(a->last_step_reason) - 1] = 0;
+    up(&u, n, sizeof(n));
+    x->trace = tl ? &job_timeline : &job_kernel_profile;
+    a->last_step_dropped = flags & 1;
+    x->has_comm = flags >> 1 & 1;
+    x->cp_found = flags >> 2 & 1;
+    up(&u, &x->events, sizeof(x->events));
+    up(&u, &x->kept_events, sizeof(x->kept_events));
+    up(&u, &x->dropped_last_step, sizeof(x->dropped_last_step));
+    up(&u, &x->temporal, sizeof(x->temporal));
+    up(&u, &x->comm_time, sizeof(x->comm_time));
+    up(&u, &x->comm_comp_overlap, sizeof(x->comm_comp_overlap));
+    up(&u, &x->sync_blocking, sizeof(x->sync_blocking));
+    up(&u, &x->cp_instances, sizeof(x->cp_instances));
+    up(&u, &x->launch, sizeof(x->launch));
+    x->launch.recs = NULL;
+    if (!u.bad && x->launch.count != n[4]) u.bad = true;
+    if (!u.bad && n[4]) {
+        if (n[4] > (u.n - u.at) / sizeof(lat_ns) ||
+            !(x->launch.recs = calloc(n[4], sizeof(*x->launch.recs))))
+            u.bad = true;
+        for (size_t i = 0; !u.bad && i < n[4]; i++)
+            up(&u, &x->launch.recs[i].launch_delay, sizeof(lat_ns));
+    }
+    if (!u.bad && n[0] <= 8) {
+        x->ktypes = calloc(n[0] ? n[0] : 1, sizeof(*x->ktypes));
+        if (!x->ktypes) u.bad = true;
+        for (size_t i = 0; !u.bad && i < n[0]; i++) {
+            up(&u, &x->ktypes[i], sizeof(x->ktypes[i]));
+            x->ktypes[i].label = up_str(&u, a);
+        }
+        x->nktypes = u.bad ? 0 : n[0];
+    } else {
+        u.bad = true;
+    }
+    if (!u.bad && n[1] <= (u.n - u.at) / sizeof(*x->memcpy)) {
+        x->memcpy = calloc(n[1] ? n[1] : 1, sizeof(*x->memcpy));
+        if (!x->memcpy) u.bad = true;
+        for (size_t i = 0; !u.bad && i < n[1]; i++) {
+            up(&u, &x->memcpy[i], sizeof(x->memcpy[i]));
+            x->memcpy[i].kind = up_str(&u, a);
+            x->memcpy[i].memory = up_str(&u, a);
+        }
+        x->nmemcpy = u.bad ? 0 : n[1];
+    } else {
+        u.bad = true;
+    }
+    if (!u.bad && n[2] <= (u.n - u.at) / sizeof(*x->syncs)) {
+        x->syncs = calloc(n[2] ? n[2] : 1, sizeof(*x->syncs));
+        if (!x->syncs) u.bad = true;
+        for (size_t i = 0; !u.bad && i < n[2]; i++) {
+            up(&u, &x->syncs[i], sizeof(x->syncs[i]));
+            x->syncs[i].name = up_str(&u, a);
+        }
+        x->nsyncs = u.bad ? 0 : n[2];
+    } else {
+        u.bad = true;
+    }
+    if (!u.bad) {
+        x->steps = up_arr(&u, n[3], sizeof(*x->steps));
+        x->nsteps = u.bad ? 0 : n[3];
+    }
+    if (u.bad) {
+        analysis_free(a);
+        return LAT_E_TRUNCATED;
+    }
+    *used = u.at;
     *out = a;
     return 0;
 }

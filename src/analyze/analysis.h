@@ -494,6 +494,13 @@ int analysis_job_add(struct analysis_job *j, const struct lat_analysis *a);
  * notes. Frees j in every case. 0 or -ENOMEM. */
 int analysis_job_finish(struct analysis_job *j, struct lat_analysis **out);
 void analysis_job_free(struct analysis_job *j);
+/* What analysis_job_add() reads of a one-rank run, as bytes (for the processes of `mpirun ...
+ * analyze`: one binary, one byte order), and back: unpack gives a one-rank analysis to
+ * analysis_job_add() (no trace; its strings are its own). 0, -ENOMEM, LAT_E_USAGE (not one
+ * rank) or LAT_E_TRUNCATED (bad bytes); *used: the bytes read. */
+struct lat_buf;
+int analysis_rank_pack(const struct lat_analysis *one, struct lat_buf *b);
+int analysis_rank_unpack(const void *p, size_t len, size_t *used, struct lat_analysis **out);
 
 /* Kernel type of a GPU row name (§1, HTA's re.match semantics). */
 enum lat_ktype analysis_kernel_type(const char *name);
