@@ -89,7 +89,7 @@ struct lat_ingest_set *lat_walk_traces(const char *mod, const char *const *paths
         ingest_set_free(set);
         return NULL;
     }
-    if (!w.loaded) {
+    if (!w.loaded && !(io && io->share_count > 1)) { /* shared: the caller counts over all */
         lat_log_printf(LAT_LOG_ERR, mod, "no trace could be loaded (%zu file%s skipped)\n",
                        w.skipped, w.skipped == 1 ? "" : "s");
         ingest_set_free(set);

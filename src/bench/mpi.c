@@ -1,6 +1,6 @@
 /*
- * mpi.c - `latscope bench --mpi` (see mpi.h). The only file that includes <mpi.h>; built only
- * when the Makefile finds Open MPI (pkg-config ompi-c).
+ * mpi.c - `latscope bench --mpi` (see mpi.h). With src/cli-mpi.c (analyze's few calls) the only
+ * file that includes <mpi.h>; built only when the Makefile finds Open MPI (pkg-config ompi-c).
  *
  * Clock offsets: rank 0 exchanges 8 ping-pongs with every other rank at MPI_Init time; the
  * offset is rank r's CLOCK_REALTIME minus rank 0's at the midpoint of the fastest round trip

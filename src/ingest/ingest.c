@@ -501,7 +501,13 @@ struct builder {
     struct lat_ingest_set *s;
     struct entry *e;
     size_t cap;
+    size_t share_count, share_index; /* ingest_paths_each: this process's files */
 };
+
+static bool not_mine(size_t count, size_t index, size_t i)
+{
+    return count > 1 && i % count != index;
+}
 
 static int add_file(struct builder *b, const char *dir, const char *name, size_t dir_no)
 {
@@ -648,6 +654,7 @@ static void set_load_work(void *arg, bool caller)
         if (i >= d->end) return;
         struct lat_ingest_file *f = &d->s->files[i];
         if (f->status != LAT_INGEST_OK) continue; /* skipped before loading */
+        if (not_mine(o.share_count, o.share_index, i)) continue;
         memset(&st, 0, sizeof(st));
         f->rc = f->trt_engine
                     ? ingest_trt_engine_open(f->path, &o, &f->trace, f->err, sizeof(f->err))
@@ -695,7 +702,7 @@ static int settle_range(struct builder *b, size_t lo, size_t hi, char *err, size
     int fail = 0;
     for (size_t i = lo; i < hi; i++) {
         struct lat_ingest_file *f = &s->files[i];
-        if (f->status != LAT_INGEST_OK) continue;
+        if (f->status != LAT_INGEST_OK || not_mine(b->share_count, b->share_index, i)) continue;
         if (f->rc) {
             f->status = LAT_INGEST_ERROR;
             if (!f->in_dir && !fail) {
@@ -787,6 +794,12 @@ static int build(const char *const *paths, size_t n, bool dirs_only,
     b.s = calloc(1, sizeof(*b.s));
     if (!b.s) return -ENOMEM;
     int rc = list_inputs(&b, paths, n, dirs_only, err, errsz);
+    struct lat_ingest_opts all;
+    if (opts) { /* every file: sharing is ingest_paths_each's */
+        all = *opts;
+        all.share_count = 0;
+        opts = &all;
+    }
     if (!rc) {
         mark_same_files(&b);
         set_load_all(b.s, opts);
@@ -825,13 +838,17 @@ int ingest_paths_each(const char *const *paths, size_t n, const struct lat_inges
     if (!b.s) return -ENOMEM;
     int rc = list_inputs(&b, paths, n, false, err, errsz);
     if (!rc) mark_same_files(&b);
+    if (opts && opts->share_count > 1) {
+        b.share_count = opts->share_count;
+        b.share_index = opts->share_index;
+    }
     if (!batch) batch = 1;
     for (size_t lo = 0; !rc && lo < b.s->n; lo += batch) {
         size_t hi = lo + batch < b.s->n ? lo + batch : b.s->n;
         set_load_range(b.s, lo, hi, opts);
         rc = settle_range(&b, lo, hi, err, errsz);
         for (size_t i = lo; !rc && i < hi; i++)
-            rc = visit(ctx, b.s, i);
+            if (!not_mine(b.share_count, b.share_index, i)) rc = visit(ctx, b.s, i);
         for (size_t i = lo; i < hi; i++) /* what the visitor did not take */
             if (b.s->files[i].trace) drop_trace(&b.s->files[i]);
     }

@@ -73,6 +73,10 @@ struct lat_ingest_opts {
      * else LAT_INGEST_MAX_VALUE. It bounds the memory one hostile value costs (a 3 GB string
      * in a 3 MB gzip) to a few times the limit. */
     uint64_t max_value_bytes;
+    /* ingest_paths_each only: load and visit only the files i (set order) with i % share_count
+     * == share_index (the processes of one job split a set); the other files stay listed,
+     * unloaded, with their status from the listing. 0 or 1: every file. */
+    size_t share_count, share_index;
 };
 
 #define LAT_INGEST_MAX_VALUE (64u << 20) /* 64 MiB */
