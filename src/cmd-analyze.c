@@ -36,6 +36,9 @@ static const char usage_text[] =
     "memory copies, synchronisations and queue length. Several TRACEs (or a DIR of per-rank\n"
     "files) are analysed as the ranks of one job. GPU analyses follow Holistic Trace Analysis;\n"
     "operator tables equal torch's prof.key_averages(). Times are the trace's exact ns.\n"
+    "Directories of many rank files are read a batch at a time (--stream); under\n"
+    "`mpirun -n N latscope analyze DIR` the processes split the rank files and rank 0\n"
+    "prints the same report as one process.\n"
     "\n";
 
 static const char footer_text[] =
