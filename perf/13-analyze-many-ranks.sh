@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # 13-analyze-many-ranks.sh - `latscope analyze` on a job of many rank files (issue 21): a
 # directory of $RANKS_N (default 512) synthetic rank traces of $RANK_MB MB of JSON each
-# (perf/gen-kineto-trace.py --rank=R --world=N), analysed in memory (--no-stream), streamed
+# (perf/gen-kineto-trace.py --rank=R), analysed in memory (--no-stream), streamed
 # (the default for directories of more than 16 files: a batch of traces in memory at a time),
 # and with `mpirun -n 4` (the rank files split across 4 processes, reduced on rank 0) when
 # Open MPI and an MPI build are there. Peak RSS per process (/usr/bin/time %M; with mpirun each
@@ -17,10 +17,19 @@ mb=${RANK_MB:-0.5}
 command -v python3 >/dev/null || { echo "analyze.ranks	skipped		python3 missing"; exit 0; }
 tmp=$(mktemp -d /tmp/latscope-perf-ranks.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
+# $RANKS_BASE (8) distinct traces from the generator (seeded by rank), each copied to every
+# rank r with r % 8 == its rank and its distributedInfo rank set to r (the generator writes
+# about 5 MB/s: 512 of its own would take minutes)
+base=${RANKS_BASE:-8}
+mkdir -p "$tmp/base"
+seq 0 $((base - 1)) | xargs -P "$(nproc)" -I{} python3 "$LATSCOPE_SRCDIR/perf/gen-kineto-trace.py" \
+    "$mb" "$tmp/base/rank-{}.json" --rank={} --world=1
 gen() { # DIR COUNT
     mkdir -p "$1"
-    seq 0 $(($2 - 1)) | xargs -P "$(nproc)" -I{} python3 "$LATSCOPE_SRCDIR/perf/gen-kineto-trace.py" \
-        "$mb" "$1/rank-{}.json" --rank={} --world="$2"
+    for ((r = 0; r < $2; r++)); do
+        sed "s/\"rank\": [0-9]*, \"world_size\": 1}/\"rank\": $r, \"world_size\": $2}/" \
+            "$tmp/base/rank-$((r % base)).json" >"$1/rank-$r.json"
+    done
 }
 gen "$tmp/big" "$n"
 gen "$tmp/small" "$small"
@@ -40,14 +49,20 @@ run analyze.ranks$n.in_memory "$tmp/mem.json" "$LATSCOPE" analyze --format json 
 run analyze.ranks$n.streamed "$tmp/str.json" "$LATSCOPE" analyze --format json --stream "$tmp/big"
 run analyze.ranks$small.streamed "$tmp/small.json" "$LATSCOPE" analyze --format json --stream "$tmp/small"
 run analyze.ranks$small.in_memory "$tmp/small-mem.json" "$LATSCOPE" analyze --format json --no-stream "$tmp/small"
+command -v jq >/dev/null &&
+    echo "analyze.ranks$n.ranks_in_report	$(jq '.ranks | length' "$tmp/mem.json")		distinct ranks analysed"
 if cmp -s "$tmp/mem.json" "$tmp/str.json"; then
     echo "analyze.ranks$n.streamed_identical	yes		byte for byte"
 else
     echo "analyze.ranks$n.streamed_identical	NO		outputs differ"
 fi
 if command -v mpirun >/dev/null && "$LATSCOPE" analyze --help | grep -q -- "mpirun"; then
+    mpi=(mpirun --oversubscribe -n 4)
+    [[ $(id -u) -eq 0 ]] && mpi+=(--allow-run-as-root)
+    export OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader} OMPI_MCA_btl_vader_single_copy_mechanism=none
     t0=$(date +%s.%N)
-    mpirun --allow-run-as-root --oversubscribe -n 4 /usr/bin/time -f 'rss %M' -o "$tmp/rss.%q{OMPI_COMM_WORLD_RANK}" \
+    # each process under its own /usr/bin/time, its report named by its MPI rank
+    "${mpi[@]}" sh -c 'exec /usr/bin/time -f "rss %M" -o "$0.$OMPI_COMM_WORLD_RANK" "$@"' "$tmp/rss" \
         "$LATSCOPE" analyze --format json "$tmp/big" >"$tmp/mpi.json" 2>"$tmp/mpi.err" || true
     t1=$(date +%s.%N)
     echo "analyze.ranks$n.mpi4.wall	$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b-a}')	s	mpirun -n 4, with the launcher"

@@ -856,14 +856,17 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         return usage_error("--shard", "--find-max, --stable and --confidence decide on the "
                                       "whole load: run the shards under MPI (--mpi)");
     }
-    if (shard.mpi && ((c.confidence > 0 && llm.active) || c.hdr_log || c.records ||
-                      llm.records_path || (llm.active && llm.view != LLM_VIEW_LATSCOPE))) {
+    if (shard.mpi && ((c.confidence > 0 && llm.active) || (c.hdr_log && llm.active) ||
+                      (c.records && llm.active) || llm.records_path ||
+                      (llm.active && llm.view != LLM_VIEW_LATSCOPE))) {
         free(c.headers);
-        return usage_error("--mpi", "not yet with --hdr-log, --records, --records-detail, "
-                                    "--metrics-compat or --confidence on --target openai: run "
-                                    "--shard K/N per process and 'latscope bench merge' the "
-                                    "results");
+        return usage_error("--mpi", "not yet with --records-detail, --metrics-compat, or "
+                                    "--hdr-log, --records or --confidence on --target openai: "
+                                    "run --shard K/N per process and 'latscope bench merge' "
+                                    "the results");
     }
+    /* --mpi: rank 0 writes --hdr-log (the reduced windows) and --records (every rank's) */
+    bool mpi_writer = !shard.mpi || shard.index == 0;
 
     rc = conn_target_init(&t.conn, t.url.host, t.url.port, t.url.tls, !c.insecure);
     if (rc < 0) {
@@ -886,7 +889,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
 
     /* Every output file is opened before the first request: a path that cannot be written
      * must not cost the run (--hdr-log below; --records-detail in llm_bench_setup). */
-    if (c.records) {
+    if (c.records && mpi_writer) {
         rf = fopen(c.records, "w");
         if (!rf) {
             pr_err("--records %s: %s\n", c.records, strerror(errno));
@@ -962,7 +965,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
                   &llm);
     run.workload = workload;
 
-    if (c.hdr_log) {
+    if (c.hdr_log && mpi_writer) {
         hf = fopen(c.hdr_log, "w");
         if (!hf) {
             pr_err("--hdr-log %s: %s\n", c.hdr_log, strerror(errno));
@@ -1153,6 +1156,12 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
                 llm_err_said = true;
                 exit_code = LAT_EXIT_FAILURE;
             }
+        }
+        /* --mpi --records: every rank's records to rank 0 (before the reduction rebases t0) */
+        if (shard.mpi && (rc = bench_mpi_gather_records(&shard, &p->res, rf != NULL)) < 0) {
+            pr_err("--mpi: gathering the records of point %zu: %s\n", i + 1, lat_strerror(rc));
+            exit_code = LAT_EXIT_FAILURE;
+            break;
         }
         if (shard.mpi && (rc = bench_mpi_point_reduce(&shard, &run, p)) < 0) {
             pr_err("--mpi: reducing point %zu: %s\n", i + 1, lat_strerror(rc));

@@ -42,6 +42,7 @@ static void rank_fini(struct lat_an_rank *r)
     free(r->kernels_by_type);
     free(r->top_kernels);
     free(r->launch.recs);
+    free(r->launch_delays);
     free(r->steps);
     free(r->top_ops);
     free(r->top_ops_self);
@@ -296,7 +297,8 @@ static int whole_add(struct lat_analysis *a)
     size_t k = 0;
     for (size_t r = 0; r < a->nranks; r++)
         for (size_t j = 0; in_whole(&a->ranks[r]) && j < a->ranks[r].launch.count; j++)
-            d[k++] = (double)a->ranks[r].launch.recs[j].launch_delay;
+            d[k++] = a->ranks[r].launch_delays ? (double)a->ranks[r].launch_delays[j]
+                                               : (double)a->ranks[r].launch.recs[j].launch_delay;
     an_describe(d, k, &w->launch.launch_delay);
     w->launch.median_launch_delay = (lat_ns)w->launch.launch_delay.p50;
     free(d);
@@ -441,10 +443,11 @@ int analysis_job_add(struct analysis_job *j, const struct lat_analysis *one)
     k->launch = x->launch;
     k->launch.recs = NULL;
     if (x->launch.count) { /* only the delays are read */
-        k->launch.recs = calloc(x->launch.count, sizeof(*k->launch.recs));
-        if (!k->launch.recs) rc = -ENOMEM;
-        for (size_t i = 0; k->launch.recs && i < x->launch.count; i++)
-            k->launch.recs[i].launch_delay = x->launch.recs[i].launch_delay;
+        k->launch_delays = malloc(x->launch.count * sizeof(*k->launch_delays));
+        if (!k->launch_delays) rc = -ENOMEM;
+        for (size_t i = 0; k->launch_delays && i < x->launch.count; i++)
+            k->launch_delays[i] =
+                x->launch_delays ? x->launch_delays[i] : x->launch.recs[i].launch_delay;
     }
     k->sync_blocking = x->sync_blocking;
     k->memcpy = dup_arr(x->memcpy, x->nmemcpy, sizeof(*x->memcpy), &rc);
@@ -587,7 +590,8 @@ int analysis_rank_pack(const struct lat_analysis *one, struct lat_buf *b)
     rc |= pk(b, &x->cp_instances, sizeof(x->cp_instances));
     rc |= pk(b, &x->launch, sizeof(x->launch)); /* recs: the delays follow */
     for (size_t i = 0; i < x->launch.count; i++)
-        rc |= pk(b, &x->launch.recs[i].launch_delay, sizeof(lat_ns));
+        rc |= pk(b, x->launch_delays ? &x->launch_delays[i] : &x->launch.recs[i].launch_delay,
+                 sizeof(lat_ns));
     for (size_t i = 0; i < x->nktypes; i++) {
         rc |= pk(b, &x->ktypes[i], sizeof(x->ktypes[i]));
         rc |= pk_str(b, x->ktypes[i].label);
@@ -645,11 +649,8 @@ int analysis_rank_unpack(const void *p, size_t len, size_t *used, struct lat_ana
     x->launch.recs = NULL;
     if (!u.bad && x->launch.count != n[4]) u.bad = true;
     if (!u.bad && n[4]) {
-        if (n[4] > (u.n - u.at) / sizeof(lat_ns) ||
-            !(x->launch.recs = calloc(n[4], sizeof(*x->launch.recs))))
-            u.bad = true;
-        for (size_t i = 0; !u.bad && i < n[4]; i++)
-            up(&u, &x->launch.recs[i].launch_delay, sizeof(lat_ns));
+        x->launch_delays = up_arr(&u, n[4], sizeof(*x->launch_delays));
+        if (!x->launch_delays) u.bad = true;
     }
     if (!u.bad && n[0] <= 8) {
         x->ktypes = calloc(n[0] ? n[0] : 1, sizeof(*x->ktypes));

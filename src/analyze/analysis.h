@@ -415,6 +415,9 @@ struct lat_an_rank {
     bool cp_ran; /* opts.critical_path was set: the JSON has a critical_path key */
     bool cp_found;
     uint64_t cp_instances;
+    /* a streamed job's rank (analysis_job_add): the launch.count launch delays alone, in place
+     * of launch.recs (8 bytes per launch instead of a record) */
+    lat_ns *launch_delays;
 };
 
 /* One rank of the cross-rank view (ranks.c), jobs of 2+ ranks. */
