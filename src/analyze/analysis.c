@@ -690,6 +690,23 @@ int analysis_rank_unpack(const void *p, size_t len, size_t *used, struct lat_ana
         x->steps = up_arr(&u, n[3], sizeof(*x->steps));
         x->nsteps = u.bad ? 0 : n[3];
     }
+    /* what the job sums must be a time a trace can hold (no overflow in the sums), and every
+     * name a name */
+    const lat_ns big = (lat_ns)1 << 53;
+#define OUT(v) ((v) < -big || (v) > big)
+    if (!u.bad && (OUT(x->temporal.kernel_time) || OUT(x->temporal.idle) ||
+                   OUT(x->temporal.compute) || OUT(x->temporal.non_compute) || OUT(x->comm_time) ||
+                   OUT(x->comm_comp_overlap) || OUT(x->sync_blocking)))
+        u.bad = true;
+    for (size_t i = 0; !u.bad && i < x->nsteps; i++)
+        if (OUT(x->steps[i].dur) || x->steps[i].dur < 0 || OUT(x->steps[i].ts)) u.bad = true;
+    for (size_t i = 0; !u.bad && i < x->nktypes; i++)
+        if (OUT(x->ktypes[i].sum) || !x->ktypes[i].label) u.bad = true;
+    for (size_t i = 0; !u.bad && i < x->nmemcpy; i++)
+        if (OUT(x->memcpy[i].time) || !x->memcpy[i].kind || !x->memcpy[i].memory) u.bad = true;
+    for (size_t i = 0; !u.bad && i < x->nsyncs; i++)
+        if (OUT(x->syncs[i].total) || !x->syncs[i].name) u.bad = true;
+#undef OUT
     if (u.bad) {
         analysis_free(a);
         return LAT_E_TRUNCATED;
