@@ -49,6 +49,7 @@ run analyze.ranks$n.in_memory "$tmp/mem.json" "$LATSCOPE" analyze --format json 
 run analyze.ranks$n.streamed "$tmp/str.json" "$LATSCOPE" analyze --format json --stream "$tmp/big"
 run analyze.ranks$small.streamed "$tmp/small.json" "$LATSCOPE" analyze --format json --stream "$tmp/small"
 run analyze.ranks$small.in_memory "$tmp/small-mem.json" "$LATSCOPE" analyze --format json --no-stream "$tmp/small"
+run doctor.ranks$n.streamed "$tmp/doc.json" "$LATSCOPE" doctor --format json "$tmp/big"
 command -v jq >/dev/null &&
     echo "analyze.ranks$n.ranks_in_report	$(jq '.ranks | length' "$tmp/mem.json")		distinct ranks analysed"
 if cmp -s "$tmp/mem.json" "$tmp/str.json"; then

@@ -1272,6 +1272,8 @@ out:
     buf_fini(&req);
     buf_fini(&body);
     free(c.headers);
-    bench_mpi_fini(&shard);
+    /* --mpi: a set-up error (exit 2: the run never started here) leaves MPI to the exit, which
+     * aborts the job: the other ranks may wait for this one in the start barrier */
+    if (exit_code != LAT_EXIT_USAGE) bench_mpi_fini(&shard);
     return exit_code;
 }

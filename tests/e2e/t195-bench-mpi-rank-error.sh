@@ -16,7 +16,7 @@ MPI=(mpirun --oversubscribe)
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 # a port nothing listens on: the good ranks would run (errors counted) and reach the barrier
 url=http://127.0.0.1:9/
-good=(bench --mpi -c 3 -n 300 --duration 20s "$url")
+good=(bench --mpi -c 4 -n 400 --duration 20s "$url")
 # aborted NAME MPIRUN-ARGS...: the job ends (not by timeout) with an error and the note
 aborted() {
     local name=$1 rc
