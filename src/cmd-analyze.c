@@ -979,13 +979,13 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
                     "nothing\n",
                     esize);
         } else if (args.write_trace || ao.only_rank >= 0 || args.stream == 0) {
+            lat_mpi_stop(); /* rank 0 alone, without MPI from here */
             if (mrank != 0) {
-                lat_mpi_stop();
                 free(inputs);
                 free(cp_name);
                 return LAT_EXIT_OK;
             }
-            msize = 1; /* rank 0 alone; finalized at exit */
+            msize = 1;
         } else {
             args.stream = 1;
         }

@@ -204,6 +204,12 @@ int cmd_doctor(int argc, char **argv, const struct lat_opts *opts)
         cli_result_fini(&cr);
         return LAT_EXIT_USAGE;
     }
+    /* under mpirun: rank 0 alone reports (the others would print the same report again) */
+    int erank = 0;
+    if (lat_mpi_env_size(&erank) > 1 && erank != 0) {
+        cli_result_fini(&cr);
+        return LAT_EXIT_OK;
+    }
     int rc = run_doctor(&args, cr.pos, cr.npos, opts);
     cli_result_fini(&cr);
     return rc;
