@@ -699,7 +699,7 @@ int analysis_rank_unpack(const void *p, size_t len, size_t *used, struct lat_ana
                    OUT(x->comm_comp_overlap) || OUT(x->sync_blocking)))
         u.bad = true;
     for (size_t i = 0; !u.bad && i < x->nsteps; i++)
-        if (OUT(x->steps[i].dur) || x->steps[i].dur < 0 || OUT(x->steps[i].ts)) u.bad = true;
+        if (OUT(x->steps[i].dur) || x->steps[i].dur < 0) u.bad = true; /* ts: not summed */
     for (size_t i = 0; !u.bad && i < x->nktypes; i++)
         if (OUT(x->ktypes[i].sum) || !x->ktypes[i].label) u.bad = true;
     for (size_t i = 0; !u.bad && i < x->nmemcpy; i++)
