@@ -1017,6 +1017,16 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
         }
         args.stream = 0; /* one rank: it fits */
     }
+    for (size_t i = 0; args.stream && i < ninputs; i++)
+        if (!strcmp(inputs[i], "-")) {
+            if (forced) {
+                pr_err("--stream reads every input twice: not '-' (stdin); give a file\n");
+                free(inputs);
+                free(cp_name);
+                return LAT_EXIT_USAGE;
+            }
+            args.stream = 0;
+        }
     if (args.stream) {
         ret = analyze_streamed(&args, inputs, ninputs, 0, 1);
         free(inputs);

@@ -57,7 +57,9 @@ modes "$TMPDIR/many"
 "$LATSCOPE" analyze --format json --stream "$TMPDIR/many" >"$TMPDIR/sk.json" 2>"$TMPDIR/sk.err"
 [[ $(jq '.skipped | length' "$TMPDIR/sk.json") == 2 ]] || fail "skipped files"
 [[ $(grep -c "skipped" "$TMPDIR/sk.err") == 2 ]] || { cat "$TMPDIR/sk.err" >&2; fail "one warning per skipped file"; }
-# usage: --stream analyses every rank
+# usage: --stream reads every input twice (not stdin); it analyses every rank
+expect_rc 2 "$LATSCOPE" analyze --stream - <"$data/handmade-ranks-even/rank-0.json"
+contains "$TMPDIR/err" "not '-' (stdin)"
 expect_rc 2 "$LATSCOPE" analyze --stream --rank 1 "$data/handmade-ranks-even"
 contains "$TMPDIR/err" "--stream analyses every rank"
 
