@@ -2,7 +2,10 @@
 """gen-kineto-trace.py - writes a synthetic Kineto (PyTorch profiler) trace of about SIZE_MB
 megabytes of JSON, for scale checks (`make perf`); never committed.
 
-usage: gen-kineto-trace.py SIZE_MB OUT.json [--gzip]
+usage: gen-kineto-trace.py SIZE_MB OUT.json [--gzip] [--rank=R --world=W]
+
+--rank/--world: distributedInfo of rank R of a W-rank job (default 0 of 1), and a seed of its
+own (42 + R), for many-rank directories (perf/13-analyze-many-ranks.sh).
 
 The trace has the current layout: ProfilerStep#N user annotations, cpu_op -> cuda_runtime
 cudaLaunchKernel -> kernel on streams 7/20 (correlated, with ac2g flows), memcpys, [memory]
@@ -21,12 +24,18 @@ def main():
     target = int(float(sys.argv[1]) * 1e6)
     out_path = sys.argv[2]
     use_gz = "--gzip" in sys.argv[3:]
-    rnd = random.Random(42)
+    rank, world = 0, 1
+    for a in sys.argv[3:]:
+        if a.startswith("--rank="):
+            rank = int(a[7:])
+        elif a.startswith("--world="):
+            world = int(a[8:])
+    rnd = random.Random(42 + rank)
     f = gzip.open(out_path, "wt", compresslevel=1) if use_gz else open(out_path, "w")
     head = (
         '{\n  "schemaVersion": 1,\n  "deviceProperties": [{"id": 0, "name": "Synthetic GPU", '
         '"totalGlobalMem": 85000000000, "computeMajor": 9, "computeMinor": 0, "numSms": 132}],\n'
-        '  "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 1},\n'
+        '  "distributedInfo": {"backend": "nccl", "rank": %d, "world_size": %d},\n' % (rank, world) +
         '  "baseTimeNanoseconds": 1712195495000000000,\n  "traceEvents": [\n'
     )
     f.write(head)

@@ -52,3 +52,56 @@ struct lat_ingest_set *lat_load_traces(const char *mod, const char *const *paths
     }
     return set;
 }
+
+/* lat_walk_traces(): the reporting of lat_load_traces(), file by file as the walk goes. */
+struct walk {
+    const char *mod;
+    lat_walk_fn fn;
+    void *ctx;
+    size_t skipped, loaded;
+    bool visit_failed, quiet;
+};
+
+static int walk_visit(void *ctx, struct lat_ingest_set *set, size_t i)
+{
+    struct walk *w = ctx;
+    struct lat_ingest_file *f = &set->files[i];
+    if (ingest_status_skipped(f->status)) {
+        w->skipped++;
+        if (lat_log_level >= LAT_LOG_WARN && !w->quiet)
+            lat_log_printf(LAT_LOG_WARN, w->mod, "%s: %s; skipped\n", f->path,
+                           ingest_file_reason(f));
+    } else if (f->status == LAT_INGEST_NO_RANK && lat_log_level >= LAT_LOG_WARN && !w->quiet) {
+        lat_log_printf(LAT_LOG_WARN, w->mod, "%s\n", f->err);
+    }
+    if (!f->trace) return 0;
+    w->loaded++;
+    int rc = w->fn(w->ctx, set, i);
+    if (rc) w->visit_failed = true;
+    return rc;
+}
+
+struct lat_ingest_set *lat_walk_traces(const char *mod, const char *const *paths, size_t n,
+                                       const struct lat_ingest_opts *io, size_t batch,
+                                       lat_walk_fn fn, void *ctx, bool quiet, int *rc_out)
+{
+    struct walk w = {mod, fn, ctx, 0, 0, false, quiet};
+    struct lat_ingest_set *set = NULL;
+    char err[LAT_INGEST_ERRLEN] = "";
+    int rc = ingest_paths_each(paths, n, io, batch, walk_visit, &w, &set, err, sizeof(err));
+    *rc_out = rc;
+    if (rc) {
+        if (!w.visit_failed) /* a visitor says itself what went wrong */
+            lat_log_printf(LAT_LOG_ERR, mod, "%s\n", err[0] ? err : lat_strerror(rc));
+        ingest_set_free(set);
+        return NULL;
+    }
+    if (!w.loaded && !(io && io->share_count > 1)) { /* shared: the caller counts over all */
+        lat_log_printf(LAT_LOG_ERR, mod, "no trace could be loaded (%zu file%s skipped)\n",
+                       w.skipped, w.skipped == 1 ? "" : "s");
+        ingest_set_free(set);
+        *rc_out = LAT_E_NOT_FOUND;
+        return NULL;
+    }
+    return set;
+}

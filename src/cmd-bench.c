@@ -773,6 +773,14 @@ static int write_records(FILE *f, struct bench_run *run)
     return rc;
 }
 
+/* --mpi: a rank that leaves with an error aborts the job (bench/mpi.h); this says why. */
+static void mpi_fail_note(int rank, int size, int status)
+{
+    pr_err("--mpi: rank %d of %d stops with exit status %d before the run ended (its error is "
+           "above): aborting every rank, none waits for it\n",
+           rank, size, status);
+}
+
 int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
 {
     if (argc > 1 && !strcmp(argv[1], "merge")) return cmd_bench_merge(argc - 1, argv + 1, opts);
@@ -784,6 +792,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         pr_err("%s (see 'latscope bench --help')\n", swhy);
         return LAT_EXIT_USAGE;
     }
+    bench_mpi_on_fail(mpi_fail_note);
     struct cli c = {.expect_class = 2, .seed = 1, .arrival = BENCH_ARRIVAL_POISSON};
     bench_opts_default(&c.eng);
     /* --target openai: its own options are taken out of argv first (src/bench/openai.c). */
@@ -847,15 +856,17 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         return usage_error("--shard", "--find-max, --stable and --confidence decide on the "
                                       "whole load: run the shards under MPI (--mpi)");
     }
-    if (shard.mpi && ((c.confidence > 0 && llm.active) || c.hdr_log || c.records ||
-                      llm.records_path || (llm.active && llm.view != LLM_VIEW_LATSCOPE))) {
+    if (shard.mpi && ((c.confidence > 0 && llm.active) || (c.hdr_log && llm.active) ||
+                      (c.records && llm.active) || llm.records_path ||
+                      (llm.active && llm.view != LLM_VIEW_LATSCOPE))) {
         free(c.headers);
-        bench_mpi_fini(&shard);
-        return usage_error("--mpi", "not yet with --hdr-log, --records, --records-detail, "
-                                    "--metrics-compat or --confidence on --target openai: run "
-                                    "--shard K/N per process and 'latscope bench merge' the "
-                                    "results");
+        return usage_error("--mpi", "not yet with --records-detail, --metrics-compat, or "
+                                    "--hdr-log, --records or --confidence on --target openai: "
+                                    "run --shard K/N per process and 'latscope bench merge' "
+                                    "the results");
     }
+    /* --mpi: rank 0 writes --hdr-log (the reduced windows) and --records (every rank's) */
+    bool mpi_writer = !shard.mpi || shard.index == 0;
 
     rc = conn_target_init(&t.conn, t.url.host, t.url.port, t.url.tls, !c.insecure);
     if (rc < 0) {
@@ -878,7 +889,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
 
     /* Every output file is opened before the first request: a path that cannot be written
      * must not cost the run (--hdr-log below; --records-detail in llm_bench_setup). */
-    if (c.records) {
+    if (c.records && mpi_writer) {
         rf = fopen(c.records, "w");
         if (!rf) {
             pr_err("--records %s: %s\n", c.records, strerror(errno));
@@ -954,7 +965,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
                   &llm);
     run.workload = workload;
 
-    if (c.hdr_log) {
+    if (c.hdr_log && mpi_writer) {
         hf = fopen(c.hdr_log, "w");
         if (!hf) {
             pr_err("--hdr-log %s: %s\n", c.hdr_log, strerror(errno));
@@ -1146,6 +1157,12 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
                 exit_code = LAT_EXIT_FAILURE;
             }
         }
+        /* --mpi --records: every rank's records to rank 0 (before the reduction rebases t0) */
+        if (shard.mpi && (rc = bench_mpi_gather_records(&shard, &p->res, rf != NULL)) < 0) {
+            pr_err("--mpi: gathering the records of point %zu: %s\n", i + 1, lat_strerror(rc));
+            exit_code = LAT_EXIT_FAILURE;
+            break;
+        }
         if (shard.mpi && (rc = bench_mpi_point_reduce(&shard, &run, p)) < 0) {
             pr_err("--mpi: reducing point %zu: %s\n", i + 1, lat_strerror(rc));
             exit_code = LAT_EXIT_FAILURE;
@@ -1255,6 +1272,8 @@ out:
     buf_fini(&req);
     buf_fini(&body);
     free(c.headers);
-    bench_mpi_fini(&shard);
+    /* --mpi: a set-up error (exit 2: the run never started here) leaves MPI to the exit, which
+     * aborts the job: the other ranks may wait for this one in the start barrier */
+    if (exit_code != LAT_EXIT_USAGE) bench_mpi_fini(&shard);
     return exit_code;
 }

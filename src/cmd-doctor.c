@@ -17,6 +17,7 @@
 #include "core/err.h"
 #include "core/jsonw.h"
 #include "core/log.h"
+#include "core/par.h"
 #include "doctor/doctor.h"
 #include "ingest/ingest.h"
 #include "latscope.h"
@@ -203,9 +204,36 @@ int cmd_doctor(int argc, char **argv, const struct lat_opts *opts)
         cli_result_fini(&cr);
         return LAT_EXIT_USAGE;
     }
+    /* under mpirun: rank 0 alone reports (the others would print the same report again) */
+    int erank = 0;
+    if (lat_mpi_env_size(&erank) > 1 && erank != 0) {
+        cli_result_fini(&cr);
+        return LAT_EXIT_OK;
+    }
     int rc = run_doctor(&args, cr.pos, cr.npos, opts);
     cli_result_fini(&cr);
     return rc;
+}
+
+/* Streaming a directory of ranks: each trace is doctored as it loads, then freed. */
+struct doctor_walk {
+    struct doc_report *r;
+    struct doc_opts *o;
+    bool counted;
+};
+
+static int doctor_visit(void *ctx, struct lat_ingest_set *set, size_t i)
+{
+    struct doctor_walk *dw = ctx;
+    if (!dw->counted) { /* the job's ranks: the files listed that may load */
+        dw->counted = true;
+        for (size_t k = 0; k < set->n; k++)
+            dw->o->job_ranks +=
+                set->files[k].status == LAT_INGEST_OK || set->files[k].status == LAT_INGEST_NO_RANK;
+    }
+    struct lat_ingest_file *f = &set->files[i];
+    if (f->in_dir) f->trace->rank = f->rank;
+    return doctor_one(dw->r, dw->o, f->trace) ? LAT_E_USAGE : 0;
 }
 
 static int run_doctor(const struct doctor_args *args, const char *const *paths, size_t npaths,
@@ -225,19 +253,35 @@ static int run_doctor(const struct doctor_args *args, const char *const *paths, 
             return LAT_EXIT_USAGE;
         }
     }
-    struct lat_ingest_set *set = lat_load_traces("doctor", paths, npaths, NULL);
-    if (!set) {
+    struct doc_report *r = NULL;
+    if (doctor_report_new(&r)) {
+        pr_err("out of memory\n");
         if (ofd != STDOUT_FILENO) close(ofd);
         return LAT_EXIT_USAGE;
     }
-    struct doc_report *r = NULL;
-    struct doc_skipped *skipped = xcalloc(set->n, sizeof(*skipped));
-    if (doctor_report_new(&r)) {
-        pr_err("out of memory\n");
-        ingest_set_free(set);
-        free(skipped);
+    /* Directories only (jobs of many ranks): streamed, a few traces in memory at a time (a
+     * directory holds no Nsight Compute report, the one input the others need at hand). */
+    bool stream = npaths > 0;
+    for (size_t i = 0; i < npaths; i++) {
+        struct stat st;
+        if (strcmp(paths[i], "-") == 0 || stat(paths[i], &st) || !S_ISDIR(st.st_mode))
+            stream = false;
+    }
+    struct lat_ingest_set *set;
+    if (stream) {
+        struct doctor_walk dw = {r, &o, false};
+        int wrc;
+        set = lat_walk_traces("doctor", paths, npaths, NULL, par_threads(0, 64), doctor_visit, &dw,
+                              false, &wrc);
+    } else {
+        set = lat_load_traces("doctor", paths, npaths, NULL);
+    }
+    if (!set) {
+        doctor_report_free(r);
+        if (ofd != STDOUT_FILENO) close(ofd);
         return LAT_EXIT_USAGE;
     }
+    struct doc_skipped *skipped = xcalloc(set->n, sizeof(*skipped));
     /* Nsight Compute reports: evidence for the timelines' kernel rules (kept until the end:
      * the summaries point into their traces), and judged on their own too */
     struct lat_ncu_summary *ncs = xcalloc(set->n, sizeof(*ncs));
@@ -262,7 +306,16 @@ static int run_doctor(const struct doctor_args *args, const char *const *paths, 
         o.nncu++;
     }
     o.ncu = ncr;
-    for (size_t k = 0; k < set->n; k++) {
+    for (size_t k = 0; stream && k < set->n; k++) /* done while streaming: the list only */
+        if (ingest_status_skipped(set->files[k].status))
+            skipped[r->nskipped++] = (struct doc_skipped){
+                .path = set->files[k].path,
+                .status = ingest_status_name(set->files[k].status),
+                .reason = ingest_file_reason(&set->files[k]),
+            };
+    for (size_t k = 0; !stream && k < set->n; k++) /* the job's ranks, for the cross-rank rule */
+        o.job_ranks += set->files[k].trace && set->files[k].trace->role == LAT_TRACE_TIMELINE;
+    for (size_t k = 0; !stream && k < set->n; k++) {
         struct lat_ingest_file *f = &set->files[k];
         if (ingest_status_skipped(f->status)) {
             skipped[r->nskipped++] = (struct doc_skipped){
@@ -296,6 +349,14 @@ static int run_doctor(const struct doctor_args *args, const char *const *paths, 
     o.ncu = NULL;
     o.nncu = 0;
     r->skipped = skipped;
+    if (doctor_cross_rank(r, &o)) {
+        pr_err("%s\n", lat_strerror(-ENOMEM));
+        doctor_report_free(r);
+        ingest_set_free(set);
+        free(skipped);
+        if (ofd != STDOUT_FILENO) close(ofd);
+        return LAT_EXIT_USAGE;
+    }
     doctor_rank(r);
     int rc = 0;
     char *data = NULL;

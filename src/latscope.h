@@ -112,6 +112,28 @@ struct lat_ingest_opts;
  * error was printed (exit LAT_EXIT_USAGE); else a set with at least one trace. */
 struct lat_ingest_set *lat_load_traces(const char *mod, const char *const *paths, size_t n,
                                        const struct lat_ingest_opts *io);
+/* The same inputs and messages, streamed (ingest_paths_each): fn(ctx, set, i) for each file i
+ * that loaded, `batch` files in memory at a time; the trace is freed after fn unless fn takes
+ * it. NULL after an error was printed (a failing fn prints its own; *rc its code), else the set
+ * (paths, statuses; no traces) with at least one file that loaded. quiet: no warnings about
+ * skipped files (a second walk over the same inputs). */
+typedef int (*lat_walk_fn)(void *ctx, struct lat_ingest_set *set, size_t i);
+struct lat_ingest_set *lat_walk_traces(const char *mod, const char *const *paths, size_t n,
+                                       const struct lat_ingest_opts *io, size_t batch,
+                                       lat_walk_fn fn, void *ctx, bool quiet, int *rc);
+
+/* cli-mpi.c: `mpirun -n N latscope analyze` (Open MPI builds; elsewhere lat_mpi_start fails).
+ * lat_mpi_env_size: the launcher's world size (1 when not under mpirun) and this rank, from its
+ * environment, with or without MPI. lat_mpi_start: MPI_Init; a process that then exits with an
+ * error aborts the job (no rank waits forever). lat_mpi_max: MAX over the ranks. The gathers:
+ * every rank's bytes, in rank order, on every rank or on rank 0 (*offs: size + 1 offsets);
+ * 0 or -1. */
+int lat_mpi_env_size(int *rank);
+int lat_mpi_start(int *rank, int *size);
+void lat_mpi_stop(void);
+int lat_mpi_max(int v);
+int lat_mpi_allgather(const void *b, size_t n, char **out, size_t **offs);
+int lat_mpi_gather0(const void *b, size_t n, char **out, size_t **offs);
 
 /* CLI-only allocation: prints and exits(1) on out of memory. */
 void *xmalloc(size_t n);

@@ -11,6 +11,7 @@
  * the first task's error.
  */
 #include "analyze/internal.h"
+#include "core/buf.h"
 #include "core/err.h"
 #include "core/par.h"
 
@@ -41,6 +42,7 @@ static void rank_fini(struct lat_an_rank *r)
     free(r->kernels_by_type);
     free(r->top_kernels);
     free(r->launch.recs);
+    free(r->launch_delays);
     free(r->steps);
     free(r->top_ops);
     free(r->top_ops_self);
@@ -74,6 +76,9 @@ void analysis_free(struct lat_analysis *a)
     free(a->ranks);
     rank_fini(&a->whole);
     free(a->rank_rows);
+    for (size_t i = 0; i < a->nowned; i++)
+        free(a->owned[i]);
+    free(a->owned);
     free(a);
 }
 
@@ -292,7 +297,8 @@ static int whole_add(struct lat_analysis *a)
     size_t k = 0;
     for (size_t r = 0; r < a->nranks; r++)
         for (size_t j = 0; in_whole(&a->ranks[r]) && j < a->ranks[r].launch.count; j++)
-            d[k++] = (double)a->ranks[r].launch.recs[j].launch_delay;
+            d[k++] = a->ranks[r].launch_delays ? (double)a->ranks[r].launch_delays[j]
+                                               : (double)a->ranks[r].launch.recs[j].launch_delay;
     an_describe(d, k, &w->launch.launch_delay);
     w->launch.median_launch_delay = (lat_ns)w->launch.launch_delay.p50;
     free(d);
@@ -329,5 +335,383 @@ static int whole_add(struct lat_analysis *a)
             w->syncs[q].total += s->total;
         }
     }
+    return 0;
+}
+
+/* ---- streamed jobs: per-rank skeletons for whole_add() and an_cross_rank() ---------------- */
+
+struct analysis_job {
+    struct lat_analysis *a; /* ranks: skeletons (only what whole_add/an_cross_rank read) */
+    size_t cap;
+    bool first;
+};
+
+/* Stand-ins for the freed traces: only their role is read (in_whole). */
+static const struct lat_trace job_timeline = {.role = LAT_TRACE_TIMELINE};
+static const struct lat_trace job_kernel_profile = {.role = LAT_TRACE_KERNEL_PROFILE};
+
+int analysis_job_new(const struct analysis_opts *o, struct analysis_job **out)
+{
+    struct analysis_job *j = calloc(1, sizeof(*j));
+    if (!j || !(j->a = calloc(1, sizeof(*j->a)))) {
+        free(j);
+        return -ENOMEM;
+    }
+    j->a->opts = *o;
+    j->a->opts.progress = NULL;
+    j->first = true;
+    *out = j;
+    return 0;
+}
+
+void analysis_job_free(struct analysis_job *j)
+{
+    if (!j) return;
+    analysis_free(j->a);
+    free(j);
+}
+
+static void *dup_arr(const void *p, size_t n, size_t size, int *rc)
+{
+    if (!n || !p) return NULL;
+    void *q = malloc(n * size);
+    if (!q)
+        *rc = -ENOMEM;
+    else
+        memcpy(q, p, n * size);
+    return q;
+}
+
+/* A copy of s the job's result owns (room in a->owned reserved by the caller). */
+static const char *job_str(struct lat_analysis *a, const char *s, int *rc)
+{
+    if (!s) return NULL;
+    char *d = strdup(s);
+    if (!d) {
+        *rc = -ENOMEM;
+        return "";
+    }
+    a->owned[a->nowned++] = d;
+    return d;
+}
+
+int analysis_job_add(struct analysis_job *j, const struct lat_analysis *one)
+{
+    struct lat_analysis *a = j->a;
+    if (!one->nranks) return 0;
+    if (a->nranks == j->cap) {
+        size_t cap = j->cap ? j->cap * 2 : 64;
+        struct lat_an_rank *p = realloc(a->ranks, cap * sizeof(*p));
+        if (!p) return -ENOMEM;
+        a->ranks = p;
+        j->cap = cap;
+    }
+    /* names the job keeps (the rank's own go with it): syncs, kernel-type labels, memcpy kinds */
+    size_t nstr = one->ranks[0].nsyncs + one->ranks[0].nktypes + 2 * one->ranks[0].nmemcpy;
+    if (nstr) {
+        char **p = realloc(a->owned, (a->nowned + nstr) * sizeof(*p));
+        if (!p) return -ENOMEM;
+        a->owned = p;
+    }
+    /* the preprocessing notes: the job's step count is the same in every rank's run; the last
+     * step's reason is the first rank's (input order) that dropped it, as an_prep() */
+    if (j->first) {
+        a->steps_distinct = one->steps_distinct;
+        memcpy(a->warning, one->warning, sizeof(a->warning));
+        j->first = false;
+    }
+    if (one->last_step_dropped && !a->last_step_dropped) {
+        a->last_step_dropped = true;
+        memcpy(a->last_step_reason, one->last_step_reason, sizeof(a->last_step_reason));
+    }
+    const struct lat_an_rank *x = &one->ranks[0];
+    struct lat_an_rank *k = &a->ranks[a->nranks];
+    memset(k, 0, sizeof(*k));
+    int rc = 0;
+    k->rank = x->rank;
+    k->trace =
+        !x->trace || x->trace->role == LAT_TRACE_TIMELINE ? &job_timeline : &job_kernel_profile;
+    k->events = x->events;
+    k->kept_events = x->kept_events;
+    k->dropped_last_step = x->dropped_last_step;
+    k->temporal = x->temporal;
+    k->ktypes = dup_arr(x->ktypes, x->nktypes, sizeof(*x->ktypes), &rc);
+    k->nktypes = x->nktypes;
+    k->comm_time = x->comm_time;
+    k->comm_comp_overlap = x->comm_comp_overlap;
+    k->has_comm = x->has_comm;
+    k->launch = x->launch;
+    k->launch.recs = NULL;
+    if (x->launch.count) { /* only the delays are read */
+        k->launch_delays = malloc(x->launch.count * sizeof(*k->launch_delays));
+        if (!k->launch_delays) rc = -ENOMEM;
+        for (size_t i = 0; k->launch_delays && i < x->launch.count; i++)
+            k->launch_delays[i] =
+                x->launch_delays ? x->launch_delays[i] : x->launch.recs[i].launch_delay;
+    }
+    k->sync_blocking = x->sync_blocking;
+    k->memcpy = dup_arr(x->memcpy, x->nmemcpy, sizeof(*x->memcpy), &rc);
+    k->nmemcpy = x->nmemcpy;
+    k->syncs = dup_arr(x->syncs, x->nsyncs, sizeof(*x->syncs), &rc);
+    k->nsyncs = x->nsyncs;
+    for (size_t i = 0; k->syncs && i < x->nsyncs; i++) /* names are the trace's */
+        k->syncs[i].name = job_str(a, x->syncs[i].name, &rc);
+    for (size_t i = 0; k->ktypes && i < x->nktypes; i++)
+        k->ktypes[i].label = job_str(a, x->ktypes[i].label, &rc);
+    for (size_t i = 0; k->memcpy && i < x->nmemcpy; i++) {
+        k->memcpy[i].kind = job_str(a, x->memcpy[i].kind, &rc);
+        k->memcpy[i].memory = job_str(a, x->memcpy[i].memory, &rc);
+    }
+    k->steps = dup_arr(x->steps, x->nsteps, sizeof(*x->steps), &rc);
+    k->nsteps = x->nsteps;
+    a->nranks++; /* freed with the job from here on */
+    return rc;
+}
+
+int analysis_job_finish(struct analysis_job *j, struct lat_analysis **out)
+{
+    struct lat_analysis *a = j->a;
+    *out = NULL;
+    qsort(a->ranks, a->nranks, sizeof(*a->ranks), rank_cmp);
+    int rc = whole_add(a);
+    if (!rc) rc = an_cross_rank(a);
+    for (size_t i = 0; i < a->nranks; i++)
+        rank_fini(&a->ranks[i]);
+    free(a->ranks);
+    a->ranks = NULL;
+    a->nranks = 0;
+    j->a = NULL;
+    free(j);
+    if (rc) {
+        analysis_free(a);
+        return rc;
+    }
+    *out = a;
+    return 0;
+}
+
+/* ---- one rank's job data as bytes (for the processes of `mpirun ... analyze`) -------------- */
+
+/* Little writer/reader: values in host byte order (the processes of one job run the same
+ * binary; mixed-endian clusters are not supported), strings as length + bytes. */
+static int pk(struct lat_buf *b, const void *p, size_t n)
+{
+    return buf_append(b, p, n);
+}
+
+static int pk_str(struct lat_buf *b, const char *s)
+{
+    uint32_t n = s ? (uint32_t)strlen(s) : UINT32_MAX;
+    int rc = pk(b, &n, sizeof(n));
+    if (!rc && s) rc = pk(b, s, n);
+    return rc;
+}
+
+struct upk {
+    const unsigned char *p;
+    size_t n, at;
+    bool bad;
+};
+
+static void up(struct upk *u, void *dst, size_t n)
+{
+    if (u->bad || u->n - u->at < n) {
+        u->bad = true;
+        memset(dst, 0, n);
+        return;
+    }
+    memcpy(dst, u->p + u->at, n);
+    u->at += n;
+}
+
+/* A string the result owns (NULL stays NULL). */
+static const char *up_str(struct upk *u, struct lat_analysis *a)
+{
+    uint32_t n;
+    up(u, &n, sizeof(n));
+    if (u->bad || n == UINT32_MAX) return NULL;
+    if (u->n - u->at < n) {
+        u->bad = true;
+        return NULL;
+    }
+    char **o = realloc(a->owned, (a->nowned + 1) * sizeof(*o));
+    char *s = malloc((size_t)n + 1);
+    if (o) a->owned = o;
+    if (!o || !s) {
+        free(s);
+        u->bad = true;
+        return NULL;
+    }
+    memcpy(s, u->p + u->at, n);
+    s[n] = 0;
+    u->at += n;
+    a->owned[a->nowned++] = s;
+    return s;
+}
+
+static void *up_arr(struct upk *u, size_t n, size_t size)
+{
+    if (!n || u->bad) return NULL;
+    if (n > (u->n - u->at) / size) {
+        u->bad = true;
+        return NULL;
+    }
+    void *q = malloc(n * size);
+    if (!q) {
+        u->bad = true;
+        return NULL;
+    }
+    up(u, q, n * size);
+    return q;
+}
+
+int analysis_rank_pack(const struct lat_analysis *one, struct lat_buf *b)
+{
+    if (one->nranks != 1) return LAT_E_USAGE;
+    const struct lat_an_rank *x = &one->ranks[0];
+    int rc = 0;
+    uint8_t tl = !x->trace || x->trace->role == LAT_TRACE_TIMELINE;
+    uint8_t flags = (uint8_t)(one->last_step_dropped | (x->has_comm << 1) | (x->cp_found << 2));
+    uint64_t n[6] = {x->nktypes, x->nmemcpy, x->nsyncs, x->nsteps, x->launch.count, 0};
+    rc |= pk(b, &x->rank, sizeof(x->rank));
+    rc |= pk(b, &tl, 1);
+    rc |= pk(b, &flags, 1);
+    rc |= pk(b, &one->steps_distinct, sizeof(one->steps_distinct));
+    rc |= pk(b, one->warning, sizeof(one->warning));
+    rc |= pk(b, one->last_step_reason, sizeof(one->last_step_reason));
+    rc |= pk(b, n, sizeof(n));
+    rc |= pk(b, &x->events, sizeof(x->events));
+    rc |= pk(b, &x->kept_events, sizeof(x->kept_events));
+    rc |= pk(b, &x->dropped_last_step, sizeof(x->dropped_last_step));
+    rc |= pk(b, &x->temporal, sizeof(x->temporal));
+    rc |= pk(b, &x->comm_time, sizeof(x->comm_time));
+    rc |= pk(b, &x->comm_comp_overlap, sizeof(x->comm_comp_overlap));
+    rc |= pk(b, &x->sync_blocking, sizeof(x->sync_blocking));
+    rc |= pk(b, &x->cp_instances, sizeof(x->cp_instances));
+    rc |= pk(b, &x->launch, sizeof(x->launch)); /* recs: the delays follow */
+    for (size_t i = 0; i < x->launch.count; i++)
+        rc |= pk(b, x->launch_delays ? &x->launch_delays[i] : &x->launch.recs[i].launch_delay,
+                 sizeof(lat_ns));
+    for (size_t i = 0; i < x->nktypes; i++) {
+        rc |= pk(b, &x->ktypes[i], sizeof(x->ktypes[i]));
+        rc |= pk_str(b, x->ktypes[i].label);
+    }
+    for (size_t i = 0; i < x->nmemcpy; i++) {
+        rc |= pk(b, &x->memcpy[i], sizeof(x->memcpy[i]));
+        rc |= pk_str(b, x->memcpy[i].kind);
+        rc |= pk_str(b, x->memcpy[i].memory);
+    }
+    for (size_t i = 0; i < x->nsyncs; i++) {
+        rc |= pk(b, &x->syncs[i], sizeof(x->syncs[i]));
+        rc |= pk_str(b, x->syncs[i].name);
+    }
+    if (x->nsteps) rc |= pk(b, x->steps, x->nsteps * sizeof(*x->steps));
+    return rc ? -ENOMEM : 0;
+}
+
+int analysis_rank_unpack(const void *p, size_t len, size_t *used, struct lat_analysis **out)
+{
+    struct upk u = {p, len, 0, false};
+    struct lat_analysis *a = calloc(1, sizeof(*a));
+    struct lat_an_rank *x = calloc(1, sizeof(*x));
+    *out = NULL;
+    if (!a || !x) {
+        free(a);
+        free(x);
+        return -ENOMEM;
+    }
+    a->ranks = x;
+    a->nranks = 1;
+    uint8_t tl, flags;
+    uint64_t n[6];
+    up(&u, &x->rank, sizeof(x->rank));
+    up(&u, &tl, 1);
+    up(&u, &flags, 1);
+    up(&u, &a->steps_distinct, sizeof(a->steps_distinct));
+    up(&u, a->warning, sizeof(a->warning));
+    up(&u, a->last_step_reason, sizeof(a->last_step_reason));
+    a->warning[sizeof(a->warning) - 1] = 0;
+    a->last_step_reason[sizeof(a->last_step_reason) - 1] = 0;
+    up(&u, n, sizeof(n));
+    x->trace = tl ? &job_timeline : &job_kernel_profile;
+    a->last_step_dropped = flags & 1;
+    x->has_comm = flags >> 1 & 1;
+    x->cp_found = flags >> 2 & 1;
+    up(&u, &x->events, sizeof(x->events));
+    up(&u, &x->kept_events, sizeof(x->kept_events));
+    up(&u, &x->dropped_last_step, sizeof(x->dropped_last_step));
+    up(&u, &x->temporal, sizeof(x->temporal));
+    up(&u, &x->comm_time, sizeof(x->comm_time));
+    up(&u, &x->comm_comp_overlap, sizeof(x->comm_comp_overlap));
+    up(&u, &x->sync_blocking, sizeof(x->sync_blocking));
+    up(&u, &x->cp_instances, sizeof(x->cp_instances));
+    up(&u, &x->launch, sizeof(x->launch));
+    x->launch.recs = NULL;
+    if (!u.bad && x->launch.count != n[4]) u.bad = true;
+    if (!u.bad && n[4]) {
+        x->launch_delays = up_arr(&u, n[4], sizeof(*x->launch_delays));
+        if (!x->launch_delays) u.bad = true;
+    }
+    if (!u.bad && n[0] <= 8) {
+        x->ktypes = calloc(n[0] ? n[0] : 1, sizeof(*x->ktypes));
+        if (!x->ktypes) u.bad = true;
+        for (size_t i = 0; !u.bad && i < n[0]; i++) {
+            up(&u, &x->ktypes[i], sizeof(x->ktypes[i]));
+            x->ktypes[i].label = up_str(&u, a);
+        }
+        x->nktypes = u.bad ? 0 : n[0];
+    } else {
+        u.bad = true;
+    }
+    if (!u.bad && n[1] <= (u.n - u.at) / sizeof(*x->memcpy)) {
+        x->memcpy = calloc(n[1] ? n[1] : 1, sizeof(*x->memcpy));
+        if (!x->memcpy) u.bad = true;
+        for (size_t i = 0; !u.bad && i < n[1]; i++) {
+            up(&u, &x->memcpy[i], sizeof(x->memcpy[i]));
+            x->memcpy[i].kind = up_str(&u, a);
+            x->memcpy[i].memory = up_str(&u, a);
+        }
+        x->nmemcpy = u.bad ? 0 : n[1];
+    } else {
+        u.bad = true;
+    }
+    if (!u.bad && n[2] <= (u.n - u.at) / sizeof(*x->syncs)) {
+        x->syncs = calloc(n[2] ? n[2] : 1, sizeof(*x->syncs));
+        if (!x->syncs) u.bad = true;
+        for (size_t i = 0; !u.bad && i < n[2]; i++) {
+            up(&u, &x->syncs[i], sizeof(x->syncs[i]));
+            x->syncs[i].name = up_str(&u, a);
+        }
+        x->nsyncs = u.bad ? 0 : n[2];
+    } else {
+        u.bad = true;
+    }
+    if (!u.bad) {
+        x->steps = up_arr(&u, n[3], sizeof(*x->steps));
+        x->nsteps = u.bad ? 0 : n[3];
+    }
+    /* what the job sums must be a time a trace can hold (no overflow in the sums), and every
+     * name a name */
+    const lat_ns big = (lat_ns)1 << 53;
+#define OUT(v) ((v) < -big || (v) > big)
+    if (!u.bad && (OUT(x->temporal.kernel_time) || OUT(x->temporal.idle) ||
+                   OUT(x->temporal.compute) || OUT(x->temporal.non_compute) || OUT(x->comm_time) ||
+                   OUT(x->comm_comp_overlap) || OUT(x->sync_blocking)))
+        u.bad = true;
+    for (size_t i = 0; !u.bad && i < x->nsteps; i++)
+        if (OUT(x->steps[i].dur) || x->steps[i].dur < 0) u.bad = true; /* ts: not summed */
+    for (size_t i = 0; !u.bad && i < x->nktypes; i++)
+        if (OUT(x->ktypes[i].sum) || !x->ktypes[i].label) u.bad = true;
+    for (size_t i = 0; !u.bad && i < x->nmemcpy; i++)
+        if (OUT(x->memcpy[i].time) || !x->memcpy[i].kind || !x->memcpy[i].memory) u.bad = true;
+    for (size_t i = 0; !u.bad && i < x->nsyncs; i++)
+        if (OUT(x->syncs[i].total) || !x->syncs[i].name) u.bad = true;
+#undef OUT
+    if (u.bad) {
+        analysis_free(a);
+        return LAT_E_TRUNCATED;
+    }
+    *used = u.at;
+    *out = a;
     return 0;
 }

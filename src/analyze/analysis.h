@@ -80,6 +80,11 @@ struct analysis_opts {
     /* Threads for the analyses after preprocessing (0: one per online CPU, at most 8). The
      * progress callback runs on the calling thread only. */
     unsigned threads;
+    /* A rank of a streamed job (analysis_scan_opts): the distinct step count and alignment
+     * offset of §0 are the job's, not the ranks given to this run. */
+    bool prep_fixed;
+    lat_ns prep_offset;
+    uint32_t prep_steps_distinct;
 };
 
 /* Fills o with the defaults above (HTA's defaults; hta_compat false). */
@@ -410,6 +415,9 @@ struct lat_an_rank {
     bool cp_ran; /* opts.critical_path was set: the JSON has a critical_path key */
     bool cp_found;
     uint64_t cp_instances;
+    /* a streamed job's rank (analysis_job_add): the launch.count launch delays alone, in place
+     * of launch.recs (8 bytes per launch instead of a record) */
+    lat_ns *launch_delays;
 };
 
 /* One rank of the cross-rank view (ranks.c), jobs of 2+ ranks. */
@@ -442,6 +450,9 @@ struct lat_analysis {
     size_t nrank_rows;
     double step_median_ns; /* 0: fewer than 3 ranks with steps */
     size_t nstragglers;
+    /* strings the result owns (analysis_job_finish: sync names of the freed traces) */
+    char **owned;
+    size_t nowned;
 };
 
 /* Runs every analysis over n traces (one per rank; a trace's rank is trace->rank, or its
@@ -459,6 +470,40 @@ void analysis_free(struct lat_analysis *a);
  * short, or the tail opened by a last profiler.step(). True with fewer than two distinct steps.
  * analyze (without hta_compat) and doctor drop the last step exactly when this is false. */
 bool analysis_last_step_complete(const struct lat_trace *t);
+
+/* ---- many ranks in bounded memory (analyze on directories of rank files) ----
+ * Pass 1: analysis_scan_add() on every rank's trace (then free it) collects what §0 computes
+ * across ranks; analysis_scan_opts() puts it into the options. Pass 2: analysis_run() on one
+ * rank at a time with those options gives that rank exactly what a run over all ranks gives
+ * it; analysis_job_add() keeps what the job-wide parts need (a few numbers per rank, its
+ * launch delays, its memcpy/sync rows) and analysis_job_finish() computes them (whole,
+ * cross-rank, preprocessing notes) in rank order, as analysis_run() over all ranks would. */
+struct analysis_scan {
+    int64_t *steps; /* distinct step numbers seen, sorted */
+    size_t nsteps, cap;
+    bool have_ts;
+    lat_ns min_ts;
+};
+int analysis_scan_add(struct analysis_scan *s, const struct lat_trace *t,
+                      const struct analysis_opts *o);
+void analysis_scan_opts(const struct analysis_scan *s, struct analysis_opts *o);
+void analysis_scan_fini(struct analysis_scan *s);
+
+struct analysis_job;
+int analysis_job_new(const struct analysis_opts *o, struct analysis_job **out);
+/* Adds rank 0 of a, a one-rank run (the trace may be freed afterwards). 0 or -ENOMEM. */
+int analysis_job_add(struct analysis_job *j, const struct lat_analysis *a);
+/* The job's analysis without its ranks (nranks 0): whole, cross-rank table, preprocessing
+ * notes. Frees j in every case. 0 or -ENOMEM. */
+int analysis_job_finish(struct analysis_job *j, struct lat_analysis **out);
+void analysis_job_free(struct analysis_job *j);
+/* What analysis_job_add() reads of a one-rank run, as bytes (for the processes of `mpirun ...
+ * analyze`: one binary, one byte order), and back: unpack gives a one-rank analysis to
+ * analysis_job_add() (no trace; its strings are its own). 0, -ENOMEM, LAT_E_USAGE (not one
+ * rank) or LAT_E_TRUNCATED (bad bytes); *used: the bytes read. */
+struct lat_buf;
+int analysis_rank_pack(const struct lat_analysis *one, struct lat_buf *b);
+int analysis_rank_unpack(const void *p, size_t len, size_t *used, struct lat_analysis **out);
 
 /* Kernel type of a GPU row name (§1, HTA's re.match semantics). */
 enum lat_ktype analysis_kernel_type(const char *name);

@@ -684,6 +684,7 @@ int an_prep(struct an_view *views, struct lat_trace *const *t, size_t n,
     uint32_t distinct = 0;
     for (size_t i = 0; i < nstepnames; i++)
         if (!i || stepnames[i] != stepnames[i - 1]) distinct++;
+    if (o->prep_fixed) distinct = o->prep_steps_distinct; /* over the job's ranks (scan) */
     a->steps_distinct = distinct;
     bool pytorch = false; /* only PyTorch inputs are expected to have ProfilerStep#N */
     for (size_t r = 0; r < n; r++)
@@ -705,6 +706,7 @@ int an_prep(struct an_view *views, struct lat_trace *const *t, size_t n,
             if (!have || ts < min_ts) min_ts = ts;
             have = true;
         }
+    if (o->prep_fixed) min_ts = o->prep_offset;
     a->last_step_dropped = false;
     for (size_t r = 0; r < n; r++) {
         views[r].offset = min_ts;
@@ -726,4 +728,60 @@ int an_prep(struct an_view *views, struct lat_trace *const *t, size_t n,
 out:
     free(stepnames);
     return rc;
+}
+
+/* Pass 1 of a streamed job: what an_prep() computes over all ranks (the distinct step numbers,
+ * the alignment offset), from one rank at a time. */
+int analysis_scan_add(struct analysis_scan *s, const struct lat_trace *t,
+                      const struct analysis_opts *o)
+{
+    struct an_view v;
+    memset(&v, 0, sizeof(v));
+    int rc = view_init(&v, t, o);
+    for (size_t i = 0; !rc && i < v.n; i++) {
+        if (!v.keep[i]) continue;
+        lat_ns ts = an_ts(&v, i);
+        if (!s->have_ts || ts < s->min_ts) s->min_ts = ts;
+        s->have_ts = true;
+        if (!(an_namecls(&v, i) & AN_NAME_STEP)) continue;
+        int64_t num = step_number(an_name(&v, i));
+        /* a sorted set: steps repeat in every rank, so it stays as small as one rank's */
+        size_t lo = 0, hi = s->nsteps;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (s->steps[mid] < num)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < s->nsteps && s->steps[lo] == num) continue;
+        if (s->nsteps == s->cap) {
+            size_t cap = s->cap ? s->cap * 2 : 64;
+            int64_t *p = realloc(s->steps, cap * sizeof(*p));
+            if (!p) {
+                rc = -ENOMEM;
+                break;
+            }
+            s->steps = p;
+            s->cap = cap;
+        }
+        memmove(s->steps + lo + 1, s->steps + lo, (s->nsteps - lo) * sizeof(*s->steps));
+        s->steps[lo] = num;
+        s->nsteps++;
+    }
+    an_view_fini(&v);
+    return rc;
+}
+
+void analysis_scan_fini(struct analysis_scan *s)
+{
+    free(s->steps);
+    memset(s, 0, sizeof(*s));
+}
+
+void analysis_scan_opts(const struct analysis_scan *s, struct analysis_opts *o)
+{
+    o->prep_fixed = true;
+    o->prep_offset = s->have_ts ? s->min_ts : 0;
+    o->prep_steps_distinct = (uint32_t)s->nsteps;
 }

@@ -995,6 +995,7 @@ void analyze_write_json(struct jsonw *w, const struct lat_analysis *a,
     jsonw_arr_begin(w);
     for (size_t i = 0; i < a->nranks; i++)
         j_rank(w, &a->ranks[i], false, a->opts.top_n, o);
+    if (o && o->ranks_json && o->ranks_json(o->ranks_ctx, w) && !w->err) w->err = -EIO;
     jsonw_arr_end(w);
     jsonw_key(w, "whole");
     j_rank(w, &a->whole, true, a->opts.top_n, o);
@@ -1486,6 +1487,18 @@ static void print_annotations(FILE *f, const struct lat_an_annots *A, size_t top
     }
 }
 
+void analyze_write_rank_json(struct jsonw *w, const struct lat_analysis *a, size_t i,
+                             const struct analyze_render_opts *o)
+{
+    j_rank(w, &a->ranks[i], false, a->opts.top_n, o);
+}
+
+void analyze_format_rank_text(FILE *f, const struct lat_analysis *a, size_t i,
+                              const struct analyze_render_opts *o)
+{
+    print_rank_text(f, &a->ranks[i], &a->opts, o);
+}
+
 int analyze_format_text(FILE *f, const struct lat_analysis *a, const struct analyze_render_opts *o)
 {
     if (a->warning[0]) fprintf(f, "note: %s\n", a->warning);
@@ -1501,6 +1514,10 @@ int analyze_format_text(FILE *f, const struct lat_analysis *a, const struct anal
     for (size_t i = 0; i < a->nranks; i++) {
         print_rank_text(f, &a->ranks[i], &a->opts, o);
         ntl += !a->ranks[i].trace || a->ranks[i].trace->role == LAT_TRACE_TIMELINE;
+    }
+    if (o && o->ranks_text) {
+        if (o->ranks_text(o->ranks_ctx, f)) return -EIO;
+        ntl += o->ranks_timeline;
     }
     if (ntl > 1 && a->whole.temporal.valid) {
         const struct lat_an_temporal *t = &a->whole.temporal;

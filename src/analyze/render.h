@@ -100,12 +100,26 @@ struct analyze_render_opts {
     /* text: the op table per (name, input shape), as key_averages(group_by_input_shape=True)
      * (the JSON always has ops_by_shape) */
     bool group_by_input_shape;
+    /* Many ranks streamed (analyze on a directory of rank files): the analysis has no ranks
+     * (nranks 0), they were rendered one by one (analyze_write_rank_json/_text) as each trace
+     * was loaded; these write them back in rank order where the ranks go. NULL otherwise. */
+    int (*ranks_json)(void *ctx, struct jsonw *w);
+    int (*ranks_text)(void *ctx, FILE *f);
+    void *ranks_ctx;
+    size_t ranks_timeline; /* timeline ranks among them (kernel profiles are not) */
 };
 
 /* Whether t is an input whose steps are PyTorch's ProfilerStep#N (Kineto/Chrome JSON, latscope
  * captures): the others get no "ProfilerStep not found" note (their steps, if any, are their
  * own: TF step markers, ORT runs). */
 bool analyze_steps_pytorch(const struct lat_trace *t);
+
+/* One rank's object of the "ranks" array (rank i of a), written by a writer made with
+ * jsonw_init_at(w, ..., 2) so that the bytes fit in place; and its text report. */
+void analyze_write_rank_json(struct jsonw *w, const struct lat_analysis *a, size_t i,
+                             const struct analyze_render_opts *o);
+void analyze_format_rank_text(FILE *f, const struct lat_analysis *a, size_t i,
+                              const struct analyze_render_opts *o);
 
 /* The whole JSON document of an analysis (docs/analyze-json.md), without a trailing newline;
  * the caller owns the writer (jsonw_finish reports a write error). */

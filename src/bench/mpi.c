@@ -1,6 +1,6 @@
 /*
- * mpi.c - `latscope bench --mpi` (see mpi.h). The only file that includes <mpi.h>; built only
- * when the Makefile finds Open MPI (pkg-config ompi-c).
+ * mpi.c - `latscope bench --mpi` (see mpi.h). With src/cli-mpi.c (analyze's few calls) the only
+ * file that includes <mpi.h>; built only when the Makefile finds Open MPI (pkg-config ompi-c).
  *
  * Clock offsets: rank 0 exchanges 8 ping-pongs with every other rank at MPI_Init time; the
  * offset is rank r's CLOCK_REALTIME minus rank 0's at the midpoint of the fastest round trip
@@ -25,7 +25,10 @@ static double clock_offset_ms_of_me = 0; /* this rank's clock minus rank 0's */
 static double max_abs_offset_ms = 0;
 static struct bench_dist mpi_dist;
 static bool mpi_started;
-static bool windows_done; /* a rank's last window of this point was reduced */
+static bool windows_done;        /* a rank's last window of this point was reduced */
+static struct lat_hist actual_h; /* the reduced window's send-time latency */
+static bool records_gathered;    /* this point's records are every rank's (rank 0 keeps them) */
+static bool actual_ready;
 
 static void measure_offsets(int rank, int size)
 {
@@ -61,13 +64,29 @@ static void measure_offsets(int rank, int size)
     free(offs);
 }
 
-/* Whatever path the command leaves by (a usage error after MPI_Init), MPI is finalized. */
-static void finalize_at_exit(void)
+static void (*fail_note)(int rank, int size, int status);
+static int my_rank, world_size;
+
+void bench_mpi_on_fail(void (*note)(int rank, int size, int status))
 {
-    if (mpi_started) {
+    fail_note = note;
+}
+
+/* Whatever path the command leaves by before bench_mpi_fini(): with status 0 (--help) MPI is
+ * finalized; with an error (a bad option on this rank only, a connection setup error, a file
+ * it cannot write) the other ranks may be waiting for this one in a collective, where they
+ * would wait forever: MPI_Abort ends the whole job instead, after the command's note. */
+static void finalize_on_exit(int status, void *arg)
+{
+    (void)arg;
+    if (!mpi_started) return;
+    mpi_started = false;
+    if (status == 0) {
         MPI_Finalize();
-        mpi_started = false;
+        return;
     }
+    if (fail_note) fail_note(my_rank, world_size, status);
+    MPI_Abort(MPI_COMM_WORLD, status);
 }
 
 int bench_mpi_init(struct bench_shard *s, char *why, size_t whysz)
@@ -78,9 +97,11 @@ int bench_mpi_init(struct bench_shard *s, char *why, size_t whysz)
         return -1;
     }
     mpi_started = true;
-    atexit(finalize_at_exit);
+    on_exit(finalize_on_exit, NULL);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    my_rank = rank;
+    world_size = size;
     s->mpi = true;
     s->active = true;
     s->index = (uint32_t)rank;
@@ -135,9 +156,17 @@ int bench_mpi_window(const struct bench_shard *s, const struct bench_window *in,
 {
     (void)s;
     if (windows_done) return 1;
+    /* the send-time latency too (--hdr-log's lat.send): held here, every rank reduces it */
+    if (!actual_ready) {
+        if (hist_init_default(&actual_h) < 0) return LAT_E_INTERNAL;
+        actual_ready = true;
+    }
     hist_reset(lat);
     hist_reset(lag);
-    if (hist_add(lat, in->lat) < 0 || hist_add(lag, in->send_lag) < 0) return LAT_E_INTERNAL;
+    hist_reset(&actual_h);
+    if (hist_add(lat, in->lat) < 0 || hist_add(lag, in->send_lag) < 0 ||
+        (in->lat_actual && hist_add(&actual_h, in->lat_actual) < 0))
+        return LAT_E_INTERNAL;
     /* The window's length is reduced too (the ranks' mean): each rank's own length differs by
      * the time it waited for the others here, and a rule that divided the summed counts by its
      * own length (--stable's throughput) would take a different decision on each rank. */
@@ -148,10 +177,11 @@ int bench_mpi_window(const struct bench_shard *s, const struct bench_window *in,
     if (c[3]) windows_done = true; /* no rank reduces a window of this point after this one */
     int rc = reduce_hist(lat);
     if (!rc) rc = reduce_hist(lag);
+    if (!rc) rc = reduce_hist(&actual_h);
     if (rc) return rc;
     *out = *in;
     out->lat = lat;
-    out->lat_actual = lat;
+    out->lat_actual = &actual_h;
     out->send_lag = lag;
     out->ok = c[0];
     out->errors = c[1];
@@ -297,9 +327,12 @@ int bench_mpi_point_reduce(const struct bench_shard *s, struct bench_run *run,
     samples_fini(&r->exact);
     samples_fini(&r->exact_actual);
     r->have_exact = false;
-    free(r->records);
-    r->records = NULL;
-    r->nrecords = 0;
+    if (!records_gathered) { /* a rank's own records (no --records): dropped */
+        free(r->records);
+        r->records = NULL;
+        r->nrecords = 0;
+    }
+    records_gathered = false;
     /* Validity: INVALID when any rank's point is. */
     int64_t t0_min = INT64_MAX, t0_max = INT64_MIN, ws_min = INT64_MAX, we_max = INT64_MIN;
     size_t ninvalid = 0;
@@ -370,8 +403,100 @@ int bench_mpi_point_reduce(const struct bench_shard *s, struct bench_run *run,
     return 0;
 }
 
+static int rec_cmp(const void *a, const void *b)
+{
+    const struct bench_record *x = a, *y = b;
+    return x->t_sched < y->t_sched ? -1 : x->t_sched > y->t_sched;
+}
+
+int bench_mpi_gather_records(const struct bench_shard *s, struct bench_result *r, bool want)
+{
+    (void)s;
+    int w = want; /* rank 0's: the others follow it, so every rank takes the same path */
+    if (MPI_Bcast(&w, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) return LAT_E_INTERNAL;
+    if (!w) return 0;
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* this rank's CLOCK_MONOTONIC -> rank 0's CLOCK_REALTIME (clock offset corrected) */
+    lat_ns off = (lat_ns)llround(clock_offset_ms_of_me * 1e6);
+    int64_t delta = r->t0_unix_ns - off - r->t0_ns;
+    size_t bytes = r->nrecords * sizeof(*r->records);
+    if (bytes > INT32_MAX) return -E2BIG;
+    for (size_t i = 0; i < r->nrecords; i++) {
+        struct bench_record *q = &r->records[i];
+        q->t_sched += delta;
+        if (q->t_send) q->t_send += delta;
+        if (q->t_first) q->t_first += delta;
+        q->t_end += delta;
+    }
+    int mine[2] = {(int)bytes, 0};
+    int *lens = rank == 0 ? calloc((size_t)size * 2, sizeof(*lens)) : NULL;
+    if (rank == 0 && !lens) return -ENOMEM; /* the others wait in the gather: MPI_Abort */
+    if (MPI_Gather(mine, 2, MPI_INT, lens, 2, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        free(lens);
+        return LAT_E_INTERNAL;
+    }
+    int *counts = NULL, *displ = NULL;
+    struct bench_record *all = NULL;
+    size_t total = 0;
+    if (rank == 0) {
+        counts = calloc((size_t)size, sizeof(*counts));
+        displ = calloc((size_t)size, sizeof(*displ));
+        for (int k = 0; counts && displ && k < size; k++) {
+            counts[k] = lens[2 * k];
+            displ[k] = (int)total;
+            total += (size_t)lens[2 * k];
+        }
+        if (total > INT32_MAX || !counts || !displ ||
+            !(all = malloc(total ? total : sizeof(*all)))) {
+            free(lens);
+            free(counts);
+            free(displ);
+            return -ENOMEM;
+        }
+    }
+    int rc = MPI_Gatherv(r->records ? (void *)r->records : (void *)"", (int)bytes, MPI_BYTE, all,
+                         counts, displ, MPI_BYTE, 0, MPI_COMM_WORLD);
+    free(counts);
+    free(displ);
+    if (rc != MPI_SUCCESS) {
+        free(lens);
+        free(all);
+        return LAT_E_INTERNAL;
+    }
+    if (rank != 0) { /* rank 0 writes them */
+        free(r->records);
+        r->records = NULL;
+        r->nrecords = 0;
+        return 0;
+    }
+    size_t n = total / sizeof(*all);
+    lat_ns first = INT64_MAX;
+    for (size_t i = 0; i < n; i++) { /* back to rank 0's monotonic clock */
+        struct bench_record *q = &all[i];
+        q->t_sched -= delta;
+        if (q->t_send) q->t_send -= delta;
+        if (q->t_first) q->t_first -= delta;
+        q->t_end -= delta;
+        if (q->t_sched < first) first = q->t_sched;
+    }
+    qsort(all, n, sizeof(*all), rec_cmp);
+    free(r->records);
+    r->records = all;
+    r->nrecords = n;
+    records_gathered = true;
+    if (n) r->t_first_sched = first; /* the records' base: the job's first send */
+    free(lens);
+    return 0;
+}
+
 void bench_mpi_fini(const struct bench_shard *s)
 {
+    if (actual_ready) {
+        hist_fini(&actual_h);
+        actual_ready = false;
+    }
     if (s->mpi && mpi_started) {
         MPI_Finalize();
         mpi_started = false;

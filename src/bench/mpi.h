@@ -28,6 +28,17 @@ int bench_mpi_point_reduce(const struct bench_shard *s, struct bench_run *run,
 int bench_mpi_window(const struct bench_shard *s, const struct bench_window *in,
                      struct bench_window *out, struct lat_hist *lat, struct lat_hist *lag);
 
+/* A rank that exits with an error before bench_mpi_fini() aborts the whole job (MPI_Abort),
+ * so that no other rank waits for it forever in a collective; note (the command's) is called
+ * first to say so. Without MPI a no-op. */
+void bench_mpi_on_fail(void (*note)(int rank, int size, int status));
+/* --records under MPI: every rank's per-request records of the point to rank 0 (want: rank 0
+ * writes them; the others follow its decision, so each rank calls this after every point,
+ * before bench_mpi_point_reduce). Times are put on rank 0's clock (the measured offsets), the
+ * records sorted by scheduled time and t_first_sched set to the job's first. The other ranks'
+ * records are dropped (a rank started without --records sends none). Returns 0, -ENOMEM,
+ * -E2BIG or LAT_E_INTERNAL. */
+int bench_mpi_gather_records(const struct bench_shard *s, struct bench_result *r, bool want);
 /* Finalizes MPI (after the last collective call). */
 void bench_mpi_fini(const struct bench_shard *s);
 

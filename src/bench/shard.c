@@ -345,6 +345,19 @@ void bench_mpi_fini(const struct bench_shard *s)
     (void)s;
 }
 
+void bench_mpi_on_fail(void (*note)(int rank, int size, int status))
+{
+    (void)note;
+}
+
+int bench_mpi_gather_records(const struct bench_shard *s, struct bench_result *r, bool want)
+{
+    (void)s;
+    (void)r;
+    (void)want;
+    return 0;
+}
+
 int bench_mpi_window(const struct bench_shard *s, const struct bench_window *in,
                      struct bench_window *out, struct lat_hist *lat, struct lat_hist *lag)
 {

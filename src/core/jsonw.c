@@ -24,6 +24,18 @@ void jsonw_init(struct jsonw *w, FILE *out, bool pretty)
     w->first[0] = true;
 }
 
+void jsonw_init_at(struct jsonw *w, FILE *out, bool pretty, int depth)
+{
+    jsonw_init(w, out, pretty);
+    if (depth < 0 || depth >= JSONW_MAX_DEPTH) {
+        w->err = LAT_E_USAGE;
+        return;
+    }
+    w->depth = w->base_depth = depth;
+    w->first[depth] = true;
+    w->after_key = depth > 0; /* no separator: the placing writer's */
+}
+
 static void jsonw_flush(struct jsonw *w)
 {
     if (!w->out || !w->buf.len) return;
@@ -33,9 +45,9 @@ static void jsonw_flush(struct jsonw *w)
 
 int jsonw_finish(struct jsonw *w)
 {
-    if (w->pretty && w->out && !w->err) buf_putc(&w->buf, '\n');
+    if (w->pretty && w->out && !w->err && !w->base_depth) buf_putc(&w->buf, '\n');
     jsonw_flush(w);
-    if (!w->err && w->depth != 0) w->err = LAT_E_USAGE;
+    if (!w->err && w->depth != w->base_depth) w->err = LAT_E_USAGE;
     return w->err;
 }
 

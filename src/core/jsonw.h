@@ -24,10 +24,16 @@ struct jsonw {
     bool pretty; /* newline + 2-space indent per level */
     bool first[JSONW_MAX_DEPTH];
     bool after_key;
-    int err; /* first error (-ENOMEM, -EIO, LAT_E_USAGE), sticky */
+    int err;        /* first error (-ENOMEM, -EIO, LAT_E_USAGE), sticky */
+    int base_depth; /* jsonw_init_at: the depth the value is written at */
 };
 
 void jsonw_init(struct jsonw *w, FILE *out, bool pretty);
+/* A writer for one value that another writer will place, with jsonw_raw(), at nesting depth
+ * `depth` (e.g. 2: an element of an array inside the top-level object): indentation as there,
+ * no separator before it (the placing writer's jsonw_raw adds it). The bytes are the ones the
+ * placing writer would have written itself. jsonw_finish() checks the depth is back. */
+void jsonw_init_at(struct jsonw *w, FILE *out, bool pretty, int depth);
 /* Flushes to out (if any); returns the sticky error or 0. buf keeps data when out is NULL. */
 int jsonw_finish(struct jsonw *w);
 void jsonw_fini(struct jsonw *w);

@@ -201,6 +201,9 @@ struct doc_opts {
      * kernel's ncu numbers from them (matched by name: lat_ncu_find); NULL/0 when none */
     const struct doc_ncu_report *ncu;
     size_t nncu;
+    /* timeline traces of the job (the caller counts its inputs): with 3 or more the straggler
+     * rule records each rank's steps and doctor_cross_rank() judges them (0: unknown) */
+    size_t job_ranks;
 };
 
 /* An input the command skipped (a directory's bad file...): the JSON lists it in "skipped". */
@@ -216,6 +219,21 @@ struct doc_report {
     int err;                           /* sticky -ENOMEM while building */
     const struct doc_skipped *skipped; /* set by the caller, which owns it */
     size_t nskipped;
+    /* per rank: its steps, recorded by the straggler rule (rule-straggler.c) for
+     * doctor_cross_rank(); a few numbers per step, never the trace */
+    struct doc_rank_steps *ranks;
+    size_t nranks, ranks_cap;
+};
+
+/* One rank's steps (rule-straggler.c): step number, wall time and communication kernel time
+ * (waiting for peers plus transfer) of each step. */
+struct doc_rank_steps {
+    int trace; /* index into report->traces */
+    int32_t rank;
+    size_t n;
+    int32_t *num;
+    lat_ns *dur, *comm;
+    char *trace_arg; /* the trace's path quoted for a shell */
 };
 
 void doctor_opts_default(struct doc_opts *o);
@@ -252,6 +270,12 @@ size_t doctor_families(const struct doc_summary *s, struct doc_family_use *out, 
 /* True when some trace of r got no rule that looks inside its steps (see doc_summary.judged). */
 bool doctor_any_unjudged(const struct doc_report *r);
 
+/* The cross-rank rule (rule-straggler.c): after doctor_run() of every rank of a job, adds a
+ * straggler-rank finding for each rank whose step time, or time outside communication (the
+ * others wait for it in the collectives), is an outlier among the ranks, and a comm-wait-rank
+ * finding for a rank whose communication wait is; with the step where it is worst. Needs 3+
+ * ranks with steps (no spread to judge otherwise). Call before doctor_rank(). 0 or -ENOMEM. */
+int doctor_cross_rank(struct doc_report *r, const struct doc_opts *o);
 /* Sorts findings by estimated saving (% of step, then µs), info findings last. */
 void doctor_rank(struct doc_report *r);
 

@@ -148,6 +148,13 @@ void doctor_report_free(struct doc_report *r)
         free(r->traces[i].what);
     }
     free(r->traces);
+    for (size_t i = 0; i < r->nranks; i++) {
+        free(r->ranks[i].num);
+        free(r->ranks[i].dur);
+        free(r->ranks[i].comm);
+        free(r->ranks[i].trace_arg);
+    }
+    free(r->ranks);
     free(r);
 }
 

@@ -53,7 +53,8 @@
     X(tf_host,           "tf-host",           "tf-host-idle tf-input-pipeline",                       "cpu",      DOC_HAVE_TF | DOC_HAVE_STEPS,      0)            \
     X(tail,              "tail",              "tail-steps",                                           "steps",    DOC_HAVE_STEPS,                    0)            \
     X(overhead,          "overhead",          "profiler-overhead",                                    "profiler", 0,                                 0) \
-    X(ncu,               "ncu",               "ncu-kernel-speedup ncu-low-occupancy",                 "gpu",      DOC_HAVE_NCU,                      0)
+    X(ncu,               "ncu",               "ncu-kernel-speedup ncu-low-occupancy",                 "gpu",      DOC_HAVE_NCU,                      0) \
+    X(straggler,         "straggler",         "straggler-rank comm-wait-rank",                        "steps",    DOC_HAVE_RANKS,                    0)
 
 #define DOC_RULE_DECL(fn, name, ids, fam, needs, excl) void doc_rule_##fn(struct doc_ctx *c);
 DOC_RULES(DOC_RULE_DECL)
@@ -104,6 +105,8 @@ static unsigned trace_has(const struct doc_ctx *c)
     if (lat_tf_is(t)) h |= DOC_HAVE_TF; /* its own CPU rules: the PyTorch ones do not apply */
     if (c->steps_real && c->nsteps >= (size_t)c->o->th.tail_min_steps) h |= DOC_HAVE_STEPS;
     if (doc_trt_judgeable(t)) h |= DOC_HAVE_TRT;
+    if (c->o->job_ranks >= 3 && c->steps_real && c->nsteps && t->role == LAT_TRACE_TIMELINE)
+        h |= DOC_HAVE_RANKS;
     for (size_t i = 0; i < t->ev.n; i++) {
         uint16_t k = t->ev.kind[i];
         if (k == LAT_EV_RUNTIME || k == LAT_EV_DRIVER) h |= DOC_HAVE_GPU;

@@ -33,6 +33,7 @@ enum doc_have {
     DOC_HAVE_TRT = 1u << 5,        /* a TensorRT input with layer times, queries or a summary */
     DOC_HAVE_NCU = 1u << 6,        /* an Nsight Compute report (a kernel profile, no timeline) */
     DOC_HAVE_TF = 1u << 7,         /* a TensorFlow profile (xplane / TF trace_viewer JSON) */
+    DOC_HAVE_RANKS = 1u << 10,     /* a rank (with ProfilerSteps) of a job of 3+ rank traces */
 };
 
 typedef void (*doc_rule_fn)(struct doc_ctx *c);

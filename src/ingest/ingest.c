@@ -499,14 +499,21 @@ struct entry {
     dev_t dev;
     ino_t ino;
     bool have_id;
-    size_t dir; /* index of the directory among the inputs + 1; 0 for a named file */
+    size_t dir;  /* index of the directory among the inputs + 1; 0 for a named file */
+    bool loaded; /* settled with a trace (the rank rules compare with it; streaming frees it) */
 };
 
 struct builder {
     struct lat_ingest_set *s;
     struct entry *e;
     size_t cap;
+    size_t share_count, share_index; /* ingest_paths_each: this process's files */
 };
+
+static bool not_mine(size_t count, size_t index, size_t i)
+{
+    return count > 1 && i % count != index;
+}
 
 static int add_file(struct builder *b, const char *dir, const char *name, size_t dir_no)
 {
@@ -935,6 +942,7 @@ struct set_load {
     struct lat_ingest_set *s;
     const struct lat_ingest_opts *opts;
     atomic_size_t next;
+    size_t end; /* files [next, end) */
     pthread_mutex_t mu;
 };
 
@@ -948,9 +956,10 @@ static void set_load_work(void *arg, bool caller)
     if (d->opts && d->opts->stats) o.stats = &st;
     for (;;) {
         size_t i = atomic_fetch_add(&d->next, 1);
-        if (i >= d->s->n) return;
+        if (i >= d->end) return;
         struct lat_ingest_file *f = &d->s->files[i];
         if (f->status != LAT_INGEST_OK) continue; /* skipped before loading */
+        if (not_mine(o.share_count, o.share_index, i)) continue;
         memset(&st, 0, sizeof(st));
         f->rc = f->trt_engine
                     ? ingest_trt_engine_open(f->path, &o, &f->trace, f->err, sizeof(f->err))
@@ -968,14 +977,20 @@ static void set_load_work(void *arg, bool caller)
     }
 }
 
-static void set_load_all(struct lat_ingest_set *s, const struct lat_ingest_opts *opts)
+static void set_load_range(struct lat_ingest_set *s, size_t lo, size_t hi,
+                           const struct lat_ingest_opts *opts)
 {
-    struct set_load d = {.s = s, .opts = opts};
-    atomic_init(&d.next, 0);
+    struct set_load d = {.s = s, .opts = opts, .end = hi};
+    atomic_init(&d.next, lo);
     pthread_mutex_init(&d.mu, NULL);
     bool one = opts && (opts->flags & LAT_INGEST_NO_THREAD);
-    par_run(par_threads(one ? 1 : 0, s->n), set_load_work, &d);
+    par_run(par_threads(one ? 1 : 0, hi - lo), set_load_work, &d);
     pthread_mutex_destroy(&d.mu);
+}
+
+static void set_load_all(struct lat_ingest_set *s, const struct lat_ingest_opts *opts)
+{
+    set_load_range(s, 0, s->n, opts);
 }
 
 static void drop_trace(struct lat_ingest_file *f)
@@ -986,13 +1001,13 @@ static void drop_trace(struct lat_ingest_file *f)
 
 /* After the loads: errors, ranks (per directory, as HTA), NO_RANK / DUP_RANK. Returns the rc
  * of the first named file that failed (err filled), else 0. */
-static int settle(struct builder *b, char *err, size_t errsz)
+static int settle_range(struct builder *b, size_t lo, size_t hi, char *err, size_t errsz)
 {
     struct lat_ingest_set *s = b->s;
     int fail = 0;
-    for (size_t i = 0; i < s->n; i++) {
+    for (size_t i = lo; i < hi; i++) {
         struct lat_ingest_file *f = &s->files[i];
-        if (f->status != LAT_INGEST_OK) continue;
+        if (f->status != LAT_INGEST_OK || not_mine(b->share_count, b->share_index, i)) continue;
         if (f->rc) {
             f->status = LAT_INGEST_ERROR;
             if (!f->in_dir && !fail) {
@@ -1002,6 +1017,7 @@ static int settle(struct builder *b, char *err, size_t errsz)
             continue;
         }
         f->rank = f->trace->rank;
+        b->e[i].loaded = true;
         /* ORT profiles are one process's session each: in a directory they are separate
          * runs (compared or listed), never ranks of one job, so no rank rules apply */
         if (!f->in_dir || (f->trace->format && (!strcmp(f->trace->format, "ort") ||
@@ -1020,18 +1036,24 @@ static int settle(struct builder *b, char *err, size_t errsz)
         }
         for (size_t j = 0; j < i; j++) {
             struct lat_ingest_file *g = &s->files[j];
-            if (b->e[j].dir != b->e[i].dir || !g->trace) continue;
+            if (b->e[j].dir != b->e[i].dir || !b->e[j].loaded) continue;
             if (g->rank == f->rank) {
                 snprintf(f->err, sizeof(f->err),
                          "%s: has the same rank (%d) as %s (one trace per rank)", f->path,
                          (int)f->rank, g->path);
                 f->status = LAT_INGEST_DUP_RANK;
+                b->e[i].loaded = false;
                 drop_trace(f);
                 break;
             }
         }
     }
     return fail;
+}
+
+static int settle(struct builder *b, char *err, size_t errsz)
+{
+    return settle_range(b, 0, b->s->n, err, errsz);
 }
 
 /* The same file (device, inode) as an earlier entry: loaded once. */
@@ -1053,25 +1075,39 @@ static void mark_same_files(struct builder *b)
     }
 }
 
+/* Lists the inputs into b (nothing loaded yet). */
+static int list_inputs(struct builder *b, const char *const *paths, size_t n, bool dirs_only,
+                       char *err, size_t errsz)
+{
+    int rc = 0;
+    for (size_t i = 0; !rc && i < n; i++) {
+        struct stat st;
+        bool exists = strcmp(paths[i], "-") == 0 || stat(paths[i], &st) == 0;
+        bool is_dir = dirs_only || (strcmp(paths[i], "-") != 0 && exists && S_ISDIR(st.st_mode));
+        rc = is_dir ? add_dir(b, paths[i], i + 1, err, errsz) : add_file(b, NULL, paths[i], 0);
+        /* the prefix of a TensorRT engine's TREx files (PREFIX.profile.json, ...): the
+         * engine file itself, as TREx lays them out side by side, or no file at all */
+        if (!rc && !is_dir && strcmp(paths[i], "-") != 0 && ingest_trt_engine_prefix(paths[i]))
+            b->s->files[b->s->n - 1].trt_engine = true;
+    }
+    return rc;
+}
+
 static int build(const char *const *paths, size_t n, bool dirs_only,
                  const struct lat_ingest_opts *opts, struct lat_ingest_set **out, char *err,
                  size_t errsz)
 {
     struct builder b = {0};
-    int rc = 0;
     *out = NULL;
     if (err && errsz) err[0] = 0;
     b.s = calloc(1, sizeof(*b.s));
     if (!b.s) return -ENOMEM;
-    for (size_t i = 0; !rc && i < n; i++) {
-        struct stat st;
-        bool exists = strcmp(paths[i], "-") == 0 || stat(paths[i], &st) == 0;
-        bool is_dir = dirs_only || (strcmp(paths[i], "-") != 0 && exists && S_ISDIR(st.st_mode));
-        rc = is_dir ? add_dir(&b, paths[i], i + 1, err, errsz) : add_file(&b, NULL, paths[i], 0);
-        /* the prefix of a TensorRT engine's TREx files (PREFIX.profile.json, ...): the
-         * engine file itself, as TREx lays them out side by side, or no file at all */
-        if (!rc && !is_dir && strcmp(paths[i], "-") != 0 && ingest_trt_engine_prefix(paths[i]))
-            b.s->files[b.s->n - 1].trt_engine = true;
+    int rc = list_inputs(&b, paths, n, dirs_only, err, errsz);
+    struct lat_ingest_opts all;
+    if (opts) { /* every file: sharing is ingest_paths_each's */
+        all = *opts;
+        all.share_count = 0;
+        opts = &all;
     }
     if (!rc) {
         mark_same_files(&b);
@@ -1098,6 +1134,43 @@ int ingest_dir(const char *dir, const struct lat_ingest_opts *opts, struct lat_i
                char *err, size_t errsz)
 {
     return build(&dir, 1, true, opts, out, err, errsz);
+}
+
+int ingest_paths_each(const char *const *paths, size_t n, const struct lat_ingest_opts *opts,
+                      size_t batch, ingest_visit_fn visit, void *ctx, struct lat_ingest_set **out,
+                      char *err, size_t errsz)
+{
+    struct builder b = {0};
+    *out = NULL;
+    if (err && errsz) err[0] = 0;
+    b.s = calloc(1, sizeof(*b.s));
+    if (!b.s) return -ENOMEM;
+    int rc = list_inputs(&b, paths, n, false, err, errsz);
+    if (!rc) mark_same_files(&b);
+    if (opts && opts->share_count > 1) {
+        b.share_count = opts->share_count;
+        b.share_index = opts->share_index;
+    }
+    if (!batch) batch = 1;
+    for (size_t lo = 0; !rc && lo < b.s->n; lo += batch) {
+        size_t hi = lo + batch < b.s->n ? lo + batch : b.s->n;
+        set_load_range(b.s, lo, hi, opts);
+        rc = settle_range(&b, lo, hi, err, errsz);
+        for (size_t i = lo; !rc && i < hi; i++)
+            if (!not_mine(b.share_count, b.share_index, i)) rc = visit(ctx, b.s, i);
+        for (size_t i = lo; i < hi; i++) /* what the visitor did not take */
+            if (b.s->files[i].trace) drop_trace(&b.s->files[i]);
+    }
+    free(b.e);
+    if (rc) {
+        if (err && errsz && rc == -ENOMEM && !err[0]) snprintf(err, errsz, "out of memory");
+        for (size_t i = 0; i < b.s->n; i++)
+            if (b.s->files[i].trace) drop_trace(&b.s->files[i]);
+        *out = b.s; /* the caller reports and frees it */
+        return rc;
+    }
+    *out = b.s;
+    return 0;
 }
 
 size_t ingest_set_loaded(const struct lat_ingest_set *s)

@@ -73,6 +73,10 @@ struct lat_ingest_opts {
      * else LAT_INGEST_MAX_VALUE. It bounds the memory one hostile value costs (a 3 GB string
      * in a 3 MB gzip) to a few times the limit. */
     uint64_t max_value_bytes;
+    /* ingest_paths_each only: load and visit only the files i (set order) with i % share_count
+     * == share_index (the processes of one job split a set); the other files stay listed,
+     * unloaded, with their status from the listing. 0 or 1: every file. */
+    size_t share_count, share_index;
 };
 
 #define LAT_INGEST_MAX_VALUE (64u << 20) /* 64 MiB */
@@ -142,6 +146,19 @@ struct lat_ingest_set {
  * A set where no file loaded is still returned (0): see ingest_set_loaded(). */
 int ingest_paths(const char *const *paths, size_t n, const struct lat_ingest_opts *opts,
                  struct lat_ingest_set **out, char *err, size_t errsz);
+/* Streaming (many-rank directories in bounded memory): the same set and rules as ingest_paths(),
+ * but the files are loaded `batch` at a time (in parallel within a batch, as ingest_paths), and
+ * visit(ctx, set, i) is called for each file i in set order once its status is settled (OK,
+ * NO_RANK, DUP_RANK, ERROR, ...; set->files[i].trace is non-NULL for OK and NO_RANK). After the
+ * visits of a batch its traces are freed, unless the visitor took one (set files[i].trace to
+ * NULL; it then frees it). A named file that cannot be loaded stops the walk (its rc, err
+ * filled, as ingest_paths), so does a visit that returns nonzero (that value). *out is always
+ * set, also on failure (the files listed so far: paths, statuses, ranks; no traces): free it
+ * with ingest_set_free(). */
+typedef int (*ingest_visit_fn)(void *ctx, struct lat_ingest_set *set, size_t i);
+int ingest_paths_each(const char *const *paths, size_t n, const struct lat_ingest_opts *opts,
+                      size_t batch, ingest_visit_fn visit, void *ctx, struct lat_ingest_set **out,
+                      char *err, size_t errsz);
 /* Number of files of s with a trace (status OK or NO_RANK). */
 size_t ingest_set_loaded(const struct lat_ingest_set *s);
 /* True for the statuses a caller reports as "skipped" (ERROR, DUP_RANK, NOT_FILE, SAME_FILE). */

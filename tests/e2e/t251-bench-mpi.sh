@@ -130,11 +130,12 @@ assert p['stability'] is not None, p['stability']
 ds = [l['duration_s'] for l in p['shards']]
 assert max(ds) - min(ds) < 0.2 + 0.05, ds
 "
-# Options MPI does not take yet are refused by every rank, clearly.
+# Options MPI does not take yet are refused by every rank, clearly (--hdr-log and --records
+# work under --mpi for http/kserve since t261; not yet with --target openai).
 set +e
-"${MPIRUN[@]}" "$LATSCOPE" bench --mpi --hdr-log "$TMPDIR/h.hlog" -r 10 "$FIXTURE_URL/" \
+timeout 60 "${MPIRUN[@]}" "$LATSCOPE" bench --mpi --target openai --hdr-log "$TMPDIR/h.hlog" -r 10 "$FIXTURE_URL/v1/completions" \
     >/dev/null 2>"$TMPDIR/err"
 rc=$?
 set -e
-[[ $rc -ne 0 ]] && grep -q "not yet with --hdr-log" "$TMPDIR/err" || { cat "$TMPDIR/err"; fail "--hdr-log: exit $rc"; }
+[[ $rc -ne 0 && $rc -ne 124 ]] && grep -q "not yet with" "$TMPDIR/err" || { cat "$TMPDIR/err"; fail "--hdr-log: exit $rc"; }
 exit 0
