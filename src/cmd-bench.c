@@ -11,6 +11,7 @@
  */
 #define PR_FMT "bench"
 #include "bench/bench.h"
+#include "bench/loop.h"
 #include "bench/mpi.h"
 #include "bench/opts.h"
 #include "bench/report.h"
@@ -35,10 +36,6 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t bench_stop;
-
-/* --find-max: measurements of one probe that the client could not drive before the search
- * stops (bench_result.invalid_client). */
-#define FIND_MAX_CLIENT_TRIES 3
 
 static void on_sigint(int sig)
 {
@@ -272,189 +269,6 @@ struct cli {
     size_t nlater;
 };
 
-/* State shared with the per-window hook: progress line and the interval log. */
-struct window_ctx {
-    bool progress;
-    lat_ns t0;
-    uint64_t ok, errors;
-    struct hlog_writer *hlog;
-    lat_ns hlog_base;
-    int hlog_err;
-    /* --stable */
-    struct lat_stable *stable;
-    /* --slo with --confidence: cumulative histograms, early stop when every term passes. */
-    const struct slo *slo;
-    double confidence;
-    struct lat_hist *cum;                /* [CUM__N]: one per metric a term can name */
-    const struct bench_target_ops *tops; /* its window() feeds cum[CUM_TTFT], cum[CUM_TPOT] */
-    void *tst;
-    /* --mpi: the stop rules decide on the window reduced over all ranks (bench/mpi.h) */
-    const struct bench_shard *mpi;
-    struct lat_hist *mpi_h; /* [2]: the reduced window's latency and send lag */
-};
-
-/* The cumulative histograms of a point under --confidence, one per SLO metric: the engine's
- * request latency and send lag, and (--target openai) each measured request's TTFT and TPOT.
- * Every one is fed once per window and judged by the same early-stopping test. */
-enum { CUM_LAT = 0, CUM_LAG, CUM_TTFT, CUM_TPOT, CUM__N };
-
-static int slo_cum_index(const struct slo_term *t)
-{
-    if (!strcmp(t->metric, "send_lag")) return CUM_LAG;
-    if (!strcmp(t->metric, "ttft")) return CUM_TTFT;
-    if (!strcmp(t->metric, "tpot")) return CUM_TPOT;
-    return CUM_LAT;
-}
-
-static const struct lat_hist *slo_hist(const struct slo_term *t, const struct lat_hist *lat,
-                                       const struct lat_hist *lag)
-{
-    if (strcmp(t->metric, "send_lag") == 0) return lag;
-    return lat;
-}
-
-/* An SLO metric measured by the LLM target (not by the engine's request-latency histograms). */
-static bool slo_is_llm_metric(const char *m)
-{
-    return !strcmp(m, "ttft") || !strcmp(m, "tpot") || !strcmp(m, "itl") || !strcmp(m, "chunk_gap");
-}
-
-/* The value of term t on a point's LLM summary (ns); false when the summary lacks it. */
-static bool slo_llm_observed(const struct slo_term *t, const struct llm_summary *s, double *obs)
-{
-    const struct llm_stat *st = !strcmp(t->metric, "ttft")   ? &s->ttft
-                                : !strcmp(t->metric, "tpot") ? &s->tpot
-                                : !strcmp(t->metric, "itl")  ? &s->itl
-                                                             : &s->chunk_gap;
-    if (!st->n) return false;
-    if (t->stat == SLO_MEAN)
-        *obs = st->mean;
-    else if (t->stat == SLO_MAX)
-        *obs = st->max;
-    else if (t->pct == 50)
-        *obs = st->p50;
-    else if (t->pct == 90)
-        *obs = st->p90;
-    else if (t->pct == 95)
-        *obs = st->p95;
-    else if (t->pct == 99)
-        *obs = st->p99;
-    else if (t->pct == 99.9)
-        *obs = st->p999;
-    else
-        return false;
-    return true;
-}
-
-static bool on_window(void *ud, const struct bench_window *w)
-{
-    struct window_ctx *c = ud;
-    struct bench_window mw;
-    if (c->mpi) {
-        int mrc = bench_mpi_window(c->mpi, w, &mw, &c->mpi_h[0], &c->mpi_h[1]);
-        if (mrc) return false; /* the ranks' windows of this point are over */
-        w = &mw;
-    }
-    c->ok += w->ok;
-    c->errors += w->errors;
-    if (c->progress) {
-        double len = (double)(w->t_end - w->t_start) / 1e9;
-        fprintf(stderr,
-                "\r[%6.1fs] %8.1f req/s  in flight %4llu  p50 %8.3f ms  p99 %8.3f ms  "
-                "errors %llu   ",
-                (double)(w->t_end - c->t0) / 1e9, len > 0 ? (double)w->ok / len : 0,
-                (unsigned long long)w->inflight, (double)hist_value_at_percentile(w->lat, 50) / 1e6,
-                (double)hist_value_at_percentile(w->lat, 99) / 1e6, (unsigned long long)c->errors);
-        fflush(stderr);
-    }
-    if (c->hlog && !c->hlog_err) {
-        double s = (double)(w->t_start - c->hlog_base) / 1e9;
-        double l = (double)(w->t_end - w->t_start) / 1e9;
-        int rc = hlog_writer_interval(c->hlog, "lat.sched", s, l, w->lat);
-        if (!rc) rc = hlog_writer_interval(c->hlog, "lat.send", s, l, w->lat_actual);
-        if (!rc) rc = hlog_writer_interval(c->hlog, "send_lag", s, l, w->send_lag);
-        c->hlog_err = rc;
-    }
-    bool stop = false;
-    if (c->stable && w->ok) {
-        /* Windows before the first measured request (warmup) are not fed. */
-        double len = (double)(w->t_end - w->t_start) / 1e9;
-        double mean = hist_mean(w->lat);
-        if (len > 0 && mean > 0 &&
-            stable_add(c->stable, (double)w->ok / len, mean) != STABLE_NOT_YET)
-            stop = true;
-    }
-    if (c->slo && c->confidence > 0) {
-        hist_add(&c->cum[CUM_LAT], w->lat);
-        hist_add(&c->cum[CUM_LAG], w->send_lag);
-        if (c->tops->window) c->tops->window(c->tst, &c->cum[CUM_TTFT], &c->cum[CUM_TPOT]);
-        bool all = c->slo->n > 0;
-        for (int i = 0; i < c->slo->n && all; i++) {
-            const struct slo_term *t = &c->slo->t[i];
-            double obs;
-            uint64_t more = 0;
-            if (t->stat == SLO_ERRORS) {
-                all = false; /* an error budget is judged at the end */
-                break;
-            }
-            if (slo_term_eval_hist(t, &c->cum[slo_cum_index(t)], c->confidence, &obs, &more) !=
-                SLO_PASS)
-                all = false;
-        }
-        if (all) stop = true;
-    }
-    return stop;
-}
-
-/* Judges the SLO terms on a finished point; marks the point INVALID when not met (unless
- * find-max, where a miss is the expected answer of a probe). */
-static void judge_slo(const struct cli *c, struct bench_point *p, bool mark_invalid,
-                      const struct lat_hist *cum)
-{
-    struct bench_slo_result *r = &p->slo;
-    memset(r, 0, sizeof(*r));
-    if (!c->slo_text) return;
-    r->have = true;
-    r->pass = true;
-    r->confidence = c->confidence;
-    uint64_t total = p->res.ok + p->res.errors_total;
-    for (int i = 0; i < c->slo.n && i < 8; i++) {
-        const struct slo_term *t = &c->slo.t[i];
-        struct bench_slo_term_result *o = &r->t[r->n++];
-        slo_term_format(t, o->text, sizeof(o->text));
-        if (t->stat == SLO_ERRORS) {
-            o->is_errors = true;
-            o->observed = total ? (double)p->res.errors_total / (double)total : 1.0;
-            /* The LLM target also fails requests the HTTP layer saw complete (error events,
-             * cut or malformed streams): count those too. */
-            if (p->llm && p->llm->requests)
-                o->observed = (double)p->llm->errors / (double)p->llm->requests;
-            o->verdict = slo_term_holds(t, o->observed) ? SLO_PASS : SLO_FAIL;
-        } else if (c->confidence > 0 && cum && slo_cum_index(t) >= CUM_TTFT) {
-            /* --confidence on ttft/tpot: LoadGen's early stopping on every measured request's
-             * own value (the cumulative histogram the windows fed), as for e2e. */
-            o->verdict = (int)slo_term_eval_hist(t, &cum[slo_cum_index(t)], c->confidence,
-                                                 &o->observed, &o->more_needed);
-        } else if (slo_is_llm_metric(t->metric)) {
-            /* Exact order statistics of every request of the point (llm/metrics.h); no
-             * sample (every request failed) is a miss. */
-            o->verdict = p->llm && slo_llm_observed(t, p->llm, &o->observed) &&
-                                 slo_term_holds(t, o->observed)
-                             ? SLO_PASS
-                             : SLO_FAIL;
-        } else {
-            o->verdict = (int)slo_term_eval_hist(t, slo_hist(t, &p->res.lat, &p->res.send_lag),
-                                                 c->confidence, &o->observed, &o->more_needed);
-        }
-        if (o->verdict != SLO_PASS) r->pass = false;
-    }
-    if (!r->pass && mark_invalid && p->res.valid) {
-        p->res.valid = false;
-        snprintf(p->res.invalid_reason, sizeof(p->res.invalid_reason), "SLO %s not met%s",
-                 c->slo_text, c->confidence > 0 ? " at the requested confidence" : "");
-    }
-}
-
 static int usage_error(const char *opt, const char *why)
 {
     pr_err("%s: %s (see 'latscope bench --help')\n", opt, why);
@@ -483,7 +297,7 @@ static int bench_slo(struct cli *c, const char *val)
     for (int i = 0; i < c->slo.n; i++) {
         const struct slo_term *t = &c->slo.t[i];
         if (!strcmp(t->metric, "e2e") || !strcmp(t->metric, "send_lag")) continue;
-        if (!c->llm || !slo_is_llm_metric(t->metric))
+        if (!c->llm || !bench_slo_llm_metric(t->metric))
             return usage_error("--slo", c->llm ? "metrics are e2e, send_lag, ttft, tpot, itl and "
                                                  "chunk_gap"
                                                : "bench http/kserve measures e2e and send_lag; "
@@ -501,7 +315,7 @@ static int bench_slo(struct cli *c, const char *val)
 /* One option as cli_parse() found it: the common ones at once, target options and --slo later
  * (their meaning depends on the target, which may come after them or from the URL). 0, or -1
  * after printing why. */
-static int on_opt(void *ctx, int id, const char *optarg)
+static int on_opt(void *ctx, int id, const char *val)
 {
     struct cli *c = ctx;
     const char *why = NULL;
@@ -509,7 +323,7 @@ static int on_opt(void *ctx, int id, const char *optarg)
     int rc = 0;
     switch (id) {
     case OPT_TARGET:
-        c->tops = bench_target_find(optarg);
+        c->tops = bench_target_find(val);
         if (!c->tops) {
             char w[300];
             snprintf(w, sizeof(w), "expected %s", target_names());
@@ -517,106 +331,106 @@ static int on_opt(void *ctx, int id, const char *optarg)
         }
         break;
     case OPT_METHOD:
-        c->method = optarg;
+        c->method = val;
         break;
     case OPT_HEADER:
-        if (!strchr(optarg, ':') || strpbrk(optarg, "\r\n")) {
+        if (!strchr(val, ':') || strpbrk(val, "\r\n")) {
             rc = usage_error("--header", "expected 'Name: value'");
             break;
         }
         c->headers = xrealloc(c->headers, (c->nheaders + 1) * sizeof(*c->headers));
-        c->headers[c->nheaders++] = optarg;
+        c->headers[c->nheaders++] = val;
         break;
     case OPT_BODY:
-        c->body_arg = optarg;
+        c->body_arg = val;
         break;
     case OPT_EXPECT_STATUS:
-        if (bench_parse_expect_status(optarg, &c->expect_class, &why) < 0)
+        if (bench_parse_expect_status(val, &c->expect_class, &why) < 0)
             rc = usage_error("--expect-status", why);
         break;
     case OPT_EXPECT_BODY:
-        if (!*optarg) rc = usage_error("--expect-body", "empty text");
-        c->expect_body = optarg;
+        if (!*val) rc = usage_error("--expect-body", "empty text");
+        c->expect_body = val;
         break;
     case OPT_INSECURE:
         c->insecure = true;
         break;
     case OPT_RX_TIME:
-        if (strcmp(optarg, "kernel") && strcmp(optarg, "user"))
+        if (strcmp(val, "kernel") && strcmp(val, "user"))
             rc = usage_error("--rx-time", "expected kernel or user");
-        c->rx_user = !strcmp(optarg, "user");
+        c->rx_user = !strcmp(val, "user");
         break;
     case OPT_CONCURRENCY:
-        c->conc_arg = optarg;
+        c->conc_arg = val;
         break;
     case OPT_RATE:
-        c->rate_arg = optarg;
+        c->rate_arg = val;
         break;
     case OPT_ARRIVAL:
-        if (bench_parse_arrival(optarg, &c->arrival, &c->gamma_shape, &why) < 0)
+        if (bench_parse_arrival(val, &c->arrival, &c->gamma_shape, &why) < 0)
             rc = usage_error("--arrival", why);
-        c->arrival_name = optarg;
+        c->arrival_name = val;
         break;
     case OPT_SEED:
-        if (units_parse_count(optarg, &c->seed) < 0)
+        if (units_parse_count(val, &c->seed) < 0)
             rc = usage_error("--seed", "expected a whole number");
         break;
     case OPT_MAX_INFLIGHT:
-        if (!(rc = parse_count_opt("--max-inflight", optarg, &u, 1 << 20)))
+        if (!(rc = parse_count_opt("--max-inflight", val, &u, 1 << 20)))
             c->max_inflight = (unsigned)u;
         break;
     case OPT_CONNECTIONS:
-        if (!(rc = parse_count_opt("--connections", optarg, &u, 1 << 20)))
+        if (!(rc = parse_count_opt("--connections", val, &u, 1 << 20)))
             c->connections = (unsigned)u;
         break;
     case OPT_THREADS:
-        if (!(rc = parse_count_opt("--threads", optarg, &u, 256))) c->eng.threads = (unsigned)u;
+        if (!(rc = parse_count_opt("--threads", val, &u, 256))) c->eng.threads = (unsigned)u;
         break;
     case OPT_DURATION:
-        rc = parse_duration_opt("--duration", optarg, &c->duration_ns);
+        rc = parse_duration_opt("--duration", val, &c->duration_ns);
         break;
     case OPT_REQUESTS:
-        rc = parse_count_opt("--requests", optarg, &c->requests, UINT64_MAX / 2);
+        rc = parse_count_opt("--requests", val, &c->requests, UINT64_MAX / 2);
         break;
     case OPT_WARMUP:
-        if (bench_parse_warmup(optarg, &c->warmup_ns, &c->warmup_requests, &why) < 0)
+        if (bench_parse_warmup(val, &c->warmup_ns, &c->warmup_requests, &why) < 0)
             rc = usage_error("--warmup", why);
         break;
     case OPT_CONNECT_TIMEOUT:
-        rc = parse_duration_opt("--connect-timeout", optarg, &c->eng.connect_timeout_ns);
+        rc = parse_duration_opt("--connect-timeout", val, &c->eng.connect_timeout_ns);
         break;
     case OPT_TIMEOUT:
-        rc = parse_duration_opt("--timeout", optarg, &c->eng.request_timeout_ns);
+        rc = parse_duration_opt("--timeout", val, &c->eng.request_timeout_ns);
         break;
     case OPT_WINDOW:
-        rc = parse_duration_opt("--window", optarg, &c->eng.window_ns);
+        rc = parse_duration_opt("--window", val, &c->eng.window_ns);
         break;
     case OPT_FORMAT:
-        if (lat_parse_format(optarg, 1u << LAT_FMT_TEXT | 1u << LAT_FMT_JSON | 1u << LAT_FMT_CSV,
+        if (lat_parse_format(val, 1u << LAT_FMT_TEXT | 1u << LAT_FMT_JSON | 1u << LAT_FMT_CSV,
                              &c->format) < 0)
             rc = usage_error("--format", "expected text, json or csv");
         break;
     case OPT_HDR_LOG:
-        c->hdr_log = optarg;
+        c->hdr_log = val;
         break;
     case OPT_RECORDS:
-        c->records = optarg;
+        c->records = val;
         c->eng.keep_records = true;
         break;
     case OPT_EXACT:
-        if (units_parse_count(optarg, &u) < 0 || u > 100000000)
+        if (units_parse_count(val, &u) < 0 || u > 100000000)
             rc = usage_error("--exact", "expected a sample count (0 turns it off)");
         else
             c->eng.exact_cap = (size_t)u;
         break;
     case OPT_MAX_INPUT_SIZE:
-        if (units_parse_count(optarg, &c->max_input) < 0 || c->max_input == 0)
+        if (units_parse_count(val, &c->max_input) < 0 || c->max_input == 0)
             rc = usage_error("--max-input-size", "expected a byte count such as 512M");
         break;
     case OPT_MAX_ERROR_RATE: {
         char *e;
-        double v = strtod(optarg, &e);
-        if (e == optarg || *e || !(v >= 0 && v < 1))
+        double v = strtod(val, &e);
+        if (e == val || *e || !(v >= 0 && v < 1))
             rc = usage_error("--max-error-rate", "expected a fraction 0 <= F < 1");
         else
             c->eng.max_error_frac = v > 0 ? v : 1e-12; /* 0: any error makes a point INVALID */
@@ -624,8 +438,8 @@ static int on_opt(void *ctx, int id, const char *optarg)
     }
     case OPT_MAX_SEND_LAG: {
         char *e;
-        double v = strtod(optarg, &e);
-        if (e == optarg || *e || !(v > 0))
+        double v = strtod(val, &e);
+        if (e == val || *e || !(v > 0))
             rc = usage_error("--max-send-lag", "expected milliseconds > 0");
         else
             c->eng.max_send_lag_p99_ms = v;
@@ -636,8 +450,8 @@ static int on_opt(void *ctx, int id, const char *optarg)
         break;
     case OPT_CONFIDENCE: {
         char *e;
-        double v = strtod(optarg, &e);
-        if (e == optarg || *e || !(v > 0 && v < 1))
+        double v = strtod(val, &e);
+        if (e == val || *e || !(v > 0 && v < 1))
             rc = usage_error("--confidence", "expected a fraction such as 0.99");
         else
             c->confidence = v;
@@ -649,8 +463,8 @@ static int on_opt(void *ctx, int id, const char *optarg)
     case OPT_MAX_RATE:
     case OPT_PRECISION: {
         char *e;
-        double v = strtod(optarg, &e);
-        if (e == optarg || *e || !(v > 0) || (id == OPT_PRECISION && v >= 1))
+        double v = strtod(val, &e);
+        if (e == val || *e || !(v > 0) || (id == OPT_PRECISION && v >= 1))
             rc = usage_error(id == OPT_MAX_RATE ? "--max-rate" : "--precision",
                              "expected a positive number (precision < 1)");
         else if (id == OPT_MAX_RATE)
@@ -660,20 +474,20 @@ static int on_opt(void *ctx, int id, const char *optarg)
         break;
     }
     case OPT_SLO:
-        c->later[c->nlater++] = (struct deferred){-1, optarg};
+        c->later[c->nlater++] = (struct deferred){-1, val};
         break;
     default: {
         int row = id - OPT_GROUP;
         if (row < 0 || row >= BENCH_TABLE_MAX || !table_src[row]) return -1;
         if (table_group[row] < 0) { /* multi-host: --shard, --start-at, --mpi */
             char w[512];
-            if (shard_opt(c->shard, table_src[row]->id, optarg, w, sizeof(w)) < 0) {
+            if (shard_opt(c->shard, table_src[row]->id, val, w, sizeof(w)) < 0) {
                 pr_err("%s (see 'latscope bench --help')\n", w);
                 return -1;
             }
             return 0;
         }
-        c->later[c->nlater++] = (struct deferred){row, optarg};
+        c->later[c->nlater++] = (struct deferred){row, val};
         break;
     }
     }
@@ -976,8 +790,6 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         nvalues = SEARCH_MAX_STEPS;
         run.slo = c.slo_text;
     }
-    run.points = xcalloc(nvalues, sizeof(*run.points));
-    run.npoints = nvalues;
     run.shard = &shard;
     run.threads = c.eng.threads;
     run.rx_time = t.conn.rx_kernel_time && !t.url.tls ? "kernel" : "user";
@@ -998,162 +810,45 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    lat_ns hlog_base = clock_now_ns();
-    struct lat_hist cum[CUM__N];
-    memset(cum, 0, sizeof(cum));
-    bool cum_fail = false;
-    for (int k = 0; c.confidence > 0 && k < CUM__N; k++)
-        if (hist_init_default(&cum[k]) < 0) cum_fail = true;
-    if (cum_fail) {
-        pr_err("out of memory\n");
-        exit(LAT_EXIT_FAILURE);
-    }
-
-    struct lat_hist mpi_h[2];
-    memset(mpi_h, 0, sizeof(mpi_h));
-    if (shard.mpi && (hist_init_default(&mpi_h[0]) < 0 || hist_init_default(&mpi_h[1]) < 0)) {
-        pr_err("out of memory\n");
-        exit(LAT_EXIT_FAILURE);
-    }
-    unsigned client_tries = 0;   /* --find-max: client-INVALID measurements of this probe */
-    bool after_err_said = false; /* a --records-detail/--hdr-log write error was reported */
-    for (size_t i = 0; i < nvalues && !bench_stop; i++) {
-        struct bench_point *p = &run.points[i];
-        struct bench_load *l = &p->load;
-        double value = c.find_max ? search_next(&search) : values[i];
-        if (c.find_max && value <= 0) break;
-        if (open_loop) {
-            l->rate = value;
-            l->arrival = c.arrival;
-            l->gamma_shape = c.gamma_shape;
-        } else {
-            l->concurrency = (unsigned)value;
-        }
-        l->seed = c.seed;
-        l->max_inflight = c.max_inflight;
-        l->connections = c.connections;
-        l->duration_ns = c.duration_ns;
-        l->requests = c.requests;
-        l->warmup_ns = c.warmup_ns;
-        l->warmup_requests = c.warmup_requests;
-        if (offsets) {
-            l->offsets = offsets;
-            l->noffsets = noffsets;
-        }
-        bench_load_finish(l, &c.eng);
-        if (shard_prepare_point(&shard, i, l, &c.eng, &bench_stop, swhy, sizeof(swhy)) < 0) {
-            pr_err("%s\n", swhy);
-            exit_code = LAT_EXIT_USAGE;
-            break;
-        }
-        struct bench_point_ctx pc = {i, hw_started ? &hw : NULL, hlog_base};
-        if (tops->before_point) tops->before_point(tst, &pc, &t);
-        struct lat_stable stable;
-        stable_init_default(&stable);
-        if (c.confidence > 0) {
-            for (int k = 0; k < CUM__N; k++)
-                hist_reset(&cum[k]);
-            if (tops->window) { /* nothing of the previous point may leak into this one */
-                tops->window(tst, &cum[CUM_TTFT], &cum[CUM_TPOT]);
-                hist_reset(&cum[CUM_TTFT]);
-                hist_reset(&cum[CUM_TPOT]);
-            }
-        }
-        struct window_ctx wc = {.progress = opts->progress && c.format == LAT_FMT_TEXT,
-                                .t0 = clock_now_ns(),
-                                .hlog = hw_started ? &hw : NULL,
-                                .hlog_base = hlog_base,
-                                .stable = c.stable ? &stable : NULL,
-                                .slo = c.slo_text ? &c.slo : NULL,
-                                .confidence = c.confidence,
-                                .cum = cum,
-                                .tops = tops,
-                                .tst = tst,
-                                .mpi = shard.mpi ? &shard : NULL,
-                                .mpi_h = mpi_h};
-        struct bench_hooks hooks = {.window = on_window, .ud = &wc, .always_last = shard.mpi};
-        if (c.find_max && c.format == LAT_FMT_TEXT) {
-            if (find_conc)
-                pr_info("find-max: probing concurrency %u\n", (unsigned)value);
-            else
-                pr_info("find-max: probing %.1f req/s\n", value);
-        }
-        rc = bench_run_point(&t, l, &c.eng, &hooks, &bench_stop, &p->res);
-        if (wc.progress) fputs("\r\033[K", stderr);
-        if (rc < 0) {
-            pr_err("load point %zu could not run: %s\n", i + 1, lat_strerror(rc));
-            bench_result_fini(&p->res);
-            exit_code = LAT_EXIT_FAILURE;
-            break;
-        }
-        p->ran = true;
-        if (tops->after_point) {
-            char awhy[128] = "";
-            int arc = tops->after_point(tst, &t, p, awhy, sizeof(awhy));
-            if (arc < 0) {
-                if (exit_code != LAT_EXIT_FAILURE || !after_err_said)
-                    pr_err("%s: %s\n", awhy[0] ? awhy : tops->name, lat_strerror(arc));
-                after_err_said = true;
-                exit_code = LAT_EXIT_FAILURE;
-            }
-        }
-        if (shard.mpi && (rc = bench_mpi_point_reduce(&shard, &run, p)) < 0) {
-            pr_err("--mpi: reducing point %zu: %s\n", i + 1, lat_strerror(rc));
-            exit_code = LAT_EXIT_FAILURE;
-            break;
-        }
-        if (c.stable) {
-            enum stable_verdict v = stable.verdict;
-            p->stability = v == STABLE_NOT_YET ? "not_reached" : stable_verdict_name(v);
-            if (v == STABLE_GAVE_UP || v == STABLE_NOT_YET)
-                pr_warn("point %zu: throughput/latency did not stabilize (%s)\n", i + 1,
-                        p->stability);
-            else if (v == STABLE_THROUGHPUT_ONLY)
-                pr_warn("point %zu: latency is not stabilizing\n", i + 1);
-        }
-        judge_slo(&c, p, !c.find_max, c.confidence > 0 ? cum : NULL);
-        if (p->res.interrupted) run.interrupted = true;
-        if (c.find_max && p->res.interrupted) {
-            /* An interrupted probe is no verdict: the search ends without it. */
-        } else if (c.find_max && !p->res.valid && p->res.invalid_client) {
-            /* The client could not drive this load (send lag, a saturated worker, no fds):
-             * inconclusive about the server, so measure it again; after FIND_MAX_CLIENT_TRIES
-             * stop and say so rather than report it as the server's limit. */
-            if (++client_tries < FIND_MAX_CLIENT_TRIES) {
-                pr_warn("find-max: %s %g inconclusive (%s); measuring it again\n",
-                        find_conc ? "concurrency" : "rate", value, p->res.invalid_reason);
-            } else {
-                run.client_limited = true;
-                run.client_limit = value;
-                snprintf(run.client_limit_reason, sizeof(run.client_limit_reason), "%s",
-                         p->res.invalid_reason);
-                exit_code = LAT_EXIT_FAILURE;
-                break;
-            }
-        } else if (c.find_max) {
-            client_tries = 0;
-            bool pass = p->res.valid && p->slo.pass;
-            search_feed(&search, value, pass);
-            if (pass && (run.best_point < 0 || value > run.max_rate)) {
-                run.best_point = (int)i;
-                run.max_rate = value;
-            }
-        } else if (!p->res.valid) {
-            exit_code = LAT_EXIT_FAILURE;
-        }
-        if (wc.hlog_err) pr_warn("--hdr-log %s: %s\n", c.hdr_log, lat_strerror(wc.hlog_err));
-    }
-    if (c.find_max && run.best_point < 0) exit_code = LAT_EXIT_FAILURE;
-    for (int k = 0; c.confidence > 0 && k < CUM__N; k++)
-        hist_fini(&cum[k]);
-    hist_fini(&mpi_h[0]);
-    hist_fini(&mpi_h[1]);
+    struct bench_plan plan = {
+        .values = values,
+        .nvalues = nvalues,
+        .open_loop = open_loop,
+        .find_max = c.find_max,
+        .find_conc = find_conc,
+        .search = c.find_max ? &search : NULL,
+        .arrival = c.arrival,
+        .gamma_shape = c.gamma_shape,
+        .seed = c.seed,
+        .max_inflight = c.max_inflight,
+        .connections = c.connections,
+        .duration_ns = c.duration_ns,
+        .warmup_ns = c.warmup_ns,
+        .requests = c.requests,
+        .warmup_requests = c.warmup_requests,
+        .offsets = offsets,
+        .noffsets = noffsets,
+        .eng = &c.eng,
+        .stable = c.stable,
+        .slo = c.slo_text ? &c.slo : NULL,
+        .slo_text = c.slo_text,
+        .confidence = c.confidence,
+        .progress = opts->progress && c.format == LAT_FMT_TEXT ? stderr : NULL,
+        .say_probes = c.format == LAT_FMT_TEXT,
+        .hlog = hw_started ? &hw : NULL,
+        .hdr_log = c.hdr_log,
+    };
+    rc = bench_loop_run(&plan, &t, tops, tst, &shard, &bench_stop, &run);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    if (bench_stop) {
-        run.interrupted = true;
+    if (rc < 0) {
+        pr_err("out of memory\n");
         exit_code = LAT_EXIT_FAILURE;
+        goto out_points;
     }
+    exit_code = rc == BENCH_LOOP_USAGE    ? LAT_EXIT_USAGE
+                : rc == BENCH_LOOP_FAILED ? LAT_EXIT_FAILURE
+                                          : LAT_EXIT_OK;
 
     if (shard.mpi && shard.index != 0) /* rank 0 prints the reduced result */
         rc = 0;
@@ -1172,6 +867,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
             exit_code = LAT_EXIT_FAILURE;
         }
     }
+out_points:
     for (size_t i = 0; i < run.npoints; i++) {
         if (run.points[i].ran) bench_result_fini(&run.points[i].res);
         free(run.points[i].llm);
