@@ -1,9 +1,10 @@
 /*
  * cmd-bench.c - `latscope bench`: load-test an inference server and measure latency correctly.
  *
- * This file owns the option table, builds the target (generic HTTP or KServe v2), expands the
- * load points (concurrency or rate sweeps, --find-max probes), runs each point through the
- * engine (bench/engine.c), and prints the results (bench/report.c): a table on stdout by
+ * This file owns the option table (the common rows plus each target's group, bench/target.h,
+ * parsed by cli_parse()), sets the selected target up, expands the load points (concurrency or
+ * rate sweeps, --find-max probes), opens the output files, runs the points (bench/loop.c, on
+ * the engine of bench/engine.c), and prints the results (bench/report.c): a table on stdout by
  * default, or JSON / CSV. Diagnostics and live progress go to stderr; progress only on a TTY.
  * Ctrl-C stops the current point cleanly: the in-flight requests get a short grace period and
  * every completed request is still reported. Exit status: 0 every point valid, 1 a point is
