@@ -34,7 +34,7 @@ static bool ambiguous(const struct cli_opt *t, size_t n, const char *name)
     size_t len = strcspn(name, "=");
     unsigned hits = 0;
     for (size_t i = 0; i < n; i++)
-        if (t[i].lname && !strncmp(t[i].lname, name, len)) {
+        if (t[i].lname && !(t[i].flags & CLI_HELP_ONLY) && !strncmp(t[i].lname, name, len)) {
             if (strlen(t[i].lname) == len) return false; /* an exact name is never ambiguous */
             hits++;
         }
@@ -52,7 +52,7 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv, struct cli_res
     shorts[ns++] = 'h';
     for (size_t i = 0; i < n; i++) {
         const struct cli_opt *o = &spec->opts[i];
-        if (!o->lname) continue; /* a heading */
+        if (!o->lname || (o->flags & CLI_HELP_ONLY)) continue; /* a heading, a repeated row */
         lo[nl].name = o->lname;
         lo[nl].has_arg = (o->flags & CLI_OPTVAL) ? optional_argument
                          : o->arg                ? required_argument
@@ -94,7 +94,8 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv, struct cli_res
                 if (optopt >= CLI_ID_BASE) arg = spec->opts[optopt - CLI_ID_BASE].arg;
                 for (size_t i = 0; optopt < CLI_ID_BASE && i < n; i++)
                     if (spec->opts[i].sname == optopt) arg = spec->opts[i].arg;
-                lat_log_printf(LAT_LOG_ERR, spec->cmd, "%s needs %s (see latscope %s --help)\n",
+                lat_log_printf(LAT_LOG_ERR, spec->cmd,
+                               "%s needs %s (the option needs a value; see latscope %s --help)\n",
                                bad, arg, spec->cmd);
             } else if (!strncmp(bad, "--", 2) && ambiguous(spec->opts, n, bad + 2)) {
                 lat_log_printf(LAT_LOG_ERR, spec->cmd,

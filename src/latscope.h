@@ -69,6 +69,9 @@ enum {
     /* an optional value: `--opt=V`, or the next argument when it is not an option and not an
      * existing file or directory (so `--opt TRACE` keeps TRACE an input); else NULL */
     CLI_OPTVAL = 1u << 1,
+    /* listed in --help only: the option is an earlier row of the same long name (bench lists
+     * --model under kserve and openai); getopt gets the earlier row */
+    CLI_HELP_ONLY = 1u << 2,
 };
 struct cli_opt {
     const char *lname; /* long name without "--"; NULL: a heading row */

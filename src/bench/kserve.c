@@ -10,8 +10,10 @@
  */
 #include "bench/kserve.h"
 
+#include "bench/target.h"
 #include "core/err.h"
 #include "core/jsonw.h"
+#include "core/units.h"
 #include "net/fetch.h"
 #include "json/tok.h"
 
@@ -394,3 +396,132 @@ void kserve_fini(struct kserve_ctx *k)
     buf_fini(&k->body);
     buf_fini(&k->stats_req);
 }
+
+/* ---- the kserve bench target (bench/target.h) ---- */
+
+enum { KS_OPT_MODEL = 1, KS_OPT_MODEL_VERSION, KS_OPT_INPUT, KS_OPT_BATCH };
+
+static const struct bench_topt kserve_opts_table[] = {
+    {NULL, 0, NULL, 0, 0,
+     "KServe v2 / Triton (--target kserve; the default when the URL path starts with /v2/)"},
+    {"model", 0, "NAME", KS_OPT_MODEL, 0,
+     "kserve: model name (else taken from /v2/models/NAME in the URL)"},
+    {"model-version", 0, "V", KS_OPT_MODEL_VERSION, 0, "kserve: model version"},
+    {"input", 0, "N:SHAPE:TYPE[:random|zeros|@FILE]", KS_OPT_INPUT, 0,
+     "kserve input tensor (repeatable); without\nit, inputs come from GET /v2/models/NAME "
+     "metadata"},
+    {"batch", 0, "N", KS_OPT_BATCH, 0, "kserve: leading dimension of every input (default 1)"},
+    {0},
+};
+
+struct kserve_state {
+    struct kserve_opts o;
+    struct kserve_ctx k;
+    struct lat_buf body; /* -d */
+};
+
+static void *kserve_create(void)
+{
+    return calloc(1, sizeof(struct kserve_state));
+}
+
+static bool kserve_claims(const struct http1_url *url)
+{
+    return strncmp(url->path, "/v2/", 4) == 0;
+}
+
+static int kserve_opt(void *st, int id, const char *v, char *why, size_t whylen)
+{
+    struct kserve_state *s = st;
+    const char *w = NULL;
+    switch (id) {
+    case KS_OPT_MODEL:
+        s->o.model = v;
+        return 0;
+    case KS_OPT_MODEL_VERSION:
+        s->o.version = v;
+        return 0;
+    case KS_OPT_INPUT:
+        if (s->o.ninputs == KSERVE_MAX_INPUTS)
+            w = "too many";
+        else if (bench_parse_input(v, &s->o.inputs[s->o.ninputs], &w) == 0)
+            s->o.ninputs++;
+        if (w) return errf(why, whylen, LAT_E_USAGE, "--input: %s", w);
+        return 0;
+    case KS_OPT_BATCH: {
+        uint64_t u;
+        if (units_parse_count(v, &u) < 0 || u == 0 || u > 1 << 20)
+            return errf(why, whylen, LAT_E_USAGE, "--batch: expected a positive whole number");
+        s->o.batch = (unsigned)u;
+        return 0;
+    }
+    }
+    return 1;
+}
+
+static int kserve_tsetup(void *st, const struct bench_setup *bs, struct bench_target *t, char *why,
+                         size_t whylen)
+{
+    struct kserve_state *s = st;
+    char err[256] = "";
+    s->o.seed = bs->seed;
+    for (size_t k = 0; k < s->o.ninputs; k++)
+        s->o.inputs[k].max_bytes = bs->max_input;
+    if (bs->body_arg) {
+        /* The user's body, sent as given (issue 17 item 5: an auto-selected kserve target sent
+         * its own tensor instead); the statistics are still read around each point. */
+        if (s->o.ninputs)
+            return errf(why, whylen, LAT_E_USAGE,
+                        "-d: -d gives the whole request body; drop --input (see 'latscope bench "
+                        "--help')");
+        int rc = bench_read_body(bs, &s->body, why, whylen);
+        if (rc) return rc;
+        s->o.user_body = s->body.data ? s->body.data : "";
+        s->o.user_body_len = s->body.len;
+        s->o.user_method = bs->method;
+    }
+    int rc = kserve_setup(&s->k, &s->o, t, bs->headers, bs->nheaders, err, sizeof(err));
+    if (rc < 0) return errf(why, whylen, rc, "kserve: %s", err[0] ? err : lat_strerror(rc));
+    return 0;
+}
+
+static void kserve_describe(void *st, const struct bench_target *t, char *out, size_t cap)
+{
+    bench_describe_request(out, cap, "kserve", t->request, t->request ? t->request_len : 0);
+}
+
+static void kserve_before(void *st, const struct bench_point_ctx *pc, const struct bench_target *t)
+{
+    struct kserve_state *s = st;
+    kserve_stats_before(&s->k, t);
+}
+
+static int kserve_after(void *st, const struct bench_target *t, struct bench_point *p, char *why,
+                        size_t whylen)
+{
+    struct kserve_state *s = st;
+    kserve_stats_after(&s->k, t, &p->server);
+    return 0;
+}
+
+static void kserve_destroy(void *st)
+{
+    struct kserve_state *s = st;
+    if (!s) return;
+    kserve_fini(&s->k);
+    buf_fini(&s->body);
+    free(s);
+}
+
+const struct bench_target_ops bench_target_kserve = {
+    .name = "kserve",
+    .opts = kserve_opts_table,
+    .claims = kserve_claims,
+    .create = kserve_create,
+    .opt = kserve_opt,
+    .setup = kserve_tsetup,
+    .describe = kserve_describe,
+    .before_point = kserve_before,
+    .after_point = kserve_after,
+    .destroy = kserve_destroy,
+};

@@ -3,15 +3,16 @@
  *
  * The engine knows nothing about LLMs: for this target it asks a per-connection object for each
  * request's bytes and hands it every body chunk with its recv() time; this file maps those calls
- * onto llm_target/llm_conn and maps the engine's error classes onto llm_err. Option handling is
- * here too: llm_bench_take_args() lifts the openai options out of argv before cmd-bench.c parses
- * the rest, so the two option tables never collide (--model means the KServe model otherwise).
+ * onto llm_target/llm_conn and maps the engine's error classes onto llm_err. Its options are
+ * here too, as the openai group of bench's option table (bench/target.h): cmd-bench.c hands
+ * them over only with --target openai (--model means the KServe model otherwise).
  * Threading: callbacks run on worker threads, each with its own connections; the per-thread
  * metrics live in llm_target, merged by llm_bench_point_done() after the workers joined.
  */
 #include "bench/openai.h"
 
 #include "bench/bench.h"
+#include "bench/target.h"
 #include "core/err.h"
 #include "hist/hist.h"
 #include "net/fetch.h"
@@ -24,133 +25,80 @@
 #include <string.h>
 #include <time.h>
 
-const char llm_bench_usage[] =
-    "OpenAI-compatible LLM servers (--target openai; URL path /v1/completions or\n"
-    "/v1/chat/completions, or the server root):\n"
-    "  --api chat|completions   endpoint (default: from the URL path, else chat)\n"
-    "  --model NAME             \"model\" in every request\n"
-    "  --input-tokens N[:SD]    synthetic prompts of about N tokens (no tokenizer, seeded)\n"
-    "  --output-tokens N[:SD]   max_tokens (+ min_tokens/ignore_eos unless --no-ignore-eos)\n"
-    "  --prompts FILE.jsonl     prompts: {\"prompt\": ...} or {\"messages\": [...]} per line\n"
-    "  --replay FILE.jsonl      send each line's request at its time (open loop, one point):\n"
-    "                           {\"timestamp\": ms, \"input_length\": N | \"prompt\": ... |\n"
-    "                           \"messages\": [...], \"output_length\": N}\n"
-    "  --replay FILE.csv        or an Azure LLM inference trace (AzurePublicDataset):\n"
-    "                           TIMESTAMP,ContextTokens,GeneratedTokens; -n N: first N rows\n"
-    "  --replay-speed F         replay F times faster (default 1)\n"
-    "  --extra-body JSON        extra members for every body, e.g. '{\"temperature\":0}'\n"
-    "  --api-key-env VAR        send 'Authorization: Bearer $VAR'\n"
-    "  --no-stream              non-streaming requests (TTFT = E2E)\n"
-    "  --no-usage               do not ask for stream_options.include_usage\n"
-    "  --continuous-usage       ask for usage in every chunk (vLLM): exact tokens per chunk\n"
-    "  --no-ignore-eos          do not send ignore_eos/min_tokens\n"
-    "  --slo LIST               goodput SLOs per request: ttft<=500ms,tpot<=50ms,e2e<=2s\n"
-    "                           (an SLO without these keys, e.g. p99<=200ms, is the bench's)\n"
-    "  --metrics-compat V       metric definitions: latscope (default), vllm, genai-perf,\n"
-    "                           aiperf (0.13: TTFT at the first non-empty content)\n"
-    "  --records-detail FILE    one JSON line per request with every content chunk's arrival\n"
-    "  --metrics-url URL        scrape the server's Prometheus metrics before, every second\n"
-    "                           during, and after each point (running/waiting requests,\n"
-    "                           KV-cache usage, preemptions, prefix-cache hits; else raw deltas)\n";
+enum {
+    OAI_API = 1,
+    OAI_MODEL,
+    OAI_INPUT_TOKENS,
+    OAI_OUTPUT_TOKENS,
+    OAI_PROMPTS,
+    OAI_REPLAY,
+    OAI_REPLAY_SPEED,
+    OAI_EXTRA_BODY,
+    OAI_API_KEY_ENV,
+    OAI_NO_STREAM,
+    OAI_NO_USAGE,
+    OAI_CONTINUOUS_USAGE,
+    OAI_NO_IGNORE_EOS,
+    OAI_SLO,
+    OAI_METRICS_COMPAT,
+    OAI_RECORDS_DETAIL,
+    OAI_METRICS_URL,
+};
+
+static const struct bench_topt oai_opts[] = {
+    {NULL, 0, NULL, 0, 0,
+     "OpenAI-compatible LLM servers (--target openai; URL path /v1/completions or\n"
+     "/v1/chat/completions, or the server root)"},
+    {"api", 0, "chat|completions", OAI_API, 0, "endpoint (default: from the URL path, else chat)"},
+    {"model", 0, "NAME", OAI_MODEL, 0, "\"model\" in every request"},
+    {"input-tokens", 0, "N[:SD]", OAI_INPUT_TOKENS, 0,
+     "synthetic prompts of about N tokens (no tokenizer, seeded)"},
+    {"output-tokens", 0, "N[:SD]", OAI_OUTPUT_TOKENS, 0,
+     "max_tokens (+ min_tokens/ignore_eos unless --no-ignore-eos)"},
+    {"prompts", 0, "FILE.jsonl", OAI_PROMPTS, 0,
+     "prompts: {\"prompt\": ...} or {\"messages\": [...]} per line"},
+    {"replay", 0, "FILE.jsonl|FILE.csv", OAI_REPLAY, 0,
+     "FILE.jsonl: send each line's request at its time (open\n"
+     "loop, one point): {\"timestamp\": ms, \"input_length\": N |\n"
+     "\"prompt\": ... | \"messages\": [...], \"output_length\": N};\n"
+     "FILE.csv: an Azure LLM inference trace (AzurePublicDataset):\n"
+     "TIMESTAMP,ContextTokens,GeneratedTokens; -n N: first N rows"},
+    {"replay-speed", 0, "F", OAI_REPLAY_SPEED, 0, "replay F times faster (default 1)"},
+    {"extra-body", 0, "JSON", OAI_EXTRA_BODY, 0,
+     "extra members for every body, e.g. '{\"temperature\":0}'"},
+    {"api-key-env", 0, "VAR", OAI_API_KEY_ENV, 0, "send 'Authorization: Bearer $VAR'"},
+    {"no-stream", 0, NULL, OAI_NO_STREAM, 0, "non-streaming requests (TTFT = E2E)"},
+    {"no-usage", 0, NULL, OAI_NO_USAGE, 0, "do not ask for stream_options.include_usage"},
+    {"continuous-usage", 0, NULL, OAI_CONTINUOUS_USAGE, 0,
+     "ask for usage in every chunk (vLLM): exact tokens per chunk"},
+    {"no-ignore-eos", 0, NULL, OAI_NO_IGNORE_EOS, 0, "do not send ignore_eos/min_tokens"},
+    {"slo", 0, "LIST", OAI_SLO, 0,
+     "goodput SLOs per request: ttft<=500ms,tpot<=50ms,e2e<=2s\n"
+     "(an SLO without these keys, e.g. p99<=200ms, is the bench's)"},
+    {"metrics-compat", 0, "V", OAI_METRICS_COMPAT, 0,
+     "metric definitions: latscope (default), vllm, genai-perf,\n"
+     "aiperf (0.13: TTFT at the first non-empty content)"},
+    {"records-detail", 0, "FILE", OAI_RECORDS_DETAIL, 0,
+     "one JSON line per request with every content chunk's arrival"},
+    {"metrics-url", 0, "URL", OAI_METRICS_URL, 0,
+     "scrape the server's Prometheus metrics before, every second\n"
+     "during, and after each point (running/waiting requests,\n"
+     "KV-cache usage, preemptions, prefix-cache hits; else raw deltas)"},
+    {0},
+};
 
 static int metrics_start(struct llm_bench *b, char *why, size_t whylen);
 static void write_record(struct llm_bench *b, struct llm_conn *c);
 static int write_hlog(struct llm_bench *b);
 static void metrics_point(struct llm_bench *b, struct llm_srv *srv);
 
-struct opt {
-    const char *name;
-    bool arg;
-};
-
-static const struct opt opts[] = {
-    {"api", true},
-    {"model", true},
-    {"input-tokens", true},
-    {"output-tokens", true},
-    {"prompts", true},
-    {"replay", true},
-    {"replay-speed", true},
-    {"extra-body", true},
-    {"api-key-env", true},
-    {"slo", true},
-    {"metrics-compat", true},
-    {"no-stream", false},
-    {"no-usage", false},
-    {"continuous-usage", false},
-    {"no-ignore-eos", false},
-    {"metrics-url", true},
-    {"records-detail", true},
-};
-
-static bool is_openai_target(int argc, char **argv)
+void llm_bench_init(struct llm_bench *b)
 {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--")) break;
-        if (!strcmp(argv[i], "--target=openai")) return true;
-        if (!strcmp(argv[i], "--target") && i + 1 < argc && !strcmp(argv[i + 1], "openai"))
-            return true;
-    }
-    return false;
-}
-
-static int apply(struct llm_bench *b, const char *name, const char *v, char *why, size_t whylen)
-{
-    struct llm_workload_cfg *wl = &b->tc.wl;
-    const char *w = NULL;
-    if (!strcmp(name, "api")) {
-        if (!strcmp(v, "chat"))
-            wl->api = LLM_API_CHAT;
-        else if (!strcmp(v, "completions"))
-            wl->api = LLM_API_COMPLETIONS;
-        else
-            w = "expected chat or completions";
-        b->api_set = true;
-    } else if (!strcmp(name, "model")) {
-        wl->model = v;
-    } else if (!strcmp(name, "input-tokens")) {
-        if (llm_len_parse(v, &wl->input)) w = "expected N or N:stddev, N >= 1 (e.g. 512:64)";
-    } else if (!strcmp(name, "output-tokens")) {
-        if (llm_len_parse(v, &wl->output)) w = "expected N or N:stddev, N >= 1 (e.g. 128)";
-    } else if (!strcmp(name, "prompts")) {
-        wl->prompts_path = v;
-    } else if (!strcmp(name, "replay")) {
-        b->replay_path = v;
-    } else if (!strcmp(name, "replay-speed")) {
-        char *e;
-        double f = strtod(v, &e);
-        if (e == v || *e || !(f > 0 && f <= 1e6)) w = "expected a factor > 0, e.g. 2 or 0.5";
-        b->replay_speed = f;
-    } else if (!strcmp(name, "extra-body")) {
-        wl->extra_body = v;
-    } else if (!strcmp(name, "api-key-env")) {
-        b->tc.api_key_env = v;
-    } else if (!strcmp(name, "slo")) {
-        b->slo_text = v;
-        if (llm_slo_parse(v, &b->slo, &w)) {
-            snprintf(why, whylen, "--slo %s: %s", v, w);
-            return LAT_E_USAGE;
-        }
-    } else if (!strcmp(name, "metrics-compat")) {
-        if (llm_view_parse(v, &b->view)) w = "expected latscope, vllm, genai-perf or aiperf";
-    } else if (!strcmp(name, "no-stream")) {
-        wl->stream = false;
-    } else if (!strcmp(name, "no-usage")) {
-        wl->include_usage = false;
-    } else if (!strcmp(name, "continuous-usage")) {
-        wl->continuous_usage = true;
-    } else if (!strcmp(name, "records-detail")) {
-        b->records_path = v;
-    } else if (!strcmp(name, "metrics-url")) {
-        b->metrics_url = v;
-    } else if (!strcmp(name, "no-ignore-eos")) {
-        wl->ignore_eos = false;
-    }
-    if (w) {
-        snprintf(why, whylen, "--%s %s: %s", name, v, w);
-        return LAT_E_USAGE;
-    }
-    return 0;
+    memset(b, 0, sizeof(*b));
+    b->tc.wl.stream = b->tc.wl.include_usage = b->tc.wl.ignore_eos = true;
+    b->tc.wl.api = LLM_API_CHAT;
+    b->tc.wl.input.mean = b->tc.wl.output.mean = -1;
+    b->view = LLM_VIEW_LATSCOPE;
 }
 
 static bool is_llm_slo(const char *v)
@@ -158,77 +106,100 @@ static bool is_llm_slo(const char *v)
     return strstr(v, "ttft") || strstr(v, "tpot") || strstr(v, "itl") || strstr(v, "e2e");
 }
 
-int llm_bench_take_args(struct llm_bench *b, int *argc, char **argv, char *why, size_t whylen)
+static const char *opt_name(int id)
 {
-    memset(b, 0, sizeof(*b));
-    b->tc.wl.stream = b->tc.wl.include_usage = b->tc.wl.ignore_eos = true;
-    b->tc.wl.api = LLM_API_CHAT;
-    b->tc.wl.input.mean = b->tc.wl.output.mean = -1;
-    b->view = LLM_VIEW_LATSCOPE;
-    why[0] = '\0';
-    if (!is_openai_target(*argc, argv)) return 0;
-    b->active = true;
-    int out = 1;
-    bool rest = false;
-    for (int i = 1; i < *argc; i++) {
-        char *a = argv[i];
-        if (rest || strncmp(a, "--", 2) != 0) {
-            argv[out++] = a;
-            continue;
-        }
-        if (!strcmp(a, "--")) {
-            rest = true;
-            argv[out++] = a;
-            continue;
-        }
-        const struct opt *o = NULL;
-        const char *val = NULL;
-        for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
-            size_t n = strlen(opts[k].name);
-            if (strncmp(a + 2, opts[k].name, n) != 0) continue;
-            if (a[2 + n] == '\0') {
-                o = &opts[k];
-                break;
-            }
-            if (a[2 + n] == '=' && opts[k].arg) {
-                o = &opts[k];
-                val = a + 3 + n;
-                break;
-            }
-        }
-        if (!o) {
-            argv[out++] = a;
-            continue;
-        }
-        if (o->arg && !val) {
-            if (i + 1 >= *argc) {
-                snprintf(why, whylen, "--%s needs a value", o->name);
-                return LAT_E_USAGE;
-            }
-            val = argv[i + 1];
-        }
+    for (const struct bench_topt *o = oai_opts; o->lname || o->help; o++)
+        if (o->lname && o->id == id) return o->lname;
+    return "?";
+}
+
+int llm_bench_opt(struct llm_bench *b, int id, const char *v, char *why, size_t whylen)
+{
+    struct llm_workload_cfg *wl = &b->tc.wl;
+    const char *w = NULL;
+    if (id == BENCH_TOPT_SLO || id == OAI_SLO) {
         /* --slo is shared: per-request LLM keys are ours (goodput); anything else, such as
          * 'p99<=200ms', stays for the bench's own latency SLO. */
-        if (!strcmp(o->name, "slo") && !is_llm_slo(val)) {
-            argv[out++] = a;
-            continue;
-        }
+        if (!is_llm_slo(v)) return 1;
         /* A percentile SLO on an LLM metric ('ttft.p99<=500ms', stats/search.h) is the
          * bench's too: --find-max and the point verdicts judge it on this target's summary. */
         struct llm_slo tmp;
         const char *w1 = NULL, *w2 = NULL;
         struct slo sq;
-        if (!strcmp(o->name, "slo") && llm_slo_parse(val, &tmp, &w1) != 0 &&
-            slo_parse(val, &sq, &w2) == 0) {
-            argv[out++] = a;
-            continue;
+        if (llm_slo_parse(v, &tmp, &w1) != 0 && slo_parse(v, &sq, &w2) == 0) return 1;
+        b->slo_text = v;
+        if (llm_slo_parse(v, &b->slo, &w)) {
+            snprintf(why, whylen, "--slo %s: %s", v, w);
+            return LAT_E_USAGE;
         }
-        if (o->arg && val == argv[i + 1]) i++;
-        int rc = apply(b, o->name, val ? val : "", why, whylen);
-        if (rc) return rc;
+        return 0;
     }
-    argv[out] = NULL;
-    *argc = out;
+    switch (id) {
+    case OAI_API:
+        if (!strcmp(v, "chat"))
+            wl->api = LLM_API_CHAT;
+        else if (!strcmp(v, "completions"))
+            wl->api = LLM_API_COMPLETIONS;
+        else
+            w = "expected chat or completions";
+        b->api_set = true;
+        break;
+    case OAI_MODEL:
+        wl->model = v;
+        break;
+    case OAI_INPUT_TOKENS:
+        if (llm_len_parse(v, &wl->input)) w = "expected N or N:stddev, N >= 1 (e.g. 512:64)";
+        break;
+    case OAI_OUTPUT_TOKENS:
+        if (llm_len_parse(v, &wl->output)) w = "expected N or N:stddev, N >= 1 (e.g. 128)";
+        break;
+    case OAI_PROMPTS:
+        wl->prompts_path = v;
+        break;
+    case OAI_REPLAY:
+        b->replay_path = v;
+        break;
+    case OAI_REPLAY_SPEED: {
+        char *e;
+        double f = strtod(v, &e);
+        if (e == v || *e || !(f > 0 && f <= 1e6)) w = "expected a factor > 0, e.g. 2 or 0.5";
+        b->replay_speed = f;
+        break;
+    }
+    case OAI_EXTRA_BODY:
+        wl->extra_body = v;
+        break;
+    case OAI_API_KEY_ENV:
+        b->tc.api_key_env = v;
+        break;
+    case OAI_METRICS_COMPAT:
+        if (llm_view_parse(v, &b->view)) w = "expected latscope, vllm, genai-perf or aiperf";
+        break;
+    case OAI_NO_STREAM:
+        wl->stream = false;
+        break;
+    case OAI_NO_USAGE:
+        wl->include_usage = false;
+        break;
+    case OAI_CONTINUOUS_USAGE:
+        wl->continuous_usage = true;
+        break;
+    case OAI_RECORDS_DETAIL:
+        b->records_path = v;
+        break;
+    case OAI_METRICS_URL:
+        b->metrics_url = v;
+        break;
+    case OAI_NO_IGNORE_EOS:
+        wl->ignore_eos = false;
+        break;
+    default:
+        return 1;
+    }
+    if (w) {
+        snprintf(why, whylen, "--%s %s: %s", opt_name(id), v, w);
+        return LAT_E_USAGE;
+    }
     return 0;
 }
 
@@ -804,3 +775,162 @@ int llm_bench_point_done(struct llm_bench *b, struct llm_summary *out)
     if (b->mth_started) metrics_point(b, &out->srv);
     return rc ? rc : b->records_err ? b->records_err : b->hlog_err;
 }
+
+/* ---- the openai bench target (bench/target.h) ---- */
+
+static void *oai_create(void)
+{
+    struct llm_bench *b = malloc(sizeof(*b));
+    if (b) llm_bench_init(b);
+    return b;
+}
+
+static int oai_opt(void *st, int id, const char *v, char *why, size_t whylen)
+{
+    return llm_bench_opt(st, id, v, why, whylen);
+}
+
+static int oai_check(void *st, const struct bench_common *c, const char **opt, const char **why)
+{
+    struct llm_bench *b = st;
+    if (b->replay_path &&
+        (c->rate || c->concurrency || c->find_max || c->duration || c->warmup || c->stable)) {
+        *opt = "--replay";
+        *why = "the trace sets every send time; drop --rate, --concurrency, --find-max, "
+               "--duration, --warmup and --stable (--requests N replays the first N)";
+        return LAT_E_USAGE;
+    }
+    if (c->mpi && (c->confidence || c->hdr_log || c->records || b->records_path ||
+                   b->view != LLM_VIEW_LATSCOPE)) {
+        *opt = "--mpi";
+        *why = BENCH_MPI_NOT_YET;
+        return LAT_E_USAGE;
+    }
+    return 0;
+}
+
+static int oai_setup(void *st, const struct bench_setup *s, struct bench_target *t, char *why,
+                     size_t whylen)
+{
+    static const struct bench_req_ops llm_ops = {
+        llm_bench_conn_new, llm_bench_conn_free, llm_bench_build,
+        llm_bench_begin,    llm_conn_body,       llm_bench_end,
+    };
+    struct llm_bench *b = st;
+    char lwhy[512] = "";
+    b->max_input = (size_t)s->max_input;
+    if (b->replay_path) b->replay_limit = (size_t)s->requests;
+    int rc = llm_bench_setup(b, t->url.hostport, t->url.path, s->headers, s->nheaders, s->seed,
+                             lwhy, sizeof(lwhy));
+    if (rc < 0) {
+        snprintf(why, whylen, "openai: %s", lwhy[0] ? lwhy : lat_strerror(rc));
+        return rc == -ENOMEM ? LAT_E_USAGE : rc;
+    }
+    t->ops = &llm_ops;
+    t->ops_ud = b;
+    if (s->shard && s->shard->count > 1 && b->t) {
+        /* shard K of N: requests K, K + N, ... (bench/shard.h) */
+        b->t->idx_base = s->shard->index;
+        b->t->idx_stride = s->shard->count;
+    }
+    t->ops_seq = llm_bench_seq;
+    /* Percentile SLO terms on LLM metrics also define the per-request goodput (a request is
+     * good when its own ttft/tpot/e2e meets every limit), unless the per-request --slo
+     * ('ttft<=500ms') was given too. */
+    if (!b->slo.set && s->slo) {
+        b->slo.ttft_ns = b->slo.tpot_ns = b->slo.e2e_ns = -1;
+        for (int i = 0; i < s->slo->n; i++) {
+            const struct slo_term *term = &s->slo->t[i];
+            if (term->stat == SLO_ERRORS || (term->op != SLO_LE && term->op != SLO_LT)) continue;
+            double pct = term->stat == SLO_PCTL ? term->pct : 0;
+            if (!strcmp(term->metric, "ttft"))
+                b->slo.ttft_ns = term->limit_ns, b->slo.ttft_pct = pct;
+            else if (!strcmp(term->metric, "tpot") || !strcmp(term->metric, "itl"))
+                b->slo.tpot_ns = term->limit_ns, b->slo.tpot_pct = pct;
+            else if (!strcmp(term->metric, "e2e"))
+                b->slo.e2e_ns = term->limit_ns, b->slo.e2e_pct = pct;
+        }
+        b->slo.set = b->slo.ttft_ns >= 0 || b->slo.tpot_ns >= 0 || b->slo.e2e_ns >= 0;
+    }
+    if (s->confidence > 0 && llm_bench_ivl_enable(b) < 0) {
+        snprintf(why, whylen, "out of memory");
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+static const lat_ns *oai_schedule(void *st, size_t *n)
+{
+    struct llm_bench *b = st;
+    *n = b->replay.n;
+    return b->replay.n ? b->replay.offsets : NULL;
+}
+
+static void oai_describe(void *st, const struct bench_target *t, char *out, size_t cap)
+{
+    const struct llm_workload_cfg *w = &((struct llm_bench *)st)->tc.wl;
+    snprintf(out, cap,
+             "openai api %d model %s input %d+-%d output %d+-%d prompts %s extra %s "
+             "ignore_eos %d seed %llu",
+             (int)w->api, w->model ? w->model : "-", w->input.mean, w->input.stddev, w->output.mean,
+             w->output.stddev, w->prompts_path ? w->prompts_path : "-",
+             w->extra_body ? w->extra_body : "-", (int)w->ignore_eos, (unsigned long long)w->seed);
+}
+
+static void oai_window(void *st, struct lat_hist *ttft, struct lat_hist *tpot)
+{
+    llm_bench_ivl_take(st, ttft, tpot);
+}
+
+static void oai_before(void *st, const struct bench_point_ctx *pc, const struct bench_target *t)
+{
+    struct llm_bench *b = st;
+    b->hlog = pc->hlog;
+    b->hlog_base = pc->hlog_base;
+}
+
+static int oai_after(void *st, const struct bench_target *t, struct bench_point *p, char *why,
+                     size_t whylen)
+{
+    struct llm_bench *b = st;
+    p->llm = calloc(1, sizeof(*p->llm));
+    p->llm_hist = calloc(LLM_BENCH_NHIST, sizeof(*p->llm_hist));
+    if (!p->llm || !p->llm_hist) {
+        snprintf(why, whylen, "openai");
+        return -ENOMEM;
+    }
+    if (llm_bench_point_hists(b, p->llm_hist) == 0) {
+        p->llm_hist_names = llm_bench_hist_names;
+        p->nllm_hist = LLM_BENCH_NHIST;
+    }
+    int rc = llm_bench_point_done(b, p->llm);
+    if (rc < 0)
+        snprintf(why, whylen, "%s",
+                 b->records_err ? "--records-detail"
+                 : b->hlog_err  ? "--hdr-log"
+                                : "openai");
+    return rc;
+}
+
+static void oai_destroy(void *st)
+{
+    if (!st) return;
+    llm_bench_fini(st);
+    free(st);
+}
+
+const struct bench_target_ops bench_target_openai = {
+    .name = "openai",
+    .opts = oai_opts,
+    .llm_slo = true,
+    .create = oai_create,
+    .opt = oai_opt,
+    .check = oai_check,
+    .setup = oai_setup,
+    .schedule = oai_schedule,
+    .describe = oai_describe,
+    .window = oai_window,
+    .before_point = oai_before,
+    .after_point = oai_after,
+    .destroy = oai_destroy,
+};

@@ -3,7 +3,7 @@
  * per-request callbacks the bench engine calls, in one place, so the engine and cmd-bench.c
  * need only a handful of lines (docs/latscope-bench-llm.md, "Integration").
  *
- *   llm_bench_take_args()   removes the openai options from argv (only with --target openai)
+ *   llm_bench_init/_opt()   the defaults and the options of its group (bench/target.h)
  *   llm_bench_setup()       builds the llm_target for the URL
  *   per connection/request  llm_bench_conn_new/_free, llm_bench_build, llm_bench_begin,
  *                           llm_conn_body, llm_bench_end (engine callbacks, ud = llm_bench)
@@ -82,15 +82,12 @@ struct llm_bench {
     struct lat_hist ivl_ttft, ivl_tpot;
 };
 
-/* Usage text of the openai options (for cmd-bench's --help). */
-extern const char llm_bench_usage[];
-
-/*
- * When argv holds "--target openai" (or "--target=openai"), removes every openai option (and
- * its value) from argv, compacting it and updating *argc, and fills b. Otherwise does nothing.
- * Returns 0 or LAT_E_USAGE with why naming the option and what to do.
- */
-int llm_bench_take_args(struct llm_bench *b, int *argc, char **argv, char *why, size_t whylen);
+/* The defaults (streaming, include_usage, ignore_eos, chat API, latscope view). */
+void llm_bench_init(struct llm_bench *b);
+/* One openai option (bench/target.h: the ids of its option table, BENCH_TOPT_SLO for a common
+ * --slo value). 0, 1 (not this target's: an --slo the bench judges), or LAT_E_USAGE with why
+ * naming the option and what to do. */
+int llm_bench_opt(struct llm_bench *b, int id, const char *val, char *why, size_t whylen);
 
 /*
  * Creates the target: hostport is the Host header, path the URL path ("/" or "" = the API's

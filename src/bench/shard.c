@@ -4,6 +4,8 @@
  */
 #include "bench/shard.h"
 
+#include "bench/target.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -118,77 +120,36 @@ int shard_parse_start_at(const char *text, lat_ns *unix_ns)
     return 0;
 }
 
-/* Takes option `name` (with a value unless flag) at argv[i]; returns its value or NULL. */
-static const char *take(int *argc, char **argv, int i, const char *name, bool flag, bool *hit,
-                        bool *missing)
-{
-    size_t n = strlen(name);
-    *hit = *missing = false;
-    if (strncmp(argv[i], name, n)) return NULL;
-    const char *val = NULL;
-    int drop = 0;
-    if (argv[i][n] == '\0') {
-        if (flag) {
-            drop = 1;
-        } else if (i + 1 < *argc) {
-            val = argv[i + 1];
-            drop = 2;
-        } else {
-            *hit = *missing = true;
-            return NULL;
-        }
-    } else if (argv[i][n] == '=' && !flag) {
-        val = argv[i] + n + 1;
-        drop = 1;
-    } else {
-        return NULL;
-    }
-    *hit = true;
-    memmove(&argv[i], &argv[i + drop], (size_t)(*argc - i - drop + 1) * sizeof(*argv));
-    *argc -= drop;
-    return flag ? "" : val;
-}
-
-int shard_take_args(struct bench_shard *s, int *argc, char **argv, char *why, size_t whysz)
+void shard_init(struct bench_shard *s)
 {
     memset(s, 0, sizeof(*s));
     s->count = 1;
-    for (int i = 1; i < *argc;) {
-        if (!strcmp(argv[i], "--")) break;
-        bool hit, missing;
-        const char *v = take(argc, argv, i, "--shard", false, &hit, &missing);
-        if (hit) {
-            if (missing) goto no_value;
-            s->shard_arg = v;
-            s->active = true;
-            continue;
+}
+
+int shard_opt(struct bench_shard *s, int id, const char *v, char *why, size_t whysz)
+{
+    switch (id) {
+    case SHARD_OPT_SHARD:
+        s->shard_arg = v;
+        s->active = true;
+        return 0;
+    case SHARD_OPT_START_AT:
+        if (shard_parse_start_at(v, &s->start_at_unix_ns) < 0) {
+            snprintf(why, whysz,
+                     "--start-at %s: expected the start time in seconds since the epoch "
+                     "(e.g. $(( $(date +%%s) + 10 )))",
+                     v);
+            return -1;
         }
-        v = take(argc, argv, i, "--start-at", false, &hit, &missing);
-        if (hit) {
-            if (missing) goto no_value;
-            if (shard_parse_start_at(v, &s->start_at_unix_ns) < 0) {
-                snprintf(why, whysz,
-                         "--start-at %s: expected the start time in seconds since the epoch "
-                         "(e.g. $(( $(date +%%s) + 10 )))",
-                         v);
-                return -1;
-            }
-            s->have_start_at = true;
-            s->active = true;
-            continue;
-        }
-        take(argc, argv, i, "--mpi", true, &hit, &missing);
-        if (hit) {
-            s->mpi = true;
-            s->active = true;
-            continue;
-        }
-        i++;
+        s->have_start_at = true;
+        s->active = true;
+        return 0;
+    case SHARD_OPT_MPI:
+        s->mpi = true;
+        s->active = true;
+        return 0;
     }
-    return 0;
-no_value:
-    snprintf(why, whysz, "%s: missing value", argv[*argc - 1]);
-    return -1;
+    return 1;
 }
 
 uint64_t shard_share(uint64_t x, uint32_t k, uint32_t n)
@@ -256,18 +217,25 @@ void shard_sleep_until(lat_ns t, volatile sig_atomic_t *stop)
     }
 }
 
+const struct bench_topt bench_shard_opts[] = {
+    {NULL, 0, NULL, 0, 0, "Multi-host (docs/latscope-bench-distributed.md)"},
+    {"shard", 0, "K/N|auto[/N]", SHARD_OPT_SHARD, 0,
+     "run shard K of N of the load (open loop: arrivals j with\n"
+     "j mod N == K of the one seeded schedule; closed loop: a share\n"
+     "of the connections); auto reads OMPI_COMM_WORLD_RANK/SIZE,\n"
+     "PMI_RANK/SIZE, SLURM_PROCID/SLURM_NTASKS or\n"
+     "JOB_COMPLETION_INDEX with LATSCOPE_SHARDS (or auto/N)"},
+    {"start-at", 0, "EPOCH", SHARD_OPT_START_AT, 0,
+     "start the first point at this wall-clock time (seconds since\n"
+     "the epoch); point i at EPOCH + i x (warmup + duration +\n"
+     "timeout + 1s)"},
+    {"mpi", 0, NULL, SHARD_OPT_MPI, 0,
+     "run as the ranks of an MPI job (mpirun -n N latscope bench\n"
+     "--mpi ...): common start, exact reduction, rank 0 reports"},
+    {0},
+};
+
 const char bench_shard_usage[] =
-    "Multi-host (docs/latscope-bench-distributed.md):\n"
-    "  --shard K/N|auto[/N]     run shard K of N of the load (open loop: arrivals j with\n"
-    "                           j mod N == K of the one seeded schedule; closed loop: a share\n"
-    "                           of the connections); auto reads OMPI_COMM_WORLD_RANK/SIZE,\n"
-    "                           PMI_RANK/SIZE, SLURM_PROCID/SLURM_NTASKS or\n"
-    "                           JOB_COMPLETION_INDEX with LATSCOPE_SHARDS (or auto/N)\n"
-    "  --start-at EPOCH         start the first point at this wall-clock time (seconds since\n"
-    "                           the epoch); point i at EPOCH + i x (warmup + duration +\n"
-    "                           timeout + 1s)\n"
-    "  --mpi                    run as the ranks of an MPI job (mpirun -n N latscope bench\n"
-    "                           --mpi ...): common start, exact reduction, rank 0 reports\n"
     "  latscope bench merge RESULT.json...   merge the shards' JSON results into one\n";
 
 static const char *shard_getenv(const char *name)

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "bench/bench.h"
+#include "bench/topt.h"
 #include "core/clock.h"
 
 struct bench_shard {
@@ -56,9 +57,14 @@ struct bench_dist {
     double reduce_ms;           /* MPI: time of the reductions of the last point; NAN unknown */
 };
 
-/* Removes --shard K/N|auto, --start-at EPOCH and --mpi (also --opt=value) from argv (up to a
- * "--") into *s. Returns 0, or -1 with `why` set (bad value). */
-int shard_take_args(struct bench_shard *s, int *argc, char **argv, char *why, size_t whysz);
+/* The multi-host options --shard K/N|auto, --start-at EPOCH and --mpi: a group of bench's
+ * option table (bench_shard_opts, rows as in bench/target.h) handled by shard_opt(). */
+enum { SHARD_OPT_SHARD = 1, SHARD_OPT_START_AT, SHARD_OPT_MPI };
+extern const struct bench_topt bench_shard_opts[];
+/* No shard: the whole load (count 1). */
+void shard_init(struct bench_shard *s);
+/* One option of bench_shard_opts (val NULL for --mpi). 0, or -1 with `why` set (bad value). */
+int shard_opt(struct bench_shard *s, int id, const char *val, char *why, size_t whysz);
 
 /* Parses "K/N" (0 <= K < N <= 65536) or "auto" (from the environment through getenv_fn:
  * OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/PMI_SIZE, SLURM_PROCID/SLURM_NTASKS,
@@ -92,11 +98,11 @@ int shard_split_load(const struct bench_shard *s, struct bench_load *l, char *wh
 lat_ns shard_point_start(const struct bench_shard *s, size_t i, const struct bench_load *l,
                          const struct bench_opts *o);
 
-/* The --help text of these options. */
+/* The --help line of `bench merge`, after the options. */
 extern const char bench_shard_usage[];
 
 /* Resolves --shard (shard_resolve with getenv) and --mpi (bench_mpi_init) after
- * shard_take_args. Returns 0 or -1 with why. */
+ * the options. Returns 0 or -1 with why. */
 int bench_shard_setup(struct bench_shard *s, char *why, size_t whysz);
 
 /* Before point i: splits l (shard_split_load), sets l->start_at_ns from --start-at and sleeps

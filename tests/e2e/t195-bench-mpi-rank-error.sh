@@ -27,13 +27,15 @@ aborted() {
     set -e
     [[ $rc != 124 && $rc != 137 ]] || { cat "$TMPDIR/$name.err" >&2; fail "$name: the job hung (timeout)"; }
     [[ $rc != 0 ]] || { cat "$TMPDIR/$name.err" >&2; fail "$name: exit 0"; }
-    contains "$TMPDIR/$name.err" "before the run ended (its error is above): aborting every rank"
+    [[ ${NOTE:-1} == 0 ]] ||
+        contains "$TMPDIR/$name.err" "before the run ended (its error is above): aborting every rank"
 }
-aborted bad-option-rank0 -n 1 "$LATSCOPE" bench --mpi --bogus -c 3 "$url" : -n 3 "$LATSCOPE" "${good[@]}"
-contains "$TMPDIR/bad-option-rank0.err" "--bogus: unknown option"
-contains "$TMPDIR/bad-option-rank0.err" "rank 0 of 4 stops with exit status 2"
-aborted bad-option-rank3 -n 3 "$LATSCOPE" "${good[@]}" : -n 1 "$LATSCOPE" bench --mpi --bogus -c 3 "$url"
-contains "$TMPDIR/bad-option-rank3.err" "rank 3 of 4 stops with exit status 2"
+# A bad option is refused before MPI_Init (options are parsed first): that rank exits 2 at
+# once and mpirun ends the job (it aborts a job when a process exits non-zero); no note.
+NOTE=0 aborted bad-option-rank0 -n 1 "$LATSCOPE" bench --mpi --bogus -c 3 "$url" : -n 3 "$LATSCOPE" "${good[@]}"
+contains "$TMPDIR/bad-option-rank0.err" "unknown option '--bogus'"
+NOTE=0 aborted bad-option-rank3 -n 3 "$LATSCOPE" "${good[@]}" : -n 1 "$LATSCOPE" bench --mpi --bogus -c 3 "$url"
+contains "$TMPDIR/bad-option-rank3.err" "unknown option '--bogus'"
 aborted resolve -n 2 "$LATSCOPE" "${good[@]}" : -n 1 "$LATSCOPE" bench --mpi -c 3 -n 300 http://no-such-host.invalid:9/
 contains "$TMPDIR/resolve.err" "cannot resolve no-such-host.invalid"
 contains "$TMPDIR/resolve.err" "rank 2 of 3 stops"

@@ -8,6 +8,7 @@
 
 #include "bench/bench.h"
 #include "bench/openai.h"
+#include "bench/target.h"
 #include "core/err.h"
 #include "llm/chunk.h"
 #include "llm/workload.h"
@@ -78,11 +79,11 @@ TEST(bench_judge_client_and_server_reasons)
 /* The LLM target tells the engine when an HTTP-complete exchange failed as a stream. */
 TEST(llm_bench_end_final_class)
 {
-    char *argv[] = {"bench", "--target", "openai", "--input-tokens", "4", "http://h:1/", NULL};
-    int argc = 6;
     struct llm_bench b;
     char why[256];
-    ASSERT_RC(llm_bench_take_args(&b, &argc, argv, why, sizeof(why)));
+    llm_bench_init(&b);
+    ASSERT_RC(llm_bench_opt(&b, bench_target_row(&bench_target_openai, "input-tokens")->id, "4",
+                            why, sizeof(why)));
     ASSERT_RC(llm_bench_setup(&b, "h:1", "/", NULL, 0, 1, why, sizeof(why)));
     void *c = llm_bench_conn_new(&b, 0);
     ASSERT(c);

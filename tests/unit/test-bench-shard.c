@@ -141,23 +141,23 @@ TEST(bench_shard_resolve_launchers)
     memset(fake_env, 0, sizeof(fake_env));
 }
 
-TEST(bench_shard_take_args)
+TEST(bench_shard_opts)
 {
-    char a0[] = "bench", a1[] = "--shard", a2[] = "1/2", a3[] = "-r", a4[] = "10",
-         a5[] = "--start-at=1900000000.5", a6[] = "--mpi", a7[] = "http://x/";
-    char *argv[] = {a0, a1, a2, a3, a4, a5, a6, a7, NULL};
-    int argc = 8;
     struct bench_shard s;
     char why[256];
-    ASSERT(shard_take_args(&s, &argc, argv, why, sizeof(why)) == 0);
-    ASSERT(argc == 4 && !strcmp(argv[1], "-r") && !strcmp(argv[3], "http://x/") && !argv[4]);
-    ASSERT(s.shard_arg && !strcmp(s.shard_arg, "1/2") && s.mpi && s.have_start_at);
+    shard_init(&s);
+    ASSERT(s.count == 1 && !s.active);
+    ASSERT(shard_opt(&s, SHARD_OPT_SHARD, "1/2", why, sizeof(why)) == 0);
+    ASSERT(shard_opt(&s, SHARD_OPT_START_AT, "1900000000.5", why, sizeof(why)) == 0);
+    ASSERT(shard_opt(&s, SHARD_OPT_MPI, NULL, why, sizeof(why)) == 0);
+    ASSERT(s.shard_arg && !strcmp(s.shard_arg, "1/2") && s.mpi && s.have_start_at && s.active);
     ASSERT(s.start_at_unix_ns == 1900000000500000000LL);
-    char b0[] = "bench", b1[] = "--start-at", b2[] = "soon";
-    char *bv[] = {b0, b1, b2, NULL};
-    int bc = 3;
-    ASSERT(shard_take_args(&s, &bc, bv, why, sizeof(why)) < 0);
+    ASSERT(shard_opt(&s, SHARD_OPT_START_AT, "soon", why, sizeof(why)) < 0);
     ASSERT(strstr(why, "--start-at") != NULL);
+    /* the rows of the group: a heading, then --shard, --start-at, --mpi */
+    ASSERT(!bench_shard_opts[0].lname && bench_shard_opts[0].help);
+    ASSERT(!strcmp(bench_shard_opts[1].lname, "shard") && bench_shard_opts[1].arg);
+    ASSERT(!strcmp(bench_shard_opts[3].lname, "mpi") && !bench_shard_opts[3].arg);
 }
 
 /* One shard's JSON, rendered by the real writer, with latencies vals[k + N * i]. */

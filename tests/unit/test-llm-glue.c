@@ -3,82 +3,76 @@
 
 #include "bench/bench.h"
 #include "bench/openai.h"
+#include "bench/target.h"
 #include "core/err.h"
 #include "hist/hist.h"
 #include "hist/hlog.h"
 
-TEST(llm_bench_take_args_lifts_openai_options)
+/* One openai option by its long name, through the target's own table. */
+static int oai(struct llm_bench *b, const char *name, const char *val, char *why, size_t n)
 {
-    char *argv[] = {"bench",
-                    "--target",
-                    "openai",
-                    "-c",
-                    "4",
-                    "--model",
-                    "m1",
-                    "--output-tokens=64:8",
-                    "--slo",
-                    "ttft<=1s",
-                    "--slo",
-                    "p99<=2s",
-                    "--no-stream",
-                    "http://h:1/",
-                    "--metrics-compat",
-                    "vllm",
-                    NULL};
-    int argc = 16;
+    const struct bench_topt *o = bench_target_row(&bench_target_openai, name);
+    if (!o) return -1000;
+    return bench_target_openai.opt(b, o->id, val, why, n);
+}
+
+TEST(llm_bench_opts_of_the_openai_group)
+{
     struct llm_bench b;
     char why[256];
-    ASSERT_RC(llm_bench_take_args(&b, &argc, argv, why, sizeof(why)));
-    ASSERT(b.active);
+    llm_bench_init(&b);
+    ASSERT_RC(oai(&b, "model", "m1", why, sizeof(why)));
+    ASSERT_RC(oai(&b, "output-tokens", "64:8", why, sizeof(why)));
+    ASSERT_RC(oai(&b, "no-stream", NULL, why, sizeof(why)));
+    ASSERT_RC(oai(&b, "metrics-compat", "vllm", why, sizeof(why)));
+    /* a common --slo: per-request keys are the target's, a latency SLO stays the bench's */
+    ASSERT_EQ_I64(bench_target_openai.opt(&b, BENCH_TOPT_SLO, "ttft<=1s", why, sizeof(why)), 0);
+    ASSERT_EQ_I64(bench_target_openai.opt(&b, BENCH_TOPT_SLO, "p99<=2s", why, sizeof(why)), 1);
+    ASSERT_EQ_I64(bench_target_openai.opt(&b, BENCH_TOPT_SLO, "ttft.p99<=2s", why, sizeof(why)), 1);
     ASSERT_EQ_STR(b.tc.wl.model, "m1");
     ASSERT_EQ_I64(b.tc.wl.output.mean, 64);
     ASSERT_EQ_I64(b.tc.wl.output.stddev, 8);
     ASSERT_EQ_I64(b.slo.ttft_ns, LAT_NS_PER_S);
     ASSERT(!b.tc.wl.stream);
     ASSERT_EQ_I64(b.view, LLM_VIEW_VLLM);
-    /* what is left is the bench's: target, -c 4, its own latency SLO, the URL */
-    ASSERT_EQ_I64(argc, 8);
-    const char *want[] = {"bench", "--target", "openai",  "-c",
-                          "4",     "--slo",    "p99<=2s", "http://h:1/"};
-    for (int i = 0; i < 8; i++)
-        ASSERT_EQ_STR(argv[i], want[i]);
-    ASSERT(argv[8] == NULL);
+    llm_bench_fini(&b);
 }
 
-TEST(llm_bench_take_args_inactive_and_errors)
+TEST(llm_bench_opts_errors_and_targets)
 {
-    char *argv[] = {"bench", "--model", "x", "http://h:1/", NULL};
-    int argc = 4;
     struct llm_bench b;
     char why[256];
-    ASSERT_RC(llm_bench_take_args(&b, &argc, argv, why, sizeof(why)));
-    ASSERT(!b.active);
-    ASSERT_EQ_I64(argc, 4); /* without --target openai, --model is KServe's */
-    char *bad1[] = {"bench", "--target=openai", "--output-tokens", "0", NULL};
-    argc = 4;
-    ASSERT_EQ_I64(llm_bench_take_args(&b, &argc, bad1, why, sizeof(why)), LAT_E_USAGE);
+    llm_bench_init(&b);
+    ASSERT_EQ_I64(oai(&b, "output-tokens", "0", why, sizeof(why)), LAT_E_USAGE);
     ASSERT(strstr(why, "--output-tokens"));
-    char *bad2[] = {"bench", "--target", "openai", "--api", NULL};
-    argc = 4;
-    ASSERT_EQ_I64(llm_bench_take_args(&b, &argc, bad2, why, sizeof(why)), LAT_E_USAGE);
-    ASSERT(strstr(why, "needs a value"));
-    char *bad3[] = {"bench", "--target", "openai", "--slo", "ttft<=x", NULL};
-    argc = 5;
-    ASSERT_EQ_I64(llm_bench_take_args(&b, &argc, bad3, why, sizeof(why)), LAT_E_USAGE);
+    ASSERT_EQ_I64(oai(&b, "api", "rpc", why, sizeof(why)), LAT_E_USAGE);
+    ASSERT(strstr(why, "--api rpc: expected chat or completions"));
+    ASSERT_EQ_I64(oai(&b, "slo", "ttft<=x", why, sizeof(why)), LAT_E_USAGE);
+    llm_bench_fini(&b);
+    /* --model is an option of two groups; the URL picks kserve only under /v2/ */
+    ASSERT(bench_target_row(&bench_target_kserve, "model") != NULL);
+    ASSERT(bench_target_row(&bench_target_openai, "model") != NULL);
+    ASSERT(bench_target_row(&bench_target_http, "model") == NULL);
+    ASSERT(bench_target_row(&bench_target_kserve, "api") == NULL);
+    struct http1_url u;
+    const char *w = NULL;
+    ASSERT_RC(http1_url_parse("http://h:1/v2/models/m", &u, &w));
+    ASSERT(bench_target_default(&u) == &bench_target_kserve);
+    ASSERT_RC(http1_url_parse("http://h:1/v1/completions", &u, &w));
+    ASSERT(bench_target_default(&u) == &bench_target_http);
+    ASSERT(bench_target_find("openai") == &bench_target_openai);
+    ASSERT(bench_target_find("grpc") == NULL);
 }
 
 TEST(llm_bench_setup_paths)
 {
-    char *argv[] = {"bench", "--target", "openai", NULL};
-    int argc = 3;
     struct llm_bench b;
     char why[256];
     struct llm_conn *c;
     const char *req;
     size_t len;
     /* a bare server URL: the chat default path */
-    ASSERT_RC(llm_bench_take_args(&b, &argc, argv, why, sizeof(why)));
+    llm_bench_init(&b);
     ASSERT_RC(llm_bench_setup(&b, "h:8000", "/", NULL, 0, 1, why, sizeof(why)));
     ASSERT_EQ_I64(b.tc.wl.api, LLM_API_CHAT);
     c = llm_bench_conn_new(&b, 0);
@@ -105,14 +99,12 @@ TEST(llm_bench_setup_paths)
     llm_bench_fini(&b);
 
     /* the URL path picks the API; a conflicting --api is an error */
-    argc = 3;
-    ASSERT_RC(llm_bench_take_args(&b, &argc, argv, why, sizeof(why)));
+    llm_bench_init(&b);
     ASSERT_RC(llm_bench_setup(&b, "h", "/v1/completions", NULL, 0, 1, why, sizeof(why)));
     ASSERT_EQ_I64(b.tc.wl.api, LLM_API_COMPLETIONS);
     llm_bench_fini(&b);
-    char *argv2[] = {"bench", "--target", "openai", "--api", "chat", NULL};
-    argc = 5;
-    ASSERT_RC(llm_bench_take_args(&b, &argc, argv2, why, sizeof(why)));
+    llm_bench_init(&b);
+    ASSERT_RC(oai(&b, "api", "chat", why, sizeof(why)));
     ASSERT_EQ_I64(llm_bench_setup(&b, "h", "/v1/completions", NULL, 0, 1, why, sizeof(why)),
                   LAT_E_USAGE);
     ASSERT(strstr(why, "does not match"));
@@ -121,11 +113,9 @@ TEST(llm_bench_setup_paths)
 
 TEST(llm_bench_hdr_log_tags)
 {
-    char *argv[] = {"bench", "--target", "openai", NULL};
-    int argc = 3;
     struct llm_bench b;
     char why[256];
-    ASSERT_RC(llm_bench_take_args(&b, &argc, argv, why, sizeof(why)));
+    llm_bench_init(&b);
     ASSERT_RC(llm_bench_setup(&b, "h", "/", NULL, 0, 1, why, sizeof(why)));
     const char *path = test_write_file("llm.hlog", "", 0);
     FILE *f = fopen(path, "w");

@@ -1,0 +1,375 @@
+/*
+ * loop.c - the point loop of `latscope bench` (loop.h): each point's load, the per-window
+ * hook (progress line, --hdr-log intervals, --stable, --confidence early stopping, the MPI
+ * window reduction), the SLO verdict and the --find-max search.
+ */
+#define PR_FMT "bench"
+#include "bench/loop.h"
+
+#include "bench/mpi.h"
+#include "core/err.h"
+#include "core/log.h"
+#include "stats/stable.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* State shared with the per-window hook: progress line and the interval log. */
+struct window_ctx {
+    FILE *progress; /* the live progress line, or NULL */
+    lat_ns t0;
+    uint64_t ok, errors;
+    struct hlog_writer *hlog;
+    lat_ns hlog_base;
+    int hlog_err;
+    /* --stable */
+    struct lat_stable *stable;
+    /* --slo with --confidence: cumulative histograms, early stop when every term passes. */
+    const struct slo *slo;
+    double confidence;
+    struct lat_hist *cum;                /* [CUM__N]: one per metric a term can name */
+    const struct bench_target_ops *tops; /* its window() feeds cum[CUM_TTFT], cum[CUM_TPOT] */
+    void *tst;
+    /* --mpi: the stop rules decide on the window reduced over all ranks (bench/mpi.h) */
+    const struct bench_shard *mpi;
+    struct lat_hist *mpi_h; /* [2]: the reduced window's latency and send lag */
+};
+
+/* The cumulative histograms of a point under --confidence, one per SLO metric: the engine's
+ * request latency and send lag, and (--target openai) each measured request's TTFT and TPOT.
+ * Every one is fed once per window and judged by the same early-stopping test. */
+enum { CUM_LAT = 0, CUM_LAG, CUM_TTFT, CUM_TPOT, CUM__N };
+
+static int slo_cum_index(const struct slo_term *t)
+{
+    if (!strcmp(t->metric, "send_lag")) return CUM_LAG;
+    if (!strcmp(t->metric, "ttft")) return CUM_TTFT;
+    if (!strcmp(t->metric, "tpot")) return CUM_TPOT;
+    return CUM_LAT;
+}
+
+static const struct lat_hist *slo_hist(const struct slo_term *t, const struct lat_hist *lat,
+                                       const struct lat_hist *lag)
+{
+    if (strcmp(t->metric, "send_lag") == 0) return lag;
+    return lat;
+}
+
+/* An SLO metric measured by the LLM target (not by the engine's request-latency histograms). */
+bool bench_slo_llm_metric(const char *m)
+{
+    return !strcmp(m, "ttft") || !strcmp(m, "tpot") || !strcmp(m, "itl") || !strcmp(m, "chunk_gap");
+}
+
+/* The value of term t on a point's LLM summary (ns); false when the summary lacks it. */
+static bool slo_llm_observed(const struct slo_term *t, const struct llm_summary *s, double *obs)
+{
+    const struct llm_stat *st = !strcmp(t->metric, "ttft")   ? &s->ttft
+                                : !strcmp(t->metric, "tpot") ? &s->tpot
+                                : !strcmp(t->metric, "itl")  ? &s->itl
+                                                             : &s->chunk_gap;
+    if (!st->n) return false;
+    if (t->stat == SLO_MEAN)
+        *obs = st->mean;
+    else if (t->stat == SLO_MAX)
+        *obs = st->max;
+    else if (t->pct == 50)
+        *obs = st->p50;
+    else if (t->pct == 90)
+        *obs = st->p90;
+    else if (t->pct == 95)
+        *obs = st->p95;
+    else if (t->pct == 99)
+        *obs = st->p99;
+    else if (t->pct == 99.9)
+        *obs = st->p999;
+    else
+        return false;
+    return true;
+}
+
+static bool on_window(void *ud, const struct bench_window *w)
+{
+    struct window_ctx *c = ud;
+    struct bench_window mw;
+    if (c->mpi) {
+        int mrc = bench_mpi_window(c->mpi, w, &mw, &c->mpi_h[0], &c->mpi_h[1]);
+        if (mrc) return false; /* the ranks' windows of this point are over */
+        w = &mw;
+    }
+    c->ok += w->ok;
+    c->errors += w->errors;
+    if (c->progress) {
+        double len = (double)(w->t_end - w->t_start) / 1e9;
+        fprintf(c->progress,
+                "\r[%6.1fs] %8.1f req/s  in flight %4llu  p50 %8.3f ms  p99 %8.3f ms  "
+                "errors %llu   ",
+                (double)(w->t_end - c->t0) / 1e9, len > 0 ? (double)w->ok / len : 0,
+                (unsigned long long)w->inflight, (double)hist_value_at_percentile(w->lat, 50) / 1e6,
+                (double)hist_value_at_percentile(w->lat, 99) / 1e6, (unsigned long long)c->errors);
+        fflush(c->progress);
+    }
+    if (c->hlog && !c->hlog_err) {
+        double s = (double)(w->t_start - c->hlog_base) / 1e9;
+        double l = (double)(w->t_end - w->t_start) / 1e9;
+        int rc = hlog_writer_interval(c->hlog, "lat.sched", s, l, w->lat);
+        if (!rc) rc = hlog_writer_interval(c->hlog, "lat.send", s, l, w->lat_actual);
+        if (!rc) rc = hlog_writer_interval(c->hlog, "send_lag", s, l, w->send_lag);
+        c->hlog_err = rc;
+    }
+    bool stop = false;
+    if (c->stable && w->ok) {
+        /* Windows before the first measured request (warmup) are not fed. */
+        double len = (double)(w->t_end - w->t_start) / 1e9;
+        double mean = hist_mean(w->lat);
+        if (len > 0 && mean > 0 &&
+            stable_add(c->stable, (double)w->ok / len, mean) != STABLE_NOT_YET)
+            stop = true;
+    }
+    if (c->slo && c->confidence > 0) {
+        hist_add(&c->cum[CUM_LAT], w->lat);
+        hist_add(&c->cum[CUM_LAG], w->send_lag);
+        if (c->tops->window) c->tops->window(c->tst, &c->cum[CUM_TTFT], &c->cum[CUM_TPOT]);
+        bool all = c->slo->n > 0;
+        for (int i = 0; i < c->slo->n && all; i++) {
+            const struct slo_term *t = &c->slo->t[i];
+            double obs;
+            uint64_t more = 0;
+            if (t->stat == SLO_ERRORS) {
+                all = false; /* an error budget is judged at the end */
+                break;
+            }
+            if (slo_term_eval_hist(t, &c->cum[slo_cum_index(t)], c->confidence, &obs, &more) !=
+                SLO_PASS)
+                all = false;
+        }
+        if (all) stop = true;
+    }
+    return stop;
+}
+
+/* Judges the SLO terms on a finished point; marks the point INVALID when not met (unless
+ * find-max, where a miss is the expected answer of a probe). */
+static void judge_slo(const struct bench_plan *c, struct bench_point *p, bool mark_invalid,
+                      const struct lat_hist *cum)
+{
+    struct bench_slo_result *r = &p->slo;
+    memset(r, 0, sizeof(*r));
+    if (!c->slo_text) return;
+    r->have = true;
+    r->pass = true;
+    r->confidence = c->confidence;
+    uint64_t total = p->res.ok + p->res.errors_total;
+    for (int i = 0; i < c->slo->n && i < 8; i++) {
+        const struct slo_term *t = &c->slo->t[i];
+        struct bench_slo_term_result *o = &r->t[r->n++];
+        slo_term_format(t, o->text, sizeof(o->text));
+        if (t->stat == SLO_ERRORS) {
+            o->is_errors = true;
+            o->observed = total ? (double)p->res.errors_total / (double)total : 1.0;
+            /* The LLM target also fails requests the HTTP layer saw complete (error events,
+             * cut or malformed streams): count those too. */
+            if (p->llm && p->llm->requests)
+                o->observed = (double)p->llm->errors / (double)p->llm->requests;
+            o->verdict = slo_term_holds(t, o->observed) ? SLO_PASS : SLO_FAIL;
+        } else if (c->confidence > 0 && cum && slo_cum_index(t) >= CUM_TTFT) {
+            /* --confidence on ttft/tpot: LoadGen's early stopping on every measured request's
+             * own value (the cumulative histogram the windows fed), as for e2e. */
+            o->verdict = (int)slo_term_eval_hist(t, &cum[slo_cum_index(t)], c->confidence,
+                                                 &o->observed, &o->more_needed);
+        } else if (bench_slo_llm_metric(t->metric)) {
+            /* Exact order statistics of every request of the point (llm/metrics.h); no
+             * sample (every request failed) is a miss. */
+            o->verdict = p->llm && slo_llm_observed(t, p->llm, &o->observed) &&
+                                 slo_term_holds(t, o->observed)
+                             ? SLO_PASS
+                             : SLO_FAIL;
+        } else {
+            o->verdict = (int)slo_term_eval_hist(t, slo_hist(t, &p->res.lat, &p->res.send_lag),
+                                                 c->confidence, &o->observed, &o->more_needed);
+        }
+        if (o->verdict != SLO_PASS) r->pass = false;
+    }
+    if (!r->pass && mark_invalid && p->res.valid) {
+        p->res.valid = false;
+        snprintf(p->res.invalid_reason, sizeof(p->res.invalid_reason), "SLO %s not met%s",
+                 c->slo_text, c->confidence > 0 ? " at the requested confidence" : "");
+    }
+}
+
+int bench_loop_run(const struct bench_plan *pl, struct bench_target *t,
+                   const struct bench_target_ops *tops, void *tst, const struct bench_shard *shard,
+                   volatile sig_atomic_t *stop, struct bench_run *run)
+{
+    int status = BENCH_LOOP_OK, rc;
+    char swhy[512];
+    run->points = calloc(pl->nvalues ? pl->nvalues : 1, sizeof(*run->points));
+    if (!run->points) return -ENOMEM;
+    run->npoints = pl->nvalues;
+    lat_ns hlog_base = clock_now_ns();
+    struct lat_hist cum[CUM__N];
+    memset(cum, 0, sizeof(cum));
+    bool cum_fail = false;
+    for (int k = 0; pl->confidence > 0 && k < CUM__N; k++)
+        if (hist_init_default(&cum[k]) < 0) cum_fail = true;
+    if (cum_fail) {
+        for (int k = 0; k < CUM__N; k++)
+            hist_fini(&cum[k]);
+        return -ENOMEM;
+    }
+
+    struct lat_hist mpi_h[2];
+    memset(mpi_h, 0, sizeof(mpi_h));
+    if (shard->mpi && (hist_init_default(&mpi_h[0]) < 0 || hist_init_default(&mpi_h[1]) < 0)) {
+        for (int k = 0; k < CUM__N; k++)
+            hist_fini(&cum[k]);
+        hist_fini(&mpi_h[0]);
+        hist_fini(&mpi_h[1]);
+        return -ENOMEM;
+    }
+    unsigned client_tries = 0;   /* --find-max: client-INVALID measurements of this probe */
+    bool after_err_said = false; /* a --records-detail/--hdr-log write error was reported */
+    for (size_t i = 0; i < pl->nvalues && !*stop; i++) {
+        struct bench_point *p = &run->points[i];
+        struct bench_load *l = &p->load;
+        double value = pl->find_max ? search_next(pl->search) : pl->values[i];
+        if (pl->find_max && value <= 0) break;
+        if (pl->open_loop) {
+            l->rate = value;
+            l->arrival = pl->arrival;
+            l->gamma_shape = pl->gamma_shape;
+        } else {
+            l->concurrency = (unsigned)value;
+        }
+        l->seed = pl->seed;
+        l->max_inflight = pl->max_inflight;
+        l->connections = pl->connections;
+        l->duration_ns = pl->duration_ns;
+        l->requests = pl->requests;
+        l->warmup_ns = pl->warmup_ns;
+        l->warmup_requests = pl->warmup_requests;
+        if (pl->offsets) {
+            l->offsets = pl->offsets;
+            l->noffsets = pl->noffsets;
+        }
+        bench_load_finish(l, pl->eng);
+        if (shard_prepare_point(shard, i, l, pl->eng, stop, swhy, sizeof(swhy)) < 0) {
+            pr_err("%s\n", swhy);
+            status = BENCH_LOOP_USAGE;
+            break;
+        }
+        struct bench_point_ctx pc = {i, pl->hlog, hlog_base};
+        if (tops->before_point) tops->before_point(tst, &pc, t);
+        struct lat_stable stable;
+        stable_init_default(&stable);
+        if (pl->confidence > 0) {
+            for (int k = 0; k < CUM__N; k++)
+                hist_reset(&cum[k]);
+            if (tops->window) { /* nothing of the previous point may leak into this one */
+                tops->window(tst, &cum[CUM_TTFT], &cum[CUM_TPOT]);
+                hist_reset(&cum[CUM_TTFT]);
+                hist_reset(&cum[CUM_TPOT]);
+            }
+        }
+        struct window_ctx wc = {.progress = pl->progress,
+                                .t0 = clock_now_ns(),
+                                .hlog = pl->hlog,
+                                .hlog_base = hlog_base,
+                                .stable = pl->stable ? &stable : NULL,
+                                .slo = pl->slo,
+                                .confidence = pl->confidence,
+                                .cum = cum,
+                                .tops = tops,
+                                .tst = tst,
+                                .mpi = shard->mpi ? shard : NULL,
+                                .mpi_h = mpi_h};
+        struct bench_hooks hooks = {.window = on_window, .ud = &wc, .always_last = shard->mpi};
+        if (pl->find_max && pl->say_probes) {
+            if (pl->find_conc)
+                pr_info("find-max: probing concurrency %u\n", (unsigned)value);
+            else
+                pr_info("find-max: probing %.1f req/s\n", value);
+        }
+        rc = bench_run_point(t, l, pl->eng, &hooks, stop, &p->res);
+        if (wc.progress) fputs("\r\033[K", wc.progress);
+        if (rc < 0) {
+            pr_err("load point %zu could not run: %s\n", i + 1, lat_strerror(rc));
+            bench_result_fini(&p->res);
+            status = BENCH_LOOP_FAILED;
+            break;
+        }
+        p->ran = true;
+        if (tops->after_point) {
+            char awhy[128] = "";
+            int arc = tops->after_point(tst, t, p, awhy, sizeof(awhy));
+            if (arc < 0) {
+                if (status != BENCH_LOOP_FAILED || !after_err_said)
+                    pr_err("%s: %s\n", awhy[0] ? awhy : tops->name, lat_strerror(arc));
+                after_err_said = true;
+                status = BENCH_LOOP_FAILED;
+            }
+        }
+        /* --mpi --records: every rank's records to rank 0 (before the reduction rebases t0) */
+        if (shard->mpi && (rc = bench_mpi_gather_records(shard, &p->res, pl->records_writer)) < 0) {
+            pr_err("--mpi: gathering the records of point %zu: %s\n", i + 1, lat_strerror(rc));
+            status = BENCH_LOOP_FAILED;
+            break;
+        }
+        if (shard->mpi && (rc = bench_mpi_point_reduce(shard, run, p)) < 0) {
+            pr_err("--mpi: reducing point %zu: %s\n", i + 1, lat_strerror(rc));
+            status = BENCH_LOOP_FAILED;
+            break;
+        }
+        if (pl->stable) {
+            enum stable_verdict v = stable.verdict;
+            p->stability = v == STABLE_NOT_YET ? "not_reached" : stable_verdict_name(v);
+            if (v == STABLE_GAVE_UP || v == STABLE_NOT_YET)
+                pr_warn("point %zu: throughput/latency did not stabilize (%s)\n", i + 1,
+                        p->stability);
+            else if (v == STABLE_THROUGHPUT_ONLY)
+                pr_warn("point %zu: latency is not stabilizing\n", i + 1);
+        }
+        judge_slo(pl, p, !pl->find_max, pl->confidence > 0 ? cum : NULL);
+        if (p->res.interrupted) run->interrupted = true;
+        if (pl->find_max && p->res.interrupted) {
+            /* An interrupted probe is no verdict: the search ends without it. */
+        } else if (pl->find_max && !p->res.valid && p->res.invalid_client) {
+            /* The client could not drive this load (send lag, a saturated worker, no fds):
+             * inconclusive about the server, so measure it again; after FIND_MAX_CLIENT_TRIES
+             * stop and say so rather than report it as the server's limit. */
+            if (++client_tries < FIND_MAX_CLIENT_TRIES) {
+                pr_warn("find-max: %s %g inconclusive (%s); measuring it again\n",
+                        pl->find_conc ? "concurrency" : "rate", value, p->res.invalid_reason);
+            } else {
+                run->client_limited = true;
+                run->client_limit = value;
+                snprintf(run->client_limit_reason, sizeof(run->client_limit_reason), "%s",
+                         p->res.invalid_reason);
+                status = BENCH_LOOP_FAILED;
+                break;
+            }
+        } else if (pl->find_max) {
+            client_tries = 0;
+            bool pass = p->res.valid && p->slo.pass;
+            search_feed(pl->search, value, pass);
+            if (pass && (run->best_point < 0 || value > run->max_rate)) {
+                run->best_point = (int)i;
+                run->max_rate = value;
+            }
+        } else if (!p->res.valid) {
+            status = BENCH_LOOP_FAILED;
+        }
+        if (wc.hlog_err) pr_warn("--hdr-log %s: %s\n", pl->hdr_log, lat_strerror(wc.hlog_err));
+    }
+    if (pl->find_max && run->best_point < 0) status = BENCH_LOOP_FAILED;
+    for (int k = 0; pl->confidence > 0 && k < CUM__N; k++)
+        hist_fini(&cum[k]);
+    hist_fini(&mpi_h[0]);
+    hist_fini(&mpi_h[1]);
+    if (*stop) {
+        run->interrupted = true;
+        status = BENCH_LOOP_FAILED;
+    }
+    return status;
+}
