@@ -3,7 +3,9 @@
  * (analyses.md §9), written back into the trace model for `analyze --write-trace`:
  * ph "C" events named "Queue Length" (id = the stream, args {"Queue Length": n}) and one per
  * memory-copy group ("Memcpy HtoD", ..., args {"Memcpy BW": GB/s}), on the GPU's pid, at the
- * points of the series analysis_run() kept with analysis_opts.counters. Perfetto and
+ * points of the series analysis_run() kept with analysis_opts.counters; and "Memory Allocated"
+ * (id = device type * 1000 + device index, args {"Memory Allocated": bytes}) from the
+ * [memory] instants (memtl.c). Perfetto and
  * chrome://tracing draw them as counter tracks next to the streams.
  */
 #include "analyze/analysis.h"
@@ -51,6 +53,7 @@ int analysis_add_counters(struct lat_trace *t, const struct lat_an_rank *r, size
     size_t before = t->ev.n;
     int rc = add_points(t, r->queue_pts, r->nqueue_pts, "Queue Length", true);
     if (!rc) rc = add_points(t, r->membw_pts, r->nmembw_pts, "Memcpy BW", false);
+    if (!rc) rc = add_points(t, r->mem_pts, r->nmem_pts, "Memory Allocated", true);
     if (!rc) rc = lat_trace_sort(t);
     if (added) *added = t->ev.n - before;
     return rc;
