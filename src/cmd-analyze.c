@@ -299,16 +299,23 @@ static int write_trace(const struct lat_analysis *an, struct lat_trace *const *t
     struct lat_trace *t = NULL;
     for (size_t i = 0; i < n; i++)
         if (traces[i] == r->trace) t = traces[i]; /* the same trace, writable */
-    size_t added = 0;
-    int rc = t ? analysis_add_counters(t, r, &added) : LAT_E_USAGE;
+    size_t added = 0, cp_spans = 0, cp_flows = 0, cp_events = 0;
+    int rc = t ? 0 : LAT_E_USAGE;
+    if (!rc && r->ncritpath) rc = analysis_add_critpath(t, r, &cp_spans, &cp_flows, &cp_events);
+    if (!rc) rc = analysis_add_counters(t, r, &added);
     struct kineto_write_opts wo = {.gzip = -1};
     if (!rc) rc = kineto_write_file(t, path, &wo);
     if (rc) {
         pr_err("--write-trace %s: %s\n", path, lat_strerror(rc));
         return rc;
     }
-    pr_info("wrote %s: %zu counter events (%zu queue length, %zu memory bandwidth)\n", path, added,
-            r->nqueue_pts, r->nmembw_pts);
+    pr_info("wrote %s: %zu counter events (%zu queue length, %zu memory bandwidth, %zu memory "
+            "allocated)\n",
+            path, added, r->nqueue_pts, r->nmembw_pts, r->nmem_pts);
+    if (r->ncritpath)
+        pr_info("wrote %s: critical path of %zu window(s): %zu critical events, %zu spans on its "
+                "track, %zu flows\n",
+                path, r->ncritpath, cp_events, cp_spans, cp_flows);
     return 0;
 }
 
@@ -365,6 +372,8 @@ static int memory_timeline(const char *path, enum lat_format fmt, bool pretty)
         jsonw_u64(&w, m.peak_index);
         jsonw_key(&w, "peak_time");
         jsonw_i64(&w, tpeak);
+        jsonw_key(&w, "peak_after_start");
+        jsonw_i64(&w, tpeak - t0);
         jsonw_key(&w, "categories");
         jsonw_arr_begin(&w);
         for (int c = 0; c < LAT_MEMRAW_CATS; c++) {
@@ -382,8 +391,14 @@ static int memory_timeline(const char *path, enum lat_format fmt, bool pretty)
         jsonw_arr_end(&w);
         jsonw_obj_end(&w);
         jsonw_obj_end(&w);
-        if (pretty) putchar('\n');
+        int jrc = jsonw_finish(&w);
+        jsonw_fini(&w);
         putchar('\n');
+        if (jrc) {
+            pr_err("--memory-timeline: writing the JSON: %s\n", lat_strerror(jrc));
+            lat_memraw_fini(&m);
+            return LAT_EXIT_FAILURE;
+        }
     } else {
         char b1[32], b2[32], b3[32];
         printf("memory timeline %s: %llu rows, %zu points over %.3f ms\n", path,

@@ -521,4 +521,14 @@ const char *analysis_idle_name(enum lat_idle_cat c);
  * events, HTA's generate_trace_with_counters tracks; sorts t. 0 or -ENOMEM; *added = events. */
 int analysis_add_counters(struct lat_trace *t, const struct lat_an_rank *r, size_t *added);
 
+/* counters.c: HTA's critical-path overlay (overlay_critical_path_analysis) for --write-trace:
+ * each critical operator edge of r's windows (opts.critical_path and opts.counters) as an X
+ * event (cat critical_path, named after its event, args bound_by/type/weight_us) on a
+ * "critical path" thread of the window's process, and each critical dependency, launch-delay
+ * and sync edge (HTA's default edge types) as a flow (cat critical_path) between the events it
+ * joins. *events: the distinct events the critical edges join (HTA's critical events). Call
+ * before analysis_add_counters() (the edges hold event indices; both sort t). */
+int analysis_add_critpath(struct lat_trace *t, const struct lat_an_rank *r, size_t *spans,
+                          size_t *flows, size_t *events);
+
 #endif
