@@ -107,10 +107,10 @@ int analysis_add_critpath(struct lat_trace *t, const struct lat_an_rank *r, size
                 const struct lat_track *src = &t->tracks[t->ev.track[e->src]];
                 int64_t pid = src->pid;
                 if (src->gpu && e->attr != UINT32_MAX) pid = t->tracks[t->ev.track[e->attr]].pid;
-                uint32_t track, arg0, arg;
+                uint32_t track = 0, arg0 = 0, arg = 0;
                 rc =
                     lat_trace_track(t, pid, 0, src->gpu ? 0 : src->pid_str, tid_str, false, &track);
-                uint32_t bn, tn;
+                uint32_t bn = 0, tn = 0;
                 if (!rc)
                     rc = lat_trace_intern(t, lat_cp_bound_name(e->bound),
                                           strlen(lat_cp_bound_name(e->bound)), &bn);
