@@ -9,6 +9,7 @@
  */
 #define PR_FMT "analyze"
 #include "analyze/analysis.h"
+#include "analyze/memtl.h"
 #include "analyze/render.h"
 #include "core/buf.h"
 #include "core/clock.h"
@@ -16,6 +17,7 @@
 #include "core/jsonw.h"
 #include "core/log.h"
 #include "core/par.h"
+#include "core/units.h"
 #include "export/kineto_write.h"
 #include "ingest/ingest.h"
 #include "latscope.h"
@@ -27,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
 static const char usage_text[] =
     "usage: latscope analyze [OPTIONS] TRACE|DIR...\n"
@@ -60,6 +63,9 @@ enum {
     OPT_NO_CRITICAL_PATH,
     OPT_STREAM,
     OPT_NO_STREAM,
+    OPT_KSEQ,
+    OPT_KSEQ_MIN,
+    OPT_MEMRAW,
 };
 
 static const struct cli_opt options[] = {
@@ -96,6 +102,16 @@ static const struct cli_opt options[] = {
      "of all; each file is read twice); the default for directories\n"
      "of more than 16 trace files. Output identical to --no-stream"},
     {"no-stream", 0, NULL, OPT_NO_STREAM, 0, "hold every trace in memory at once"},
+    {"kernel-sequences", 0, "OP", OPT_KSEQ, 0,
+     "frequent kernel sequences of the ops whose name contains OP\n"
+     "(HTA's operator_name: those at the smallest call depth; default:\n"
+     "the outermost aten:: ops)"},
+    {"min-pattern-len", 0, "N", OPT_KSEQ_MIN, 0,
+     "kernels an op must launch to count (HTA's min_pattern_len, default 3)"},
+    {"memory-timeline", 0, "RAW", OPT_MEMRAW, 0,
+     "instead of traces: summarise torch's export_memory_timeline raw\n"
+     "file ([time, action, bytes, category] rows, .gz or not) as HTA's\n"
+     "memory timeline: points, peak per category and in total"},
     {"pretty", 0, NULL, OPT_PRETTY, 0, "indent the JSON"},
     {"write-trace", 0, "FILE", OPT_WRITE_TRACE, 0,
      "also write the trace with HTA's counter tracks added (Queue\n"
@@ -111,6 +127,7 @@ struct analyze_args {
     const char *write_trace;
     char *cp_name; /* --critical-path NAME (owned) */
     int stream;    /* 1 --stream, 0 --no-stream, -1 by the input size */
+    const char *memraw; /* --memory-timeline RAW */
 };
 
 /* NAME[:INSTANCE]: the instance is the digits after the last ':' when that ':' is not part of
@@ -186,6 +203,24 @@ static int on_opt(void *ctx, int id, const char *val)
         return 0;
     case OPT_NO_STREAM:
         a->stream = 0;
+        return 0;
+    case OPT_KSEQ:
+        if (!*val) {
+            pr_err("--kernel-sequences needs an operator name (e.g. aten::linear)\n");
+            return -1;
+        }
+        a->ao.kseq_operator = val;
+        return 0;
+    case OPT_MEMRAW:
+        if (!*val) {
+            pr_err("--memory-timeline needs a file name\n");
+            return -1;
+        }
+        a->memraw = val;
+        return 0;
+    case OPT_KSEQ_MIN:
+        if (cli_int("analyze", "min-pattern-len", val, 1, 1000000, &v)) return -1;
+        a->ao.kseq_min_len = (size_t)v;
         return 0;
     case OPT_WRITE_TRACE:
         if (!*val) {
@@ -284,16 +319,23 @@ static int write_trace(const struct lat_analysis *an, struct lat_trace *const *t
     struct lat_trace *t = NULL;
     for (size_t i = 0; i < n; i++)
         if (traces[i] == r->trace) t = traces[i]; /* the same trace, writable */
-    size_t added = 0;
-    int rc = t ? analysis_add_counters(t, r, &added) : LAT_E_USAGE;
+    size_t added = 0, cp_spans = 0, cp_flows = 0, cp_events = 0;
+    int rc = t ? 0 : LAT_E_USAGE;
+    if (!rc && r->ncritpath) rc = analysis_add_critpath(t, r, &cp_spans, &cp_flows, &cp_events);
+    if (!rc) rc = analysis_add_counters(t, r, &added);
     struct kineto_write_opts wo = {.gzip = -1};
     if (!rc) rc = kineto_write_file(t, path, &wo);
     if (rc) {
         pr_err("--write-trace %s: %s\n", path, lat_strerror(rc));
         return rc;
     }
-    pr_info("wrote %s: %zu counter events (%zu queue length, %zu memory bandwidth)\n", path, added,
-            r->nqueue_pts, r->nmembw_pts);
+    pr_info("wrote %s: %zu counter events (%zu queue length, %zu memory bandwidth, %zu memory "
+            "allocated)\n",
+            path, added, r->nqueue_pts, r->nmembw_pts, r->nmem_pts);
+    if (r->ncritpath)
+        pr_info("wrote %s: critical path of %zu window(s): %zu critical events, %zu spans on its "
+                "track, %zu flows\n",
+                path, r->ncritpath, cp_events, cp_spans, cp_flows);
     return 0;
 }
 
@@ -927,6 +969,106 @@ out:
     return ret;
 }
 
+/* --memory-timeline RAW: HTA's MemoryAnalysis of an export_memory_timeline raw file. */
+static int memory_timeline(const char *path, enum lat_format fmt, bool pretty)
+{
+    struct lat_memraw m;
+    lat_memraw_init(&m);
+    gzFile gz = gzopen(path, "rb"); /* plain files too */
+    if (!gz) {
+        pr_err("--memory-timeline %s: %s\n", path, strerror(errno ? errno : ENOMEM));
+        return LAT_EXIT_FAILURE;
+    }
+    static char buf[1 << 16];
+    int rc = 0, n;
+    while ((n = gzread(gz, buf, sizeof(buf))) > 0)
+        if ((rc = lat_memraw_feed(&m, buf, (size_t)n))) break;
+    int zerr = 0;
+    const char *zmsg = n < 0 ? gzerror(gz, &zerr) : NULL;
+    gzclose(gz);
+    if (!rc && zmsg) {
+        pr_err("--memory-timeline %s: cannot read it (%s)\n", path, zmsg);
+        lat_memraw_fini(&m);
+        return LAT_EXIT_FAILURE;
+    }
+    if (!rc) rc = lat_memraw_finish(&m);
+    if (rc) {
+        pr_err("--memory-timeline %s: %s; give the file torch.profiler's "
+               "export_memory_timeline(PATH.raw.json.gz) writes\n",
+               path, rc == LAT_E_NOT_TRACE ? m.err : lat_strerror(rc));
+        lat_memraw_fini(&m);
+        return LAT_EXIT_FAILURE;
+    }
+    int64_t t0 = m.n ? m.times[0] : 0, tpeak = m.n ? m.times[m.peak_index] : 0;
+    for (size_t i = 0; i < m.n; i++)
+        if (m.times[i] < t0) t0 = m.times[i];
+    if (fmt == LAT_FMT_JSON) {
+        struct jsonw w;
+        jsonw_init(&w, stdout, pretty);
+        jsonw_obj_begin(&w);
+        jsonw_key(&w, "memory_timeline_raw");
+        jsonw_obj_begin(&w);
+        jsonw_key(&w, "path");
+        jsonw_str(&w, path);
+        jsonw_key(&w, "rows");
+        jsonw_u64(&w, m.rows);
+        jsonw_key(&w, "points");
+        jsonw_u64(&w, m.n);
+        jsonw_key(&w, "start_time");
+        jsonw_i64(&w, t0);
+        jsonw_key(&w, "peak_total_bytes");
+        jsonw_i64(&w, m.peak_total);
+        jsonw_key(&w, "peak_index");
+        jsonw_u64(&w, m.peak_index);
+        jsonw_key(&w, "peak_time");
+        jsonw_i64(&w, tpeak);
+        jsonw_key(&w, "peak_after_start");
+        jsonw_i64(&w, tpeak - t0);
+        jsonw_key(&w, "categories");
+        jsonw_arr_begin(&w);
+        for (int c = 0; c < LAT_MEMRAW_CATS; c++) {
+            jsonw_obj_begin(&w);
+            jsonw_key(&w, "name");
+            jsonw_str(&w, lat_memraw_category(c));
+            jsonw_key(&w, "peak_bytes");
+            jsonw_i64(&w, m.peak[c]);
+            jsonw_key(&w, "at_peak_bytes");
+            jsonw_i64(&w, m.n ? m.sizes[m.peak_index][c] : 0);
+            jsonw_key(&w, "final_bytes");
+            jsonw_i64(&w, m.n ? m.sizes[m.n - 1][c] : 0);
+            jsonw_obj_end(&w);
+        }
+        jsonw_arr_end(&w);
+        jsonw_obj_end(&w);
+        jsonw_obj_end(&w);
+        int jrc = jsonw_finish(&w);
+        jsonw_fini(&w);
+        putchar('\n');
+        if (jrc) {
+            pr_err("--memory-timeline: writing the JSON: %s\n", lat_strerror(jrc));
+            lat_memraw_fini(&m);
+            return LAT_EXIT_FAILURE;
+        }
+    } else {
+        char b1[32], b2[32], b3[32];
+        printf("memory timeline %s: %llu rows, %zu points over %.3f ms\n", path,
+               (unsigned long long)m.rows, m.n, m.n ? (double)(m.times[m.n - 1] - t0) / 1e6 : 0.0);
+        printf("peak %s at %.3f ms (point %zu)\n",
+               units_format_bytes(m.peak_total > 0 ? (uint64_t)m.peak_total : 0, b1, 32),
+               (double)(tpeak - t0) / 1e6, m.peak_index);
+        printf("  category                 at peak         peak        final\n");
+        for (int c = 0; c < LAT_MEMRAW_CATS; c++) {
+            int64_t at = m.n ? m.sizes[m.peak_index][c] : 0, fin = m.n ? m.sizes[m.n - 1][c] : 0;
+            printf("  %-18s %12s %12s %12s\n", lat_memraw_category(c),
+                   units_format_bytes(at > 0 ? (uint64_t)at : 0, b1, 32),
+                   units_format_bytes(m.peak[c] > 0 ? (uint64_t)m.peak[c] : 0, b2, 32),
+                   units_format_bytes(fin > 0 ? (uint64_t)fin : 0, b3, 32));
+        }
+    }
+    lat_memraw_fini(&m);
+    return LAT_EXIT_OK;
+}
+
 int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
 {
     struct analyze_args args = {.fmt = LAT_FMT_TEXT, .stream = -1};
@@ -946,6 +1088,16 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
     if (getenv("CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE") &&
         !strcmp(getenv("CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE"), "1"))
         args.ao.cp_zero_weight_launch = true; /* HTA's own switch, for comparing graph sizes */
+    if (args.memraw) {
+        free(args.cp_name);
+        if (cr.npos) {
+            pr_err("--memory-timeline reads the raw file alone: no trace argument with it\n");
+            cli_result_fini(&cr);
+            return LAT_EXIT_USAGE;
+        }
+        cli_result_fini(&cr);
+        return memory_timeline(args.memraw, args.fmt, args.pretty);
+    }
     if (!cr.npos) {
         free(args.cp_name);
         pr_err("no trace given: latscope analyze TRACE.json[.gz]|DIR...\n");

@@ -33,6 +33,7 @@ void analysis_opts_default(struct analysis_opts *o)
     o->duration_ratio = 0.8;
     o->num_kernels = 10;
     o->include_memory_kernels = true;
+    o->kseq_min_len = 3;
 }
 
 static void rank_fini(struct lat_an_rank *r)
@@ -66,6 +67,10 @@ static void rank_fini(struct lat_an_rank *r)
         free(r->perf[i].shape);
     free(r->perf);
     lat_an_critpath_free(r->critpath, r->ncritpath);
+    an_kseq_fini(r);
+    free(r->memdev);
+    free(r->memops);
+    free(r->mem_pts);
 }
 
 void analysis_free(struct lat_analysis *a)
@@ -133,7 +138,8 @@ int analysis_run(struct lat_trace *const *traces, size_t n, const struct analysi
     /* Most expensive first (measured on df_index_resolver), so the pool ends evenly. */
     static const an_fn fns[] = {an_critpath, an_aten,   an_steps,  an_ops,     an_queue,
                                 an_launch,   an_ktypes, an_memcpy, an_overlap, an_temporal,
-                                an_idle,     an_annot,  an_membw,  an_cupti,   an_perfmodel};
+                                an_idle,     an_annot,  an_membw,  an_cupti,   an_perfmodel,
+                                an_kseq,     an_memtl};
     const size_t nfns = sizeof(fns) / sizeof(fns[0]);
     struct analysis_opts defaults;
     struct lat_analysis *a;

@@ -74,6 +74,11 @@ struct analysis_opts {
     const char *cp_annotation;
     int64_t cp_instance;
     bool cp_zero_weight_launch;
+    /* §10 frequent kernel sequences (kseq.c): kseq_operator NULL: the outermost aten:: ops;
+     * else HTA's operator_name (rows whose name contains it, at their smallest depth).
+     * kseq_min_len: HTA's min_pattern_len (default 3). */
+    const char *kseq_operator;
+    size_t kseq_min_len;
     /* Optional progress callback (fraction 0..1); may be NULL. */
     void (*progress)(void *arg, double fraction);
     void *progress_arg;
@@ -268,6 +273,35 @@ struct lat_an_perf {
     double pct_of_bound;                  /* pct_peak_flops or pct_peak_bw by the bound */
 };
 
+/* 11. Frequent kernel sequences (§10, kseq.c): one row per (op, kernels launched under it in
+ * ts order), HTA's get_frequent_cuda_kernel_sequences. */
+struct lat_an_kseq {
+    const char *op; /* the emitting CPU op (the root) */
+    char *pattern;  /* HTA's pattern text "op|k1|k2|..." (owned) */
+    char *kernels;  /* "k1 -> k2 -> ..." (owned) */
+    uint64_t nkernels;
+    uint64_t count;  /* root instances with this pattern */
+    lat_ns gpu_time; /* Σ dur of their GPU rows (HTA "GPU kernel duration") */
+    lat_ns cpu_time; /* Σ dur of the roots (HTA "CPU op duration") */
+};
+
+/* 12. Memory timeline of the [memory] instants (memtl.c), per device and per (device, op). */
+struct lat_an_memdev {
+    int64_t device_type, device_id; /* c10::DeviceType (0 CPU, 1 CUDA), index (-1: CPU) */
+    const char *device;             /* "CPU", "CUDA", ... */
+    uint64_t records, allocs, frees;
+    uint64_t alloc_bytes, freed_bytes;
+    int64_t peak_allocated;                  /* max Total Allocated */
+    lat_ns peak_ts;                          /* when (after rank alignment) */
+    int64_t peak_reserved;                   /* max Total Reserved */
+    int64_t first_allocated, last_allocated; /* Total Allocated at the first / last record */
+};
+struct lat_an_memop {
+    int64_t device_type, device_id;
+    const char *op; /* innermost cpu_op of the record's thread ("" none) */
+    uint64_t allocs, alloc_bytes, frees, freed_bytes;
+};
+
 /* Everything for one rank. */
 /* User annotations (annot.c): HTA's get_gpu/cpu_user_annotation_breakdown rows and the GPU
  * rows under each GPU annotation (get_gpu_kernels_with_user_annotations). */
@@ -418,6 +452,22 @@ struct lat_an_rank {
     /* a streamed job's rank (analysis_job_add): the launch.count launch delays alone, in place
      * of launch.recs (8 bytes per launch instead of a record) */
     lat_ns *launch_delays;
+    /* §10 frequent kernel sequences: top_n rows (count, then pattern text); kseq_roots = the
+     * root op instances (0: none qualifies) */
+    struct lat_an_kseq *kseqs;
+    size_t nkseqs, nkseqs_total;
+    uint64_t kseq_roots;
+    bool kseq_ran;
+    const char *kseq_operator; /* NULL: the outermost aten:: ops */
+    size_t kseq_min_len;
+    /* memory timeline ([memory] instants, memtl.c): per device by (type, id); top_n (device,
+     * op) rows by allocated bytes; with opts.counters the Total Allocated series */
+    struct lat_an_memdev *memdev;
+    size_t nmemdev;
+    struct lat_an_memop *memops;
+    size_t nmemops, nmemops_total;
+    struct lat_an_counter_pt *mem_pts;
+    size_t nmem_pts;
 };
 
 /* One rank of the cross-rank view (ranks.c), jobs of 2+ ranks. */
@@ -515,5 +565,15 @@ const char *analysis_idle_name(enum lat_idle_cat c);
 /* counters.c: adds rank r's counter series (analysis_opts.counters) to its trace t as ph "C"
  * events, HTA's generate_trace_with_counters tracks; sorts t. 0 or -ENOMEM; *added = events. */
 int analysis_add_counters(struct lat_trace *t, const struct lat_an_rank *r, size_t *added);
+
+/* counters.c: HTA's critical-path overlay (overlay_critical_path_analysis) for --write-trace:
+ * each critical operator edge of r's windows (opts.critical_path and opts.counters) as an X
+ * event (cat critical_path, named after its event, args bound_by/type/weight_us) on a
+ * "critical path" thread of the window's process, and each critical dependency, launch-delay
+ * and sync edge (HTA's default edge types) as a flow (cat critical_path) between the events it
+ * joins. *events: the distinct events the critical edges join (HTA's critical events). Call
+ * before analysis_add_counters() (the edges hold event indices; both sort t). */
+int analysis_add_critpath(struct lat_trace *t, const struct lat_an_rank *r, size_t *spans,
+                          size_t *flows, size_t *events);
 
 #endif

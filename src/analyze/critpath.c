@@ -717,6 +717,14 @@ static int longest(struct cp *c, struct lat_an_critpath *out, const struct analy
         bool gpu;
     } *agg = NULL;
     size_t nagg = 0, aggcap = 0;
+    if (o->counters) { /* the edges for --write-trace's overlay */
+        size_t np = 0;
+        for (uint32_t x = best; pred[x] != AN_NONE; x = c->edges[pred[x]].u)
+            np++;
+        out->path = calloc(np ? np : 1, sizeof(*out->path));
+        if (!out->path) goto out;
+        out->npath = np;
+    }
     out->path_nodes = 1;
     for (uint32_t x = best; pred[x] != AN_NONE;) {
         const struct cp_edge *e = &c->edges[pred[x]];
@@ -739,6 +747,21 @@ static int longest(struct cp *c, struct lat_an_critpath *out, const struct analy
             b = LAT_CP_B_GPU_COMPUTE;
         out->bound[b] += w;
         out->bound_edges[b]++;
+        if (out->path) {
+            const struct cp_node *nu = &c->nodes[e->u], *nv = &c->nodes[e->v];
+            out->path[out->npath - out->path_edges] = (struct lat_an_cp_edge){
+                .src = nu->ev,
+                .dst = nv->ev,
+                .src_start = nu->start,
+                .dst_start = nv->start,
+                .type = e->type,
+                .bound = (uint8_t)b,
+                .attr = e->attr,
+                .ts = nu->ts,
+                .end = nv->ts,
+                .weight = w,
+            };
+        }
         if (e->type == LAT_CP_E_OPERATOR && e->attr != AN_NONE) { /* gaps are not op time */
             uint32_t nm = c->t->ev.name[e->attr];
             size_t j;
@@ -984,8 +1007,10 @@ static void ids_init(struct cp_ids *id, const struct lat_trace *t)
 
 void lat_an_critpath_free(struct lat_an_critpath *cp, size_t n)
 {
-    for (size_t k = 0; k < n; k++)
+    for (size_t k = 0; k < n; k++) {
         free(cp[k].ops);
+        free(cp[k].path);
+    }
     free(cp);
 }
 

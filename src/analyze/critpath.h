@@ -41,6 +41,18 @@ struct lat_an_cp_op {
     bool gpu;       /* a GPU row (kernel/memcpy/memset) rather than a CPU op */
 };
 
+/* One critical edge (kept with analysis_opts.counters, for analyze --write-trace's overlay):
+ * from the start (src_start) or end boundary of event src to that of event dst. */
+struct lat_an_cp_edge {
+    uint32_t src, dst; /* event indices in the rank's trace */
+    bool src_start, dst_start;
+    uint8_t type;   /* enum lat_cp_edge */
+    uint8_t bound;  /* enum lat_cp_bound */
+    uint32_t attr;  /* the attributed event (UINT32_MAX: none) */
+    lat_ns ts, end; /* the edge's span: boundary times, rank-aligned ts + offset = trace ts */
+    lat_ns weight;
+};
+
 struct lat_an_critpath {
     const char *annotation; /* the window's row name; "" for the whole trace */
     int64_t instance;       /* HTA instance id (position among the matching rows), -1 per-step */
@@ -60,6 +72,8 @@ struct lat_an_critpath {
     bool has_cuda_sync;       /* the trace has cuda_sync events (HTA warns when not) */
     struct lat_an_cp_op *ops; /* top_n by time */
     size_t nops, nops_total;
+    struct lat_an_cp_edge *path; /* with analysis_opts.counters: the critical edges, in order */
+    size_t npath;
 };
 
 void lat_an_critpath_free(struct lat_an_critpath *cp, size_t n);

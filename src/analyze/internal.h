@@ -153,6 +153,11 @@ int an_membw(struct an_view *v, struct lat_an_rank *r);
 /* cupti.c: CUPTI range-profiler counters joined with operators */
 int an_cupti(struct an_view *v, struct lat_an_rank *r);
 void an_cupti_fini(struct lat_an_cupti *C);
+/* kseq.c: frequent kernel sequences (HTA get_frequent_cuda_kernel_sequences) */
+int an_kseq(struct an_view *v, struct lat_an_rank *r);
+void an_kseq_fini(struct lat_an_rank *r);
+/* memtl.c: the memory timeline of the [memory] instants */
+int an_memtl(struct an_view *v, struct lat_an_rank *r);
 /* ranks.c: the cross-rank rows and stragglers, after every rank's analyses */
 int an_cross_rank(struct lat_analysis *a);
 

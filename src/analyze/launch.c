@@ -91,6 +91,14 @@ static int q_cmp(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* HTA's launch mask (get_runtime_launch_events_mask) wants index_correlation > 0: a launch
+ * whose GPU row is the input's first element (index 0) is left out, with its GPU row (the
+ * semi-join). Only under hta_compat; latscope counts it. */
+static bool hta_row0_gpu(const struct an_view *v, uint32_t g)
+{
+    return g == 0 && v->o->hta_compat && v->t->first_elem_event;
+}
+
 int an_queue(struct an_view *v, struct lat_an_rank *r)
 {
     size_t cap = 0, n = 0, nstreams = 0;
@@ -105,14 +113,14 @@ int an_queue(struct an_view *v, struct lat_an_rank *r)
     for (size_t i = 0; i < v->n; i++) {
         if (!v->keep[i] || v->stream[i] != -1 || !(an_namecls(v, i) & AN_NAME_Q_LAUNCH)) continue;
         uint32_t g = v->corr[i];
-        if (g == AN_NONE || !v->keep[g] || v->stream[g] == -1) continue;
+        if (g == AN_NONE || !v->keep[g] || v->stream[g] == -1 || hta_row0_gpu(v, g)) continue;
         q[n] = (struct q_ev){v->stream[g], an_ts(v, i), +1, (uint32_t)n, g};
         n++;
     }
     for (size_t i = 0; i < v->n; i++) {
         if (!v->keep[i] || v->stream[i] != -1 || !(an_namecls(v, i) & AN_NAME_Q_LAUNCH)) continue;
         uint32_t g = v->corr[i];
-        if (g == AN_NONE || !v->keep[g] || v->stream[g] == -1) continue;
+        if (g == AN_NONE || !v->keep[g] || v->stream[g] == -1 || hta_row0_gpu(v, g)) continue;
         q[n] = (struct q_ev){v->stream[g], an_ts(v, g), -1, (uint32_t)n, g};
         n++;
     }

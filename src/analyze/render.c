@@ -6,6 +6,7 @@
  * sample summary and the text report keep their hand-laid layout.
  */
 #include "analyze/render.h"
+#include "analyze/memtl.h"
 #include "analyze/ort.h"
 #include "analyze/sections.h"
 #include "analyze/tf.h"
@@ -147,6 +148,45 @@ static const struct lat_an_field aten_f[] = {
     F("avg_runtime_delay_us", NS_D, "launch->GPU", struct lat_an_aten_seq, avg_runtime_delay_ns),
 };
 TABLE(lat_an_aten_table, "aten_op_kernels", struct lat_an_aten_seq, aten_f);
+
+static const struct lat_an_field kseq_f[] = {
+    F("op", STR, "op", struct lat_an_kseq, op),
+    F("kernels", STR, "kernels", struct lat_an_kseq, kernels),
+    F("pattern", STR, "pattern", struct lat_an_kseq, pattern),
+    F("num_kernels", COUNT, "kernels", struct lat_an_kseq, nkernels),
+    F("count", COUNT, "count", struct lat_an_kseq, count),
+    F("gpu_us", NS, "GPU time", struct lat_an_kseq, gpu_time),
+    F("cpu_us", NS, "CPU time", struct lat_an_kseq, cpu_time),
+};
+TABLE(lat_an_kseq_table, "rows", struct lat_an_kseq, kseq_f);
+
+static const struct lat_an_field memdev_f[] = {
+    F("device", STR, "device", struct lat_an_memdev, device),
+    F("device_type", I64, "type", struct lat_an_memdev, device_type),
+    F("device_id", I64, "id", struct lat_an_memdev, device_id),
+    F("records", COUNT, "records", struct lat_an_memdev, records),
+    F("allocs", COUNT, "allocations", struct lat_an_memdev, allocs),
+    F("frees", COUNT, "frees", struct lat_an_memdev, frees),
+    F("alloc_bytes", BYTES, "allocated", struct lat_an_memdev, alloc_bytes),
+    F("freed_bytes", BYTES, "freed", struct lat_an_memdev, freed_bytes),
+    F("peak_allocated_bytes", I64, "peak allocated", struct lat_an_memdev, peak_allocated),
+    F("peak_ts_us", NS, "peak at", struct lat_an_memdev, peak_ts),
+    F("peak_reserved_bytes", I64, "peak reserved", struct lat_an_memdev, peak_reserved),
+    F("first_allocated_bytes", I64, "at start", struct lat_an_memdev, first_allocated),
+    F("last_allocated_bytes", I64, "at end", struct lat_an_memdev, last_allocated),
+};
+TABLE(lat_an_memdev_table, "devices", struct lat_an_memdev, memdev_f);
+
+static const struct lat_an_field memop_f[] = {
+    F("device_type", I64, "type", struct lat_an_memop, device_type),
+    F("device_id", I64, "id", struct lat_an_memop, device_id),
+    F("op", STR, "op", struct lat_an_memop, op),
+    F("allocs", COUNT, "allocations", struct lat_an_memop, allocs),
+    F("alloc_bytes", BYTES, "allocated", struct lat_an_memop, alloc_bytes),
+    F("frees", COUNT, "frees", struct lat_an_memop, frees),
+    F("freed_bytes", BYTES, "freed", struct lat_an_memop, freed_bytes),
+};
+TABLE(lat_an_memop_table, "by_op", struct lat_an_memop, memop_f);
 
 static const struct lat_an_field perf_f[] = {
     F("op", STR, "op", struct lat_an_perf, op),
@@ -389,6 +429,27 @@ static void j_dist_us(struct jsonw *w, const char *k, const struct lat_dist *d)
         else
             jsonw_null(w);
     }
+    jsonw_obj_end(w);
+}
+
+/* The "kernel_sequences" object (docs/analyze-json.md): present when some op qualifies, or
+ * always with --kernel-sequences OP. */
+static void j_kseq(struct jsonw *w, const struct lat_an_rank *r)
+{
+    jsonw_key(w, "kernel_sequences");
+    jsonw_obj_begin(w);
+    jsonw_key(w, "operator");
+    if (r->kseq_operator)
+        jsonw_str(w, r->kseq_operator);
+    else
+        jsonw_null(w);
+    jsonw_key(w, "min_pattern_len");
+    jsonw_u64(w, r->kseq_min_len);
+    jsonw_key(w, "roots");
+    jsonw_u64(w, r->kseq_roots);
+    jsonw_key(w, "patterns");
+    jsonw_u64(w, r->nkseqs_total);
+    j_rows(w, lat_an_kseq_table.key, &lat_an_kseq_table, r->kseqs, r->nkseqs);
     jsonw_obj_end(w);
 }
 
@@ -918,6 +979,16 @@ static void j_rank(struct jsonw *w, const struct lat_an_rank *r, bool whole, siz
     jsonw_obj_end(w);
     if (!whole) j_rows(w, lat_an_membw_table.key, &lat_an_membw_table, r->membw, r->nmembw);
     if (!whole && r->cupti.nranges) j_cupti(w, &r->cupti);
+    if (!whole && r->kseq_ran && (r->nkseqs_total || r->kseq_operator)) j_kseq(w, r);
+    if (!whole && r->nmemdev) { /* [memory] instants (profile_memory) */
+        jsonw_key(w, "memory_timeline");
+        jsonw_obj_begin(w);
+        j_rows(w, lat_an_memdev_table.key, &lat_an_memdev_table, r->memdev, r->nmemdev);
+        j_rows(w, lat_an_memop_table.key, &lat_an_memop_table, r->memops, r->nmemops);
+        jsonw_key(w, "by_op_total");
+        jsonw_u64(w, r->nmemops_total);
+        jsonw_obj_end(w);
+    }
     if (!whole) {
         const struct lat_an_annots *A = &r->annot;
         jsonw_key(w, "annotations");
@@ -1350,6 +1421,62 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
                     dur((lat_ns)q->avg_aten_op_launch_delay_ns, b1),
                     dur((lat_ns)q->avg_runtime_delay_ns, b2));
         }
+    }
+    /* device memory; the CPU's is the "CPU memory" part above (JSON: memory_timeline) */
+    size_t ndevmem = 0;
+    for (size_t i = 0; i < r->nmemdev; i++)
+        ndevmem += r->memdev[i].device_type != 0;
+    if (ndevmem) {
+        char m1[32], m2[32], m3[32];
+        fprintf(f, "\ndevice memory (profile_memory)  allocations   allocated  peak allocated"
+                   "     peak at  peak reserved\n");
+        for (size_t i = 0; i < r->nmemdev; i++) {
+            const struct lat_an_memdev *d = &r->memdev[i];
+            if (d->device_type == 0) continue;
+            char dev[32];
+            snprintf(dev, sizeof(dev), "%s:%lld", d->device, (long long)d->device_id);
+            fprintf(
+                f, "  %-28s %12llu %11s %15s %11s %14s\n", dev, (unsigned long long)d->allocs,
+                units_format_bytes(d->alloc_bytes, m1, 32),
+                units_format_bytes(d->peak_allocated > 0 ? (uint64_t)d->peak_allocated : 0, m2, 32),
+                dur(d->peak_ts, b1),
+                units_format_bytes(d->peak_reserved > 0 ? (uint64_t)d->peak_reserved : 0, m3, 32));
+        }
+        size_t shown = 0;
+        for (size_t i = 0; i < r->nmemops && shown < 5; i++) {
+            const struct lat_an_memop *q = &r->memops[i];
+            if (q->device_type == 0) continue;
+            if (!shown++)
+                fprintf(f, "  by op (innermost cpu_op)                 allocations   allocated\n");
+            char nm[256];
+            snprintf(nm, sizeof(nm), "%s:%lld %s", lat_an_mem_device_name(q->device_type),
+                     (long long)q->device_id, *q->op ? q->op : "(no op)");
+            fprintf(f, "    ");
+            print_name(f, nm, 40);
+            fprintf(f, " %11llu %11s\n", (unsigned long long)q->allocs,
+                    units_format_bytes(q->alloc_bytes, m1, 32));
+        }
+    }
+    if (r->nkseqs) {
+        fprintf(f,
+                "\nfrequent kernel sequences (%s, >= %zu kernels; %llu instances, %zu "
+                "patterns)\n",
+                r->kseq_operator ? r->kseq_operator : "outermost aten:: ops", r->kseq_min_len,
+                (unsigned long long)r->kseq_roots, r->nkseqs_total);
+        fprintf(f, "  op: kernels                                  count  kernels    GPU time    "
+                   "CPU time\n");
+        for (size_t i = 0; i < r->nkseqs && i < 5; i++) {
+            const struct lat_an_kseq *q = &r->kseqs[i];
+            char seq[256];
+            snprintf(seq, sizeof(seq), "%s: %s", q->op, q->kernels);
+            fprintf(f, "  ");
+            print_name(f, seq, 40);
+            fprintf(f, " %7llu %8llu %11s %11s\n", (unsigned long long)q->count,
+                    (unsigned long long)q->nkernels, dur(q->gpu_time, b1), dur(q->cpu_time, b2));
+        }
+    } else if (r->kseq_operator && r->kseq_ran) {
+        fprintf(f, "\nfrequent kernel sequences (%s, >= %zu kernels): none\n", r->kseq_operator,
+                r->kseq_min_len);
     }
     if (r->nperf) {
         fprintf(f, "\nperformance model (%llu op instances, %zu shapes, %s)\n",

@@ -61,6 +61,9 @@ extern const struct lat_an_table lat_an_step_table;      /* struct lat_an_step *
 extern const struct lat_an_table lat_an_op_table;        /* struct lat_an_op */
 extern const struct lat_an_table lat_an_op_kernel_table; /* struct lat_an_op_kernel */
 extern const struct lat_an_table lat_an_aten_table;      /* struct lat_an_aten_seq */
+extern const struct lat_an_table lat_an_kseq_table;      /* struct lat_an_kseq */
+extern const struct lat_an_table lat_an_memdev_table;    /* struct lat_an_memdev */
+extern const struct lat_an_table lat_an_memop_table;     /* struct lat_an_memop */
 extern const struct lat_an_table lat_an_kernel_table;    /* struct lat_an_kernel */
 extern const struct lat_an_table lat_an_memcpy_table;    /* struct lat_an_memcpy */
 extern const struct lat_an_table lat_an_sync_table;      /* struct lat_an_sync */
