@@ -440,9 +440,9 @@ static int doc_build_steps(struct doc_ctx *c, const struct corr_pair *rtc, size_
     }
     for (size_t k = 0; k < c->nsteps; k++) {
         c->step_total += c->steps[k].end - c->steps[k].ts;
-        if (doc_ivl_push(&c->steps_set, c->steps[k].ts, c->steps[k].end)) return -ENOMEM;
+        if (lat_ivl_push(&c->steps_set, c->steps[k].ts, c->steps[k].end)) return -ENOMEM;
     }
-    doc_ivl_merge(&c->steps_set);
+    lat_ivl_merge(&c->steps_set);
     c->step_mean = c->nsteps ? c->step_total / (lat_ns)c->nsteps : 0;
     return 0;
 }
@@ -453,33 +453,33 @@ static int doc_build_sets(struct doc_ctx *c)
     int rc = 0;
     for (size_t k = 0; k < c->ng && !rc; k++) {
         const struct doc_gop *g = &c->g[k];
-        rc |= doc_ivl_push(&c->busy, g->ts, g->end);
+        rc |= lat_ivl_push(&c->busy, g->ts, g->end);
         if (g->kind == LAT_EV_MEMCPY)
-            rc |= doc_ivl_push(&c->copies, g->ts, g->end);
+            rc |= lat_ivl_push(&c->copies, g->ts, g->end);
         else if (g->kind == LAT_EV_MEMSET)
-            rc |= doc_ivl_push(&c->memsets, g->ts, g->end);
+            rc |= lat_ivl_push(&c->memsets, g->ts, g->end);
         else if (g->comm)
-            rc |= doc_ivl_push(&c->comm, g->ts, g->end);
+            rc |= lat_ivl_push(&c->comm, g->ts, g->end);
         else
-            rc |= doc_ivl_push(&c->kernels, g->ts, g->end);
+            rc |= lat_ivl_push(&c->kernels, g->ts, g->end);
     }
     for (size_t i = 0; i < t->ev.n && !rc; i++) {
         uint16_t k = t->ev.kind[i];
         lat_ns a = t->ev.ts[i], b = a + t->ev.dur[i];
         if (k == LAT_EV_RUNTIME || k == LAT_EV_DRIVER)
-            rc |= doc_ivl_push(&c->runtime, a, b);
+            rc |= lat_ivl_push(&c->runtime, a, b);
         else if ((k == LAT_EV_CPU_OP || k == LAT_EV_USER_ANNOTATION) &&
                  doc_is_dataloader(doc_name(c, i)))
-            rc |= doc_ivl_push(&c->dataloader, a, b);
+            rc |= lat_ivl_push(&c->dataloader, a, b);
     }
     if (rc) return -ENOMEM;
-    doc_ivl_merge(&c->busy);
-    doc_ivl_merge(&c->copies);
-    doc_ivl_merge(&c->memsets);
-    doc_ivl_merge(&c->comm);
-    doc_ivl_merge(&c->kernels);
-    doc_ivl_merge(&c->runtime);
-    doc_ivl_merge(&c->dataloader);
+    lat_ivl_merge(&c->busy);
+    lat_ivl_merge(&c->copies);
+    lat_ivl_merge(&c->memsets);
+    lat_ivl_merge(&c->comm);
+    lat_ivl_merge(&c->kernels);
+    lat_ivl_merge(&c->runtime);
+    lat_ivl_merge(&c->dataloader);
     return 0;
 }
 
@@ -521,14 +521,14 @@ void doc_ctx_fini(struct doc_ctx *c)
     free(c->api);
     free(c->trk_off);
     free(c->trk_ev);
-    doc_ivl_fini(&c->busy);
-    doc_ivl_fini(&c->kernels);
-    doc_ivl_fini(&c->comm);
-    doc_ivl_fini(&c->copies);
-    doc_ivl_fini(&c->memsets);
-    doc_ivl_fini(&c->runtime);
-    doc_ivl_fini(&c->dataloader);
-    doc_ivl_fini(&c->steps_set);
+    lat_ivl_fini(&c->busy);
+    lat_ivl_fini(&c->kernels);
+    lat_ivl_fini(&c->comm);
+    lat_ivl_fini(&c->copies);
+    lat_ivl_fini(&c->memsets);
+    lat_ivl_fini(&c->runtime);
+    lat_ivl_fini(&c->dataloader);
+    lat_ivl_fini(&c->steps_set);
     free(c->trace_arg);
     c->trace_arg = NULL;
     doc_trt_fini(c);

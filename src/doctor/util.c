@@ -122,7 +122,7 @@ bool doc_meta_true(const struct lat_trace *t, const char *key)
 }
 
 void doc_add_cpu_evidence(struct doc_ctx *c, struct doc_finding *f, int64_t tid,
-                          const struct doc_ivl_set *win)
+                          const struct lat_ivl_set *win)
 {
     char text[600];
     if (tid < 0 || doc_cpu_evidence(c, f, tid, win, text, sizeof(text)) <= 0 || !text[0]) return;
