@@ -14,6 +14,7 @@
 #include "doctor/ctx.h"
 #include "analyze/analysis.h"
 #include "core/err.h"
+#include "core/grow.h"
 #include "doctor/trt.h"
 
 #include <errno.h>
@@ -586,96 +587,43 @@ void doc_example_from(const struct doc_ctx *c, size_t ev, struct doc_example *e)
 
 /* ---- accumulator ------------------------------------------------------------------------ */
 
-static uint64_t doc_hash(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    return k;
-}
-
-static int doc_acc_grow(struct doc_acc *a)
-{
-    size_t cap = a->cap ? a->cap * 2 : 64;
-    struct doc_acc b = {0};
-    b.keys = calloc(cap, sizeof(*b.keys));
-    b.val = calloc(cap, sizeof(*b.val));
-    b.cnt = calloc(cap, sizeof(*b.cnt));
-    b.used = calloc(cap, sizeof(*b.used));
-    b.cap = cap;
-    if (!b.keys || !b.val || !b.cnt || !b.used) {
-        doc_acc_fini(&b);
-        return -ENOMEM;
-    }
-    for (size_t i = 0; i < a->cap; i++)
-        if (a->used[i]) {
-            size_t j = doc_hash(a->keys[i]) & (cap - 1);
-            while (b.used[j])
-                j = (j + 1) & (cap - 1);
-            b.used[j] = true;
-            b.keys[j] = a->keys[i];
-            b.val[j] = a->val[i];
-            b.cnt[j] = a->cnt[i];
-        }
-    b.n = a->n;
-    doc_acc_fini(a);
-    *a = b;
-    return 0;
-}
-
 int doc_acc_add(struct doc_acc *a, uint64_t key, lat_ns v, uint32_t cnt)
 {
-    if ((a->n + 1) * 2 > a->cap && doc_acc_grow(a)) return -ENOMEM;
-    size_t j = doc_hash(key) & (a->cap - 1);
-    while (a->used[j] && a->keys[j] != key)
-        j = (j + 1) & (a->cap - 1);
-    if (!a->used[j]) {
-        a->used[j] = true;
-        a->keys[j] = key;
-        a->n++;
+    uint64_t *row = lat_u64map_find(&a->ix, key);
+    if (!row) {
+        int rc = LAT_GROW(a->rows, a->cap, a->n, 1, 32);
+        if (rc) return rc;
+        if (!(row = lat_u64map_slot(&a->ix, key, NULL))) return -ENOMEM;
+        *row = a->n;
+        a->rows[a->n++] = (struct doc_acc_row){key, 0, 0};
     }
-    a->val[j] += v;
-    a->cnt[j] += cnt;
+    a->rows[*row].val += v;
+    a->rows[*row].cnt += cnt;
     return 0;
 }
 
 lat_ns doc_acc_get(const struct doc_acc *a, uint64_t key)
 {
-    if (!a->cap) return 0;
-    size_t j = doc_hash(key) & (a->cap - 1);
-    while (a->used[j]) {
-        if (a->keys[j] == key) return a->val[j];
-        j = (j + 1) & (a->cap - 1);
-    }
-    return 0;
+    uint64_t r;
+    return lat_u64map_get(&a->ix, key, &r) ? a->rows[r].val : 0;
 }
 
 uint32_t doc_acc_count(const struct doc_acc *a, uint64_t key)
 {
-    if (!a->cap) return 0;
-    size_t j = doc_hash(key) & (a->cap - 1);
-    while (a->used[j]) {
-        if (a->keys[j] == key) return a->cnt[j];
-        j = (j + 1) & (a->cap - 1);
-    }
-    return 0;
+    uint64_t r;
+    return lat_u64map_get(&a->ix, key, &r) ? a->rows[r].cnt : 0;
 }
 
 void doc_acc_reset(struct doc_acc *a)
 {
-    if (!a->cap) return;
-    memset(a->used, 0, a->cap * sizeof(*a->used));
-    memset(a->val, 0, a->cap * sizeof(*a->val));
-    memset(a->cnt, 0, a->cap * sizeof(*a->cnt));
+    lat_u64map_clear(&a->ix);
     a->n = 0;
 }
 
 void doc_acc_fini(struct doc_acc *a)
 {
-    free(a->keys);
-    free(a->val);
-    free(a->cnt);
-    free(a->used);
+    lat_u64map_fini(&a->ix);
+    free(a->rows);
     memset(a, 0, sizeof(*a));
 }
 

@@ -7,6 +7,7 @@
 #define LAT_DOCTOR_CTX_H
 
 #include "core/ivl.h"
+#include "core/u64map.h"
 #include "doctor/doctor.h"
 
 struct lat_trt_summary;
@@ -43,13 +44,17 @@ struct doc_gop {
     bool graph; /* launched by a graph launch or carrying a graph id */
 };
 
-/* Accumulator of self time keyed by (name id, enclosing op id). */
+/* Accumulator of self time keyed by (name id, enclosing op id): rows[0..n) in insertion order,
+ * found by key through ix (core/u64map.h). A zeroed struct is empty. */
+struct doc_acc_row {
+    uint64_t key;
+    lat_ns val;
+    uint32_t cnt;
+};
 struct doc_acc {
-    uint64_t *keys;
-    lat_ns *val;
-    uint32_t *cnt;
-    bool *used;
-    size_t cap, n;
+    struct lat_u64map ix; /* key -> row index */
+    struct doc_acc_row *rows;
+    size_t n, cap;
 };
 
 #define DOC_NAME_STEP UINT32_MAX       /* a ProfilerStep's own self time */

@@ -207,10 +207,9 @@ int doc_idle_decompose(struct doc_ctx *c, struct doc_idle *d)
     if (rc) goto nomem;
     lat_ivl_merge(&d->late);
     /* Launch-call self time inside the host-late gaps. */
-    for (size_t i = 0; i < d->by_key.cap; i++) {
-        if (!d->by_key.used[i]) continue;
-        uint32_t name = (uint32_t)(d->by_key.keys[i] >> 32);
-        lat_ns v = d->by_key.val[i];
+    for (size_t i = 0; i < d->by_key.n; i++) {
+        uint32_t name = (uint32_t)(d->by_key.rows[i].key >> 32);
+        lat_ns v = d->by_key.rows[i].val;
         if (v <= 0) continue;
         d->attributed += v;
         if (name < DOC_NAME_NONE && (doc_api_class(c, name) & DOC_API_LAUNCH)) d->launch_self += v;
@@ -255,16 +254,19 @@ void doc_idle_fini(struct doc_idle *d)
     lat_ivl_fini(&d->late);
 }
 
-/* The thread that launched most of the host-late idle time (-1 when none). */
+/* The thread that launched most of the host-late idle time (-1 when none; on a tie the lowest
+ * tid, so the answer does not depend on the accumulator's order). */
 int64_t doc_late_thread(const struct doc_idle *d)
 {
     int64_t tid = -1;
     lat_ns best = -1;
-    for (size_t i = 0; i < d->late_tid.cap; i++)
-        if (d->late_tid.used[i] && d->late_tid.val[i] > best) {
-            best = d->late_tid.val[i];
-            tid = (int64_t)d->late_tid.keys[i];
+    for (size_t i = 0; i < d->late_tid.n; i++) {
+        const struct doc_acc_row *r = &d->late_tid.rows[i];
+        if (r->val > best || (r->val == best && (int64_t)r->key < tid)) {
+            best = r->val;
+            tid = (int64_t)r->key;
         }
+    }
     return tid;
 }
 

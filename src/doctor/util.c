@@ -73,8 +73,8 @@ struct doc_kvpair *doc_acc_sorted(const struct doc_acc *a, size_t *n)
     struct doc_kvpair *v = malloc((a->n ? a->n : 1) * sizeof(*v));
     *n = 0;
     if (!v) return NULL;
-    for (size_t i = 0; i < a->cap; i++)
-        if (a->used[i]) v[(*n)++] = (struct doc_kvpair){a->keys[i], a->val[i], a->cnt[i]};
+    for (size_t i = 0; i < a->n; i++)
+        v[(*n)++] = (struct doc_kvpair){a->rows[i].key, a->rows[i].val, a->rows[i].cnt};
     qsort(v, *n, sizeof(*v), doc_cmp_kvpair);
     return v;
 }
