@@ -4,6 +4,7 @@
  */
 #include "analyze/ncu.h"
 #include "core/err.h"
+#include "core/grow.h"
 #include "core/units.h"
 #include "doctor/ctx.h"
 #include "doctor/finding.h"
@@ -167,12 +168,7 @@ DOC_RULE(kernels)
         lat_ns slot = doc_acc_get(&idx, name);
         struct kstat *s;
         if (!slot) {
-            if (nks == cap) {
-                cap = cap ? cap * 2 : 64;
-                struct kstat *n2 = realloc(ks, cap * sizeof(*ks));
-                if (!n2) goto nomem;
-                ks = n2;
-            }
+            if (LAT_GROW(ks, cap, nks, 1, 64)) goto nomem;
             s = &ks[nks++];
             memset(s, 0, sizeof(*s));
             s->name = name;

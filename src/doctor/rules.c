@@ -9,6 +9,7 @@
 #include "doctor/rules.h"
 #include "analyze/tf.h"
 #include "core/err.h"
+#include "core/grow.h"
 #include "core/units.h"
 #include "doctor/ctx.h"
 #include "doctor/finding.h"
@@ -232,13 +233,8 @@ int doctor_run(struct doc_report *r, const struct lat_trace *t, const struct doc
 {
     if (!r || !t || !o) return LAT_E_USAGE;
     if (r->err) return r->err;
-    if (r->ntraces == r->traces_cap) {
-        size_t cap = r->traces_cap ? r->traces_cap * 2 : 4;
-        struct doc_summary *s = realloc(r->traces, cap * sizeof(*s));
-        if (!s) return -ENOMEM;
-        r->traces = s;
-        r->traces_cap = cap;
-    }
+    int grc = LAT_GROW(r->traces, r->traces_cap, r->ntraces, 1, 4);
+    if (grc) return grc;
     int ti = (int)r->ntraces;
     struct doc_summary *sum = &r->traces[r->ntraces++];
     memset(sum, 0, sizeof(*sum));
