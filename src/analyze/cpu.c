@@ -17,71 +17,14 @@
 #include <string.h>
 
 #include "core/err.h"
-
-/* u64 -> u64 open-addressing map (key 0 is reserved: callers add 1). */
-struct u64map {
-    uint64_t *keys, *vals;
-    size_t cap, n;
-};
-
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return x;
-}
-
-static int u64map_grow(struct u64map *m)
-{
-    size_t cap = m->cap ? m->cap * 2 : 256;
-    uint64_t *k = calloc(cap, sizeof(*k)), *v = calloc(cap, sizeof(*v));
-    if (!k || !v) {
-        free(k);
-        free(v);
-        return -ENOMEM;
-    }
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!m->keys[i]) continue;
-        size_t j = mix(m->keys[i]) & (cap - 1);
-        while (k[j])
-            j = (j + 1) & (cap - 1);
-        k[j] = m->keys[i];
-        v[j] = m->vals[i];
-    }
-    free(m->keys);
-    free(m->vals);
-    m->keys = k;
-    m->vals = v;
-    m->cap = cap;
-    return 0;
-}
-
-/* Returns the value slot of key (inserted as 0 when new), or NULL on ENOMEM. */
-static uint64_t *u64map_slot(struct u64map *m, uint64_t key)
-{
-    if ((m->n + 1) * 2 > m->cap && u64map_grow(m)) return NULL;
-    size_t j = mix(key) & (m->cap - 1);
-    while (m->keys[j] && m->keys[j] != key)
-        j = (j + 1) & (m->cap - 1);
-    if (!m->keys[j]) {
-        m->keys[j] = key;
-        m->n++;
-    }
-    return &m->vals[j];
-}
-
-static void u64map_free(struct u64map *m)
-{
-    free(m->keys);
-    free(m->vals);
-}
+#include "core/grow.h"
+#include "core/u64map.h"
 
 /* Function table: name -> index, names owned. */
 struct ftab {
     struct lat_cpu_func *f;
     size_t n, cap;
-    struct u64map idx; /* fnv(name) -> chain head is not needed: linear probe on full name */
+    struct lat_u64map idx; /* fnv(name) (+ 2k on a collision) -> index + 1 */
 };
 
 static uint64_t fnv64(const char *s, size_t n)
@@ -98,20 +41,14 @@ static long ftab_get(struct ftab *t, const char *name, size_t n)
 {
     uint64_t h = fnv64(name, n);
     for (uint64_t k = 0;; k++) {
-        uint64_t *slot = u64map_slot(&t->idx, h + 2 * k);
+        uint64_t *slot = lat_u64map_slot(&t->idx, h + 2 * k, NULL);
         if (!slot) return -1;
         if (*slot) {
             struct lat_cpu_func *f = &t->f[*slot - 1];
             if (strlen(f->name) == n && !memcmp(f->name, name, n)) return (long)(*slot - 1);
             continue;
         }
-        if (t->n == t->cap) {
-            size_t cap = t->cap ? t->cap * 2 : 64;
-            struct lat_cpu_func *p = realloc(t->f, cap * sizeof(*p));
-            if (!p) return -1;
-            t->f = p;
-            t->cap = cap;
-        }
+        if (LAT_GROW(t->f, t->cap, t->n, 1, 64)) return -1;
         char *s = malloc(n + 1);
         if (!s) return -1;
         memcpy(s, name, n);
@@ -136,7 +73,7 @@ static size_t py_strip_line(const char *s, size_t n)
 
 struct thr {
     struct lat_cpu_thread t;
-    struct u64map self; /* func index + 1 -> self samples */
+    struct lat_u64map self; /* func index -> self samples */
     uint32_t track;
 };
 
@@ -235,7 +172,7 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
     int rc = -ENOMEM;
     struct thr *th = NULL;
     size_t nth = 0, thcap = 0;
-    struct u64map track_thr = {0}, pair = {0}, stack_count = {0};
+    struct lat_u64map track_thr = {0}, pair = {0}, stack_count = {0}; /* see their uses */
     struct ftab ft = {0};
     int64_t *sts = NULL; /* on-CPU samples: thread index << 48 | time, for the period */
     size_t nsts = 0, stscap = 0;
@@ -259,16 +196,10 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
         }
         lat_ns ts = t->ev.ts[i], dur = t->ev.dur[i];
         if (off ? overlap(&o, ts, ts + dur) <= 0 : !in_windows(&o, ts)) continue;
-        uint64_t *ti = u64map_slot(&track_thr, (uint64_t)track + 1);
+        uint64_t *ti = lat_u64map_slot(&track_thr, track, NULL); /* thread index + 1 */
         if (!ti) goto out;
         if (!*ti) {
-            if (nth == thcap) {
-                size_t cap = thcap ? thcap * 2 : 16;
-                struct thr *p = realloc(th, cap * sizeof(*p));
-                if (!p) goto out;
-                th = p;
-                thcap = cap;
-            }
+            if (LAT_GROW(th, thcap, nth, 1, 16)) goto out;
             memset(&th[nth], 0, sizeof(th[nth]));
             th[nth].t.pid = tr->pid;
             th[nth].t.tid = tr->tid;
@@ -289,27 +220,20 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
         }
         x->t.samples++;
         out->samples++;
-        uint64_t *c = u64map_slot(&pair, ((*ti - 1) << 32 | stack_id) + 1);
+        uint64_t *c = lat_u64map_slot(&pair, (*ti - 1) << 32 | stack_id, NULL);
         if (!c) goto out;
         (*c)++;
-        if (nsts == stscap) {
-            size_t cap = stscap ? stscap * 2 : 1024;
-            int64_t *p = realloc(sts, cap * sizeof(*p));
-            if (!p) goto out;
-            sts = p;
-            stscap = cap;
-        }
+        if (LAT_GROW(sts, stscap, nsts, 1, 1024)) goto out;
         /* thread index in the top bits, time below: sorting groups by thread, then time. */
         sts[nsts++] = (int64_t)((uint64_t)(*ti - 1) << 48 | ((uint64_t)ts & 0xffffffffffffull));
     }
 
     /* Credit each distinct (thread, stack) to its functions. */
-    for (size_t j = 0; j < pair.cap; j++) {
-        if (!pair.keys[j]) continue;
-        uint64_t key = pair.keys[j] - 1, n = pair.vals[j];
+    uint64_t key, n;
+    for (size_t it = 0; lat_u64map_next(&pair, &it, &key, &n);) {
         size_t ti = (size_t)(key >> 32);
         uint32_t sid = (uint32_t)key;
-        uint64_t *sc = u64map_slot(&stack_count, (uint64_t)sid + 1);
+        uint64_t *sc = lat_u64map_slot(&stack_count, sid, NULL);
         if (!sc) goto out;
         *sc += n;
         const char *s = sid ? lat_trace_str(t, sid) : "[unknown]";
@@ -344,7 +268,7 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
         }
         if (leaf >= 0) {
             ft.f[leaf].self += n;
-            uint64_t *ts = u64map_slot(&th[ti].self, (uint64_t)leaf + 1);
+            uint64_t *ts = lat_u64map_slot(&th[ti].self, (uint64_t)leaf, NULL);
             if (!ts) goto out;
             *ts += n;
         }
@@ -419,11 +343,11 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
     struct lat_cpu_stack *stk = malloc((stack_count.n + 1) * sizeof(*stk));
     if (!stk) goto out;
     size_t ns = 0;
-    for (size_t j = 0; j < stack_count.cap; j++) {
-        if (!stack_count.keys[j]) continue;
-        uint32_t sid = (uint32_t)(stack_count.keys[j] - 1);
+    uint64_t skey, scount;
+    for (size_t it = 0; lat_u64map_next(&stack_count, &it, &skey, &scount);) {
+        uint32_t sid = (uint32_t)skey;
         stk[ns++] = (struct lat_cpu_stack){
-            (char *)(uintptr_t)(sid ? lat_trace_str(t, sid) : "[unknown]"), stack_count.vals[j]};
+            (char *)(uintptr_t)(sid ? lat_trace_str(t, sid) : "[unknown]"), scount};
     }
     qsort(stk, ns, sizeof(*stk), cmp_stack);
     out->stacks = calloc((ns < o.top_n ? ns : o.top_n) + 1, sizeof(*out->stacks));
@@ -458,10 +382,9 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
         }
         uint64_t best = 0;
         long bf = -1;
-        for (size_t j = 0; j < th[i].self.cap; j++) {
-            if (!th[i].self.keys[j]) continue;
-            long fi = (long)(th[i].self.keys[j] - 1);
-            uint64_t v = th[i].self.vals[j];
+        uint64_t fk, v;
+        for (size_t it = 0; lat_u64map_next(&th[i].self, &it, &fk, &v);) {
+            long fi = (long)fk;
             if (v > best || (v == best && bf >= 0 && strcmp(ft.f[fi].name, ft.f[bf].name) < 0)) {
                 best = v;
                 bf = fi;
@@ -478,14 +401,14 @@ out:
     for (size_t i = 0; i < ft.n; i++)
         free(ft.f[i].name);
     free(ft.f);
-    u64map_free(&ft.idx);
+    lat_u64map_fini(&ft.idx);
     for (size_t i = 0; i < nth; i++)
-        u64map_free(&th[i].self);
+        lat_u64map_fini(&th[i].self);
     free(th);
     free(sts);
-    u64map_free(&track_thr);
-    u64map_free(&pair);
-    u64map_free(&stack_count);
+    lat_u64map_fini(&track_thr);
+    lat_u64map_fini(&pair);
+    lat_u64map_fini(&stack_count);
     if (rc) lat_cpu_summary_fini(out);
     return rc;
 }

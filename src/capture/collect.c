@@ -22,6 +22,8 @@
 #include "capture/clocksync.h"
 #include "capture/demangle.h"
 #include "core/err.h"
+#include "core/grow.h"
+#include "core/u64map.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -41,7 +43,7 @@ struct keys {
 };
 
 struct corr_slot {
-    uint32_t corr; /* 0 = empty (CUPTI correlation ids start at 1) */
+    uint32_t corr; /* CUPTI correlation ids start at 1; 0 is never stored */
     uint32_t api_ev;
     bool flowed;
     int32_t gpu_dev;
@@ -86,8 +88,9 @@ struct proc {
     struct clocksync cs;
     struct ctx_dev *ctx;
     size_t nctx, ctx_cap;
-    struct corr_slot *corr;
-    size_t corr_slots, corr_n;
+    struct corr_slot *corr; /* correlation records, in arrival order */
+    size_t corr_n, corr_cap;
+    struct lat_u64map corr_ix; /* correlation id -> index into corr */
     struct nvtx_open *open;
     size_t nopen, open_cap;
     struct nvtx_range *ranges;
@@ -100,13 +103,8 @@ struct proc {
 
 #define GROW(arr, n, cap)                                                                          \
     do {                                                                                           \
-        if ((n) == (cap)) {                                                                        \
-            size_t nc = (cap) ? (cap)*2 : 64;                                                      \
-            void *np = realloc((arr), nc * sizeof(*(arr)));                                        \
-            if (!np) return -ENOMEM;                                                               \
-            (arr) = np;                                                                            \
-            (cap) = nc;                                                                            \
-        }                                                                                          \
+        int grc_ = LAT_GROW((arr), (cap), (n), 1, 64);                                             \
+        if (grc_) return grc_;                                                                     \
     } while (0)
 
 const char *collect_status_name(int code)
@@ -336,46 +334,23 @@ static int64_t stream_id(uint32_t s)
 
 /* --- correlation map ------------------------------------------------------------------------ */
 
-static int corr_grow(struct proc *p)
-{
-    size_t ns = p->corr_slots ? p->corr_slots * 2 : 1024;
-    struct corr_slot *n = calloc(ns, sizeof(*n));
-    if (!n) return -ENOMEM;
-    for (size_t i = 0; i < p->corr_slots; i++) {
-        if (!p->corr[i].corr) continue;
-        size_t j = (p->corr[i].corr * 2654435761u) & (ns - 1);
-        while (n[j].corr)
-            j = (j + 1) & (ns - 1);
-        n[j] = p->corr[i];
-    }
-    free(p->corr);
-    p->corr = n;
-    p->corr_slots = ns;
-    return 0;
-}
-
 static struct corr_slot *corr_find(struct proc *p, uint32_t corr)
 {
-    if (!corr || !p->corr_slots) return NULL;
-    for (size_t j = (corr * 2654435761u) & (p->corr_slots - 1);;
-         j = (j + 1) & (p->corr_slots - 1)) {
-        if (!p->corr[j].corr) return NULL;
-        if (p->corr[j].corr == corr) return &p->corr[j];
-    }
+    uint64_t r;
+    return corr && lat_u64map_get(&p->corr_ix, corr, &r) ? &p->corr[r] : NULL;
 }
 
 static int corr_put(struct proc *p, uint32_t corr, uint32_t ev)
 {
     if (!corr) return 0;
-    if ((p->corr_n + 1) * 2 > p->corr_slots) {
-        int rc = corr_grow(p);
+    uint64_t *r = lat_u64map_find(&p->corr_ix, corr);
+    if (!r) {
+        int rc = LAT_GROW(p->corr, p->corr_cap, p->corr_n, 1, 1024);
         if (rc) return rc;
+        if (!(r = lat_u64map_slot(&p->corr_ix, corr, NULL))) return -ENOMEM;
+        *r = p->corr_n++;
     }
-    size_t j = (corr * 2654435761u) & (p->corr_slots - 1);
-    while (p->corr[j].corr && p->corr[j].corr != corr)
-        j = (j + 1) & (p->corr_slots - 1);
-    if (!p->corr[j].corr) p->corr_n++;
-    p->corr[j] = (struct corr_slot){.corr = corr, .api_ev = ev, .gpu_dev = -1, .gpu_stream = -1};
+    p->corr[*r] = (struct corr_slot){.corr = corr, .api_ev = ev, .gpu_dev = -1, .gpu_stream = -1};
     return 0;
 }
 
@@ -1039,6 +1014,7 @@ static void proc_free(struct proc *p)
     free(p->syncs);
     free(p->ctx);
     free(p->corr);
+    lat_u64map_fini(&p->corr_ix);
     free(p->open);
     free(p->ranges);
     free(p->apis);

@@ -56,17 +56,17 @@ static long pick_function(const struct lat_cpu_summary *s)
 }
 
 int doc_cpu_evidence(struct doc_ctx *c, struct doc_finding *f, int64_t tid,
-                     const struct doc_ivl_set *win, char *text, size_t text_len)
+                     const struct lat_ivl_set *win, char *text, size_t text_len)
 {
     if (text_len) text[0] = '\0';
     if (!f || !win || !win->n || !doc_cpu_has_samples(c->t)) return 0;
-    lat_ns len = doc_ivl_measure(win);
+    lat_ns len = lat_ivl_measure(win);
     if (len <= 0) return 0;
     lat_ns(*w)[2] = malloc(win->n * sizeof(*w));
     if (!w) return c->r->err = -ENOMEM;
     for (size_t i = 0; i < win->n; i++) {
-        w[i][0] = win->v[i].a;
-        w[i][1] = win->v[i].b;
+        w[i][0] = win->v[i].ts;
+        w[i][1] = win->v[i].end;
     }
     /* Every function of the windows, so that the pick sees the deep ones too. */
     struct lat_cpu_opts o = {

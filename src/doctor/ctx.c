@@ -15,6 +15,7 @@
 #include "analyze/analysis.h"
 #include "analyze/tf.h"
 #include "core/err.h"
+#include "core/grow.h"
 #include "doctor/trt.h"
 
 #include <errno.h>
@@ -459,9 +460,9 @@ static int doc_build_steps(struct doc_ctx *c, const struct corr_pair *rtc, size_
     }
     for (size_t k = 0; k < c->nsteps; k++) {
         c->step_total += c->steps[k].end - c->steps[k].ts;
-        if (doc_ivl_push(&c->steps_set, c->steps[k].ts, c->steps[k].end)) return -ENOMEM;
+        if (lat_ivl_push(&c->steps_set, c->steps[k].ts, c->steps[k].end)) return -ENOMEM;
     }
-    doc_ivl_merge(&c->steps_set);
+    lat_ivl_merge(&c->steps_set);
     c->step_mean = c->nsteps ? c->step_total / (lat_ns)c->nsteps : 0;
     return 0;
 }
@@ -472,33 +473,33 @@ static int doc_build_sets(struct doc_ctx *c)
     int rc = 0;
     for (size_t k = 0; k < c->ng && !rc; k++) {
         const struct doc_gop *g = &c->g[k];
-        rc |= doc_ivl_push(&c->busy, g->ts, g->end);
+        rc |= lat_ivl_push(&c->busy, g->ts, g->end);
         if (g->kind == LAT_EV_MEMCPY)
-            rc |= doc_ivl_push(&c->copies, g->ts, g->end);
+            rc |= lat_ivl_push(&c->copies, g->ts, g->end);
         else if (g->kind == LAT_EV_MEMSET)
-            rc |= doc_ivl_push(&c->memsets, g->ts, g->end);
+            rc |= lat_ivl_push(&c->memsets, g->ts, g->end);
         else if (g->comm)
-            rc |= doc_ivl_push(&c->comm, g->ts, g->end);
+            rc |= lat_ivl_push(&c->comm, g->ts, g->end);
         else
-            rc |= doc_ivl_push(&c->kernels, g->ts, g->end);
+            rc |= lat_ivl_push(&c->kernels, g->ts, g->end);
     }
     for (size_t i = 0; i < t->ev.n && !rc; i++) {
         uint16_t k = t->ev.kind[i];
         lat_ns a = t->ev.ts[i], b = a + t->ev.dur[i];
         if (k == LAT_EV_RUNTIME || k == LAT_EV_DRIVER)
-            rc |= doc_ivl_push(&c->runtime, a, b);
+            rc |= lat_ivl_push(&c->runtime, a, b);
         else if ((k == LAT_EV_CPU_OP || k == LAT_EV_USER_ANNOTATION) &&
                  doc_is_dataloader(doc_name(c, i)))
-            rc |= doc_ivl_push(&c->dataloader, a, b);
+            rc |= lat_ivl_push(&c->dataloader, a, b);
     }
     if (rc) return -ENOMEM;
-    doc_ivl_merge(&c->busy);
-    doc_ivl_merge(&c->copies);
-    doc_ivl_merge(&c->memsets);
-    doc_ivl_merge(&c->comm);
-    doc_ivl_merge(&c->kernels);
-    doc_ivl_merge(&c->runtime);
-    doc_ivl_merge(&c->dataloader);
+    lat_ivl_merge(&c->busy);
+    lat_ivl_merge(&c->copies);
+    lat_ivl_merge(&c->memsets);
+    lat_ivl_merge(&c->comm);
+    lat_ivl_merge(&c->kernels);
+    lat_ivl_merge(&c->runtime);
+    lat_ivl_merge(&c->dataloader);
     return 0;
 }
 
@@ -540,14 +541,14 @@ void doc_ctx_fini(struct doc_ctx *c)
     free(c->api);
     free(c->trk_off);
     free(c->trk_ev);
-    doc_ivl_fini(&c->busy);
-    doc_ivl_fini(&c->kernels);
-    doc_ivl_fini(&c->comm);
-    doc_ivl_fini(&c->copies);
-    doc_ivl_fini(&c->memsets);
-    doc_ivl_fini(&c->runtime);
-    doc_ivl_fini(&c->dataloader);
-    doc_ivl_fini(&c->steps_set);
+    lat_ivl_fini(&c->busy);
+    lat_ivl_fini(&c->kernels);
+    lat_ivl_fini(&c->comm);
+    lat_ivl_fini(&c->copies);
+    lat_ivl_fini(&c->memsets);
+    lat_ivl_fini(&c->runtime);
+    lat_ivl_fini(&c->dataloader);
+    lat_ivl_fini(&c->steps_set);
     free(c->trace_arg);
     c->trace_arg = NULL;
     doc_trt_fini(c);
@@ -605,96 +606,43 @@ void doc_example_from(const struct doc_ctx *c, size_t ev, struct doc_example *e)
 
 /* ---- accumulator ------------------------------------------------------------------------ */
 
-static uint64_t doc_hash(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    return k;
-}
-
-static int doc_acc_grow(struct doc_acc *a)
-{
-    size_t cap = a->cap ? a->cap * 2 : 64;
-    struct doc_acc b = {0};
-    b.keys = calloc(cap, sizeof(*b.keys));
-    b.val = calloc(cap, sizeof(*b.val));
-    b.cnt = calloc(cap, sizeof(*b.cnt));
-    b.used = calloc(cap, sizeof(*b.used));
-    b.cap = cap;
-    if (!b.keys || !b.val || !b.cnt || !b.used) {
-        doc_acc_fini(&b);
-        return -ENOMEM;
-    }
-    for (size_t i = 0; i < a->cap; i++)
-        if (a->used[i]) {
-            size_t j = doc_hash(a->keys[i]) & (cap - 1);
-            while (b.used[j])
-                j = (j + 1) & (cap - 1);
-            b.used[j] = true;
-            b.keys[j] = a->keys[i];
-            b.val[j] = a->val[i];
-            b.cnt[j] = a->cnt[i];
-        }
-    b.n = a->n;
-    doc_acc_fini(a);
-    *a = b;
-    return 0;
-}
-
 int doc_acc_add(struct doc_acc *a, uint64_t key, lat_ns v, uint32_t cnt)
 {
-    if ((a->n + 1) * 2 > a->cap && doc_acc_grow(a)) return -ENOMEM;
-    size_t j = doc_hash(key) & (a->cap - 1);
-    while (a->used[j] && a->keys[j] != key)
-        j = (j + 1) & (a->cap - 1);
-    if (!a->used[j]) {
-        a->used[j] = true;
-        a->keys[j] = key;
-        a->n++;
+    uint64_t *row = lat_u64map_find(&a->ix, key);
+    if (!row) {
+        int rc = LAT_GROW(a->rows, a->cap, a->n, 1, 32);
+        if (rc) return rc;
+        if (!(row = lat_u64map_slot(&a->ix, key, NULL))) return -ENOMEM;
+        *row = a->n;
+        a->rows[a->n++] = (struct doc_acc_row){key, 0, 0};
     }
-    a->val[j] += v;
-    a->cnt[j] += cnt;
+    a->rows[*row].val += v;
+    a->rows[*row].cnt += cnt;
     return 0;
 }
 
 lat_ns doc_acc_get(const struct doc_acc *a, uint64_t key)
 {
-    if (!a->cap) return 0;
-    size_t j = doc_hash(key) & (a->cap - 1);
-    while (a->used[j]) {
-        if (a->keys[j] == key) return a->val[j];
-        j = (j + 1) & (a->cap - 1);
-    }
-    return 0;
+    uint64_t r;
+    return lat_u64map_get(&a->ix, key, &r) ? a->rows[r].val : 0;
 }
 
 uint32_t doc_acc_count(const struct doc_acc *a, uint64_t key)
 {
-    if (!a->cap) return 0;
-    size_t j = doc_hash(key) & (a->cap - 1);
-    while (a->used[j]) {
-        if (a->keys[j] == key) return a->cnt[j];
-        j = (j + 1) & (a->cap - 1);
-    }
-    return 0;
+    uint64_t r;
+    return lat_u64map_get(&a->ix, key, &r) ? a->rows[r].cnt : 0;
 }
 
 void doc_acc_reset(struct doc_acc *a)
 {
-    if (!a->cap) return;
-    memset(a->used, 0, a->cap * sizeof(*a->used));
-    memset(a->val, 0, a->cap * sizeof(*a->val));
-    memset(a->cnt, 0, a->cap * sizeof(*a->cnt));
+    lat_u64map_clear(&a->ix);
     a->n = 0;
 }
 
 void doc_acc_fini(struct doc_acc *a)
 {
-    free(a->keys);
-    free(a->val);
-    free(a->cnt);
-    free(a->used);
+    lat_u64map_fini(&a->ix);
+    free(a->rows);
     memset(a, 0, sizeof(*a));
 }
 

@@ -6,8 +6,9 @@
 #ifndef LAT_DOCTOR_CTX_H
 #define LAT_DOCTOR_CTX_H
 
+#include "core/ivl.h"
+#include "core/u64map.h"
 #include "doctor/doctor.h"
-#include "doctor/ivl.h"
 
 struct lat_trt_summary;
 
@@ -43,13 +44,17 @@ struct doc_gop {
     bool graph; /* launched by a graph launch or carrying a graph id */
 };
 
-/* Accumulator of self time keyed by (name id, enclosing op id). */
+/* Accumulator of self time keyed by (name id, enclosing op id): rows[0..n) in insertion order,
+ * found by key through ix (core/u64map.h). A zeroed struct is empty. */
+struct doc_acc_row {
+    uint64_t key;
+    lat_ns val;
+    uint32_t cnt;
+};
 struct doc_acc {
-    uint64_t *keys;
-    lat_ns *val;
-    uint32_t *cnt;
-    bool *used;
-    size_t cap, n;
+    struct lat_u64map ix; /* key -> row index */
+    struct doc_acc_row *rows;
+    size_t n, cap;
 };
 
 #define DOC_NAME_STEP UINT32_MAX       /* a ProfilerStep's own self time */
@@ -79,14 +84,14 @@ struct doc_ctx {
     uint8_t *api;               /* per string id: enum doc_api, lazily classified */
     uint32_t *trk_off, *trk_ev; /* CSR per track: CPU duration events sorted by (ts, -dur) */
 
-    struct doc_ivl_set busy;       /* all GPU ops */
-    struct doc_ivl_set kernels;    /* kernels and other device compute, not communication */
-    struct doc_ivl_set comm;       /* communication kernels */
-    struct doc_ivl_set copies;     /* memcpy */
-    struct doc_ivl_set memsets;    /* memset */
-    struct doc_ivl_set runtime;    /* runtime + driver calls */
-    struct doc_ivl_set dataloader; /* DataLoader ops */
-    struct doc_ivl_set steps_set;  /* union of the step windows */
+    struct lat_ivl_set busy;       /* all GPU ops */
+    struct lat_ivl_set kernels;    /* kernels and other device compute, not communication */
+    struct lat_ivl_set comm;       /* communication kernels */
+    struct lat_ivl_set copies;     /* memcpy */
+    struct lat_ivl_set memsets;    /* memset */
+    struct lat_ivl_set runtime;    /* runtime + driver calls */
+    struct lat_ivl_set dataloader; /* DataLoader ops */
+    struct lat_ivl_set steps_set;  /* union of the step windows */
 
     /* filled by doctor_run() for the rules (rules.h) */
     unsigned have;               /* enum doc_have: what the trace holds */
@@ -140,6 +145,6 @@ bool doc_cpu_has_samples(const struct lat_trace *t);
  * launching thread (tid N) was in F") into text. Returns 1 when evidence was added, 0 when the
  * trace has no CPU event of that thread in the windows (text is ""), -ENOMEM. */
 int doc_cpu_evidence(struct doc_ctx *c, struct doc_finding *f, int64_t tid,
-                     const struct doc_ivl_set *win, char *text, size_t text_len);
+                     const struct lat_ivl_set *win, char *text, size_t text_len);
 
 #endif

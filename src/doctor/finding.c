@@ -8,6 +8,7 @@
  */
 #include "doctor/finding.h"
 #include "core/err.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <math.h>
@@ -168,15 +169,10 @@ static char *doc_strdup(struct doc_report *r, const char *s)
 
 struct doc_finding *doc_finding_add(struct doc_report *r, const char *id, int trace)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 16;
-        struct doc_finding *f = realloc(r->f, cap * sizeof(*f));
-        if (!f) {
-            r->err = -ENOMEM;
-            return NULL;
-        }
-        r->f = f;
-        r->cap = cap;
+    int rc = LAT_GROW(r->f, r->cap, r->n, 1, 16);
+    if (rc) {
+        r->err = rc;
+        return NULL;
     }
     struct doc_finding *f = &r->f[r->n++];
     memset(f, 0, sizeof(*f));
@@ -203,15 +199,10 @@ void doc_set(struct doc_report *r, char **dst, const char *fmt, ...)
 static struct doc_kv *doc_kv_new(struct doc_report *r, struct doc_finding *f, const char *key)
 {
     if (!f) return NULL;
-    if (f->nkv == f->kv_cap) {
-        size_t cap = f->kv_cap ? f->kv_cap * 2 : 16;
-        struct doc_kv *kv = realloc(f->kv, cap * sizeof(*kv));
-        if (!kv) {
-            r->err = -ENOMEM;
-            return NULL;
-        }
-        f->kv = kv;
-        f->kv_cap = cap;
+    int rc = LAT_GROW(f->kv, f->kv_cap, f->nkv, 1, 16);
+    if (rc) {
+        r->err = rc;
+        return NULL;
     }
     struct doc_kv *kv = &f->kv[f->nkv];
     memset(kv, 0, sizeof(*kv));
@@ -295,15 +286,10 @@ void doc_row_end(struct doc_finding *f)
 void doc_example_add(struct doc_report *r, struct doc_finding *f, const struct doc_example *e)
 {
     if (!f) return;
-    if (f->nex == f->ex_cap) {
-        size_t cap = f->ex_cap ? f->ex_cap * 2 : 8;
-        struct doc_example *ex = realloc(f->ex, cap * sizeof(*ex));
-        if (!ex) {
-            r->err = -ENOMEM;
-            return;
-        }
-        f->ex = ex;
-        f->ex_cap = cap;
+    int rc = LAT_GROW(f->ex, f->ex_cap, f->nex, 1, 8);
+    if (rc) {
+        r->err = rc;
+        return;
     }
     struct doc_example *x = &f->ex[f->nex];
     *x = *e;

@@ -89,7 +89,7 @@ int doc_idle_decompose(struct doc_ctx *c, struct doc_idle *d)
     for (size_t i = 0; i < t->ev.n; i++)
         if (is_sync_call(c, i) && t->ev.dur[i] >= 0) ns++;
     struct doc_sync *sy = malloc((ns ? ns : 1) * sizeof(*sy));
-    struct doc_ivl_set gaps = {0}, piece = {0}, rest = {0};
+    struct lat_ivl_set gaps = {0}, piece = {0}, rest = {0};
     if (!sy) return -ENOMEM;
     ns = 0;
     for (size_t i = 0; i < t->ev.n; i++)
@@ -112,14 +112,14 @@ int doc_idle_decompose(struct doc_ctx *c, struct doc_idle *d)
     int rc = 0;
     for (size_t s = 0; s < c->nsteps && !rc; s++) {
         const struct doc_step *st = &c->steps[s];
-        if (doc_ivl_gaps_in(&c->busy, st->ts, st->end, &gaps)) goto nomem;
+        if (lat_ivl_gaps_in(&c->busy, st->ts, st->end, &gaps)) goto nomem;
         if (!c->ng) break; /* no GPU at all: nothing is "idle" */
         for (size_t k = 0; k < gaps.n && !rc; k++) {
-            lat_ns g0 = gaps.v[k].a, g1 = gaps.v[k].b;
-            doc_ivl_reset(&piece);
-            if (doc_ivl_push(&piece, g0, g1)) goto nomem;
-            if (doc_ivl_subtract(&piece, &c->dataloader, &rest)) goto nomem;
-            lat_ns len = doc_ivl_measure(&rest);
+            lat_ns g0 = gaps.v[k].ts, g1 = gaps.v[k].end;
+            lat_ivl_reset(&piece);
+            if (lat_ivl_push(&piece, g0, g1)) goto nomem;
+            if (lat_ivl_subtract(&piece, &c->dataloader, &rest)) goto nomem;
+            lat_ns len = lat_ivl_measure(&rest);
             if (len <= 0) continue;
             /* A sync that returned inside the gap (or right at its start) caused it. */
             size_t lo = 0, hi = ns;
@@ -168,8 +168,8 @@ int doc_idle_decompose(struct doc_ctx *c, struct doc_idle *d)
             if (tail || g0 == st->ts) d->head_tail += len;
             uint32_t tr = launch >= 0 ? t->ev.track[launch] : st->track;
             for (size_t p = 0; p < rest.n && !rc; p++) {
-                rc = doc_attr_window(c, tr, rest.v[p].a, rest.v[p].b, &d->by_key);
-                if (!rc) rc = doc_ivl_push(&d->late, rest.v[p].a, rest.v[p].b);
+                rc = doc_attr_window(c, tr, rest.v[p].ts, rest.v[p].end, &d->by_key);
+                if (!rc) rc = lat_ivl_push(&d->late, rest.v[p].ts, rest.v[p].end);
             }
             if (!rc && tr < t->ntracks)
                 rc = doc_acc_add(&d->late_tid, (uint64_t)t->tracks[tr].tid, len, 1);
@@ -205,12 +205,11 @@ int doc_idle_decompose(struct doc_ctx *c, struct doc_idle *d)
         }
     }
     if (rc) goto nomem;
-    doc_ivl_merge(&d->late);
+    lat_ivl_merge(&d->late);
     /* Launch-call self time inside the host-late gaps. */
-    for (size_t i = 0; i < d->by_key.cap; i++) {
-        if (!d->by_key.used[i]) continue;
-        uint32_t name = (uint32_t)(d->by_key.keys[i] >> 32);
-        lat_ns v = d->by_key.val[i];
+    for (size_t i = 0; i < d->by_key.n; i++) {
+        uint32_t name = (uint32_t)(d->by_key.rows[i].key >> 32);
+        lat_ns v = d->by_key.rows[i].val;
         if (v <= 0) continue;
         d->attributed += v;
         if (name < DOC_NAME_NONE && (doc_api_class(c, name) & DOC_API_LAUNCH)) d->launch_self += v;
@@ -234,15 +233,15 @@ int doc_idle_decompose(struct doc_ctx *c, struct doc_idle *d)
         if (lo < ns && sy[lo].end - g->end <= c->o->th.dtoh_sync_window) d->nsync_dtoh++;
     }
     free(sy);
-    doc_ivl_fini(&gaps);
-    doc_ivl_fini(&piece);
-    doc_ivl_fini(&rest);
+    lat_ivl_fini(&gaps);
+    lat_ivl_fini(&piece);
+    lat_ivl_fini(&rest);
     return 0;
 nomem:
     free(sy);
-    doc_ivl_fini(&gaps);
-    doc_ivl_fini(&piece);
-    doc_ivl_fini(&rest);
+    lat_ivl_fini(&gaps);
+    lat_ivl_fini(&piece);
+    lat_ivl_fini(&rest);
     return -ENOMEM;
 }
 
@@ -252,19 +251,22 @@ void doc_idle_fini(struct doc_idle *d)
     doc_acc_fini(&d->sync_by_op);
     doc_acc_fini(&d->sync_blocked);
     doc_acc_fini(&d->late_tid);
-    doc_ivl_fini(&d->late);
+    lat_ivl_fini(&d->late);
 }
 
-/* The thread that launched most of the host-late idle time (-1 when none). */
+/* The thread that launched most of the host-late idle time (-1 when none; on a tie the lowest
+ * tid, so the answer does not depend on the accumulator's order). */
 int64_t doc_late_thread(const struct doc_idle *d)
 {
     int64_t tid = -1;
     lat_ns best = -1;
-    for (size_t i = 0; i < d->late_tid.cap; i++)
-        if (d->late_tid.used[i] && d->late_tid.val[i] > best) {
-            best = d->late_tid.val[i];
-            tid = (int64_t)d->late_tid.keys[i];
+    for (size_t i = 0; i < d->late_tid.n; i++) {
+        const struct doc_acc_row *r = &d->late_tid.rows[i];
+        if (r->val > best || (r->val == best && (int64_t)r->key < tid)) {
+            best = r->val;
+            tid = (int64_t)r->key;
         }
+    }
     return tid;
 }
 

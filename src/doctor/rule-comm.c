@@ -16,23 +16,23 @@
 DOC_RULE(comm)
 {
     if (!c->comm.n) return;
-    struct doc_ivl_set exposed = {0}, in = {0};
-    if (doc_ivl_subtract(&c->comm, &c->kernels, &exposed) ||
-        doc_ivl_intersect(&exposed, &c->steps_set, &in)) {
+    struct lat_ivl_set exposed = {0}, in = {0};
+    if (lat_ivl_subtract(&c->comm, &c->kernels, &exposed) ||
+        lat_ivl_intersect(&exposed, &c->steps_set, &in)) {
         c->r->err = -ENOMEM;
         goto out;
     }
     double nst = (double)c->nsteps;
-    lat_ns per = (lat_ns)((double)doc_ivl_measure(&in) / nst);
+    lat_ns per = (lat_ns)((double)lat_ivl_measure(&in) / nst);
     lat_ns comm = 0;
     {
-        struct doc_ivl_set ci = {0};
-        if (doc_ivl_intersect(&c->comm, &c->steps_set, &ci)) {
+        struct lat_ivl_set ci = {0};
+        if (lat_ivl_intersect(&c->comm, &c->steps_set, &ci)) {
             c->r->err = -ENOMEM;
             goto out;
         }
-        comm = doc_ivl_measure(&ci);
-        doc_ivl_fini(&ci);
+        comm = lat_ivl_measure(&ci);
+        lat_ivl_fini(&ci);
     }
     if (PCT(per, c->step_mean) >= c->o->th.comm_pct) {
         struct doc_finding *f = doc_finding_add(c->r, "exposed-communication", c->trace);
@@ -58,6 +58,6 @@ DOC_RULE(comm)
                 doc_trace_arg(c));
     }
 out:
-    doc_ivl_fini(&exposed);
-    doc_ivl_fini(&in);
+    lat_ivl_fini(&exposed);
+    lat_ivl_fini(&in);
 }

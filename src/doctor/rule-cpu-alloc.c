@@ -73,11 +73,11 @@ DOC_RULE(cpu_alloc)
     for (size_t s = 0; s < p->n; s++) {
         if (!p->s[s].sampled) continue;
         const struct doc_acc *a = &p->s[s].self;
-        for (size_t j = 0; j < a->cap; j++) {
-            if (!a->used[j] || (uint32_t)a->keys[j]) continue;
-            uint32_t nm = (uint32_t)(a->keys[j] >> 32);
+        for (size_t j = 0; j < a->n; j++) {
+            if ((uint32_t)a->rows[j].key) continue;
+            uint32_t nm = (uint32_t)(a->rows[j].key >> 32);
             if (nm >= DOC_NAME_NONE) continue;
-            if (allocating_op(lat_trace_str(t, nm))) alloc_self += a->val[j];
+            if (allocating_op(lat_trace_str(t, nm))) alloc_self += a->rows[j].val;
         }
     }
     double nst = (double)(p->nsampled ? p->nsampled : 1), nsteps = (double)c->nsteps;

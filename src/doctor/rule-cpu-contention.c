@@ -44,11 +44,11 @@ DOC_RULE(cpu_contention)
     for (size_t s = 0; s < p->n; s++) {
         if (!p->s[s].sampled) continue;
         const struct doc_acc *a = &p->s[s].self;
-        for (size_t j = 0; j < a->cap; j++) {
-            if (!a->used[j] || (uint32_t)a->keys[j]) continue; /* runtime keys carry an op */
-            uint32_t nm = (uint32_t)(a->keys[j] >> 32);
+        for (size_t j = 0; j < a->n; j++) {
+            if ((uint32_t)a->rows[j].key) continue; /* runtime keys carry an op */
+            uint32_t nm = (uint32_t)(a->rows[j].key >> 32);
             if (nm == DOC_NAME_STEP || nm == DOC_NAME_NONE) continue;
-            if (doc_acc_add(&keys, a->keys[j], 0, 0)) goto nomem;
+            if (doc_acc_add(&keys, a->rows[j].key, 0, 0)) goto nomem;
         }
     }
     size_t nk = 0;

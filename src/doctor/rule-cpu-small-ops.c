@@ -48,8 +48,8 @@ DOC_RULE(cpu_small_ops)
     for (size_t i = 0; i < p->n; i++) {
         if (!p->s[i].sampled) continue;
         const struct doc_acc *a = &p->s[i].top;
-        for (size_t j = 0; j < a->cap; j++)
-            if (a->used[j] && doc_acc_add(&by, a->keys[j], (lat_ns)a->cnt[j], 0)) goto nomem;
+        for (size_t j = 0; j < a->n; j++)
+            if (doc_acc_add(&by, a->rows[j].key, (lat_ns)a->rows[j].cnt, 0)) goto nomem;
     }
     size_t n;
     struct doc_kvpair *v = doc_acc_sorted(&by, &n);

@@ -19,17 +19,17 @@ DOC_RULE(dataloader)
     if (!c->dataloader.n) return;
     /* tb_plugin: roles in priority Kernel, Memcpy, Memset, Communication, Runtime, DataLoader;
      * DataLoader keeps only the step time no higher role claimed. */
-    struct doc_ivl_set hi = {0}, dl = {0}, in = {0};
-    const struct doc_ivl_set *roles[] = {&c->kernels, &c->copies, &c->memsets, &c->comm,
+    struct lat_ivl_set hi = {0}, dl = {0}, in = {0};
+    const struct lat_ivl_set *roles[] = {&c->kernels, &c->copies, &c->memsets, &c->comm,
                                          &c->runtime};
     for (size_t i = 0; i < 5; i++)
         for (size_t k = 0; k < roles[i]->n; k++)
-            if (doc_ivl_push(&hi, roles[i]->v[k].a, roles[i]->v[k].b)) goto nomem;
-    doc_ivl_merge(&hi);
-    if (doc_ivl_subtract(&c->dataloader, &hi, &dl) || doc_ivl_intersect(&dl, &c->steps_set, &in))
+            if (lat_ivl_push(&hi, roles[i]->v[k].ts, roles[i]->v[k].end)) goto nomem;
+    lat_ivl_merge(&hi);
+    if (lat_ivl_subtract(&c->dataloader, &hi, &dl) || lat_ivl_intersect(&dl, &c->steps_set, &in))
         goto nomem;
     double nst = (double)c->nsteps;
-    lat_ns per = (lat_ns)((double)doc_ivl_measure(&in) / nst);
+    lat_ns per = (lat_ns)((double)lat_ivl_measure(&in) / nst);
     sum->dataloader = per;
     double pct = PCT(per, c->step_mean);
     if (pct > c->o->th.dataloader_pct) {
@@ -102,13 +102,13 @@ DOC_RULE(dataloader)
                           "  # CPU samples inside __next__ show whether decoding, augmentation or "
                           "collation costs most");
     }
-    doc_ivl_fini(&hi);
-    doc_ivl_fini(&dl);
-    doc_ivl_fini(&in);
+    lat_ivl_fini(&hi);
+    lat_ivl_fini(&dl);
+    lat_ivl_fini(&in);
     return;
 nomem:
     c->r->err = -ENOMEM;
-    doc_ivl_fini(&hi);
-    doc_ivl_fini(&dl);
-    doc_ivl_fini(&in);
+    lat_ivl_fini(&hi);
+    lat_ivl_fini(&dl);
+    lat_ivl_fini(&in);
 }

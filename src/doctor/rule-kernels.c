@@ -4,6 +4,7 @@
  */
 #include "analyze/ncu.h"
 #include "core/err.h"
+#include "core/grow.h"
 #include "core/units.h"
 #include "doctor/ctx.h"
 #include "doctor/finding.h"
@@ -167,12 +168,7 @@ DOC_RULE(kernels)
         lat_ns slot = doc_acc_get(&idx, name);
         struct kstat *s;
         if (!slot) {
-            if (nks == cap) {
-                cap = cap ? cap * 2 : 64;
-                struct kstat *n2 = realloc(ks, cap * sizeof(*ks));
-                if (!n2) goto nomem;
-                ks = n2;
-            }
+            if (LAT_GROW(ks, cap, nks, 1, 64)) goto nomem;
             s = &ks[nks++];
             memset(s, 0, sizeof(*s));
             s->name = name;
@@ -349,7 +345,7 @@ DOC_RULE(kernels)
         struct doc_finding *f = doc_finding_add(c->r, "fp32-no-tensor-cores", c->trace);
         if (!f) goto nomem;
         lat_ns per = (lat_ns)((double)elig_fp32 / nst * (1.0 - 1.0 / th->fp32_speedup));
-        lat_ns busy_per = (lat_ns)((double)doc_ivl_measure(&c->busy) / nst);
+        lat_ns busy_per = (lat_ns)((double)lat_ivl_measure(&c->busy) / nst);
         if (per > busy_per) per = busy_per;
         doc_saving(f, per, c->step_mean);
         doc_set(c->r, &f->title,
@@ -441,8 +437,8 @@ DOC_RULE(kernels)
             doc_top_add(&top, &e);
         }
     }
-    lat_ns busyk = doc_ivl_measure_in(&c->kernels, c->steps_set.n ? c->steps_set.v[0].a : 0,
-                                      c->steps_set.n ? c->steps_set.v[c->steps_set.n - 1].b : 0);
+    lat_ns busyk = lat_ivl_measure_in(&c->kernels, c->steps_set.n ? c->steps_set.v[0].ts : 0,
+                                      c->steps_set.n ? c->steps_set.v[c->steps_set.n - 1].end : 0);
     double util = PCT(busyk, c->step_total);
     if (known > 0 && PCT(under, known) >= th->underfilled_pct &&
         PCT((double)lost / nst, c->step_mean) >= 1.0) {

@@ -23,7 +23,7 @@ DOC_RULE(memcpy)
     const struct doc_idle *d = c->idle;
     const struct lat_trace *t = c->t;
     const struct doc_thresholds *th = &c->o->th;
-    struct doc_ivl_set hd = {0}, exposed = {0};
+    struct lat_ivl_set hd = {0}, exposed = {0};
     uint64_t n_h2d = 0, n_d2h = 0, pageable = 0, small = 0, same_stream = 0;
     int64_t bytes_h2d = 0, bytes_d2h = 0;
     lat_ns t_h2d = 0, t_d2h = 0;
@@ -36,7 +36,7 @@ DOC_RULE(memcpy)
         const char *nm = doc_name(c, g->ev);
         bool h2d = strstr(nm, "HtoD") != NULL, d2h = strstr(nm, "DtoH") != NULL;
         if (!h2d && !d2h) continue;
-        if (doc_ivl_push(&hd, g->ts, g->end)) goto nomem;
+        if (lat_ivl_push(&hd, g->ts, g->end)) goto nomem;
         int64_t bytes = 0;
         lat_trace_arg_int(t, g->ev, "bytes", &bytes);
         if (h2d) {
@@ -50,7 +50,7 @@ DOC_RULE(memcpy)
         }
         if (strstr(nm, "Pageable")) pageable++;
         if (bytes > 0 && bytes <= th->small_copy_bytes) small++;
-        lat_ns kern = doc_ivl_measure_in(&c->kernels, g->ts, g->end);
+        lat_ns kern = lat_ivl_measure_in(&c->kernels, g->ts, g->end);
         struct doc_example e;
         doc_example_from(c, g->ev, &e);
         e.value = (g->end - g->ts) - kern;
@@ -60,9 +60,9 @@ DOC_RULE(memcpy)
         e.note = note;
         doc_top_add(&top, &e);
     }
-    doc_ivl_merge(&hd);
-    if (doc_ivl_subtract(&hd, &c->kernels, &exposed)) goto nomem;
-    lat_ns exp = doc_ivl_measure(&exposed);
+    lat_ivl_merge(&hd);
+    if (lat_ivl_subtract(&hd, &c->kernels, &exposed)) goto nomem;
+    lat_ns exp = lat_ivl_measure(&exposed);
     /* copies that share a stream with compute kernels (serialised with compute) */
     for (size_t k = 0; k < c->ng; k++) {
         const struct doc_gop *g = &c->g[k];
@@ -115,11 +115,11 @@ DOC_RULE(memcpy)
                 "nsys profile -t cuda,nvtx -o copies <your command> && nsys analyze -r "
                 "cuda_memcpy_async,cuda_memcpy_sync copies.nsys-rep");
     }
-    doc_ivl_fini(&hd);
-    doc_ivl_fini(&exposed);
+    lat_ivl_fini(&hd);
+    lat_ivl_fini(&exposed);
     return;
 nomem:
     c->r->err = -ENOMEM;
-    doc_ivl_fini(&hd);
-    doc_ivl_fini(&exposed);
+    lat_ivl_fini(&hd);
+    lat_ivl_fini(&exposed);
 }

@@ -26,7 +26,7 @@ DOC_RULE(overhead)
         if (k != LAT_EV_OVERHEAD || t->ev.dur[i] < 0) continue;
         nover++;
         over += t->ev.dur[i];
-        over_in += doc_ivl_measure_in(&c->steps_set, t->ev.ts[i], t->ev.ts[i] + t->ev.dur[i]);
+        over_in += lat_ivl_measure_in(&c->steps_set, t->ev.ts[i], t->ev.ts[i] + t->ev.dur[i]);
         struct doc_example e;
         doc_example_from(c, i, &e);
         doc_top_add(&top, &e);

@@ -53,8 +53,8 @@ DOC_RULE(tail)
         if (slow) nslow_samp++;
         const struct doc_step *s = &c->steps[i];
         if (doc_attr_window(c, s->track, s->ts, s->end, &comp[i])) goto nomem;
-        for (size_t j = 0; j < comp[i].cap; j++)
-            if (comp[i].used[j] && doc_acc_add(&all, comp[i].keys[j], 0, 0)) goto nomem;
+        for (size_t j = 0; j < comp[i].n; j++)
+            if (doc_acc_add(&all, comp[i].rows[j].key, 0, 0)) goto nomem;
     }
     struct doc_finding *f = doc_finding_add(c->r, "tail-steps", c->trace);
     if (!f) goto nomem;

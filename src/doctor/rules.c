@@ -9,6 +9,7 @@
 #include "doctor/rules.h"
 #include "analyze/tf.h"
 #include "core/err.h"
+#include "core/grow.h"
 #include "core/units.h"
 #include "doctor/ctx.h"
 #include "doctor/finding.h"
@@ -192,33 +193,33 @@ static void fill_summary(struct doc_ctx *c, struct doc_summary *s, const struct 
     }
     lat_ns busy = 0, kern = 0;
     for (size_t i = 0; i < c->nsteps; i++) {
-        busy += doc_ivl_measure_in(&c->busy, c->steps[i].ts, c->steps[i].end);
-        kern += doc_ivl_measure_in(&c->kernels, c->steps[i].ts, c->steps[i].end);
+        busy += lat_ivl_measure_in(&c->busy, c->steps[i].ts, c->steps[i].end);
+        kern += lat_ivl_measure_in(&c->kernels, c->steps[i].ts, c->steps[i].end);
     }
     s->gpu_busy = (lat_ns)((double)busy / nst);
     s->kernel = (lat_ns)((double)kern / nst);
     s->idle = c->ng ? c->step_mean - s->gpu_busy : 0;
     s->host_idle = (lat_ns)((double)d->host_late / nst);
     s->sync_bubble = (lat_ns)((double)d->sync_bubble / nst);
-    struct doc_ivl_set hd = {0}, ex = {0};
+    struct lat_ivl_set hd = {0}, ex = {0};
     for (size_t k = 0; k < c->ng; k++) {
         const char *nm = doc_name(c, c->g[k].ev);
         if (c->g[k].kind == LAT_EV_MEMCPY && c->g[k].step >= 0 &&
             (strstr(nm, "HtoD") || strstr(nm, "DtoH")))
-            doc_ivl_push(&hd, c->g[k].ts, c->g[k].end);
+            lat_ivl_push(&hd, c->g[k].ts, c->g[k].end);
     }
-    doc_ivl_merge(&hd);
-    if (!doc_ivl_subtract(&hd, &c->kernels, &ex))
-        s->memcpy_exposed = (lat_ns)((double)doc_ivl_measure(&ex) / nst);
-    doc_ivl_reset(&ex);
-    if (!doc_ivl_subtract(&c->comm, &c->kernels, &ex)) {
+    lat_ivl_merge(&hd);
+    if (!lat_ivl_subtract(&hd, &c->kernels, &ex))
+        s->memcpy_exposed = (lat_ns)((double)lat_ivl_measure(&ex) / nst);
+    lat_ivl_reset(&ex);
+    if (!lat_ivl_subtract(&c->comm, &c->kernels, &ex)) {
         lat_ns m = 0;
         for (size_t i = 0; i < ex.n; i++)
-            m += doc_ivl_measure_in(&c->steps_set, ex.v[i].a, ex.v[i].b);
+            m += lat_ivl_measure_in(&c->steps_set, ex.v[i].ts, ex.v[i].end);
         s->comm_exposed = (lat_ns)((double)m / nst);
     }
-    doc_ivl_fini(&hd);
-    doc_ivl_fini(&ex);
+    lat_ivl_fini(&hd);
+    lat_ivl_fini(&ex);
     s->kernels_per_step = (double)l->kernels / nst;
     s->short_kernel_pct = l->with_launch ? 100.0 * (double)l->short_kernels / l->with_launch : 0;
     s->graph_launches = c->graph_launches;
@@ -235,13 +236,8 @@ int doctor_run(struct doc_report *r, const struct lat_trace *t, const struct doc
 {
     if (!r || !t || !o) return LAT_E_USAGE;
     if (r->err) return r->err;
-    if (r->ntraces == r->traces_cap) {
-        size_t cap = r->traces_cap ? r->traces_cap * 2 : 4;
-        struct doc_summary *s = realloc(r->traces, cap * sizeof(*s));
-        if (!s) return -ENOMEM;
-        r->traces = s;
-        r->traces_cap = cap;
-    }
+    int grc = LAT_GROW(r->traces, r->traces_cap, r->ntraces, 1, 4);
+    if (grc) return grc;
     int ti = (int)r->ntraces;
     struct doc_summary *sum = &r->traces[r->ntraces++];
     memset(sum, 0, sizeof(*sum));

@@ -80,7 +80,7 @@ struct doc_idle {
     struct doc_acc sync_by_op;   /* bubble per causing op (key: sync name << 32 | op name) */
     struct doc_acc sync_blocked; /* blocked time per causing op */
     struct doc_acc late_tid;     /* host-late idle per launching thread (key: tid) */
-    struct doc_ivl_set late;     /* the host-late idle windows (merged after decompose) */
+    struct lat_ivl_set late;     /* the host-late idle windows (merged after decompose) */
     uint64_t nsync, nsync_dtoh;
     lat_ns blocked;
     struct doc_top gaps, syncs;
@@ -155,7 +155,7 @@ unsigned doc_api_of_ev(struct doc_ctx *c, size_t ev);
 /* CPU-sample evidence (cpu.c) for finding f over windows win of thread tid; the sentence it
  * yields is appended to the title. */
 void doc_add_cpu_evidence(struct doc_ctx *c, struct doc_finding *f, int64_t tid,
-                          const struct doc_ivl_set *win);
+                          const struct lat_ivl_set *win);
 /* The next step of a host-side finding: record CPU samples (with --cuda only when the trace has
  * GPU activity), unless the trace already has them; then read them with analyze. */
 void doc_cpu_next_step(struct doc_ctx *c, struct doc_finding *f, const char *with_samples,

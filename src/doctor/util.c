@@ -73,8 +73,8 @@ struct doc_kvpair *doc_acc_sorted(const struct doc_acc *a, size_t *n)
     struct doc_kvpair *v = malloc((a->n ? a->n : 1) * sizeof(*v));
     *n = 0;
     if (!v) return NULL;
-    for (size_t i = 0; i < a->cap; i++)
-        if (a->used[i]) v[(*n)++] = (struct doc_kvpair){a->keys[i], a->val[i], a->cnt[i]};
+    for (size_t i = 0; i < a->n; i++)
+        v[(*n)++] = (struct doc_kvpair){a->rows[i].key, a->rows[i].val, a->rows[i].cnt};
     qsort(v, *n, sizeof(*v), doc_cmp_kvpair);
     return v;
 }
@@ -122,7 +122,7 @@ bool doc_meta_true(const struct lat_trace *t, const char *key)
 }
 
 void doc_add_cpu_evidence(struct doc_ctx *c, struct doc_finding *f, int64_t tid,
-                          const struct doc_ivl_set *win)
+                          const struct lat_ivl_set *win)
 {
     char text[600];
     if (tid < 0 || doc_cpu_evidence(c, f, tid, win, text, sizeof(text)) <= 0 || !text[0]) return;

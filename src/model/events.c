@@ -9,6 +9,8 @@
  */
 #include "model/events.h"
 #include "core/err.h"
+#include "core/grow.h"
+#include "core/u64map.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -17,8 +19,7 @@
 
 struct lat_trace_priv {
     struct lat_trace pub;
-    uint32_t *track_slots; /* index + 1, 0 = empty */
-    size_t track_nslots;
+    struct lat_u64map track_ix; /* lat_track_hash (+ k after k collisions) -> track index */
 };
 
 int lat_trace_new(struct lat_trace **out)
@@ -68,7 +69,7 @@ void lat_trace_free(struct lat_trace *t)
     free(t->devices);
     free(t->meta);
     free(t->path);
-    free(p->track_slots);
+    lat_u64map_fini(&p->track_ix);
     free(p);
 }
 
@@ -86,7 +87,9 @@ int lat_trace_intern(struct lat_trace *t, const char *s, size_t n, uint32_t *id)
 
 static int lat_cols_grow(struct lat_event_cols *c)
 {
-    size_t cap = c->cap ? c->cap * 2 : 1024;
+    /* one capacity for every column, checked against the widest (8-byte) element */
+    size_t cap = lat_grow_cap(c->cap, c->cap + 1, sizeof(int64_t), 1024);
+    if (!cap) return LAT_E_OVERFLOW;
     GROW_COL(c->ts, cap);
     GROW_COL(c->dur, cap);
     GROW_COL(c->name, cap);
@@ -208,50 +211,24 @@ static uint64_t lat_track_hash(int64_t pid, int64_t tid, uint32_t ps, uint32_t t
     return h ^ (h >> 29);
 }
 
-static int lat_track_rehash(struct lat_trace_priv *p, size_t nslots)
-{
-    uint32_t *slots = calloc(nslots, sizeof(*slots));
-    if (!slots) return -ENOMEM;
-    for (size_t k = 0; k < p->pub.ntracks; k++) {
-        const struct lat_track *tr = &p->pub.tracks[k];
-        size_t i =
-            lat_track_hash(tr->pid, tr->tid, tr->pid_str, tr->tid_str, tr->gpu) & (nslots - 1);
-        while (slots[i])
-            i = (i + 1) & (nslots - 1);
-        slots[i] = (uint32_t)k + 1;
-    }
-    free(p->track_slots);
-    p->track_slots = slots;
-    p->track_nslots = nslots;
-    return 0;
-}
-
 int lat_trace_track(struct lat_trace *t, int64_t pid, int64_t tid, uint32_t pid_str,
                     uint32_t tid_str, bool gpu, uint32_t *index)
 {
     struct lat_trace_priv *p = (struct lat_trace_priv *)t;
-    uint64_t h = lat_track_hash(pid, tid, pid_str, tid_str, gpu);
-    if (p->track_nslots) {
-        for (size_t i = h & (p->track_nslots - 1);; i = (i + 1) & (p->track_nslots - 1)) {
-            uint32_t s = p->track_slots[i];
-            if (!s) break;
-            const struct lat_track *tr = &t->tracks[s - 1];
-            if (tr->pid == pid && tr->tid == tid && tr->pid_str == pid_str &&
-                tr->tid_str == tid_str && tr->gpu == gpu) {
-                *index = s - 1;
-                return 0;
-            }
+    /* Two tracks whose 64-bit hashes collide take the keys h, h + 1, ...: probe them in order
+     * (nothing is ever removed, so the first free key ends the search). */
+    uint64_t key = lat_track_hash(pid, tid, pid_str, tid_str, gpu), ix;
+    for (; lat_u64map_get(&p->track_ix, key, &ix); key++) {
+        const struct lat_track *tr = &t->tracks[ix];
+        if (tr->pid == pid && tr->tid == tid && tr->pid_str == pid_str && tr->tid_str == tid_str &&
+            tr->gpu == gpu) {
+            *index = (uint32_t)ix;
+            return 0;
         }
     }
-    if (t->ntracks == t->tracks_cap) {
-        size_t cap = t->tracks_cap ? t->tracks_cap * 2 : 64;
-        GROW_COL(t->tracks, cap);
-        t->tracks_cap = cap;
-    }
-    if ((t->ntracks + 1) * 2 > p->track_nslots) {
-        int rc = lat_track_rehash(p, p->track_nslots ? p->track_nslots * 2 : 128);
-        if (rc) return rc;
-    }
+    if (t->ntracks >= UINT32_MAX) return LAT_E_OVERFLOW;
+    int rc = LAT_GROW(t->tracks, t->tracks_cap, t->ntracks, 1, 64);
+    if (rc || (rc = lat_u64map_put(&p->track_ix, key, t->ntracks))) return rc;
     struct lat_track *tr = &t->tracks[t->ntracks];
     memset(tr, 0, sizeof(*tr));
     tr->pid = pid;
@@ -259,43 +236,30 @@ int lat_trace_track(struct lat_trace *t, int64_t pid, int64_t tid, uint32_t pid_
     tr->pid_str = pid_str;
     tr->tid_str = tid_str;
     tr->gpu = gpu;
-    size_t i = h & (p->track_nslots - 1);
-    while (p->track_slots[i])
-        i = (i + 1) & (p->track_nslots - 1);
-    p->track_slots[i] = (uint32_t)t->ntracks + 1;
     *index = (uint32_t)t->ntracks++;
     return 0;
 }
 
 int lat_trace_add_flow(struct lat_trace *t, const struct lat_flow *f)
 {
-    if (t->nflows == t->flows_cap) {
-        size_t cap = t->flows_cap ? t->flows_cap * 2 : 256;
-        GROW_COL(t->flows, cap);
-        t->flows_cap = cap;
-    }
+    int rc = LAT_GROW(t->flows, t->flows_cap, t->nflows, 1, 256);
+    if (rc) return rc;
     t->flows[t->nflows++] = *f;
     return 0;
 }
 
 int lat_trace_add_device(struct lat_trace *t, const struct lat_device *d)
 {
-    if (t->ndevices == t->devices_cap) {
-        size_t cap = t->devices_cap ? t->devices_cap * 2 : 8;
-        GROW_COL(t->devices, cap);
-        t->devices_cap = cap;
-    }
+    int rc = LAT_GROW(t->devices, t->devices_cap, t->ndevices, 1, 8);
+    if (rc) return rc;
     t->devices[t->ndevices++] = *d;
     return 0;
 }
 
 int lat_trace_add_meta(struct lat_trace *t, uint32_t key, uint32_t value)
 {
-    if (t->nmeta == t->meta_cap) {
-        size_t cap = t->meta_cap ? t->meta_cap * 2 : 16;
-        GROW_COL(t->meta, cap);
-        t->meta_cap = cap;
-    }
+    int rc = LAT_GROW(t->meta, t->meta_cap, t->nmeta, 1, 16);
+    if (rc) return rc;
     t->meta[t->nmeta].key = key;
     t->meta[t->nmeta].value = value;
     t->nmeta++;

@@ -12,6 +12,7 @@
 
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/grow.h"
 
 static const struct lat_trace *sort_trace; /* qsort has no context argument in C11 */
 
@@ -103,13 +104,7 @@ static struct rep_tl_bin *bin_at(struct rep_tl_lane_bins *lb, int64_t idx)
     while (k > 0 && lb->b[k - 1].idx > idx)
         k--;
     if (k > 0 && lb->b[k - 1].idx == idx) return &lb->b[k - 1];
-    if (lb->n == lb->cap) {
-        size_t cap = lb->cap ? lb->cap * 2 : 64;
-        struct rep_tl_bin *nb = realloc(lb->b, cap * sizeof(*nb));
-        if (!nb) return NULL;
-        lb->b = nb;
-        lb->cap = cap;
-    }
+    if (LAT_GROW(lb->b, lb->cap, lb->n, 1, 64)) return NULL;
     memmove(&lb->b[k + 1], &lb->b[k], (lb->n - k) * sizeof(*lb->b));
     lb->n++;
     struct rep_tl_bin *bn = &lb->b[k];

@@ -11,10 +11,10 @@
 #include "analyze/analysis.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/ivl.h"
 #include "core/jsonw.h"
 #include "doctor/ctx.h"
 #include "doctor/doctor.h"
-#include "doctor/ivl.h"
 #include "doctor/shell.h"
 #include "ingest/ingest.h"
 
@@ -133,25 +133,25 @@ static const struct doc_kv *kv(const struct doc_finding *f, const char *key)
 
 TEST(doctor_ivl_ops)
 {
-    struct doc_ivl_set a = {0}, b = {0}, o = {0};
-    ASSERT_RC(doc_ivl_push(&a, 10, 20));
-    ASSERT_RC(doc_ivl_push(&a, 0, 5));
-    ASSERT_RC(doc_ivl_push(&a, 15, 30));
-    doc_ivl_merge(&a);
+    struct lat_ivl_set a = {0}, b = {0}, o = {0};
+    ASSERT_RC(lat_ivl_push(&a, 10, 20));
+    ASSERT_RC(lat_ivl_push(&a, 0, 5));
+    ASSERT_RC(lat_ivl_push(&a, 15, 30));
+    lat_ivl_merge(&a);
     ASSERT_EQ_U64(a.n, 2);
-    ASSERT_EQ_I64(doc_ivl_measure(&a), 25);
-    ASSERT_EQ_I64(doc_ivl_measure_in(&a, 3, 12), 4);
-    ASSERT_RC(doc_ivl_push(&b, 4, 11));
-    ASSERT_RC(doc_ivl_subtract(&a, &b, &o));
-    ASSERT_EQ_I64(doc_ivl_measure(&o), 25 - 2);
-    ASSERT_RC(doc_ivl_intersect(&a, &b, &o));
-    ASSERT_EQ_I64(doc_ivl_measure(&o), 2);
-    ASSERT_RC(doc_ivl_gaps_in(&a, 0, 40, &o));
+    ASSERT_EQ_I64(lat_ivl_measure(&a), 25);
+    ASSERT_EQ_I64(lat_ivl_measure_in(&a, 3, 12), 4);
+    ASSERT_RC(lat_ivl_push(&b, 4, 11));
+    ASSERT_RC(lat_ivl_subtract(&a, &b, &o));
+    ASSERT_EQ_I64(lat_ivl_measure(&o), 25 - 2);
+    ASSERT_RC(lat_ivl_intersect(&a, &b, &o));
+    ASSERT_EQ_I64(lat_ivl_measure(&o), 2);
+    ASSERT_RC(lat_ivl_gaps_in(&a, 0, 40, &o));
     ASSERT_EQ_U64(o.n, 2); /* [5,10) and [30,40) */
-    ASSERT_EQ_I64(doc_ivl_measure(&o), 15);
-    doc_ivl_fini(&a);
-    doc_ivl_fini(&b);
-    doc_ivl_fini(&o);
+    ASSERT_EQ_I64(lat_ivl_measure(&o), 15);
+    lat_ivl_fini(&a);
+    lat_ivl_fini(&b);
+    lat_ivl_fini(&o);
 }
 
 /* ---- R7 DataLoader ----

@@ -4,18 +4,10 @@
 #include "core/err.h"
 #include "hist/hist.h"
 #include "hist/samples.h"
+#include "stats/rng.h"
 
 #include <errno.h>
 #include <math.h>
-
-/* A tiny deterministic generator for test data (splitmix64). */
-static uint64_t t_rng(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 TEST(hist_config_matches_hdr_layout_table)
 {
@@ -80,7 +72,7 @@ TEST(hist_relative_error_bounded)
     ASSERT_RC(hist_calc_config(1000, 3600LL * 1000000000LL, 3, &c));
     uint64_t s = 1;
     for (int i = 0; i < 200000; i++) {
-        int64_t v = (int64_t)(t_rng(&s) % (uint64_t)c.highest);
+        int64_t v = (int64_t)(rng_splitmix64(&s) % (uint64_t)c.highest);
         int64_t lo = hist_lowest_equivalent(&c, v), hi = hist_highest_equivalent(&c, v);
         ASSERT_OP_I64(lo, <=, v);
         ASSERT_OP_I64(hi, >=, v);
@@ -140,7 +132,7 @@ TEST(hist_percentiles_track_exact_order_statistics)
     uint64_t st = 42;
     for (int i = 0; i < 100000; i++) {
         /* log-uniform 10 µs .. 10 s */
-        double u = (double)(t_rng(&st) >> 11) / 9007199254740992.0;
+        double u = (double)(rng_splitmix64(&st) >> 11) / 9007199254740992.0;
         int64_t v = (int64_t)(1e4 * pow(1e6, u));
         hist_record(&h, v);
         ASSERT_RC(samples_push(&s, v));
@@ -167,7 +159,7 @@ TEST(hist_add_is_lossless)
     ASSERT_RC(hist_init_default(&all));
     uint64_t st = 7;
     for (int i = 0; i < 50000; i++) {
-        int64_t v = (int64_t)(t_rng(&st) % 5000000000ULL);
+        int64_t v = (int64_t)(rng_splitmix64(&st) % 5000000000ULL);
         hist_record(i % 3 ? &a : &b, v);
         hist_record(&all, v);
     }
@@ -280,7 +272,7 @@ TEST(samples_sort_large_matches_qsort)
     ASSERT(ref);
     uint64_t st = 99;
     for (size_t i = 0; i < n; i++) {
-        uint64_t r = t_rng(&st);
+        uint64_t r = rng_splitmix64(&st);
         int64_t v = i % 7 == 0 ? (int64_t)r : (int64_t)(r % 5000000) - 1000;
         if (i == 10) v = INT64_MIN;
         if (i == 11) v = INT64_MAX;

@@ -5,16 +5,9 @@
 #include "core/err.h"
 #include "hist/base64.h"
 #include "hist/hlog.h"
+#include "stats/rng.h"
 
 #include <sys/wait.h>
-
-static uint64_t t_rng(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 TEST(base64_rfc4648_vectors)
 {
@@ -53,7 +46,7 @@ TEST(hlog_codec_roundtrip)
     ASSERT_RC(hist_init_default(&h));
     uint64_t s = 3;
     for (int i = 0; i < 100000; i++)
-        hist_record(&h, 20000 + (int64_t)(t_rng(&s) % 200000000)); /* 20 µs .. 200 ms */
+        hist_record(&h, 20000 + (int64_t)(rng_splitmix64(&s) % 200000000)); /* 20 µs .. 200 ms */
     hist_record_n(&h, 1000, 7);
     ASSERT_RC(hlog_encode(&h, &b));
     ASSERT(strncmp(b.data, "HISTF", 5) == 0);
@@ -91,7 +84,7 @@ TEST(hlog_codec_roundtrip_other_layouts)
         ASSERT_RC(hist_init(&h, lay[k].lo, lay[k].hi, lay[k].sig));
         uint64_t s = 17 + k;
         for (int i = 0; i < 20000; i++)
-            hist_record(&h, (int64_t)(t_rng(&s) % (uint64_t)lay[k].hi));
+            hist_record(&h, (int64_t)(rng_splitmix64(&s) % (uint64_t)lay[k].hi));
         hist_record(&h, lay[k].hi); /* the top bucket */
         ASSERT_RC(hlog_encode(&h, &b));
         const char *why = NULL;
@@ -259,7 +252,8 @@ TEST_TIMEOUT(hlog_read_by_python_hdrhistogram, 60)
         ASSERT_RC(hist_init_default(&h));
         int n = 1000 + k * 20000;
         for (int i = 0; i < n; i++) /* spread over 1 µs .. ~1 s, heavy tail */
-            hist_record(&h, 1000 + (int64_t)((t_rng(&s) % 1000000) * (t_rng(&s) % 1000)));
+            hist_record(
+                &h, 1000 + (int64_t)((rng_splitmix64(&s) % 1000000) * (rng_splitmix64(&s) % 1000)));
         ASSERT_RC(hlog_writer_interval(&w, tags[k], k * 1.0, 1.0, &h));
         fprintf(x, "%s %llu", tags[k] ? tags[k] : "-", (unsigned long long)hist_count(&h));
         for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
