@@ -68,7 +68,7 @@ DOC_RULE(straggler)
         const struct doc_step *s = &c->steps[i];
         q->num[i] = s->num;
         q->dur[i] = s->end - s->ts;
-        q->comm[i] = doc_ivl_measure_in(&c->comm, s->ts, s->end);
+        q->comm[i] = lat_ivl_measure_in(&c->comm, s->ts, s->end);
     }
     q->n = c->nsteps;
 }
