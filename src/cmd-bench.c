@@ -892,6 +892,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
             llm_bench_conn_new, llm_bench_conn_free, llm_bench_build,
             llm_bench_begin,    llm_conn_body,       llm_bench_end,
         };
+        llm.tls = t.url.tls; /* --tokenize-url auto */
         rc = llm_bench_setup(&llm, t.url.hostport, t.url.path, c.headers, c.nheaders, c.seed, lwhy,
                              sizeof(lwhy));
         if (rc < 0) {

@@ -48,6 +48,12 @@ const char llm_bench_usage[] =
     "                           (an SLO without these keys, e.g. p99<=200ms, is the bench's)\n"
     "  --metrics-compat V       metric definitions: latscope (default), vllm, genai-perf,\n"
     "                           aiperf (0.13: TTFT at the first non-empty content)\n"
+    "  --tokenizer FILE         exact ISL/OSL with a Hugging Face tokenizer.json (byte-level\n"
+    "                           BPE): --input-tokens N prompts are N tokens, outputs without\n"
+    "                           usage are counted after each point\n"
+    "  --tokenize-url URL|auto  the same with the server's tokenize endpoint (llama.cpp,\n"
+    "                           vLLM/SGLang, TGI; auto: SCHEME://HOST:PORT/tokenize)\n"
+    "  --tokenize-api A         auto (probe, default), llamacpp, vllm or tgi\n"
     "  --records-detail FILE    one JSON line per request with every content chunk's arrival\n"
     "  --metrics-url URL        scrape the server's Prometheus metrics before, every second\n"
     "                           during, and after each point (running/waiting requests,\n"
@@ -57,6 +63,7 @@ static int metrics_start(struct llm_bench *b, char *why, size_t whylen);
 static void write_record(struct llm_bench *b, struct llm_conn *c);
 static int write_hlog(struct llm_bench *b);
 static void metrics_point(struct llm_bench *b, struct llm_srv *srv);
+static void count_outputs(struct llm_bench *b);
 
 struct opt {
     const char *name;
@@ -81,6 +88,9 @@ static const struct opt opts[] = {
     {"no-ignore-eos", false},
     {"metrics-url", true},
     {"records-detail", true},
+    {"tokenizer", true},
+    {"tokenize-url", true},
+    {"tokenize-api", true},
 };
 
 static bool is_openai_target(int argc, char **argv)
@@ -145,6 +155,12 @@ static int apply(struct llm_bench *b, const char *name, const char *v, char *why
         b->metrics_url = v;
     } else if (!strcmp(name, "no-ignore-eos")) {
         wl->ignore_eos = false;
+    } else if (!strcmp(name, "tokenizer")) {
+        b->tokenizer_path = v;
+    } else if (!strcmp(name, "tokenize-url")) {
+        b->tokenize_url = v;
+    } else if (!strcmp(name, "tokenize-api")) {
+        if (llm_tokapi_parse(v, &b->tokapi)) w = "expected auto, llamacpp, vllm or tgi";
     }
     if (w) {
         snprintf(why, whylen, "--%s %s: %s", name, v, w);
@@ -265,6 +281,29 @@ int llm_bench_setup(struct llm_bench *b, const char *hostport, const char *path,
         b->tc.wl.replay = &b->replay;
     }
     b->tc.wl.max_input_bytes = b->max_input;
+    if (b->tokenizer_path && b->tokenize_url) {
+        snprintf(why, whylen, "--tokenizer and --tokenize-url both count tokens; choose one");
+        return LAT_E_USAGE;
+    }
+    if (b->tokenizer_path) {
+        int trc = llm_tokenizer_load(b->tokenizer_path, &b->tk, why, whylen);
+        if (trc) return trc < 0 && trc > -4096 ? trc : LAT_E_USAGE;
+        b->tokc.tk = b->tk;
+        b->tc.wl.counter = &b->tokc;
+    } else if (b->tokenize_url) {
+        const char *u = b->tokenize_url;
+        if (!strcmp(u, "auto")) {
+            snprintf(b->tok_url, sizeof(b->tok_url), "%s://%s/tokenize", b->tls ? "https" : "http",
+                     b->hostport);
+            u = b->tok_url;
+        }
+        int trc = llm_tokenize_ep_open(&b->ep, u, b->tokapi, b->tc.wl.model, headers, nheaders, why,
+                                       whylen);
+        if (trc) return trc;
+        b->ep_ok = true;
+        b->tokc.ep = &b->ep;
+        b->tc.wl.counter = &b->tokc;
+    }
     int rc = llm_target_new(&b->tc, LLM_BENCH_MAX_THREADS, &b->t, why, whylen);
     if (rc) return rc;
     b->t0 = clock_now_ns();
@@ -299,6 +338,10 @@ void llm_bench_fini(struct llm_bench *b)
     prom_set_fini(&b->before);
     llm_target_free(b->t);
     b->t = NULL;
+    llm_tokenizer_free(b->tk);
+    b->tk = NULL;
+    if (b->ep_ok) llm_tokenize_ep_close(&b->ep);
+    b->ep_ok = false;
     llm_replay_fini(&b->replay);
     if (b->ivl_on) {
         hist_fini(&b->ivl_ttft);
@@ -601,6 +644,7 @@ static int fill_hists(struct llm_bench *b, struct lat_hist *h, lat_ns *tmin, lat
 
 int llm_bench_point_hists(struct llm_bench *b, struct lat_hist *h)
 {
+    count_outputs(b);
     if (b->view != LLM_VIEW_LATSCOPE) return LAT_E_UNSUPPORTED;
     lat_ns t0, t1;
     return fill_hists(b, h, &t0, &t1);
@@ -790,8 +834,20 @@ int llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool m
     }
 }
 
+/* --tokenizer/--tokenize-url: the point's outputs without usage, counted once. */
+static void count_outputs(struct llm_bench *b)
+{
+    if (b->counted || !b->tc.wl.counter) return;
+    b->counted = true;
+    uint64_t n;
+    char why[200];
+    if (llm_target_count_outputs(b->t, &n, why, sizeof(why)) && !b->tok_err[0])
+        snprintf(b->tok_err, sizeof(b->tok_err), "%s", why);
+}
+
 int llm_bench_point_done(struct llm_bench *b, struct llm_summary *out)
 {
+    count_outputs(b);
     if (b->hlog && !b->hlog_err) b->hlog_err = write_hlog(b);
     b->point++;
     if (b->records) {
@@ -800,7 +856,12 @@ int llm_bench_point_done(struct llm_bench *b, struct llm_summary *out)
         pthread_mutex_unlock(&b->rlock);
     }
     int rc = llm_target_summarize(b->t, b->view, b->slo.set ? &b->slo : NULL, out);
+    if (b->tc.wl.counter) {
+        out->counter = llm_tokcount_source(&b->tokc);
+        snprintf(out->tok_err, sizeof(out->tok_err), "%s", b->tok_err);
+    }
     llm_target_reset(b->t);
+    b->counted = false;
     if (b->mth_started) metrics_point(b, &out->srv);
     return rc ? rc : b->records_err ? b->records_err : b->hlog_err;
 }
