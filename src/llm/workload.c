@@ -101,12 +101,13 @@ int llm_synth_prompt(struct lat_buf *out, int32_t tokens, uint64_t *st)
 /* A synthetic prompt of exactly `tokens` tokens by the word table wt (see llm_workload):
  * words are drawn as in llm_synth_prompt; one that would overshoot is replaced by the next word
  * of the list that fits. *actual gets the tokens written (less than asked only when no word
- * fits the remainder: a vocabulary without one-token words). */
+ * fits the remainder: a vocabulary without one-token words; more only when no word at all
+ * fits N, then the prompt is the word of the fewest tokens). */
 static int synth_exact(struct lat_buf *out, int32_t tokens, uint64_t *st, const int32_t *wt,
                        int32_t *actual)
 {
     int rc = buf_putc(out, '"');
-    int32_t left = tokens;
+    int32_t left = tokens, done = 0;
     bool first = true;
     while (left > 0 && !rc) {
         size_t w = (size_t)(splitmix64(st) % NWORDS), k;
@@ -118,13 +119,21 @@ static int synth_exact(struct lat_buf *out, int32_t tokens, uint64_t *st, const 
                 break;
             }
         }
-        if (k == NWORDS) break;
+        if (k == NWORDS) {
+            if (!first) break;
+            /* not even one word fits: one word of the fewest tokens, not an empty prompt */
+            for (size_t x = 0; x < NWORDS; x++)
+                if (wt[NWORDS + x] > 0 && (k == NWORDS || wt[NWORDS + x] < wt[NWORDS + w]))
+                    w = x, k = 0;
+            if (k == NWORDS) break;
+        }
         if (!first) rc = buf_putc(out, ' ');
         if (!rc) rc = buf_puts(out, words[w]);
+        done += wt[first ? NWORDS + w : w];
         left -= wt[first ? NWORDS + w : w];
         first = false;
     }
-    *actual = tokens - left;
+    *actual = done;
     return rc ? rc : buf_putc(out, '"');
 }
 

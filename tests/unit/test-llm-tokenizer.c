@@ -118,3 +118,88 @@ TEST(llm_tokenizer_long_piece_is_fast)
     free(s);
     llm_tokenizer_free(t);
 }
+
+/* ---- prompts sized to N tokens (llm/workload.c with a counter) ---- */
+
+#include "core/jsonw.h"
+#include "fixture/openai.h"
+#include "llm/tokenize.h"
+#include "llm/workload.h"
+#include "json/tok.h"
+
+static unsigned test_byte_cp(unsigned b)
+{
+    if ((b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255)) return b;
+    unsigned n = 0;
+    for (unsigned x = 0; x < b; x++)
+        if (!((x >= 33 && x <= 126) || (x >= 161 && x <= 172) || (x >= 174 && x <= 255))) n++;
+    return 256 + n;
+}
+
+/* A byte-level vocabulary of the 256 byte characters (ids 0..255) plus the merges that make
+ * " the" and " of" single tokens: every other word is one token per byte. */
+static void byte_vocab_doc(struct lat_buf *d)
+{
+    buf_puts(d,
+             "{\"normalizer\":null,\"pre_tokenizer\":{\"type\":\"ByteLevel\"},\"model\":{\"type\":"
+             "\"BPE\",\"vocab\":{");
+    for (unsigned b = 0; b < 256; b++)
+        buf_printf(d, "%s\"\\u%04x\":%u", b ? "," : "", test_byte_cp(b), b);
+    buf_puts(d, ",\"\\u0120t\":256,\"\\u0120th\":257,\"\\u0120the\":258,\"\\u0120o\":259,"
+                "\"\\u0120of\":260},\"merges\":[\"\\u0120 t\",\"\\u0120t h\",\"\\u0120th e\","
+                "\"\\u0120 o\",\"\\u0120o f\"]}}");
+}
+
+TEST(llm_workload_prompts_sized_exactly_by_the_tokenizer)
+{
+    struct lat_buf doc = LAT_BUF_INIT, body = LAT_BUF_INIT, txt = LAT_BUF_INIT;
+    byte_vocab_doc(&doc);
+    char why[256];
+    struct llm_tokenizer *t;
+    ASSERT_RC(llm_tokenizer_load_mem(doc.data, doc.len, "bytes.json", &t, why, sizeof(why)));
+    int64_t n;
+    ASSERT_RC(llm_tokenizer_count(t, " the of", 7, &n));
+    ASSERT_EQ_I64(n, 2);
+    ASSERT_RC(llm_tokenizer_count(t, "the", 3, &n));
+    ASSERT_EQ_I64(n, 3);
+    struct llm_tokcount tc = {.tk = t};
+    for (int api = 0; api < 2; api++)
+        for (int32_t want = 1; want <= 40; want += 3) {
+            struct llm_workload_cfg cfg = {.api = api ? LLM_API_CHAT : LLM_API_COMPLETIONS,
+                                           .input = {want, 0},
+                                           .output = {-1, 0},
+                                           .counter = &tc,
+                                           .seed = 7};
+            struct llm_workload *w;
+            ASSERT_RC(llm_workload_new(&cfg, &w, why, sizeof(why)));
+            for (uint64_t idx = 0; idx < 20; idx++) {
+                int32_t mt, pt;
+                body.len = txt.len = 0;
+                ASSERT_RC(llm_workload_body_ex(w, idx, &body, &mt, &pt));
+                ASSERT_RC(
+                    json_get_str(body.data, body.len, api ? "messages/0/content" : "prompt", &txt));
+                ASSERT_RC(llm_tokenizer_count(t, txt.data, txt.len, &n));
+                /* the reported count is the text's; it is N whenever a first word fits (" the"
+                 * and " of" fill any remainder); N = 1 fits no word ("of" is 2 tokens here):
+                 * one word, never an empty prompt */
+                ASSERT_EQ_I64(n, pt);
+                if (want >= 2) ASSERT_EQ_I64(pt, want);
+                if (want == 1) ASSERT_EQ_I64(pt, 2);
+            }
+            llm_workload_free(w);
+        }
+    llm_tokenizer_free(t);
+    buf_fini(&doc);
+    buf_fini(&body);
+    buf_fini(&txt);
+}
+
+TEST(llm_fixture_tokenization_is_the_documented_rule)
+{
+    ASSERT_EQ_I64(fx_openai_tok_count(" tok tok tok", 12), 3);
+    ASSERT_EQ_I64(fx_openai_tok_count("people", 6), 2);  /* ceil(6/4) */
+    ASSERT_EQ_I64(fx_openai_tok_count(" people", 7), 2); /* ceil(7/4) */
+    ASSERT_EQ_I64(fx_openai_tok_count("a,b", 3), 3);
+    ASSERT_EQ_I64(fx_openai_tok_count("  x", 3), 2); /* " " then " x" */
+    ASSERT_EQ_I64(fx_openai_tok_count("", 0), 0);
+}
