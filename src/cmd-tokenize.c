@@ -28,7 +28,7 @@ static const char footer_text[] =
     "Exit status: 0 counted, 1 a count failed (the server's error is printed), 2 usage error or\n"
     "a tokenizer file latscope cannot read. See docs/latscope-bench-llm.md.\n";
 
-enum { OPT_TOKENIZER, OPT_URL, OPT_API, OPT_MODEL, OPT_JSONL, OPT_IDS };
+enum { OPT_TOKENIZER, OPT_URL, OPT_API, OPT_MODEL, OPT_JSONL, OPT_IDS, OPT_PIECES };
 
 static const struct cli_opt options[] = {
     {"tokenizer", 0, "FILE", OPT_TOKENIZER, 0,
@@ -39,13 +39,15 @@ static const struct cli_opt options[] = {
     {"model", 0, "NAME", OPT_MODEL, CLI_SUB, "the \"model\" member vLLM/SGLang want"},
     {"jsonl", 0, NULL, OPT_JSONL, 0, "each input line is a JSON string (texts with newlines)"},
     {"ids", 0, NULL, OPT_IDS, 0, "print the token ids after the count (--tokenizer only)"},
+    {"pieces", 0, NULL, OPT_PIECES, 0,
+     "print the pre-tokenizer's pieces (hex bytes) instead (--tokenizer only; for tests)"},
     {0},
 };
 
 struct tok_args {
     const char *file, *url, *model;
     enum llm_tokapi api;
-    bool jsonl, ids;
+    bool jsonl, ids, pieces;
 };
 
 static int on_opt(void *ctx, int id, const char *v)
@@ -67,6 +69,9 @@ static int on_opt(void *ctx, int id, const char *v)
     case OPT_IDS:
         a->ids = true;
         break;
+    case OPT_PIECES:
+        a->pieces = true;
+        break;
     case OPT_API:
         if (llm_tokapi_parse(v, &a->api)) {
             pr_err("--tokenize-api %s: expected auto, llamacpp, vllm or tgi\n", v);
@@ -77,10 +82,20 @@ static int on_opt(void *ctx, int id, const char *v)
     return 0;
 }
 
+static bool want_pieces;
+
 static int count_one(const struct llm_tokcount *tc, const char *s, size_t n, bool ids)
 {
     char why[512];
     int64_t cnt = 0;
+    if (want_pieces && tc->tk) {
+        struct lat_buf b = LAT_BUF_INIT;
+        int rc = llm_tokenizer_pieces(tc->tk, s, n, &b);
+        if (!rc) printf("%s\n", b.data ? b.data : "");
+        buf_fini(&b);
+        if (rc) pr_err("%s\n", lat_strerror(rc));
+        return rc ? -1 : 0;
+    }
     if (ids && tc->tk) {
         struct lat_buf b = LAT_BUF_INIT;
         int rc = llm_tokenizer_encode(tc->tk, s, n, &b, &cnt);
@@ -143,6 +158,13 @@ int cmd_tokenize(int argc, char **argv, const struct lat_opts *opts)
         }
         tc.ep = &ep;
     }
+    if ((a.ids || a.pieces) && !tk) {
+        pr_err("--ids and --pieces need --tokenizer FILE\n");
+        cli_result_fini(&cr);
+        if (tc.ep) llm_tokenize_ep_close(&ep);
+        return LAT_EXIT_USAGE;
+    }
+    want_pieces = a.pieces;
     int ret = LAT_EXIT_OK;
     if (cr.npos) {
         for (size_t i = 0; i < cr.npos && ret == LAT_EXIT_OK; i++)

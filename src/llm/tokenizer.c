@@ -711,6 +711,36 @@ int llm_tokenizer_count(const struct llm_tokenizer *t, const char *text, size_t 
     return llm_tokenizer_encode(t, text, n, NULL, count);
 }
 
+int llm_tokenizer_pieces(const struct llm_tokenizer *t, const char *text, size_t n,
+                         struct lat_buf *out)
+{
+    struct cps c = {0};
+    char *tmp = NULL;
+    int rc = 0;
+    if (t->add_prefix_space && n && text[0] != ' ') {
+        tmp = malloc(n + 1);
+        if (!tmp) return -ENOMEM;
+        tmp[0] = ' ';
+        memcpy(tmp + 1, text, n);
+        text = tmp;
+        n++;
+    }
+    if (n) rc = cps_fill(&c, text, n);
+    for (size_t i = 0, k = 0; !rc && i < c.n; k++) {
+        size_t len = t->pretok == PT_LLAMA3 ? piece_llama3(&c, i) : piece_gpt2(&c, i);
+        if (!len) len = 1;
+        if (k) rc = buf_putc(out, ' ');
+        for (uint32_t b = c.off[i]; !rc && b < c.off[i + len]; b++)
+            rc = buf_printf(out, "%02x", (unsigned char)text[b]);
+        i += len;
+    }
+    free(c.cls);
+    free(c.off);
+    free(c.cp);
+    free(tmp);
+    return rc;
+}
+
 size_t llm_tokenizer_vocab_size(const struct llm_tokenizer *t)
 {
     return (size_t)t->max_id + 1;

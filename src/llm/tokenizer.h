@@ -45,6 +45,11 @@ int llm_tokenizer_encode(const struct llm_tokenizer *t, const char *text, size_t
                          struct lat_buf *ids, int64_t *count);
 /* Number of tokens of text[0..n). 0 or -ENOMEM. */
 int llm_tokenizer_count(const struct llm_tokenizer *t, const char *text, size_t n, int64_t *count);
+/* The pre-tokenizer's pieces of text[0..n) (no added-token split, as `tokenizers`'
+ * pre_tokenizer.pre_tokenize_str), appended to out as lowercase hex bytes, one piece per word,
+ * separated by spaces (a prefix space of add_prefix_space included). For tests. 0 or -ENOMEM. */
+int llm_tokenizer_pieces(const struct llm_tokenizer *t, const char *text, size_t n,
+                         struct lat_buf *out);
 /* Vocabulary size (largest id + 1) and the number of merges. */
 size_t llm_tokenizer_vocab_size(const struct llm_tokenizer *t);
 size_t llm_tokenizer_merges(const struct llm_tokenizer *t);

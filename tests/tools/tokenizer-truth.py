@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """tokenizer-truth.py OUTDIR - the truth for latscope's tokenizer.json reader (t518).
 
-Trains small byte-level BPE tokenizers with Hugging Face `tokenizers` on generated multilingual
+Trains small byte-level BPE tokenizers (and writes one with random merges) with Hugging Face `tokenizers` on generated multilingual
 text (nothing is downloaded), saves each as OUTDIR/<name>.json, writes OUTDIR/strings.jsonl (one
 JSON string per line) and OUTDIR/<name>.expected (tokenizers' encode(s, add_special_tokens=False)
-ids per line: "COUNT ID ID ..."). Seeded: the same files every run.
+ids per line: "COUNT ID ID ...") and OUTDIR/<name>.pieces (its pre-tokenizer's pieces of each
+string, as hex bytes). Seeded: the same files every run.
 """
 import json
 import os
@@ -63,6 +64,49 @@ def train(name, pre, outdir, corpus, ignore_merges=False):
     return Tokenizer.from_file(path)
 
 
+def random_merges(outdir, nmerges=20000):
+    """A byte-level BPE whose merges are random pairs (written as JSON, loaded by tokenizers):
+    many overlapping candidates of close ranks, ignore_merges, 64 added tokens."""
+    rng = random.Random(5)
+    bs = list(range(33, 127)) + list(range(161, 173)) + list(range(174, 256))
+    cs, n = bs[:], 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    chars = [chr(c) for c in cs]
+    vocab = {c: i for i, c in enumerate(chars)}
+    toks, merges = list(chars), []
+    while len(merges) < nmerges:
+        a = rng.choice(toks[-2000:] if len(toks) > 2000 and rng.random() < 0.5 else toks)
+        b = rng.choice(chars if rng.random() < 0.7 else toks)
+        if a + b in vocab or len(a + b) > 16:
+            continue
+        vocab[a + b] = len(vocab)
+        toks.append(a + b)
+        merges.append([a, b])
+    added = [{"id": len(vocab) + i, "content": "<|reserved_%d|>" % i, "single_word": False,
+              "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+             for i in range(64)]
+    doc = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added,
+           "normalizer": None,
+           "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+               {"type": "Split", "pattern": {"Regex": LLAMA3}, "behavior": "Isolated",
+                "invert": False},
+               {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+                "use_regex": False}]},
+           "post_processor": None, "decoder": None,
+           "model": {"type": "BPE", "dropout": None, "unk_token": None,
+                     "continuing_subword_prefix": None, "end_of_word_suffix": None,
+                     "fuse_unk": False, "byte_fallback": False, "ignore_merges": True,
+                     "vocab": vocab, "merges": merges}}
+    path = os.path.join(outdir, "random-merges.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, ensure_ascii=False)
+    return Tokenizer.from_file(path)
+
+
 def main():
     outdir = sys.argv[1]
     rng = random.Random(17)
@@ -78,11 +122,12 @@ def main():
         "split-gpt2": train("split-gpt2", pre_tokenizers.Sequence([
             pre_tokenizers.Split(Regex(GPT2), behavior="isolated", invert=False),
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]), outdir, corpus),
+        "random-merges": random_merges(outdir),
     }
     rng = random.Random(18)
     strings = ["", " ", "a", "hello world", "  leading", "trailing  ", "tab\tsep", "line\nbreak",
-               "crlf\r\nline", "\n\n\n", "   \n  x", "don't DON'T we'RE", "x<|endoftext|>y",
-               "<|user|>hi<|user|>", "123456789", "a1b22c333", "é", "e\u0301", "🙂🙂🙂",
+               "crlf\r\nline", "\n\n\n", "   \n  x", "don't DON'T we'RE", "IT'SOK we'REady x'Dy 'll'LL'Ve", "it'sx I'mnot", "x<|endoftext|>y",
+               "<|user|>hi<|user|>", "x<|reserved_3|>y <|reserved_12|>", "123456789", "a1b22c333", "é", "e\u0301", "🙂🙂🙂",
                "👍🏽👍🏽", "中文分词", "  中文  ", "ﬁ", "\u00a0x", "x\u3000y", "١٢٣٤", "²³", "Ⅻ"]
     for _ in range(600):
         strings.append(sentence(rng, rng.randint(1, 25)))
@@ -96,7 +141,20 @@ def main():
     with open(os.path.join(outdir, "strings.jsonl"), "w", encoding="utf-8") as f:
         for s in strings:
             f.write(json.dumps(s) + "\n")
+    # the byte-level alphabet, inverted: pieces back to the text's bytes
+    bs = list(range(33, 127)) + list(range(161, 173)) + list(range(174, 256))
+    cs, n = bs[:], 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    unmap = {chr(c): b for b, c in zip(bs, cs)}
     for name, tok in toks.items():
+        with open(os.path.join(outdir, name + ".pieces"), "w") as f:
+            for s in strings:
+                pieces = tok.pre_tokenizer.pre_tokenize_str(s)
+                f.write(" ".join(bytes(unmap[ch] for ch in p).hex() for p, _ in pieces) + "\n")
         with open(os.path.join(outdir, name + ".expected"), "w") as f:
             for s in strings:
                 ids = tok.encode(s, add_special_tokens=False).ids
