@@ -35,6 +35,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     int64_t n;
     llm_tokenizer_count(t, (const char *)data, size < 4096 ? size : 4096, &n);
+    struct lat_buf pieces = LAT_BUF_INIT;
+    llm_tokenizer_pieces(t, (const char *)data, size < 4096 ? size : 4096, &pieces);
+    buf_fini(&pieces);
     llm_tokenizer_free(t);
     return 0;
 }
