@@ -125,8 +125,8 @@ struct analyze_args {
     struct analysis_opts ao;
     bool pretty, by_shape;
     const char *write_trace;
-    char *cp_name; /* --critical-path NAME (owned) */
-    int stream;    /* 1 --stream, 0 --no-stream, -1 by the input size */
+    char *cp_name;      /* --critical-path NAME (owned) */
+    int stream;         /* 1 --stream, 0 --no-stream, -1 by the input size */
     const char *memraw; /* --memory-timeline RAW */
 };
 

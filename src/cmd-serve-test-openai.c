@@ -61,6 +61,9 @@ static void usage(FILE *f)
         "                         context_length_exceeded (prompt tokens = words)\n"
         "  --empty-every N        every Nth content event (not the last) carries \"\" (a\n"
         "                         token with no text of its own, llama-cpp-python)\n"
+        "  --tokenize DIALECT     serve POST /tokenize as llamacpp, vllm or tgi (the fixture's\n"
+        "                         own tokenization: a piece of L bytes is ceil(L/4) tokens);\n"
+        "                         usage.prompt_tokens then counts the prompt text the same way\n"
         "  --seed N               fault draws (default 1)\n"
         "  --send-log FILE        one JSON line per streamed response: its id and every\n"
         "                         content chunk's actual send time (CLOCK_MONOTONIC ns);\n"
@@ -86,6 +89,7 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
         {"max-context", required_argument, NULL, 'C'},
         {"empty-every", required_argument, NULL, 'E'},
         {"seed", required_argument, NULL, 'S'},
+        {"tokenize", required_argument, NULL, 'T'},
         {"send-log", required_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -152,6 +156,9 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
         case 'C':
             if (units_parse_count(optarg, &n) || n < 1 || n > 100000000) goto bad;
             cfg.max_context = (int)n;
+            break;
+        case 'T':
+            if (fx_openai_tokenize_parse(optarg, &cfg.tokenize)) goto bad;
             break;
         case 'S':
             if (units_parse_count(optarg, &n)) goto bad;

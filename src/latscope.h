@@ -42,6 +42,7 @@ int cmd_doctor(int argc, char **argv, const struct lat_opts *opts);
 int cmd_report(int argc, char **argv, const struct lat_opts *opts);
 int cmd_diff(int argc, char **argv, const struct lat_opts *opts);
 int cmd_convert(int argc, char **argv, const struct lat_opts *opts);
+int cmd_tokenize(int argc, char **argv, const struct lat_opts *opts);
 int cmd_version(int argc, char **argv, const struct lat_opts *opts);
 int cmd_help(int argc, char **argv, const struct lat_opts *opts);
 int cmd_selftest(int argc, char **argv, const struct lat_opts *opts);

@@ -23,6 +23,8 @@ static const struct lat_cmd commands[] = {
     {"diff", cmd_diff, "compare two runs (before/after)", false},
     {"convert", cmd_convert, "write any trace latscope reads as Kineto JSON (or CPU stacks)",
      false},
+    {"tokenize", cmd_tokenize, "count tokens with a tokenizer.json or a server's tokenize endpoint",
+     false},
     {"version", cmd_version, "print the version", false},
     {"help", cmd_help, "show help for latscope or a command", false},
     {"selftest", cmd_selftest, "internal helpers for tests (lint-json, ...)", true},

@@ -43,6 +43,9 @@ enum {
     OAI_METRICS_COMPAT,
     OAI_RECORDS_DETAIL,
     OAI_METRICS_URL,
+    OAI_TOKENIZER,
+    OAI_TOKENIZE_URL,
+    OAI_TOKENIZE_API,
 };
 
 static const struct bench_topt oai_opts[] = {
@@ -78,6 +81,14 @@ static const struct bench_topt oai_opts[] = {
     {"metrics-compat", 0, "V", OAI_METRICS_COMPAT, 0,
      "metric definitions: latscope (default), vllm, genai-perf,\n"
      "aiperf (0.13: TTFT at the first non-empty content)"},
+    {"tokenizer", 0, "FILE", OAI_TOKENIZER, 0,
+     "exact ISL/OSL with a Hugging Face tokenizer.json (byte-level\n"
+     "BPE): --input-tokens N prompts are N tokens, outputs without\n"
+     "usage are counted after each point"},
+    {"tokenize-url", 0, "URL|auto", OAI_TOKENIZE_URL, 0,
+     "the same with the server's tokenize endpoint (llama.cpp,\n"
+     "vLLM/SGLang, TGI; auto: SCHEME://HOST:PORT/tokenize)"},
+    {"tokenize-api", 0, "A", OAI_TOKENIZE_API, 0, "auto (probe, default), llamacpp, vllm or tgi"},
     {"records-detail", 0, "FILE", OAI_RECORDS_DETAIL, 0,
      "one JSON line per request with every content chunk's arrival"},
     {"metrics-url", 0, "URL", OAI_METRICS_URL, 0,
@@ -91,6 +102,7 @@ static int metrics_start(struct llm_bench *b, char *why, size_t whylen);
 static void write_record(struct llm_bench *b, struct llm_conn *c);
 static int write_hlog(struct llm_bench *b);
 static void metrics_point(struct llm_bench *b, struct llm_srv *srv);
+static void count_outputs(struct llm_bench *b);
 
 void llm_bench_init(struct llm_bench *b)
 {
@@ -193,6 +205,15 @@ int llm_bench_opt(struct llm_bench *b, int id, const char *v, char *why, size_t 
     case OAI_NO_IGNORE_EOS:
         wl->ignore_eos = false;
         break;
+    case OAI_TOKENIZER:
+        b->tokenizer_path = v;
+        break;
+    case OAI_TOKENIZE_URL:
+        b->tokenize_url = v;
+        break;
+    case OAI_TOKENIZE_API:
+        if (llm_tokapi_parse(v, &b->tokapi)) w = "expected auto, llamacpp, vllm or tgi";
+        break;
     default:
         return 1;
     }
@@ -236,6 +257,29 @@ int llm_bench_setup(struct llm_bench *b, const char *hostport, const char *path,
         b->tc.wl.replay = &b->replay;
     }
     b->tc.wl.max_input_bytes = b->max_input;
+    if (b->tokenizer_path && b->tokenize_url) {
+        snprintf(why, whylen, "--tokenizer and --tokenize-url both count tokens; choose one");
+        return LAT_E_USAGE;
+    }
+    if (b->tokenizer_path) {
+        int trc = llm_tokenizer_load(b->tokenizer_path, &b->tk, why, whylen);
+        if (trc) return trc < 0 && trc > -4096 ? trc : LAT_E_USAGE;
+        b->tokc.tk = b->tk;
+        b->tc.wl.counter = &b->tokc;
+    } else if (b->tokenize_url) {
+        const char *u = b->tokenize_url;
+        if (!strcmp(u, "auto")) {
+            snprintf(b->tok_url, sizeof(b->tok_url), "%s://%s/tokenize", b->tls ? "https" : "http",
+                     b->hostport);
+            u = b->tok_url;
+        }
+        int trc = llm_tokenize_ep_open(&b->ep, u, b->tokapi, b->tc.wl.model, headers, nheaders, why,
+                                       whylen);
+        if (trc) return trc;
+        b->ep_ok = true;
+        b->tokc.ep = &b->ep;
+        b->tc.wl.counter = &b->tokc;
+    }
     int rc = llm_target_new(&b->tc, LLM_BENCH_MAX_THREADS, &b->t, why, whylen);
     if (rc) return rc;
     b->t0 = clock_now_ns();
@@ -270,6 +314,10 @@ void llm_bench_fini(struct llm_bench *b)
     prom_set_fini(&b->before);
     llm_target_free(b->t);
     b->t = NULL;
+    llm_tokenizer_free(b->tk);
+    b->tk = NULL;
+    if (b->ep_ok) llm_tokenize_ep_close(&b->ep);
+    b->ep_ok = false;
     llm_replay_fini(&b->replay);
     if (b->ivl_on) {
         hist_fini(&b->ivl_ttft);
@@ -572,6 +620,7 @@ static int fill_hists(struct llm_bench *b, struct lat_hist *h, lat_ns *tmin, lat
 
 int llm_bench_point_hists(struct llm_bench *b, struct lat_hist *h)
 {
+    count_outputs(b);
     if (b->view != LLM_VIEW_LATSCOPE) return LAT_E_UNSUPPORTED;
     lat_ns t0, t1;
     return fill_hists(b, h, &t0, &t1);
@@ -761,8 +810,20 @@ int llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool m
     }
 }
 
+/* --tokenizer/--tokenize-url: the point's outputs without usage, counted once. */
+static void count_outputs(struct llm_bench *b)
+{
+    if (b->counted || !b->tc.wl.counter) return;
+    b->counted = true;
+    uint64_t n;
+    char why[200];
+    if (llm_target_count_outputs(b->t, &n, why, sizeof(why)) && !b->tok_err[0])
+        snprintf(b->tok_err, sizeof(b->tok_err), "%s", why);
+}
+
 int llm_bench_point_done(struct llm_bench *b, struct llm_summary *out)
 {
+    count_outputs(b);
     if (b->hlog && !b->hlog_err) b->hlog_err = write_hlog(b);
     b->point++;
     if (b->records) {
@@ -771,7 +832,12 @@ int llm_bench_point_done(struct llm_bench *b, struct llm_summary *out)
         pthread_mutex_unlock(&b->rlock);
     }
     int rc = llm_target_summarize(b->t, b->view, b->slo.set ? &b->slo : NULL, out);
+    if (b->tc.wl.counter) {
+        out->counter = llm_tokcount_source(&b->tokc);
+        snprintf(out->tok_err, sizeof(out->tok_err), "%s", b->tok_err);
+    }
     llm_target_reset(b->t);
+    b->counted = false;
     if (b->mth_started) metrics_point(b, &out->srv);
     return rc ? rc : b->records_err ? b->records_err : b->hlog_err;
 }
@@ -820,6 +886,7 @@ static int oai_setup(void *st, const struct bench_setup *s, struct bench_target 
     char lwhy[512] = "";
     b->max_input = (size_t)s->max_input;
     if (b->replay_path) b->replay_limit = (size_t)s->requests;
+    b->tls = t->url.tls; /* --tokenize-url auto */
     int rc = llm_bench_setup(b, t->url.hostport, t->url.path, s->headers, s->nheaders, s->seed,
                              lwhy, sizeof(lwhy));
     if (rc < 0) {

@@ -22,6 +22,8 @@
 #include "llm/prom.h"
 #include "llm/replay.h"
 #include "llm/target.h"
+#include "llm/tokenize.h"
+#include "llm/tokenizer.h"
 #include "net/conn.h"
 
 #include <pthread.h>
@@ -80,6 +82,18 @@ struct llm_bench {
     bool ivl_on;
     pthread_mutex_t ivl_lock;
     struct lat_hist ivl_ttft, ivl_tpot;
+    /* --tokenizer FILE / --tokenize-url URL|auto (--tokenize-api): exact ISL/OSL. Prompts are
+     * sized and counted at setup; outputs without usage are counted once per point, after the
+     * workers joined (llm_bench_point_hists or _point_done, whichever comes first). */
+    const char *tokenizer_path, *tokenize_url;
+    enum llm_tokapi tokapi;
+    bool tls; /* the server URL is https (for --tokenize-url auto); set before setup */
+    struct llm_tokenizer *tk;
+    struct llm_tokenize_ep ep;
+    bool ep_ok, counted;
+    struct llm_tokcount tokc;
+    char tok_url[2400];
+    char tok_err[200]; /* the first failed output count (the summary keeps event counts) */
 };
 
 /* The defaults (streaming, include_usage, ignore_eos, chat API, latscope view). */

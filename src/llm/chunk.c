@@ -235,16 +235,19 @@ int llm_chunk_parse(const char *json, size_t len, struct llm_chunk *c)
             if (lj_obj_get(xb, xe, "content", &sb, &se) == 1 && lj_str_nonempty(sb, se)) {
                 c->content = true;
                 c->content_bytes = (size_t)(se - sb - 2);
+                c->content_raw = sb + 1;
             } else if (lj_obj_get(xb, xe, "reasoning_content", &sb, &se) == 1 &&
                        lj_str_nonempty(sb, se)) {
                 c->content = c->reasoning = true;
                 c->content_bytes = (size_t)(se - sb - 2);
+                c->content_raw = sb + 1;
             }
         } else if (lj_obj_get(cb, ce, "text", &xb, &xe) == 1 && *xb == '"') {
             str = true;
             if (lj_str_nonempty(xb, xe)) {
                 c->content = true;
                 c->content_bytes = (size_t)(xe - xb - 2);
+                c->content_raw = xb + 1;
             }
         } else if (lj_obj_get(cb, ce, "message", &xb, &xe) == 1) {
             /* non-streaming chat response */
@@ -252,6 +255,7 @@ int llm_chunk_parse(const char *json, size_t len, struct llm_chunk *c)
             if (lj_obj_get(xb, xe, "content", &sb, &se) == 1 && lj_str_nonempty(sb, se)) {
                 c->content = true;
                 c->content_bytes = (size_t)(se - sb - 2);
+                c->content_raw = sb + 1;
             }
         }
         c->token_event = c->content || (str && !c->finish);

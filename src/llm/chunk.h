@@ -27,6 +27,7 @@ struct llm_chunk {
     bool token_event;
     bool error;                /* a top-level "error" member (an error event) */
     size_t content_bytes;      /* raw (escaped) bytes of the content string */
+    const char *content_raw;   /* those bytes (inside the quotes, escapes as sent), or NULL */
     int64_t prompt_tokens;     /* usage.prompt_tokens, -1 when absent/null */
     int64_t completion_tokens; /* usage.completion_tokens, -1 when absent/null */
 };

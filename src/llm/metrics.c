@@ -50,6 +50,8 @@ const char *llm_tok_src_name(enum llm_tok_src s)
         return "chunk_usage";
     case LLM_TOK_CHUNKS:
         return "events";
+    case LLM_TOK_TOKENIZER:
+        return "tokenizer";
     default:
         return "none";
     }
@@ -82,6 +84,29 @@ int llm_view_parse(const char *s, enum llm_view *v)
     else
         return LAT_E_USAGE;
     return 0;
+}
+
+/* Order of trust for the summary's "weakest source": usage, per-chunk usage, a tokenizer's
+ * count of the text, token events. */
+static int src_weakness(unsigned s)
+{
+    static const int w[LLM_TOK__N] = {0, 1, 2, 4, 3};
+    return s < LLM_TOK__N ? w[s] : 0;
+}
+
+static const char *tok_src_label(const struct llm_summary *s, enum llm_tok_src src)
+{
+    if (src == LLM_TOK_TOKENIZER && s->counter) return s->counter;
+    return llm_tok_src_name(src);
+}
+
+static const char *isl_label(const struct llm_summary *s)
+{
+    uint64_t u = s->isl_count[LLM_ISL_USAGE], t = s->isl_count[LLM_ISL_TOKENIZER];
+    if (!u && !t) return "none";
+    if (u && t) return "mixed";
+    if (u) return "usage";
+    return s->counter ? s->counter : "tokenizer";
 }
 
 int64_t llm_record_tokens(const struct llm_record *r, enum llm_tok_src *src)
@@ -265,6 +290,13 @@ int llm_metrics_add(struct llm_metrics *m, const struct llm_record *rec)
     };
     s.n = llm_record_tokens(rec, &src);
     s.src = (uint8_t)src;
+    /* prompt_tokens_tok 0 is "not counted" (records filled by hand leave it zero) */
+    s.isl = rec->prompt_tokens >= 0      ? rec->prompt_tokens
+            : rec->prompt_tokens_tok > 0 ? rec->prompt_tokens_tok
+                                         : -1;
+    s.isl_src = rec->prompt_tokens >= 0      ? LLM_ISL_USAGE
+                : rec->prompt_tokens_tok > 0 ? LLM_ISL_TOKENIZER
+                                             : LLM_ISL_NONE;
     if (push_rsum(m, &s)) return -ENOMEM;
     if (rec->err != LLM_OK) return 0;
 
@@ -499,8 +531,15 @@ int llm_metrics_summarize(struct llm_metrics *m, enum llm_view view, const struc
         }
         out->ok++;
         if (r->n > 0) out->out_tokens += (uint64_t)r->n;
-        if (r->src < 4) out->src_count[r->src]++;
-        if (r->src > out->tokens_source) out->tokens_source = r->src;
+        if (r->src < LLM_TOK__N) out->src_count[r->src]++;
+        if (src_weakness(r->src) > src_weakness(out->tokens_source)) out->tokens_source = r->src;
+        if (r->isl >= 0 && r->isl_src < 3) {
+            if (!out->in_requests || r->isl < out->in_min) out->in_min = r->isl;
+            if (!out->in_requests || r->isl > out->in_max) out->in_max = r->isl;
+            out->in_requests++;
+            out->in_tokens += (uint64_t)r->isl;
+            out->isl_count[r->isl_src]++;
+        }
         if (r->requested >= 0 && r->n != r->requested) out->osl_mismatch++;
         if (v.ttft >= 0) ttft[nt++] = v.ttft;
         e2e[ne++] = v.e2e;
@@ -631,13 +670,44 @@ void llm_summary_write_json(struct jsonw *w, const struct llm_summary *s)
     else
         jsonw_null(w);
     jsonw_key(w, "tokens_source");
-    jsonw_str(w, llm_tok_src_name(s->tokens_source));
+    jsonw_str(w, tok_src_label(s, s->tokens_source));
     jsonw_key(w, "tokens_source_counts");
     jsonw_obj_begin(w);
     for (int i = LLM_TOK_USAGE; i <= LLM_TOK_CHUNKS; i++) {
         jsonw_key(w, llm_tok_src_name((enum llm_tok_src)i));
         jsonw_u64(w, s->src_count[i]);
     }
+    if (s->src_count[LLM_TOK_TOKENIZER] || s->counter) {
+        jsonw_key(w, tok_src_label(s, LLM_TOK_TOKENIZER));
+        jsonw_u64(w, s->src_count[LLM_TOK_TOKENIZER]);
+    }
+    jsonw_obj_end(w);
+    /* ISL: usage.prompt_tokens where the server sent it, else the tokenizer's count */
+    jsonw_key(w, "input_tokens");
+    jsonw_u64(w, s->in_tokens);
+    jsonw_key(w, "input_tokens_mean");
+    if (s->in_requests)
+        jsonw_fixed(w, (double)s->in_tokens / (double)s->in_requests, 3);
+    else
+        jsonw_null(w);
+    jsonw_key(w, "input_tokens_min");
+    jsonw_i64(w, s->in_min);
+    jsonw_key(w, "input_tokens_max");
+    jsonw_i64(w, s->in_max);
+    jsonw_key(w, "input_tokens_source");
+    jsonw_str(w, isl_label(s));
+    if (s->tok_err[0]) {
+        jsonw_key(w, "tokenizer_error");
+        jsonw_str(w, s->tok_err);
+    }
+    jsonw_key(w, "input_tokens_source_counts");
+    jsonw_obj_begin(w);
+    jsonw_key(w, "usage");
+    jsonw_u64(w, s->isl_count[LLM_ISL_USAGE]);
+    jsonw_key(w, s->counter ? s->counter : "tokenizer");
+    jsonw_u64(w, s->isl_count[LLM_ISL_TOKENIZER]);
+    jsonw_key(w, "unknown");
+    jsonw_u64(w, s->ok - s->in_requests);
     jsonw_obj_end(w);
     jsonw_key(w, "osl_mismatch");
     jsonw_u64(w, s->osl_mismatch);
@@ -763,7 +833,11 @@ int llm_summary_format_text(struct lat_buf *b, const struct llm_summary *s)
                          "%.3f tok/s, %.3f req/s over %.3f s\n",
                          (unsigned long long)s->requests, (unsigned long long)s->ok,
                          (unsigned long long)s->errors, (unsigned long long)s->out_tokens,
-                         llm_tok_src_name(s->tokens_source), s->out_tok_s, s->req_s, s->duration_s);
+                         tok_src_label(s, s->tokens_source), s->out_tok_s, s->req_s, s->duration_s);
+    if (s->counter && !rc)
+        rc = buf_printf(
+            b, "input tokens %llu (mean %.1f, source %s)\n", (unsigned long long)s->in_tokens,
+            s->in_requests ? (double)s->in_tokens / (double)s->in_requests : 0.0, isl_label(s));
     if (s->errors && !rc) {
         rc = buf_puts(b, "errors:");
         for (int i = 1; i < LLM_ERR__N && !rc; i++)

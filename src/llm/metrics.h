@@ -40,7 +40,13 @@ enum llm_tok_src {
     LLM_TOK_CHUNK_USAGE, /* cumulative usage in every chunk (continuous usage stats) */
     LLM_TOK_CHUNKS,      /* "events": the server's token events (content events, "" included;
                           * one per token on llama.cpp, several tokens per event possible) */
+    /* the output text counted after the point with --tokenizer or --tokenize-url (exact in
+     * the tokenizer's unit; named "tokenizer" or "tokenize-endpoint" in the results) */
+    LLM_TOK_TOKENIZER,
+    LLM_TOK__N,
 };
+/* Where a request's input token count (ISL) came from. */
+enum llm_isl_src { LLM_ISL_NONE = 0, LLM_ISL_USAGE, LLM_ISL_TOKENIZER };
 const char *llm_tok_src_name(enum llm_tok_src s);
 
 /*
@@ -60,6 +66,7 @@ struct llm_record {
     int64_t usage_tokens;       /* final usage.completion_tokens, -1 absent */
     int64_t chunk_usage_tokens; /* last cumulative per-chunk usage, -1 absent */
     int64_t prompt_tokens;      /* usage.prompt_tokens, -1 absent */
+    int64_t prompt_tokens_tok;  /* the prompt's tokens by --tokenizer/--tokenize-url, -1 none */
     int32_t requested_tokens;   /* max_tokens sent, -1 when none */
     int32_t min_tokens;         /* min_tokens sent with ignore_eos (a demanded length), -1 none */
     enum llm_err err;
@@ -152,7 +159,12 @@ struct llm_summary {
     bool tokens_per_chunk_exact;
     uint64_t requests, ok, errors, err[LLM_ERR__N];
     uint64_t out_tokens, no_tpot;   /* requests with n <= 1: no tpot/itl sample */
-    uint64_t src_count[4];          /* successful requests per token source */
+    uint64_t src_count[LLM_TOK__N]; /* successful requests per token source */
+    /* ISL: successful requests with a known input length, their total and per source */
+    uint64_t in_requests, in_tokens, isl_count[3];
+    int64_t in_min, in_max; /* smallest and largest ISL (0 when none) */
+    const char *counter; /* "tokenizer" / "tokenize-endpoint" (LLM_TOK_TOKENIZER's name), or NULL */
+    char tok_err[200];   /* counting outputs failed: why (those requests keep their event count) */
     enum llm_tok_src tokens_source; /* the weakest source used by any successful request */
     uint64_t osl_mismatch;          /* received tokens != requested max_tokens */
     uint64_t usage_chunk_mismatch;  /* usage and content-chunk count disagree (info) */
@@ -171,6 +183,8 @@ struct llm_rsum {
     uint32_t n_content;
     uint8_t src, err;
     uint8_t streamed; /* the response was streamed (n_choice > 0): a TPOT is measurable */
+    uint8_t isl_src;  /* enum llm_isl_src */
+    int64_t isl;      /* input tokens, -1 unknown */
 };
 
 struct llm_vec {

@@ -32,6 +32,7 @@ void llm_stream_fini(struct llm_stream *s)
 {
     sse_fini(&s->sse);
     buf_fini(&s->body);
+    buf_fini(&s->text);
     free(s->rec.content_ts);
     free(s->rec.content_tok);
     free(s->rec.choice_ts);
@@ -55,8 +56,10 @@ void llm_stream_begin(struct llm_stream *s, lat_ns t_sched, lat_ns t_send, int32
     r->requested_tokens = requested;
     r->min_tokens = -1;
     r->chunk_usage_every = true;
+    r->prompt_tokens_tok = -1;
     sse_reset(&s->sse);
     buf_reset(&s->body);
+    buf_reset(&s->text);
     s->last_cum_usage = 0;
     s->saw_done = s->saw_finish = s->saw_event = s->overflow = false;
     s->id_tried = false;
@@ -132,6 +135,9 @@ static void on_event(struct llm_stream *s, const struct sse_event *ev)
         if (r->n_choice < s->choice_cap) r->choice_ts[r->n_choice++] = ev->ts;
     }
     if (c.token_event) r->n_token_events++;
+    if (c.content && s->keep_text && c.content_raw &&
+        s->text.len + c.content_bytes <= LLM_STREAM_MAX_BODY)
+        buf_append(&s->text, c.content_raw, c.content_bytes);
     if (c.content) {
         if (r->t_first < 0) r->t_first = ev->ts;
         r->t_last = ev->ts;
@@ -234,6 +240,8 @@ void llm_stream_end(struct llm_stream *s, int http_status, enum llm_err transpor
             if (c.content) {
                 r->t_first = r->t_last = t_end;
                 r->n_content = 1; /* one body: one "chunk", no chunk timing arrays */
+                if (s->keep_text && c.content_raw)
+                    buf_append(&s->text, c.content_raw, c.content_bytes);
             }
             r->usage_tokens = c.completion_tokens;
             r->prompt_tokens = c.prompt_tokens;

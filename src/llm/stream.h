@@ -31,6 +31,11 @@ struct llm_stream {
     struct sse_parser sse;
     struct llm_record rec;
     struct lat_buf body; /* non-streaming body, or the start of an error body */
+    /* keep_text (set by the owner before a request): the content of every content chunk is
+     * appended to text as sent (JSON string escapes kept; decode it as one string), so the
+     * output can be tokenized after the point. At most LLM_STREAM_MAX_BODY bytes. */
+    bool keep_text;
+    struct lat_buf text;
     uint32_t content_cap, choice_cap;
     int64_t last_cum_usage;
     bool streaming;

@@ -13,6 +13,7 @@
 
 #include "core/err.h"
 #include "llm/chunk.h"
+#include "json/tok.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -48,6 +49,13 @@ int llm_target_new(const struct llm_target_cfg *cfg, unsigned nthreads, struct l
     }
     for (unsigned i = 0; i < nthreads; i++)
         llm_metrics_init(&t->metrics[i]);
+    if (cfg->wl.counter) {
+        t->pending = calloc(nthreads, sizeof(*t->pending));
+        if (!t->pending) {
+            rc = -ENOMEM;
+            goto fail;
+        }
+    }
     const char *path = cfg->path && *cfg->path ? cfg->path : llm_api_path(cfg->wl.api);
     rc = buf_printf(&t->head,
                     "POST %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: latscope\r\n"
@@ -95,6 +103,12 @@ void llm_target_free(struct llm_target *t)
         for (unsigned i = 0; i < t->nthreads; i++)
             llm_metrics_fini(&t->metrics[i]);
     free(t->metrics);
+    if (t->pending)
+        for (unsigned i = 0; i < t->nthreads; i++) {
+            buf_fini(&t->pending[i].text);
+            free(t->pending[i].v);
+        }
+    free(t->pending);
     llm_workload_free(t->wl);
     buf_fini(&t->head);
     free(t);
@@ -102,8 +116,58 @@ void llm_target_free(struct llm_target *t)
 
 void llm_target_reset(struct llm_target *t)
 {
-    for (unsigned i = 0; i < t->nthreads; i++)
+    for (unsigned i = 0; i < t->nthreads; i++) {
         llm_metrics_reset(&t->metrics[i]);
+        if (t->pending) {
+            buf_reset(&t->pending[i].text);
+            t->pending[i].n = 0;
+            t->pending[i].lost = false;
+        }
+    }
+}
+
+int llm_target_count_outputs(struct llm_target *t, uint64_t *counted, char *why, size_t whylen)
+{
+    *counted = 0;
+    if (!t->pending) return 0;
+    struct lat_buf lit = LAT_BUF_INIT, txt = LAT_BUF_INIT;
+    int rc = 0;
+    for (unsigned th = 0; th < t->nthreads && !rc; th++) {
+        struct llm_pending *p = &t->pending[th];
+        struct llm_metrics *m = &t->metrics[th];
+        for (size_t i = 0; i < p->n && !rc; i++) {
+            const struct llm_pending_item *it = &p->v[i];
+            if (it->rec >= m->n) continue;
+            lit.len = txt.len = 0;
+            rc = buf_putc(&lit, '"');
+            rc = rc ? rc : buf_append(&lit, p->text.data + it->off, it->len);
+            rc = rc ? rc : buf_putc(&lit, '"');
+            if (rc) break;
+            if (json_str_decode(lit.data, lit.len, &txt)) continue; /* cut mid-escape */
+            int64_t n;
+            rc = llm_tokcount_count(t->cfg.wl.counter, txt.data ? txt.data : "", txt.len, &n, why,
+                                    whylen);
+            if (rc) break;
+            struct llm_rsum *r = &m->r[it->rec];
+            /* the per-chunk mean (tokens_per_chunk) follows the new count */
+            if (r->n_content > 0) {
+                if (r->n > 0) {
+                    m->approx_chunk_tokens -= (uint64_t)r->n;
+                    m->approx_chunks -= r->n_content;
+                }
+                if (n > 0) {
+                    m->approx_chunk_tokens += (uint64_t)n;
+                    m->approx_chunks += r->n_content;
+                }
+            }
+            r->n = n;
+            r->src = LLM_TOK_TOKENIZER;
+            (*counted)++;
+        }
+    }
+    buf_fini(&lit);
+    buf_fini(&txt);
+    return rc;
 }
 
 int llm_target_summarize(struct llm_target *t, enum llm_view view, const struct llm_slo *slo,
@@ -126,7 +190,8 @@ struct llm_conn *llm_conn_new(struct llm_target *t, unsigned thread)
     c->t = t;
     c->thread = thread < t->nthreads ? thread : 0;
     llm_stream_init(&c->s, t->cfg.wl.stream);
-    c->max_tokens = c->min_tokens = -1;
+    c->s.keep_text = t->pending != NULL;
+    c->max_tokens = c->min_tokens = c->prompt_tok = -1;
     return c;
 }
 
@@ -150,7 +215,7 @@ int llm_conn_build(struct llm_conn *c, const char **req, size_t *len)
     c->seq1 = 0;
     buf_reset(&c->req);
     buf_reset(&c->body);
-    int rc = llm_workload_body(t->wl, idx, &c->body, &c->max_tokens);
+    int rc = llm_workload_body_ex(t->wl, idx, &c->body, &c->max_tokens, &c->prompt_tok);
     c->min_tokens = llm_workload_demands_length(t->wl) && c->max_tokens > 0 ? c->max_tokens : -1;
     rc = rc ? rc : buf_append(&c->req, t->head.data, t->head.len);
     rc = rc ? rc : buf_printf(&c->req, "Content-Length: %zu\r\n\r\n", c->body.len);
@@ -165,6 +230,7 @@ void llm_conn_begin(struct llm_conn *c, lat_ns t_sched, lat_ns t_send)
 {
     llm_stream_begin(&c->s, t_sched, t_send, c->max_tokens);
     c->s.rec.min_tokens = c->min_tokens;
+    c->s.rec.prompt_tokens_tok = c->prompt_tok;
 }
 
 void llm_conn_body(void *ud, const char *p, size_t n, lat_ns t)
@@ -191,6 +257,27 @@ static void error_message(const char *txt, const char **p, size_t *n)
     }
 }
 
+/* Keeps a response's output text for llm_target_count_outputs (after the point). */
+static void pend_add(struct llm_pending *p, size_t rec, const struct lat_buf *text)
+{
+    if (p->n == p->cap) {
+        size_t nc = p->cap ? p->cap * 2 : 256;
+        struct llm_pending_item *nv = realloc(p->v, nc * sizeof(*nv));
+        if (!nv) {
+            p->lost = true;
+            return;
+        }
+        p->v = nv;
+        p->cap = nc;
+    }
+    size_t off = p->text.len;
+    if (text->len && buf_append(&p->text, text->data, text->len)) {
+        p->lost = true;
+        return;
+    }
+    p->v[p->n++] = (struct llm_pending_item){rec, off, text->len};
+}
+
 void llm_conn_end(struct llm_conn *c, int http_status, enum llm_err err, lat_ns t_end,
                   bool measured)
 {
@@ -203,5 +290,7 @@ void llm_conn_end(struct llm_conn *c, int http_status, enum llm_err err, lat_ns 
         error_message(llm_stream_error_text(&c->s), &txt, &n);
         llm_first_err_note(&m->first_err, c->s.rec.err, http_status, txt, n);
     }
-    llm_metrics_add(m, &c->s.rec);
+    if (llm_metrics_add(m, &c->s.rec) == 0 && c->t->pending && c->s.rec.err == LLM_OK &&
+        c->s.rec.usage_tokens < 0 && c->s.rec.chunk_usage_tokens < 0)
+        pend_add(&c->t->pending[c->thread], m->n - 1, &c->s.text);
 }

@@ -36,6 +36,19 @@ struct llm_target_cfg {
     size_t nheaders;
 };
 
+/* One thread's responses whose output tokens are counted after the point (usage absent, a
+ * counter given): metrics record index and the content text (JSON-escaped, in text). */
+struct llm_pending_item {
+    size_t rec; /* index in the thread's llm_metrics.r */
+    size_t off, len;
+};
+struct llm_pending {
+    struct lat_buf text;
+    struct llm_pending_item *v;
+    size_t n, cap;
+    bool lost; /* no memory for one: that request keeps its event count */
+};
+
 struct llm_target {
     struct llm_target_cfg cfg;
     struct llm_workload *wl;
@@ -47,6 +60,7 @@ struct llm_target {
      * idx_stride * m of the whole load, so the N shards send the N-way split of one
      * workload, not N copies of its first requests. 0/0 = 0/1. */
     uint64_t idx_base, idx_stride;
+    struct llm_pending *pending; /* one per thread, with cfg.wl.counter */
 };
 
 struct llm_conn {
@@ -59,6 +73,7 @@ struct llm_conn {
     void *owner;         /* the caller's context (bench/openai.c: the struct llm_bench) */
     struct lat_buf line; /* caller's scratch (bench/openai.c: one --records-detail line) */
     uint64_t seq1;       /* replay: 1 + the request number of the next build; 0 = counter */
+    int32_t prompt_tok;  /* the built prompt's tokens by cfg.wl.counter, -1 none */
 };
 
 /* Returns 0, -ENOMEM, LAT_E_USAGE / LAT_E_BAD_JSON / -errno with why filled. */
@@ -70,6 +85,12 @@ void llm_target_reset(struct llm_target *t);
 /* Merges the per-thread metrics and computes one view. 0 or -ENOMEM. */
 int llm_target_summarize(struct llm_target *t, enum llm_view view, const struct llm_slo *slo,
                          struct llm_summary *out);
+
+/* With a counter (cfg.wl.counter): counts the output text of every response recorded without
+ * usage since the last reset, and makes that its token count (source LLM_TOK_TOKENIZER). Call
+ * after the workers of a point have joined, before llm_target_summarize. *counted gets how many
+ * were counted. 0, or the counter's error with why filled (the counts left are unchanged). */
+int llm_target_count_outputs(struct llm_target *t, uint64_t *counted, char *why, size_t whylen);
 
 struct llm_conn *llm_conn_new(struct llm_target *t, unsigned thread);
 void llm_conn_free(struct llm_conn *c);

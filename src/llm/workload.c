@@ -17,6 +17,7 @@
 #include "core/err.h"
 #include "core/jsonw.h"
 #include "llm/chunk.h"
+#include "json/tok.h"
 
 #include <errno.h>
 #include <math.h>
@@ -97,9 +98,151 @@ int llm_synth_prompt(struct lat_buf *out, int32_t tokens, uint64_t *st)
     return rc ? rc : buf_putc(out, '"');
 }
 
+/* A synthetic prompt of exactly `tokens` tokens by the word table wt (see llm_workload):
+ * words are drawn as in llm_synth_prompt; one that would overshoot is replaced by the next word
+ * of the list that fits. *actual gets the tokens written (less than asked only when no word
+ * fits the remainder: a vocabulary without one-token words; more only when no word at all
+ * fits N, then the prompt is the word of the fewest tokens). */
+static int synth_exact(struct lat_buf *out, int32_t tokens, uint64_t *st, const int32_t *wt,
+                       int32_t *actual)
+{
+    int rc = buf_putc(out, '"');
+    int32_t left = tokens, done = 0;
+    bool first = true;
+    while (left > 0 && !rc) {
+        size_t w = (size_t)(splitmix64(st) % NWORDS), k;
+        for (k = 0; k < NWORDS; k++) {
+            size_t x = (w + k) % NWORDS;
+            int32_t c = wt[first ? NWORDS + x : x];
+            if (c > 0 && c <= left) {
+                w = x;
+                break;
+            }
+        }
+        if (k == NWORDS) {
+            if (!first) break;
+            /* not even one word fits: one word of the fewest tokens, not an empty prompt */
+            for (size_t x = 0; x < NWORDS; x++)
+                if (wt[NWORDS + x] > 0 && (k == NWORDS || wt[NWORDS + x] < wt[NWORDS + w]))
+                    w = x, k = 0;
+            if (k == NWORDS) break;
+        }
+        if (!first) rc = buf_putc(out, ' ');
+        if (!rc) rc = buf_puts(out, words[w]);
+        done += wt[first ? NWORDS + w : w];
+        left -= wt[first ? NWORDS + w : w];
+        first = false;
+    }
+    *actual = done;
+    return rc ? rc : buf_putc(out, '"');
+}
+
+int llm_prompt_tokens(const struct llm_tokcount *c, const char *json, size_t len, bool messages,
+                      int64_t *count, char *why, size_t whylen)
+{
+    struct lat_buf txt = LAT_BUF_INIT;
+    int rc = 0;
+    *count = 0;
+    if (!messages) {
+        rc = json_str_decode(json, len, &txt);
+        if (!rc)
+            rc = llm_tokcount_count(c, txt.data ? txt.data : "", txt.len, count, why, whylen);
+        else
+            snprintf(why, whylen, "a prompt is not a JSON string");
+    } else {
+        struct json_val v, e;
+        struct json_iter it;
+        rc = json_find(json, len, "", &v);
+        if (!rc) rc = json_iter_init(&it, json, len, &v);
+        while (!rc && (rc = json_iter_next(&it, NULL, &e)) == 1) {
+            rc = 0;
+            txt.len = 0;
+            int64_t n = 0;
+            if (e.type != JSON_OBJ_BEGIN || json_get_str(json + e.off, e.len, "content", &txt))
+                continue; /* a message without a string content (tool calls, parts) */
+            rc = llm_tokcount_count(c, txt.data ? txt.data : "", txt.len, &n, why, whylen);
+            *count += n;
+        }
+        if (rc < 0 && !why[0]) snprintf(why, whylen, "a messages array is malformed");
+    }
+    buf_fini(&txt);
+    return rc < 0 ? rc : 0;
+}
+
+/* Counts the word table and every given prompt, and checks on a few synthetic prompts that a
+ * prompt's count is the sum of its words' (true of the GPT-2 / Llama-3 pre-tokenizers, whose
+ * pieces never join two words; a tokenizer that merges across spaces cannot size exactly). */
+static int count_setup(struct llm_workload *w, char *why, size_t whylen)
+{
+    const struct llm_tokcount *c = w->cfg.counter;
+    w->word_tok = calloc(2 * NWORDS, sizeof(*w->word_tok));
+    if (!w->word_tok) return -ENOMEM;
+    char tmp[64];
+    int rc = 0;
+    for (size_t i = 0; i < 2 * NWORDS && !rc; i++) {
+        int n = snprintf(tmp, sizeof(tmp), "%s%s", i < NWORDS ? " " : "", words[i % NWORDS]);
+        int64_t cnt;
+        rc = llm_tokcount_count(c, tmp, (size_t)n, &cnt, why, whylen);
+        w->counted++;
+        w->word_tok[i] = rc ? 0 : (int32_t)(cnt > 1000 ? 1000 : cnt);
+    }
+    if (rc) return rc;
+    if (w->nprompts) {
+        w->prompt_tok = malloc(w->nprompts * sizeof(*w->prompt_tok));
+        if (!w->prompt_tok) return -ENOMEM;
+    }
+    for (size_t i = 0; i < w->nprompts && !rc; i++) {
+        int64_t n;
+        rc = llm_prompt_tokens(c, w->prompts[i].json, w->prompts[i].len, w->prompts[i].messages, &n,
+                               why, whylen);
+        w->counted++;
+        w->prompt_tok[i] = (int32_t)(n > INT32_MAX ? INT32_MAX : n);
+    }
+    const struct llm_replay *rp = w->cfg.replay;
+    if (!rc && rp && rp->n) {
+        w->replay_tok = malloc(rp->n * sizeof(*w->replay_tok));
+        if (!w->replay_tok) return -ENOMEM;
+        for (size_t i = 0; i < rp->n && !rc; i++) {
+            const struct llm_replay_entry *e = &rp->e[i];
+            w->replay_tok[i] = -1;
+            if (!e->json_len) continue;
+            int64_t n;
+            rc = llm_prompt_tokens(c, rp->arena + e->json_off, e->json_len, e->messages, &n, why,
+                                   whylen);
+            w->counted++;
+            w->replay_tok[i] = (int32_t)(n > INT32_MAX ? INT32_MAX : n);
+        }
+    }
+    if (rc) return rc;
+    /* additivity check on synthetic prompts of 1..64 tokens */
+    struct lat_buf p = LAT_BUF_INIT;
+    for (uint64_t k = 0; k < 6 && !rc; k++) {
+        uint64_t st = w->cfg.seed ^ (0xd1b54a32d192ed03ull * (k + 1));
+        int32_t want = (int32_t)(1 + (k * 13) % 64), got;
+        int64_t cnt;
+        p.len = 0;
+        rc = synth_exact(&p, want, &st, w->word_tok, &got);
+        if (!rc) rc = llm_prompt_tokens(c, p.data, p.len, false, &cnt, why, whylen);
+        w->counted++;
+        if (!rc && cnt != got) {
+            snprintf(why, whylen,
+                     "%s: a synthetic prompt of %d words' tokens counts %lld as a whole: this "
+                     "tokenizer joins words, so --input-tokens cannot be sized exactly (give "
+                     "--prompts FILE instead)",
+                     llm_tokcount_source(c), (int)got, (long long)cnt);
+            rc = LAT_E_UNSUPPORTED;
+        }
+    }
+    buf_fini(&p);
+    return rc;
+}
+
 void llm_workload_free(struct llm_workload *w)
 {
     if (!w) return;
+    free(w->word_tok);
+    free(w->prompt_tok);
+    free(w->replay_tok);
     for (size_t i = 0; i < w->nprompts; i++)
         free(w->prompts[i].json);
     free(w->prompts);
@@ -323,6 +466,7 @@ int llm_workload_new(const struct llm_workload_cfg *cfg, struct llm_workload **o
             w->extra[w->extra_len] = '\0';
         }
     }
+    if (cfg->counter && (rc = count_setup(w, why, whylen)) != 0) goto out;
 out:
     if (rc) {
         llm_workload_free(w);
@@ -332,9 +476,25 @@ out:
     return 0;
 }
 
+/* A synthetic prompt: sized exactly with a counter, else about `tokens` words. */
+static int synth(const struct llm_workload *w, struct lat_buf *out, int32_t tokens, uint64_t *st,
+                 int32_t *prompt_tokens)
+{
+    if (w->word_tok) return synth_exact(out, tokens, st, w->word_tok, prompt_tokens);
+    return llm_synth_prompt(out, tokens, st);
+}
+
 int llm_workload_body(const struct llm_workload *w, uint64_t idx, struct lat_buf *out,
                       int32_t *max_tokens)
 {
+    int32_t pt;
+    return llm_workload_body_ex(w, idx, out, max_tokens, &pt);
+}
+
+int llm_workload_body_ex(const struct llm_workload *w, uint64_t idx, struct lat_buf *out,
+                         int32_t *max_tokens, int32_t *prompt_tokens)
+{
+    *prompt_tokens = -1;
     const struct llm_workload_cfg *c = &w->cfg;
     uint64_t st = c->seed ^ (0x9e3779b97f4a7c15ull * (idx + 1));
     splitmix64(&st);
@@ -347,6 +507,7 @@ int llm_workload_body(const struct llm_workload *w, uint64_t idx, struct lat_buf
         rc = rc ? rc : buf_putc(out, ',');
     }
     const struct llm_prompt *p = w->nprompts ? &w->prompts[idx % w->nprompts] : NULL;
+    if (p && w->prompt_tok) *prompt_tokens = w->prompt_tok[idx % w->nprompts];
     if (p && p->max_tokens > 0 && c->output.mean < 1) mt = p->max_tokens;
     /* --replay: the line's prompt (as a prompt entry) or its input length, and its output
      * length, win over the command line's. */
@@ -360,6 +521,7 @@ int llm_workload_body(const struct llm_workload *w, uint64_t idx, struct lat_buf
                                      .len = re->json_len,
                                      .messages = re->messages};
             p = &rp;
+            *prompt_tokens = w->replay_tok ? w->replay_tok[idx % c->replay->n] : -1;
         } else {
             in_tokens = re->input_tokens;
         }
@@ -376,7 +538,7 @@ int llm_workload_body(const struct llm_workload *w, uint64_t idx, struct lat_buf
             if (p)
                 rc = rc ? rc : buf_append(out, p->json, p->len);
             else
-                rc = rc ? rc : llm_synth_prompt(out, in_tokens, &st);
+                rc = rc ? rc : synth(w, out, in_tokens, &st, prompt_tokens);
             rc = rc ? rc : buf_puts(out, "}]");
         }
     } else if (c->api != LLM_API_CHAT && !(ov & LLM_OV_PROMPT)) {
@@ -385,7 +547,7 @@ int llm_workload_body(const struct llm_workload *w, uint64_t idx, struct lat_buf
         if (p)
             rc = rc ? rc : buf_append(out, p->json, p->len);
         else
-            rc = rc ? rc : llm_synth_prompt(out, in_tokens, &st);
+            rc = rc ? rc : synth(w, out, in_tokens, &st, prompt_tokens);
     }
     /* Every later member starts with a comma. */
     size_t first = out->len;

@@ -14,6 +14,7 @@
 
 #include "core/buf.h"
 #include "llm/replay.h"
+#include "llm/tokenize.h"
 
 enum llm_api { LLM_API_COMPLETIONS = 0, LLM_API_CHAT };
 
@@ -40,6 +41,9 @@ struct llm_workload_cfg {
      * output length; --input-tokens/--output-tokens fill in what a line lacks. Not owned. */
     const struct llm_replay *replay;
     uint64_t seed;
+    /* --tokenizer / --tokenize-url: synthetic prompts are sized to exactly N tokens of this
+     * counter, and every prompt's token count is known (llm_workload_body_ex). Not owned. */
+    const struct llm_tokcount *counter;
 };
 
 struct llm_prompt {
@@ -57,6 +61,12 @@ struct llm_workload {
     size_t extra_len;
     /* LLM_OV_* bits: members of extra_body that replace the generated ones (one key once). */
     unsigned extra_over;
+    /* With cfg.counter: tokens of " word" (index i) and of "word" at the start (NWORDS + i)
+     * for the synthetic word list; tokens of each prompt file line and replay line (-1: the
+     * line has no prompt of its own). */
+    int32_t *word_tok;
+    int32_t *prompt_tok, *replay_tok;
+    uint64_t counted; /* texts the counter was asked about at setup */
 };
 
 /* Parses "N" or "N:stddev" (N >= 1, stddev >= 0). 0 or LAT_E_USAGE. */
@@ -77,6 +87,14 @@ const char *llm_api_path(enum llm_api api);
  */
 int llm_workload_body(const struct llm_workload *w, uint64_t idx, struct lat_buf *out,
                       int32_t *max_tokens);
+/* The same; *prompt_tokens gets the prompt's tokens by cfg.counter (-1 without one). */
+int llm_workload_body_ex(const struct llm_workload *w, uint64_t idx, struct lat_buf *out,
+                         int32_t *max_tokens, int32_t *prompt_tokens);
+/* The tokens (by cfg.counter) of a prompt given as its raw JSON value: a string, or a chat
+ * messages array (the sum over every message's "content" string: the chat template's own
+ * tokens are not counted). 0 or an error with why filled. */
+int llm_prompt_tokens(const struct llm_tokcount *c, const char *json, size_t len, bool messages,
+                      int64_t *count, char *why, size_t whylen);
 /* True when every body with a max_tokens also sends min_tokens = max_tokens (ignore_eos on and
  * --extra-body does not replace min_tokens): the server was asked for exactly that length. */
 bool llm_workload_demands_length(const struct llm_workload *w);
