@@ -17,6 +17,8 @@
 #include "bench/opts.h"
 #include "bench/report.h"
 #include "bench/shard.h"
+#include "bench/slices.h"
+#include "bench/telemetry.h"
 #include "core/err.h"
 #include "core/log.h"
 #include "core/units.h"
@@ -449,6 +451,10 @@ static int parse_args(int argc, char **argv, struct cli *c)
             fputs(llm_bench_usage, stdout);
             fputs("\n", stdout);
             fputs(bench_shard_usage, stdout);
+            fputs("\n", stdout); /* issue 17: GPU telemetry, time slices */
+            fputs(gpu_telem_usage, stdout);
+            fputs("\n", stdout);
+            fputs(bench_slices_usage, stdout);
             return -1;
         }
         case OPT_TARGET:
@@ -794,6 +800,16 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         return LAT_EXIT_USAGE;
     }
     c.llm = llm.active;
+    /* GPU telemetry and time slices (issue 17): their options are taken out of argv too
+     * (src/bench/telemetry.c, src/bench/slices.c). */
+    struct gpu_telem gtel;
+    lat_ns slice_ns = 0;
+    if (gpu_telem_take_args(&gtel, &argc, argv, lwhy, sizeof(lwhy)) < 0 ||
+        bench_slices_take_args(&slice_ns, &argc, argv, lwhy, sizeof(lwhy)) < 0) {
+        pr_err("%s (see 'latscope bench --help')\n", lwhy);
+        return LAT_EXIT_USAGE;
+    }
+    if (slice_ns) c.eng.keep_records = true; /* the slices are cut from the records */
     int rc = parse_args(argc, argv, &c);
     if (rc < 0) {
         free(c.headers);
@@ -1057,6 +1073,15 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         pr_err("out of memory\n");
         exit(LAT_EXIT_FAILURE);
     }
+    /* GPU telemetry (issue 17): a --gpu-metrics-url that is not a DCGM exporter is a setup
+     * error; NVML without a driver only says so, and the run goes on. */
+    if ((rc = gpu_telem_start(&gtel, lwhy, sizeof(lwhy))) < 0) {
+        pr_err("%s\n", lwhy[0] ? lwhy : lat_strerror(rc));
+        exit(rc == LAT_E_USAGE ? LAT_EXIT_USAGE : LAT_EXIT_FAILURE);
+    }
+    if (gtel.mode != GPU_TELEM_OFF && !gtel.available)
+        pr_warn("GPU telemetry unavailable: %s; the run goes on without it\n",
+                gtel.unavailable_why);
     unsigned client_tries = 0; /* --find-max: client-INVALID measurements of this probe */
     bool llm_err_said = false; /* a --records-detail/--hdr-log write error was reported */
     for (size_t i = 0; i < nvalues && !bench_stop; i++) {
@@ -1118,7 +1143,9 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
             else
                 pr_info("find-max: probing %.1f req/s\n", value);
         }
+        gpu_telem_point_begin(&gtel);
         rc = bench_run_point(&t, l, &c.eng, &hooks, &bench_stop, &p->res);
+        p->gpu = gpu_telem_point_end(&gtel);
         if (wc.progress) fputs("\r\033[K", stderr);
         if (rc < 0) {
             pr_err("load point %zu could not run: %s\n", i + 1, lat_strerror(rc));
@@ -1127,6 +1154,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
             break;
         }
         p->ran = true;
+        p->slices = bench_slices_point(slice_ns, &p->res, llm.active ? &llm : NULL, p->gpu);
         if (llm.active) {
             p->llm = xcalloc(1, sizeof(*p->llm));
             p->llm_hist = xcalloc(LLM_BENCH_NHIST, sizeof(*p->llm_hist));
@@ -1229,6 +1257,8 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
             hist_fini(&run.points[i].llm_hist[k]);
         free(run.points[i].llm_hist);
         free(run.points[i].shards);
+        bench_slices_free(run.points[i].slices);
+        gpu_point_free(run.points[i].gpu);
     }
     free(run.points);
 out:
@@ -1250,6 +1280,7 @@ out:
     }
     if (rf) fclose(rf); /* set-up failed before the run: nothing to write */
     kserve_fini(&ks);
+    gpu_telem_stop(&gtel);
     llm_bench_fini(&llm);
     conn_target_fini(&t.conn);
     buf_fini(&req);
