@@ -1154,7 +1154,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
             break;
         }
         p->ran = true;
-        p->slices = bench_slices_point(slice_ns, &p->res, llm.active ? &llm : NULL, p->gpu);
+        p->slices = bench_slices_point(slice_ns, &p->load, &p->res, llm.active ? &llm : NULL, p->gpu);
         if (llm.active) {
             p->llm = xcalloc(1, sizeof(*p->llm));
             p->llm_hist = xcalloc(LLM_BENCH_NHIST, sizeof(*p->llm_hist));

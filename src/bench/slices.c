@@ -114,7 +114,8 @@ static int llm_slices(struct bench_slices *s, struct llm_bench *llm)
     return rc;
 }
 
-struct bench_slices *bench_slices_point(lat_ns width, const struct bench_result *res,
+struct bench_slices *bench_slices_point(lat_ns width, const struct bench_load *load,
+                                        const struct bench_result *res,
                                         struct llm_bench *llm, const struct gpu_point *gpu)
 {
     if (width <= 0) return NULL;
@@ -133,15 +134,13 @@ struct bench_slices *bench_slices_point(lat_ns width, const struct bench_result 
         for (unsigned i = 0; i < llm->t->nthreads; i++)
             for (size_t j = 0; j < llm->t->metrics[i].n; j++)
                 if (llm->t->metrics[i].r[j].t_end > last) last = llm->t->metrics[i].r[j].t_end;
-    /* As many slices as the point's measured window holds (the last may be shorter); the
-     * responses that end after it (a closed loop's last requests) count in the last slice. */
+    /* As many slices as the point's measured window holds (--duration; the last may be
+     * shorter); the responses that end after it (a closed loop's last requests) count in the
+     * last slice. Without --duration (--requests N) the window ends with the last response. */
     s->n = (size_t)((last - s->base) / width) + 1;
-    lat_ns dur = (lat_ns)(res->duration_s * 1e9);
+    lat_ns dur = load && load->duration_ns > 0 && !load->offsets ? load->duration_ns : 0;
     if (dur > 0) {
-        /* a remainder under 5 % of a slice (a closed loop's window ends with its last
-         * response, just after the nominal duration) is not a slice of its own */
-        size_t nd = (size_t)(dur / width);
-        if (dur - (lat_ns)nd * width > width / 20 || nd == 0) nd++;
+        size_t nd = (size_t)((dur + width - 1) / width);
         if (nd >= 1 && nd < s->n) s->n = nd;
     }
     if (s->n > 100000) s->n = 100000;
@@ -274,6 +273,9 @@ void bench_slices_write_json(struct jsonw *w, const struct bench_slices *s)
      * send) */
     jsonw_key(w, "slices_offset_ns");
     jsonw_i64(w, s->base - s->records_base);
+    jsonw_key(w, "slices_t0_mono_ns"); /* slice 0's start on CLOCK_MONOTONIC (--records-detail
+                                        * lines carry t0_mono_ns on the same clock) */
+    jsonw_i64(w, s->base);
     jsonw_key(w, "slices_complete");
     jsonw_bool(w, s->complete);
     jsonw_key(w, "slices");

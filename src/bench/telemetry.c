@@ -158,7 +158,7 @@ int gpu_point_format_text(struct lat_buf *b, const struct gpu_point *p)
         for (size_t k = 0; k < sizeof(show) / sizeof(show[0]) && !rc; k++) {
             const struct gpu_stat *st = &p->st[d].f[show[k]];
             if (st->n)
-                rc = buf_printf(b, "  %s %.6g / %.6g", gpu_field_label[show[k]], st->mean, st->max);
+                rc = buf_printf(b, "  %s %.1f / %.6g", gpu_field_label[show[k]], st->mean, st->max);
         }
         if (!rc) rc = buf_putc(b, '\n');
     }
