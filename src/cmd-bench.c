@@ -873,6 +873,12 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
                                     "results");
     }
 
+    if (shard.mpi && (slice_ns || gtel.mode != GPU_TELEM_OFF)) { /* issue 17 */
+        free(c.headers);
+        bench_mpi_fini(&shard);
+        return usage_error("--mpi", "not yet with --slice or GPU telemetry (each rank would "
+                                    "see only its own requests): run --shard K/N per process");
+    }
     rc = conn_target_init(&t.conn, t.url.host, t.url.port, t.url.tls, !c.insecure);
     if (rc < 0) {
         pr_err("%s: cannot resolve %s: %s\n", c.url, t.url.host, lat_strerror(rc));
@@ -1154,7 +1160,8 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
             break;
         }
         p->ran = true;
-        p->slices = bench_slices_point(slice_ns, &p->load, &p->res, llm.active ? &llm : NULL, p->gpu);
+        p->slices =
+            bench_slices_point(slice_ns, &p->load, &p->res, llm.active ? &llm : NULL, p->gpu);
         if (llm.active) {
             p->llm = xcalloc(1, sizeof(*p->llm));
             p->llm_hist = xcalloc(LLM_BENCH_NHIST, sizeof(*p->llm_hist));

@@ -115,8 +115,8 @@ static int llm_slices(struct bench_slices *s, struct llm_bench *llm)
 }
 
 struct bench_slices *bench_slices_point(lat_ns width, const struct bench_load *load,
-                                        const struct bench_result *res,
-                                        struct llm_bench *llm, const struct gpu_point *gpu)
+                                        const struct bench_result *res, struct llm_bench *llm,
+                                        const struct gpu_point *gpu)
 {
     if (width <= 0) return NULL;
     struct bench_slices *s = calloc(1, sizeof(*s));

@@ -58,11 +58,12 @@ extern const char bench_slices_usage[];
 /* Removes --slice D (and --slice=D) from argv; *width = D (0 when absent). 0 or LAT_E_USAGE. */
 int bench_slices_take_args(lat_ns *width, int *argc, char **argv, char *why, size_t whylen);
 
-/* The slices of one finished point (load: its settings; --duration sets the window). llm: the openai target (NULL otherwise), gpu: the point's
- * telemetry (NULL). Returns NULL when width is 0 or memory is short. */
+/* The slices of one finished point (load: its settings; --duration sets the window). llm: the
+ * openai target (NULL otherwise), gpu: the point's telemetry (NULL). Returns NULL when width is 0
+ * or memory is short. */
 struct bench_slices *bench_slices_point(lat_ns width, const struct bench_load *load,
-                                        const struct bench_result *res,
-                                        struct llm_bench *llm, const struct gpu_point *gpu);
+                                        const struct bench_result *res, struct llm_bench *llm,
+                                        const struct gpu_point *gpu);
 void bench_slices_free(struct bench_slices *s);
 
 /* "slices": [...] (or nothing when s is NULL) in the open JSON object. */
