@@ -33,8 +33,10 @@ const char gpu_telem_usage[] =
     "GPU telemetry (per point, over time, next to latency; docs/latscope-bench.md):\n"
     "  --gpu-metrics-url URL    scrape a DCGM exporter (http://HOST:9400/metrics) when each\n"
     "                           point begins, every --gpu-interval, and when it ends\n"
-    "  --gpu-telemetry nvml     sample NVML instead (dlopen libnvidia-ml.so.1; without a\n"
-    "                           driver the run goes on without telemetry and says so)\n"
+    "  --gpu-telemetry dcgm|nvml  dcgm: --gpu-metrics-url, default\n"
+    "                           http://localhost:9400/metrics; nvml: sample NVML instead\n"
+    "                           (dlopen libnvidia-ml.so.1; without a driver the run goes on\n"
+    "                           without telemetry and says so)\n"
     "  --gpu-interval D         sampling interval (default 500ms)\n";
 
 void gpu_point_free(struct gpu_point *p)
@@ -480,13 +482,11 @@ int gpu_telem_take_args(struct gpu_telem *g, int *argc, char **argv, char *why, 
     *argc = o;
     argv[o] = NULL;
     if (mode && strcmp(mode, "dcgm") && strcmp(mode, "nvml")) {
-        snprintf(why, whylen, "--gpu-telemetry: expected dcgm (with --gpu-metrics-url) or nvml");
+        snprintf(why, whylen, "--gpu-telemetry: expected dcgm or nvml");
         return LAT_E_USAGE;
     }
-    if (mode && !strcmp(mode, "dcgm") && !g->url) {
-        snprintf(why, whylen, "--gpu-telemetry dcgm: needs --gpu-metrics-url URL");
-        return LAT_E_USAGE;
-    }
+    if (mode && !strcmp(mode, "dcgm") && !g->url)
+        g->url = "http://localhost:9400/metrics"; /* dcgm-exporter's port (AIPerf's default) */
     if (mode && !strcmp(mode, "nvml") && g->url) {
         snprintf(why, whylen, "--gpu-telemetry nvml: drop --gpu-metrics-url (or use dcgm)");
         return LAT_E_USAGE;

@@ -151,8 +151,12 @@ TEST(telemetry_args)
     ASSERT_EQ_I64(gpu_telem_take_args(&g, &n2, a2, why, sizeof(why)), LAT_E_USAGE);
     char *a3[] = {"bench", "--gpu-telemetry", "dcgm", "u", NULL};
     int n3 = 4;
-    ASSERT_EQ_I64(gpu_telem_take_args(&g, &n3, a3, why, sizeof(why)), LAT_E_USAGE);
-    ASSERT(strstr(why, "--gpu-metrics-url") != NULL);
+    ASSERT_RC(gpu_telem_take_args(&g, &n3, a3, why, sizeof(why)));
+    ASSERT_EQ_I64(g.mode, GPU_TELEM_DCGM);
+    ASSERT_EQ_STR(g.url, "http://localhost:9400/metrics");
+    char *a4[] = {"bench", "--gpu-telemetry", "nvml", "--gpu-metrics-url", "http://h/", "u", NULL};
+    int n4 = 6;
+    ASSERT_EQ_I64(gpu_telem_take_args(&g, &n4, a4, why, sizeof(why)), LAT_E_USAGE);
 }
 
 /* Slices from hand-made records: a 1 s window cut in 250 ms slices, counts by end time,
