@@ -17,7 +17,9 @@
 #include "bench/opts.h"
 #include "bench/report.h"
 #include "bench/shard.h"
+#include "bench/slices.h"
 #include "bench/target.h"
+#include "bench/telemetry.h"
 #include "core/err.h"
 #include "core/log.h"
 #include "core/units.h"
@@ -89,6 +91,10 @@ enum {
     OPT_PRECISION,
     OPT_MAX_INPUT_SIZE,
     OPT_MAX_ERROR_RATE,
+    OPT_GPU_METRICS_URL,
+    OPT_GPU_TELEMETRY,
+    OPT_GPU_INTERVAL,
+    OPT_SLICE,
     /* the rows of the groups (targets, multi-host): OPT_GROUP + their index in the table */
     OPT_GROUP = 0x400,
 };
@@ -166,6 +172,22 @@ static const struct cli_opt common_opts[] = {
     {"max-input-size", 0, "N", OPT_MAX_INPUT_SIZE, 0,
      "largest -d @FILE, --input @FILE, --prompts or --replay\n"
      "file read (bytes, k/M/G = 1000s; default 256M)"},
+    {NULL, 0, NULL, 0, 0,
+     "GPU telemetry and time slices (per point, over time, next to latency;\n"
+     "docs/latscope-bench.md)"},
+    {"gpu-metrics-url", 0, "URL", OPT_GPU_METRICS_URL, 0,
+     "scrape a DCGM exporter (http://HOST:9400/metrics) when each\n"
+     "point begins, every --gpu-interval, and when it ends"},
+    {"gpu-telemetry", 0, "dcgm|nvml", OPT_GPU_TELEMETRY, 0,
+     "dcgm: --gpu-metrics-url, default http://localhost:9400/metrics;\n"
+     "nvml: sample NVML instead (dlopen libnvidia-ml.so.1; without a\n"
+     "driver the run goes on without telemetry and says so)"},
+    {"gpu-interval", 0, "D", OPT_GPU_INTERVAL, 0, "sampling interval (default 500ms)"},
+    {"slice", 0, "D", OPT_SLICE, 0,
+     "per-window statistics across each point (requests, req/s,\n"
+     "errors, p50/p90/p99; TTFT/ITL with --target openai; GPU\n"
+     "telemetry when sampled): a request counts in the window its\n"
+     "response ended in"},
     {0},
 };
 
@@ -238,8 +260,10 @@ struct deferred {
 
 struct cli {
     const char *url;
-    const struct bench_target_ops *tops; /* --target (else from the URL) */
-    void *tst;                           /* its state */
+    const char *gpu_url, *gpu_mode, *gpu_interval; /* --gpu-metrics-url, --gpu-telemetry, ... */
+    lat_ns slice_ns;                               /* --slice, 0: none */
+    const struct bench_target_ops *tops;           /* --target (else from the URL) */
+    void *tst;                                     /* its state */
     const char *method;
     const char **headers;
     size_t nheaders;
@@ -428,6 +452,20 @@ static int on_opt(void *ctx, int id, const char *val)
         if (units_parse_count(val, &c->max_input) < 0 || c->max_input == 0)
             rc = usage_error("--max-input-size", "expected a byte count such as 512M");
         break;
+    case OPT_GPU_METRICS_URL:
+        c->gpu_url = val;
+        break;
+    case OPT_GPU_TELEMETRY:
+        c->gpu_mode = val;
+        break;
+    case OPT_GPU_INTERVAL:
+        c->gpu_interval = val;
+        break;
+    case OPT_SLICE: {
+        char w[128];
+        if (bench_slices_parse(val, &c->slice_ns, w, sizeof(w)) < 0) rc = usage_error("--slice", w);
+        break;
+    }
     case OPT_MAX_ERROR_RATE: {
         char *e;
         double v = strtod(val, &e);
@@ -639,6 +677,15 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     }
     const struct bench_target_ops *tops = c.tops;
     void *tst = c.tst;
+    /* GPU telemetry and time slices (issue 17: src/bench/telemetry.c, src/bench/slices.c) */
+    struct gpu_telem gtel;
+    if (gpu_telem_config(&gtel, c.gpu_url, c.gpu_mode, c.gpu_interval, swhy, sizeof(swhy)) < 0) {
+        pr_err("%s (see 'latscope bench --help')\n", swhy);
+        if (tops->destroy) tops->destroy(tst);
+        free(c.headers);
+        return LAT_EXIT_USAGE;
+    }
+    if (c.slice_ns) c.eng.keep_records = true; /* the slices are cut from the records */
 
     t.expect_class = c.expect_class;
     const char *why = NULL;
@@ -686,6 +733,11 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     if (shard.count > 1 && !shard.mpi && (c.find_max || c.stable || c.confidence > 0)) {
         exit_code = usage_error("--shard", "--find-max, --stable and --confidence decide on the "
                                            "whole load: run the shards under MPI (--mpi)");
+        goto early;
+    }
+    if (shard.mpi && (c.slice_ns || gtel.mode != GPU_TELEM_OFF)) { /* issue 17 */
+        exit_code = usage_error("--mpi", "not yet with --slice or GPU telemetry (each rank would "
+                                         "see only its own requests): run --shard K/N per process");
         goto early;
     }
     /* --mpi: rank 0 writes --hdr-log (the reduced windows) and --records (every rank's) */
@@ -846,7 +898,20 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         .hlog = hw_started ? &hw : NULL,
         .hdr_log = c.hdr_log,
         .records_writer = rf != NULL,
+        .gtel = &gtel,
+        .slice_ns = c.slice_ns,
+        .slice_llm = tops == &bench_target_openai ? tst : NULL,
     };
+    /* GPU telemetry: a --gpu-metrics-url that is not a DCGM exporter is a setup error; NVML
+     * without a driver only says so, and the run goes on. */
+    if ((rc = gpu_telem_start(&gtel, swhy, sizeof(swhy))) < 0) {
+        pr_err("%s\n", swhy[0] ? swhy : lat_strerror(rc));
+        exit_code = rc == LAT_E_USAGE ? LAT_EXIT_USAGE : LAT_EXIT_FAILURE;
+        goto out;
+    }
+    if (gtel.mode != GPU_TELEM_OFF && !gtel.available)
+        pr_warn("GPU telemetry unavailable: %s; the run goes on without it\n",
+                gtel.unavailable_why);
     rc = bench_loop_run(&plan, &t, tops, tst, &shard, &bench_stop, &run);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
@@ -884,6 +949,8 @@ out_points:
             hist_fini(&run.points[i].llm_hist[k]);
         free(run.points[i].llm_hist);
         free(run.points[i].shards);
+        bench_slices_free(run.points[i].slices);
+        gpu_point_free(run.points[i].gpu);
     }
     free(run.points);
 out:
@@ -904,6 +971,7 @@ out:
         exit_code = LAT_EXIT_FAILURE;
     }
     if (rf) fclose(rf); /* set-up failed before the run: nothing to write */
+    gpu_telem_stop(&gtel);
     conn_target_fini(&t.conn);
 early:
     if (tops->destroy) tops->destroy(tst);

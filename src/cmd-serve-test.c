@@ -63,6 +63,7 @@ static void usage(FILE *f)
         "Endpoints: GET /health, /v2/health/live, /v2/health/ready, /v2, /fixture/stats;\n"
         "GET /v2/models/NAME[/versions/1] (metadata), POST .../infer, GET .../stats,\n"
         "GET /v2/models/stats; POST /echo; ANY /status/NNN; GET /stream?n=N&every=DUR (SSE);\n"
+        "GET /dcgm/metrics (a DCGM exporter whose values change every scrape), /fixture/dcgm;\n"
         "ANY other path: body-size bytes.\n"
         "\n"
         "latscope serve-test openai [OPTIONS]: the OpenAI streaming fixture (see its --help).\n"

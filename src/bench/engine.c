@@ -182,6 +182,19 @@ static void bc_close(struct bconn *bc)
     loop_timer_stop(&bc->w->loop, &bc->kick);
 }
 
+/* --records / --slice: room for one more record (amortized doubling, sized up front from the
+ * expected request count), so every measured request is kept, failed ones too. */
+static bool rec_room(struct worker *w)
+{
+    if (w->nrec < w->caprec) return true;
+    size_t nc = w->caprec ? w->caprec * 2 : 4096;
+    struct bench_record *nr = realloc(w->rec, nc * sizeof(*nr));
+    if (!nr) return false;
+    w->rec = nr;
+    w->caprec = nc;
+    return true;
+}
+
 static void count_error(struct bconn *bc, enum bench_err cls, lat_ns now)
 {
     struct worker *w = bc->w;
@@ -190,7 +203,7 @@ static void count_error(struct bconn *bc, enum bench_err cls, lat_ns now)
         pthread_mutex_lock(&w->ivl_lock);
         w->ivl_err++;
         pthread_mutex_unlock(&w->ivl_lock);
-        if (w->e->o->keep_records && w->nrec < w->caprec) {
+        if (w->e->o->keep_records && rec_room(w)) {
             struct bench_record *r = &w->rec[w->nrec++];
             *r = (struct bench_record){
                 bc->t_sched, bc->t_send,    bc->resp.t_first, now, 0, (int16_t)bc->resp.status,
@@ -421,19 +434,10 @@ static void record_ok(struct bconn *bc)
     hist_record(&w->ivl_lag, lag);
     w->ivl_ok++;
     pthread_mutex_unlock(&w->ivl_lock);
-    if (w->e->o->keep_records) {
-        if (w->nrec == w->caprec) {
-            /* Amortized doubling; sized up front from the expected request count. */
-            size_t nc = w->caprec ? w->caprec * 2 : 4096;
-            struct bench_record *nr = realloc(w->rec, nc * sizeof(*nr));
-            if (!nr) return;
-            w->rec = nr;
-            w->caprec = nc;
-        }
+    if (w->e->o->keep_records && rec_room(w))
         w->rec[w->nrec++] =
             (struct bench_record){bc->t_sched,   bc->t_send,         r->t_first, r->t_end,
                                   r->body_bytes, (int16_t)r->status, -1,         (uint8_t)w->id};
-    }
 }
 
 static void complete(struct bconn *bc, lat_ns now)
@@ -815,7 +819,7 @@ static void *worker_main(void *arg)
         lat_ns t = clock_now_ns();
         if (bc->busy && bc->measured) {
             w->interrupted++;
-            if (e->o->keep_records && w->nrec < w->caprec)
+            if (e->o->keep_records && rec_room(w))
                 w->rec[w->nrec++] = (struct bench_record){bc->t_sched,
                                                           bc->t_send,
                                                           bc->resp.t_first,

@@ -7,6 +7,8 @@
 #include "bench/loop.h"
 
 #include "bench/mpi.h"
+#include "bench/slices.h"
+#include "bench/telemetry.h"
 #include "core/err.h"
 #include "core/log.h"
 #include "stats/stable.h"
@@ -291,7 +293,9 @@ int bench_loop_run(const struct bench_plan *pl, struct bench_target *t,
             else
                 pr_info("find-max: probing %.1f req/s\n", value);
         }
+        if (pl->gtel) gpu_telem_point_begin(pl->gtel);
         rc = bench_run_point(t, l, pl->eng, &hooks, stop, &p->res);
+        if (pl->gtel) p->gpu = gpu_telem_point_end(pl->gtel);
         if (wc.progress) fputs("\r\033[K", wc.progress);
         if (rc < 0) {
             pr_err("load point %zu could not run: %s\n", i + 1, lat_strerror(rc));
@@ -300,6 +304,8 @@ int bench_loop_run(const struct bench_plan *pl, struct bench_target *t,
             break;
         }
         p->ran = true;
+        /* before after_point: openai's reads the point's LLM requests, then resets them */
+        p->slices = bench_slices_point(pl->slice_ns, &p->load, &p->res, pl->slice_llm, p->gpu);
         if (tops->after_point) {
             char awhy[128] = "";
             int arc = tops->after_point(tst, t, p, awhy, sizeof(awhy));

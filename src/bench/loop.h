@@ -28,6 +28,9 @@
  * stops (bench_result.invalid_client). */
 #define FIND_MAX_CLIENT_TRIES 3
 
+struct gpu_telem;
+struct llm_bench;
+
 struct bench_plan {
     /* The points: values (rates when open_loop, else concurrencies), or a --find-max search
      * (search, at most nvalues probes; find_conc: over concurrencies). */
@@ -52,11 +55,14 @@ struct bench_plan {
     const char *slo_text;
     double confidence; /* 0: no early stopping */
     /* While running. */
-    FILE *progress;           /* the live progress line (a TTY), or NULL */
-    bool say_probes;          /* pr_info each --find-max probe */
-    struct hlog_writer *hlog; /* --hdr-log, or NULL */
-    const char *hdr_log;      /* its path, for warnings */
-    bool records_writer;      /* --mpi: this rank writes --records (bench_mpi_gather_records) */
+    FILE *progress;              /* the live progress line (a TTY), or NULL */
+    bool say_probes;             /* pr_info each --find-max probe */
+    struct hlog_writer *hlog;    /* --hdr-log, or NULL */
+    const char *hdr_log;         /* its path, for warnings */
+    bool records_writer;         /* --mpi: this rank writes --records (bench_mpi_gather_records) */
+    struct gpu_telem *gtel;      /* GPU telemetry around each point (bench/telemetry.h), or NULL */
+    lat_ns slice_ns;             /* --slice width, 0: none (bench/slices.h) */
+    struct llm_bench *slice_llm; /* --target openai's state: the slices' TTFT/ITL, else NULL */
 };
 
 enum bench_loop_status {

@@ -302,6 +302,9 @@ static void json_point(struct jsonw *w, struct bench_point *p)
         jsonw_null(w);
     }
     if (p->llm) llm_summary_write_json(w, p->llm);
+    if (p->gpu)
+        gpu_point_write_json(w, p->gpu, r->have_window ? r->window_start_ns : r->t_first_sched);
+    bench_slices_write_json(w, p->slices);
     /* Multi-host (bench/shard.h): the point's start on the wall clock, the per-shard lines. */
     jsonw_key(w, "t0_unix_ns");
     jsonw_i64(w, r->t0_unix_ns);
@@ -464,6 +467,23 @@ static int cmp_rps(const void *a, const void *b)
            (x->res.achieved_rps < y->res.achieved_rps);
 }
 
+/* --slice: a second table after one empty line, one row per slice of each point in run order
+ * (and per GPU with telemetry). */
+static void csv_slices(FILE *f, const struct bench_run *r, bool llm)
+{
+    bool any = false, gpu = false;
+    for (size_t i = 0; i < r->npoints; i++) {
+        if (!r->points[i].ran || !r->points[i].slices) continue;
+        any = true;
+        if (r->points[i].gpu && r->points[i].gpu->ndev) gpu = true;
+    }
+    if (!any) return;
+    fputc('\n', f);
+    bench_slices_csv_header(f, llm, gpu);
+    for (size_t i = 0; i < r->npoints; i++)
+        if (r->points[i].ran) bench_slices_csv_rows(f, r->points[i].slices, i + 1, llm, gpu);
+}
+
 int bench_report_csv(FILE *f, const struct bench_run *r)
 {
     bool server = false, rate = false, llm = false;
@@ -534,6 +554,7 @@ int bench_report_csv(FILE *f, const struct bench_run *r)
         fputc('\n', f);
     }
     free(v);
+    csv_slices(f, r, llm);
     return ferror(f) ? -EIO : 0;
 }
 
@@ -640,6 +661,12 @@ static void text_point(FILE *f, struct bench_point *p, size_t idx)
         if (llm_summary_format_text(&b, p->llm) == 0 && b.data) fputs(b.data, f);
         buf_fini(&b);
     }
+    if (p->gpu) {
+        struct lat_buf b = LAT_BUF_INIT;
+        if (gpu_point_format_text(&b, p->gpu) == 0 && b.data) fputs(b.data, f);
+        buf_fini(&b);
+    }
+    bench_slices_write_text(f, p->slices);
     text_shard_lines(f, p);
 }
 

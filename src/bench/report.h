@@ -12,6 +12,8 @@
 
 #include "bench/bench.h"
 #include "bench/shard.h"
+#include "bench/slices.h"
+#include "bench/telemetry.h"
 #include "llm/metrics.h"
 
 /* Server-side time per request from Triton's statistics API (deltas over one point). */
@@ -50,6 +52,10 @@ struct bench_point {
     const char *const *llm_hist_names;
     size_t nllm_hist;
     bool ran;
+    /* GPU telemetry (bench/telemetry.h) and time slices (bench/slices.h) of this point, owned
+     * by it, or NULL. */
+    struct gpu_point *gpu;
+    struct bench_slices *slices;
     /* A merged / MPI-reduced point (bench/shard.h): one line per shard, else NULL / 0. */
     struct bench_shard_line *shards;
     size_t nshards;
