@@ -15,6 +15,7 @@
 #include "core/jsonw.h"
 #include "core/units.h"
 #include "net/fetch.h"
+#include "stats/rng.h"
 #include "json/tok.h"
 
 #include <errno.h>
@@ -59,17 +60,9 @@ int kserve_path_model(const char *path, char *model, size_t mlen, char *version,
     return 0;
 }
 
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static int put_value(struct lat_buf *b, const char *dt, bool zero, uint64_t *rng)
 {
-    uint64_t r = zero ? 0 : mix(rng);
+    uint64_t r = zero ? 0 : rng_splitmix64(rng);
     if (strcmp(dt, "BOOL") == 0) return buf_puts(b, (r & 1) ? "true" : "false");
     if (strcmp(dt, "BYTES") == 0) return buf_puts(b, zero ? "\"\"" : "\"latscope\"");
     if (dt[0] == 'F' || dt[0] == 'B') /* FP16/32/64, BF16: uniform [0, 1) */
