@@ -16,6 +16,16 @@
 #include <stdio.h>
 #include <string.h>
 
+/* What a directory's layout decided (the run of a TensorFlow profile directory), as notes. */
+static void print_notes(const char *mod, const struct lat_ingest_set *set)
+{
+    for (const char *p = set->note; p && *p && lat_log_level >= LAT_LOG_WARN;) {
+        size_t l = strcspn(p, "\n");
+        fprintf(stderr, "latscope: %s: note: %.*s\n", mod, (int)l, p);
+        p += l + (p[l] == '\n');
+    }
+}
+
 struct lat_ingest_set *lat_load_traces(const char *mod, const char *const *paths, size_t n,
                                        const struct lat_ingest_opts *io)
 {
@@ -26,12 +36,7 @@ struct lat_ingest_set *lat_load_traces(const char *mod, const char *const *paths
         lat_log_printf(LAT_LOG_ERR, mod, "%s\n", err[0] ? err : lat_strerror(rc));
         return NULL;
     }
-    /* what a directory's layout decided (the run of a TensorFlow profile directory) */
-    for (const char *p = set->note; p && *p && lat_log_level >= LAT_LOG_WARN;) {
-        size_t l = strcspn(p, "\n");
-        fprintf(stderr, "latscope: %s: note: %.*s\n", mod, (int)l, p);
-        p += l + (p[l] == '\n');
-    }
+    print_notes(mod, set);
     size_t skipped = 0;
     for (size_t i = 0; i < set->n; i++) {
         const struct lat_ingest_file *f = &set->files[i];
@@ -59,13 +64,15 @@ struct walk {
     lat_walk_fn fn;
     void *ctx;
     size_t skipped, loaded;
-    bool visit_failed, quiet;
+    bool visit_failed, quiet, noted;
 };
 
 static int walk_visit(void *ctx, struct lat_ingest_set *set, size_t i)
 {
     struct walk *w = ctx;
     struct lat_ingest_file *f = &set->files[i];
+    if (!w->noted && !w->quiet) print_notes(w->mod, set); /* before the first file's lines */
+    w->noted = true;
     if (ingest_status_skipped(f->status)) {
         w->skipped++;
         if (lat_log_level >= LAT_LOG_WARN && !w->quiet)
@@ -85,11 +92,12 @@ struct lat_ingest_set *lat_walk_traces(const char *mod, const char *const *paths
                                        const struct lat_ingest_opts *io, size_t batch,
                                        lat_walk_fn fn, void *ctx, bool quiet, int *rc_out)
 {
-    struct walk w = {mod, fn, ctx, 0, 0, false, quiet};
+    struct walk w = {mod, fn, ctx, 0, 0, false, quiet, false};
     struct lat_ingest_set *set = NULL;
     char err[LAT_INGEST_ERRLEN] = "";
     int rc = ingest_paths_each(paths, n, io, batch, walk_visit, &w, &set, err, sizeof(err));
     *rc_out = rc;
+    if (set && !w.noted && !quiet) print_notes(mod, set);
     if (rc) {
         if (!w.visit_failed) /* a visitor says itself what went wrong */
             lat_log_printf(LAT_LOG_ERR, mod, "%s\n", err[0] ? err : lat_strerror(rc));
