@@ -35,7 +35,10 @@ struct ks_pt { /* one end of a CPU row */
     int8_t kind; /* -1 open, 1 close */
 };
 
-/* HTA's _less_than (trace_call_stack.py) as a three-way compare. */
+/* HTA's _less_than (trace_call_stack.py) as a three-way compare. It is not a consistent order
+ * where a zero-length row meets two touching rows at one time (close(A) < open(B) < open(zero) <
+ * close(A)), so there the nesting depends on the order the sort is handed: HTA's on numpy's
+ * unstable pre-sort by time, ours on qsort over row order (docs/latscope-analyze.md row 15). */
 static bool ks_less(const struct ks_pt *x, const struct ks_pt *y)
 {
     if (x->time != y->time) return x->time < y->time;

@@ -4,7 +4,18 @@
 # rank) and prints one JSON line: the number of patterns and the first rows (pattern, count,
 # GPU kernel duration, CPU op duration, us). tests/unit/test-analyze-corpus.c
 # (analyze_hta_kernel_sequences) asserts latscope gives the same rows; not run by the suite.
-import json, logging, shutil, sys, tempfile
+# HTA_KSEQ_PRESORT=stable|quicksort|heapsort: the sort kind of the pandas pre-sort by time in
+# HTA's call-stack build (default: HTA's, quicksort), which decides HTA's nesting where its
+# comparator is not a consistent order (docs/latscope-analyze.md row 15).
+import json, logging, os, shutil, sys, tempfile
+import pandas as pd
+if os.environ.get("HTA_KSEQ_PRESORT"):
+    _kind, _sort = os.environ["HTA_KSEQ_PRESORT"], pd.DataFrame.sort_values
+    def _presort(self, by, *a, **k):
+        if by == "time" and "kind" in self.columns:
+            k["kind"] = _kind
+        return _sort(self, by, *a, **k)
+    pd.DataFrame.sort_values = _presort
 logging.disable(logging.WARNING)
 from hta.trace_analysis import TraceAnalysis
 path, op = sys.argv[1], sys.argv[2]
