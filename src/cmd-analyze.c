@@ -561,8 +561,8 @@ static int exchange_pass1(struct stream_job *sj, const struct lat_ingest_set *se
         pr_err("MPI: a process sent bad bytes\n");
         return -1;
     }
-    qsort(sj->r, sj->nr, sizeof(*sj->r), srank_cmp);
-    qsort(sj->skips, sj->nskips, sizeof(*sj->skips), mskip_cmp);
+    if (sj->nr) qsort(sj->r, sj->nr, sizeof(*sj->r), srank_cmp);
+    if (sj->nskips) qsort(sj->skips, sj->nskips, sizeof(*sj->skips), mskip_cmp);
     if (nsteps) qsort(steps, nsteps, sizeof(*steps), i64_cmp);
     size_t u = 0;
     for (size_t i = 0; i < nsteps; i++)
@@ -923,7 +923,7 @@ static int analyze_streamed(const struct analyze_args *args, const char **inputs
             goto out;
         }
     }
-    qsort(sj.frags, sj.nfrags, sizeof(*sj.frags), frag_cmp);
+    if (sj.nfrags) qsort(sj.frags, sj.nfrags, sizeof(*sj.frags), frag_cmp);
     struct analyze_skipped *skipped = xcalloc(set2->n ? set2->n : 1, sizeof(*skipped));
     size_t nskipped = 0;
     for (size_t i = 0; mpi && i < sj.nskips; i++)
