@@ -137,6 +137,8 @@ struct doc_summary {
     X(alloc_pct, NUM, 1.0, 0, 100, "R9: device allocator calls, % of step")                        \
     X(mem_pressure, NUM, 0.9, 0, 100, "R9: peak reserved / device memory")                         \
     X(tail_pct, NUM, 10.0, 0, 1e6, "R10: p90 step above the median by this %")                     \
+    X(straggler_sigmas, NUM, 3.0, 0, 1e6, "ranks: robust sigmas (1.4826 x MAD) above the median")  \
+    X(straggler_pct, NUM, 5.0, 0, 1e6, "ranks: and this % above the median rank's mean")           \
     X(tail_min_steps, INT, 4, 2, 1e9, "R10: steps needed to judge the tail")                       \
     X(overhead_pct, NUM, 1.0, 0, 100, "R11: profiler overhead events, % of step")                  \
     X(cpu_python_pct, NUM, 10.0, 0, 100, "CPU: step time outside any op, % of step")               \

@@ -12,7 +12,8 @@
  * minus communication: the time before the rank reaches the collectives). A rank is an outlier
  * in one of them when it is more than 3 scaled MADs (1.4826 x the median absolute deviation
  * over the ranks, a robust sigma) and more than 5 % above the median rank's, the test analyze's
- * cross-rank table uses (src/analyze/ranks.c). A high step time or a high work time makes a
+ * cross-rank table uses (src/analyze/ranks.c); --threshold straggler_sigmas=, straggler_pct=
+ * change doctor's (analyze's table keeps 3 and 5). A high step time or a high work time makes a
  * straggler-rank finding: in a synchronous job the others wait for it in every collective, so
  * the excess over the median is what the job would save per step (an upper bound); a high
  * communication wait makes a comm-wait-rank finding (a slow link or a peer it alone waits for).
@@ -33,8 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STRAG_SIGMAS   3.0
-#define STRAG_MIN_PCT  5.0
 #define STRAG_MAX_RANK 8 /* findings per kind; the evidence names how many more */
 
 DOC_RULE(straggler)
@@ -280,7 +279,8 @@ int doctor_cross_rank(struct doc_report *r, const struct doc_opts *o)
         size_t ns = 0;
         for (size_t i = 0; i < r->nranks; i++) {
             double ex = means[m][i] - med;
-            if (!r->ranks[i].n || ex <= STRAG_SIGMAS * sigma || 100.0 * ex / med <= STRAG_MIN_PCT)
+            if (!r->ranks[i].n || ex <= o->th.straggler_sigmas * sigma ||
+                100.0 * ex / med <= o->th.straggler_pct)
                 continue;
             if (m != M_COMM && flagged[i]) continue;
             st[ns++] = (struct strag){i, ex};

@@ -39,6 +39,12 @@ cmp -s "$TMPDIR/dir.json" "$TMPDIR/named.json" || fail "directory (streamed) and
 # the even job: no cross-rank finding
 doc "$TMPDIR/even.json" "$data/handmade-ranks-even"
 [[ $(jq '[.findings[] | select(.id == "straggler-rank" or .id == "comm-wait-rank")] | length' "$TMPDIR/even.json") == 0 ]] || fail "even job: a cross-rank finding"
+# the test's two thresholds are --threshold keys (and in the JSON's thresholds)
+doc "$TMPDIR/th.json" --threshold straggler_pct=1000 "$data/handmade-ranks-straggler"
+[[ $(jq '[.findings[] | select(.id == "straggler-rank")] | length' "$TMPDIR/th.json") == 0 ]] || fail "straggler_pct=1000: still a straggler"
+[[ $(jq '.thresholds.straggler_pct' "$TMPDIR/th.json") == 1000 ]] || fail "straggler_pct not in the JSON thresholds"
+doc "$TMPDIR/th0.json" --threshold straggler_sigmas=0 "$data/handmade-ranks-straggler"
+[[ $(jq '[.findings[] | select(.id == "straggler-rank")] | length' "$TMPDIR/th0.json") -ge 1 ]] || fail "straggler_sigmas=0: no straggler"
 # one rank alone: the rule does not apply (fewer than 3 ranks)
 doc "$TMPDIR/one.json" "$data/handmade-ranks-straggler/rank-2.json"
 [[ $(jq '[.findings[] | select(.id == "straggler-rank")] | length' "$TMPDIR/one.json") == 0 ]] || fail "one rank: a straggler"
