@@ -114,6 +114,16 @@ DOC_RULE(tail)
     bool warmup = first_only && !contention && c->steps[0].num <= 0;
     doc_kv_bool(c->r, f, "warm_up", warmup);
     bool gpu = (c->have & DOC_HAVE_GPU) != 0;
+    /* The advice names the framework that wrote the trace (PyTorch's unless ONNX Runtime or
+     * TensorFlow). */
+    const char *fmt = c->t->format ? c->t->format : "";
+    enum {
+        FW_TORCH,
+        FW_ORT,
+        FW_TF
+    } fw = !strcmp(fmt, "ort")                                         ? FW_ORT
+           : !strcmp(fmt, "xplane") || !strcmp(fmt, "tf-trace-viewer") ? FW_TF
+                                                                       : FW_TORCH;
     /* A slow first step is warm-up, a contended step is the machine: worth knowing, not a
      * steady-state saving. */
     if (first_only || contention) f->severity = DOC_SEV_INFO;
@@ -158,7 +168,12 @@ DOC_RULE(tail)
     else if (warmup)
         snprintf(why, sizeof(why),
                  "Only the first step is slow: this is warm-up; exclude it from latency numbers "
-                 "(torch.profiler schedule warmup) and warm up before serving. ");
+                 "%s and warm up before serving. ",
+                 fw == FW_ORT  ? "(the first InferenceSession.run grows the memory arena and "
+                                 "picks kernels: run one inference per input shape first)"
+                 : fw == FW_TF ? "(start the profiler after a few steps; tf.function traces and "
+                                 "compiles on its first call)"
+                               : "(torch.profiler schedule warmup)");
     else if (first_only)
         snprintf(why, sizeof(why),
                  "Only the first profiled step is slow, but it is ProfilerStep#%d: %d steps ran "
@@ -166,7 +181,29 @@ DOC_RULE(tail)
                  "the profiler's own start-up or a one-time event (a new input shape, garbage "
                  "collection, another process on the machine); profile more steps to tell. ",
                  c->steps[0].num, c->steps[0].num);
-    if (gpu)
+    if (fw == FW_ORT)
+        doc_set(c->r, &f->recommendation,
+                "%sLook at what the slow steps do that the median step does not (components). "
+                "Typical causes in ONNX Runtime: other load on the machine or more threads than "
+                "cores (SessionOptions.intra_op_num_threads / inter_op_num_threads = physical "
+                "cores, pin the process with taskset or numactl), memory-arena growth on a new, "
+                "larger input shape (warm up with the largest shape you serve), the first run "
+                "with each input shape (warm up every shape; with CUDA/TensorRT execution "
+                "providers also every optimisation profile), data-dependent work (variable "
+                "sequence lengths: bucket them).",
+                why);
+    else if (fw == FW_TF)
+        doc_set(c->r, &f->recommendation,
+                "%sLook at what the slow steps do that the median step does not (components). "
+                "Typical causes in TensorFlow: tf.function retracing on new input shapes or "
+                "Python values (an input_signature or reduce_retracing=True; TensorFlow logs "
+                "the retracing), XLA compilation on a first call (jit_compile), other load on "
+                "the machine or more threads than cores "
+                "(tf.config.threading.set_intra_op_parallelism_threads / "
+                "set_inter_op_parallelism_threads, pin with taskset or numactl), "
+                "data-dependent work (variable sequence lengths: bucket them).",
+                why);
+    else if (gpu)
         doc_set(c->r, &f->recommendation,
                 "%sLook at what the slow steps do that the median step does not (components). "
                 "Typical causes: allocator growth (cudaMalloc under aten::empty: warm up with the "

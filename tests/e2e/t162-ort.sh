@@ -86,6 +86,9 @@ for m in seq_intra1_2026-12-01_08-52-43_146 par_intra2_2026-12-01_08-52-46_839; 
         fail "$m: rule families $(jq -c .traces[0].rule_families "$o")"
     ! jq -r '.findings[].id' "$o" | grep -qE "^($gpu_ids)\$" || fail "$m: GPU finding on a CPU ORT profile"
     ! jq -r '.findings[].id' "$o" | grep -qx cpu-python-overhead || fail "$m: Python advice on ORT"
+    # the step-tail advice is ONNX Runtime's, not PyTorch's (torch.profiler, torch.compile)
+    ! jq -r '.findings[] | select(.id == "tail-steps") | .recommendation' "$o" | grep -qi torch ||
+        fail "$m: PyTorch advice in the tail-steps finding on ORT"
     # the cold first run (one-time work) is never called CPU contention
     ! jq -e '.findings[] | select(.id == "cpu-contention") | .evidence.worst_step == 0' "$o" >/dev/null ||
         fail "$m: the first run called contention"

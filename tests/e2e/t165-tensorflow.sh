@@ -103,6 +103,7 @@ for want in ("tf-eager-ops", "tf-host-idle", "tf-dominant-op"):
 for no in ("cpu-python-overhead", "cpu-eager", "cpu-small-ops"):
     if no in ids: bad.append("PyTorch rule %s fired on a TF profile" % no)
 for f in d["findings"]:
+    if "torch" in f.get("recommendation", "").lower(): bad.append("PyTorch advice in %s on a TF profile" % f["id"])
     if f["id"] == "tf-host-idle":
         ev = f["evidence"]
         if abs(ev["idle_pct"] - a["host_idle_pct"]) > 0.01: bad.append("idle %s vs analyze %s" % (ev["idle_pct"], a["host_idle_pct"]))
