@@ -17,7 +17,7 @@
 
 #define L_F(k, u, l, m)                                                                            \
     {                                                                                              \
-        k, LAT_AN_U_##u, l, offsetof(struct lat_ncu_launch, m)                                     \
+        k, LAT_AN_U_##u, l, offsetof(struct lat_ncu_launch, m), false                              \
     }
 static const struct lat_an_field launch_f[] = {
     L_F("id", I64, "ID", id),

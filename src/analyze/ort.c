@@ -15,7 +15,7 @@
 
 #define RUN_F(k, u, l, m)                                                                          \
     {                                                                                              \
-        k, LAT_AN_U_##u, l, offsetof(struct lat_ort_summary, m)                                    \
+        k, LAT_AN_U_##u, l, offsetof(struct lat_ort_summary, m), false                             \
     }
 static const struct lat_an_field run_f[] = {
     RUN_F("runs", COUNT, "runs", runs),
@@ -40,7 +40,7 @@ const struct lat_an_table lat_ort_run_table = {"ort", run_f, sizeof(run_f) / siz
 
 #define ROW_F(k, u, l, m)                                                                          \
     {                                                                                              \
-        k, LAT_AN_U_##u, l, offsetof(struct lat_ort_row, m)                                        \
+        k, LAT_AN_U_##u, l, offsetof(struct lat_ort_row, m), false                                 \
     }
 static const struct lat_an_field row_f[] = {
     ROW_F("name", STR, "name", name),

@@ -26,7 +26,12 @@
 
 #define F(key, unit, label, type, member)                                                          \
     {                                                                                              \
-        key, LAT_AN_U_##unit, label, offsetof(type, member)                                        \
+        key, LAT_AN_U_##unit, label, offsetof(type, member), false                                 \
+    }
+/* A GPU column (struct lat_an_field.gpu). */
+#define FG(key, unit, label, type, member)                                                         \
+    {                                                                                              \
+        key, LAT_AN_U_##unit, label, offsetof(type, member), true                                  \
     }
 #define TABLE(name, jkey, type, arr)                                                               \
     const struct lat_an_table name = {jkey, arr, sizeof(arr) / sizeof(arr[0]), sizeof(type)}
@@ -80,13 +85,13 @@ static const struct lat_an_field step_f[] = {
     F("step", I32, "step", struct lat_an_step, step),
     F("ts_us", NS, "start", struct lat_an_step, ts),
     F("dur_us", NS, "wall", struct lat_an_step, dur),
-    F("gpu_compute_us", NS, "compute", struct lat_an_step, gpu_compute),
-    F("comm_us", NS, "comm", struct lat_an_step, comm),
-    F("copies_us", NS, "copies", struct lat_an_step, copies),
-    F("gpu_other_us", NS, "gpu-other", struct lat_an_step, gpu_other),
-    F("cpu_only_us", NS, "cpu-only", struct lat_an_step, cpu_only),
-    F("idle_us", NS, "idle", struct lat_an_step, idle),
-    F("kernels", COUNT, "kernels", struct lat_an_step, kernels),
+    FG("gpu_compute_us", NS, "compute", struct lat_an_step, gpu_compute),
+    FG("comm_us", NS, "comm", struct lat_an_step, comm),
+    FG("copies_us", NS, "copies", struct lat_an_step, copies),
+    FG("gpu_other_us", NS, "gpu-other", struct lat_an_step, gpu_other),
+    FG("cpu_only_us", NS, "cpu-only", struct lat_an_step, cpu_only),
+    FG("idle_us", NS, "idle", struct lat_an_step, idle),
+    FG("kernels", COUNT, "kernels", struct lat_an_step, kernels),
     F("cpu_dataloader_us", NS, "dataloader", struct lat_an_step, cpu_dataloader),
     F("cpu_ops_us", NS, "ops", struct lat_an_step, cpu_ops),
     F("cpu_python_us", NS, "python", struct lat_an_step, cpu_python),

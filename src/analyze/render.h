@@ -40,6 +40,7 @@ struct lat_an_field {
     enum lat_an_unit unit;
     const char *label; /* short human label (text columns, diff/report headers) */
     size_t off;        /* offset of the column in the row struct */
+    bool gpu;          /* a GPU column: says nothing on a CPU-only trace (diff leaves it out) */
 };
 
 /* One row kind: its JSON key in a rank object, its fields, and the row struct's size. */

@@ -15,7 +15,7 @@
 
 #define SUM_F(k, u, l, m)                                                                          \
     {                                                                                              \
-        k, LAT_AN_U_##u, l, offsetof(struct lat_tf_summary, m)                                     \
+        k, LAT_AN_U_##u, l, offsetof(struct lat_tf_summary, m), false                              \
     }
 static const struct lat_an_field sum_f[] = {
     SUM_F("steps", COUNT, "steps", steps),
@@ -41,7 +41,7 @@ const struct lat_an_table lat_tf_table = {"tensorflow", sum_f, sizeof(sum_f) / s
 
 #define ROW_F(k, u, l, m)                                                                          \
     {                                                                                              \
-        k, LAT_AN_U_##u, l, offsetof(struct lat_tf_row, m)                                         \
+        k, LAT_AN_U_##u, l, offsetof(struct lat_tf_row, m), false                                  \
     }
 static const struct lat_an_field row_f[] = {
     ROW_F("name", STR, "name", name),      ROW_F("op_type", STR, "type", op_type),
@@ -54,7 +54,7 @@ const struct lat_an_table lat_tf_row_table = {"tf_rows", row_f, sizeof(row_f) / 
 
 #define STEP_F(k, u, l, m)                                                                         \
     {                                                                                              \
-        k, LAT_AN_U_##u, l, offsetof(struct lat_tf_step_row, m)                                    \
+        k, LAT_AN_U_##u, l, offsetof(struct lat_tf_step_row, m), false                             \
     }
 static const struct lat_an_field step_f[] = {
     STEP_F("name", STR, "region", name),    STEP_F("count", COUNT, "steps", count),

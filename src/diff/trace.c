@@ -389,6 +389,13 @@ static bool numeric_col(const struct lat_an_field *f)
            f->unit == LAT_AN_U_COUNT;
 }
 
+static bool all_cpu_only(const struct lat_analysis *an)
+{
+    for (size_t r = 0; r < an->nranks; r++)
+        if (!an->ranks[r].cpu_only) return false;
+    return true;
+}
+
 static int step_rows(const struct lat_analysis *aa, const struct lat_analysis *ab,
                      const struct diff_trace_opts *o, struct diff_trace_result *out)
 {
@@ -404,11 +411,14 @@ static int step_rows(const struct lat_analysis *aa, const struct lat_analysis *a
         return -ENOMEM;
     }
     const struct lat_an_table *t = &lat_an_step_table;
+    /* Two CPU-only sides: the GPU columns would be rows of zeros (and "idle" the whole step). */
+    bool gpu = !all_cpu_only(aa) || !all_cpu_only(ab);
     int rc = 0;
     for (size_t k = 0; k < t->nfields && !rc; k++) {
         const struct lat_an_field *f = &t->fields[k];
         if (!numeric_col(f) || strcmp(f->key, "ts_us") == 0 || strcmp(f->key, "step") == 0)
             continue;
+        if (f->gpu && !gpu) continue;
         size_t na = step_values(aa, f, o, xa, cap), nb = step_values(ab, f, o, xb, cap);
         if (k == 0 || strcmp(f->key, "dur_us") == 0) {
             out->steps[0] = na;
@@ -484,8 +494,11 @@ static int breakdown_rows(const struct lat_analysis *aa, const struct lat_analys
                             lat_an_field_num(f, &ab->whole.temporal));
         }
     } else if (!rc) {
-        rc = diff_note(&out->scal, "temporal breakdown: %s has no GPU kernels",
-                       aa->whole.temporal.valid ? "after" : "before");
+        rc = diff_note(&out->scal, "temporal breakdown: %s",
+                       aa->whole.temporal.valid   ? "after has no GPU kernels"
+                       : ab->whole.temporal.valid ? "before has no GPU kernels"
+                                                  : "neither trace has GPU kernels (CPU-only: no "
+                                                    "GPU rows)");
     }
     /* Idle time per category, summed over streams and ranks (the NS columns of the table). */
     t = &lat_an_idle_table;

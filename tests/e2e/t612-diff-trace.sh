@@ -9,10 +9,11 @@
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
 command -v python3 >/dev/null || skip "python3 not installed (needed to write and check JSON)"
 T=$TMPDIR
-# gen FILE SLOW_US: 10 ProfilerSteps of aten::mm (varying), aten::relu and slow_op (SLOW_US)
+# gen FILE SLOW_US [cpu]: 10 ProfilerSteps of aten::mm (varying), aten::relu and slow_op (SLOW_US)
 gen() {
-    python3 - "$1" "$2" <<'PY'
+    python3 - "$1" "$2" "${3:-}" <<'PY'
 import json, sys
+cpu_only = sys.argv[3] == "cpu"
 ev, ts = [], 1000
 for i in range(10):
     mm, relu, slow = 1000 + 37 * (i % 5), 200, int(sys.argv[2])
@@ -21,8 +22,12 @@ for i in range(10):
     t = ts + 10
     for name, d in (("aten::mm", mm), ("aten::relu", relu), ("slow_op", slow)):
         ev.append({"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": t, "dur": d})
-        ev.append({"ph": "X", "cat": "kernel", "name": "k_" + name, "pid": 0, "tid": 7, "ts": t + 2, "dur": d - 4,
-                   "args": {"stream": 7, "correlation": 100 * i + len(ev), "device": 0}})
+        if not cpu_only:  # launched from the op, as in a real trace (else analyze drops it)
+            c = 100 * i + len(ev)
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": t + 1, "dur": 1,
+                       "args": {"correlation": c}})
+            ev.append({"ph": "X", "cat": "kernel", "name": "k_" + name, "pid": 0, "tid": 7, "ts": t + 2, "dur": d - 4,
+                       "args": {"stream": 7, "correlation": c, "device": 0}})
         t += d + 5
     ts += dur + 50
 json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
@@ -46,7 +51,7 @@ r = {x["metric"]: x for x in d["rows"]}
 w = r["step.dur_us"]
 assert w["method"] == "welch-steps" and w["verdict"] == "REGRESSION", w
 assert abs(w["delta"] - 150.0) < 1e-6 and w["ci"][0] > 0, w
-assert r["step.kernels"]["verdict"] == "no significant change"
+assert r["step.kernels"]["verdict"] == "no significant change" and r["step.kernels"]["before"] == 3, r["step.kernels"]
 PY
 # --fail-if on the step time (Welch over steps)
 expect_rc 1 "$LATSCOPE" diff --fail-if 'step.dur_us > +5%' "$T/before.json" "$T/after.json"
@@ -106,4 +111,25 @@ contains "$T/out" "ProfilerStep#N,cpu,2,2,0,222447.000,222447.000,0.000,=,unchan
 contains "$T/out" "void at::native::vectorized_elementwise_kernel<...>(...),gpu,"
 expect_rc 2 "$LATSCOPE" diff --rank 5 "$base" "$test"
 contains "$T/err" "neither trace has an event for the selection"
+
+# two CPU-only traces: no GPU step rows (compute, idle, kernels... would be zeros and "idle" the
+# whole step), the CPU rows are there; the same pair with kernels has the GPU rows
+gen "$T/cb.json" 300 cpu
+gen "$T/ca.json" 450 cpu
+expect_rc 0 "$LATSCOPE" diff --format json "$T/cb.json" "$T/ca.json"
+cp "$T/out" "$T/cpu.json"
+expect_rc 0 "$LATSCOPE" diff --format json "$T/before.json" "$T/after.json"
+python3 - "$T/cpu.json" "$T/out" <<'PY' || fail "CPU-only diff rows (above)"
+import json, sys
+def keys(p):
+    d = json.load(open(p))
+    return {r["metric"] for r in d["rows"]} if "rows" in d else {r["metric"] for s in d.get("sections", []) for r in s["rows"]}
+cpu, gpu = keys(sys.argv[1]), keys(sys.argv[2])
+bad = [k for k in ("step.gpu_compute_us", "step.idle_us", "step.kernels", "step.cpu_only_us") if k in cpu]
+bad += ["no %s in the CPU-only diff" % k for k in ("step.dur_us", "step.cpu_ops_us") if k not in cpu]
+bad += ["no %s in the GPU diff" % k for k in ("step.gpu_compute_us", "step.idle_us") if k not in gpu]
+print(bad); sys.exit(1 if bad else 0)
+PY
+expect_rc 0 "$LATSCOPE" diff "$T/cb.json" "$T/ca.json"
+contains "$T/out" "neither trace has GPU kernels"
 echo "ok"
