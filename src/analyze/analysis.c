@@ -13,6 +13,7 @@
 #include "analyze/internal.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/grow.h"
 #include "core/par.h"
 
 #include <errno.h>
@@ -405,20 +406,11 @@ int analysis_job_add(struct analysis_job *j, const struct lat_analysis *one)
 {
     struct lat_analysis *a = j->a;
     if (!one->nranks) return 0;
-    if (a->nranks == j->cap) {
-        size_t cap = j->cap ? j->cap * 2 : 64;
-        struct lat_an_rank *p = realloc(a->ranks, cap * sizeof(*p));
-        if (!p) return -ENOMEM;
-        a->ranks = p;
-        j->cap = cap;
-    }
+    int rc = LAT_GROW(a->ranks, j->cap, a->nranks, 1, 64);
+    if (rc) return rc;
     /* names the job keeps (the rank's own go with it): syncs, kernel-type labels, memcpy kinds */
     size_t nstr = one->ranks[0].nsyncs + one->ranks[0].nktypes + 2 * one->ranks[0].nmemcpy;
-    if (nstr) {
-        char **p = realloc(a->owned, (a->nowned + nstr) * sizeof(*p));
-        if (!p) return -ENOMEM;
-        a->owned = p;
-    }
+    if ((rc = LAT_GROW(a->owned, a->owned_cap, a->nowned, nstr, 16))) return rc;
     /* the preprocessing notes: the job's step count is the same in every rank's run; the last
      * step's reason is the first rank's (input order) that dropped it, as an_prep() */
     if (j->first) {
@@ -433,7 +425,7 @@ int analysis_job_add(struct analysis_job *j, const struct lat_analysis *one)
     const struct lat_an_rank *x = &one->ranks[0];
     struct lat_an_rank *k = &a->ranks[a->nranks];
     memset(k, 0, sizeof(*k));
-    int rc = 0;
+    rc = 0;
     k->rank = x->rank;
     k->trace =
         !x->trace || x->trace->role == LAT_TRACE_TIMELINE ? &job_timeline : &job_kernel_profile;
@@ -540,10 +532,9 @@ static const char *up_str(struct upk *u, struct lat_analysis *a)
         u->bad = true;
         return NULL;
     }
-    char **o = realloc(a->owned, (a->nowned + 1) * sizeof(*o));
+    int rc = LAT_GROW(a->owned, a->owned_cap, a->nowned, 1, 16);
     char *s = malloc((size_t)n + 1);
-    if (o) a->owned = o;
-    if (!o || !s) {
+    if (rc || !s) {
         free(s);
         u->bad = true;
         return NULL;

@@ -502,7 +502,7 @@ struct lat_analysis {
     size_t nstragglers;
     /* strings the result owns (analysis_job_finish: sync names of the freed traces) */
     char **owned;
-    size_t nowned;
+    size_t nowned, owned_cap;
 };
 
 /* Runs every analysis over n traces (one per rank; a trace's rank is trace->rank, or its

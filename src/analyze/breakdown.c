@@ -8,6 +8,7 @@
  * event.
  */
 #include "analyze/internal.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <math.h>
@@ -73,7 +74,7 @@ int an_idle(struct an_view *v, struct lat_an_rank *r)
     struct an_map slot;
     struct lat_an_idle_stream *s = NULL;
     lat_ns *prev_end = NULL;
-    size_t ns = 0, cap = 0;
+    size_t ns = 0, cap = 0, pcap = 0; /* of s, of prev_end */
     bool hta_row0 = v->o->hta_compat && t->first_elem_event && v->n > 0 && v->keep[0];
     int rc = an_map_init(&slot, 64);
     if (rc) return rc;
@@ -86,17 +87,8 @@ int an_idle(struct an_view *v, struct lat_an_rank *r)
         int64_t stream = v->stream[i];
         uint32_t k = an_map_get(&slot, stream);
         if (k == AN_NONE) {
-            if (ns == cap) {
-                cap = cap ? cap * 2 : 16;
-                void *p1 = realloc(s, cap * sizeof(*s)), *p2;
-                if (p1) s = p1;
-                p2 = realloc(prev_end, cap * sizeof(*prev_end));
-                if (p2) prev_end = p2;
-                if (!p1 || !p2) {
-                    rc = -ENOMEM;
-                    goto out;
-                }
-            }
+            if ((rc = LAT_GROW(s, cap, ns, 1, 16)) || (rc = LAT_GROW(prev_end, pcap, ns, 1, 16)))
+                goto out;
             k = (uint32_t)ns++;
             memset(&s[k], 0, sizeof(s[k]));
             s[k].stream = stream;

@@ -17,6 +17,7 @@
  * Negative weights (rounding) count 0. Everything is allocated per rank, never per event.
  */
 #include "analyze/internal.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -131,15 +132,10 @@ static int add_edge(struct cp *c, uint32_t u, uint32_t v, enum lat_cp_edge type,
         if (attr != AN_NONE) c->edges[k].attr = attr;
         return 0;
     }
-    if (c->nedges == c->edges_cap) {
-        size_t cap = c->edges_cap ? c->edges_cap * 2 : 1024;
-        struct cp_edge *e = realloc(c->edges, cap * sizeof(*e));
-        if (!e) return -ENOMEM;
-        c->edges = e;
-        c->edges_cap = cap;
-    }
+    int rc = LAT_GROW(c->edges, c->edges_cap, c->nedges, 1, 1024);
+    if (rc) return rc;
     c->edges[c->nedges] = (struct cp_edge){u, v, w, attr, (uint8_t)type};
-    int rc = an_map_put(&c->edge_ix, key, (uint32_t)c->nedges);
+    rc = an_map_put(&c->edge_ix, key, (uint32_t)c->nedges);
     if (rc) return rc;
     c->nedges++;
     return 0;
@@ -768,15 +764,9 @@ static int longest(struct cp *c, struct lat_an_critpath *out, const struct analy
             for (j = 0; j < nagg && agg[j].name != nm; j++) {
             }
             if (j == nagg) {
-                if (nagg == aggcap) {
-                    size_t cap = aggcap ? aggcap * 2 : 64;
-                    void *p = realloc(agg, cap * sizeof(*agg));
-                    if (!p) {
-                        free(agg);
-                        goto out;
-                    }
-                    agg = p;
-                    aggcap = cap;
+                if (LAT_GROW(agg, aggcap, nagg, 1, 64)) {
+                    free(agg);
+                    goto out;
                 }
                 agg[nagg].name = nm;
                 agg[nagg].time = 0;

@@ -10,6 +10,7 @@
  * Event Sync, Context Sync, Stream Wait Event) counted separately.
  */
 #include "analyze/internal.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -120,12 +121,8 @@ int an_memcpy(struct an_view *v, struct lat_an_rank *r)
         for (q = 0; q < r->nsyncs; q++)
             if (r->syncs[q].device_side == dev && !strcmp(r->syncs[q].name, name)) break;
         if (q == r->nsyncs) {
-            if (r->nsyncs == cap) {
-                void *p = realloc(r->syncs, 2 * cap * sizeof(*r->syncs));
-                if (!p) return -ENOMEM;
-                r->syncs = p;
-                cap *= 2;
-            }
+            int rc = LAT_GROW(r->syncs, cap, r->nsyncs, 1, 16);
+            if (rc) return rc;
             memset(&r->syncs[q], 0, sizeof(r->syncs[q]));
             r->syncs[q].name = name;
             r->syncs[q].device_side = dev;

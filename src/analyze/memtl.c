@@ -18,6 +18,7 @@
 #include "analyze/memtl.h"
 #include "analyze/internal.h"
 #include "core/err.h"
+#include "core/grow.h"
 
 #include <stdio.h>
 
@@ -293,8 +294,9 @@ static int memraw_row(struct lat_memraw *m)
     if (cat < 0 || cat >= LAT_MEMRAW_CATS) return memraw_fail(m, "category out of 0..7");
     if (m->tmin == -1 || (t < m->tmin && t > 0)) m->tmin = t;
     if (!m->n || t != m->times[m->n - 1]) {
-        if (m->n == m->cap) {
-            size_t cap = m->cap ? 2 * m->cap : 1024;
+        if (m->n == m->cap) { /* two columns, one capacity (checked for the wider) */
+            size_t cap = lat_grow_cap(m->cap, m->n + 1, sizeof(*m->sizes), 1024);
+            if (!cap) return LAT_E_OVERFLOW;
             int64_t *nt = realloc(m->times, cap * sizeof(*nt));
             if (!nt) return -ENOMEM;
             m->times = nt;

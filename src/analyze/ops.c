@@ -14,6 +14,7 @@
  * compute, communication, memory, other GPU rows and CPU busy time (ops + runtime calls).
  */
 #include "analyze/internal.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -200,12 +201,7 @@ static struct op_agg *tab_get(struct agg_tab *t, int64_t key, uint32_t name, uin
 {
     uint32_t slot = an_map_get(&t->by_key, key);
     if (slot != AN_NONE) return &t->a[slot];
-    if (t->n == t->cap) {
-        void *p = realloc(t->a, 2 * t->cap * sizeof(*t->a));
-        if (!p) return NULL;
-        t->a = p;
-        t->cap *= 2;
-    }
+    if (LAT_GROW(t->a, t->cap, t->n, 1, 64)) return NULL;
     slot = (uint32_t)t->n++;
     memset(&t->a[slot], 0, sizeof(t->a[slot]));
     t->a[slot].name = name;
@@ -550,15 +546,7 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
             int64_t key = (int64_t)(((uint64_t)opname << 32) | ev->name[g]);
             uint32_t ps = an_map_get(&by_pair, key);
             if (ps == AN_NONE) {
-                if (npairs == cap_pairs) {
-                    void *p = realloc(pairs, 2 * cap_pairs * sizeof(*pairs));
-                    if (!p) {
-                        rc = -ENOMEM;
-                        break;
-                    }
-                    pairs = p;
-                    cap_pairs *= 2;
-                }
+                if ((rc = LAT_GROW(pairs, cap_pairs, npairs, 1, 64))) break;
                 ps = (uint32_t)npairs++;
                 pairs[ps] = (struct pair_agg){opname, ev->name[g], 0, 0};
                 if ((rc = an_map_put(&by_pair, key, ps))) break;

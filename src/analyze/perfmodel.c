@@ -23,6 +23,7 @@
  */
 #include "analyze/perfmodel.h"
 #include "analyze/internal.h"
+#include "core/grow.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1015,13 +1016,7 @@ int an_perfmodel(struct an_view *v, struct lat_an_rank *r)
                 r->perf_unparsed++;
                 continue;
             }
-            if (nagg == cagg) {
-                size_t nc = cagg ? 2 * cagg : 32;
-                void *q = realloc(agg, nc * sizeof(*agg));
-                if (!q) goto out;
-                agg = q;
-                cagg = nc;
-            }
+            if (LAT_GROW(agg, cagg, nagg, 1, 32)) goto out;
             slot = (uint32_t)nagg++;
             agg[slot] = (struct pm_agg){.name = ev->name[i],
                                         .dims = dims,

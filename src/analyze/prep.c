@@ -19,6 +19,7 @@
 #include "analyze/internal.h"
 #include "analyze/render.h"
 #include "analyze/tf.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -667,15 +668,7 @@ int an_prep(struct an_view *views, struct lat_trace *const *t, size_t n,
         struct an_view *v = &views[r];
         for (size_t i = 0; i < v->n; i++) {
             if (!v->keep[i] || !(an_namecls(v, i) & AN_NAME_STEP)) continue;
-            if (nstepnames == capstep) {
-                capstep = capstep ? capstep * 2 : 64;
-                int64_t *p = realloc(stepnames, capstep * sizeof(*p));
-                if (!p) {
-                    rc = -ENOMEM;
-                    goto out;
-                }
-                stepnames = p;
-            }
+            if ((rc = LAT_GROW(stepnames, capstep, nstepnames, 1, 64))) goto out;
             stepnames[nstepnames++] = step_number(an_name(v, i));
         }
     }
@@ -755,16 +748,7 @@ int analysis_scan_add(struct analysis_scan *s, const struct lat_trace *t,
                 hi = mid;
         }
         if (lo < s->nsteps && s->steps[lo] == num) continue;
-        if (s->nsteps == s->cap) {
-            size_t cap = s->cap ? s->cap * 2 : 64;
-            int64_t *p = realloc(s->steps, cap * sizeof(*p));
-            if (!p) {
-                rc = -ENOMEM;
-                break;
-            }
-            s->steps = p;
-            s->cap = cap;
-        }
+        if ((rc = LAT_GROW(s->steps, s->cap, s->nsteps, 1, 64))) break;
         memmove(s->steps + lo + 1, s->steps + lo, (s->nsteps - lo) * sizeof(*s->steps));
         s->steps[lo] = num;
         s->nsteps++;

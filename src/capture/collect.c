@@ -870,15 +870,10 @@ static int pass1(struct proc *p, struct lcap_iter *it)
             if (size < sizeof(s)) break;
             lcap_payload(&s, sizeof(s), pl, size);
             if (s.len > size - sizeof(s) || s.id == 0 || s.id > 1u << 26) break;
-            if (s.id >= p->nstr) {
-                size_t n = p->nstr ? p->nstr : 256;
-                while (n <= s.id)
-                    n *= 2;
-                uint32_t *m = realloc(p->strmap, n * sizeof(*m));
-                if (!m) return -ENOMEM;
-                memset(m + p->nstr, 0, (n - p->nstr) * sizeof(*m));
-                p->strmap = m;
-                p->nstr = n;
+            if (s.id >= p->nstr) { /* nstr: the map's size, grown zero-filled */
+                size_t old = p->nstr;
+                if ((rc = LAT_GROW(p->strmap, p->nstr, s.id, 1, 256))) return rc;
+                memset(p->strmap + old, 0, (p->nstr - old) * sizeof(*p->strmap));
             }
             const char *txt = (const char *)pl + sizeof(s);
             char *dm = p->o->demangle ? lat_demangle(txt, s.len) : NULL;
@@ -1079,15 +1074,10 @@ static int read_all(const char *path, void **data, size_t *len)
         return -ENOMEM;
     }
     for (;;) {
-        if (n == cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                close(fd);
-                return -ENOMEM;
-            }
-            buf = nb;
-            cap *= 2;
+        if (LAT_GROW(buf, cap, n, 1, 0)) {
+            free(buf);
+            close(fd);
+            return -ENOMEM;
         }
         ssize_t r = read(fd, buf + n, cap - n);
         if (r < 0 && errno == EINTR) continue;
@@ -1124,16 +1114,7 @@ int collect_dir(struct lat_trace *t, const char *dir, const struct collect_opts 
         size_t l = strlen(de->d_name);
         if (strncmp(de->d_name, "cuda.", 5) != 0 || l < 10 || strcmp(de->d_name + l - 5, ".lcap"))
             continue;
-        if (n == cap) {
-            size_t nc = cap ? cap * 2 : 16;
-            char **nn = realloc(names, nc * sizeof(*nn));
-            if (!nn) {
-                rc = -ENOMEM;
-                goto out;
-            }
-            names = nn;
-            cap = nc;
-        }
+        if ((rc = LAT_GROW(names, cap, n, 1, 16))) goto out;
         if (!(names[n] = strdup(de->d_name))) {
             rc = -ENOMEM;
             goto out;

@@ -44,6 +44,7 @@
 #include "capture/cpu/unwind.h"
 #include "capture/demangle.h"
 #include "core/err.h"
+#include "core/grow.h"
 #include "core/log.h"
 
 #define CP_MAX_FRAMES  256
@@ -169,24 +170,13 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int push(void **arr, size_t *n, size_t *cap, size_t elem)
-{
-    if (*n < *cap) return 0;
-    size_t nc = *cap ? *cap * 2 : 16;
-    void *p = realloc(*arr, nc * elem);
-    if (!p) return -ENOMEM;
-    *arr = p;
-    *cap = nc;
-    return 0;
-}
-
 /* Files and mappings ----------------------------------------------------------------------- */
 
 static int file_get(struct cpuprof *p, const char *path)
 {
     for (size_t i = 0; i < p->nfiles; i++)
         if (!strcmp(p->files[i].path, path)) return (int)i;
-    if (push((void **)&p->files, &p->nfiles, &p->files_cap, sizeof(*p->files))) return -1;
+    if (LAT_GROW(p->files, p->files_cap, p->nfiles, 1, 16)) return -1;
     struct cp_file *f = &p->files[p->nfiles];
     f->path = strdup(path);
     if (!f->path) return -1;
@@ -246,7 +236,7 @@ static struct cp_proc *proc_get(struct cpuprof *p, pid_t pid)
 {
     struct cp_proc *pr = proc_find(p, pid);
     if (pr) return pr;
-    if (push((void **)&p->procs, &p->nprocs, &p->procs_cap, sizeof(*p->procs))) return NULL;
+    if (LAT_GROW(p->procs, p->procs_cap, p->nprocs, 1, 16)) return NULL;
     pr = &p->procs[p->nprocs++];
     memset(pr, 0, sizeof(*pr));
     pr->pid = pid;
@@ -265,7 +255,7 @@ static int map_add(struct cpuprof *p, struct cp_proc *pr, uint64_t start, uint64
         if (m->end <= start || m->start >= end) pr->maps[w++] = *m;
     }
     pr->nmaps = w;
-    if (push((void **)&pr->maps, &pr->nmaps, &pr->maps_cap, sizeof(*pr->maps))) return -ENOMEM;
+    if (LAT_GROW(pr->maps, pr->maps_cap, pr->nmaps, 1, 16)) return -ENOMEM;
     struct cp_map *m = &pr->maps[pr->nmaps++];
     memset(m, 0, sizeof(*m));
     m->start = start;
@@ -374,14 +364,9 @@ static uint32_t sym_user(struct cpuprof *p, struct cp_proc *pr, uint64_t addr)
     if (rc) return 0;
     if (interp && id != p->eval_frame) {
         if (id >= p->interp_cap) {
-            size_t cap = p->interp_cap ? p->interp_cap : 1024;
-            while (cap <= id)
-                cap *= 2;
-            uint8_t *n = realloc(p->interp, cap);
-            if (!n) return id;
-            memset(n + p->interp_cap, 0, cap - p->interp_cap);
-            p->interp = n;
-            p->interp_cap = cap;
+            size_t old = p->interp_cap;
+            if (LAT_GROW(p->interp, p->interp_cap, id, 1, 1024)) return id;
+            memset(p->interp + old, 0, p->interp_cap - old);
         }
         p->interp[id] = 1;
     }
@@ -605,7 +590,7 @@ static struct cp_thread *thread_get(struct cpuprof *p, pid_t pid, pid_t tid)
 {
     for (size_t i = p->nthreads; i-- > 0;)
         if (p->threads[i].tid == tid) return &p->threads[i];
-    if (push((void **)&p->threads, &p->nthreads, &p->threads_cap, sizeof(*p->threads))) return NULL;
+    if (LAT_GROW(p->threads, p->threads_cap, p->nthreads, 1, 16)) return NULL;
     struct cp_thread *t = &p->threads[p->nthreads++];
     memset(t, 0, sizeof(*t));
     t->pid = pid;
@@ -616,8 +601,7 @@ static struct cp_thread *thread_get(struct cpuprof *p, pid_t pid, pid_t tid)
 static int add_sample(struct cpuprof *p, int64_t ts, int64_t dur, pid_t pid, pid_t tid,
                       uint32_t stack, bool off)
 {
-    if (push((void **)&p->samples, &p->nsamples, &p->samples_cap, sizeof(*p->samples)))
-        return -ENOMEM;
+    if (LAT_GROW(p->samples, p->samples_cap, p->nsamples, 1, 16)) return -ENOMEM;
     p->samples[p->nsamples++] = (struct cp_sample){ts, dur, pid, tid, stack, off};
     return 0;
 }
@@ -913,7 +897,7 @@ static void drain(struct cpuprof *p)
 
 static int add_fd(struct cpuprof *p, int fd)
 {
-    if (push((void **)&p->fds, &p->nfds, &p->fds_cap, sizeof(*p->fds))) return -ENOMEM;
+    if (LAT_GROW(p->fds, p->fds_cap, p->nfds, 1, 16)) return -ENOMEM;
     p->fds[p->nfds++] = fd;
     return 0;
 }
@@ -997,7 +981,7 @@ static int open_for(struct cpuprof *p, pid_t tid, bool enable_on_exec)
         uint64_t id = 0;
         if (add_fd(p, (int)fd) || ioctl((int)fd, PERF_EVENT_IOC_ID, &id) ||
             ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, p->rings[c].fd) ||
-            push((void **)&p->cs_ids, &p->ncs_ids, &p->cs_ids_cap, sizeof(*p->cs_ids))) {
+            LAT_GROW(p->cs_ids, p->cs_ids_cap, p->ncs_ids, 1, 16)) {
             p->offcpu = false;
             continue;
         }

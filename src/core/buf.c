@@ -5,6 +5,7 @@
  */
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,17 +17,8 @@
 
 int buf_reserve(struct lat_buf *b, size_t extra)
 {
-    if (b->len + extra + 1 <= b->cap) return 0;
-    size_t cap = b->cap ? b->cap : 64;
-    while (cap < b->len + extra + 1) {
-        if (cap > SIZE_MAX / 2) return -ENOMEM;
-        cap *= 2;
-    }
-    char *p = realloc(b->data, cap);
-    if (!p) return -ENOMEM;
-    b->data = p;
-    b->cap = cap;
-    return 0;
+    /* room for len + extra bytes and the NUL; a size that does not fit is -ENOMEM, as always */
+    return LAT_GROW(b->data, b->cap, b->len + 1, extra, 64) ? -ENOMEM : 0;
 }
 
 int buf_append(struct lat_buf *b, const void *p, size_t n)

@@ -8,6 +8,7 @@
  */
 #include "core/strtab.h"
 #include "core/err.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -86,7 +87,10 @@ int strtab_intern(struct lat_strtab *t, const char *s, size_t n, uint32_t *out)
     if (n >= UINT32_MAX || t->pool_len + n + 1 > UINT32_MAX || t->count == UINT32_MAX - 1)
         return LAT_E_OVERFLOW;
     if (t->count == t->cap) {
-        uint32_t cap = t->cap ? t->cap * 2 : 256;
+        /* parallel columns: one capacity (lat_grow_cap's doubling) for the three */
+        size_t c = lat_grow_cap(t->cap, (size_t)t->count + 1, sizeof(uint32_t), 256);
+        if (!c) return LAT_E_OVERFLOW;
+        uint32_t cap = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
         uint32_t *off = realloc(t->off, cap * sizeof(*off));
         if (!off) return -ENOMEM;
         t->off = off;
@@ -98,17 +102,10 @@ int strtab_intern(struct lat_strtab *t, const char *s, size_t n, uint32_t *out)
         t->hashes = hs;
         t->cap = cap;
     }
-    if (t->pool_len + n + 1 > t->pool_cap) {
-        size_t cap = t->pool_cap ? t->pool_cap : 4096;
-        while (cap < t->pool_len + n + 1)
-            cap *= 2;
-        char *pool = realloc(t->pool, cap);
-        if (!pool) return -ENOMEM;
-        t->pool = pool;
-        t->pool_cap = cap;
-    }
+    int rc = LAT_GROW(t->pool, t->pool_cap, t->pool_len, n + 1, 4096);
+    if (rc) return rc;
     if ((t->count + 1) * 2 > t->nslots) {
-        int rc = strtab_rehash(t, t->nslots ? t->nslots * 2 : 512);
+        rc = strtab_rehash(t, t->nslots ? t->nslots * 2 : 512);
         if (rc) return rc;
     }
     uint32_t id = t->count++;

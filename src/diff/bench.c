@@ -7,6 +7,7 @@
 #include "diff/internal.h"
 
 #include "core/err.h"
+#include "core/grow.h"
 #include "hist/hlog.h"
 #include "json/tok.h"
 
@@ -153,6 +154,7 @@ static int read_all(const char *path, char **out, size_t *len, char *err, size_t
                 seterr(err, errsz, "%s: larger than 1 GiB: not a bench result", path);
                 return LAT_E_OVERFLOW;
             }
+            /* stays hand-written: the buffer is cap + 1 bytes (the NUL) and stops at MAX_INPUT */
             char *nb = realloc(b, cap * 2 + 1);
             if (!nb) break;
             b = nb;
@@ -223,10 +225,8 @@ static const struct {
 
 static struct diff_point *new_point(struct diff_run *r)
 {
-    struct diff_point *np = realloc(r->pts, (r->npts + 1) * sizeof(*np));
-    if (!np) return NULL;
-    r->pts = np;
-    struct diff_point *p = &np[r->npts++];
+    if (LAT_GROW(r->pts, r->pts_cap, r->npts, 1, 8)) return NULL;
+    struct diff_point *p = &r->pts[r->npts++];
     memset(p, 0, sizeof(*p));
     for (int f = 0; f < DIFF_F__N; f++)
         for (int s = 0; s < DIFF_NSTAT; s++)
@@ -651,10 +651,9 @@ int diff_note(struct diff_bench_result *r, const char *fmt, ...)
     va_end(ap);
     for (size_t i = 0; i < r->nnotes; i++)
         if (strcmp(r->notes[i], buf) == 0) return 0;
-    char **nn = realloc(r->notes, (r->nnotes + 1) * sizeof(*nn));
-    if (!nn) return -ENOMEM;
-    r->notes = nn;
-    if (!(nn[r->nnotes] = strdup(buf))) return -ENOMEM;
+    int rc = LAT_GROW(r->notes, r->notes_cap, r->nnotes, 1, 8);
+    if (rc) return rc;
+    if (!(r->notes[r->nnotes] = strdup(buf))) return -ENOMEM;
     r->nnotes++;
     return 0;
 }
@@ -670,10 +669,8 @@ void diff_bench_result_fini(struct diff_bench_result *r)
 
 struct diff_row *diff_new_row(struct diff_bench_result *r)
 {
-    struct diff_row *nr = realloc(r->rows, (r->nrows + 1) * sizeof(*nr));
-    if (!nr) return NULL;
-    r->rows = nr;
-    struct diff_row *row = &nr[r->nrows++];
+    if (LAT_GROW(r->rows, r->rows_cap, r->nrows, 1, 16)) return NULL;
+    struct diff_row *row = &r->rows[r->nrows++];
     memset(row, 0, sizeof(*row));
     return row;
 }

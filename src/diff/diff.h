@@ -76,7 +76,7 @@ struct diff_run {
     char *workload; /* or NULL */
     bool llm;
     struct diff_point *pts;
-    size_t npts;
+    size_t npts, pts_cap;
 };
 
 /* Loads a bench JSON, an HDR log or bench --records JSONL. 0, or LAT_E_* / -errno with err naming
@@ -121,9 +121,9 @@ void diff_bench_opts_default(struct diff_bench_opts *o);
 
 struct diff_bench_result {
     struct diff_row *rows;
-    size_t nrows;
+    size_t nrows, rows_cap;
     char **notes; /* warnings: INVALID points, different workloads/clocks, unmatched loads */
-    size_t nnotes;
+    size_t nnotes, notes_cap;
     size_t nloads; /* matched loads */
 };
 
@@ -209,9 +209,9 @@ struct diff_trace_result {
     uint64_t cpu_samples[2];       /* on-CPU samples per side (0: no CPU samples) */
     char *cpu_pool;                /* their names */
     struct diff_finding *findings; /* resolved, then new, then changed */
-    size_t nfindings;
+    size_t nfindings, findings_cap;
     struct diff_op *ops; /* by delta duration, largest increase first */
-    size_t nops;
+    size_t nops, ops_cap;
     struct diff_bench_result scal; /* step, temporal and idle rows (load = the section), notes */
     uint64_t steps[2];             /* ProfilerSteps compared per side */
     double step_total_delta_ns;    /* Σ step durations after - before (NaN without steps) */

@@ -11,6 +11,7 @@
 #include "analyze/ort.h"
 #include "analyze/render.h"
 #include "core/err.h"
+#include "core/grow.h"
 #include "doctor/doctor.h"
 #include "model/events.h"
 
@@ -82,20 +83,9 @@ static struct diff_op *agg_get(struct agg *g, const char *name, bool gpu)
         h = (h + 1) & (g->cap - 1);
     }
     size_t len = strlen(name) + 1;
-    if (r->pool_len + len > r->pool_cap) {
-        size_t nc = r->pool_cap ? r->pool_cap * 2 : 1 << 16;
-        while (nc < r->pool_len + len)
-            nc *= 2;
-        char *np = realloc(r->pool, nc);
-        if (!np) return NULL;
-        r->pool = np;
-        r->pool_cap = nc;
-    }
-    if (r->nops % 256 == 0) {
-        struct diff_op *no = realloc(r->ops, (r->nops + 256) * sizeof(*no));
-        if (!no) return NULL;
-        r->ops = no;
-    }
+    if (LAT_GROW(r->pool, r->pool_cap, r->pool_len, len, 1 << 16) ||
+        LAT_GROW(r->ops, r->ops_cap, r->nops, 1, 256))
+        return NULL;
     struct diff_op *op = &r->ops[r->nops];
     memset(op, 0, sizeof(*op));
     op->name = (const char *)(uintptr_t)r->pool_len; /* an offset until the end */
@@ -568,14 +558,8 @@ static int compare_findings(struct lat_trace *const *a, size_t na, struct lat_tr
                 if (strcmp(out->findings[k].id, f->id) == 0 && out->findings[k].rank == rank)
                     d = &out->findings[k];
             if (!d) {
-                struct diff_finding *nf =
-                    realloc(out->findings, (out->nfindings + 1) * sizeof(*nf));
-                if (!nf) {
-                    rc = -ENOMEM;
-                    break;
-                }
-                out->findings = nf;
-                d = &nf[out->nfindings++];
+                if ((rc = LAT_GROW(out->findings, out->findings_cap, out->nfindings, 1, 16))) break;
+                d = &out->findings[out->nfindings++];
                 memset(d, 0, sizeof(*d));
                 snprintf(d->id, sizeof(d->id), "%s", f->id);
                 d->rank = rank;

@@ -21,6 +21,7 @@
  * same step number.
  */
 #include "core/err.h"
+#include "core/grow.h"
 #include "core/units.h"
 #include "doctor/ctx.h"
 #include "doctor/finding.h"
@@ -39,15 +40,10 @@
 DOC_RULE(straggler)
 {
     struct doc_report *r = c->r;
-    if (r->nranks == r->ranks_cap) {
-        size_t cap = r->ranks_cap ? r->ranks_cap * 2 : 16;
-        struct doc_rank_steps *p = realloc(r->ranks, cap * sizeof(*p));
-        if (!p) {
-            r->err = -ENOMEM;
-            return;
-        }
-        r->ranks = p;
-        r->ranks_cap = cap;
+    int rc = LAT_GROW(r->ranks, r->ranks_cap, r->nranks, 1, 16);
+    if (rc) {
+        r->err = rc;
+        return;
     }
     struct doc_rank_steps *q = &r->ranks[r->nranks];
     memset(q, 0, sizeof(*q));

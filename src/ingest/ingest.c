@@ -11,6 +11,7 @@
  */
 #include "ingest/ingest.h"
 #include "core/err.h"
+#include "core/grow.h"
 #include "core/par.h"
 #include "ingest/formats.h"
 #include "ingest/source.h"
@@ -506,7 +507,7 @@ struct entry {
 struct builder {
     struct lat_ingest_set *s;
     struct entry *e;
-    size_t cap;
+    size_t cap, ecap;                /* of s->files, of e */
     size_t share_count, share_index; /* ingest_paths_each: this process's files */
 };
 
@@ -517,16 +518,8 @@ static bool not_mine(size_t count, size_t index, size_t i)
 
 static int add_file(struct builder *b, const char *dir, const char *name, size_t dir_no)
 {
-    if (b->s->n == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 16;
-        void *p = realloc(b->s->files, cap * sizeof(*b->s->files));
-        if (!p) return -ENOMEM;
-        b->s->files = p;
-        p = realloc(b->e, cap * sizeof(*b->e));
-        if (!p) return -ENOMEM;
-        b->e = p;
-        b->cap = cap;
-    }
+    int rc = LAT_GROW(b->s->files, b->cap, b->s->n, 1, 16);
+    if (rc || (rc = LAT_GROW(b->e, b->ecap, b->s->n, 1, 16))) return rc;
     struct lat_ingest_file *f = &b->s->files[b->s->n];
     struct entry *e = &b->e[b->s->n];
     memset(f, 0, sizeof(*f));
@@ -610,15 +603,7 @@ static int tf_list(const char *dir, char ***out, size_t *n)
     struct dirent *de;
     while ((de = readdir(d))) {
         if (!tf_profile_name(de->d_name)) continue;
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 8;
-            void *p = realloc(*out, cap * sizeof(**out));
-            if (!p) {
-                rc = -ENOMEM;
-                break;
-            }
-            *out = p;
-        }
+        if ((rc = LAT_GROW(*out, cap, *n, 1, 8))) break;
         if (!((*out)[*n] = strdup(de->d_name))) {
             rc = -ENOMEM;
             break;
@@ -769,15 +754,7 @@ static int tf_dir(struct builder *b, const char *dir, size_t dir_no, char *err, 
         if ((size_t)snprintf(p, sizeof(p), "%s/%s", runs, de->d_name) >= sizeof(p) ||
             stat(p, &st) || !S_ISDIR(st.st_mode))
             continue;
-        if (nr == cap) {
-            cap = cap ? cap * 2 : 8;
-            void *q = realloc(rv, cap * sizeof(*rv));
-            if (!q) {
-                rc = -ENOMEM;
-                break;
-            }
-            rv = q;
-        }
+        if ((rc = LAT_GROW(rv, cap, nr, 1, 8))) break;
         char **names;
         size_t n;
         if ((rc = tf_list(p, &names, &n))) break;
@@ -878,15 +855,7 @@ static int add_dir(struct builder *b, const char *dir, size_t dir_no, char *err,
     struct dirent *de;
     while ((de = readdir(d))) {
         if (de->d_name[0] == '.' || !trace_name(de->d_name)) continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            void *p = realloc(names, cap * sizeof(*names));
-            if (!p) {
-                rc = -ENOMEM;
-                break;
-            }
-            names = p;
-        }
+        if ((rc = LAT_GROW(names, cap, n, 1, 16))) break;
         names[n] = strdup(de->d_name);
         if (!names[n]) {
             rc = -ENOMEM;

@@ -18,6 +18,7 @@
 #define PR_FMT "ingest"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/grow.h"
 #include "core/jsonw.h"
 #include "core/par.h"
 #include "core/units.h"
@@ -652,13 +653,7 @@ static int kx_args(struct kx *k, struct kx_ev *ev)
 
 static int kx_label_add(struct kx *k, const struct kx_ev *ev, bool thread)
 {
-    if (k->nlabels == k->labels_cap) {
-        size_t cap = k->labels_cap ? k->labels_cap * 2 : 256;
-        void *p = realloc(k->labels, cap * sizeof(*k->labels));
-        if (!p) return kx_nomem(k);
-        k->labels = p;
-        k->labels_cap = cap;
-    }
+    if (LAT_GROW(k->labels, k->labels_cap, k->nlabels, 1, 256)) return kx_nomem(k);
     struct kx_label *l = &k->labels[k->nlabels++];
     l->pid = ev->pid.set ? ev->pid.num : -1;
     l->pid_str = ev->pid.str;
@@ -699,28 +694,18 @@ static inline uint8_t dur_check(lat_ns dur)
 static int kx_open_push(struct kx *k, uint32_t track, size_t ev)
 {
     if (track >= k->track_open_cap) {
-        size_t cap = k->track_open_cap ? k->track_open_cap : 64;
-        while (cap <= track)
-            cap *= 2;
-        uint32_t *p = realloc(k->track_open, cap * sizeof(*p));
-        if (!p) return kx_nomem(k);
-        memset(p + k->track_open_cap, 0, (cap - k->track_open_cap) * sizeof(*p));
-        k->track_open = p;
-        k->track_open_cap = cap;
+        size_t old = k->track_open_cap;
+        if (LAT_GROW(k->track_open, k->track_open_cap, track, 1, 64)) return kx_nomem(k);
+        memset(k->track_open + old, 0, (k->track_open_cap - old) * sizeof(*k->track_open));
     }
     uint32_t slot;
     if (k->open_free) {
         slot = k->open_free - 1;
         k->open_free = k->open[slot].prev;
     } else {
-        if (k->nopen == k->open_cap) {
-            size_t cap = k->open_cap ? k->open_cap * 2 : 64;
-            if (cap >= UINT32_MAX) return kx_nomem(k);
-            void *p = realloc(k->open, cap * sizeof(*k->open));
-            if (!p) return kx_nomem(k);
-            k->open = p;
-            k->open_cap = cap;
-        }
+        if (k->nopen == k->open_cap &&
+            (k->open_cap * 2 >= UINT32_MAX || LAT_GROW(k->open, k->open_cap, k->nopen, 1, 64)))
+            return kx_nomem(k);
         slot = (uint32_t)k->nopen++;
     }
     k->open[slot].ev = ev;

@@ -2,6 +2,7 @@
  * nsys-map.c - Nsight Systems rows -> the trace model (see nsys-map.h).
  */
 #include "ingest/nsys-map.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -68,13 +69,8 @@ size_t nsys_api_name_len(const char *s, size_t n)
 
 static int add_named(struct nsys_named **a, size_t *n, size_t *cap, int64_t key, uint32_t name)
 {
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 16;
-        void *p = realloc(*a, c * sizeof(**a));
-        if (!p) return -ENOMEM;
-        *a = p;
-        *cap = c;
-    }
+    int rc = LAT_GROW(*a, *cap, *n, 1, 16);
+    if (rc) return rc;
     (*a)[*n].key = key;
     (*a)[*n].name = name;
     (*n)++;
@@ -293,13 +289,8 @@ int nsys_map_enum(struct nsys_map *m, enum nsys_enum w, int64_t id, const char *
     if (label && labellen ? lat_trace_intern(m->t, label, labellen, &lab)
                           : lat_trace_intern(m->t, sym, symlen, &lab))
         return -ENOMEM;
-    if (e->n == e->cap) {
-        size_t c = e->cap ? e->cap * 2 : 32;
-        void *p = realloc(e->v, c * sizeof(*e->v));
-        if (!p) return -ENOMEM;
-        e->v = p;
-        e->cap = c;
-    }
+    int rc = LAT_GROW(e->v, e->cap, e->n, 1, 32);
+    if (rc) return rc;
     if (id >= 0 && id < 256) {
         if (e->n >= 255) return 0; /* a table that large is not an ENUM nsys writes */
         e->direct[id] = (uint8_t)(e->n + 1);

@@ -12,6 +12,7 @@
  * in nsys-map.c.
  */
 #include "core/err.h"
+#include "core/grow.h"
 #include "ingest/formats.h"
 #include "ingest/nsys-map.h"
 
@@ -300,18 +301,7 @@ static int read_samples(struct nx *x, struct nsys_map *m)
         if (sqlite3_column_type(st, 3) != SQLITE_TEXT) continue;
         const char *f = (const char *)sqlite3_column_text(st, 3);
         size_t fl = (size_t)sqlite3_column_bytes(st, 3);
-        if (len + fl + 2 > cap) {
-            size_t c = cap ? cap * 2 : 4096;
-            while (c < len + fl + 2)
-                c *= 2;
-            char *p = realloc(buf, c);
-            if (!p) {
-                rc = -ENOMEM;
-                break;
-            }
-            buf = p;
-            cap = c;
-        }
+        if ((rc = LAT_GROW(buf, cap, len, fl + 2, 4096))) break;
         if (len) buf[len++] = ';';
         memcpy(buf + len, f, fl);
         len += fl;

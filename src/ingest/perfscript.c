@@ -12,6 +12,7 @@
  * task-clock event (ns), the rate goes to the metadata latscope_cpu_sample_hz.
  */
 #include "core/err.h"
+#include "core/grow.h"
 #include "ingest/formats.h"
 #include "ingest/stacks.h"
 
@@ -54,13 +55,8 @@ struct sample {
 
 static int add_frame(struct sample *s, const char *name, size_t n)
 {
-    if (s->nfr == s->frcap) {
-        size_t cap = s->frcap ? s->frcap * 2 : 64;
-        struct frame *p = realloc(s->fr, cap * sizeof(*p));
-        if (!p) return -ENOMEM;
-        s->fr = p;
-        s->frcap = cap;
-    }
+    int rc = LAT_GROW(s->fr, s->frcap, s->nfr, 1, 64);
+    if (rc) return rc;
     s->fr[s->nfr].off = s->names.len;
     s->fr[s->nfr].len = n;
     if (n && buf_append(&s->names, name, n)) return -ENOMEM;

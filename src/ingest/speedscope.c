@@ -20,6 +20,7 @@
  * the stack open at each instant is one sample. Memory profiles (unit "bytes") are refused.
  */
 #include "core/err.h"
+#include "core/grow.h"
 #include "ingest/formats.h"
 #include "ingest/stacks.h"
 #include "json/tok.h"
@@ -72,19 +73,6 @@ struct P {
     struct sprof *pr;
     size_t npr, prcap;
 };
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 16;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * elem);
-    if (!q) return -ENOMEM;
-    *p = q;
-    *cap = c;
-    return 0;
-}
 
 static int nx(struct P *p, struct json_token *t)
 {
@@ -167,7 +155,7 @@ static int parse_frames(struct P *p)
         if ((rc = nx(p, &t)) < 0) return rc;
         if (t.type == JSON_ARR_END) return 0;
         EXPECT(t.type == JSON_OBJ_BEGIN, "a frame is not an object");
-        if (grow((void **)&p->fr, &p->frcap, p->nfr + 1, sizeof(*p->fr))) return -ENOMEM;
+        if (LAT_GROW(p->fr, p->frcap, p->nfr, 1, 16)) return -ENOMEM;
         struct sframe *f = &p->fr[p->nfr++];
         memset(f, 0, sizeof(*f));
         f->line = -1;
@@ -216,7 +204,7 @@ static int parse_samples(struct P *p, struct sprof *pr)
         if ((rc = nx(p, &t)) < 0) return rc;
         if (t.type == JSON_ARR_END) break;
         EXPECT(t.type == JSON_ARR_BEGIN, "a sample is not an array of frame indices");
-        if (grow((void **)&pr->soff, &pr->scap, pr->ns + 2, sizeof(*pr->soff))) return -ENOMEM;
+        if (LAT_GROW(pr->soff, pr->scap, pr->ns, 2, 16)) return -ENOMEM;
         pr->soff[pr->ns++] = pr->nfr;
         for (;;) {
             if ((rc = nx(p, &t)) < 0) return rc;
@@ -224,11 +212,11 @@ static int parse_samples(struct P *p, struct sprof *pr)
             EXPECT(t.type == JSON_NUM && (t.num_flags & JSON_NUM_I64) && t.i >= 0 &&
                        t.i < UINT32_MAX,
                    "a sample holds something other than a frame index");
-            if (grow((void **)&pr->fr, &pr->frcap, pr->nfr + 1, sizeof(*pr->fr))) return -ENOMEM;
+            if (LAT_GROW(pr->fr, pr->frcap, pr->nfr, 1, 16)) return -ENOMEM;
             pr->fr[pr->nfr++] = (uint32_t)t.i;
         }
     }
-    if (grow((void **)&pr->soff, &pr->scap, pr->ns + 1, sizeof(*pr->soff))) return -ENOMEM;
+    if (LAT_GROW(pr->soff, pr->scap, pr->ns, 1, 16)) return -ENOMEM;
     pr->soff[pr->ns] = pr->nfr;
     return 0;
 }
@@ -244,7 +232,7 @@ static int parse_weights(struct P *p, struct sprof *pr)
         if (t.type == JSON_ARR_END) return 0;
         double v;
         EXPECT(num(&t, &v) && v >= 0, "a weight is not a non-negative number");
-        if (grow((void **)&pr->w, &pr->wcap, pr->nw + 1, sizeof(*pr->w))) return -ENOMEM;
+        if (LAT_GROW(pr->w, pr->wcap, pr->nw, 1, 16)) return -ENOMEM;
         pr->w[pr->nw++] = v;
     }
 }
@@ -277,7 +265,7 @@ static int parse_events(struct P *p, struct sprof *pr)
         }
         EXPECT((e.type == 'O' || e.type == 'C') && e.frame != UINT32_MAX && !isnan(e.at),
                "an event lacks \"type\" O/C, \"frame\" or \"at\"");
-        if (grow((void **)&pr->ev, &pr->evcap, pr->nev + 1, sizeof(*pr->ev))) return -ENOMEM;
+        if (LAT_GROW(pr->ev, pr->evcap, pr->nev, 1, 16)) return -ENOMEM;
         pr->ev[pr->nev++] = e;
     }
 }
@@ -292,7 +280,7 @@ static int parse_profiles(struct P *p)
         if ((rc = nx(p, &t)) < 0) return rc;
         if (t.type == JSON_ARR_END) return 0;
         EXPECT(t.type == JSON_OBJ_BEGIN, "a profile is not an object");
-        if (grow((void **)&p->pr, &p->prcap, p->npr + 1, sizeof(*p->pr))) return -ENOMEM;
+        if (LAT_GROW(p->pr, p->prcap, p->npr, 1, 16)) return -ENOMEM;
         struct sprof *pr = &p->pr[p->npr++];
         memset(pr, 0, sizeof(*pr));
         for (;;) {
@@ -530,7 +518,7 @@ static int build(struct P *p, struct stk_build *b, char *why, size_t whysz)
                         goto out;
                     }
                     if (x->type == 'O') {
-                        if (grow((void **)&stack, &stcap, nstack + 1, sizeof(*stack))) {
+                        if (LAT_GROW(stack, stcap, nstack, 1, 16)) {
                             rc = -ENOMEM;
                             goto out;
                         }

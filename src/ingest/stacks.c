@@ -3,6 +3,7 @@
  */
 #include "ingest/stacks.h"
 #include "core/err.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -173,14 +174,9 @@ int stk_emit(struct stk_build *b, uint32_t track, lat_ns ts, uint64_t count)
         if (ln && (rc = lat_trace_intern(t, s, ln, &leaf))) return rc;
     }
     if (sid >= b->arg_of_cap) {
-        size_t cap = b->arg_of_cap ? b->arg_of_cap : 1024;
-        while (cap <= sid)
-            cap *= 2;
-        uint32_t *p = realloc(b->arg_of, cap * sizeof(*p));
-        if (!p) return -ENOMEM;
-        memset(p + b->arg_of_cap, 0, (cap - b->arg_of_cap) * sizeof(*p));
-        b->arg_of = p;
-        b->arg_of_cap = cap;
+        size_t old = b->arg_of_cap;
+        if ((rc = LAT_GROW(b->arg_of, b->arg_of_cap, sid, 1, 1024))) return rc;
+        memset(b->arg_of + old, 0, (b->arg_of_cap - old) * sizeof(*b->arg_of));
     }
     if (!b->arg_of[sid]) {
         struct lat_arg a1 = {.key = b->k_stack, .type = LAT_ARG_STR, .str = sid};

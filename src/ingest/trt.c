@@ -15,6 +15,7 @@
  */
 #include "ingest/trt.h"
 #include "core/err.h"
+#include "core/grow.h"
 #include "json/tok.h"
 
 #include <errno.h>
@@ -58,15 +59,8 @@ static void jtree_fini(struct jtree *t)
 static int arena_add(struct jtree *t, const char *s, size_t n, uint32_t *off)
 {
     if (t->alen + n + 1 > TRT_MAX_BYTES) return LAT_E_OVERFLOW;
-    if (t->alen + n + 1 > t->acap) {
-        size_t c = t->acap ? t->acap : 4096;
-        while (c < t->alen + n + 1)
-            c *= 2;
-        char *p = realloc(t->arena, c);
-        if (!p) return -ENOMEM;
-        t->arena = p;
-        t->acap = c;
-    }
+    int rc = LAT_GROW(t->arena, t->acap, t->alen, n + 1, 4096);
+    if (rc) return rc;
     memcpy(t->arena + t->alen, s, n);
     t->arena[t->alen + n] = 0;
     *off = (uint32_t)t->alen;
@@ -77,12 +71,9 @@ static int arena_add(struct jtree *t, const char *s, size_t n, uint32_t *off)
 static int jtree_node(struct jtree *t, uint32_t *idx)
 {
     if (t->nn == t->cap) {
-        size_t c = t->cap ? t->cap * 2 : 256;
-        if (c > (size_t)UINT32_MAX / 2) return LAT_E_OVERFLOW;
-        void *p = realloc(t->n, c * sizeof(*t->n));
-        if (!p) return -ENOMEM;
-        t->n = p;
-        t->cap = c;
+        if (t->cap * 2 > (size_t)UINT32_MAX / 2) return LAT_E_OVERFLOW;
+        int rc = LAT_GROW(t->n, t->cap, t->nn, 1, 256);
+        if (rc) return rc;
     }
     *idx = (uint32_t)t->nn++;
     struct jn *j = &t->n[*idx];
@@ -281,13 +272,8 @@ int trt_kv_add(struct trt_eng *e, const char *key, const char *value, size_t vle
             e->kv[i].value = v;
             return 0;
         }
-    if (e->nkv == e->kv_cap) {
-        size_t c = e->kv_cap ? e->kv_cap * 2 : 32;
-        void *p = realloc(e->kv, c * sizeof(*e->kv));
-        if (!p) return -ENOMEM;
-        e->kv = p;
-        e->kv_cap = c;
-    }
+    int rc = LAT_GROW(e->kv, e->kv_cap, e->nkv, 1, 32);
+    if (rc) return rc;
     char *k = strdup(key), *v = strndup(value, vlen);
     if (!k || !v) {
         free(k);
@@ -341,13 +327,7 @@ static struct trt_layer *layer_get(struct trt_eng *e, const char *name, bool *cr
     for (; e->idx[k]; k = (k + 1) & (e->idx_cap - 1))
         if (!strcmp(e->layers[e->idx[k] - 1].name, name)) return &e->layers[e->idx[k] - 1];
     if (e->nlayers >= INT32_MAX) return NULL;
-    if (e->nlayers == e->layers_cap) {
-        size_t c = e->layers_cap ? e->layers_cap * 2 : 64;
-        void *p = realloc(e->layers, c * sizeof(*e->layers));
-        if (!p) return NULL;
-        e->layers = p;
-        e->layers_cap = c;
-    }
+    if (LAT_GROW(e->layers, e->layers_cap, e->nlayers, 1, 64)) return NULL;
     struct trt_layer *l = &e->layers[e->nlayers];
     memset(l, 0, sizeof(*l));
     if (!(l->name = strdup(name))) return NULL;
@@ -479,13 +459,8 @@ static int read_times(const struct jtree *t, struct trt_eng *e)
             e->q_bad++;
             continue;
         }
-        if (e->nq == e->q_cap) {
-            size_t c = e->q_cap ? e->q_cap * 2 : 1024;
-            void *p = realloc(e->q, c * sizeof(*e->q));
-            if (!p) return -ENOMEM;
-            e->q = p;
-            e->q_cap = c;
-        }
+        int rc = LAT_GROW(e->q, e->q_cap, e->nq, 1, 1024);
+        if (rc) return rc;
         struct trt_query *q = &e->q[e->nq++];
         q->enq0 = v[0], q->enq1 = v[1], q->h2d0 = v[2], q->h2d1 = v[3];
         q->c0 = v[4], q->c1 = v[5], q->d2h0 = v[6], q->d2h1 = v[7];

@@ -34,6 +34,7 @@
  * Then ingest_tf_finish() gives the events their TensorFlow meaning (see there).
  */
 #include "core/err.h"
+#include "core/grow.h"
 #include "ingest/formats.h"
 
 #include <errno.h>
@@ -202,13 +203,7 @@ static int meta_entry(struct xp *x, struct plane *pl, struct pb e, bool stat)
         while ((rc = pb_next(x, &val, &f)) > 0)
             if (f.num == 2 && f.wt == PB_LEN) m.name = f.sub;
         if (rc < 0) return rc;
-        if (pl->nsm == pl->sm_cap) {
-            size_t nc = pl->sm_cap ? pl->sm_cap * 2 : 64;
-            void *p = realloc(pl->sm, nc * sizeof(*pl->sm));
-            if (!p) return -ENOMEM;
-            pl->sm = p;
-            pl->sm_cap = nc;
-        }
+        if ((rc = LAT_GROW(pl->sm, pl->sm_cap, pl->nsm, 1, 64))) return rc;
         pl->sm[pl->nsm++] = m;
         return 0;
     }
@@ -225,13 +220,7 @@ static int meta_entry(struct xp *x, struct plane *pl, struct pb e, bool stat)
         }
     }
     if (rc < 0) return rc;
-    if (pl->nem == pl->em_cap) {
-        size_t nc = pl->em_cap ? pl->em_cap * 2 : 64;
-        void *p = realloc(pl->em, nc * sizeof(*pl->em));
-        if (!p) return -ENOMEM;
-        pl->em = p;
-        pl->em_cap = nc;
-    }
+    if ((rc = LAT_GROW(pl->em, pl->em_cap, pl->nem, 1, 64))) return rc;
     pl->em[pl->nem++] = m;
     return 0;
 }
@@ -660,18 +649,10 @@ int ingest_xplane_load(struct ingest_src *src, const char *name, const struct la
                 snprintf(err, errsz, "%s: .xplane.pb larger than 4 GiB: not read", nm);
             return LAT_E_OVERFLOW;
         }
-        if (n + cn > cap) {
-            size_t nc = cap ? cap : 1 << 20;
-            while (nc < n + cn)
-                nc *= 2;
-            uint8_t *p = realloc(data, nc);
-            if (!p) {
-                free(data);
-                src_close(src);
-                return -ENOMEM;
-            }
-            data = p;
-            cap = nc;
+        if ((rc = LAT_GROW(data, cap, n, cn, 1 << 20))) {
+            free(data);
+            src_close(src);
+            return rc;
         }
         memcpy(data + n, chunk, cn);
         n += cn;

@@ -16,6 +16,7 @@
 
 #include "core/err.h"
 #include "core/jsonw.h"
+#include "core/mix.h"
 #include "llm/chunk.h"
 #include "json/tok.h"
 
@@ -39,17 +40,9 @@ static const char *const words[] = {
 };
 #define NWORDS (sizeof(words) / sizeof(words[0]))
 
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static double rng_unit(uint64_t *st)
 {
-    return (double)(splitmix64(st) >> 11) * (1.0 / 9007199254740992.0);
+    return (double)(lat_splitmix64(st) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 /* Normal(mean, sd) rounded, at least 1 (Box-Muller). */
@@ -91,7 +84,7 @@ int llm_synth_prompt(struct lat_buf *out, int32_t tokens, uint64_t *st)
 {
     int rc = buf_putc(out, '"');
     for (int32_t i = 0; i < tokens && !rc; i++) {
-        const char *w = words[splitmix64(st) % NWORDS];
+        const char *w = words[lat_splitmix64(st) % NWORDS];
         if (i) rc = buf_putc(out, ' ');
         if (!rc) rc = buf_puts(out, w);
     }
@@ -110,7 +103,7 @@ static int synth_exact(struct lat_buf *out, int32_t tokens, uint64_t *st, const 
     int32_t left = tokens, done = 0;
     bool first = true;
     while (left > 0 && !rc) {
-        size_t w = (size_t)(splitmix64(st) % NWORDS), k;
+        size_t w = (size_t)(lat_splitmix64(st) % NWORDS), k;
         for (k = 0; k < NWORDS; k++) {
             size_t x = (w + k) % NWORDS;
             int32_t c = wt[first ? NWORDS + x : x];
@@ -497,7 +490,7 @@ int llm_workload_body_ex(const struct llm_workload *w, uint64_t idx, struct lat_
     *prompt_tokens = -1;
     const struct llm_workload_cfg *c = &w->cfg;
     uint64_t st = c->seed ^ (0x9e3779b97f4a7c15ull * (idx + 1));
-    splitmix64(&st);
+    lat_splitmix64(&st);
     int32_t mt = c->output.mean >= 1 ? draw_len(&c->output, &st) : -1;
     int rc = buf_putc(out, '{');
     unsigned ov = w->extra_over; /* members --extra-body replaces are not generated */

@@ -12,8 +12,10 @@
  * Threading: a loop belongs to one thread; nothing here locks.
  */
 #include "net/loop.h"
+#include "core/grow.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -141,15 +143,9 @@ int loop_timer_start(struct lat_loop *l, struct loop_timer *t, lat_ns deadline)
             heap_down(l, i);
         return 0;
     }
-    if (l->nheap == l->cap) {
-        /* Rare: sized at init from the number of connections; growth is outside the steady
-         * state. */
-        uint32_t ncap = l->cap * 2;
-        struct loop_timer **h = realloc(l->heap, ncap * sizeof(*h));
-        if (!h) return -ENOMEM;
-        l->heap = h;
-        l->cap = ncap;
-    }
+    /* Rare: sized at init from the number of connections; growth is outside the steady state.
+     * The heap's indices are 32-bit. */
+    if (l->nheap == UINT32_MAX - 1 || LAT_GROW(l->heap, l->cap, l->nheap, 1, 16)) return -ENOMEM;
     t->deadline = deadline;
     l->heap[l->nheap] = t;
     t->heap_idx = ++l->nheap;

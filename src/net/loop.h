@@ -10,6 +10,7 @@
 #define LAT_NET_LOOP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/clock.h"
@@ -35,7 +36,8 @@ struct lat_loop {
     int epfd, tfd;
     lat_ns tfd_armed; /* deadline the timerfd is set to, 0 = disarmed */
     struct loop_timer **heap;
-    uint32_t nheap, cap;
+    uint32_t nheap;
+    size_t cap;
     lat_ns spin_ns; /* poll instead of sleeping when the next deadline is this close */
     bool stop;
     /* Self-check: how late timers fire (sum/max/count), time spent waiting. */

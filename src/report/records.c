@@ -6,6 +6,7 @@
 #include "core/buf.h"
 #include "core/clock.h"
 #include "core/err.h"
+#include "core/grow.h"
 #include "core/jsonw.h"
 #include "json/tok.h"
 
@@ -24,7 +25,7 @@ struct rbin {
 struct rpoint {
     int64_t point;
     struct rbin *bins; /* by sec, dense from 0 */
-    size_t nbins;
+    size_t nbins, bins_cap;
 };
 
 static const char *base_name(const char *p)
@@ -38,7 +39,7 @@ int rep_records_write(struct jsonw *w, const char *path, const char *doc, size_t
 {
     struct lat_buf b = {.data = (char *)(uintptr_t)doc, .len = len};
     struct rpoint *pts = NULL;
-    size_t npts = 0, line = 0;
+    size_t npts = 0, pts_cap = 0, line = 0;
     uint64_t nreq = 0, nerr = 0, nintr = 0;
     struct {
         char name[48];
@@ -53,7 +54,7 @@ int rep_records_write(struct jsonw *w, const char *path, const char *doc, size_t
     struct {
         int64_t point, t0;
     } *org = NULL;
-    size_t norg = 0;
+    size_t norg = 0, org_cap = 0;
     for (int pass = 0; pass < 2 && !ret; pass++, line = 0)
         for (size_t off = 0; off < b.len && !ret;) {
             const char *l = b.data + off, *nl = memchr(l, '\n', b.len - off);
@@ -79,12 +80,7 @@ int rep_records_write(struct jsonw *w, const char *path, const char *doc, size_t
                 o++;
             if (pass == 0) {
                 if (o == norg) {
-                    void *nx = realloc(org, (norg + 1) * sizeof(*org));
-                    if (!nx) {
-                        ret = -ENOMEM;
-                        break;
-                    }
-                    org = nx;
+                    if ((ret = LAT_GROW(org, org_cap, norg, 1, 16))) break;
                     org[norg++].point = point, org[o].t0 = tsched;
                 } else if (tsched < org[o].t0) {
                     org[o].t0 = tsched;
@@ -118,22 +114,14 @@ int rep_records_write(struct jsonw *w, const char *path, const char *doc, size_t
             while (k < npts && pts[k].point != point)
                 k++;
             if (k == npts) {
-                void *nx = realloc(pts, (npts + 1) * sizeof(*pts));
-                if (!nx) {
-                    ret = -ENOMEM;
-                    break;
-                }
-                pts = nx;
+                if ((ret = LAT_GROW(pts, pts_cap, npts, 1, 16))) break;
                 pts[npts++] = (struct rpoint){.point = point};
             }
             struct rpoint *pt = &pts[k];
             if ((size_t)sec >= pt->nbins) {
-                void *nx = realloc(pt->bins, ((size_t)sec + 1) * sizeof(*pt->bins));
-                if (!nx) {
-                    ret = -ENOMEM;
+                if ((ret = LAT_GROW(pt->bins, pt->bins_cap, pt->nbins, (size_t)sec + 1 - pt->nbins,
+                                    64)))
                     break;
-                }
-                pt->bins = nx;
                 for (size_t i = pt->nbins; i <= (size_t)sec; i++)
                     pt->bins[i] = (struct rbin){.sec = (int64_t)i};
                 pt->nbins = (size_t)sec + 1;

@@ -304,12 +304,10 @@ int rep_tl_build(const struct lat_trace *t, struct rep_tl **out)
             stack[sp++] = (int32_t)i;
             uint32_t nm = t->ev.name[e];
             if (nm < t->strs.count && tl->name_of[nm] == UINT32_MAX) {
-                uint32_t *nn = realloc(tl->names, (tl->nnames + 1) * sizeof(*nn));
-                if (!nn) {
+                if (LAT_GROW(tl->names, tl->names_cap, tl->nnames, 1, 64)) {
                     free(stack);
                     goto fail;
                 }
-                tl->names = nn;
                 tl->name_of[nm] = (uint32_t)tl->nnames;
                 tl->names[tl->nnames++] = nm;
             }

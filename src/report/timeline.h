@@ -80,7 +80,7 @@ struct rep_tl {
     size_t nlevels;
     /* names used, as trace string ids; name_of[string id] = local id (UINT32_MAX: unused) */
     uint32_t *names;
-    size_t nnames;
+    size_t nnames, names_cap;
     uint32_t *name_of;
 };
 

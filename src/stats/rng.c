@@ -11,14 +11,6 @@
 
 #include <math.h>
 
-uint64_t rng_splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 void rng_seed(struct lat_rng *r, uint64_t seed)
 {
     uint64_t st = seed;

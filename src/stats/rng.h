@@ -10,12 +10,18 @@
 
 #include <stdint.h>
 
+#include "core/mix.h"
+
 struct lat_rng {
     uint64_t s[4];
 };
 
-/* splitmix64 step: also useful to derive independent seeds (seed ^ stream id). */
-uint64_t rng_splitmix64(uint64_t *state);
+/* splitmix64 step: also useful to derive independent seeds (seed ^ stream id). The one copy is
+ * core/mix.h's lat_splitmix64 (for modules below stats); this name forwards to it. */
+static inline uint64_t rng_splitmix64(uint64_t *state)
+{
+    return lat_splitmix64(state);
+}
 void rng_seed(struct lat_rng *r, uint64_t seed);
 uint64_t rng_next(struct lat_rng *r);
 /* Uniform in (0, 1]: never 0, so -log(u) is finite. */

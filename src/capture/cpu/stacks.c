@@ -10,6 +10,7 @@
  * name in a warm palette, green for Python frames and orange-brown for kernel frames.
  */
 #include "capture/cpu/stacks.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -44,23 +45,9 @@ const char *stackset_frame_name(const struct stackset *s, uint32_t id)
     return id < s->nframes ? s->pool + s->frame_off[id] : "?";
 }
 
-static int grow(void **p, size_t elem, size_t need, void *capp, int is32)
-{
-    size_t cap = is32 ? *(uint32_t *)capp : *(size_t *)capp;
-    if (need <= cap) return 0;
-    size_t nc = cap ? cap : 64;
-    while (nc < need)
-        nc *= 2;
-    if (is32 && nc > UINT32_MAX / 2) return -ENOMEM;
-    void *q = realloc(*p, nc * elem);
-    if (!q) return -ENOMEM;
-    *p = q;
-    if (is32)
-        *(uint32_t *)capp = (uint32_t)nc;
-    else
-        *(size_t *)capp = nc;
-    return 0;
-}
+/* Frame and stack ids are 32-bit and the hash tables hold id + 1 at load <= 1/2: ids stop
+ * below 2^30 (growth fails with -ENOMEM there, as before). */
+#define ID_MAX (UINT32_MAX / 4)
 
 static int frame_rehash(struct stackset *s)
 {
@@ -100,8 +87,8 @@ int stackset_frame(struct stackset *s, const char *name, size_t n, uint32_t *id)
         }
         i = (i + 1) & mask;
     }
-    if (grow((void **)&s->pool, 1, s->pool_len + n + 1, &s->pool_cap, 0) ||
-        grow((void **)&s->frame_off, sizeof(uint32_t), s->nframes + 1, &s->frames_cap, 1))
+    if (s->nframes >= ID_MAX || LAT_GROW(s->pool, s->pool_cap, s->pool_len, n + 1, 64) ||
+        LAT_GROW(s->frame_off, s->frames_cap, s->nframes, 1, 64))
         return -ENOMEM;
     memcpy(s->pool + s->pool_len, tmp, n + 1);
     s->frame_off[s->nframes] = (uint32_t)s->pool_len;
@@ -147,9 +134,9 @@ int stackset_intern(struct stackset *s, const uint32_t *frames, uint32_t n, uint
         }
         i = (i + 1) & mask;
     }
-    if (s->seq_len + n > UINT32_MAX ||
-        grow((void **)&s->seq, sizeof(uint32_t), s->seq_len + n, &s->seq_cap, 0) ||
-        grow((void **)&s->stacks, sizeof(*s->stacks), s->nstacks + 1, &s->stacks_cap, 1))
+    if (s->seq_len + n > UINT32_MAX || s->nstacks >= ID_MAX ||
+        LAT_GROW(s->seq, s->seq_cap, s->seq_len, n, 64) ||
+        LAT_GROW(s->stacks, s->stacks_cap, s->nstacks, 1, 64))
         return -ENOMEM;
     memcpy(s->seq + s->seq_len, frames, n * sizeof(*frames));
     s->stacks[s->nstacks] = (struct stack_ent){(uint32_t)s->seq_len, n, 0};

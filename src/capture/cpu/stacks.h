@@ -19,7 +19,8 @@ struct stackset {
     char *pool;
     size_t pool_len, pool_cap;
     uint32_t *frame_off; /* frame id -> offset into pool */
-    uint32_t nframes, frames_cap;
+    uint32_t nframes;
+    size_t frames_cap;
     uint32_t *frame_hash; /* open addressing: frame id + 1, 0 = empty */
     uint32_t frame_hash_cap;
     /* stacks */
@@ -29,7 +30,8 @@ struct stackset {
         uint32_t off, len;
         uint64_t count;
     } * stacks;
-    uint32_t nstacks, stacks_cap;
+    uint32_t nstacks;
+    size_t stacks_cap;
     uint32_t *stack_hash;
     uint32_t stack_hash_cap;
 };

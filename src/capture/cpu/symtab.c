@@ -24,6 +24,7 @@
 
 #include "capture/cpu/elfimg.h"
 #include "core/err.h"
+#include "core/grow.h"
 
 /* Binding rank used to order aliases: global first. */
 struct sym_tmp {
@@ -34,15 +35,8 @@ struct sym_tmp {
 static int add_name(struct symtab *t, const char *s, size_t n, uint32_t *off)
 {
     if (n > 4096) n = 4096;
-    if (t->names_len + n + 1 > t->names_cap) {
-        size_t cap = t->names_cap ? t->names_cap * 2 : 4096;
-        while (cap < t->names_len + n + 1)
-            cap *= 2;
-        char *p = realloc(t->names, cap);
-        if (!p) return -ENOMEM;
-        t->names = p;
-        t->names_cap = cap;
-    }
+    int rc = LAT_GROW(t->names, t->names_cap, t->names_len, n + 1, 4096);
+    if (rc) return rc;
     memcpy(t->names + t->names_len, s, n);
     for (size_t i = 0; i < n; i++) {
         /* ';' separates frames in folded stacks and '\n' ends a line: keep names safe. */
@@ -57,15 +51,10 @@ static int add_name(struct symtab *t, const char *s, size_t n, uint32_t *off)
 
 static int add_sym(struct symtab *t, uint64_t addr, uint64_t size, const char *name, size_t n)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 256;
-        struct sym *p = realloc(t->syms, cap * sizeof(*p));
-        if (!p) return -ENOMEM;
-        t->syms = p;
-        t->cap = cap;
-    }
+    int rc = LAT_GROW(t->syms, t->cap, t->n, 1, 256);
+    if (rc) return rc;
     uint32_t off;
-    int rc = add_name(t, name, n, &off);
+    rc = add_name(t, name, n, &off);
     if (rc) return rc;
     t->syms[t->n++] = (struct sym){addr, size, off};
     return 0;
@@ -402,6 +391,7 @@ int symtab_read_file(const char *path, size_t max, char **text, size_t *len)
     }
     for (;;) {
         if (n == cap) {
+            /* stays hand-written: the buffer is cap + 1 bytes (the NUL) and stops at max */
             if (cap >= max) break;
             cap *= 2;
             char *nb = realloc(buf, cap + 1);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/grow.h"
 
 #if LAT_HAVE_LIBDW && defined(__x86_64__)
 #include <elfutils/libdwfl.h>
@@ -126,13 +127,8 @@ int unwinder_add_module(struct unwinder *u, const char *path, uint64_t bias, uin
 {
     for (size_t i = 0; i < u->npaths; i++)
         if (!strcmp(u->paths[i], path)) return 0;
-    if (u->npaths == u->paths_cap) {
-        size_t cap = u->paths_cap ? u->paths_cap * 2 : 16;
-        char **p = realloc(u->paths, cap * sizeof(*p));
-        if (!p) return -ENOMEM;
-        u->paths = p;
-        u->paths_cap = cap;
-    }
+    int rc = LAT_GROW(u->paths, u->paths_cap, u->npaths, 1, 16);
+    if (rc) return rc;
     char *dup = strdup(path);
     if (!dup) return -ENOMEM;
     u->paths[u->npaths++] = dup;
