@@ -3,10 +3,12 @@
  */
 #include "ingest/csv.h"
 #include "core/err.h"
+#include "ingest/source.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -278,6 +280,39 @@ int csv_end(struct csv_rd *r)
     if (r->st == S_QUOTED && !r->preamble && !r->raw_line) return LAT_E_TRUNCATED;
     if (r->len || r->nf || r->any) return line_end(r);
     return 0;
+}
+
+int csv_feed_src(struct csv_rd *r, struct ingest_src *src, const char *name,
+                 const struct csv_src_msgs *m, uint64_t *bytes, char *err, size_t errsz)
+{
+    char ebuf[200] = "";
+    const char *d;
+    size_t n;
+    int s, rc = 0;
+    uint64_t total = 0;
+    while ((s = src_next(src, &d, &n, ebuf, sizeof(ebuf))) > 0) {
+        total += n;
+        if ((rc = csv_feed(r, d, n))) break;
+    }
+    if (!rc && s < 0) rc = s;
+    uint64_t line = r->line; /* csv_end moves past the last line */
+    if (!rc) rc = csv_end(r);
+    csv_fini(r);
+    if (bytes) *bytes = total;
+    if (!rc || !err || !errsz) return rc;
+    if (s < 0)
+        snprintf(err, errsz, "%s: %s", name, ebuf[0] ? ebuf : lat_strerror(rc));
+    else if (rc == LAT_E_TRUNCATED)
+        snprintf(err, errsz, "%s: %s that ends inside a quoted field (line %llu): truncated? %s",
+                 name, m->what, (unsigned long long)line, m->redo);
+    else if (rc == LAT_E_OVERFLOW)
+        snprintf(err, errsz,
+                 "%s: %s with a record over %zu bytes or %zu fields near line %llu: not %s, or "
+                 "raise LATSCOPE_MAX_VALUE=BYTES if it is genuine",
+                 name, m->what, r->max_record, r->max_fields, (unsigned long long)line, m->isnt);
+    else
+        snprintf(err, errsz, "%s: %s", name, lat_strerror(rc));
+    return rc;
 }
 
 /* ---- numbers ---- */
