@@ -165,11 +165,7 @@ static int on_opt(void *ctx, int id, const char *val)
     long long v;
     switch (id) {
     case OPT_FORMAT:
-        if (lat_parse_format(val, 1u << LAT_FMT_TEXT | 1u << LAT_FMT_JSON, &a->fmt)) {
-            pr_err("--format wants text or json, not '%s'\n", val);
-            return -1;
-        }
-        return 0;
+        return cli_format(PR_FMT, val, 1u << LAT_FMT_TEXT | 1u << LAT_FMT_JSON, &a->fmt);
     case OPT_HTA:
         a->ao.hta_compat = true;
         return 0;
@@ -1076,14 +1072,10 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
     analysis_opts_default(&args.ao);
     struct cli_spec spec = {"analyze", usage_text, footer_text, options, on_opt, &args, false};
     struct cli_result cr;
-    int prc = cli_parse(&spec, argc, argv, &cr);
-    if (prc == CLI_HELP) {
-        cli_help(stdout, &spec);
-        return LAT_EXIT_OK;
-    }
-    if (prc) {
+    int status;
+    if (!cli_run(&spec, argc, argv, &cr, &status)) {
         free(args.cp_name);
-        return LAT_EXIT_USAGE;
+        return status;
     }
     if (getenv("CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE") &&
         !strcmp(getenv("CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE"), "1"))

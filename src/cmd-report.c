@@ -941,12 +941,8 @@ int cmd_report(int argc, char **argv, const struct lat_opts *opts)
     struct report_args args = {.top_n = 10};
     struct cli_spec spec = {"report", usage_text, NULL, options, on_opt, &args, false};
     struct cli_result cr;
-    int prc0 = cli_parse(&spec, argc, argv, &cr);
-    if (prc0 == CLI_HELP) {
-        cli_help(stdout, &spec);
-        return LAT_EXIT_OK;
-    }
-    if (prc0) return LAT_EXIT_USAGE;
+    int status;
+    if (!cli_run(&spec, argc, argv, &cr, &status)) return status;
     const char *out = args.out, *title = args.title, *plot = args.plot;
     bool svg = args.svg;
     const char **inputs = cr.pos;

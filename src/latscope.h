@@ -105,6 +105,14 @@ enum { CLI_HELP = 1, CLI_ERROR = -1 };
 int cli_parse(const struct cli_spec *spec, int argc, char **argv, struct cli_result *res);
 void cli_result_fini(struct cli_result *res);
 void cli_help(FILE *f, const struct cli_spec *spec);
+/* What every command does first: cli_parse(), then --help printed on stdout or the error exit.
+ * True: go on (res filled: free with cli_result_fini). False: return *status (LAT_EXIT_OK after
+ * --help, LAT_EXIT_USAGE after the printed error), res needs no freeing. */
+bool cli_run(const struct cli_spec *spec, int argc, char **argv, struct cli_result *res,
+             int *status);
+/* A --format value among `allowed` (mask of 1 << LAT_FMT_*): 0, or -1 after printing
+ * "--format wants text, json or md, not 'VALUE'" under cmd (the names allowed, in enum order). */
+int cli_format(const char *cmd, const char *val, unsigned allowed, enum lat_format *out);
 /* An integer option value in lo..hi; -1 after printing "--opt wants a number (lo..hi)". */
 int cli_int(const char *cmd, const char *opt, const char *val, long long lo, long long hi,
             long long *out);
