@@ -55,6 +55,12 @@ int cli_format(const char *cmd, const char *val, unsigned allowed, enum lat_form
     return -1;
 }
 
+void lat_die_oom(void)
+{
+    fputs("latscope: out of memory\n", stderr);
+    exit(LAT_EXIT_FAILURE);
+}
+
 void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);

@@ -106,10 +106,7 @@ static uint64_t build_stacks(const struct lat_trace *t, struct stackset *ss, int
         for (const char *p = stack;;) {
             const char *e = strchr(p, ';');
             size_t len = e ? (size_t)(e - p) : strlen(p);
-            if (nf == cap) {
-                cap = cap ? cap * 2 : 64;
-                fr = xrealloc(fr, cap * sizeof(*fr));
-            }
+            XGROW(fr, cap, nf, 1, 64);
             if ((*err = stackset_frame(ss, p, len, &fr[nf]))) break;
             nf++;
             if (!e) break;

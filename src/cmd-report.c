@@ -461,7 +461,7 @@ static int hlog_page(struct ctx *c, const char *path)
     struct hlog_reader r;
     hlog_reader_init(&r, b.data ? b.data : "", b.len);
     struct tagacc *tags = NULL;
-    size_t ntags = 0, nint = 0;
+    size_t ntags = 0, tcap = 0, nint = 0;
     struct hlog_entry e;
     int ret = 0;
     while ((rc = hlog_reader_next(&r, &e)) == 1) {
@@ -469,7 +469,7 @@ static int hlog_page(struct ctx *c, const char *path)
         while (k < ntags && strcmp(tags[k].tag, e.tag))
             k++;
         if (k == ntags) {
-            tags = xrealloc(tags, (ntags + 1) * sizeof(*tags));
+            XGROW(tags, tcap, ntags, 1, 4);
             memset(&tags[k], 0, sizeof(tags[k]));
             memcpy(tags[k].tag, e.tag, sizeof(e.tag));
             if (hist_init(&tags[k].all, e.hist.cfg.lowest, e.hist.cfg.highest,

@@ -5,6 +5,8 @@
 #ifndef LATSCOPE_H
 #define LATSCOPE_H
 
+#include "core/grow.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -152,6 +154,10 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* LAT_GROW (core/grow.h) for the command layer: on failure (out of memory, a size that does not
+ * fit) it dies as xrealloc does. */
+#define XGROW(arr, cap, n, k, min) ((void)(LAT_GROW(arr, cap, n, k, min) && (lat_die_oom(), 0)))
+__attribute__((noreturn)) void lat_die_oom(void);
 
 extern const char lat_version[];
 

@@ -10,6 +10,7 @@
  */
 #include "analyze/render.h"
 #include "analyze/sections.h"
+#include "core/grow.h"
 #include "core/jsonw.h"
 #include "core/table.h"
 
@@ -41,7 +42,7 @@ struct srep {
 
 struct ssum {
     struct srep *reps;
-    size_t n;
+    size_t n, cap;
     size_t timeline_events; /* events that are not summary rows */
     char reports[256], unit[16], not_read[128];
 };
@@ -121,21 +122,13 @@ static int summarize(const struct lat_trace *t, struct ssum *s)
         for (size_t q = 0; q < s->n; q++)
             if (!strcmp(s->reps[q].report, report)) p = &s->reps[q];
         if (!p) {
-            void *np = realloc(s->reps, (s->n + 1) * sizeof(*s->reps));
-            if (!np) goto nomem;
-            s->reps = np;
+            if (LAT_GROW(s->reps, s->cap, s->n, 1, 8)) goto nomem;
             p = &s->reps[s->n++];
             memset(p, 0, sizeof(*p));
             p->report = report;
             p->unit = unit;
         }
-        if (p->n == p->cap) {
-            size_t c = p->cap ? p->cap * 2 : 16;
-            void *np = realloc(p->rows, c * sizeof(*p->rows));
-            if (!np) goto nomem;
-            p->rows = np;
-            p->cap = c;
-        }
+        if (LAT_GROW(p->rows, p->cap, p->n, 1, 16)) goto nomem;
         p->rows[p->n++] = r;
         p->total += r.total;
         if (r.count >= 0) p->count += r.count;

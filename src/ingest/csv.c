@@ -3,6 +3,7 @@
  */
 #include "ingest/csv.h"
 #include "core/err.h"
+#include "core/grow.h"
 #include "ingest/source.h"
 
 #include <ctype.h>
@@ -38,20 +39,16 @@ void csv_fini(struct csv_rd *r)
 
 static int put(struct csv_rd *r, char c)
 {
-    if (r->len + 1 >= r->cap) {
-        if (r->len + 2 > r->max_record + 1) {
-            if (r->preamble || r->raw_line) { /* a long non-CSV line: cut, not an error */
-                r->cut = true;
-                return 0;
-            }
-            return LAT_E_OVERFLOW;
+    if (r->len >= r->max_record) {        /* the limit, checked here: the capacity may be past it */
+        if (r->preamble || r->raw_line) { /* a long non-CSV line: cut, not an error */
+            r->cut = true;
+            return 0;
         }
-        size_t cap = r->cap ? r->cap * 2 : 256;
-        if (cap > r->max_record + 1) cap = r->max_record + 1;
-        char *p = realloc(r->buf, cap);
-        if (!p) return -ENOMEM;
-        r->buf = p;
-        r->cap = cap;
+        return LAT_E_OVERFLOW;
+    }
+    if (r->len + 1 >= r->cap) {
+        int rc = LAT_GROW(r->buf, r->cap, r->len, 2, 256); /* room for c and a NUL */
+        if (rc) return rc;
     }
     r->buf[r->len++] = c;
     return 0;
@@ -60,17 +57,14 @@ static int put(struct csv_rd *r, char c)
 /* Starts a field at the current end of buf. */
 static int field_begin(struct csv_rd *r, bool quoted)
 {
+    if (r->nf >= r->max_fields) return LAT_E_OVERFLOW;
     if (r->nf == r->fcap) {
-        if (r->nf >= r->max_fields) return LAT_E_OVERFLOW;
-        size_t cap = r->fcap ? r->fcap * 2 : 32;
-        if (cap > r->max_fields) cap = r->max_fields;
-        size_t *o = realloc(r->off, cap * sizeof(*o));
-        if (!o) return -ENOMEM;
-        r->off = o;
-        bool *q = realloc(r->quoted, cap * sizeof(*q));
-        if (!q) return -ENOMEM;
-        r->quoted = q;
-        r->fcap = cap;
+        /* two parallel columns: quoted grows first to the capacity off then gets (a failure
+         * leaves quoted the larger, which is harmless) */
+        size_t qcap = r->fcap;
+        int rc = LAT_GROW(r->quoted, qcap, r->nf, 1, 32);
+        if (!rc) rc = LAT_GROW(r->off, r->fcap, r->nf, 1, 32);
+        if (rc) return rc;
     }
     r->off[r->nf] = r->len;
     r->quoted[r->nf] = quoted;
@@ -107,12 +101,8 @@ static int deliver_raw(struct csv_rd *r)
         if (rc) return rc;
         r->len = 0;
     }
-    if (r->cap <= n) {
-        char *p = realloc(r->buf, n + 1);
-        if (!p) return -ENOMEM;
-        r->buf = p;
-        r->cap = n + 1;
-    }
+    int rc = LAT_GROW(r->buf, r->cap, n, 1, 256);
+    if (rc) return rc;
     r->buf[n] = 0;
     struct csv_field f = {r->buf, n, false};
     struct csv_rec rec = {&f, 1, r->rec_line, true};

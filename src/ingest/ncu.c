@@ -26,6 +26,7 @@
  * ncu_preamble_lines, ncu_skipped_rows.
  */
 #include "core/err.h"
+#include "core/grow.h"
 #include "core/units.h"
 #include "ingest/csv.h"
 #include "ingest/formats.h"
@@ -173,13 +174,8 @@ static int launch_of(struct ncu *x, int64_t id, const struct csv_rec *r, uint32_
         }
     }
     if (x->nl >= UINT32_MAX - 1) return LAT_E_OVERFLOW;
-    if (x->nl == x->lcap) {
-        size_t cap = x->lcap ? x->lcap * 2 : 64;
-        void *p = realloc(x->L, cap * sizeof(*x->L));
-        if (!p) return -ENOMEM;
-        x->L = p;
-        x->lcap = cap;
-    }
+    int grc = LAT_GROW(x->L, x->lcap, x->nl, 1, 64);
+    if (grc) return grc;
     struct launch *l = &x->L[x->nl];
     memset(l, 0, sizeof(*l));
     l->id = id;
@@ -201,13 +197,8 @@ static int launch_of(struct ncu *x, int64_t id, const struct csv_rec *r, uint32_
 static int add_item(struct ncu *x, const struct item *it)
 {
     if (x->ni >= UINT32_MAX - 1) return LAT_E_OVERFLOW;
-    if (x->ni == x->icap) {
-        size_t cap = x->icap ? x->icap * 2 : 1024;
-        void *p = realloc(x->it, cap * sizeof(*x->it));
-        if (!p) return -ENOMEM;
-        x->it = p;
-        x->icap = cap;
-    }
+    int rc = LAT_GROW(x->it, x->icap, x->ni, 1, 1024);
+    if (rc) return rc;
     x->it[x->ni++] = *it;
     return 0;
 }
