@@ -148,6 +148,20 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv, struct cli_res
     return rc;
 }
 
+bool cli_run(const struct cli_spec *spec, int argc, char **argv, struct cli_result *res,
+             int *status)
+{
+    int rc = cli_parse(spec, argc, argv, res);
+    if (!rc) return true;
+    if (rc == CLI_HELP) {
+        cli_help(stdout, spec);
+        *status = LAT_EXIT_OK;
+    } else {
+        *status = LAT_EXIT_USAGE;
+    }
+    return false;
+}
+
 void cli_result_fini(struct cli_result *res)
 {
     free(res->pos);

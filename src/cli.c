@@ -20,15 +20,45 @@ bool lat_is_help(const char *arg)
     return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
 }
 
+static const char *const format_names[] = {"text", "json", "csv", "md"};
+enum { NFORMATS = sizeof(format_names) / sizeof(format_names[0]) };
+
 int lat_parse_format(const char *s, unsigned allowed, enum lat_format *out)
 {
-    static const char *const names[] = {"text", "json", "csv", "md"};
-    for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+    const char *const *names = format_names;
+    for (unsigned i = 0; i < NFORMATS; i++)
         if (s && strcmp(s, names[i]) == 0 && (allowed & (1u << i))) {
             *out = (enum lat_format)i;
             return 0;
         }
     return -1;
+}
+
+int cli_format(const char *cmd, const char *val, unsigned allowed, enum lat_format *out)
+{
+    if (!lat_parse_format(val, allowed, out)) return 0;
+    char list[64] = "";
+    unsigned k = 0, n = 0;
+    for (unsigned i = 0; i < NFORMATS; i++)
+        n += (allowed >> i) & 1u;
+    for (unsigned i = 0; i < NFORMATS; i++) {
+        if (!((allowed >> i) & 1u)) continue;
+        size_t l = strlen(list);
+        snprintf(list + l, sizeof(list) - l, "%s%s",
+                 k == 0       ? ""
+                 : k + 1 == n ? " or "
+                              : ", ",
+                 format_names[i]);
+        k++;
+    }
+    lat_log_printf(LAT_LOG_ERR, cmd, "--format wants %s, not '%s'\n", list, val ? val : "");
+    return -1;
+}
+
+void lat_die_oom(void)
+{
+    fputs("latscope: out of memory\n", stderr);
+    exit(LAT_EXIT_FAILURE);
 }
 
 void *xmalloc(size_t n)

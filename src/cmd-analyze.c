@@ -165,11 +165,7 @@ static int on_opt(void *ctx, int id, const char *val)
     long long v;
     switch (id) {
     case OPT_FORMAT:
-        if (lat_parse_format(val, 1u << LAT_FMT_TEXT | 1u << LAT_FMT_JSON, &a->fmt)) {
-            pr_err("--format wants text or json, not '%s'\n", val);
-            return -1;
-        }
-        return 0;
+        return cli_format(PR_FMT, val, 1u << LAT_FMT_TEXT | 1u << LAT_FMT_JSON, &a->fmt);
     case OPT_HTA:
         a->ao.hta_compat = true;
         return 0;
@@ -388,7 +384,7 @@ struct stream_job {
     struct analysis_job *job;
     FILE *tmp; /* the rendered ranks */
     struct sfrag *frags;
-    size_t nfrags;
+    size_t nfrags, frags_cap;
     bool cp_found;
     uint64_t cp_most;
     size_t ntimeline;
@@ -402,7 +398,7 @@ struct stream_job {
         uint8_t status;
         char *reason;
     } * skips;
-    size_t nskips;
+    size_t nskips, skips_cap;
 };
 
 static int consume_record(struct stream_job *sj, const unsigned char *p, size_t n, size_t *used);
@@ -506,7 +502,7 @@ static int exchange_pass1(struct stream_job *sj, const struct lat_ingest_set *se
     sj->nr = 0;
     analysis_scan_fini(&sj->scan);
     int64_t *steps = NULL;
-    size_t nsteps = 0;
+    size_t nsteps = 0, scap = 0;
     bool dup = false, bad = false;
     for (int p = 0; p < msize && !bad; p++) {
         struct rd r = {(const unsigned char *)all + offs[p], offs[p + 1] - offs[p], 0, false};
@@ -518,7 +514,7 @@ static int exchange_pass1(struct stream_job *sj, const struct lat_ingest_set *se
         sj->scan.have_ts |= have;
         if (!r.bad && ns > (r.n - r.at) / sizeof(int64_t)) r.bad = true;
         if (!r.bad && ns) {
-            steps = xrealloc(steps, (nsteps + ns) * sizeof(*steps));
+            XGROW(steps, scap, nsteps, ns, 64);
             rd_bytes(&r, steps + nsteps, ns * sizeof(*steps));
             nsteps += ns;
         }
@@ -538,14 +534,11 @@ static int exchange_pass1(struct stream_job *sj, const struct lat_ingest_set *se
             }
             if (st == LAT_INGEST_DUP_RANK) dup = true;
             if (flags & 1) {
-                if (sj->nr == sj->cap) {
-                    sj->cap = sj->cap ? sj->cap * 2 : 64;
-                    sj->r = xrealloc(sj->r, sj->cap * sizeof(*sj->r));
-                }
+                XGROW(sj->r, sj->cap, sj->nr, 1, 64);
                 sj->r[sj->nr++] = (struct srank){xstrdup(set->files[idx].path), idx, rank,
                                                  (flags >> 1) & 1, (flags >> 2) & 1};
             } else if (ingest_status_skipped((enum lat_ingest_status)st)) {
-                sj->skips = xrealloc(sj->skips, (sj->nskips + 1) * sizeof(*sj->skips));
+                XGROW(sj->skips, sj->skips_cap, sj->nskips, 1, 16);
                 char *w = xcalloc(wl + 1, 1);
                 memcpy(w, r.p + r.at, wl);
                 sj->skips[sj->nskips++] = (struct mskip){idx, st, w};
@@ -601,14 +594,14 @@ static int collect_records(struct stream_job *sj)
         uint32_t idx;
         size_t at, len;
     } *recs = NULL;
-    size_t n = 0, total = offs ? offs[sj->msize] : 0;
+    size_t n = 0, rcap = 0, total = offs ? offs[sj->msize] : 0;
     for (size_t at = 0; at + sizeof(uint64_t) + sizeof(uint32_t) <= total;) {
         uint64_t len;
         uint32_t idx;
         memcpy(&len, all + at, sizeof(len));
         if (len > total - at - sizeof(len)) break;
         memcpy(&idx, all + at + sizeof(len), sizeof(idx));
-        recs = xrealloc(recs, (n + 1) * sizeof(*recs));
+        XGROW(recs, rcap, n, 1, 64);
         recs[n++] = (struct rec){idx, at + sizeof(len), (size_t)len};
         at += sizeof(len) + (size_t)len;
     }
@@ -639,10 +632,7 @@ static int scan_visit(void *ctx, struct lat_ingest_set *set, size_t i)
     char why[640];
     if (lat_trace_drop_summary(t, why, sizeof(why)))
         pr_warn("%s: %s\n", t->path ? t->path : "-", why);
-    if (sj->nr == sj->cap) {
-        sj->cap = sj->cap ? sj->cap * 2 : 64;
-        sj->r = xrealloc(sj->r, sj->cap * sizeof(*sj->r));
-    }
+    XGROW(sj->r, sj->cap, sj->nr, 1, 64);
     bool rules = f->in_dir && t->role == LAT_TRACE_TIMELINE &&
                  !(t->format && (!strcmp(t->format, "ort") || !strcmp(t->format, "tensorrt")));
     sj->r[sj->nr++] =
@@ -679,7 +669,7 @@ static int consume_record(struct stream_job *sj, const unsigned char *p, size_t 
     rc = analysis_job_add(sj->job, one);
     analysis_free(one);
     if (rc) return rc;
-    sj->frags = xrealloc(sj->frags, (sj->nfrags + 1) * sizeof(*sj->frags));
+    XGROW(sj->frags, sj->frags_cap, sj->nfrags, 1, 64);
     sj->frags[sj->nfrags++] = (struct sfrag){rank, off, (size_t)flen};
     *used = hdr + (size_t)flen + bl;
     return 0;
@@ -1076,14 +1066,10 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
     analysis_opts_default(&args.ao);
     struct cli_spec spec = {"analyze", usage_text, footer_text, options, on_opt, &args, false};
     struct cli_result cr;
-    int prc = cli_parse(&spec, argc, argv, &cr);
-    if (prc == CLI_HELP) {
-        cli_help(stdout, &spec);
-        return LAT_EXIT_OK;
-    }
-    if (prc) {
+    int status;
+    if (!cli_run(&spec, argc, argv, &cr, &status)) {
         free(args.cp_name);
-        return LAT_EXIT_USAGE;
+        return status;
     }
     if (getenv("CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE") &&
         !strcmp(getenv("CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE"), "1"))

@@ -106,10 +106,7 @@ static uint64_t build_stacks(const struct lat_trace *t, struct stackset *ss, int
         for (const char *p = stack;;) {
             const char *e = strchr(p, ';');
             size_t len = e ? (size_t)(e - p) : strlen(p);
-            if (nf == cap) {
-                cap = cap ? cap * 2 : 64;
-                fr = xrealloc(fr, cap * sizeof(*fr));
-            }
+            XGROW(fr, cap, nf, 1, 64);
             if ((*err = stackset_frame(ss, p, len, &fr[nf]))) break;
             nf++;
             if (!e) break;
@@ -130,12 +127,8 @@ int cmd_convert(int argc, char **argv, const struct lat_opts *opts)
     struct convert_args args = {0};
     struct cli_spec spec = {"convert", usage_text, footer_text, options, on_opt, &args, false};
     struct cli_result cr;
-    int prc = cli_parse(&spec, argc, argv, &cr);
-    if (prc == CLI_HELP) {
-        cli_help(stdout, &spec);
-        return LAT_EXIT_OK;
-    }
-    if (prc) return LAT_EXIT_USAGE;
+    int status;
+    if (!cli_run(&spec, argc, argv, &cr, &status)) return status;
     if (cr.npos > 1) {
         pr_err("one input at a time (got '%s' and '%s'): convert each file\n", cr.pos[0],
                cr.pos[1]);

@@ -127,11 +127,7 @@ static int on_opt(void *ctx, int id, const char *val)
     double d;
     switch (id) {
     case OPT_FORMAT:
-        if (lat_parse_format(val, 0xf, &c->fmt)) {
-            pr_err("--format wants text, json, md or csv, not '%s'\n", val);
-            return -1;
-        }
-        return 0;
+        return cli_format(PR_FMT, val, 0xf, &c->fmt);
     case OPT_FAIL_IF: {
         const char *why = "";
         if (c->nrules == MAX_RULES) {
@@ -234,12 +230,8 @@ static int on_opt(void *ctx, int id, const char *val)
 static int parse_args(int argc, char **argv, struct cli *c)
 {
     struct cli_spec spec = {"diff", usage_text, footer_text, options, on_opt, c, false};
-    int rc = cli_parse(&spec, argc, argv, &c->args);
-    if (rc == CLI_HELP) {
-        cli_help(stdout, &spec);
-        return 1;
-    }
-    if (rc) return -1;
+    int status;
+    if (!cli_run(&spec, argc, argv, &c->args, &status)) return status == LAT_EXIT_OK ? 1 : -1;
     const struct cli_result *r = &c->args;
     if (r->dashdash) {
         c->a = r->pos;

@@ -150,12 +150,8 @@ static int on_opt(void *ctx, int id, const char *v)
     char why[160];
     switch (id) {
     case OPT_FORMAT:
-        if (lat_parse_format(v, 1u << LAT_FMT_TEXT | 1u << LAT_FMT_JSON | 1u << LAT_FMT_MD,
-                             &a->fmt)) {
-            pr_err("unknown --format '%s' (use text, json or md)\n", v);
-            return -1;
-        }
-        return 0;
+        return cli_format(PR_FMT, v, 1u << LAT_FMT_TEXT | 1u << LAT_FMT_JSON | 1u << LAT_FMT_MD,
+                          &a->fmt);
     case OPT_FAIL_ON:
         if (doctor_severity_parse(v, &a->fail_on)) {
             pr_err("unknown --fail-on '%s' (use info, low, medium, high or never)\n", v);
@@ -188,17 +184,13 @@ int cmd_doctor(int argc, char **argv, const struct lat_opts *opts)
 {
     struct doctor_args args = {.fmt = LAT_FMT_TEXT, .fail_on = DOC_SEV_LOW};
     doctor_opts_default(&args.o);
-    struct cli_spec spec = {"doctor", usage_text, NULL, options, on_opt, &args, false};
+    char *footer = usage_footer(); /* NULL when out of memory: --help then ends at the options */
+    struct cli_spec spec = {"doctor", usage_text, footer, options, on_opt, &args, false};
     struct cli_result cr;
-    int prc = cli_parse(&spec, argc, argv, &cr);
-    if (prc == CLI_HELP) {
-        char *footer = usage_footer();
-        spec.footer = footer;
-        cli_help(stdout, &spec);
-        free(footer);
-        return LAT_EXIT_OK;
-    }
-    if (prc) return LAT_EXIT_USAGE;
+    int status;
+    bool go = cli_run(&spec, argc, argv, &cr, &status);
+    free(footer);
+    if (!go) return status;
     if (!cr.npos) {
         pr_err("no trace given (usage: latscope doctor [--format text|json|md] TRACE...)\n");
         cli_result_fini(&cr);

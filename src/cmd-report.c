@@ -461,7 +461,7 @@ static int hlog_page(struct ctx *c, const char *path)
     struct hlog_reader r;
     hlog_reader_init(&r, b.data ? b.data : "", b.len);
     struct tagacc *tags = NULL;
-    size_t ntags = 0, nint = 0;
+    size_t ntags = 0, tcap = 0, nint = 0;
     struct hlog_entry e;
     int ret = 0;
     while ((rc = hlog_reader_next(&r, &e)) == 1) {
@@ -469,7 +469,7 @@ static int hlog_page(struct ctx *c, const char *path)
         while (k < ntags && strcmp(tags[k].tag, e.tag))
             k++;
         if (k == ntags) {
-            tags = xrealloc(tags, (ntags + 1) * sizeof(*tags));
+            XGROW(tags, tcap, ntags, 1, 4);
             memset(&tags[k], 0, sizeof(tags[k]));
             memcpy(tags[k].tag, e.tag, sizeof(e.tag));
             if (hist_init(&tags[k].all, e.hist.cfg.lowest, e.hist.cfg.highest,
@@ -941,12 +941,8 @@ int cmd_report(int argc, char **argv, const struct lat_opts *opts)
     struct report_args args = {.top_n = 10};
     struct cli_spec spec = {"report", usage_text, NULL, options, on_opt, &args, false};
     struct cli_result cr;
-    int prc0 = cli_parse(&spec, argc, argv, &cr);
-    if (prc0 == CLI_HELP) {
-        cli_help(stdout, &spec);
-        return LAT_EXIT_OK;
-    }
-    if (prc0) return LAT_EXIT_USAGE;
+    int status;
+    if (!cli_run(&spec, argc, argv, &cr, &status)) return status;
     const char *out = args.out, *title = args.title, *plot = args.plot;
     bool svg = args.svg;
     const char **inputs = cr.pos;

@@ -126,12 +126,8 @@ int cmd_tokenize(int argc, char **argv, const struct lat_opts *opts)
     struct tok_args a = {0};
     struct cli_spec spec = {"tokenize", usage_text, footer_text, options, on_opt, &a, false};
     struct cli_result cr;
-    int prc = cli_parse(&spec, argc, argv, &cr);
-    if (prc == CLI_HELP) {
-        cli_help(stdout, &spec);
-        return LAT_EXIT_OK;
-    }
-    if (prc) return LAT_EXIT_USAGE;
+    int status;
+    if (!cli_run(&spec, argc, argv, &cr, &status)) return status;
     if (!a.file == !a.url) {
         pr_err("give one of --tokenizer FILE or --tokenize-url URL\n");
         cli_result_fini(&cr);

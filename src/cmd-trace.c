@@ -251,9 +251,9 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
     a->freq = 99;
     a->pid = -1;
     struct cli_spec spec = {"trace", usage_text, footer_text, options, on_opt, a, true};
-    int rc = cli_parse(&spec, argc, argv, &a->args);
-    if (rc == CLI_HELP) cli_help(stdout, &spec);
-    if (rc) return rc;
+    int status;
+    if (!cli_run(&spec, argc, argv, &a->args, &status))
+        return status == LAT_EXIT_OK ? CLI_HELP : CLI_ERROR;
     a->cmd = a->args.rest < argc ? &argv[a->args.rest] : NULL;
     if (!a->cuda_set) a->cuda = a->nvtx = true;
     if ((a->folded || a->flamegraph || a->freq_set || a->py_internals) && !a->cpu) {

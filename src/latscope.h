@@ -5,6 +5,8 @@
 #ifndef LATSCOPE_H
 #define LATSCOPE_H
 
+#include "core/grow.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -105,6 +107,14 @@ enum { CLI_HELP = 1, CLI_ERROR = -1 };
 int cli_parse(const struct cli_spec *spec, int argc, char **argv, struct cli_result *res);
 void cli_result_fini(struct cli_result *res);
 void cli_help(FILE *f, const struct cli_spec *spec);
+/* What every command does first: cli_parse(), then --help printed on stdout or the error exit.
+ * True: go on (res filled: free with cli_result_fini). False: return *status (LAT_EXIT_OK after
+ * --help, LAT_EXIT_USAGE after the printed error), res needs no freeing. */
+bool cli_run(const struct cli_spec *spec, int argc, char **argv, struct cli_result *res,
+             int *status);
+/* A --format value among `allowed` (mask of 1 << LAT_FMT_*): 0, or -1 after printing
+ * "--format wants text, json or md, not 'VALUE'" under cmd (the names allowed, in enum order). */
+int cli_format(const char *cmd, const char *val, unsigned allowed, enum lat_format *out);
 /* An integer option value in lo..hi; -1 after printing "--opt wants a number (lo..hi)". */
 int cli_int(const char *cmd, const char *opt, const char *val, long long lo, long long hi,
             long long *out);
@@ -144,6 +154,10 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* LAT_GROW (core/grow.h) for the command layer: on failure (out of memory, a size that does not
+ * fit) it dies as xrealloc does. */
+#define XGROW(arr, cap, n, k, min) ((void)(LAT_GROW(arr, cap, n, k, min) && (lat_die_oom(), 0)))
+__attribute__((noreturn)) void lat_die_oom(void);
 
 extern const char lat_version[];
 

@@ -6,6 +6,7 @@
 #include "analyze/ncu.h"
 #include "analyze/sections.h"
 #include "core/jsonw.h"
+#include "core/table.h"
 #include "core/units.h"
 
 #include <ctype.h>
@@ -490,12 +491,44 @@ static int cmp_dur_desc(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static void pct(FILE *f, double v, int w)
+/* The launch table: ID, kernel ("start..." when long), duration, SM%, mem%, achieved /
+ * theoretical occupancy, regs, block, grid, waves, bound (occupancy limit). */
+static const struct lat_tcol head_cols[] = {
+    {6, 0, NULL},
+    {36, LAT_TCOL_LEFT, NULL},
+    {10, 0, NULL},
+    {5, 0, NULL},
+    {5, 0, NULL},
+    {11, 0, NULL},
+    {5, 0, NULL},
+    {6, 0, NULL},
+    {7, 0, NULL},
+    {6, 0, NULL},
+    {0, LAT_TCOL_LEFT, "  "},
+};
+static const struct lat_tcol row_cols[] = {
+    {6, 0, NULL},
+    {36, LAT_TCOL_LEFT | LAT_TCOL_CUT_END, NULL},
+    {10, 0, NULL},
+    {5, 0, NULL},
+    {5, 0, NULL},
+    {5, 0, NULL},
+    {5, LAT_TCOL_LEFT, "/"},
+    {5, 0, NULL},
+    {6, 0, NULL},
+    {7, 0, NULL},
+    {6, 0, NULL},
+    {0, LAT_TCOL_LEFT, "  "},
+};
+static const struct lat_table head_tab = {"  ", head_cols, 11};
+static const struct lat_table row_tab = {"  ", row_cols, 12};
+
+/* A number cell with `dec` decimals, or "-" for NaN (320 bytes hold any double so). */
+static const char *num(char *b, double v, int dec)
 {
-    if (isnan(v))
-        fprintf(f, " %*s", w, "-");
-    else
-        fprintf(f, " %*.1f", w, v);
+    if (isnan(v)) return "-";
+    snprintf(b, 320, "%.*f", dec, v);
+    return b;
 }
 
 int lat_ncu_section_text(FILE *f, const struct lat_trace *t, size_t top_n)
@@ -519,35 +552,37 @@ int lat_ncu_section_text(FILE *f, const struct lat_trace *t, size_t top_n)
             s.nlaunches, s.nlaunches == 1 ? "" : "es", s.page,
             units_format_duration(s.total, b1, sizeof(b1)), s.bound_compute, s.bound_memory,
             s.bound_latency);
-    fprintf(f, "  %6s %-36s %10s %5s %5s %11s %5s %6s %7s %6s  %s\n", "ID", "kernel", "duration",
-            "SM%", "mem%", "occ ach/th", "regs", "block", "grid", "waves",
-            "bound (occupancy limit)");
+    struct lat_tout o = LAT_TOUT_FILE(f);
+    lat_table_row(&o, &head_tab,
+                  (const char *const[]){"ID", "kernel", "duration", "SM%", "mem%", "occ ach/th",
+                                        "regs", "block", "grid", "waves",
+                                        "bound (occupancy limit)"},
+                  11);
     size_t n = s.nlaunches < top_n ? s.nlaunches : top_n;
+    char b[10][320];
     for (size_t i = 0; i < n; i++) {
         const struct lat_ncu_launch *l = by[i];
-        size_t kl = strlen(l->kernel);
-        fprintf(f, "  %6lld ", (long long)l->id);
-        if (kl <= 36)
-            fprintf(f, "%-36s", l->kernel);
-        else
-            fprintf(f, "%.33s...", l->kernel);
-        fprintf(f, " %10s", l->has_dur ? units_format_duration(l->dur, b1, sizeof(b1)) : "-");
-        pct(f, l->sm_pct, 5);
-        pct(f, l->mem_pct, 5);
-        pct(f, l->achieved_occ, 5);
-        fprintf(f, "/");
-        if (isnan(l->theoretical_occ))
-            fprintf(f, "%-5s", "-");
-        else
-            fprintf(f, "%-5.1f", l->theoretical_occ);
-        fprintf(f, " %5lld %6lld %7lld", (long long)l->regs, (long long)l->block_size,
-                (long long)l->grid_size);
-        if (isnan(l->waves))
-            fprintf(f, " %6s", "-");
-        else
-            fprintf(f, " %6.2f", l->waves);
-        fprintf(f, "  %s%s%s%s\n", l->bound ? l->bound : "-", l->limiter[0] ? " (" : "", l->limiter,
-                l->limiter[0] ? ")" : "");
+        snprintf(b[0], 320, "%lld", (long long)l->id);
+        snprintf(b[5], 320, "%lld", (long long)l->regs);
+        snprintf(b[6], 320, "%lld", (long long)l->block_size);
+        snprintf(b[7], 320, "%lld", (long long)l->grid_size);
+        snprintf(b[8], 320, "%s%s%s%s", l->bound ? l->bound : "-", l->limiter[0] ? " (" : "",
+                 l->limiter, l->limiter[0] ? ")" : "");
+        const char *cells[12] = {
+            b[0],
+            l->kernel,
+            l->has_dur ? units_format_duration(l->dur, b1, sizeof(b1)) : "-",
+            num(b[1], l->sm_pct, 1),
+            num(b[2], l->mem_pct, 1),
+            num(b[3], l->achieved_occ, 1),
+            num(b[4], l->theoretical_occ, 1),
+            b[5],
+            b[6],
+            b[7],
+            num(b[9], l->waves, 2),
+            b[8],
+        };
+        lat_table_row(&o, &row_tab, cells, 12);
         for (size_t q = 0; q < l->nrules && q < 3; q++) {
             const struct lat_ncu_rule *u = &l->rules[q];
             const char *d = u->description ? u->description : "";

@@ -10,10 +10,13 @@
  */
 #include "analyze/render.h"
 #include "analyze/sections.h"
+#include "core/grow.h"
 #include "core/jsonw.h"
+#include "core/table.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +42,7 @@ struct srep {
 
 struct ssum {
     struct srep *reps;
-    size_t n;
+    size_t n, cap;
     size_t timeline_events; /* events that are not summary rows */
     char reports[256], unit[16], not_read[128];
 };
@@ -119,21 +122,13 @@ static int summarize(const struct lat_trace *t, struct ssum *s)
         for (size_t q = 0; q < s->n; q++)
             if (!strcmp(s->reps[q].report, report)) p = &s->reps[q];
         if (!p) {
-            void *np = realloc(s->reps, (s->n + 1) * sizeof(*s->reps));
-            if (!np) goto nomem;
-            s->reps = np;
+            if (LAT_GROW(s->reps, s->cap, s->n, 1, 8)) goto nomem;
             p = &s->reps[s->n++];
             memset(p, 0, sizeof(*p));
             p->report = report;
             p->unit = unit;
         }
-        if (p->n == p->cap) {
-            size_t c = p->cap ? p->cap * 2 : 16;
-            void *np = realloc(p->rows, c * sizeof(*p->rows));
-            if (!np) goto nomem;
-            p->rows = np;
-            p->cap = c;
-        }
+        if (LAT_GROW(p->rows, p->cap, p->n, 1, 16)) goto nomem;
         p->rows[p->n++] = r;
         p->total += r.total;
         if (r.count >= 0) p->count += r.count;
@@ -230,26 +225,37 @@ int lat_nsys_stats_section_json(struct jsonw *w, const struct lat_trace *t, size
     return 0;
 }
 
-/* "...tail" of a long name, in width bytes (UTF-8 continuation bytes are not split) */
-static void name_col(FILE *f, const char *s, int width)
-{
-    size_t l = strlen(s);
-    if (l <= (size_t)width) {
-        fprintf(f, "%-*s", width, s);
-        return;
-    }
-    const char *p = s + l - (size_t)(width - 3);
-    while (*p && ((unsigned char)*p & 0xC0) == 0x80)
-        p++;
-    fprintf(f, "...%-*s", width - 3, p);
-}
+/* A report's table: name, count, total, avg, med, min, max, time %. The rows' name is its
+ * "...tail" when long; the header's first column also spans the rows' indent. */
+static const struct lat_tcol head_cols[] = {
+    {44, LAT_TCOL_LEFT, NULL},
+    {8, 0, NULL},
+    {10, 0, NULL},
+    {10, 0, NULL},
+    {10, 0, NULL},
+    {10, 0, NULL},
+    {10, 0, NULL},
+    {7, 0, NULL},
+};
+static const struct lat_tcol row_cols[] = {
+    {42, LAT_TCOL_LEFT | LAT_TCOL_CUT_START, NULL},
+    {8, 0, NULL},
+    {10, 0, NULL},
+    {10, 0, NULL},
+    {10, 0, NULL},
+    {10, 0, NULL},
+    {10, 0, NULL},
+    {7, 0, NULL},
+};
+static const struct lat_table head_tab = {NULL, head_cols, 8};
+static const struct lat_table row_tab = {"  ", row_cols, 8};
 
-static void val(FILE *f, bool have, double v, double div)
+/* A number cell: v / div with 3 decimals, or "-" (320 bytes hold any double so). */
+static const char *val(char *b, bool have, double v, double div)
 {
-    if (have)
-        fprintf(f, " %10.3f", v / div);
-    else
-        fprintf(f, " %10s", "-");
+    if (!have) return "-";
+    snprintf(b, 320, "%.3f", v / div);
+    return b;
 }
 
 int lat_nsys_stats_section_text(FILE *f, const struct lat_trace *t, size_t top_n)
@@ -266,38 +272,41 @@ int lat_nsys_stats_section_text(FILE *f, const struct lat_trace *t, size_t top_n
         fprintf(f, "  reports in the file that latscope does not read (left out): %s\n",
                 s.not_read);
     if (s.n) fprintf(f, "  %s\n", note);
+    struct lat_tout o = LAT_TOUT_FILE(f);
+    char b[7][320];
     for (size_t q = 0; q < s.n; q++) {
         const struct srep *p = &s.reps[q];
         bool bytes = !strcmp(p->unit, "B");
         double div = bytes ? 1e6 : 1e3;
-        fprintf(f, "\n%-44s %8s %10s %10s %10s %10s %10s %7s\n", p->report, "count",
-                bytes ? "total MB" : "total ms", bytes ? "avg MB" : "avg us",
-                bytes ? "med MB" : "med us", bytes ? "min MB" : "min us",
-                bytes ? "max MB" : "max us", "time %");
+        fprintf(f, "\n");
+        const char *head[8] = {p->report,
+                               "count",
+                               bytes ? "total MB" : "total ms",
+                               bytes ? "avg MB" : "avg us",
+                               bytes ? "med MB" : "med us",
+                               bytes ? "min MB" : "min us",
+                               bytes ? "max MB" : "max us",
+                               "time %"};
+        lat_table_row(&o, &head_tab, head, 8);
         size_t lim = top_n && top_n < p->n ? top_n : p->n;
         for (size_t i = 0; i < lim; i++) {
             const struct srow *r = &p->rows[i];
-            fprintf(f, "  ");
-            name_col(f, r->name, 42);
-            if (r->count >= 0)
-                fprintf(f, " %8lld", (long long)r->count);
-            else
-                fprintf(f, " %8s", "-");
-            val(f, true, r->total, 1e6); /* ms or MB */
-            val(f, r->has_avg, r->avg, div);
-            val(f, r->has_med, r->med, div);
-            val(f, r->has_min, r->min, div);
-            val(f, r->has_max, r->max, div);
-            if (r->has_pct)
-                fprintf(f, " %7.1f", r->pct);
-            else
-                fprintf(f, " %7s", "-");
-            fprintf(f, "\n");
+            const char *cells[8] = {r->name,
+                                    "-",
+                                    val(b[1], true, r->total, 1e6), /* ms or MB */
+                                    val(b[2], r->has_avg, r->avg, div),
+                                    val(b[3], r->has_med, r->med, div),
+                                    val(b[4], r->has_min, r->min, div),
+                                    val(b[5], r->has_max, r->max, div),
+                                    "-"};
+            if (r->count >= 0) snprintf(b[0], 320, "%lld", (long long)r->count), cells[1] = b[0];
+            if (r->has_pct) snprintf(b[6], 320, "%.1f", r->pct), cells[7] = b[6];
+            lat_table_row(&o, &row_tab, cells, 8);
         }
         if (lim < p->n) fprintf(f, "  ... %zu more rows (--top)\n", p->n - lim);
-        fprintf(f, "  %-42s %8lld", "total", (long long)p->count);
-        val(f, true, p->total, 1e6);
-        fprintf(f, "\n");
+        snprintf(b[0], 320, "%lld", (long long)p->count);
+        lat_table_row(&o, &row_tab,
+                      (const char *const[]){"total", b[0], val(b[1], true, p->total, 1e6)}, 3);
     }
     ssum_fini(&s);
     return 0;

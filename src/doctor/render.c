@@ -8,6 +8,7 @@
  * "saving_method" and "examples" (the worst instances, with trace timestamps, step, stream and
  * thread so they can be found in Perfetto).
  */
+#include "core/table.h"
 #include "core/units.h"
 #include "doctor/doctor.h"
 
@@ -262,6 +263,11 @@ static void summary_text(struct out *o, const struct doc_summary *s, bool md)
     }
 }
 
+/* The text evidence: "key   value" lines under a finding. */
+static const struct lat_tcol evidence_cols[] = {{36, LAT_TCOL_LEFT, NULL},
+                                                {0, LAT_TCOL_LEFT, NULL}};
+static const struct lat_table evidence_tab = {"     ", evidence_cols, 2};
+
 static void evidence_text(struct out *o, const struct doc_finding *f, bool md)
 {
     char v[512];
@@ -269,10 +275,12 @@ static void evidence_text(struct out *o, const struct doc_finding *f, bool md)
         const struct doc_kv *kv = &f->kv[i];
         if (kv->group) continue;
         kv_value(kv, v, sizeof(v));
-        if (md)
+        if (md) {
             o_printf(o, "- %s: %s\n", kv->key, v);
-        else
-            o_printf(o, "     %-36s %s\n", kv->key, v);
+        } else if (!o->err) {
+            struct lat_tout t = LAT_TOUT_BUF(o->b);
+            o->err = lat_table_row(&t, &evidence_tab, (const char *const[]){kv->key, v}, 2);
+        }
     }
     /* tables, in order of first appearance */
     for (size_t i = 0; i < f->nkv; i++) {

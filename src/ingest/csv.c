@@ -3,10 +3,13 @@
  */
 #include "ingest/csv.h"
 #include "core/err.h"
+#include "core/grow.h"
+#include "ingest/source.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,20 +39,16 @@ void csv_fini(struct csv_rd *r)
 
 static int put(struct csv_rd *r, char c)
 {
-    if (r->len + 1 >= r->cap) {
-        if (r->len + 2 > r->max_record + 1) {
-            if (r->preamble || r->raw_line) { /* a long non-CSV line: cut, not an error */
-                r->cut = true;
-                return 0;
-            }
-            return LAT_E_OVERFLOW;
+    if (r->len >= r->max_record) {        /* the limit, checked here: the capacity may be past it */
+        if (r->preamble || r->raw_line) { /* a long non-CSV line: cut, not an error */
+            r->cut = true;
+            return 0;
         }
-        size_t cap = r->cap ? r->cap * 2 : 256;
-        if (cap > r->max_record + 1) cap = r->max_record + 1;
-        char *p = realloc(r->buf, cap);
-        if (!p) return -ENOMEM;
-        r->buf = p;
-        r->cap = cap;
+        return LAT_E_OVERFLOW;
+    }
+    if (r->len + 1 >= r->cap) {
+        int rc = LAT_GROW(r->buf, r->cap, r->len, 2, 256); /* room for c and a NUL */
+        if (rc) return rc;
     }
     r->buf[r->len++] = c;
     return 0;
@@ -58,17 +57,14 @@ static int put(struct csv_rd *r, char c)
 /* Starts a field at the current end of buf. */
 static int field_begin(struct csv_rd *r, bool quoted)
 {
+    if (r->nf >= r->max_fields) return LAT_E_OVERFLOW;
     if (r->nf == r->fcap) {
-        if (r->nf >= r->max_fields) return LAT_E_OVERFLOW;
-        size_t cap = r->fcap ? r->fcap * 2 : 32;
-        if (cap > r->max_fields) cap = r->max_fields;
-        size_t *o = realloc(r->off, cap * sizeof(*o));
-        if (!o) return -ENOMEM;
-        r->off = o;
-        bool *q = realloc(r->quoted, cap * sizeof(*q));
-        if (!q) return -ENOMEM;
-        r->quoted = q;
-        r->fcap = cap;
+        /* two parallel columns: quoted grows first to the capacity off then gets (a failure
+         * leaves quoted the larger, which is harmless) */
+        size_t qcap = r->fcap;
+        int rc = LAT_GROW(r->quoted, qcap, r->nf, 1, 32);
+        if (!rc) rc = LAT_GROW(r->off, r->fcap, r->nf, 1, 32);
+        if (rc) return rc;
     }
     r->off[r->nf] = r->len;
     r->quoted[r->nf] = quoted;
@@ -105,12 +101,8 @@ static int deliver_raw(struct csv_rd *r)
         if (rc) return rc;
         r->len = 0;
     }
-    if (r->cap <= n) {
-        char *p = realloc(r->buf, n + 1);
-        if (!p) return -ENOMEM;
-        r->buf = p;
-        r->cap = n + 1;
-    }
+    int rc = LAT_GROW(r->buf, r->cap, n, 1, 256);
+    if (rc) return rc;
     r->buf[n] = 0;
     struct csv_field f = {r->buf, n, false};
     struct csv_rec rec = {&f, 1, r->rec_line, true};
@@ -278,6 +270,39 @@ int csv_end(struct csv_rd *r)
     if (r->st == S_QUOTED && !r->preamble && !r->raw_line) return LAT_E_TRUNCATED;
     if (r->len || r->nf || r->any) return line_end(r);
     return 0;
+}
+
+int csv_feed_src(struct csv_rd *r, struct ingest_src *src, const char *name,
+                 const struct csv_src_msgs *m, uint64_t *bytes, char *err, size_t errsz)
+{
+    char ebuf[200] = "";
+    const char *d;
+    size_t n;
+    int s, rc = 0;
+    uint64_t total = 0;
+    while ((s = src_next(src, &d, &n, ebuf, sizeof(ebuf))) > 0) {
+        total += n;
+        if ((rc = csv_feed(r, d, n))) break;
+    }
+    if (!rc && s < 0) rc = s;
+    uint64_t line = r->line; /* csv_end moves past the last line */
+    if (!rc) rc = csv_end(r);
+    csv_fini(r);
+    if (bytes) *bytes = total;
+    if (!rc || !err || !errsz) return rc;
+    if (s < 0)
+        snprintf(err, errsz, "%s: %s", name, ebuf[0] ? ebuf : lat_strerror(rc));
+    else if (rc == LAT_E_TRUNCATED)
+        snprintf(err, errsz, "%s: %s that ends inside a quoted field (line %llu): truncated? %s",
+                 name, m->what, (unsigned long long)line, m->redo);
+    else if (rc == LAT_E_OVERFLOW)
+        snprintf(err, errsz,
+                 "%s: %s with a record over %zu bytes or %zu fields near line %llu: not %s, or "
+                 "raise LATSCOPE_MAX_VALUE=BYTES if it is genuine",
+                 name, m->what, r->max_record, r->max_fields, (unsigned long long)line, m->isnt);
+    else
+        snprintf(err, errsz, "%s: %s", name, lat_strerror(rc));
+    return rc;
 }
 
 /* ---- numbers ---- */

@@ -67,6 +67,25 @@ int csv_feed(struct csv_rd *r, const char *d, size_t n);
 int csv_end(struct csv_rd *r);
 void csv_fini(struct csv_rd *r);
 
+/* ---- a whole input ---- */
+
+/* What the CSV readers' error messages say about their format. */
+struct csv_src_msgs {
+    const char
+        *what; /* the file, as in "NAME: WHAT that ends inside ...": "an `ncu --csv` report" */
+    const char *redo; /* how to write it again, after "truncated? " */
+    const char *isnt; /* after "not ", for a record over the limits: "an ncu report" */
+};
+struct ingest_src;
+/* Feeds every chunk of src to r (set up by csv_init and the caller), then csv_end() and
+ * csv_fini(); src stays open (the caller closes it). *bytes (may be NULL): the bytes read
+ * (decompressed). 0, or the error with err = "NAME: why": the input's own (gzip, read), a quoted
+ * field never closed ("WHAT that ends inside a quoted field (line N): truncated? REDO"), a record
+ * over r->max_record bytes or r->max_fields fields (naming LATSCOPE_MAX_VALUE), else
+ * lat_strerror() of the callback's error. */
+int csv_feed_src(struct csv_rd *r, struct ingest_src *src, const char *name,
+                 const struct csv_src_msgs *m, uint64_t *bytes, char *err, size_t errsz);
+
 /* ---- numbers ---- */
 
 enum csv_decimal { CSV_DEC_DOT = 0, CSV_DEC_COMMA = 1 };

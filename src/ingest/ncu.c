@@ -26,6 +26,7 @@
  * ncu_preamble_lines, ncu_skipped_rows.
  */
 #include "core/err.h"
+#include "core/grow.h"
 #include "core/units.h"
 #include "ingest/csv.h"
 #include "ingest/formats.h"
@@ -173,13 +174,8 @@ static int launch_of(struct ncu *x, int64_t id, const struct csv_rec *r, uint32_
         }
     }
     if (x->nl >= UINT32_MAX - 1) return LAT_E_OVERFLOW;
-    if (x->nl == x->lcap) {
-        size_t cap = x->lcap ? x->lcap * 2 : 64;
-        void *p = realloc(x->L, cap * sizeof(*x->L));
-        if (!p) return -ENOMEM;
-        x->L = p;
-        x->lcap = cap;
-    }
+    int grc = LAT_GROW(x->L, x->lcap, x->nl, 1, 64);
+    if (grc) return grc;
     struct launch *l = &x->L[x->nl];
     memset(l, 0, sizeof(*l));
     l->id = id;
@@ -201,13 +197,8 @@ static int launch_of(struct ncu *x, int64_t id, const struct csv_rec *r, uint32_
 static int add_item(struct ncu *x, const struct item *it)
 {
     if (x->ni >= UINT32_MAX - 1) return LAT_E_OVERFLOW;
-    if (x->ni == x->icap) {
-        size_t cap = x->icap ? x->icap * 2 : 1024;
-        void *p = realloc(x->it, cap * sizeof(*x->it));
-        if (!p) return -ENOMEM;
-        x->it = p;
-        x->icap = cap;
-    }
+    int rc = LAT_GROW(x->it, x->icap, x->ni, 1, 1024);
+    if (rc) return rc;
     x->it[x->ni++] = *it;
     return 0;
 }
@@ -736,7 +727,6 @@ int ingest_ncu_load(struct ingest_src *src, const char *name, const struct lat_i
 {
     struct ncu x = {.name = name, .err = err, .errsz = errsz};
     bool gz = src_is_gzip(src);
-    char ebuf[200] = "";
     int rc = lat_trace_new(&x.t);
     if (rc) {
         src_close(src);
@@ -750,35 +740,13 @@ int ingest_ncu_load(struct ingest_src *src, const char *name, const struct lat_i
     rd.is_header = ingest_ncu_header;
     rd.raw_prefix = "==";
     rd.max_record = max_record(opts);
-    const char *d;
-    size_t n;
-    int s;
-    while ((s = src_next(src, &d, &n, ebuf, sizeof(ebuf))) > 0)
-        if ((rc = csv_feed(&rd, d, n))) break;
-    if (!rc && s < 0) rc = s;
-    uint64_t line = rd.line;
-    if (!rc) rc = csv_end(&rd);
-    csv_fini(&rd);
-    src_close(src);
     const char *what = gz ? "gzip of an `ncu --csv` report" : "an `ncu --csv` report";
-    if (rc) {
-        if (!err || !errsz) {
-        } else if (s < 0)
-            snprintf(err, errsz, "%s: %s", name, ebuf[0] ? ebuf : lat_strerror(rc));
-        else if (rc == LAT_E_TRUNCATED)
-            snprintf(err, errsz,
-                     "%s: %s that ends inside a quoted field (line %llu): truncated? export it "
-                     "again with `ncu --import REPORT.ncu-rep --csv > FILE.csv`",
-                     name, what, (unsigned long long)line);
-        else if (rc == LAT_E_OVERFLOW)
-            snprintf(err, errsz,
-                     "%s: %s with a record over %zu bytes or %zu fields near line %llu: not an "
-                     "ncu report, or raise LATSCOPE_MAX_VALUE=BYTES if it is genuine",
-                     name, what, rd.max_record, rd.max_fields, (unsigned long long)line);
-        else
-            snprintf(err, errsz, "%s: %s", name, lat_strerror(rc));
-        goto fail;
-    }
+    const struct csv_src_msgs msgs = {
+        what, "export it again with `ncu --import REPORT.ncu-rep --csv > FILE.csv`",
+        "an ncu report"};
+    rc = csv_feed_src(&rd, src, name, &msgs, NULL, err, errsz);
+    src_close(src);
+    if (rc) goto fail;
     if (x.page == PAGE_NONE) {
         rc = LAT_E_NOT_TRACE;
         if (err && errsz)

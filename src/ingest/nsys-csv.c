@@ -578,7 +578,6 @@ int ingest_nsys_csv_load(struct ingest_src *src, const char *name,
 {
     struct ncsv x = {.name = name};
     bool gz = src_is_gzip(src);
-    char ebuf[200] = "";
     *out = NULL;
     int rc = lat_trace_new(&x.t);
     if (!rc) rc = nsys_map_init(&x.m, x.t);
@@ -596,40 +595,15 @@ int ingest_nsys_csv_load(struct ingest_src *src, const char *name,
     rd.is_header = is_header_line;
     rd.raw_prefix = " ** ";
     if (opts && opts->max_value_bytes) rd.max_record = (size_t)opts->max_value_bytes;
-    const char *d;
-    size_t n;
-    int s;
-    uint64_t total = 0;
-    while ((s = src_next(src, &d, &n, ebuf, sizeof(ebuf))) > 0) {
-        total += n;
-        if ((rc = csv_feed(&rd, d, n))) break;
-    }
-    if (!rc && s < 0) rc = s;
-    uint64_t line = rd.line;
-    if (!rc) rc = csv_end(&rd);
-    csv_fini(&rd);
-    src_close(src);
     const char *what = gz ? "gzip of an `nsys stats` CSV report" : "an `nsys stats` CSV report";
     const char *redo = "write it again with `nsys stats --format csv --output PREFIX "
                        "REPORT.nsys-rep`, or pass the SQLite export (`nsys export --type sqlite "
                        "REPORT.nsys-rep`), which holds more";
-    if (rc) {
-        if (!err || !errsz) {
-        } else if (s < 0)
-            snprintf(err, errsz, "%s: %s", name, ebuf[0] ? ebuf : lat_strerror(rc));
-        else if (rc == LAT_E_TRUNCATED)
-            snprintf(err, errsz,
-                     "%s: %s that ends inside a quoted field (line %llu): truncated? %s", name,
-                     what, (unsigned long long)line, redo);
-        else if (rc == LAT_E_OVERFLOW)
-            snprintf(err, errsz,
-                     "%s: %s with a record over %zu bytes or %zu fields near line %llu: not an "
-                     "nsys report, or raise LATSCOPE_MAX_VALUE=BYTES if it is genuine",
-                     name, what, rd.max_record, rd.max_fields, (unsigned long long)line);
-        else
-            snprintf(err, errsz, "%s: %s", name, lat_strerror(rc));
-        goto fail;
-    }
+    const struct csv_src_msgs msgs = {what, redo, "an nsys report"};
+    uint64_t total = 0;
+    rc = csv_feed_src(&rd, src, name, &msgs, &total, err, errsz);
+    src_close(src);
+    if (rc) goto fail;
     if (!total) {
         rc = LAT_E_TRUNCATED;
         if (err && errsz) snprintf(err, errsz, "%s: empty file (0 bytes); %s", name, redo);

@@ -13,7 +13,7 @@ contains "$TMPDIR/err" "no trace given"
 [[ ! -s $TMPDIR/out ]] || fail "stdout not empty on usage error"
 
 expect_rc 2 "$LATSCOPE" doctor --format xml "$data/handmade-doctor-clean.json"
-contains "$TMPDIR/err" "unknown --format 'xml'"
+contains "$TMPDIR/err" "--format wants text, json or md, not 'xml'"
 expect_rc 2 "$LATSCOPE" doctor --fail-on urgent "$data/handmade-doctor-clean.json"
 contains "$TMPDIR/err" "unknown --fail-on 'urgent'"
 expect_rc 2 "$LATSCOPE" doctor --bogus "$data/handmade-doctor-clean.json"

@@ -58,6 +58,7 @@ expect_rc 2 "$LATSCOPE" diff --fail-if 'p99 > 5ms' "$T/a.json" "$T/b.json"
 contains "$TMPDIR/err" "percentage"
 expect_rc 2 "$LATSCOPE" diff --confidence 2 "$T/a.json" "$T/b.json"
 expect_rc 2 "$LATSCOPE" diff --format xml "$T/a.json" "$T/b.json"
+contains "$TMPDIR/err" "--format wants text, json, csv or md, not 'xml'"
 expect_rc 2 "$LATSCOPE" diff --bogus "$T/a.json" "$T/b.json"
 expect_rc 0 "$LATSCOPE" diff --help
 contains "$TMPDIR/out" "Exit status"

@@ -9,6 +9,7 @@
 #include "doctor/doctor.h"
 #include "ingest/csv.h"
 #include "ingest/ingest.h"
+#include "ingest/source.h"
 #include "test.h"
 
 #include <math.h>
@@ -108,6 +109,42 @@ TEST(csv_unterminated_quote_and_limits)
     r.max_fields = 3;
     ASSERT_EQ_I64(csv_feed(&r, "a,b,c,d\n", 8), LAT_E_OVERFLOW);
     csv_fini(&r);
+}
+
+/* The whole-input helper both CSV readers use: bytes counted, and its messages. */
+static int feed_src(const char *in, size_t max_record, struct recs *c, uint64_t *bytes, char *err,
+                    size_t errsz)
+{
+    static const struct csv_src_msgs m = {"a test file", "write it again", "a test report"};
+    struct ingest_src *src;
+    int rc = src_open_mem(in, strlen(in), 4, &src, err, errsz); /* 4-byte chunks */
+    if (rc) return rc;
+    struct csv_rd r;
+    memset(c, 0, sizeof(*c));
+    csv_init(&r, collect, c);
+    if (max_record) r.max_record = max_record;
+    rc = csv_feed_src(&r, src, "f.csv", &m, bytes, err, errsz);
+    src_close(src);
+    return rc;
+}
+
+TEST(csv_feed_src_counts_and_names_errors)
+{
+    struct recs c;
+    char err[512] = "";
+    uint64_t bytes = 0;
+    ASSERT_RC(feed_src("a,b\n\"c\nd\",e", 0, &c, &bytes, err, sizeof(err)));
+    ASSERT_EQ_U64(bytes, 11);
+    ASSERT_EQ_STR(c.out, "1:[a][b]\n2:[c\nd][e]\n");
+    ASSERT_EQ_I64(feed_src("a,\"open\nmore", 0, &c, &bytes, err, sizeof(err)), LAT_E_TRUNCATED);
+    ASSERT_EQ_STR(err, "f.csv: a test file that ends inside a quoted field (line 2): truncated? "
+                       "write it again");
+    ASSERT_EQ_I64(feed_src("x\n0123456789,0123456789\n", 16, &c, &bytes, err, sizeof(err)),
+                  LAT_E_OVERFLOW);
+    ASSERT_EQ_STR(err,
+                  "f.csv: a test file with a record over 16 bytes or 65536 fields near line 2: "
+                  "not a test report, or raise LATSCOPE_MAX_VALUE=BYTES if it is genuine");
+    ASSERT_EQ_I64(feed_src("a,\"open", 0, &c, NULL, NULL, 0), LAT_E_TRUNCATED); /* no err */
 }
 
 TEST(csv_numbers_locales)
