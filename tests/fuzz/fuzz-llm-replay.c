@@ -22,7 +22,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < r.n; i++) {
         const struct llm_replay_entry *e = &r.e[i];
         if (i && r.offsets[i] < r.offsets[i - 1]) abort();
-        if (e->json_len ? e->json_off + e->json_len > r.arena_len : e->input_tokens < 1) abort();
+        if (e->json_len ? e->json_off + e->json_len > r.arena_len
+                        : e->input_tokens < 1 && !e->nhash)
+            abort();
+        if (e->nhash && e->hash_off + e->nhash > r.nhash_all) abort();
         if (e->json_len && r.arena[e->json_off] != (e->messages ? '[' : '"')) abort();
     }
     llm_replay_fini(&r);
