@@ -1042,6 +1042,11 @@ static void oai_describe(void *st, const struct bench_target *t, char *out, size
              (int)w->api, w->model ? w->model : "-", w->input.mean, w->input.stddev, w->output.mean,
              w->output.stddev, w->prompts_path ? w->prompts_path : "-",
              w->extra_body ? w->extra_body : "-", (int)w->ignore_eos, (unsigned long long)w->seed);
+    const struct llm_bench *b = st;
+    size_t used = strlen(out);
+    if (b->sess && used < cap) /* --sessions: the file and where the replies come from */
+        snprintf(out + used, cap - used, " sessions %s history %s", b->sess->path,
+                 b->sess->history == LLM_SESS_HISTORY_DATASET ? "dataset" : "server");
 }
 
 static void oai_window(void *st, struct lat_hist *ttft, struct lat_hist *tpot)

@@ -39,8 +39,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (llm_sess_messages(&S, s, k, &h, &m)) abort();
                 if (!lj_valid(m.data, m.len) || m.data[0] != '[') abort();
                 /* a reply the server might stream: escapes, a quote, a control character */
-                rc =
-                    llm_sess_history_add(&S, s, k, ds ? NULL : "a\\\"b\\n\\u00e9", ds ? 0 : 16, &h);
+                static const char reply[] = "a\\\"b\\n\\u00e9";
+                rc = llm_sess_history_add(&S, s, k, ds ? NULL : reply, ds ? 0 : sizeof(reply) - 1,
+                                          &h);
                 if (rc) abort();
             }
         }
