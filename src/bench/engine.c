@@ -68,9 +68,10 @@ struct bconn {
     struct lat_conn c;
     struct loop_io io;
     struct loop_timer timer;
-    struct loop_timer kick;  /* another read turn for TLS bytes already decrypted */
-    struct loop_timer think; /* closed loop: the next request after t->ops->think's pause */
+    struct loop_timer kick; /* another read turn for TLS bytes already decrypted */
     struct worker *w;
+    /* closed loop with t->ops_think: the next request after the pause (--sessions) */
+    struct loop_timer think;
     enum bc_state state;
     unsigned interest;
     bool busy;     /* a request is assigned (possibly waiting for the connect) */
