@@ -165,8 +165,8 @@ void bench_sess_end(struct bench_sess *s, struct llm_conn *c, bool measured)
     }
     int rc = s->history == LLM_SESS_HISTORY_DATASET
                  ? llm_sess_history_add(S, se, u->turn, NULL, 0, &u->hist)
-                 : llm_sess_history_add(S, se, u->turn, c->s.text.data ? c->s.text.data : "",
-                                        c->s.text.len, &u->hist);
+                 : llm_sess_history_add_buf(S, se, u->turn, c->s.text.data ? c->s.text.data : "",
+                                            c->s.text.len, &u->hist, &u->lit, &u->txt);
     if (rc) {
         u->failed = true;
         return;

@@ -427,6 +427,17 @@ int llm_sess_messages(const struct llm_sessions *S, const struct llm_session *s,
 int llm_sess_history_add(const struct llm_sessions *S, const struct llm_session *s, size_t k,
                          const char *reply_raw, size_t reply_len, struct lat_buf *hist)
 {
+    struct lat_buf lit = LAT_BUF_INIT, txt = LAT_BUF_INIT;
+    int rc = llm_sess_history_add_buf(S, s, k, reply_raw, reply_len, hist, &lit, &txt);
+    buf_fini(&lit);
+    buf_fini(&txt);
+    return rc;
+}
+
+int llm_sess_history_add_buf(const struct llm_sessions *S, const struct llm_session *s, size_t k,
+                             const char *reply_raw, size_t reply_len, struct lat_buf *hist,
+                             struct lat_buf *lit, struct lat_buf *txt)
+{
     const struct llm_sess_turn *t = &S->t[s->first + k];
     size_t mark = hist->len;
     int rc = 0;
@@ -440,14 +451,13 @@ int llm_sess_history_add(const struct llm_sessions *S, const struct llm_session 
             rc = buf_puts(hist, "\"\"");
     } else if (!rc) {
         /* the server's bytes: decoded and escaped again, so the next body is valid JSON */
-        struct lat_buf lit = LAT_BUF_INIT, txt = LAT_BUF_INIT;
-        rc = buf_putc(&lit, '"');
-        rc = rc ? rc : buf_append(&lit, reply_raw, reply_len);
-        rc = rc ? rc : buf_putc(&lit, '"');
-        if (!rc && json_str_decode(lit.data, lit.len, &txt) != 0) rc = LAT_E_BAD_JSON;
-        if (!rc) rc = json_escape(hist, txt.data ? txt.data : "", txt.len);
-        buf_fini(&lit);
-        buf_fini(&txt);
+        buf_reset(lit);
+        buf_reset(txt);
+        rc = buf_putc(lit, '"');
+        rc = rc ? rc : buf_append(lit, reply_raw, reply_len);
+        rc = rc ? rc : buf_putc(lit, '"');
+        if (!rc && json_str_decode(lit->data, lit->len, txt) != 0) rc = LAT_E_BAD_JSON;
+        if (!rc) rc = json_escape(hist, txt->data ? txt->data : "", txt->len);
     }
     rc = rc ? rc : buf_putc(hist, '}');
     if (rc) hist->len = mark;
@@ -458,6 +468,8 @@ void llm_sess_user_fini(struct llm_sess_user *u)
 {
     buf_fini(&u->hist);
     buf_fini(&u->msgs);
+    buf_fini(&u->lit);
+    buf_fini(&u->txt);
 }
 
 /* ---- statistics ---- */

@@ -82,6 +82,11 @@ int llm_sess_messages(const struct llm_sessions *S, const struct llm_session *s,
  * not decode (hist unchanged). */
 int llm_sess_history_add(const struct llm_sessions *S, const struct llm_session *s, size_t k,
                          const char *reply_raw, size_t reply_len, struct lat_buf *hist);
+/* The same with two caller-owned scratch buffers for the decode (a user's: no allocation per
+ * turn once they have grown). */
+int llm_sess_history_add_buf(const struct llm_sessions *S, const struct llm_session *s, size_t k,
+                             const char *reply_raw, size_t reply_len, struct lat_buf *hist,
+                             struct lat_buf *lit, struct lat_buf *txt);
 
 /* ---- per-turn statistics (one per worker thread, merged after the point) ---- */
 
@@ -123,6 +128,7 @@ struct llm_sess_user {
     uint64_t cycle; /* how many sessions were started before this one (all users) */
     lat_ns t_start; /* the first turn's intended send */
     struct lat_buf hist, msgs;
+    struct lat_buf lit, txt; /* scratch of llm_sess_history_add_buf */
 };
 
 void llm_sess_user_fini(struct llm_sess_user *u);
