@@ -950,6 +950,7 @@ out_points:
         free(run.points[i].llm_hist);
         free(run.points[i].shards);
         bench_slices_free(run.points[i].slices);
+        free(run.points[i].sessions);
         gpu_point_free(run.points[i].gpu);
     }
     free(run.points);

@@ -64,6 +64,14 @@ static void usage(FILE *f)
         "  --tokenize DIALECT     serve POST /tokenize as llamacpp, vllm or tgi (the fixture's\n"
         "                         own tokenization: a piece of L bytes is ceil(L/4) tokens);\n"
         "                         usage.prompt_tokens then counts the prompt text the same way\n"
+        "  --prefix-cache         an automatic prefix cache: prompts are cut into blocks\n"
+        "                         of --prefix-block tokens (a token: a piece starting at a\n"
+        "                         space; a role token per chat message); a request hits the\n"
+        "                         leading blocks cached by earlier prompts and outputs, and\n"
+        "                         /metrics counts vllm:prefix_cache_queries_total/_hits_total\n"
+        "  --prefix-block N       tokens per cache block (default 16)\n"
+        "  --prefill-per-token DUR  prefill += DUR per prompt token not in the cache (all\n"
+        "                         prompt tokens without --prefix-cache)\n"
         "  --seed N               fault draws (default 1)\n"
         "  --send-log FILE        one JSON line per streamed response: its id and every\n"
         "                         content chunk's actual send time (CLOCK_MONOTONIC ns);\n"
@@ -91,6 +99,9 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
         {"seed", required_argument, NULL, 'S'},
         {"tokenize", required_argument, NULL, 'T'},
         {"send-log", required_argument, NULL, 'L'},
+        {"prefix-cache", no_argument, NULL, 'X'},
+        {"prefix-block", required_argument, NULL, 'B'},
+        {"prefill-per-token", required_argument, NULL, 'Y'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -166,6 +177,16 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
             break;
         case 'L':
             send_log = optarg;
+            break;
+        case 'X':
+            cfg.prefix_cache = true;
+            break;
+        case 'B':
+            if (units_parse_count(optarg, &n) || n < 1 || n > 1000000) goto bad;
+            cfg.prefix_block = (int)n;
+            break;
+        case 'Y':
+            if (units_parse_duration(optarg, LAT_NS_PER_MS, &cfg.prefill_token_ns)) goto bad;
             break;
         case 'h':
             usage(stdout);

@@ -94,6 +94,10 @@ struct bench_target {
      * the arrival's index in the offsets list, so request k gets trace line k whatever the
      * thread builds it. */
     void (*ops_seq)(void *cs, uint64_t k);
+    /* Optional, with ops, closed loop: called when cs's request has ended; > 0 = wait that
+     * long (think time, ns) before its next request, whose intended send time is then the end
+     * plus the pause (--sessions). */
+    lat_ns (*ops_think)(void *cs);
 };
 
 /* One load point. Zero means "not set" for every limit. */

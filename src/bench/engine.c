@@ -70,6 +70,8 @@ struct bconn {
     struct loop_timer timer;
     struct loop_timer kick; /* another read turn for TLS bytes already decrypted */
     struct worker *w;
+    /* closed loop with t->ops_think: the next request after the pause (--sessions) */
+    struct loop_timer think;
     enum bc_state state;
     unsigned interest;
     bool busy;     /* a request is assigned (possibly waiting for the connect) */
@@ -652,11 +654,25 @@ static void slot_free(struct bconn *bc, lat_ns now)
         bool measured;
         /* Closed loop: the slot is free now, so now is when the next request is due. */
         lat_ns t = clock_now_ns();
+        const struct bench_target *tg = w->e->t;
+        lat_ns think = tg->ops && tg->ops_think ? tg->ops_think(bc->cs) : 0;
+        if (think > 0) { /* --sessions: the user thinks; due at the timer's deadline */
+            loop_timer_start(&w->loop, &bc->think, t + think);
+            return;
+        }
         if (may_issue(w, t, &measured)) dispatch(bc, t, measured, t);
         return;
     }
     w->idle[w->nidle++] = (uint32_t)(bc - w->conns);
     if (w->blocked) pump(w, now);
+}
+
+static void conn_think(struct lat_loop *l, struct loop_timer *tm, lat_ns now)
+{
+    struct bconn *bc = tm->data;
+    bool measured;
+    if (!bc->busy && may_issue(bc->w, tm->deadline, &measured))
+        dispatch(bc, tm->deadline, measured, clock_now_ns());
 }
 
 static struct bconn *get_slot(struct worker *w)
@@ -808,6 +824,10 @@ static void *worker_main(void *arg)
             loop_timer_stop(&w->loop, &w->pace);
         }
         if (e->open_loop && !w->issuing_done && now > drain_limit) count_unsent(w);
+        if (!e->open_loop && !w->issuing_done &&
+            ((e->end_issue != BENCH_NO_DEADLINE && now >= e->end_issue) ||
+             (e->issue_limit && atomic_load(&e->issued) >= e->issue_limit)))
+            w->issuing_done = true; /* no connection waiting on a think time need send more */
         if (w->issuing_done && w->inflight == 0) break;
         if (now >= atomic_load(&e->abort_at)) break; /* interrupted: in-flight not counted */
     }
@@ -933,6 +953,7 @@ static int worker_init(struct worker *w, struct engine *e, unsigned id, unsigned
         bc->io = (struct loop_io){.fn = conn_io, .data = bc, .fd = -1};
         loop_timer_init(&bc->timer, conn_timer, bc);
         loop_timer_init(&bc->kick, conn_kick, bc);
+        loop_timer_init(&bc->think, conn_think, bc);
         if (e->t->ops && !(bc->cs = e->t->ops->conn_new(e->t->ops_ud, id))) return -ENOMEM;
     }
     loop_timer_init(&w->pace, pace_timer, w);

@@ -12,6 +12,7 @@
 #include "bench/openai.h"
 
 #include "bench/bench.h"
+#include "bench/sessions.h"
 #include "bench/target.h"
 #include "core/err.h"
 #include "hist/hist.h"
@@ -46,6 +47,10 @@ enum {
     OAI_TOKENIZER,
     OAI_TOKENIZE_URL,
     OAI_TOKENIZE_API,
+    OAI_SESSIONS,
+    OAI_HISTORY,
+    OAI_THINK_TIME,
+    OAI_BLOCK_SIZE,
 };
 
 static const struct bench_topt oai_opts[] = {
@@ -67,6 +72,20 @@ static const struct bench_topt oai_opts[] = {
      "FILE.csv: an Azure LLM inference trace (AzurePublicDataset):\n"
      "TIMESTAMP,ContextTokens,GeneratedTokens; -n N: first N rows"},
     {"replay-speed", 0, "F", OAI_REPLAY_SPEED, 0, "replay F times faster (default 1)"},
+    {"block-size", 0, "N", OAI_BLOCK_SIZE, 0,
+     "--replay lines with \"hash_ids\" (Mooncake): N tokens per hash\n"
+     "id, equal ids give identical prompt blocks (default 512)"},
+    {"sessions", 0, "FILE.jsonl", OAI_SESSIONS, 0,
+     "multi-turn conversations, one per line: ShareGPT\n"
+     "{\"conversations\": [{\"from\": \"human\", \"value\": ...}, ...]} or\n"
+     "AIPerf {\"session_id\": .., \"turns\": [{\"text\": .., \"delay\": ms}]};\n"
+     "-c N users each send whole sessions, turn k carrying the history"},
+    {"history", 0, "server|dataset", OAI_HISTORY, 0,
+     "--sessions: earlier replies as the server streamed them\n"
+     "(default) or the dataset's gpt messages"},
+    {"think-time", 0, "D[:SD]", OAI_THINK_TIME, 0,
+     "--sessions: pause between turns (seeded normal; default 0;\n"
+     "a turn's \"delay\" wins)"},
     {"extra-body", 0, "JSON", OAI_EXTRA_BODY, 0,
      "extra members for every body, e.g. '{\"temperature\":0}'"},
     {"api-key-env", 0, "VAR", OAI_API_KEY_ENV, 0, "send 'Authorization: Bearer $VAR'"},
@@ -214,6 +233,32 @@ int llm_bench_opt(struct llm_bench *b, int id, const char *v, char *why, size_t 
     case OAI_TOKENIZE_API:
         if (llm_tokapi_parse(v, &b->tokapi)) w = "expected auto, llamacpp, vllm or tgi";
         break;
+    case OAI_SESSIONS:
+    case OAI_HISTORY:
+    case OAI_THINK_TIME:
+        if (!b->sess) {
+            b->sess = calloc(1, sizeof(*b->sess));
+            if (!b->sess) {
+                snprintf(why, whylen, "out of memory");
+                return -ENOMEM;
+            }
+            b->sess->think_ns = -1;
+        }
+        if (id == OAI_SESSIONS)
+            b->sess->path = v;
+        else if (id == OAI_HISTORY && bench_sess_parse_history(v, &b->sess->history))
+            w = "expected server or dataset";
+        else if (id == OAI_THINK_TIME &&
+                 bench_sess_parse_think(v, &b->sess->think_ns, &b->sess->think_sd_ns))
+            w = "expected a duration D or D:SD (e.g. 500ms:100ms; bare numbers are ms)";
+        break;
+    case OAI_BLOCK_SIZE: {
+        char *e;
+        long n = strtol(v, &e, 10);
+        if (e == v || *e || n < 1 || n > 1000000) w = "expected tokens per block, 1..1000000";
+        b->block_size = (int32_t)n;
+        break;
+    }
     default:
         return 1;
     }
@@ -255,6 +300,27 @@ int llm_bench_setup(struct llm_bench *b, const char *hostport, const char *path,
             for (size_t i = 0; i < b->replay.n; i++)
                 b->replay.offsets[i] = (lat_ns)((double)b->replay.offsets[i] / b->replay_speed);
         b->tc.wl.replay = &b->replay;
+        b->replay.block_size = b->block_size;
+    }
+    if (b->sess) {
+        if (!b->sess->path) {
+            snprintf(why, whylen, "--history and --think-time need --sessions FILE.jsonl");
+            return LAT_E_USAGE;
+        }
+        if (b->replay_path || b->tc.wl.prompts_path) {
+            snprintf(why, whylen, "--sessions gives the prompts; drop %s",
+                     b->replay_path ? "--replay" : "--prompts");
+            return LAT_E_USAGE;
+        }
+        if (b->tc.wl.api != LLM_API_CHAT) {
+            snprintf(why, whylen,
+                     "--sessions sends chat messages with their history: use --api chat "
+                     "(a /v1/chat/completions URL)");
+            return LAT_E_USAGE;
+        }
+        b->sess->seed = seed;
+        int src = bench_sess_load(b->sess, b->max_input, why, whylen);
+        if (src) return src;
     }
     b->tc.wl.max_input_bytes = b->max_input;
     if (b->tokenizer_path && b->tokenize_url) {
@@ -319,6 +385,11 @@ void llm_bench_fini(struct llm_bench *b)
     if (b->ep_ok) llm_tokenize_ep_close(&b->ep);
     b->ep_ok = false;
     llm_replay_fini(&b->replay);
+    if (b->sess) {
+        bench_sess_fini(b->sess);
+        free(b->sess);
+        b->sess = NULL;
+    }
     if (b->ivl_on) {
         hist_fini(&b->ivl_ttft);
         hist_fini(&b->ivl_tpot);
@@ -734,17 +805,32 @@ void *llm_bench_conn_new(void *ud, unsigned thread)
     struct llm_bench *b = ud;
     struct llm_conn *c = llm_conn_new(b->t, thread);
     if (c) c->owner = b;
+    if (c && b->sess && bench_sess_user_new(c) != 0) {
+        llm_conn_free(c);
+        return NULL;
+    }
     return c;
 }
 
 void llm_bench_conn_free(void *cs)
 {
+    bench_sess_user_free(cs);
     llm_conn_free(cs);
 }
 
 int llm_bench_build(void *cs, const char **req, size_t *len)
 {
+    struct llm_conn *c = cs;
+    struct llm_bench *b = c->owner;
+    if (b && b->sess) return bench_sess_build(b->sess, c, req, len);
     return llm_conn_build(cs, req, len);
+}
+
+static lat_ns llm_bench_think(void *cs)
+{
+    struct llm_conn *c = cs;
+    struct llm_bench *b = c->owner;
+    return b && b->sess ? bench_sess_think(b->sess, c) : 0;
 }
 
 void llm_bench_seq(void *cs, uint64_t k)
@@ -756,6 +842,9 @@ void llm_bench_seq(void *cs, uint64_t k)
 void llm_bench_begin(void *cs, lat_ns t_sched, lat_ns t_send)
 {
     llm_conn_begin(cs, t_sched, t_send);
+    struct llm_conn *c = cs;
+    struct llm_bench *b = c->owner;
+    if (b && b->sess) bench_sess_begin(b->sess, c, t_sched);
 }
 
 int llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool measured)
@@ -786,6 +875,7 @@ int llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool m
     struct llm_bench *b = c->owner;
     if (measured && b && b->records) write_record(b, c);
     if (measured && b && b->ivl_on) ivl_record(b, &c->s.rec);
+    if (b && b->sess) bench_sess_end(b->sess, c, measured);
     /* A truncated stream is that whatever the transport did after it (llama-cpp-python
      * closes without the terminating chunk): both views count it as truncated. */
     if (c->s.rec.err == LLM_ERR_TRUNCATED) return BENCH_ERR_TRUNCATED;
@@ -866,6 +956,14 @@ static int oai_check(void *st, const struct bench_common *c, const char **opt, c
                "--duration, --warmup and --stable (--requests N replays the first N)";
         return LAT_E_USAGE;
     }
+    if (b->sess && (c->rate || (c->find_max && !c->concurrency) || c->mpi)) {
+        *opt = "--sessions";
+        *why = c->mpi ? "not with --mpi yet"
+                      : "runs a closed loop: -c N users, each sending whole sessions one "
+                        "turn after another (an open loop of session starts per second, "
+                        "--rate, is not built); drop --rate (--find-max needs -c/--concurrency)";
+        return LAT_E_USAGE;
+    }
     if (c->mpi && (c->confidence || c->hdr_log || c->records || b->records_path ||
                    b->view != LLM_VIEW_LATSCOPE)) {
         *opt = "--mpi";
@@ -882,6 +980,7 @@ static int oai_setup(void *st, const struct bench_setup *s, struct bench_target 
         llm_bench_conn_new, llm_bench_conn_free, llm_bench_build,
         llm_bench_begin,    llm_conn_body,       llm_bench_end,
     };
+
     struct llm_bench *b = st;
     char lwhy[512] = "";
     b->max_input = (size_t)s->max_input;
@@ -894,6 +993,7 @@ static int oai_setup(void *st, const struct bench_setup *s, struct bench_target 
         return rc == -ENOMEM ? LAT_E_USAGE : rc;
     }
     t->ops = &llm_ops;
+    if (b->sess) t->ops_think = llm_bench_think;
     t->ops_ud = b;
     if (s->shard && s->shard->count > 1 && b->t) {
         /* shard K of N: requests K, K + N, ... (bench/shard.h) */
@@ -942,6 +1042,11 @@ static void oai_describe(void *st, const struct bench_target *t, char *out, size
              (int)w->api, w->model ? w->model : "-", w->input.mean, w->input.stddev, w->output.mean,
              w->output.stddev, w->prompts_path ? w->prompts_path : "-",
              w->extra_body ? w->extra_body : "-", (int)w->ignore_eos, (unsigned long long)w->seed);
+    const struct llm_bench *b = st;
+    size_t used = strlen(out);
+    if (b->sess && used < cap) /* --sessions: the file and where the replies come from */
+        snprintf(out + used, cap - used, " sessions %s history %s", b->sess->path,
+                 b->sess->history == LLM_SESS_HISTORY_DATASET ? "dataset" : "server");
 }
 
 static void oai_window(void *st, struct lat_hist *ttft, struct lat_hist *tpot)
@@ -970,6 +1075,7 @@ static int oai_after(void *st, const struct bench_target *t, struct bench_point 
         p->llm_hist_names = llm_bench_hist_names;
         p->nllm_hist = LLM_BENCH_NHIST;
     }
+    if (b->sess) p->sessions = bench_sess_point(b->sess);
     int rc = llm_bench_point_done(b, p->llm);
     if (rc < 0)
         snprintf(why, whylen, "%s",

@@ -31,6 +31,8 @@
 
 #define LLM_BENCH_MAX_THREADS 256
 
+struct bench_sess;
+
 struct llm_bench {
     bool active;  /* --target openai was given */
     bool api_set; /* --api given (else inferred from the URL path) */
@@ -94,6 +96,10 @@ struct llm_bench {
     struct llm_tokcount tokc;
     char tok_url[2400];
     char tok_err[200]; /* the first failed output count (the summary keeps event counts) */
+    /* --sessions FILE (--history, --think-time): multi-turn conversations, closed loop
+     * (bench/sessions.h); NULL without. --block-size: tokens per Mooncake hash id (--replay). */
+    struct bench_sess *sess;
+    int32_t block_size;
 };
 
 /* The defaults (streaming, include_usage, ignore_eos, chat API, latscope view). */

@@ -11,6 +11,7 @@
  * quantities latscope measures.
  */
 #include "bench/report.h"
+#include "bench/sessions.h"
 
 #include "core/jsonw.h"
 #include "hist/hlog.h"
@@ -302,6 +303,7 @@ static void json_point(struct jsonw *w, struct bench_point *p)
         jsonw_null(w);
     }
     if (p->llm) llm_summary_write_json(w, p->llm);
+    bench_sess_write_json(w, p->sessions);
     if (p->gpu)
         gpu_point_write_json(w, p->gpu, r->have_window ? r->window_start_ns : r->t_first_sched);
     bench_slices_write_json(w, p->slices);
@@ -484,6 +486,17 @@ static void csv_slices(FILE *f, const struct bench_run *r, bool llm)
         if (r->points[i].ran) bench_slices_csv_rows(f, r->points[i].slices, i + 1, llm, gpu);
 }
 
+/* --sessions: a table of per-turn rows after one empty line, points in run order. */
+static void csv_sessions(FILE *f, const struct bench_run *r)
+{
+    const struct bench_sess_point **v = calloc(r->npoints ? r->npoints : 1, sizeof(*v));
+    if (!v) return;
+    for (size_t i = 0; i < r->npoints; i++)
+        v[i] = r->points[i].ran ? r->points[i].sessions : NULL;
+    bench_sess_csv(f, v, r->npoints);
+    free(v);
+}
+
 int bench_report_csv(FILE *f, const struct bench_run *r)
 {
     bool server = false, rate = false, llm = false;
@@ -555,6 +568,7 @@ int bench_report_csv(FILE *f, const struct bench_run *r)
     }
     free(v);
     csv_slices(f, r, llm);
+    csv_sessions(f, r);
     return ferror(f) ? -EIO : 0;
 }
 
@@ -661,6 +675,7 @@ static void text_point(FILE *f, struct bench_point *p, size_t idx)
         if (llm_summary_format_text(&b, p->llm) == 0 && b.data) fputs(b.data, f);
         buf_fini(&b);
     }
+    bench_sess_write_text(f, p->sessions);
     if (p->gpu) {
         struct lat_buf b = LAT_BUF_INIT;
         if (gpu_point_format_text(&b, p->gpu) == 0 && b.data) fputs(b.data, f);

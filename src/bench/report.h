@@ -56,6 +56,8 @@ struct bench_point {
      * by it, or NULL. */
     struct gpu_point *gpu;
     struct bench_slices *slices;
+    /* --target openai --sessions: the per-turn report (bench/sessions.h), owned, or NULL. */
+    struct bench_sess_point *sessions;
     /* A merged / MPI-reduced point (bench/shard.h): one line per shard, else NULL / 0. */
     struct bench_shard_line *shards;
     size_t nshards;

@@ -20,6 +20,7 @@ void llm_replay_fini(struct llm_replay *r)
     free(r->e);
     free(r->offsets);
     free(r->arena);
+    free(r->hash);
     memset(r, 0, sizeof(*r));
 }
 
@@ -96,6 +97,40 @@ static int arena_add(struct llm_replay *r, size_t *cap, const char *p, size_t n,
     return 0;
 }
 
+/* The line's "hash_ids" into r->hash: 0 (absent: e->nhash 0, or read), -1 malformed, -ENOMEM. */
+static int hash_ids(struct llm_replay *r, size_t *hcap, const char *b, const char *e,
+                    struct llm_replay_entry *en)
+{
+    const char *vb, *ve;
+    if (lj_obj_get(b, e, "hash_ids", &vb, &ve) != 1) return 0;
+    vb = lj_ws(vb, ve);
+    if (vb >= ve || *vb != '[') return -1;
+    const char *p = lj_ws(vb + 1, ve);
+    en->hash_off = r->nhash_all;
+    size_t n = 0;
+    while (p < ve && *p != ']') {
+        const char *end = lj_value_end(p, ve, 0);
+        int64_t v;
+        if (!end || lj_int(p, end, &v) != 0 || v < 0 || n >= LLM_MOONCAKE_MAX_HASHES) {
+            r->nhash_all = en->hash_off;
+            return -1;
+        }
+        if (r->nhash_all == *hcap) {
+            size_t nc = *hcap ? *hcap * 2 : 1024;
+            uint64_t *nh = realloc(r->hash, nc * sizeof(*nh));
+            if (!nh) return -ENOMEM;
+            r->hash = nh;
+            *hcap = nc;
+        }
+        r->hash[r->nhash_all++] = (uint64_t)v;
+        n++;
+        p = lj_ws(end, ve);
+        if (p < ve && *p == ',') p = lj_ws(p + 1, ve);
+    }
+    en->nhash = (uint32_t)n;
+    return 0;
+}
+
 int llm_replay_parse(struct llm_replay *r, const char *data, size_t len, const char *name,
                      char *why, size_t whylen)
 {
@@ -110,7 +145,7 @@ int llm_replay_parse_n(struct llm_replay *r, const char *data, size_t len, const
     static const char *const okeys[] = {"output_length", "output_tokens", "max_tokens", NULL};
     memset(r, 0, sizeof(*r));
     why[0] = '\0';
-    size_t cap = 0, acap = 0;
+    size_t cap = 0, acap = 0, hcap = 0;
     unsigned long lineno = 0;
     double first = 0, prev = 0;
     int rc = 0;
@@ -191,10 +226,23 @@ int llm_replay_parse_n(struct llm_replay *r, const char *data, size_t len, const
             }
             have_prompt = true;
         }
-        if (!have_prompt && li == 0) {
+        int hrc = have_prompt ? 0 : hash_ids(r, &hcap, b, le, &en);
+        if (hrc == -ENOMEM) {
+            rc = hrc;
+            break;
+        }
+        if (hrc < 0) {
             snprintf(why, whylen,
-                     "%s:%lu: no input; give \"prompt\", \"messages\" or \"input_length\" "
-                     "(tokens of a synthetic prompt)",
+                     "%s:%lu: \"hash_ids\" must be an array of at most %d integers >= 0 "
+                     "(Mooncake block hashes)",
+                     name, lineno, LLM_MOONCAKE_MAX_HASHES);
+            rc = LAT_E_USAGE;
+            break;
+        }
+        if (!have_prompt && li == 0 && !en.nhash) {
+            snprintf(why, whylen,
+                     "%s:%lu: no input; give \"prompt\", \"messages\", \"input_length\" "
+                     "(tokens of a synthetic prompt) or \"hash_ids\" (Mooncake blocks)",
                      name, lineno);
             rc = LAT_E_USAGE;
             break;

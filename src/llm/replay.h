@@ -7,7 +7,12 @@
  *   input   "prompt": "text" | "messages": [...] (chat), or a length "input_length" (Mooncake)
  *           | "input_tokens" for a seeded synthetic prompt of that many tokens
  *   output  optional "output_length" (Mooncake) | "output_tokens" | "max_tokens" (>= 1)
- * Other members (e.g. Mooncake's "hash_ids") are ignored. Example:
+ *   blocks  optional "hash_ids": [h0, h1, ...] (Mooncake): with "input_length" (or alone) the
+ *           prompt is built block by block, block i being block_size tokens of text seeded by
+ *           h_i (the last one shorter when input_length says so), so two lines that share hash
+ *           ids share byte-identical prompt prefixes, as in the traced service's prefix cache
+ *           (llm_mooncake_prompt); a "prompt"/"messages" line ignores them
+ * Other members are ignored. Example:
  *   {"timestamp": 0, "input_length": 512, "output_length": 64}
  *   {"timestamp": 120, "prompt": "Why is the sky blue?", "output_tokens": 32}
  * The Azure LLM inference trace CSV (TIMESTAMP,ContextTokens,GeneratedTokens) is read into the
@@ -33,6 +38,8 @@ struct llm_replay_entry {
     int32_t output_tokens;     /* max_tokens, -1 when absent */
     bool messages;             /* json is a chat messages array (else a prompt string) */
     size_t json_off, json_len; /* the prompt's raw JSON value in arena (len 0: none) */
+    size_t hash_off;           /* Mooncake "hash_ids": hash[hash_off .. hash_off + nhash) */
+    uint32_t nhash;
 };
 
 struct llm_replay {
@@ -41,7 +48,22 @@ struct llm_replay {
     size_t n;
     char *arena; /* prompt JSON values */
     size_t arena_len;
+    uint64_t *hash; /* every line's "hash_ids", one after the other */
+    size_t nhash_all;
+    int32_t block_size; /* tokens per hash id (bench --block-size; 0: LLM_MOONCAKE_BLOCK) */
 };
+
+#define LLM_MOONCAKE_BLOCK      512     /* the Mooncake traces' block size (tokens) */
+#define LLM_MOONCAKE_MAX_HASHES 1000000 /* per line */
+
+/* Appends the JSON string of e's prompt (e->nhash > 0): for each hash id h_i, block_size
+ * tokens (the last block fewer when e->input_tokens says so) of " word" pieces drawn from a
+ * seeded generator of (seed, h_i): equal ids give byte-identical blocks, so equal id prefixes
+ * give equal prompt prefixes. Each piece is one token in common BPE vocabularies and in the
+ * fixture's tokenization. 0 or -ENOMEM. */
+struct lat_buf;
+int llm_mooncake_prompt(struct lat_buf *out, const struct llm_replay *r,
+                        const struct llm_replay_entry *e, uint64_t seed);
 
 /*
  * Parses a whole trace held in [data, data + len); name prefixes messages ("FILE:LINE: ...").

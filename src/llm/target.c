@@ -226,6 +226,26 @@ int llm_conn_build(struct llm_conn *c, const char **req, size_t *len)
     return 0;
 }
 
+int llm_conn_build_msgs(struct llm_conn *c, const char *msgs, size_t mlen, int32_t mt,
+                        const char **req, size_t *len)
+{
+    struct llm_target *t = c->t;
+    uint64_t idx = atomic_fetch_add_explicit(&t->next_idx, 1, memory_order_relaxed);
+    c->seq1 = 0;
+    c->prompt_tok = -1;
+    buf_reset(&c->req);
+    buf_reset(&c->body);
+    int rc = llm_workload_body_msgs(t->wl, idx, msgs, mlen, mt, &c->body, &c->max_tokens);
+    c->min_tokens = llm_workload_demands_length(t->wl) && c->max_tokens > 0 ? c->max_tokens : -1;
+    rc = rc ? rc : buf_append(&c->req, t->head.data, t->head.len);
+    rc = rc ? rc : buf_printf(&c->req, "Content-Length: %zu\r\n\r\n", c->body.len);
+    rc = rc ? rc : buf_append(&c->req, c->body.data, c->body.len);
+    if (rc) return rc;
+    *req = c->req.data;
+    *len = c->req.len;
+    return 0;
+}
+
 void llm_conn_begin(struct llm_conn *c, lat_ns t_sched, lat_ns t_send)
 {
     llm_stream_begin(&c->s, t_sched, t_send, c->max_tokens);

@@ -74,6 +74,7 @@ struct llm_conn {
     struct lat_buf line; /* caller's scratch (bench/openai.c: one --records-detail line) */
     uint64_t seq1;       /* replay: 1 + the request number of the next build; 0 = counter */
     int32_t prompt_tok;  /* the built prompt's tokens by cfg.wl.counter, -1 none */
+    void *user;          /* the owner's per-connection data (bench --sessions: the user) */
 };
 
 /* Returns 0, -ENOMEM, LAT_E_USAGE / LAT_E_BAD_JSON / -errno with why filled. */
@@ -98,6 +99,10 @@ void llm_conn_free(struct llm_conn *c);
  * pure function of the seed and idx). The bytes stay valid until the next llm_conn_build on c.
  * 0 or -ENOMEM. */
 int llm_conn_build(struct llm_conn *c, const char **req, size_t *len);
+/* The same with the caller's chat messages array as the prompt (bench --sessions: a turn and
+ * its history); mt > 0 replaces max_tokens. */
+int llm_conn_build_msgs(struct llm_conn *c, const char *msgs, size_t mlen, int32_t mt,
+                        const char **req, size_t *len);
 void llm_conn_begin(struct llm_conn *c, lat_ns t_sched, lat_ns t_send);
 /* Same signature as http1 on_body; ud is the llm_conn. */
 void llm_conn_body(void *ud, const char *p, size_t n, lat_ns t);

@@ -484,8 +484,30 @@ int llm_workload_body(const struct llm_workload *w, uint64_t idx, struct lat_buf
     return llm_workload_body_ex(w, idx, out, max_tokens, &pt);
 }
 
+/* The body of request idx; ovr (a prompt of the caller's: --sessions) replaces the prompt the
+ * workload would take, ovr_mt (> 0) its max_tokens. */
+static int body(const struct llm_workload *w, uint64_t idx, const struct llm_prompt *ovr,
+                int32_t ovr_mt, struct lat_buf *out, int32_t *max_tokens, int32_t *prompt_tokens);
+
 int llm_workload_body_ex(const struct llm_workload *w, uint64_t idx, struct lat_buf *out,
                          int32_t *max_tokens, int32_t *prompt_tokens)
+{
+    return body(w, idx, NULL, -1, out, max_tokens, prompt_tokens);
+}
+
+int llm_workload_body_msgs(const struct llm_workload *w, uint64_t idx, const char *msgs, size_t len,
+                           int32_t mt, struct lat_buf *out, int32_t *max_tokens)
+{
+    struct llm_prompt p = {.json = (char *)(uintptr_t)msgs,
+                           /* read only */ .len = len,
+                           .messages = true,
+                           .max_tokens = mt};
+    int32_t pt;
+    return body(w, idx, &p, mt, out, max_tokens, &pt);
+}
+
+static int body(const struct llm_workload *w, uint64_t idx, const struct llm_prompt *ovr,
+                int32_t ovr_mt, struct lat_buf *out, int32_t *max_tokens, int32_t *prompt_tokens)
 {
     *prompt_tokens = -1;
     const struct llm_workload_cfg *c = &w->cfg;
@@ -502,14 +524,23 @@ int llm_workload_body_ex(const struct llm_workload *w, uint64_t idx, struct lat_
     const struct llm_prompt *p = w->nprompts ? &w->prompts[idx % w->nprompts] : NULL;
     if (p && w->prompt_tok) *prompt_tokens = w->prompt_tok[idx % w->nprompts];
     if (p && p->max_tokens > 0 && c->output.mean < 1) mt = p->max_tokens;
+    if (ovr) {
+        p = ovr;
+        *prompt_tokens = -1;
+        if (ovr_mt > 0) mt = ovr_mt;
+    }
     /* --replay: the line's prompt (as a prompt entry) or its input length, and its output
      * length, win over the command line's. */
     struct llm_prompt rp;
     int32_t in_tokens = -1;
-    if (c->replay && c->replay->n) {
+    const struct llm_replay_entry *moon = NULL; /* a Mooncake line with hash_ids */
+    if (!ovr && c->replay && c->replay->n) {
         const struct llm_replay_entry *re = &c->replay->e[idx % c->replay->n];
         if (re->output_tokens > 0) mt = re->output_tokens;
-        if (re->json_len) {
+        if (re->nhash) {
+            moon = re;
+            in_tokens = 1;
+        } else if (re->json_len) {
             rp = (struct llm_prompt){.json = c->replay->arena + re->json_off,
                                      .len = re->json_len,
                                      .messages = re->messages};
@@ -530,6 +561,8 @@ int llm_workload_body_ex(const struct llm_workload *w, uint64_t idx, struct lat_
             rc = rc ? rc : buf_puts(out, "[{\"role\":\"user\",\"content\":");
             if (p)
                 rc = rc ? rc : buf_append(out, p->json, p->len);
+            else if (moon)
+                rc = rc ? rc : llm_mooncake_prompt(out, c->replay, moon, c->seed);
             else
                 rc = rc ? rc : synth(w, out, in_tokens, &st, prompt_tokens);
             rc = rc ? rc : buf_puts(out, "}]");
@@ -539,6 +572,8 @@ int llm_workload_body_ex(const struct llm_workload *w, uint64_t idx, struct lat_
         rc = rc ? rc : buf_puts(out, "\"prompt\":");
         if (p)
             rc = rc ? rc : buf_append(out, p->json, p->len);
+        else if (moon)
+            rc = rc ? rc : llm_mooncake_prompt(out, c->replay, moon, c->seed);
         else
             rc = rc ? rc : synth(w, out, in_tokens, &st, prompt_tokens);
     }

@@ -90,6 +90,10 @@ int llm_workload_body(const struct llm_workload *w, uint64_t idx, struct lat_buf
 /* The same; *prompt_tokens gets the prompt's tokens by cfg.counter (-1 without one). */
 int llm_workload_body_ex(const struct llm_workload *w, uint64_t idx, struct lat_buf *out,
                          int32_t *max_tokens, int32_t *prompt_tokens);
+/* The same with the caller's chat messages array msgs (raw JSON, e.g. a --sessions turn with its
+ * history) as the prompt; mt > 0 replaces max_tokens. 0 or -ENOMEM. */
+int llm_workload_body_msgs(const struct llm_workload *w, uint64_t idx, const char *msgs, size_t len,
+                           int32_t mt, struct lat_buf *out, int32_t *max_tokens);
 /* The tokens (by cfg.counter) of a prompt given as its raw JSON value: a string, or a chat
  * messages array (the sum over every message's "content" string: the chat template's own
  * tokens are not counted). 0 or an error with why filled. */

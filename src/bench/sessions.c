@@ -1,0 +1,416 @@
+/*
+ * sessions.c - the virtual users of `bench --target openai --sessions` (bench/sessions.h).
+ *
+ * Each closed-loop connection is one user: it takes the next session of the file (one atomic
+ * counter for all users, cycling), sends its turns one after another, each with the history so
+ * far, and pauses for the think time between turns (the engine's think hook: the next turn's
+ * intended send time is the previous end plus the pause, so TTFT and E2E never include it). A
+ * turn that fails abandons its session (the history would lack the reply); the user starts
+ * the next one. A stale keep-alive retry (engine.c) ends the first attempt unmeasured and sends
+ * the same bytes again: the turn stays pending until an attempt succeeds or the next build.
+ */
+#include "bench/sessions.h"
+
+#include "core/err.h"
+#include "core/units.h"
+#include "stats/rng.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int bench_sess_parse_history(const char *v, enum llm_sess_history *h)
+{
+    if (!strcmp(v, "server"))
+        *h = LLM_SESS_HISTORY_SERVER;
+    else if (!strcmp(v, "dataset"))
+        *h = LLM_SESS_HISTORY_DATASET;
+    else
+        return LAT_E_USAGE;
+    return 0;
+}
+
+int bench_sess_parse_think(const char *v, lat_ns *mean, lat_ns *sd)
+{
+    char a[64];
+    const char *colon = strchr(v, ':');
+    size_t n = colon ? (size_t)(colon - v) : strlen(v);
+    if (n == 0 || n >= sizeof(a)) return LAT_E_USAGE;
+    memcpy(a, v, n);
+    a[n] = '\0';
+    *sd = 0;
+    if (units_parse_duration(a, LAT_NS_PER_MS, mean) != 0 || *mean < 0) return LAT_E_USAGE;
+    if (colon && (units_parse_duration(colon + 1, LAT_NS_PER_MS, sd) != 0 || *sd < 0))
+        return LAT_E_USAGE;
+    if (*mean > 3600 * LAT_NS_PER_S || *sd > 3600 * LAT_NS_PER_S) return LAT_E_USAGE;
+    return 0;
+}
+
+int bench_sess_load(struct bench_sess *s, size_t max_bytes, char *why, size_t whylen)
+{
+    int rc = llm_sessions_load(&s->S, s->path, max_bytes, why, whylen);
+    if (rc) return rc;
+    if (s->history == LLM_SESS_HISTORY_DATASET && !s->S.any_reply) {
+        snprintf(why, whylen,
+                 "--history dataset: %s has no assistant replies (ShareGPT \"gpt\" messages); "
+                 "use --history server",
+                 s->path);
+        llm_sessions_fini(&s->S);
+        return LAT_E_USAGE;
+    }
+    return 0;
+}
+
+void bench_sess_fini(struct bench_sess *s)
+{
+    llm_sessions_fini(&s->S);
+    for (unsigned i = 0; i < BENCH_SESS_MAX_THREADS; i++)
+        if (s->th[i]) {
+            llm_sess_stats_fini(s->th[i]);
+            free(s->th[i]);
+            s->th[i] = NULL;
+        }
+}
+
+int bench_sess_user_new(struct llm_conn *c)
+{
+    struct llm_sess_user *u = calloc(1, sizeof(*u));
+    if (!u) return -ENOMEM;
+    c->user = u;
+    c->s.keep_text = true; /* the reply joins the history */
+    return 0;
+}
+
+void bench_sess_user_free(struct llm_conn *c)
+{
+    struct llm_sess_user *u = c ? c->user : NULL;
+    if (!u) return;
+    llm_sess_user_fini(u);
+    free(u);
+    c->user = NULL;
+}
+
+/* The connection's thread's statistics (allocated by that thread on first use), or NULL. */
+static struct llm_sess_stats *stats(struct bench_sess *s, const struct llm_conn *c)
+{
+    unsigned t = c->thread < BENCH_SESS_MAX_THREADS ? c->thread : 0;
+    if (!s->th[t]) {
+        struct llm_sess_stats *st = malloc(sizeof(*st));
+        if (!st) return NULL;
+        if (llm_sess_stats_init(st) != 0) {
+            llm_sess_stats_fini(st);
+            free(st);
+            return NULL;
+        }
+        s->th[t] = st;
+    }
+    return s->th[t];
+}
+
+int bench_sess_build(struct bench_sess *s, struct llm_conn *c, const char **req, size_t *len)
+{
+    struct llm_sess_user *u = c->user;
+    const struct llm_sessions *S = &s->S;
+    if (u->active && u->pending && u->failed) { /* the turn failed: abandon the session */
+        struct llm_sess_stats *st = stats(s, c);
+        if (st) st->failed++;
+        u->active = false;
+    }
+    if (!u->active || u->turn >= S->s[u->sess].n) {
+        uint64_t k = atomic_fetch_add_explicit(&s->next, 1, memory_order_relaxed);
+        u->sess = (size_t)(k % S->n);
+        u->cycle = k;
+        u->turn = 0;
+        u->active = true;
+        int rc = llm_sess_history_start(S, &S->s[u->sess], &u->hist);
+        if (rc) return rc;
+        struct llm_sess_stats *st = stats(s, c);
+        if (st) st->started++;
+    }
+    const struct llm_session *se = &S->s[u->sess];
+    buf_reset(&u->msgs);
+    int rc = llm_sess_messages(S, se, u->turn, &u->hist, &u->msgs);
+    if (rc) return rc;
+    u->pending = true;
+    u->failed = false;
+    return llm_conn_build_msgs(c, u->msgs.data, u->msgs.len, S->t[se->first + u->turn].max_tokens,
+                               req, len);
+}
+
+void bench_sess_begin(struct bench_sess *s, struct llm_conn *c, lat_ns t_sched)
+{
+    struct llm_sess_user *u = c->user;
+    (void)s;
+    if (u && u->pending && u->turn == 0) u->t_start = t_sched;
+}
+
+void bench_sess_end(struct bench_sess *s, struct llm_conn *c, bool measured)
+{
+    struct llm_sess_user *u = c->user;
+    if (!u || !u->pending) return;
+    const struct llm_record *r = &c->s.rec;
+    const struct llm_sessions *S = &s->S;
+    const struct llm_session *se = &S->s[u->sess];
+    bool ok = r->err == LLM_OK;
+    struct llm_sess_stats *st = stats(s, c);
+    if (measured && st) {
+        int64_t isl = r->prompt_tokens >= 0 ? r->prompt_tokens : r->prompt_tokens_tok;
+        llm_sess_stats_turn(st, u->turn, ok, r->t_first >= 0 ? r->t_first - r->t_sched : -1,
+                            r->t_end >= 0 ? r->t_end - r->t_sched : -1, isl);
+    }
+    if (!ok) {
+        u->failed = true; /* a stale keep-alive retry may still succeed */
+        return;
+    }
+    int rc = s->history == LLM_SESS_HISTORY_DATASET
+                 ? llm_sess_history_add(S, se, u->turn, NULL, 0, &u->hist)
+                 : llm_sess_history_add_buf(S, se, u->turn, c->s.text.data ? c->s.text.data : "",
+                                            c->s.text.len, &u->hist, &u->lit, &u->txt);
+    if (rc) {
+        u->failed = true;
+        return;
+    }
+    u->pending = false;
+    u->turn++;
+    if (u->turn >= se->n) {
+        if (st) {
+            st->completed++;
+            if (r->t_end >= u->t_start) hist_record(&st->duration, r->t_end - u->t_start);
+        }
+        u->active = false;
+    }
+}
+
+lat_ns bench_sess_think(struct bench_sess *s, struct llm_conn *c)
+{
+    struct llm_sess_user *u = c->user;
+    if (!u || !u->active || u->pending || u->turn == 0) return 0;
+    const struct llm_session *se = &s->S.s[u->sess];
+    if (u->turn >= se->n) return 0;
+    const struct llm_sess_turn *t = &s->S.t[se->first + u->turn];
+    if (t->delay_ms >= 0) return (lat_ns)t->delay_ms * LAT_NS_PER_MS;
+    if (s->think_ns <= 0 && s->think_sd_ns <= 0) return 0;
+    if (s->think_sd_ns <= 0) return s->think_ns;
+    /* Normal(mean, sd), seeded by (seed, session start, turn): the same run thinks the same */
+    uint64_t st =
+        s->seed ^ (0x9e3779b97f4a7c15ull * (u->cycle + 1)) ^ (0xd1b54a32d192ed03ull * u->turn);
+    double u1 = (double)(rng_splitmix64(&st) >> 11) / 9007199254740992.0;
+    double u2 = (double)(rng_splitmix64(&st) >> 11) / 9007199254740992.0;
+    if (u1 < 1e-300) u1 = 1e-300;
+    double v =
+        (double)s->think_ns + (double)s->think_sd_ns * sqrt(-2.0 * log(u1)) * cos(2 * M_PI * u2);
+    return v > 0 ? (lat_ns)v : 0;
+}
+
+/* ---- the point's report ---- */
+
+static void row_out(const struct llm_sess_row *r, struct bench_sess_row *o)
+{
+    o->n = r->n;
+    o->ok = r->ok;
+    o->nttft = hist_count(&r->ttft);
+    if (o->nttft) {
+        o->ttft_mean = hist_mean(&r->ttft);
+        o->ttft_p50 = (double)hist_value_at_percentile(&r->ttft, 50);
+        o->ttft_p99 = (double)hist_value_at_percentile(&r->ttft, 99);
+    }
+    if (hist_count(&r->e2e)) {
+        o->e2e_mean = hist_mean(&r->e2e);
+        o->e2e_p50 = (double)hist_value_at_percentile(&r->e2e, 50);
+        o->e2e_p99 = (double)hist_value_at_percentile(&r->e2e, 99);
+    }
+    o->isl_mean = r->isl_n ? r->isl_sum / (double)r->isl_n : -1;
+}
+
+struct bench_sess_point *bench_sess_point(struct bench_sess *s)
+{
+    struct llm_sess_stats all;
+    struct bench_sess_point *p = calloc(1, sizeof(*p));
+    int rc = llm_sess_stats_init(&all);
+    for (unsigned i = 0; i < BENCH_SESS_MAX_THREADS && !rc; i++)
+        if (s->th[i]) rc = llm_sess_stats_add(&all, s->th[i]);
+    if (p && !rc) {
+        p->history = s->history == LLM_SESS_HISTORY_DATASET ? "dataset" : "server";
+        p->in_file = s->S.n;
+        for (unsigned k = 0; k < LLM_SESS_SHOW_TURNS; k++) {
+            row_out(&all.row[k], &p->turn[k]);
+            if (all.row[k].n) p->nturns = k + 1;
+        }
+        row_out(&all.row[LLM_SESS_SHOW_TURNS], &p->later);
+        p->turns_beyond = all.turns_beyond;
+        p->started = all.started;
+        p->completed = all.completed;
+        p->failed = all.failed;
+        p->dur_n = hist_count(&all.duration);
+        if (p->dur_n) {
+            p->dur_mean = hist_mean(&all.duration);
+            p->dur_p50 = (double)hist_value_at_percentile(&all.duration, 50);
+            p->dur_p99 = (double)hist_value_at_percentile(&all.duration, 99);
+        }
+        p->think_ns = s->think_ns;
+        p->think_sd_ns = s->think_sd_ns;
+    } else {
+        free(p);
+        p = NULL;
+    }
+    llm_sess_stats_fini(&all);
+    for (unsigned i = 0; i < BENCH_SESS_MAX_THREADS; i++)
+        if (s->th[i]) llm_sess_stats_reset(s->th[i]);
+    return p;
+}
+
+static void json_ms(struct jsonw *w, const char *key, double ns, bool have)
+{
+    jsonw_key(w, key);
+    if (have)
+        jsonw_fixed(w, ns / 1e6, 3);
+    else
+        jsonw_null(w);
+}
+
+static void json_row(struct jsonw *w, const struct bench_sess_row *r)
+{
+    jsonw_key(w, "requests");
+    jsonw_u64(w, r->n);
+    jsonw_key(w, "ok");
+    jsonw_u64(w, r->ok);
+    json_ms(w, "ttft_mean_ms", r->ttft_mean, r->nttft > 0);
+    json_ms(w, "ttft_p50_ms", r->ttft_p50, r->nttft > 0);
+    json_ms(w, "ttft_p99_ms", r->ttft_p99, r->nttft > 0);
+    json_ms(w, "e2e_mean_ms", r->e2e_mean, r->ok > 0);
+    json_ms(w, "e2e_p50_ms", r->e2e_p50, r->ok > 0);
+    json_ms(w, "e2e_p99_ms", r->e2e_p99, r->ok > 0);
+    jsonw_key(w, "isl_mean");
+    if (r->isl_mean >= 0)
+        jsonw_fixed(w, r->isl_mean, 1);
+    else
+        jsonw_null(w);
+}
+
+void bench_sess_write_json(struct jsonw *w, const struct bench_sess_point *p)
+{
+    if (!p) return;
+    jsonw_key(w, "sessions");
+    jsonw_obj_begin(w);
+    jsonw_key(w, "history");
+    jsonw_str(w, p->history);
+    jsonw_key(w, "in_file");
+    jsonw_u64(w, p->in_file);
+    jsonw_key(w, "think_time_ms");
+    if (p->think_ns >= 0)
+        jsonw_fixed(w, (double)p->think_ns / 1e6, 3);
+    else
+        jsonw_null(w);
+    jsonw_key(w, "think_time_sd_ms");
+    jsonw_fixed(w, p->think_sd_ns > 0 ? (double)p->think_sd_ns / 1e6 : 0, 3);
+    jsonw_key(w, "started");
+    jsonw_u64(w, p->started);
+    jsonw_key(w, "completed");
+    jsonw_u64(w, p->completed);
+    jsonw_key(w, "failed");
+    jsonw_u64(w, p->failed);
+    json_ms(w, "duration_mean_ms", p->dur_mean, p->dur_n > 0);
+    json_ms(w, "duration_p50_ms", p->dur_p50, p->dur_n > 0);
+    json_ms(w, "duration_p99_ms", p->dur_p99, p->dur_n > 0);
+    jsonw_key(w, "turns");
+    jsonw_arr_begin(w);
+    for (unsigned k = 0; k < p->nturns; k++) {
+        jsonw_obj_begin(w);
+        jsonw_key(w, "turn");
+        jsonw_u64(w, k + 1);
+        json_row(w, &p->turn[k]);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_key(w, "later_turns");
+    jsonw_obj_begin(w);
+    json_row(w, &p->later);
+    jsonw_key(w, "beyond_listed");
+    jsonw_u64(w, p->turns_beyond);
+    jsonw_obj_end(w);
+    jsonw_key(w, "later_vs_first_ttft");
+    if (p->nturns && p->turn[0].nttft && p->later.nttft && p->turn[0].ttft_mean > 0)
+        jsonw_fixed(w, p->later.ttft_mean / p->turn[0].ttft_mean, 3);
+    else
+        jsonw_null(w);
+    jsonw_obj_end(w);
+}
+
+static void text_row(FILE *f, const char *name, const struct bench_sess_row *r)
+{
+    fprintf(f, "    %-7s %8llu %8llu", name, (unsigned long long)r->n, (unsigned long long)r->ok);
+    if (r->nttft)
+        fprintf(f, " %10.3f %10.3f %10.3f", r->ttft_mean / 1e6, r->ttft_p50 / 1e6,
+                r->ttft_p99 / 1e6);
+    else
+        fprintf(f, " %10s %10s %10s", "-", "-", "-");
+    if (r->ok)
+        fprintf(f, " %10.3f %10.3f", r->e2e_p50 / 1e6, r->e2e_p99 / 1e6);
+    else
+        fprintf(f, " %10s %10s", "-", "-");
+    if (r->isl_mean >= 0)
+        fprintf(f, " %9.1f\n", r->isl_mean);
+    else
+        fprintf(f, " %9s\n", "-");
+}
+
+void bench_sess_write_text(FILE *f, const struct bench_sess_point *p)
+{
+    if (!p) return;
+    fprintf(f, "  sessions: %llu started, %llu completed, %llu failed (history: %s)",
+            (unsigned long long)p->started, (unsigned long long)p->completed,
+            (unsigned long long)p->failed, p->history);
+    if (p->dur_n)
+        fprintf(f, "; duration mean %.3f ms p50 %.3f ms p99 %.3f ms\n", p->dur_mean / 1e6,
+                p->dur_p50 / 1e6, p->dur_p99 / 1e6);
+    else
+        fputc('\n', f);
+    fprintf(f, "    %-7s %8s %8s %10s %10s %10s %10s %10s %9s\n", "turn", "requests", "ok",
+            "TTFT mean", "TTFT p50", "TTFT p99", "E2E p50", "E2E p99", "ISL mean");
+    char name[16];
+    for (unsigned k = 0; k < p->nturns; k++) {
+        snprintf(name, sizeof(name), "%u", k + 1);
+        text_row(f, name, &p->turn[k]);
+    }
+    if (p->later.n) text_row(f, "later", &p->later);
+    if (p->nturns && p->turn[0].nttft && p->later.nttft && p->turn[0].ttft_mean > 0)
+        fprintf(f, "    later turns' mean TTFT is %.2fx turn 1's (ms in the table)\n",
+                p->later.ttft_mean / p->turn[0].ttft_mean);
+}
+
+void bench_sess_csv(FILE *f, const struct bench_sess_point *const *pts, size_t n)
+{
+    bool any = false;
+    for (size_t i = 0; i < n; i++)
+        if (pts[i]) any = true;
+    if (!any) return;
+    fputs("\nPoint,Turn,Requests,OK,TTFT mean,TTFT p50,TTFT p99,E2E p50,E2E p99,ISL mean\n", f);
+    for (size_t i = 0; i < n; i++) {
+        const struct bench_sess_point *p = pts[i];
+        if (!p) continue;
+        for (unsigned k = 0; k <= p->nturns; k++) {
+            const struct bench_sess_row *r = k < p->nturns ? &p->turn[k] : &p->later;
+            if (k == p->nturns && !r->n) break;
+            fprintf(f, "%zu,", i + 1);
+            if (k < p->nturns)
+                fprintf(f, "%u", k + 1);
+            else
+                fputs("later", f);
+            fprintf(f, ",%llu,%llu", (unsigned long long)r->n, (unsigned long long)r->ok);
+            if (r->nttft)
+                fprintf(f, ",%.0f,%.0f,%.0f", r->ttft_mean / 1e3, r->ttft_p50 / 1e3,
+                        r->ttft_p99 / 1e3);
+            else
+                fputs(",,,", f);
+            if (r->ok)
+                fprintf(f, ",%.0f,%.0f", r->e2e_p50 / 1e3, r->e2e_p99 / 1e3);
+            else
+                fputs(",,", f);
+            if (r->isl_mean >= 0)
+                fprintf(f, ",%.1f\n", r->isl_mean);
+            else
+                fputs(",\n", f);
+        }
+    }
+}
