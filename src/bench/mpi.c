@@ -187,6 +187,10 @@ int bench_mpi_window(const struct bench_shard *s, const struct bench_window *in,
     out->errors = c[1];
     out->inflight = c[2];
     out->t_end = out->t_start + (lat_ns)(c[4] / mpi_dist.nshards);
+    /* the errors by class too (rank 0's live view shows the whole job's) */
+    if (MPI_Allreduce(MPI_IN_PLACE, out->errors_by, BENCH_ERR__COUNT, MPI_UINT64_T, MPI_SUM,
+                      MPI_COMM_WORLD) != MPI_SUCCESS)
+        return LAT_E_INTERNAL;
     return 0;
 }
 

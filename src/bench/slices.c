@@ -44,8 +44,9 @@ static size_t slice_of(const struct bench_slices *s, lat_ns t)
 
 /* The LLM view of each slice: the target's per-request summaries of this point, split by end
  * time and summarized like the point (llm_metrics_summarize, the same view). */
-static int llm_slices(struct bench_slices *s, struct llm_bench *llm)
+int bench_slices_llm(struct bench_slices *s, struct llm_bench *llm)
 {
+    if (!s || !llm) return 0;
     struct llm_target *t = llm->t;
     if (!t) return 0;
     size_t total = 0;
@@ -91,8 +92,7 @@ static int llm_slices(struct bench_slices *s, struct llm_bench *llm)
 }
 
 struct bench_slices *bench_slices_point(lat_ns width, const struct bench_load *load,
-                                        const struct bench_result *res, struct llm_bench *llm,
-                                        const struct gpu_point *gpu)
+                                        const struct bench_result *res, const struct gpu_point *gpu)
 {
     if (width <= 0) return NULL;
     struct bench_slices *s = calloc(1, sizeof(*s));
@@ -106,10 +106,6 @@ struct bench_slices *bench_slices_point(lat_ns width, const struct bench_load *l
         if (r->err == BENCH_REC_INTERRUPTED) continue;
         if (r->t_end > last) last = r->t_end;
     }
-    if (llm && llm->t)
-        for (unsigned i = 0; i < llm->t->nthreads; i++)
-            for (size_t j = 0; j < llm->t->metrics[i].n; j++)
-                if (llm->t->metrics[i].r[j].t_end > last) last = llm->t->metrics[i].r[j].t_end;
     /* As many slices as the point's measured window holds (--duration; the last may be
      * shorter); the responses that end after it (a closed loop's last requests) count in the
      * last slice. Without --duration (--requests N) the window ends with the last response. */
@@ -177,7 +173,6 @@ struct bench_slices *bench_slices_point(lat_ns width, const struct bench_load *l
         }
     }
     s->complete = s->records_ok == res->ok && s->records_errors == res->errors_total;
-    if (llm && llm_slices(s, llm)) goto fail;
     if (gpu && gpu->ndev) {
         for (size_t k = 0; k < s->n; k++) {
             struct bench_slice *x = &s->s[k];
