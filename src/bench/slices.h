@@ -41,6 +41,10 @@ struct bench_slice {
     uint64_t llm_ok, llm_errors; /* the LLM view's counts (its own failure classes included) */
     struct gpu_dev_stats *gpu;   /* per GPU (ngpu), NULL without telemetry */
     size_t ngpu;
+    /* bench merge / --mpi: several shards had requests in this slice, and their slices carry
+     * percentiles, not histograms: p50/p90/p99 (latency, TTFT, ITL) are "not mergeable" (-1 /
+     * null); counts, mean and max are exact. */
+    bool pct_not_mergeable;
 };
 
 struct bench_slices {
@@ -53,6 +57,9 @@ struct bench_slices {
     bool complete;
     uint64_t records_ok, records_errors;
     const struct gpu_point *gpu; /* the point's telemetry (not owned): device names */
+    /* bench merge / --mpi: the slices of this many shards, slice k of each added into slice k
+     * (0: one process's own). base and records_base are then 0 (no one clock). */
+    uint32_t merged_shards;
 };
 
 extern const char bench_slices_usage[];
