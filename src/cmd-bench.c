@@ -793,11 +793,6 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
                                            "whole load: run the shards under MPI (--mpi)");
         goto early;
     }
-    if (shard.mpi && (c.slice_ns || gtel.mode != GPU_TELEM_OFF)) { /* issue 17 */
-        exit_code = usage_error("--mpi", "not yet with --slice or GPU telemetry (each rank would "
-                                         "see only its own requests): run --shard K/N per process");
-        goto early;
-    }
     /* --mpi: rank 0 writes --hdr-log (the reduced windows) and --records (every rank's) */
     bool mpi_writer = !shard.mpi || shard.index == 0;
     /* the live view: rank 0's only under --mpi (the reduced windows) */

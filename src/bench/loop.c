@@ -339,7 +339,8 @@ int bench_loop_run(const struct bench_plan *pl, struct bench_target *t,
         }
         p->ran = true;
         /* before after_point: openai's reads the point's LLM requests, then resets them */
-        p->slices = bench_slices_point(pl->slice_ns, &p->load, &p->res, p->gpu);
+        /* (--mpi: after the records and telemetry of every rank are gathered, below) */
+        if (!shard->mpi) p->slices = bench_slices_point(pl->slice_ns, &p->load, &p->res, p->gpu);
         if (p->slices && tops->slices && tops->slices(tst, p->slices) < 0) {
             bench_slices_free(p->slices); /* out of memory: no slices rather than half ones */
             p->slices = NULL;
@@ -355,15 +356,39 @@ int bench_loop_run(const struct bench_plan *pl, struct bench_target *t,
             }
         }
         /* --mpi --records: every rank's records to rank 0 (before the reduction rebases t0) */
-        if (shard->mpi && (rc = bench_mpi_gather_records(shard, &p->res, pl->records_writer)) < 0) {
+        /* (and with --slice: rank 0 cuts the job's slices from them) */
+        bool gather = pl->records_writer || (pl->slice_ns && shard->index == 0);
+        if (shard->mpi && (rc = bench_mpi_gather_records(shard, &p->res, gather)) < 0) {
             pr_err("--mpi: gathering the records of point %zu: %s\n", i + 1, lat_strerror(rc));
             status = BENCH_LOOP_FAILED;
             break;
         }
+        /* --mpi: every rank's GPU telemetry and time slices on rank 0, as one process's */
+        if (shard->mpi && pl->gtel && pl->gtel->mode != GPU_TELEM_OFF &&
+            (rc = bench_mpi_gather_gpu(shard, &p->res, &p->gpu)) < 0) {
+            pr_err("--mpi: gathering the GPU telemetry of point %zu: %s\n", i + 1,
+                   lat_strerror(rc));
+            status = BENCH_LOOP_FAILED;
+            break;
+        }
+        if (shard->mpi && shard->index == 0)
+            p->slices = bench_slices_point(pl->slice_ns, &p->load, &p->res, p->gpu);
+        lat_ns ws_mono = p->res.have_window ? p->res.window_start_ns : p->res.t_first_sched;
         if (shard->mpi && (rc = bench_mpi_point_reduce(shard, run, p)) < 0) {
             pr_err("--mpi: reducing point %zu: %s\n", i + 1, lat_strerror(rc));
             status = BENCH_LOOP_FAILED;
             break;
+        }
+        if (shard->mpi && p->slices) /* the counts are the job's now */
+            p->slices->complete = p->slices->records_ok == p->res.ok &&
+                                  p->slices->records_errors == p->res.errors_total;
+        if (shard->mpi && p->gpu && p->res.have_window) {
+            /* the reduction put the window on the job's time axis: the series follows it */
+            lat_ns shift = p->res.window_start_ns - ws_mono;
+            for (size_t k = 0; k < p->gpu->n; k++)
+                p->gpu->s[k].t += shift;
+            p->gpu->t_begin += shift;
+            p->gpu->t_end += shift;
         }
         if (pl->stable) {
             enum stable_verdict v = stable.verdict;
