@@ -31,6 +31,8 @@ struct line {
 };
 
 static bool vfield(struct line *l, bool last_try, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static bool vfield(struct line *l, bool last_try, const char *fmt, va_list ap)
 {
     if (l->full) return false;
     char tmp[320];

@@ -30,6 +30,20 @@ static double num(const char *d, size_t n, const char *path, double dflt)
     return json_get_double(d, n, path, &v) == 0 ? v : dflt;
 }
 
+/* A time or latency read from a shard: kept within +-1e6 (s or ms), so that no sum of them
+ * in ns overflows. */
+static double sane(double v)
+{
+    return v > 1e6 ? 1e6 : v < -1e6 ? -1e6 : v == v ? v : 0;
+}
+
+/* A count: a non-negative whole number below 2^63, else 0 (never an out-of-range cast). */
+static uint64_t count(const char *d, size_t n, const char *path)
+{
+    double v = num(d, n, path, 0);
+    return v >= 0 && v < 9.2e18 ? (uint64_t)v : 0;
+}
+
 static void str(const char *d, size_t n, const char *path, char *out, size_t cap)
 {
     struct lat_buf b = LAT_BUF_INIT;
@@ -108,14 +122,17 @@ static int merge_gpu(struct bench_point *p, const struct bench_merge_shard *sh, 
             str(d, dn, "unavailable_reason", why, sizeof(why));
             snprintf(g->why, sizeof(g->why), "shard %u: %s", sh[i].index, why);
         }
-        g->scrapes += (uint64_t)num(d, dn, "scrapes", 0);
-        g->errors += (uint64_t)num(d, dn, "scrape_errors", 0);
+        g->scrapes += count(d, dn, "scrapes");
+        g->errors += count(d, dn, "scrape_errors");
         /* this shard's GPUs: their ids (the series names them) and merged index */
         char ids[GPU_TELEM_MAX_GPUS][GPU_ID_MAX];
         size_t map[GPU_TELEM_MAX_GPUS], nloc = 0;
         struct json_val *gp;
         size_t ng = array_items(d, dn, "gpus", &gp);
-        if (ng == (size_t)-1) return -ENOMEM;
+        if (ng == (size_t)-1) {
+            gpu_point_free(g);
+            return -ENOMEM;
+        }
         for (size_t j = 0; j < ng && nloc < GPU_TELEM_MAX_GPUS; j++) {
             const char *e = d + gp[j].off;
             size_t en = gp[j].len;
@@ -137,7 +154,7 @@ static int merge_gpu(struct bench_point *p, const struct bench_merge_shard *sh, 
                 char path[96];
                 struct gpu_stat st = {0};
                 snprintf(path, sizeof(path), "%s/samples", gpu_field_keys[f]);
-                st.n = (uint64_t)num(e, en, path, 0);
+                st.n = count(e, en, path);
                 snprintf(path, sizeof(path), "%s/mean", gpu_field_keys[f]);
                 st.mean = num(e, en, path, 0);
                 snprintf(path, sizeof(path), "%s/min", gpu_field_keys[f]);
@@ -152,7 +169,10 @@ static int merge_gpu(struct bench_point *p, const struct bench_merge_shard *sh, 
         free(gp);
         struct json_val *sv;
         size_t ns = array_items(d, dn, "series", &sv);
-        if (ns == (size_t)-1) return -ENOMEM;
+        if (ns == (size_t)-1) {
+            gpu_point_free(g);
+            return -ENOMEM;
+        }
         for (size_t j = 0; j < ns && !rc; j++) {
             const char *e = d + sv[j].off;
             size_t en = sv[j].len;
@@ -175,7 +195,7 @@ static int merge_gpu(struct bench_point *p, const struct bench_merge_shard *sh, 
             struct gpu_sample *x = &g->s[g->n];
             memset(x, 0, sizeof(*x));
             /* on the schedule's axis: this shard's window start plus its offset in it */
-            x->t = sh[i].ws_rel_ns + (lat_ns)llround(num(e, en, "t_s", 0) * 1e9);
+            x->t = sh[i].ws_rel_ns + (lat_ns)llround(sane(num(e, en, "t_s", 0)) * 1e9);
             x->dev = (uint16_t)m;
             for (int f = 0; f < GPU_F__N; f++) {
                 double v;
@@ -212,15 +232,15 @@ static void read_llm_stat(const char *e, size_t en, const char *key, struct llm_
     char path[64];
     memset(st, 0, sizeof(*st));
     snprintf(path, sizeof(path), "%s/samples", key);
-    st->n = (uint64_t)num(e, en, path, 0);
+    st->n = count(e, en, path);
     snprintf(path, sizeof(path), "%s/mean", key);
-    st->mean = num(e, en, path, 0) * 1e6;
+    st->mean = sane(num(e, en, path, 0)) * 1e6;
     snprintf(path, sizeof(path), "%s/p50", key);
-    st->p50 = num(e, en, path, 0) * 1e6;
+    st->p50 = sane(num(e, en, path, 0)) * 1e6;
     snprintf(path, sizeof(path), "%s/p90", key);
-    st->p90 = num(e, en, path, 0) * 1e6;
+    st->p90 = sane(num(e, en, path, 0)) * 1e6;
     snprintf(path, sizeof(path), "%s/p99", key);
-    st->p99 = num(e, en, path, 0) * 1e6;
+    st->p99 = sane(num(e, en, path, 0)) * 1e6;
 }
 
 /* dst += s: samples and weighted mean exact; the percentiles only while one shard has any. */
@@ -259,7 +279,7 @@ static int merge_slices(struct bench_point *p, const struct bench_merge_shard *s
             rc = -ENOMEM;
             goto out;
         }
-        double w = num(sh[i].d, sh[i].n, "slice_s", 0);
+        double w = sane(num(sh[i].d, sh[i].n, "slice_s", 0));
         if (w <= 0) {
             complete = false;
             continue;
@@ -304,17 +324,17 @@ static int merge_slices(struct bench_point *p, const struct bench_merge_shard *s
             const char *e = sh[i].d + items[i][k].off;
             size_t en = items[i][k].len;
             struct one o = {0};
-            o.ok = (uint64_t)num(e, en, "requests", 0);
-            o.errors = (uint64_t)num(e, en, "errors", 0);
-            o.rps = num(e, en, "achieved_rps", 0);
-            o.mean = num(e, en, "latency_ms/mean", 0) * 1e6;
-            o.p50 = num(e, en, "latency_ms/p50", -1);
-            o.p90 = num(e, en, "latency_ms/p90", -1);
-            o.p99 = num(e, en, "latency_ms/p99", -1);
-            o.max = num(e, en, "latency_ms/max", -1);
-            o.end_s = num(e, en, "end_s", 0);
+            o.ok = count(e, en, "requests");
+            o.errors = count(e, en, "errors");
+            o.rps = sane(num(e, en, "achieved_rps", 0));
+            o.mean = sane(num(e, en, "latency_ms/mean", 0)) * 1e6;
+            o.p50 = sane(num(e, en, "latency_ms/p50", -1));
+            o.p90 = sane(num(e, en, "latency_ms/p90", -1));
+            o.p99 = sane(num(e, en, "latency_ms/p99", -1));
+            o.max = sane(num(e, en, "latency_ms/max", -1));
+            o.end_s = sane(num(e, en, "end_s", 0));
             int64_t v;
-            o.have_llm = json_get_i64(e, en, "llm_requests", &v) == 0;
+            o.have_llm = json_get_i64(e, en, "llm_requests", &v) == 0 && v >= 0;
             x->ok += o.ok;
             x->errors += o.errors;
             x->rps += o.rps;
@@ -329,7 +349,7 @@ static int merge_slices(struct bench_point *p, const struct bench_merge_shard *s
             if (o.have_llm) {
                 x->have_llm = true;
                 x->llm_ok += (uint64_t)v;
-                x->llm_errors += (uint64_t)num(e, en, "llm_errors", 0);
+                x->llm_errors += count(e, en, "llm_errors");
                 struct llm_stat t, l;
                 read_llm_stat(e, en, "ttft_ms", &t);
                 read_llm_stat(e, en, "itl_ms", &l);

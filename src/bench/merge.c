@@ -487,8 +487,10 @@ static int merge_point(struct bench_merged *m, struct shard_doc *sd, size_t n, s
         size_t dn = sd[i].pv[pi].len;
         int64_t t0 = get_i64(d, dn, "t0_unix_ns", 0);
         int64_t ws = get_i64(d, dn, "window_start_unix_ns", INT64_MIN);
-        ms[i] = (struct bench_merge_shard){d, sd[i].name, dn, lines[i].index,
-                                           ws != INT64_MIN && t0 > 0 ? ws - t0 : 0};
+        ms[i] = (struct bench_merge_shard){
+            d, sd[i].name, dn, lines[i].index,
+            ws != INT64_MIN && t0 > 0 && ws > t0 - (1LL << 60) && ws < t0 + (1LL << 60) ? ws - t0
+                                                                                        : 0};
     }
     rc = bench_merge_point_parts(p, ms, n, err, errsz);
     free(ms);
