@@ -5,13 +5,14 @@
  * parsed by cli_parse()), sets the selected target up, expands the load points (concurrency or
  * rate sweeps, --find-max probes), opens the output files, runs the points (bench/loop.c, on
  * the engine of bench/engine.c), and prints the results (bench/report.c): a table on stdout by
- * default, or JSON / CSV. Diagnostics and live progress go to stderr; progress only on a TTY.
+ * default, or JSON / CSV. Diagnostics and the live view go to stderr; the live view only on a TTY.
  * Ctrl-C stops the current point cleanly: the in-flight requests get a short grace period and
  * every completed request is still reported. Exit status: 0 every point valid, 1 a point is
  * INVALID (or the run was interrupted), 2 usage or setup error.
  */
 #define PR_FMT "bench"
 #include "bench/bench.h"
+#include "bench/live.h"
 #include "bench/loop.h"
 #include "bench/mpi.h"
 #include "bench/opts.h"
@@ -35,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -95,6 +97,7 @@ enum {
     OPT_GPU_TELEMETRY,
     OPT_GPU_INTERVAL,
     OPT_SLICE,
+    OPT_LIVE,
     /* the rows of the groups (targets, multi-host): OPT_GROUP + their index in the table */
     OPT_GROUP = 0x400,
 };
@@ -136,7 +139,7 @@ static const struct cli_opt common_opts[] = {
     {"connect-timeout", 0, "D", OPT_CONNECT_TIMEOUT, 0, "default 3s"},
     {"timeout", 0, "D", OPT_TIMEOUT, 0,
      "request timeout (default 10s); counted as 'timeout' errors"},
-    {"window", 0, "D", OPT_WINDOW, 0, "progress / --stable / hlog interval (default 1s)"},
+    {"window", 0, "D", OPT_WINDOW, 0, "live view / --stable / hlog interval (default 1s)"},
     {NULL, 0, NULL, 0, 0, "Stopping rules and SLOs"},
     {"stable", 0, NULL, OPT_STABLE, 0,
      "end a point when 3 windows agree within 10 % on throughput\n"
@@ -158,6 +161,11 @@ static const struct cli_opt common_opts[] = {
     {"precision", 0, "F", OPT_PRECISION, 0, "--find-max relative precision (default 0.05)"},
     {NULL, 0, NULL, 0, 0, "Output"},
     {"format", 0, "text|json|csv", OPT_FORMAT, 0, "stdout format (default text)"},
+    {"live", 0, "auto|on|off", OPT_LIVE, 0,
+     "a status line on stderr redrawn each --window while a point\n"
+     "runs, erased when it ends; auto (default): when stderr is a\n"
+     "terminal (TERM not dumb); on: also TERM=dumb; never into a\n"
+     "pipe or file"},
     {"hdr-log", 0, "FILE", OPT_HDR_LOG, 0,
      "HdrHistogram V2 interval log (tags lat.sched, lat.send, send_lag)"},
     {"records", 0, "FILE", OPT_RECORDS, 0,
@@ -262,6 +270,7 @@ struct cli {
     const char *url;
     const char *gpu_url, *gpu_mode, *gpu_interval; /* --gpu-metrics-url, --gpu-telemetry, ... */
     lat_ns slice_ns;                               /* --slice, 0: none */
+    const char *live;                              /* --live auto|on|off (NULL: auto) */
     const struct bench_target_ops *tops;           /* --target (else from the URL) */
     void *tst;                                     /* its state */
     const char *method;
@@ -461,6 +470,11 @@ static int on_opt(void *ctx, int id, const char *val)
     case OPT_GPU_INTERVAL:
         c->gpu_interval = val;
         break;
+    case OPT_LIVE:
+        if (strcmp(val, "auto") && strcmp(val, "on") && strcmp(val, "off"))
+            rc = usage_error("--live", "expected auto, on or off");
+        c->live = val;
+        break;
     case OPT_SLICE: {
         char w[128];
         if (bench_slices_parse(val, &c->slice_ns, w, sizeof(w)) < 0) rc = usage_error("--slice", w);
@@ -640,6 +654,50 @@ static int write_records(FILE *f, struct bench_run *run)
     return rc;
 }
 
+/* The live view (bench/live.h) on stderr: one line redrawn in place each window, cut to the
+ * terminal's width (a wrapped line could not be redrawn), erased when the point ends. */
+struct live_out {
+    FILE *f;
+    bool shown; /* a line is on the screen */
+};
+
+static void live_print(void *ud, const struct bench_live *s)
+{
+    struct live_out *o = ud;
+    if (!s) {
+        if (o->shown) fputs("\r\033[K", o->f);
+        o->shown = false;
+        fflush(o->f);
+        return;
+    }
+    struct winsize ws;
+    size_t width = 80;
+    if (ioctl(fileno(o->f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1) width = ws.ws_col;
+    char line[512];
+    bench_live_format(s, line, width < sizeof(line) ? width : sizeof(line));
+    fprintf(o->f, "\r\033[K%s", line);
+    fflush(o->f);
+    o->shown = true;
+}
+
+/* --live: whether to show the live view. Only on a terminal: on a pipe or a file (CI logs)
+ * the redrawn line would be a string of carriage returns and escape codes. The report goes to
+ * stdout only after the last point, and the line is erased as each point ends, so no --format
+ * mixes with it, even on the same terminal. auto also leaves a dumb terminal alone (no ANSI
+ * erase). */
+static bool live_wanted(const char *mode)
+{
+    if (mode && !strcmp(mode, "off")) return false;
+    if (!isatty(STDERR_FILENO)) {
+        if (mode && !strcmp(mode, "on"))
+            pr_warn("--live on: stderr is not a terminal, no live view\n");
+        return false;
+    }
+    const char *term = getenv("TERM");
+    if (mode && !strcmp(mode, "on")) return true;
+    return term && *term && strcmp(term, "dumb") != 0;
+}
+
 /* --mpi: a rank that leaves with an error aborts the job (bench/mpi.h); this says why. */
 static void mpi_fail_note(int rank, int size, int status)
 {
@@ -735,13 +793,11 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
                                            "whole load: run the shards under MPI (--mpi)");
         goto early;
     }
-    if (shard.mpi && (c.slice_ns || gtel.mode != GPU_TELEM_OFF)) { /* issue 17 */
-        exit_code = usage_error("--mpi", "not yet with --slice or GPU telemetry (each rank would "
-                                         "see only its own requests): run --shard K/N per process");
-        goto early;
-    }
     /* --mpi: rank 0 writes --hdr-log (the reduced windows) and --records (every rank's) */
     bool mpi_writer = !shard.mpi || shard.index == 0;
+    /* the live view: rank 0's only under --mpi (the reduced windows) */
+    bool show_live = mpi_writer && live_wanted(c.live);
+    struct live_out live_o = {.f = stderr};
 
     rc = conn_target_init(&t.conn, t.url.host, t.url.port, t.url.tls, !c.insecure);
     if (rc < 0) {
@@ -779,6 +835,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         .confidence = c.confidence,
         .slo = c.slo_text ? &c.slo : NULL,
         .shard = &shard,
+        .live = show_live,
     };
     char twhy[768] = "";
     rc = tops->setup ? tops->setup(tst, &setup, &t, twhy, sizeof(twhy)) : 0;
@@ -893,14 +950,14 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         .slo = c.slo_text ? &c.slo : NULL,
         .slo_text = c.slo_text,
         .confidence = c.confidence,
-        .progress = opts->progress && c.format == LAT_FMT_TEXT ? stderr : NULL,
         .say_probes = c.format == LAT_FMT_TEXT,
         .hlog = hw_started ? &hw : NULL,
         .hdr_log = c.hdr_log,
         .records_writer = rf != NULL,
         .gtel = &gtel,
         .slice_ns = c.slice_ns,
-        .slice_llm = tops == &bench_target_openai ? tst : NULL,
+        .live = show_live ? live_print : NULL,
+        .live_ud = &live_o,
     };
     /* GPU telemetry: a --gpu-metrics-url that is not a DCGM exporter is a setup error; NVML
      * without a driver only says so, and the run goes on. */

@@ -160,6 +160,8 @@ struct bench_window {
     const struct lat_hist *lat, *lat_actual, *send_lag;
     uint64_t ok, errors, inflight;
     bool last; /* the point's final window (every worker has finished) */
+    /* errors by class (they sum to errors) */
+    uint64_t errors_by[BENCH_ERR__COUNT];
 };
 
 /* Stop rules evaluated after each window (the engine calls them; see stable/earlystop). */

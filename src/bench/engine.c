@@ -146,6 +146,7 @@ struct worker {
     pthread_mutex_t ivl_lock;
     struct lat_hist ivl_lat, ivl_act, ivl_lag;
     uint64_t ivl_ok, ivl_err;
+    uint64_t ivl_err_by[BENCH_ERR__COUNT]; /* the window's errors by class (the live view) */
 
     char rbuf[BENCH_RBUF];
 };
@@ -204,6 +205,7 @@ static void count_error(struct bconn *bc, enum bench_err cls, lat_ns now)
         w->errors[cls]++;
         pthread_mutex_lock(&w->ivl_lock);
         w->ivl_err++;
+        w->ivl_err_by[cls]++;
         pthread_mutex_unlock(&w->ivl_lock);
         if (w->e->o->keep_records && rec_room(w)) {
             struct bench_record *r = &w->rec[w->nrec++];
@@ -961,7 +963,8 @@ static int worker_init(struct worker *w, struct engine *e, unsigned id, unsigned
 }
 
 static void collect_window(struct engine *e, struct lat_hist *lat, struct lat_hist *act,
-                           struct lat_hist *lag, uint64_t *ok, uint64_t *err, uint64_t *inflight)
+                           struct lat_hist *lag, uint64_t *ok, uint64_t *err, uint64_t *inflight,
+                           uint64_t *err_by)
 {
     hist_reset(lat);
     hist_reset(act);
@@ -979,6 +982,10 @@ static void collect_window(struct engine *e, struct lat_hist *lat, struct lat_hi
         *ok += w->ivl_ok;
         *err += w->ivl_err;
         w->ivl_ok = w->ivl_err = 0;
+        for (int c = 0; c < BENCH_ERR__COUNT; c++) {
+            err_by[c] += w->ivl_err_by[c];
+            w->ivl_err_by[c] = 0;
+        }
         pthread_mutex_unlock(&w->ivl_lock);
         *inflight += w->inflight; /* racy read, for progress only */
     }
@@ -1237,7 +1244,7 @@ int bench_run_point(const struct bench_target *t, const struct bench_load *l,
         if (have_windows && (now >= next_win || all_done) &&
             (now > win_start || (all_done && hooks && hooks->always_last))) {
             struct bench_window bw = {.t_start = win_start, .t_end = now, .last = all_done};
-            collect_window(&e, &wl, &wa, &wg, &bw.ok, &bw.errors, &bw.inflight);
+            collect_window(&e, &wl, &wa, &wg, &bw.ok, &bw.errors, &bw.inflight, bw.errors_by);
             bw.lat = &wl;
             bw.lat_actual = &wa;
             bw.send_lag = &wg;

@@ -1,11 +1,12 @@
 /*
  * loop.c - the point loop of `latscope bench` (loop.h): each point's load, the per-window
- * hook (progress line, --hdr-log intervals, --stable, --confidence early stopping, the MPI
+ * hook (the live view, --hdr-log intervals, --stable, --confidence early stopping, the MPI
  * window reduction), the SLO verdict and the --find-max search.
  */
 #define PR_FMT "bench"
 #include "bench/loop.h"
 
+#include "bench/live.h"
 #include "bench/mpi.h"
 #include "bench/slices.h"
 #include "bench/telemetry.h"
@@ -17,9 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* State shared with the per-window hook: progress line and the interval log. */
+/* State shared with the per-window hook: the live view and the interval log. */
 struct window_ctx {
-    FILE *progress; /* the live progress line, or NULL */
+    /* the live view (bench_plan.live): the point's numbers so far; live_ttft (live_llm: the
+     * target's live hook) the window's TTFT */
+    void (*live)(void *ud, const struct bench_live *s);
+    void *live_ud;
+    struct bench_live lv;
+    bool live_llm;
+    struct lat_hist *live_ttft;
     lat_ns t0;
     uint64_t ok, errors;
     struct hlog_writer *hlog;
@@ -102,15 +109,19 @@ static bool on_window(void *ud, const struct bench_window *w)
     }
     c->ok += w->ok;
     c->errors += w->errors;
-    if (c->progress) {
-        double len = (double)(w->t_end - w->t_start) / 1e9;
-        fprintf(c->progress,
-                "\r[%6.1fs] %8.1f req/s  in flight %4llu  p50 %8.3f ms  p99 %8.3f ms  "
-                "errors %llu   ",
-                (double)(w->t_end - c->t0) / 1e9, len > 0 ? (double)w->ok / len : 0,
-                (unsigned long long)w->inflight, (double)hist_value_at_percentile(w->lat, 50) / 1e6,
-                (double)hist_value_at_percentile(w->lat, 99) / 1e6, (unsigned long long)c->errors);
-        fflush(c->progress);
+    if (c->live) {
+        bench_live_add_window(&c->lv, w);
+        c->lv.elapsed = w->t_end - c->t0;
+        if (c->live_llm) {
+            double len = (double)(w->t_end - w->t_start) / 1e9;
+            hist_reset(c->live_ttft);
+            uint64_t tok = c->tops->live(c->tst, c->live_ttft);
+            bool have = hist_count(c->live_ttft) > 0;
+            c->lv.ttft_p50 = have ? hist_value_at_percentile(c->live_ttft, 50) : -1;
+            c->lv.ttft_p99 = have ? hist_value_at_percentile(c->live_ttft, 99) : -1;
+            c->lv.tokens_s = len > 0 ? (double)tok / len : 0;
+        }
+        c->live(c->live_ud, &c->lv);
     }
     if (c->hlog && !c->hlog_err) {
         double s = (double)(w->t_start - c->hlog_base) / 1e9;
@@ -221,6 +232,12 @@ int bench_loop_run(const struct bench_plan *pl, struct bench_target *t,
         return -ENOMEM;
     }
 
+    /* the live view's window TTFT (a target with a live hook; not under --mpi, where the
+     * target's numbers would be this rank's only) */
+    bool live_llm = pl->live && tops->live && !shard->mpi;
+    struct lat_hist live_ttft = {0};
+    if (live_llm && hist_init_default(&live_ttft) < 0) live_llm = false;
+
     struct lat_hist mpi_h[2];
     memset(mpi_h, 0, sizeof(mpi_h));
     if (shard->mpi && (hist_init_default(&mpi_h[0]) < 0 || hist_init_default(&mpi_h[1]) < 0)) {
@@ -274,7 +291,24 @@ int bench_loop_run(const struct bench_plan *pl, struct bench_target *t,
                 hist_reset(&cum[CUM_TPOT]);
             }
         }
-        struct window_ctx wc = {.progress = pl->progress,
+        if (live_llm) /* nothing of the previous point */
+            tops->live(tst, &live_ttft);
+        struct window_ctx wc = {.live = pl->live,
+                                .live_ud = pl->live_ud,
+                                .lv = {.point = i + 1,
+                                       .npoints = pl->find_max ? 0 : pl->nvalues,
+                                       .find_max = pl->find_max,
+                                       .value = value,
+                                       .open_loop = pl->open_loop,
+                                       .target_ns = l->requests ? 0 : l->warmup_ns + l->duration_ns,
+                                       .target_requests = l->requests,
+                                       .p50 = -1,
+                                       .p99 = -1,
+                                       .llm = live_llm,
+                                       .ttft_p50 = -1,
+                                       .ttft_p99 = -1},
+                                .live_llm = live_llm,
+                                .live_ttft = &live_ttft,
                                 .t0 = clock_now_ns(),
                                 .hlog = pl->hlog,
                                 .hlog_base = hlog_base,
@@ -296,7 +330,7 @@ int bench_loop_run(const struct bench_plan *pl, struct bench_target *t,
         if (pl->gtel) gpu_telem_point_begin(pl->gtel);
         rc = bench_run_point(t, l, pl->eng, &hooks, stop, &p->res);
         if (pl->gtel) p->gpu = gpu_telem_point_end(pl->gtel);
-        if (wc.progress) fputs("\r\033[K", wc.progress);
+        if (wc.live) wc.live(wc.live_ud, NULL); /* the point ended: erase the line */
         if (rc < 0) {
             pr_err("load point %zu could not run: %s\n", i + 1, lat_strerror(rc));
             bench_result_fini(&p->res);
@@ -305,7 +339,12 @@ int bench_loop_run(const struct bench_plan *pl, struct bench_target *t,
         }
         p->ran = true;
         /* before after_point: openai's reads the point's LLM requests, then resets them */
-        p->slices = bench_slices_point(pl->slice_ns, &p->load, &p->res, pl->slice_llm, p->gpu);
+        /* (--mpi: after the records and telemetry of every rank are gathered, below) */
+        if (!shard->mpi) p->slices = bench_slices_point(pl->slice_ns, &p->load, &p->res, p->gpu);
+        if (p->slices && tops->slices && tops->slices(tst, p->slices) < 0) {
+            bench_slices_free(p->slices); /* out of memory: no slices rather than half ones */
+            p->slices = NULL;
+        }
         if (tops->after_point) {
             char awhy[128] = "";
             int arc = tops->after_point(tst, t, p, awhy, sizeof(awhy));
@@ -317,15 +356,39 @@ int bench_loop_run(const struct bench_plan *pl, struct bench_target *t,
             }
         }
         /* --mpi --records: every rank's records to rank 0 (before the reduction rebases t0) */
-        if (shard->mpi && (rc = bench_mpi_gather_records(shard, &p->res, pl->records_writer)) < 0) {
+        /* (and with --slice: rank 0 cuts the job's slices from them) */
+        bool gather = pl->records_writer || (pl->slice_ns && shard->index == 0);
+        if (shard->mpi && (rc = bench_mpi_gather_records(shard, &p->res, gather)) < 0) {
             pr_err("--mpi: gathering the records of point %zu: %s\n", i + 1, lat_strerror(rc));
             status = BENCH_LOOP_FAILED;
             break;
         }
+        /* --mpi: every rank's GPU telemetry and time slices on rank 0, as one process's */
+        if (shard->mpi && pl->gtel && pl->gtel->mode != GPU_TELEM_OFF &&
+            (rc = bench_mpi_gather_gpu(shard, &p->res, &p->gpu)) < 0) {
+            pr_err("--mpi: gathering the GPU telemetry of point %zu: %s\n", i + 1,
+                   lat_strerror(rc));
+            status = BENCH_LOOP_FAILED;
+            break;
+        }
+        if (shard->mpi && shard->index == 0)
+            p->slices = bench_slices_point(pl->slice_ns, &p->load, &p->res, p->gpu);
+        lat_ns ws_mono = p->res.have_window ? p->res.window_start_ns : p->res.t_first_sched;
         if (shard->mpi && (rc = bench_mpi_point_reduce(shard, run, p)) < 0) {
             pr_err("--mpi: reducing point %zu: %s\n", i + 1, lat_strerror(rc));
             status = BENCH_LOOP_FAILED;
             break;
+        }
+        if (shard->mpi && p->slices) /* the counts are the job's now */
+            p->slices->complete = p->slices->records_ok == p->res.ok &&
+                                  p->slices->records_errors == p->res.errors_total;
+        if (shard->mpi && p->gpu && p->res.have_window) {
+            /* the reduction put the window on the job's time axis: the series follows it */
+            lat_ns shift = p->res.window_start_ns - ws_mono;
+            for (size_t k = 0; k < p->gpu->n; k++)
+                p->gpu->s[k].t += shift;
+            p->gpu->t_begin += shift;
+            p->gpu->t_end += shift;
         }
         if (pl->stable) {
             enum stable_verdict v = stable.verdict;
@@ -373,6 +436,7 @@ int bench_loop_run(const struct bench_plan *pl, struct bench_target *t,
         hist_fini(&cum[k]);
     hist_fini(&mpi_h[0]);
     hist_fini(&mpi_h[1]);
+    hist_fini(&live_ttft);
     if (*stop) {
         run->interrupted = true;
         status = BENCH_LOOP_FAILED;

@@ -6,7 +6,7 @@
  * The command (src/cmd-bench.c) parses the options into a struct bench_plan, sets the target
  * up, opens the output files, and prints the struct bench_run this fills (bench/report.h).
  * Diagnostics go through core/log.h (pr_warn: a point that did not stabilize, a find-max probe
- * measured again); the live progress line to plan->progress.
+ * measured again); the live view's numbers to plan->live (the command prints them).
  */
 #ifndef LAT_BENCH_LOOP_H
 #define LAT_BENCH_LOOP_H
@@ -29,7 +29,7 @@
 #define FIND_MAX_CLIENT_TRIES 3
 
 struct gpu_telem;
-struct llm_bench;
+struct bench_live;
 
 struct bench_plan {
     /* The points: values (rates when open_loop, else concurrencies), or a --find-max search
@@ -55,14 +55,17 @@ struct bench_plan {
     const char *slo_text;
     double confidence; /* 0: no early stopping */
     /* While running. */
-    FILE *progress;              /* the live progress line (a TTY), or NULL */
-    bool say_probes;             /* pr_info each --find-max probe */
-    struct hlog_writer *hlog;    /* --hdr-log, or NULL */
-    const char *hdr_log;         /* its path, for warnings */
-    bool records_writer;         /* --mpi: this rank writes --records (bench_mpi_gather_records) */
-    struct gpu_telem *gtel;      /* GPU telemetry around each point (bench/telemetry.h), or NULL */
-    lat_ns slice_ns;             /* --slice width, 0: none (bench/slices.h) */
-    struct llm_bench *slice_llm; /* --target openai's state: the slices' TTFT/ITL, else NULL */
+    /* The live view (bench/live.h), or NULL: called once per engine window with the point's
+     * numbers so far, and with NULL when the point ended (the command erases its line). */
+    void (*live)(void *ud, const struct bench_live *s);
+    void *live_ud;
+    bool say_probes;          /* pr_info each --find-max probe */
+    struct hlog_writer *hlog; /* --hdr-log, or NULL */
+    const char *hdr_log;      /* its path, for warnings */
+    bool records_writer;      /* --mpi: this rank writes --records (bench_mpi_gather_records) */
+    struct gpu_telem *gtel;   /* GPU telemetry around each point (bench/telemetry.h), or NULL */
+    lat_ns slice_ns;          /* --slice width, 0: none (bench/slices.h; the target's slices
+                               * hook adds its part) */
 };
 
 enum bench_loop_status {

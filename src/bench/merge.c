@@ -3,6 +3,8 @@
  */
 #include "bench/merge.h"
 
+#include "bench/slices.h"
+#include "bench/telemetry.h"
 #include "core/err.h"
 #include "hist/hlog.h"
 #include "llm/metrics.h"
@@ -270,6 +272,38 @@ void bench_llm_stats_from_hists(struct llm_summary *s, const struct bench_point 
     llm_stat_from_hist(&s->chunk_gap, llm_hist_named(p, "chunk_gap"));
 }
 
+/* The input-token (ISL) keys and the output counts of --tokenizer / --tokenize-url: totals
+ * and per-source counts summed, min of the minima, max of the maxima; the mean is the summed
+ * total over the summed requests with a known ISL (exact). */
+static void merge_inputs(struct llm_summary *s, const char *d, size_t dn)
+{
+    static const char *const counters[] = {"tokenizer", "tokenize-endpoint"};
+    uint64_t usage = get_u64(d, dn, "input_tokens_source_counts/usage"), tok = 0;
+    for (size_t k = 0; k < 2; k++) {
+        char path[96];
+        snprintf(path, sizeof(path), "input_tokens_source_counts/%s", counters[k]);
+        uint64_t c = get_u64(d, dn, path);
+        snprintf(path, sizeof(path), "tokens_source_counts/%s", counters[k]);
+        uint64_t o = get_u64(d, dn, path);
+        struct json_val v;
+        if (json_find(d, dn, path, &v) == 0 && k == 1) s->counter = counters[1];
+        if (json_find(d, dn, path, &v) == 0 && !s->counter) s->counter = counters[k];
+        tok += c;
+        s->src_count[LLM_TOK_TOKENIZER] += o;
+    }
+    uint64_t nreq = usage + tok;
+    s->isl_count[LLM_ISL_USAGE] += usage;
+    s->isl_count[LLM_ISL_TOKENIZER] += tok;
+    s->in_tokens += get_u64(d, dn, "input_tokens");
+    if (nreq) {
+        int64_t mn = get_i64(d, dn, "input_tokens_min", 0),
+                mx = get_i64(d, dn, "input_tokens_max", 0);
+        if (!s->in_requests || mn < s->in_min) s->in_min = mn;
+        if (!s->in_requests || mx > s->in_max) s->in_max = mx;
+    }
+    s->in_requests += nreq;
+}
+
 static int merge_llm(struct bench_point *p, struct shard_doc *sd, size_t n, size_t pi)
 {
     struct llm_summary *s = calloc(1, sizeof(*s));
@@ -294,6 +328,7 @@ static int merge_llm(struct bench_point *p, struct shard_doc *sd, size_t n, size
                      llm_tok_src_name((enum llm_tok_src)t));
             s->src_count[t] += get_u64(d, dn, path);
         }
+        merge_inputs(s, d, dn);
         char src[32];
         get_str(d, dn, "tokens_source", src, sizeof(src));
         for (int t = LLM_TOK_NONE; t <= LLM_TOK_CHUNKS; t++)
@@ -444,6 +479,22 @@ static int merge_point(struct bench_merged *m, struct shard_doc *sd, size_t n, s
     }
     if (r->duration_s > 0) r->achieved_rps = (double)r->ok / r->duration_s;
     r->offered_rps = p->load.rate;
+    /* GPU telemetry and time slices (merge-parts.c) */
+    struct bench_merge_shard *ms = calloc(n, sizeof(*ms));
+    if (!ms) return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const char *d = sd[i].doc + sd[i].pv[pi].off;
+        size_t dn = sd[i].pv[pi].len;
+        int64_t t0 = get_i64(d, dn, "t0_unix_ns", 0);
+        int64_t ws = get_i64(d, dn, "window_start_unix_ns", INT64_MIN);
+        ms[i] = (struct bench_merge_shard){
+            d, sd[i].name, dn, lines[i].index,
+            ws != INT64_MIN && t0 > 0 && ws > t0 - (1LL << 60) && ws < t0 + (1LL << 60) ? ws - t0
+                                                                                        : 0};
+    }
+    rc = bench_merge_point_parts(p, ms, n, err, errsz);
+    free(ms);
+    if (rc) return rc;
     struct json_val jv;
     if (json_find(sd[0].doc + sd[0].pv[pi].off, sd[0].pv[pi].len, "ttft_ms", &jv) == 0)
         return merge_llm(p, sd, n, pi);
@@ -567,6 +618,8 @@ void bench_merged_fini(struct bench_merged *m)
         free(p->llm_hist);
         free(p->llm);
         free(p->shards);
+        bench_slices_free(p->slices);
+        gpu_point_free(p->gpu);
     }
     free(m->run.points);
     for (size_t k = 0; k < m->nllm_names; k++)

@@ -41,4 +41,19 @@ void bench_merged_fini(struct bench_merged *m);
  * nearest rank on the histogram). Shared with the MPI reduction. */
 void bench_llm_stats_from_hists(struct llm_summary *s, const struct bench_point *p);
 
+/* One shard's JSON of one point (merge-parts.c): the point object d[0..n), its shard index,
+ * the file name (messages) and its measured window's start from its t0 (ns). */
+struct bench_merge_shard {
+    const char *d, *name;
+    size_t n;
+    uint32_t index;
+    lat_ns ws_rel_ns;
+};
+/* The merged point's GPU telemetry (p->gpu) and time slices (p->slices) from the shards' (see
+ * merge-parts.c for what merges exactly and what is "not mergeable"); after the histograms and
+ * the window (p->res.window_start_ns). 0, -ENOMEM, or LAT_E_USAGE with err (different
+ * --slice widths). */
+int bench_merge_point_parts(struct bench_point *p, const struct bench_merge_shard *sh, size_t n,
+                            char *err, size_t errsz);
+
 #endif

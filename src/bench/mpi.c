@@ -187,6 +187,10 @@ int bench_mpi_window(const struct bench_shard *s, const struct bench_window *in,
     out->errors = c[1];
     out->inflight = c[2];
     out->t_end = out->t_start + (lat_ns)(c[4] / mpi_dist.nshards);
+    /* the errors by class too (rank 0's live view shows the whole job's) */
+    if (MPI_Allreduce(MPI_IN_PLACE, out->errors_by, BENCH_ERR__COUNT, MPI_UINT64_T, MPI_SUM,
+                      MPI_COMM_WORLD) != MPI_SUCCESS)
+        return LAT_E_INTERNAL;
     return 0;
 }
 
@@ -488,6 +492,170 @@ int bench_mpi_gather_records(const struct bench_shard *s, struct bench_result *r
     records_gathered = true;
     if (n) r->t_first_sched = first; /* the records' base: the job's first send */
     free(lens);
+    return 0;
+}
+
+/* dst += src: samples, mean weighted by them, min, max (exact). */
+static void gpu_stat_add(struct gpu_stat *dst, const struct gpu_stat *src)
+{
+    if (!src->n) return;
+    if (!dst->n) {
+        *dst = *src;
+        return;
+    }
+    uint64_t n = dst->n + src->n;
+    dst->mean = (dst->mean * (double)dst->n + src->mean * (double)src->n) / (double)n;
+    if (src->min < dst->min) dst->min = src->min;
+    if (src->max > dst->max) dst->max = src->max;
+    dst->n = n;
+}
+
+static int gpu_sample_cmp(const void *a, const void *b)
+{
+    const struct gpu_sample *x = a, *y = b;
+    return (x->t > y->t) - (x->t < y->t);
+}
+
+int bench_mpi_gather_gpu(const struct bench_shard *s, const struct bench_result *r,
+                         struct gpu_point **g)
+{
+    (void)s;
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* this rank's CLOCK_MONOTONIC -> rank 0's CLOCK_REALTIME, as for the records */
+    lat_ns off = (lat_ns)llround(clock_offset_ms_of_me * 1e6);
+    int64_t delta = r->t0_unix_ns - off - r->t0_ns;
+    /* the blob: the gpu_point (its series pointer not used) and then its samples */
+    struct gpu_point *mine = *g;
+    size_t ns = mine ? mine->n : 0;
+    size_t bytes = mine ? sizeof(*mine) + ns * sizeof(*mine->s) : 0;
+    if (bytes > INT32_MAX) return -E2BIG;
+    char *blob = bytes ? malloc(bytes) : NULL;
+    if (bytes && !blob) return -ENOMEM; /* the others wait in the gather: MPI_Abort */
+    if (mine && blob) {
+        struct gpu_point hdr = *mine;
+        hdr.s = NULL;
+        hdr.t_begin += delta;
+        hdr.t_end += delta;
+        memcpy(blob, &hdr, sizeof(hdr));
+        struct gpu_sample *sv = (struct gpu_sample *)(blob + sizeof(hdr));
+        for (size_t i = 0; i < ns; i++) {
+            sv[i] = mine->s[i];
+            sv[i].t += delta;
+        }
+    }
+    int len = (int)bytes;
+    int *lens = rank == 0 ? calloc((size_t)size, sizeof(*lens)) : NULL;
+    int *displ = rank == 0 ? calloc((size_t)size, sizeof(*displ)) : NULL;
+    if (rank == 0 && (!lens || !displ)) {
+        free(blob);
+        free(lens);
+        free(displ);
+        return -ENOMEM;
+    }
+    if (MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        free(blob);
+        free(lens);
+        free(displ);
+        return LAT_E_INTERNAL;
+    }
+    size_t total = 0;
+    char *all = NULL;
+    if (rank == 0) {
+        for (int k = 0; k < size; k++) {
+            displ[k] = (int)total;
+            total += (size_t)lens[k];
+        }
+        if (total > INT32_MAX || !(all = malloc(total ? total : 1))) {
+            free(blob);
+            free(lens);
+            free(displ);
+            return -ENOMEM;
+        }
+    }
+    int rc =
+        MPI_Gatherv(blob ? blob : "", len, MPI_BYTE, all, lens, displ, MPI_BYTE, 0, MPI_COMM_WORLD);
+    free(blob);
+    if (rc != MPI_SUCCESS) {
+        free(lens);
+        free(displ);
+        free(all);
+        return LAT_E_INTERNAL;
+    }
+    if (rank != 0) return 0; /* rank 0 reports the job's telemetry */
+    struct gpu_point *m = calloc(1, sizeof(*m));
+    size_t cap = 0;
+    rc = m ? 0 : -ENOMEM;
+    bool any = false;
+    for (int k = 0; k < size && !rc; k++) {
+        if ((size_t)lens[k] < sizeof(struct gpu_point)) continue;
+        struct gpu_point hdr;
+        memcpy(&hdr, all + displ[k], sizeof(hdr));
+        size_t kn = ((size_t)lens[k] - sizeof(hdr)) / sizeof(struct gpu_sample);
+        const struct gpu_sample *sv = (const struct gpu_sample *)(all + displ[k] + sizeof(hdr));
+        if (!any) {
+            m->source = mine ? mine->source : "?"; /* every rank runs the same source */
+            m->t_begin = hdr.t_begin;
+            m->t_end = hdr.t_end;
+        }
+        any = true;
+        if (hdr.available) m->available = true;
+        if (!hdr.available && !m->why[0])
+            snprintf(m->why, sizeof(m->why), "rank %d: %.200s", k, hdr.why);
+        m->scrapes += hdr.scrapes;
+        m->errors += hdr.errors;
+        if (hdr.t_begin < m->t_begin) m->t_begin = hdr.t_begin;
+        if (hdr.t_end > m->t_end) m->t_end = hdr.t_end;
+        size_t map[GPU_TELEM_MAX_GPUS];
+        for (size_t j = 0; j < hdr.ndev && j < GPU_TELEM_MAX_GPUS; j++) {
+            size_t d = m->ndev;
+            for (size_t q = 0; hdr.dev[j].uuid[0] && q < m->ndev; q++)
+                if (!strcmp(m->dev[q].uuid, hdr.dev[j].uuid)) d = q;
+            if (d == m->ndev && m->ndev < GPU_TELEM_MAX_GPUS) {
+                m->dev[d] = hdr.dev[j];
+                if (!hdr.dev[j].uuid[0] && size > 1) {
+                    char id[GPU_ID_MAX + 16];
+                    snprintf(id, sizeof(id), "%d:%s", k, hdr.dev[j].id);
+                    memcpy(m->dev[d].id, id, GPU_ID_MAX - 1);
+                    m->dev[d].id[GPU_ID_MAX - 1] = '\0';
+                }
+                m->ndev++;
+            }
+            map[j] = d < m->ndev ? d : GPU_TELEM_MAX_GPUS;
+            for (int f = 0; d < m->ndev && f < GPU_F__N; f++)
+                gpu_stat_add(&m->st[d].f[f], &hdr.st[j].f[f]);
+        }
+        for (size_t i = 0; i < kn; i++) {
+            if (sv[i].dev >= hdr.ndev || map[sv[i].dev] == GPU_TELEM_MAX_GPUS) continue;
+            if (m->n == cap) {
+                size_t nc = cap ? 2 * cap : 64;
+                struct gpu_sample *nsv = realloc(m->s, nc * sizeof(*nsv));
+                if (!nsv) {
+                    rc = -ENOMEM;
+                    break;
+                }
+                m->s = nsv;
+                cap = nc;
+            }
+            m->s[m->n] = sv[i];
+            m->s[m->n].dev = (uint16_t)map[sv[i].dev];
+            m->s[m->n].t -= delta; /* back to rank 0's monotonic clock */
+            m->n++;
+        }
+    }
+    free(lens);
+    free(displ);
+    free(all);
+    if (rc || !any) {
+        gpu_point_free(m);
+        return rc;
+    }
+    m->t_begin -= delta;
+    m->t_end -= delta;
+    if (m->n) qsort(m->s, m->n, sizeof(*m->s), gpu_sample_cmp);
+    gpu_point_free(*g);
+    *g = m;
     return 0;
 }
 

@@ -14,6 +14,7 @@
 
 #include "bench/report.h"
 #include "bench/shard.h"
+#include "bench/telemetry.h"
 
 /* Replaces p's result by the reduction over all ranks (collective: every rank calls it for
  * every point, in order) and sets run->dist. Returns 0 or -ENOMEM / LAT_E_INTERNAL. */
@@ -39,6 +40,14 @@ void bench_mpi_on_fail(void (*note)(int rank, int size, int status));
  * records are dropped (a rank started without --records sends none). Returns 0, -ENOMEM,
  * -E2BIG or LAT_E_INTERNAL. */
 int bench_mpi_gather_records(const struct bench_shard *s, struct bench_result *r, bool want);
+/* GPU telemetry under MPI: every rank's point telemetry *g (each rank samples its own host's
+ * GPUs; NULL: none) to rank 0, merged into one (as bench merge does: one device per UUID,
+ * statistics combined exactly, a GPU without a UUID named "RANK:ID"; every sample kept, put on
+ * rank 0's CLOCK_MONOTONIC with the measured clock offsets and sorted), replacing rank 0's *g.
+ * Collective: every rank calls it after every point, before bench_mpi_point_reduce (r: the
+ * point's result, for its clocks). 0, -ENOMEM, -E2BIG or LAT_E_INTERNAL. */
+int bench_mpi_gather_gpu(const struct bench_shard *s, const struct bench_result *r,
+                         struct gpu_point **g);
 /* Finalizes MPI (after the last collective call). */
 void bench_mpi_fini(const struct bench_shard *s);
 

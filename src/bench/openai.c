@@ -13,6 +13,7 @@
 
 #include "bench/bench.h"
 #include "bench/sessions.h"
+#include "bench/slices.h"
 #include "bench/target.h"
 #include "core/err.h"
 #include "hist/hist.h"
@@ -396,6 +397,11 @@ void llm_bench_fini(struct llm_bench *b)
         pthread_mutex_destroy(&b->ivl_lock);
         b->ivl_on = false;
     }
+    if (b->live_on) {
+        hist_fini(&b->live_ttft);
+        pthread_mutex_destroy(&b->live_lock);
+        b->live_on = false;
+    }
 }
 
 /* ---- --confidence on LLM terms: per-request TTFT/TPOT for the early-stopping test ---- */
@@ -465,6 +471,43 @@ static void ivl_record(struct llm_bench *b, const struct llm_record *r)
     if (ttft >= 0) hist_record(&b->ivl_ttft, ttft);
     if (tpot >= 0) hist_record(&b->ivl_tpot, tpot);
     pthread_mutex_unlock(&b->ivl_lock);
+}
+
+/* ---- the live view ---- */
+
+int llm_bench_live_enable(struct llm_bench *b)
+{
+    if (b->live_on) return 0;
+    if (hist_init_default(&b->live_ttft) < 0) return -ENOMEM;
+    pthread_mutex_init(&b->live_lock, NULL);
+    b->live_tokens = 0;
+    b->live_on = true;
+    return 0;
+}
+
+uint64_t llm_bench_live_take(struct llm_bench *b, struct lat_hist *ttft)
+{
+    if (!b->live_on) return 0;
+    pthread_mutex_lock(&b->live_lock);
+    hist_add(ttft, &b->live_ttft);
+    hist_reset(&b->live_ttft);
+    uint64_t n = b->live_tokens;
+    b->live_tokens = 0;
+    pthread_mutex_unlock(&b->live_lock);
+    return n;
+}
+
+static void live_record(struct llm_bench *b, const struct llm_record *r)
+{
+    lat_ns ttft, tpot;
+    llm_bench_req_values(r, b->view, &ttft, &tpot);
+    if (ttft < 0) return; /* failed, or no content */
+    enum llm_tok_src src;
+    int64_t n = llm_record_tokens(r, &src);
+    pthread_mutex_lock(&b->live_lock);
+    hist_record(&b->live_ttft, ttft);
+    if (n > 0) b->live_tokens += (uint64_t)n;
+    pthread_mutex_unlock(&b->live_lock);
 }
 
 /* ---- --metrics-url ---- */
@@ -876,6 +919,7 @@ int llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool m
     if (measured && b && b->records) write_record(b, c);
     if (measured && b && b->ivl_on) ivl_record(b, &c->s.rec);
     if (b && b->sess) bench_sess_end(b->sess, c, measured);
+    if (measured && b && b->live_on) live_record(b, &c->s.rec);
     /* A truncated stream is that whatever the transport did after it (llama-cpp-python
      * closes without the terminating chunk): both views count it as truncated. */
     if (c->s.rec.err == LLM_ERR_TRUNCATED) return BENCH_ERR_TRUNCATED;
@@ -1023,6 +1067,10 @@ static int oai_setup(void *st, const struct bench_setup *s, struct bench_target 
         snprintf(why, whylen, "out of memory");
         return -ENOMEM;
     }
+    if (s->live && llm_bench_live_enable(b) < 0) {
+        snprintf(why, whylen, "out of memory");
+        return -ENOMEM;
+    }
     return 0;
 }
 
@@ -1052,6 +1100,16 @@ static void oai_describe(void *st, const struct bench_target *t, char *out, size
 static void oai_window(void *st, struct lat_hist *ttft, struct lat_hist *tpot)
 {
     llm_bench_ivl_take(st, ttft, tpot);
+}
+
+static uint64_t oai_live(void *st, struct lat_hist *ttft)
+{
+    return llm_bench_live_take(st, ttft);
+}
+
+static int oai_slices(void *st, struct bench_slices *s)
+{
+    return bench_slices_llm(s, st);
 }
 
 static void oai_before(void *st, const struct bench_point_ctx *pc, const struct bench_target *t)
@@ -1103,6 +1161,8 @@ const struct bench_target_ops bench_target_openai = {
     .schedule = oai_schedule,
     .describe = oai_describe,
     .window = oai_window,
+    .live = oai_live,
+    .slices = oai_slices,
     .before_point = oai_before,
     .after_point = oai_after,
     .destroy = oai_destroy,

@@ -84,6 +84,13 @@ struct llm_bench {
     bool ivl_on;
     pthread_mutex_t ivl_lock;
     struct lat_hist ivl_ttft, ivl_tpot;
+    /* The live view (llm_bench_live_enable): the same per request, for the command's status
+     * line: each measured successful request's TTFT and output tokens, taken once per window
+     * by llm_bench_live_take(). Its own lock and histogram: --confidence takes the other. */
+    bool live_on;
+    pthread_mutex_t live_lock;
+    struct lat_hist live_ttft;
+    uint64_t live_tokens;
     /* --tokenizer FILE / --tokenize-url URL|auto (--tokenize-api): exact ISL/OSL. Prompts are
      * sized and counted at setup; outputs without usage are counted once per point, after the
      * workers joined (llm_bench_point_hists or _point_done, whichever comes first). */
@@ -140,6 +147,11 @@ int llm_bench_ivl_enable(struct llm_bench *b);
 /* Adds what was recorded since the last call to *ttft and *tpot (same histogram layout:
  * hist_init_default) and forgets it. Any thread; no-op when not enabled. */
 void llm_bench_ivl_take(struct llm_bench *b, struct lat_hist *ttft, struct lat_hist *tpot);
+
+/* The live view: starts recording (0 or -ENOMEM); adds the TTFT recorded since the last call
+ * to *ttft (hist_init_default layout) and returns the output tokens, then forgets them. */
+int llm_bench_live_enable(struct llm_bench *b);
+uint64_t llm_bench_live_take(struct llm_bench *b, struct lat_hist *ttft);
 
 /* Scrapes URL once into *out (GET, 5 s timeout). 0, -errno, LAT_E_* (status >= 300:
  * LAT_E_HTTP_PARSE) or LAT_E_USAGE from the parser. */

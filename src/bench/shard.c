@@ -326,6 +326,15 @@ int bench_mpi_gather_records(const struct bench_shard *s, struct bench_result *r
     return 0;
 }
 
+int bench_mpi_gather_gpu(const struct bench_shard *s, const struct bench_result *r,
+                         struct gpu_point **g)
+{
+    (void)s;
+    (void)r;
+    (void)g;
+    return 0;
+}
+
 int bench_mpi_window(const struct bench_shard *s, const struct bench_window *in,
                      struct bench_window *out, struct lat_hist *lat, struct lat_hist *lag)
 {

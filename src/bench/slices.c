@@ -10,6 +10,7 @@
 #include "hist/samples.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,8 +45,9 @@ static size_t slice_of(const struct bench_slices *s, lat_ns t)
 
 /* The LLM view of each slice: the target's per-request summaries of this point, split by end
  * time and summarized like the point (llm_metrics_summarize, the same view). */
-static int llm_slices(struct bench_slices *s, struct llm_bench *llm)
+int bench_slices_llm(struct bench_slices *s, struct llm_bench *llm)
 {
+    if (!s || !llm) return 0;
     struct llm_target *t = llm->t;
     if (!t) return 0;
     size_t total = 0;
@@ -91,8 +93,7 @@ static int llm_slices(struct bench_slices *s, struct llm_bench *llm)
 }
 
 struct bench_slices *bench_slices_point(lat_ns width, const struct bench_load *load,
-                                        const struct bench_result *res, struct llm_bench *llm,
-                                        const struct gpu_point *gpu)
+                                        const struct bench_result *res, const struct gpu_point *gpu)
 {
     if (width <= 0) return NULL;
     struct bench_slices *s = calloc(1, sizeof(*s));
@@ -106,10 +107,6 @@ struct bench_slices *bench_slices_point(lat_ns width, const struct bench_load *l
         if (r->err == BENCH_REC_INTERRUPTED) continue;
         if (r->t_end > last) last = r->t_end;
     }
-    if (llm && llm->t)
-        for (unsigned i = 0; i < llm->t->nthreads; i++)
-            for (size_t j = 0; j < llm->t->metrics[i].n; j++)
-                if (llm->t->metrics[i].r[j].t_end > last) last = llm->t->metrics[i].r[j].t_end;
     /* As many slices as the point's measured window holds (--duration; the last may be
      * shorter); the responses that end after it (a closed loop's last requests) count in the
      * last slice. Without --duration (--requests N) the window ends with the last response. */
@@ -177,7 +174,6 @@ struct bench_slices *bench_slices_point(lat_ns width, const struct bench_load *l
         }
     }
     s->complete = s->records_ok == res->ok && s->records_errors == res->errors_total;
-    if (llm && llm_slices(s, llm)) goto fail;
     if (gpu && gpu->ndev) {
         for (size_t k = 0; k < s->n; k++) {
             struct bench_slice *x = &s->s[k];
@@ -219,7 +215,16 @@ static void json_ms_or_null(struct jsonw *w, const char *key, int64_t ns)
         jsonw_fixed(w, (double)ns / 1e6, 6);
 }
 
-static void json_llm_stat(struct jsonw *w, const char *key, const struct llm_stat *st)
+static void json_pct(struct jsonw *w, const char *key, double ns, bool have)
+{
+    jsonw_key(w, key);
+    if (have)
+        jsonw_fixed(w, ns / 1e6, 6);
+    else
+        jsonw_null(w);
+}
+
+static void json_llm_stat(struct jsonw *w, const char *key, const struct llm_stat *st, bool pct)
 {
     jsonw_key(w, key);
     if (!st->n) {
@@ -229,12 +234,9 @@ static void json_llm_stat(struct jsonw *w, const char *key, const struct llm_sta
     jsonw_obj_begin(w);
     jsonw_key(w, "mean");
     jsonw_fixed(w, st->mean / 1e6, 6);
-    jsonw_key(w, "p50");
-    jsonw_fixed(w, st->p50 / 1e6, 6);
-    jsonw_key(w, "p90");
-    jsonw_fixed(w, st->p90 / 1e6, 6);
-    jsonw_key(w, "p99");
-    jsonw_fixed(w, st->p99 / 1e6, 6);
+    json_pct(w, "p50", st->p50, pct);
+    json_pct(w, "p90", st->p90, pct);
+    json_pct(w, "p99", st->p99, pct);
     jsonw_key(w, "samples");
     jsonw_u64(w, st->n);
     jsonw_obj_end(w);
@@ -248,10 +250,20 @@ void bench_slices_write_json(struct jsonw *w, const struct bench_slices *s)
     /* slice 0 starts this long after the --records time zero (the first measured intended
      * send) */
     jsonw_key(w, "slices_offset_ns");
-    jsonw_i64(w, s->base - s->records_base);
+    if (s->merged_shards)
+        jsonw_null(w);
+    else
+        jsonw_i64(w, s->base - s->records_base);
     jsonw_key(w, "slices_t0_mono_ns"); /* slice 0's start on CLOCK_MONOTONIC (--records-detail
                                         * lines carry t0_mono_ns on the same clock) */
-    jsonw_i64(w, s->base);
+    if (s->merged_shards)
+        jsonw_null(w);
+    else
+        jsonw_i64(w, s->base);
+    if (s->merged_shards) {
+        jsonw_key(w, "slices_merged_shards");
+        jsonw_u64(w, s->merged_shards);
+    }
     jsonw_key(w, "slices_complete");
     jsonw_bool(w, s->complete);
     jsonw_key(w, "slices");
@@ -269,6 +281,10 @@ void bench_slices_write_json(struct jsonw *w, const struct bench_slices *s)
         jsonw_u64(w, x->errors);
         jsonw_key(w, "achieved_rps");
         jsonw_fixed(w, x->rps, 3);
+        if (x->pct_not_mergeable) {
+            jsonw_key(w, "percentiles");
+            jsonw_str(w, "not mergeable");
+        }
         jsonw_key(w, "latency_ms");
         jsonw_obj_begin(w);
         jsonw_key(w, "mean");
@@ -286,8 +302,8 @@ void bench_slices_write_json(struct jsonw *w, const struct bench_slices *s)
             jsonw_u64(w, x->llm_ok);
             jsonw_key(w, "llm_errors");
             jsonw_u64(w, x->llm_errors);
-            json_llm_stat(w, "ttft_ms", &x->ttft);
-            json_llm_stat(w, "itl_ms", &x->itl);
+            json_llm_stat(w, "ttft_ms", &x->ttft, !x->pct_not_mergeable);
+            json_llm_stat(w, "itl_ms", &x->itl, !x->pct_not_mergeable);
         }
         if (x->gpu) {
             jsonw_key(w, "gpus");
@@ -314,9 +330,9 @@ static void text_ms(FILE *f, int64_t ns)
         fprintf(f, " %8.3f", (double)ns / 1e6);
 }
 
-static void text_llm(FILE *f, const struct llm_stat *st)
+static void text_llm(FILE *f, const struct llm_stat *st, bool pct)
 {
-    if (st->n)
+    if (st->n && pct)
         fprintf(f, " %8.3f %8.3f", st->p50 / 1e6, st->p99 / 1e6);
     else
         fprintf(f, " %8s %8s", "-", "-");
@@ -330,6 +346,7 @@ void bench_slices_write_text(FILE *f, const struct bench_slices *s)
             s->complete ? "" : " [incomplete: some requests were not recorded]");
     fprintf(f, "    %7s %7s %7s %6s %9s %8s %8s %8s", "from s", "to s", "ok", "errors", "req/s",
             "p50 ms", "p90 ms", "p99 ms");
+    if (s->merged_shards) fprintf(f, " %8s %8s", "mean ms", "max ms"); /* exact when merged */
     if (llm) fprintf(f, " %8s %8s %8s %8s", "ttft p50", "ttft p99", "itl p50", "itl p99");
     if (gpu) fprintf(f, "  gpu util %% / power W (mean)");
     fputc('\n', f);
@@ -341,9 +358,13 @@ void bench_slices_write_text(FILE *f, const struct bench_slices *s)
         text_ms(f, x->p50);
         text_ms(f, x->p90);
         text_ms(f, x->p99);
+        if (s->merged_shards) {
+            text_ms(f, x->ok ? (int64_t)llround(x->mean) : -1);
+            text_ms(f, x->max);
+        }
         if (llm) {
-            text_llm(f, &x->ttft);
-            text_llm(f, &x->itl);
+            text_llm(f, &x->ttft, !x->pct_not_mergeable);
+            text_llm(f, &x->itl, !x->pct_not_mergeable);
         }
         for (size_t d = 0; gpu && d < x->ngpu; d++) {
             const struct gpu_stat *u = &x->gpu[d].f[GPU_F_UTIL], *p = &x->gpu[d].f[GPU_F_POWER];
@@ -359,6 +380,14 @@ void bench_slices_write_text(FILE *f, const struct bench_slices *s)
         }
         fputc('\n', f);
     }
+    bool nm = false;
+    for (size_t k = 0; k < s->n; k++)
+        if (s->s[k].pct_not_mergeable) nm = true;
+    if (nm)
+        fprintf(f,
+                "    (merged from %u shards: '-' percentiles are not mergeable, several shards "
+                "had requests there; counts exact)\n",
+                s->merged_shards);
 }
 
 void bench_slices_csv_header(FILE *f, bool llm, bool gpu)
@@ -403,10 +432,11 @@ void bench_slices_csv_rows(FILE *f, const struct bench_slices *s, size_t pidx, b
             csv_us(f, (double)x->p90, x->p90 >= 0);
             csv_us(f, (double)x->p99, x->p99 >= 0);
             if (llm) {
-                csv_us(f, x->ttft.p50, x->have_llm && x->ttft.n);
-                csv_us(f, x->ttft.p99, x->have_llm && x->ttft.n);
-                csv_us(f, x->itl.p50, x->have_llm && x->itl.n);
-                csv_us(f, x->itl.p99, x->have_llm && x->itl.n);
+                bool pct = x->have_llm && !x->pct_not_mergeable;
+                csv_us(f, x->ttft.p50, pct && x->ttft.n);
+                csv_us(f, x->ttft.p99, pct && x->ttft.n);
+                csv_us(f, x->itl.p50, pct && x->itl.n);
+                csv_us(f, x->itl.p99, pct && x->itl.n);
             }
             if (gpu) {
                 if (ng) {

@@ -11,7 +11,8 @@
  * (bench_opts.keep_records, which --slice turns on).
  *
  *   bench_slices_parse()      the value of --slice D
- *   bench_slices_point()      one point's slices, after bench_run_point (and before
+ *   bench_slices_point()      one point's slices, after bench_run_point
+ *   bench_slices_llm()        --target openai's part (its slices hook, bench/target.h; before
  *                             llm_bench_point_done: the LLM requests are read from the target)
  */
 #ifndef LAT_BENCH_SLICES_H
@@ -40,6 +41,10 @@ struct bench_slice {
     uint64_t llm_ok, llm_errors; /* the LLM view's counts (its own failure classes included) */
     struct gpu_dev_stats *gpu;   /* per GPU (ngpu), NULL without telemetry */
     size_t ngpu;
+    /* bench merge / --mpi: several shards had requests in this slice, and their slices carry
+     * percentiles, not histograms: p50/p90/p99 (latency, TTFT, ITL) are "not mergeable" (-1 /
+     * null); counts, mean and max are exact. */
+    bool pct_not_mergeable;
 };
 
 struct bench_slices {
@@ -52,18 +57,25 @@ struct bench_slices {
     bool complete;
     uint64_t records_ok, records_errors;
     const struct gpu_point *gpu; /* the point's telemetry (not owned): device names */
+    /* bench merge / --mpi: the slices of this many shards, slice k of each added into slice k
+     * (0: one process's own). base and records_base are then 0 (no one clock). */
+    uint32_t merged_shards;
 };
 
 extern const char bench_slices_usage[];
 /* *width = the duration v (>= 1 ms). 0 or LAT_E_USAGE with why. */
 int bench_slices_parse(const char *v, lat_ns *width, char *why, size_t whylen);
 
-/* The slices of one finished point (load: its settings; --duration sets the window). llm: the
- * openai target (NULL otherwise), gpu: the point's telemetry (NULL). Returns NULL when width is 0
- * or memory is short. */
+/* The slices of one finished point (load: its settings; --duration sets the window), gpu: the
+ * point's telemetry (NULL). Returns NULL when width is 0 or memory is short. A target adds its
+ * part with its slices hook (bench/target.h). */
 struct bench_slices *bench_slices_point(lat_ns width, const struct bench_load *load,
-                                        const struct bench_result *res, struct llm_bench *llm,
+                                        const struct bench_result *res,
                                         const struct gpu_point *gpu);
+/* --target openai's slices hook: each slice's LLM view (TTFT/ITL, its counts) from the point's
+ * LLM requests (split by end time; one that ended after the last slice counts in it). 0 or
+ * -ENOMEM. */
+int bench_slices_llm(struct bench_slices *s, struct llm_bench *llm);
 void bench_slices_free(struct bench_slices *s);
 
 /* "slices": [...] (or nothing when s is NULL) in the open JSON object. */

@@ -29,6 +29,8 @@
 #include "net/http1.h"
 #include "stats/search.h"
 
+struct bench_slices;
+
 /* What the common options give a target's setup(). */
 struct bench_setup {
     const char *url;            /* as given */
@@ -42,6 +44,7 @@ struct bench_setup {
     double confidence;     /* --confidence (0: none) */
     const struct slo *slo; /* --slo terms the bench judges, or NULL */
     const struct bench_shard *shard; /* this process's shard of the load */
+    bool live; /* the live view is shown: a target with a live hook starts recording for it */
 };
 
 /* The common options a target may refuse in check(). */
@@ -88,6 +91,13 @@ struct bench_target_ops {
     /* Once per engine window with --confidence: adds the per-request TTFT and TPOT recorded
      * since the last call to the cumulative histograms (llm_slo targets). */
     void (*window)(void *st, struct lat_hist *ttft, struct lat_hist *tpot);
+    /* The live view (bench/live.h, only when bench_setup.live was set), once per engine
+     * window: adds the TTFT of each request that ended since the last call to *ttft and
+     * returns their output tokens (the server's count: usage, else its token events). */
+    uint64_t (*live)(void *st, struct lat_hist *ttft);
+    /* Time slices (--slice, bench/slices.h), after a point ran and before after_point: the
+     * target's part of each slice (openai: TTFT/ITL and its own counts). 0 or -ENOMEM. */
+    int (*slices)(void *st, struct bench_slices *s);
     void (*before_point)(void *st, const struct bench_point_ctx *pc, const struct bench_target *t);
     /* After the point ran: the target's part of p (p->server, p->llm...). 0, or a negative
      * code with why the name of what failed ("--records-detail"); the point still counts. */

@@ -181,7 +181,7 @@ TEST(slices_from_records)
     r.have_window = true;
     r.duration_s = 1.0;
     struct bench_load l = {.concurrency = 1, .duration_ns = LAT_NS_PER_S};
-    struct bench_slices *s = bench_slices_point(250 * ms, &l, &r, NULL, NULL);
+    struct bench_slices *s = bench_slices_point(250 * ms, &l, &r, NULL);
     ASSERT(s != NULL);
     ASSERT_EQ_U64(s->n, 4);
     ASSERT(s->complete);
@@ -199,10 +199,10 @@ TEST(slices_from_records)
     ASSERT_EQ_I64(s->s[3].t_end, base + 1002 * ms);
     ASSERT_EQ_I64(s->base - s->records_base, -10 * ms);
     bench_slices_free(s);
-    ASSERT(bench_slices_point(0, &l, &r, NULL, NULL) == NULL);
+    ASSERT(bench_slices_point(0, &l, &r, NULL) == NULL);
     /* a record lost (the point counted one more error than recorded): not complete */
     r.errors_total = 2;
-    s = bench_slices_point(250 * ms, &l, &r, NULL, NULL);
+    s = bench_slices_point(250 * ms, &l, &r, NULL);
     ASSERT(s && !s->complete);
     bench_slices_free(s);
 }
