@@ -50,7 +50,9 @@ have_ort() {
 have_llama() {
     [[ ${LATSCOPE_INTEROP_NO_LLAMA:-0} == 1 ]] && return 0
     [[ -x $VENV/bin/python ]] && "$VENV/bin/python" -c 'import llama_cpp, llama_cpp.server' 2>/dev/null; }
-have_aiperf() { [[ -x $AVENV/bin/aiperf ]] && "$AVENV/bin/python" -c 'import aiperf' 2>/dev/null; }
+have_aiperf() {
+    [[ ${LATSCOPE_INTEROP_NO_LLAMA:-0} == 1 ]] && return 0 # aiperf runs only the LLM workloads
+    [[ -x $AVENV/bin/aiperf ]] && "$AVENV/bin/python" -c 'import aiperf' 2>/dev/null; }
 # Before any venv is made: can pip reach an index at all? (one small download, no install)
 pypi_reachable() { timeout 120 python3 -m pip download --no-deps -d "$OUT/.probe" -q six >"$OUT/pip-probe.log" 2>&1; }
 mkvenv() {
@@ -59,7 +61,7 @@ mkvenv() {
         skip "python3 -m venv $1 failed ($(tail -1 "$OUT/venv.err"); Debian: apt-get install python3-venv)"
     "$1/bin/pip" install -q --upgrade pip >/dev/null 2>&1 || true # pip 23's resolver takes 15+ min on aiperf
 }
-rm -f "$OUT/llama-install-failed"
+rm -f "$OUT/llama-install-failed" "$OUT/server-failures"
 if ! have_ort || ! have_llama || ! have_aiperf; then
     [[ ${LATSCOPE_INTEROP_NO_INSTALL:-0} == 1 ]] && skip "venvs incomplete and LATSCOPE_INTEROP_NO_INSTALL=1"
     python3 -m pip --version >/dev/null 2>&1 || skip "python3 has no pip (Debian: apt-get install python3-pip python3-venv)"
@@ -98,7 +100,7 @@ for p in ("llama_cpp_python", "fastapi", "uvicorn", "onnxruntime", "onnx", "nump
     except m.PackageNotFoundError:
         print(p, "-")
 PY
-    "$AVENV/bin/python" -c 'import importlib.metadata as m; print("aiperf", m.version("aiperf")); print("transformers", m.version("transformers"))'
+    [[ -x $AVENV/bin/python ]] && "$AVENV/bin/python" -c 'import importlib.metadata as m; print("aiperf", m.version("aiperf")); print("transformers", m.version("transformers"))'
     echo "latscope $("$LATSCOPE" --version 2>&1 | head -1)"
     echo "python $("$PY" -c 'import platform; print(platform.python_version())')"
     echo "kernel $(uname -r)"
@@ -212,7 +214,9 @@ HAVE_LLAMA=0
 LCP=("$PY" -m llama_cpp.server --model "$MODELS/tiny-llama.gguf" --model_alias tiny --host 127.0.0.1
     --port @PORT@ --n_ctx 256 --n_threads 1 --n_threads_batch 1 --n_batch 256)
 # (b1) llama-cpp-python, default interrupt_requests=True
-if [[ $HAVE_LLAMA == 0 ]]; then
+if [[ ${LATSCOPE_INTEROP_NO_LLAMA:-0} == 1 ]]; then
+    echo "llama-cpp-python skipped (LATSCOPE_INTEROP_NO_LLAMA=1)" >>"$OUT/server-failures"
+elif [[ $HAVE_LLAMA == 0 ]]; then
     echo "llama-cpp-python not installed: $(tail -1 "$OUT/llama-install-failed" 2>/dev/null)" >>"$OUT/server-failures"
 elif start_server lcp /v1/models "${LCP[@]}"; then
     llm_runs lcp "$SPORT"
