@@ -13,6 +13,8 @@
 #                             run's JSON, records, stderr and the servers' logs
 #   LATSCOPE_INTEROP_NO_INSTALL=1   never pip install: use the venvs as they are, skip without
 #   LATSCOPE_INTEROP_NO_LLAMA=1     only the FastAPI + onnxruntime part (no llama-cpp-python build)
+#   LATSCOPE_INTEROP_LLAMA_SPEC     what pip installs (default 'llama-cpp-python[server]', the latest;
+#                             'llama-cpp-python[server]==0.2.90' compiles 24 files instead of 193)
 #   LATSCOPE_INTEROP_N1, _N4  requests per point at c=1 (default 20) and c=4 (default 40)
 #
 # Exit: 0 every check held, 1 a check failed (summary.md lists which), 77 skipped (no python3
@@ -28,6 +30,9 @@ OUT=${LATSCOPE_INTEROP_OUT:-$ROOT/build/interop}
 N1=${LATSCOPE_INTEROP_N1:-20}
 N4=${LATSCOPE_INTEROP_N4:-40}
 AIPERF_VERSION=0.13.0
+LLAMA_SPEC=${LATSCOPE_INTEROP_LLAMA_SPEC:-llama-cpp-python[server]}
+# no multimodal library (mtmd/llava): the text server does not need it, and it is a tenth of the build
+export CMAKE_ARGS=${CMAKE_ARGS:--DLLAVA_BUILD=OFF}
 export ORT_DISABLE_TELEMETRY=1
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2}
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONUNBUFFERED=1
@@ -81,7 +86,7 @@ if ! have_ort || ! have_llama || ! have_aiperf; then
     fi
     if ! have_llama; then
         say "installing llama-cpp-python[server] into $VENV: builds llama.cpp from source, 15-60 min (log $OUT/pip-llama.log)"
-        { nice -n 5 "$VENV/bin/pip" install cmake ninja && nice -n 5 "$VENV/bin/pip" install -v 'llama-cpp-python[server]'; } \
+        { nice -n 5 "$VENV/bin/pip" install cmake ninja && nice -n 5 "$VENV/bin/pip" install -v "$LLAMA_SPEC"; } \
             >"$OUT/pip-llama.log" 2>&1 || tail -5 "$OUT/pip-llama.log" >"$OUT/llama-install-failed"
     fi
 fi
