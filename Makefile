@@ -8,6 +8,8 @@
 #   make check                deps, build, unit + e2e + sanitizer + fuzz-corpus tests, one summary
 #   make demo                 deps, build, the end-to-end demo
 #   make perf                 benchmarks (prints a table; never part of check)
+#   make interop              bench against real servers (llama-cpp-python, FastAPI+onnxruntime)
+#                             side by side with aiperf; pip installs into build/ (never part of check)
 #   make fuzz CC=clang        libFuzzer targets, each run FUZZ_SECONDS
 #   make format / format-check
 #
@@ -79,7 +81,7 @@ TEST_OBJS := $(patsubst %.c,$(O)/%.o,$(TEST_SRCS))
 BIN       := $(O)/latscope
 UNIT_BIN  := $(O)/unit-tests
 
-.PHONY: all test unit e2e check demo perf fuzz fuzz-build format format-check clean deps
+.PHONY: all test unit e2e check demo perf interop fuzz fuzz-build format format-check clean deps
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -146,6 +148,13 @@ demo: deps
 
 perf: all
 	$(Q)LATSCOPE=$(CURDIR)/build/latscope perf/run.sh
+
+# interop: latscope bench against llama-cpp-python's server and FastAPI + onnxruntime, with aiperf on
+# the same workloads (docs/interop.md). Installs from PyPI into build/interop-venv* (llama-cpp-python
+# builds llama.cpp: slow, once); results in build/interop/. Exit 77 = skipped (no PyPI, no venv).
+interop: all
+	$(Q)LATSCOPE_DEPS_INTEROP=1 scripts/deps.sh
+	$(Q)LATSCOPE=$(CURDIR)/build/latscope tests/interop/run.sh
 
 # libFuzzer targets: tests/fuzz/fuzz-<name>.c, each linked with the library objects built by
 # clang with -fsanitize=fuzzer-no-link. Corpus: tests/fuzz/corpus/<name>/.

@@ -6,6 +6,8 @@
 # apt-get line to run and fails. LATSCOPE_DEPS_PERF=1 adds the packages `make perf` compares
 # against (nginx, wrk, hyperfine). LATSCOPE_DEPS_BROWSER=1 adds chromium, the optional browser of
 # the report tests (t601 skips without it). libxml2-utils: xmllint, t603 checks the SVG plots with it.
+# LATSCOPE_DEPS_INTEROP=1 adds what `make interop` needs (tests/interop/run.sh: a venv, GNU time,
+# cmake/ninja/g++ for llama-cpp-python's build, wrk as a third client on the plain JSON endpoint).
 set -euo pipefail
 
 pkgs=(
@@ -17,6 +19,9 @@ pkgs=(
 )
 if [[ "${LATSCOPE_DEPS_PERF:-0}" == 1 ]]; then
     pkgs+=(nginx wrk hyperfine linux-perf)
+fi
+if [[ "${LATSCOPE_DEPS_INTEROP:-0}" == 1 ]]; then
+    pkgs+=(python3-venv python3-pip time cmake ninja-build wrk)
 fi
 if [[ "${LATSCOPE_DEPS_BROWSER:-0}" == 1 ]]; then
     pkgs+=(chromium)

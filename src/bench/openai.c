@@ -108,7 +108,8 @@ static const struct bench_topt oai_opts[] = {
     {"tokenize-url", 0, "URL|auto", OAI_TOKENIZE_URL, 0,
      "the same with the server's tokenize endpoint (llama.cpp,\n"
      "vLLM/SGLang, TGI; auto: SCHEME://HOST:PORT/tokenize)"},
-    {"tokenize-api", 0, "A", OAI_TOKENIZE_API, 0, "auto (probe, default), llamacpp, vllm or tgi"},
+    {"tokenize-api", 0, "A", OAI_TOKENIZE_API, 0,
+     "auto (probe, default), llamacpp, vllm, tgi or llama-cpp-python"},
     {"records-detail", 0, "FILE", OAI_RECORDS_DETAIL, 0,
      "one JSON line per request with every content chunk's arrival"},
     {"metrics-url", 0, "URL", OAI_METRICS_URL, 0,
@@ -232,7 +233,8 @@ int llm_bench_opt(struct llm_bench *b, int id, const char *v, char *why, size_t 
         b->tokenize_url = v;
         break;
     case OAI_TOKENIZE_API:
-        if (llm_tokapi_parse(v, &b->tokapi)) w = "expected auto, llamacpp, vllm or tgi";
+        if (llm_tokapi_parse(v, &b->tokapi))
+            w = "expected auto, llamacpp, vllm or tgi (or llama-cpp-python)";
         break;
     case OAI_SESSIONS:
     case OAI_HISTORY:

@@ -21,6 +21,8 @@ const char *llm_tokapi_name(enum llm_tokapi a)
         return "vllm";
     case LLM_TOKAPI_TGI:
         return "tgi";
+    case LLM_TOKAPI_LCPP:
+        return "llama-cpp-python";
     default:
         return "auto";
     }
@@ -36,6 +38,8 @@ int llm_tokapi_parse(const char *s, enum llm_tokapi *out)
         *out = LLM_TOKAPI_VLLM;
     else if (!strcmp(s, "tgi"))
         *out = LLM_TOKAPI_TGI;
+    else if (!strcmp(s, "llama-cpp-python"))
+        *out = LLM_TOKAPI_LCPP;
     else
         return LAT_E_USAGE;
     return 0;
@@ -105,7 +109,7 @@ static int parse_count(enum llm_tokapi api, const char *doc, size_t n, int64_t *
         *count = c;
         return 1;
     }
-    if (has_count) return 0; /* llama.cpp has no "count" */
+    if (has_count) return 0; /* llama.cpp and llama-cpp-python have no "count" */
     *count = (int64_t)cnt;
     return 1;
 }
@@ -129,6 +133,11 @@ static int one(struct llm_tokenize_ep *ep, enum llm_tokapi api, const char *text
         rc = rc ? rc : buf_puts(&b, "\"prompt\":");
         rc = rc ? rc : json_escape(&b, text, n);
         rc = rc ? rc : buf_puts(&b, ",\"add_special_tokens\":false}");
+    } else if (api == LLM_TOKAPI_LCPP) {
+        /* its tokenize() adds BOS only when the model's vocabulary asks for one */
+        rc = buf_puts(&b, "{\"input\":");
+        rc = rc ? rc : json_escape(&b, text, n);
+        rc = rc ? rc : buf_putc(&b, '}');
     } else {
         rc = buf_puts(&b, "{\"inputs\":");
         rc = rc ? rc : json_escape(&b, text, n);
@@ -184,6 +193,28 @@ int llm_tokenize_ep_count(struct llm_tokenize_ep *ep, const char *text, size_t n
                 return 0;
             }
             if (status == 404 || status == 405) break;
+        }
+        if (status == 404 && !strcmp(ep->url.path, "/tokenize")) {
+            /* llama-cpp-python: no /tokenize, its own dialect at /extras/tokenize */
+            snprintf(ep->url.path, sizeof(ep->url.path), "/extras/tokenize");
+            rc = one(ep, LLM_TOKAPI_LCPP, text, n, &status);
+            if (!rc && status == 200 &&
+                parse_count(LLM_TOKAPI_LCPP, ep->body.data ? ep->body.data : "", ep->body.len,
+                            count)) {
+                ep->api = LLM_TOKAPI_LCPP;
+                return 0;
+            }
+            snprintf(ep->url.path, sizeof(ep->url.path), "/tokenize");
+            if (rc)
+                snprintf(why, whylen, "tokenize endpoint http%s://%s/extras/tokenize: %s",
+                         ep->url.tls ? "s" : "", ep->url.hostport, lat_strerror(rc));
+            else
+                say(ep, why, whylen,
+                    "no llama.cpp, vLLM/SGLang or TGI tokenize answer (HTTP 404 there), and no "
+                    "llama-cpp-python one at /extras/tokenize (give the dialect with "
+                    "--tokenize-api, or use --tokenizer FILE)",
+                    status);
+            return rc ? rc : LAT_E_UNSUPPORTED;
         }
         say(ep, why, whylen,
             "no llama.cpp, vLLM/SGLang or TGI tokenize answer (give the dialect with "

@@ -7,8 +7,11 @@
  *   vLLM/SGLang /tokenize {"model": M, "prompt": TEXT, "add_special_tokens": false}
  *                                                            -> {"count": N, "tokens": [...]}
  *   TGI        /tokenize  {"inputs": TEXT}                   -> [{"id": .., "text": ..}, ...]
+ *   llama-cpp-python /extras/tokenize {"input": TEXT}                        -> {"tokens": [...]}
  * With LLM_TOKAPI_AUTO the first count probes them in that order and keeps the first whose
- * answer has the dialect's shape. Setup-time only (one blocking request per text, on a fresh
+ * answer has the dialect's shape; when the URL's path is /tokenize and the server answers 404
+ * there (llama-cpp-python has no /tokenize), it tries /extras/tokenize in llama-cpp-python's
+ * dialect and keeps that path. Setup-time only (one blocking request per text, on a fresh
  * connection): never on the measured path.
  */
 #ifndef LAT_LLM_TOKENIZE_H
@@ -23,9 +26,16 @@
 #include "net/conn.h"
 #include "net/http1.h"
 
-enum llm_tokapi { LLM_TOKAPI_AUTO = 0, LLM_TOKAPI_LLAMACPP, LLM_TOKAPI_VLLM, LLM_TOKAPI_TGI };
+enum llm_tokapi {
+    LLM_TOKAPI_AUTO = 0,
+    LLM_TOKAPI_LLAMACPP,
+    LLM_TOKAPI_VLLM,
+    LLM_TOKAPI_TGI,
+    LLM_TOKAPI_LCPP /* llama-cpp-python's server: /extras/tokenize */
+};
 const char *llm_tokapi_name(enum llm_tokapi a);
-/* "auto", "llamacpp" (or "llama.cpp"), "vllm" (or "sglang"), "tgi". 0 or LAT_E_USAGE. */
+/* "auto", "llamacpp" (or "llama.cpp"), "vllm" (or "sglang"), "tgi", "llama-cpp-python".
+ * 0 or LAT_E_USAGE. */
 int llm_tokapi_parse(const char *s, enum llm_tokapi *out);
 
 struct llm_tokenize_ep {
