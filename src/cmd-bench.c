@@ -212,7 +212,7 @@ static const char *target_names(void)
  * group row's id is OPT_GROUP + its index; group_src[index] says whose row it is (a target's
  * index in bench_targets[], or -1 for multi-host). A long name an earlier row already has is
  * CLI_HELP_ONLY (listed, parsed as the earlier row). */
-#define BENCH_TABLE_MAX 160
+#define BENCH_TABLE_MAX 200
 static struct cli_opt table[BENCH_TABLE_MAX];
 static const struct bench_topt *table_src[BENCH_TABLE_MAX];
 static int table_group[BENCH_TABLE_MAX];
