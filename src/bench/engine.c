@@ -614,6 +614,12 @@ static void do_read(struct bconn *bc)
         lat_ns t = clock_now_ns();
         if (s == LAT_IO_OK && n && bc->c.rx_ns) t = bc->c.rx_ns;
         if (s == LAT_IO_RETRY) {
+            if (bc->cancel_due) {
+                /* Everything that had arrived is read and the response is not complete:
+                 * now the client gives up. */
+                cancel_req(bc, t);
+                return;
+            }
             if (bc->c.want != LOOP_READ) set_interest(bc, bc->c.want | LOOP_READ);
             return;
         }
@@ -640,10 +646,7 @@ static void do_read(struct bconn *bc)
             fail(bc, BENCH_ERR_MALFORMED, t);
             return;
         }
-        if (bc->cancel_due && !bc->resp.done) {
-            cancel_req(bc, t);
-            return;
-        }
+        if (bc->cancel_due && !bc->resp.done) continue; /* read what else has arrived */
         if (bc->resp.done) {
             if ((size_t)k < n || conn_pending(&bc->c)) {
                 /* Pipelining is off: bytes after a complete response are a protocol error. */
@@ -654,6 +657,10 @@ static void do_read(struct bconn *bc)
             return;
         }
         if (n < sizeof(w->rbuf) && !conn_pending(&bc->c)) return; /* level-triggered: wait */
+    }
+    if (bc->cancel_due) { /* a flood: give up now */
+        cancel_req(bc, clock_now_ns());
+        return;
     }
     /* Budget spent: the rest waits for the next turn of the loop (TLS bytes already decrypted
      * do not wake epoll, so ask for a turn through the timer). */
@@ -712,9 +719,14 @@ static void conn_timer(struct lat_loop *l, struct loop_timer *tm, lat_ns now)
         break;
     case BC_WRITING:
     case BC_READING:
-        if (bc->cancel_at && now >= bc->cancel_at)
-            cancel_req(bc, now); /* --cancel-after: the client gives up */
-        else
+        if (bc->cancel_at && now >= bc->cancel_at && bc->state == BC_READING) {
+            /* --cancel-after: the client gives up, after reading what has arrived (a
+             * response already here completes: it was not cancelled) */
+            bc->cancel_due = true;
+            do_read(bc);
+        } else if (bc->cancel_at && now >= bc->cancel_at) {
+            cancel_req(bc, now);
+        } else
             fail(bc, BENCH_ERR_TIMEOUT, now);
         break;
     case BC_BACKOFF:
