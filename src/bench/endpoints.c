@@ -100,6 +100,8 @@ int bench_ep_finish(struct bench_ep_cfg *c, char *why, size_t whylen)
     return 0;
 }
 
+_Static_assert(BENCH_ERR__COUNT <= 16, "bench_ep_stats.errors holds every class");
+
 const char *bench_balance_name(enum bench_balance b)
 {
     return b == BENCH_BALANCE_LEAST_INFLIGHT ? "least-inflight" : "round-robin";

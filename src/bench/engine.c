@@ -17,6 +17,13 @@
  * the schedule itself is the queue, nothing is dropped). Requests scheduled before the end
  * but still unsent when the drain limit passes are counted as timeouts.
  *
+ * Several endpoints (bench/endpoints.h): each thread's connections are one pool per endpoint
+ * (with one endpoint, one pool: the layout and path of before). A closed round-robin loop pins
+ * slot i of the run to endpoint i mod N; least-inflight and open loops pick an endpoint per
+ * request (bench_ep_pick over run-wide atomic in-flight counts) and take a connection of its
+ * pool. Cancellation (--cancel-*): a request chosen by bench_cancel_pick closes its connection
+ * at its deadline or Nth token (cancel_req) and is counted apart, neither ok nor an error.
+ *
  * Arrival timestamps are the kernel's receive time of the bytes a read returns (plain TCP with
  * --rx-time kernel, the default: SO_TIMESTAMPNS, so a busy client thread does not delay them),
  * else the time recv() returned; both before parsing (http1 stamps t_first and t_end with the
