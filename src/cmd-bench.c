@@ -220,10 +220,13 @@ static const char *target_names(void)
  * group row's id is OPT_GROUP + its index; group_src[index] says whose row it is (a target's
  * index in bench_targets[], or -1 for multi-host). A long name an earlier row already has is
  * CLI_HELP_ONLY (listed, parsed as the earlier row). */
-#define BENCH_TABLE_MAX 160
+#define BENCH_TABLE_MAX 200
 static struct cli_opt table[BENCH_TABLE_MAX];
 static const struct bench_topt *table_src[BENCH_TABLE_MAX];
 static int table_group[BENCH_TABLE_MAX];
+
+/* table_group[] of the rows of bench_ep_opts (bench/endpoints.h). */
+#define GROUP_EP (-2)
 
 static size_t add_group(size_t n, const struct bench_topt *g, int group)
 {
@@ -256,6 +259,7 @@ static const struct cli_opt *build_table(void)
     for (int i = 0; bench_targets[i]; i++)
         n = add_group(n, bench_targets[i]->opts, i);
     n = add_group(n, bench_shard_opts, -1);
+    n = add_group(n, bench_ep_opts, GROUP_EP); /* several endpoints, cancellation */
     table[n] = (struct cli_opt){0};
     return table;
 }
@@ -299,6 +303,7 @@ struct cli {
     uint64_t max_input; /* --max-input-size (0: LLM_MAX_INPUT_BYTES) */
     struct bench_opts eng;
     struct bench_shard *shard;
+    struct bench_ep_cfg ep; /* several endpoints, cancellation (bench/endpoints.h) */
     struct deferred *later;
     size_t nlater;
 };
@@ -532,6 +537,14 @@ static int on_opt(void *ctx, int id, const char *val)
     default: {
         int row = id - OPT_GROUP;
         if (row < 0 || row >= BENCH_TABLE_MAX || !table_src[row]) return -1;
+        if (table_group[row] == GROUP_EP) {
+            char w[512];
+            if (bench_ep_opt(&c->ep, table_src[row]->id, val, w, sizeof(w)) < 0) {
+                pr_err("%s (see 'latscope bench --help')\n", w);
+                return -1;
+            }
+            return 0;
+        }
         if (table_group[row] < 0) { /* multi-host: --shard, --start-at, --mpi */
             char w[512];
             if (shard_opt(c->shard, table_src[row]->id, val, w, sizeof(w)) < 0) {
@@ -594,6 +607,7 @@ static void print_help(const struct cli_spec *spec)
 static int parse_args(int argc, char **argv, struct cli *c, struct http1_url *url)
 {
     const char *why = NULL;
+    char why_ep[256];
     static char footer[1024];
     snprintf(footer, sizeof(footer), "%s\n%s", bench_shard_usage, footer_text);
     struct cli_spec spec = {"bench", usage_text, footer, build_table(), on_opt, c, false};
@@ -607,10 +621,25 @@ static int parse_args(int argc, char **argv, struct cli *c, struct http1_url *ur
     if (prc != 0) return LAT_EXIT_USAGE;
     size_t npos = res.npos;
     const char *pos0 = npos ? res.pos[0] : NULL;
+    /* More URLs: more endpoints, before the --endpoint ones (bench/endpoints.h). */
+    if (npos > 1 && npos + c->ep.nurls > BENCH_MAX_ENDPOINTS) {
+        cli_result_fini(&res);
+        return usage_error("URL", "too many endpoints (at most 64)");
+    }
+    if (npos > 1) {
+        memmove(c->ep.urls + npos - 1, c->ep.urls, c->ep.nurls * sizeof(*c->ep.urls));
+        for (size_t i = 1; i < npos; i++)
+            c->ep.urls[i - 1] = res.pos[i];
+        c->ep.nurls += npos - 1;
+    }
     cli_result_fini(&res);
-    if (npos != 1)
-        return usage_error("URL", npos == 0 ? "missing (e.g. http://127.0.0.1:8000/)"
-                                            : "exactly one URL expected");
+    if (npos == 0) return usage_error("URL", "missing (e.g. http://127.0.0.1:8000/)");
+    if (bench_ep_finish(&c->ep, why_ep, sizeof(why_ep)) < 0) {
+        pr_err("%s (see 'latscope bench --help')\n", why_ep);
+        return LAT_EXIT_USAGE;
+    }
+    c->eng.balance = c->ep.balance;
+    c->eng.cancel = c->ep.cancel;
     c->url = pos0;
     if (http1_url_parse(c->url, url, &why) < 0) return usage_error(c->url, why);
     if (!c->tops) c->tops = bench_target_default(url);
@@ -717,6 +746,10 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         .expect_class = 2, .seed = 1, .arrival = BENCH_ARRIVAL_POISSON, .shard = &shard};
     bench_opts_default(&c.eng);
     struct bench_target t = {0};
+    /* Several endpoints: their conn targets (eps[0] is the first URL's) and URLs. */
+    struct conn_target *eps = NULL;
+    const char *ep_urls[BENCH_MAX_ENDPOINTS];
+    unsigned neps = 0;
     int rc = parse_args(argc, argv, &c, &t.url);
     if (rc) {
         if (c.tops && c.tops->destroy) c.tops->destroy(c.tst);
@@ -811,6 +844,50 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     FILE *hf = NULL, *rf = NULL;
     struct hlog_writer hw = {0};
     bool hw_started = false;
+    if (c.ep.nurls) { /* several endpoints (bench/endpoints.h) */
+        if (shard.mpi) {
+            exit_code = usage_error("--endpoint", "not yet with --mpi: run one process per "
+                                                  "endpoint set, or --shard K/N");
+            goto out;
+        }
+        eps = xcalloc(c.ep.nurls + 1, sizeof(*eps));
+        ep_urls[0] = c.url;
+        for (size_t i = 0; i <= c.ep.nurls; i++) {
+            struct http1_url u;
+            const char *uwhy = NULL;
+            if (i > 0) {
+                ep_urls[i] = c.ep.urls[i - 1];
+                if (http1_url_parse(ep_urls[i], &u, &uwhy) < 0) {
+                    exit_code = usage_error(ep_urls[i], uwhy);
+                    goto out;
+                }
+                if (u.tls != t.url.tls || strcmp(u.path, t.url.path) != 0) {
+                    exit_code = usage_error(ep_urls[i], "every endpoint takes the first URL's "
+                                                        "scheme and path (replicas of one "
+                                                        "server on other hosts or ports)");
+                    goto out;
+                }
+            } else {
+                u = t.url;
+            }
+            rc = conn_target_init(&eps[i], u.host, u.port, u.tls, !c.insecure);
+            if (rc < 0) {
+                pr_err("%s: cannot resolve %s: %s\n", ep_urls[i], u.host, lat_strerror(rc));
+                exit_code = LAT_EXIT_USAGE;
+                goto out;
+            }
+            eps[i].rx_kernel_time = !c.rx_user;
+            neps++;
+        }
+        t.eps = eps;
+        t.ep_urls = ep_urls;
+        t.neps = neps;
+    }
+    if (shard.mpi && (c.eng.cancel.after_ns || c.eng.cancel.after_tokens)) {
+        exit_code = usage_error("--cancel-after", "not yet with --mpi: run --shard K/N per "
+                                                  "process and 'latscope bench merge'");
+        goto out;
+    }
 
     /* Every output file is opened before the first request: a path that cannot be written
      * must not cost the run (--hdr-log below; --records-detail in the openai setup). */
@@ -842,6 +919,12 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     if (rc < 0) {
         pr_err("%s\n", twhy[0] ? twhy : lat_strerror(rc));
         exit_code = rc == -ENOMEM ? LAT_EXIT_FAILURE : LAT_EXIT_USAGE;
+        goto out;
+    }
+    if (c.eng.cancel.after_tokens && !(t.ops && t.ops->progress)) {
+        exit_code = usage_error("--cancel-after-tokens",
+                                "needs a target that counts tokens (--target openai); "
+                                "--cancel-after D cancels any request by time");
         goto out;
     }
     size_t noffsets = 0;
@@ -1030,6 +1113,9 @@ out:
     }
     if (rf) fclose(rf); /* set-up failed before the run: nothing to write */
     gpu_telem_stop(&gtel);
+    for (unsigned i = 0; i < neps; i++)
+        conn_target_fini(&eps[i]);
+    free(eps);
     conn_target_fini(&t.conn);
 early:
     if (tops->destroy) tops->destroy(tst);

@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bench/endpoints.h"
 #include "core/buf.h"
 #include "core/clock.h"
 #include "hist/hist.h"
@@ -76,6 +77,10 @@ struct bench_req_ops {
      * that never got their bytes built (connect failures) are begun with t_send = -1 just before
      * they end. */
     int (*end)(void *cs, int http_status, int bench_err, lat_ns t_end, bool measured);
+    /* Optional (--cancel-after-tokens, and a cancelled request's first token): content token
+     * events of the current request so far, and the arrival of its first one in *t_first
+     * (0 when none yet). */
+    uint64_t (*progress)(void *cs, lat_ns *t_first);
 };
 
 /* What to send and how to judge the answer; read-only and shared by all workers. */
@@ -98,6 +103,11 @@ struct bench_target {
      * long (think time, ns) before its next request, whose intended send time is then the end
      * plus the pause (--sessions). */
     lat_ns (*ops_think)(void *cs);
+    /* Several endpoints (bench/endpoints.h): neps conn targets, eps[0] the same as conn, and
+     * their URLs as given; neps 0 or 1: conn only. */
+    const struct conn_target *eps;
+    const char *const *ep_urls;
+    unsigned neps;
 };
 
 /* One load point. Zero means "not set" for every limit. */
@@ -141,9 +151,12 @@ struct bench_opts {
     double max_send_lag_p99_ms; /* INVALID above this (default 1 ms) */
     double max_thread_busy_pct; /* INVALID above this (default 95 %) */
     double max_error_frac;      /* INVALID when more than this share of requests fail (0.5) */
+    enum bench_balance balance; /* several endpoints: --balance */
+    struct bench_cancel cancel; /* --cancel-after, --cancel-after-tokens, --cancel-share */
 };
 
 #define BENCH_REC_INTERRUPTED (-2) /* bench_record.err: still in flight at an interrupt */
+#define BENCH_REC_CANCELLED   (-3) /* bench_record.err: the client cancelled it (--cancel-*) */
 
 /* One request's timestamps, for --records. */
 struct bench_record {
@@ -189,6 +202,17 @@ struct bench_result {
      * closed them while idle) and whose request was sent again once on a fresh connection;
      * not errors (issue 17: never billed to the server). */
     uint64_t stale_retries;
+    /* --cancel-*: measured requests the client cancelled (neither ok nor errors), and the
+     * time from their intended send to their first token (openai) or first response byte,
+     * for those that got one. */
+    uint64_t cancelled;
+    struct lat_hist cancel_first;
+    /* Several endpoints: one line each (neps entries, ep_urls[i] names line i), else NULL. */
+    struct bench_ep_stats *eps;
+    const char *const *ep_urls;
+    unsigned neps;
+    enum bench_balance balance; /* with eps */
+    struct bench_cancel cancel; /* the run's settings (after_ns and after_tokens 0: none) */
     uint64_t bytes;
     lat_ns t_first_sched, t_last_end; /* measured window */
     /* The point's t0 (schedule start) on CLOCK_MONOTONIC and on CLOCK_REALTIME (ns since the

@@ -17,6 +17,13 @@
  * the schedule itself is the queue, nothing is dropped). Requests scheduled before the end
  * but still unsent when the drain limit passes are counted as timeouts.
  *
+ * Several endpoints (bench/endpoints.h): each thread's connections are one pool per endpoint
+ * (with one endpoint, one pool: the layout and path of before). A closed round-robin loop pins
+ * slot i of the run to endpoint i mod N; least-inflight and open loops pick an endpoint per
+ * request (bench_ep_pick over run-wide atomic in-flight counts) and take a connection of its
+ * pool. Cancellation (--cancel-*): a request chosen by bench_cancel_pick closes its connection
+ * at its deadline or Nth token (cancel_req) and is counted apart, neither ok nor an error.
+ *
  * Arrival timestamps are the kernel's receive time of the bytes a read returns (plain TCP with
  * --rx-time kernel, the default: SO_TIMESTAMPNS, so a busy client thread does not delay them),
  * else the time recv() returned; both before parsing (http1 stamps t_first and t_end with the
@@ -89,6 +96,13 @@ struct bconn {
     uint32_t nresp; /* responses completed on this connection since it was opened */
     bool reused;    /* the current request went out on a connection that had served one */
     bool retried;   /* ... and was already sent again on a fresh connection once */
+    /* Several endpoints and cancellation (bench/endpoints.h). */
+    uint16_t ep;         /* the endpoint this connection talks to (its pool) */
+    bool cancel;         /* the current request is one that cancels (--cancel-share) */
+    bool cancel_due;     /* --cancel-after-tokens: the Nth token came; cancel after the read */
+    bool reopen;         /* closed loop: reconnecting after a cancel; the slot frees then */
+    uint32_t cancel_tok; /* this request cancels at this many tokens (0: not by tokens) */
+    lat_ns cancel_at;    /* this request cancels at this time (0: not by time) */
     struct http1_resp resp;
 };
 
@@ -111,6 +125,11 @@ struct engine {
     _Atomic lat_ns issue_until; /* BENCH_NO_DEADLINE unless a rule stopped the point */
     _Atomic lat_ns abort_at;    /* BENCH_NO_DEADLINE unless interrupted */
     struct worker *workers;
+    /* Several endpoints: nep >= 1 pools per worker; in flight per endpoint over all threads
+     * (least-inflight), NULL with one endpoint. */
+    unsigned nep;
+    _Atomic unsigned *ep_inflight;
+    bool cancel_on; /* --cancel-after or --cancel-after-tokens with a share above 0 */
 };
 
 struct worker {
@@ -119,10 +138,16 @@ struct worker {
     pthread_t th;
     bool started;
     struct lat_loop loop;
+    /* Connections: one pool of `share` per endpoint, pool p at conns[p * share]; pn[p] of
+     * them used so far; idle + p * share: the pool's stack of idle ones (open loop, and a
+     * closed loop with least-inflight). With one endpoint: one pool, as before. */
     struct bconn *conns;
-    unsigned nconns, cap; /* nconns: connections in use so far; cap: the array size */
-    uint32_t *idle;       /* open loop: stack of idle connection indices */
-    unsigned nidle;
+    unsigned share, cap; /* share: this thread's connections (requests in flight at most) */
+    unsigned *pn, *pnidle;
+    uint32_t *idle;
+    unsigned turn;   /* bench_ep_pick's rotation */
+    unsigned goff;   /* closed round-robin: the run-wide index of this thread's first slot */
+    uint64_t last_k; /* the issue number may_issue() gave last */
     unsigned inflight;
     bool issuing_done, blocked;
     bool peer_closes; /* the server closed a kept-alive connection: check before each reuse */
@@ -137,6 +162,9 @@ struct worker {
     struct lat_hist lat, act, lag, looplag, ttfb;
     struct lat_samples exact, exact_act;
     uint64_t ok, bytes, cap_hits, errors[BENCH_ERR__COUNT], interrupted, stale_retries;
+    uint64_t cancelled;
+    struct lat_hist cancel_first;
+    struct bench_ep_stats *eps; /* several endpoints: one each, else NULL */
     lat_ns first_sched, last_end;
     lat_ns first_msched, last_msched; /* intended send times of the measured requests issued */
     struct bench_record *rec;
@@ -203,6 +231,7 @@ static void count_error(struct bconn *bc, enum bench_err cls, lat_ns now)
     struct worker *w = bc->w;
     if (bc->measured) {
         w->errors[cls]++;
+        if (w->eps) w->eps[bc->ep].errors[cls]++;
         pthread_mutex_lock(&w->ivl_lock);
         w->ivl_err++;
         w->ivl_err_by[cls]++;
@@ -287,6 +316,81 @@ static void fail(struct bconn *bc, enum bench_err cls, lat_ns now)
     slot_free(bc, now);
 }
 
+/* Closed loop, after a cancel: the new connection is up (or failed); the slot is free now,
+ * so the reconnect is not in the next request's latency. */
+static void reopen_done(struct bconn *bc, lat_ns now)
+{
+    if (!bc->reopen) return;
+    bc->reopen = false;
+    slot_free(bc, now);
+}
+
+static void slot_release(struct bconn *bc);
+static void pump(struct worker *w, lat_ns now);
+
+/* Open loop, after a cancel: the reconnecting connection goes to the bottom of its pool's
+ * idle stack, so the next arrivals take connected ones first. */
+static void idle_push_bottom(struct bconn *bc)
+{
+    struct worker *w = bc->w;
+    unsigned p = bc->ep;
+    uint32_t *st = w->idle + (size_t)p * w->share;
+    memmove(st + 1, st, w->pnidle[p] * sizeof(*st));
+    st[0] = (uint32_t)(bc - w->conns);
+    w->pnidle[p]++;
+}
+
+/*
+ * --cancel-after / --cancel-after-tokens: the client gives up on the request on bc. HTTP/1.1
+ * cannot abandon a response and keep the connection, so it is closed (the server sees the
+ * client go away) and opened again for the next request, outside that request's latency:
+ * a closed loop frees the slot once the new connection is up; an open loop puts it at the
+ * bottom of the idle stack. The request is counted as cancelled (neither ok nor an error);
+ * its first token (targets with progress(), e.g. openai) or first response byte, when one
+ * came, is its cancel_first sample; it is in no other latency metric, and the target ends it
+ * unmeasured (no LLM metric).
+ */
+static void cancel_req(struct bconn *bc, lat_ns now)
+{
+    struct worker *w = bc->w;
+    const struct bench_target *t = w->e->t;
+    loop_timer_stop(&w->loop, &bc->timer);
+    lat_ns first = bc->resp.t_first;
+    if (t->ops && t->ops->progress) {
+        first = 0;
+        t->ops->progress(bc->cs, &first);
+    }
+    if (t->ops && bc->ops_begun) {
+        bc->ops_begun = false;
+        t->ops->end(bc->cs, bc->resp.status, BENCH_ERR_TIMEOUT, now, false);
+    }
+    if (bc->measured) {
+        w->cancelled++;
+        if (w->eps) w->eps[bc->ep].cancelled++;
+        if (first > 0 && first >= bc->t_sched) hist_record(&w->cancel_first, first - bc->t_sched);
+        if (bc->t_sched < w->first_sched) w->first_sched = bc->t_sched;
+        if (now > w->last_end) w->last_end = now;
+        if (w->e->o->keep_records && rec_room(w))
+            w->rec[w->nrec++] = (struct bench_record){bc->t_sched,         bc->t_send,
+                                                      bc->resp.t_first,    now,
+                                                      bc->resp.body_bytes, (int16_t)bc->resp.status,
+                                                      BENCH_REC_CANCELLED, (uint8_t)w->id};
+    }
+    bc_close(bc);
+    bc->gen++;
+    bc->cancel_due = false;
+    bc->cancel_at = 0;
+    slot_release(bc);
+    if (!w->e->open_loop) {
+        bc->reopen = true;
+        start_connect(bc, now); /* its completion frees the slot (reopen_done) */
+        return;
+    }
+    start_connect(bc, now);
+    idle_push_bottom(bc);
+    if (w->blocked) pump(w, now);
+}
+
 static void start_connect(struct bconn *bc, lat_ns now)
 {
     struct worker *w = bc->w;
@@ -297,6 +401,7 @@ static void start_connect(struct bconn *bc, lat_ns now)
             fail(bc, connect_class(bc), now);
         } else {
             bc_close(bc);
+            reopen_done(bc, now);
         }
         return;
     }
@@ -305,6 +410,7 @@ static void start_connect(struct bconn *bc, lat_ns now)
     if (loop_add(&w->loop, &bc->io, ev) < 0) {
         conn_close(&bc->c);
         if (bc->busy) fail(bc, BENCH_ERR_CONNECT, now);
+        reopen_done(bc, now);
         return;
     }
     bc->registered = true;
@@ -315,7 +421,10 @@ static void start_connect(struct bconn *bc, lat_ns now)
         return;
     }
     bc->state = BC_IDLE;
-    if (bc->busy) start_write(bc, now);
+    if (bc->busy)
+        start_write(bc, now);
+    else
+        reopen_done(bc, now);
 }
 
 static void connect_progress(struct bconn *bc, lat_ns now)
@@ -330,13 +439,17 @@ static void connect_progress(struct bconn *bc, lat_ns now)
             fail(bc, connect_class(bc), now);
         } else {
             bc_close(bc);
+            reopen_done(bc, now);
         }
         return;
     }
     loop_timer_stop(&bc->w->loop, &bc->timer);
     bc->state = BC_IDLE;
     set_interest(bc, LOOP_READ);
-    if (bc->busy) start_write(bc, now);
+    if (bc->busy)
+        start_write(bc, now);
+    else
+        reopen_done(bc, now);
 }
 
 static void do_write(struct bconn *bc, lat_ns now)
@@ -395,7 +508,19 @@ static void start_write(struct bconn *bc, lat_ns now)
         t->ops->begin(bc->cs, bc->t_sched, bc->t_send);
         bc->ops_begun = true;
     }
-    loop_timer_start(&w->loop, &bc->timer, bc->t_send + w->e->o->request_timeout_ns);
+    lat_ns deadline = bc->t_send + w->e->o->request_timeout_ns;
+    bc->cancel_at = 0;
+    bc->cancel_tok = 0;
+    bc->cancel_due = false;
+    if (bc->cancel) {
+        const struct bench_cancel *cn = &w->e->o->cancel;
+        if (cn->after_ns > 0) {
+            bc->cancel_at = bc->t_send + cn->after_ns;
+            if (bc->cancel_at < deadline) deadline = bc->cancel_at;
+        }
+        if (cn->after_tokens && t->ops && t->ops->progress) bc->cancel_tok = cn->after_tokens;
+    }
+    loop_timer_start(&w->loop, &bc->timer, deadline);
     do_write(bc, now);
 }
 
@@ -432,6 +557,12 @@ static void record_ok(struct bconn *bc)
     }
     if (bc->t_sched < w->first_sched) w->first_sched = bc->t_sched;
     if (r->t_end > w->last_end) w->last_end = r->t_end;
+    if (w->eps) {
+        struct bench_ep_stats *x = &w->eps[bc->ep];
+        x->ok++;
+        x->bytes += r->body_bytes;
+        hist_record(&x->lat, lat);
+    }
     pthread_mutex_lock(&w->ivl_lock);
     hist_record(&w->ivl_lat, lat);
     hist_record(&w->ivl_act, act);
@@ -476,6 +607,8 @@ static void on_body(void *ud, const char *p, size_t n, lat_ns t)
     const struct bench_target *tg = bc->w->e->t;
     if (tg->ops) tg->ops->body(bc->cs, p, n, t);
     if (!bc->matched) match_body(bc, p, n);
+    if (bc->cancel_tok && !bc->cancel_due && tg->ops->progress(bc->cs, NULL) >= bc->cancel_tok)
+        bc->cancel_due = true; /* acted on after this read (the parser is still inside it) */
 }
 
 static const struct http1_cb body_cb = {.on_body = on_body};
@@ -492,6 +625,12 @@ static void do_read(struct bconn *bc)
         lat_ns t = clock_now_ns();
         if (s == LAT_IO_OK && n && bc->c.rx_ns) t = bc->c.rx_ns;
         if (s == LAT_IO_RETRY) {
+            if (bc->cancel_due) {
+                /* Everything that had arrived is read and the response is not complete:
+                 * now the client gives up. */
+                cancel_req(bc, t);
+                return;
+            }
             if (bc->c.want != LOOP_READ) set_interest(bc, bc->c.want | LOOP_READ);
             return;
         }
@@ -518,6 +657,7 @@ static void do_read(struct bconn *bc)
             fail(bc, BENCH_ERR_MALFORMED, t);
             return;
         }
+        if (bc->cancel_due && !bc->resp.done) continue; /* read what else has arrived */
         if (bc->resp.done) {
             if ((size_t)k < n || conn_pending(&bc->c)) {
                 /* Pipelining is off: bytes after a complete response are a protocol error. */
@@ -528,6 +668,10 @@ static void do_read(struct bconn *bc)
             return;
         }
         if (n < sizeof(w->rbuf) && !conn_pending(&bc->c)) return; /* level-triggered: wait */
+    }
+    if (bc->cancel_due) { /* a flood: give up now */
+        cancel_req(bc, clock_now_ns());
+        return;
     }
     /* Budget spent: the rest waits for the next turn of the loop (TLS bytes already decrypted
      * do not wake epoll, so ask for a turn through the timer). */
@@ -581,11 +725,20 @@ static void conn_timer(struct lat_loop *l, struct loop_timer *tm, lat_ns now)
             fail(bc, BENCH_ERR_CONNECT, now);
         } else {
             bc_close(bc);
+            reopen_done(bc, now);
         }
         break;
     case BC_WRITING:
     case BC_READING:
-        fail(bc, BENCH_ERR_TIMEOUT, now);
+        if (bc->cancel_at && now >= bc->cancel_at && bc->state == BC_READING) {
+            /* --cancel-after: the client gives up, after reading what has arrived (a
+             * response already here completes: it was not cancelled) */
+            bc->cancel_due = true;
+            do_read(bc);
+        } else if (bc->cancel_at && now >= bc->cancel_at) {
+            cancel_req(bc, now);
+        } else
+            fail(bc, BENCH_ERR_TIMEOUT, now);
         break;
     case BC_BACKOFF:
         bc->state = BC_CLOSED;
@@ -614,6 +767,7 @@ static bool may_issue(struct worker *w, lat_ns t_sched, bool *measured)
         w->issuing_done = true;
         return false;
     }
+    w->last_k = k;
     *measured = t_sched >= e->measure_start && k >= e->l->warmup_requests;
     return true;
 }
@@ -634,6 +788,9 @@ static void dispatch(struct bconn *bc, lat_ns t_sched, bool measured, lat_ns now
     bc->t_send = 0;
     http1_resp_init(&bc->resp, bc->w->e->t->head, NULL, NULL);
     bc->w->inflight++;
+    struct engine *e = bc->w->e;
+    if (e->ep_inflight) atomic_fetch_add_explicit(&e->ep_inflight[bc->ep], 1, memory_order_relaxed);
+    bc->cancel = e->cancel_on && bench_cancel_pick(e->l->seed, bc->w->last_k, e->o->cancel.share);
     if (bc->state == BC_IDLE)
         start_write(bc, now);
     else if (bc->state == BC_CLOSED)
@@ -641,16 +798,54 @@ static void dispatch(struct bconn *bc, lat_ns t_sched, bool measured, lat_ns now
     /* BC_CONNECTING: the write starts when the connect completes. */
 }
 
-static void pump(struct worker *w, lat_ns now);
 static lat_ns next_arrival(struct worker *w);
 
-static void slot_free(struct bconn *bc, lat_ns now)
+/* The request on bc no longer occupies it (completed, failed, cancelled). */
+static void slot_release(struct bconn *bc)
 {
     struct worker *w = bc->w;
     if (bc->busy) {
         bc->busy = false;
         w->inflight--;
+        if (w->e->ep_inflight)
+            atomic_fetch_sub_explicit(&w->e->ep_inflight[bc->ep], 1, memory_order_relaxed);
     }
+}
+
+static void idle_push(struct bconn *bc)
+{
+    struct worker *w = bc->w;
+    unsigned p = bc->ep;
+    w->idle[p * w->share + w->pnidle[p]++] = (uint32_t)(bc - w->conns);
+}
+
+/* A free connection of endpoint p's pool: an idle one, else one not used yet; NULL when every
+ * one is busy or backing off. */
+static struct bconn *get_slot(struct worker *w, unsigned p)
+{
+    if (w->pnidle[p]) return &w->conns[w->idle[p * w->share + --w->pnidle[p]]];
+    if (w->pn[p] < w->share) return &w->conns[p * w->share + w->pn[p]++];
+    return NULL;
+}
+
+/* The endpoint of the next request (bench_ep_pick over the run-wide in-flight counts). */
+static unsigned pick_ep(struct worker *w)
+{
+    struct engine *e = w->e;
+    if (e->nep <= 1) return 0;
+    unsigned cur[BENCH_MAX_ENDPOINTS];
+    if (e->o->balance == BENCH_BALANCE_LEAST_INFLIGHT) {
+        for (unsigned i = 0; i < e->nep; i++)
+            cur[i] = atomic_load_explicit(&e->ep_inflight[i], memory_order_relaxed);
+        return bench_ep_pick(BENCH_BALANCE_LEAST_INFLIGHT, cur, e->nep, &w->turn);
+    }
+    return bench_ep_pick(BENCH_BALANCE_ROUND_ROBIN, NULL, e->nep, &w->turn);
+}
+
+static void slot_free(struct bconn *bc, lat_ns now)
+{
+    struct worker *w = bc->w;
+    slot_release(bc);
     if (bc->state == BC_BACKOFF) return; /* comes back through the timer */
     if (!w->e->open_loop) {
         bool measured;
@@ -662,10 +857,21 @@ static void slot_free(struct bconn *bc, lat_ns now)
             loop_timer_start(&w->loop, &bc->think, t + think);
             return;
         }
-        if (may_issue(w, t, &measured)) dispatch(bc, t, measured, t);
+        if (!may_issue(w, t, &measured)) return;
+        /* Least-inflight: the next request of this slot goes to the endpoint with the fewest
+         * in flight, on a connection of that endpoint's pool. Not for a target whose
+         * connections carry a user from request to request (--sessions: the conversation stays
+         * on its connection, and so on its endpoint). */
+        if (w->e->nep > 1 && w->e->o->balance == BENCH_BALANCE_LEAST_INFLIGHT && !tg->ops_think) {
+            idle_push(bc);
+            struct bconn *nb = get_slot(w, pick_ep(w));
+            if (!nb) nb = get_slot(w, bc->ep);
+            bc = nb;
+        }
+        dispatch(bc, t, measured, t);
         return;
     }
-    w->idle[w->nidle++] = (uint32_t)(bc - w->conns);
+    idle_push(bc);
     if (w->blocked) pump(w, now);
 }
 
@@ -675,13 +881,6 @@ static void conn_think(struct lat_loop *l, struct loop_timer *tm, lat_ns now)
     bool measured;
     if (!bc->busy && may_issue(bc->w, tm->deadline, &measured))
         dispatch(bc, tm->deadline, measured, clock_now_ns());
-}
-
-static struct bconn *get_slot(struct worker *w)
-{
-    if (w->nidle) return &w->conns[w->idle[--w->nidle]];
-    if (w->nconns < w->cap) return &w->conns[w->nconns++];
-    return NULL;
 }
 
 /* Open loop: sends every due arrival that can get a connection, then sleeps until the next. */
@@ -703,7 +902,8 @@ static void pump(struct worker *w, lat_ns now)
                 return;
             }
         }
-        struct bconn *bc = get_slot(w);
+        unsigned p = w->inflight < w->share ? pick_ep(w) : 0;
+        struct bconn *bc = w->inflight < w->share ? get_slot(w, p) : NULL;
         if (!bc) {
             /* max_inflight reached: the arrival waits; its send lag counts. */
             w->blocked = true;
@@ -712,7 +912,7 @@ static void pump(struct worker *w, lat_ns now)
         }
         bool measured;
         if (!may_issue(w, w->next_sched, &measured)) {
-            w->idle[w->nidle++] = (uint32_t)(bc - w->conns);
+            idle_push(bc);
             return;
         }
         if (w->e->l->offsets && w->e->t->ops && w->e->t->ops_seq)
@@ -723,12 +923,12 @@ static void pump(struct worker *w, lat_ns now)
             w->issuing_done = true; /* replay: the list is done */
             break;
         }
-        if (w->nidle == 0 && w->nconns < w->cap) {
+        if (w->pnidle[p] == 0 && w->pn[p] < w->share) {
             /* Keep one connected spare, so the next arrival does not pay for a handshake
              * inside its send lag. */
-            struct bconn *spare = &w->conns[w->nconns++];
+            struct bconn *spare = &w->conns[p * w->share + w->pn[p]++];
             start_connect(spare, now);
-            w->idle[w->nidle++] = (uint32_t)(spare - w->conns);
+            idle_push(spare);
         }
     }
 }
@@ -778,12 +978,18 @@ static void *worker_main(void *arg)
     lat_ns now = clock_now_ns();
 
     /* Open the connections before t0 so the first requests do not pay for the handshake. */
-    unsigned pre = e->open_loop ? (e->l->connections + e->nthreads - 1) / e->nthreads : w->cap;
-    if (pre > w->cap) pre = w->cap;
-    for (unsigned i = 0; i < pre; i++) {
-        struct bconn *bc = &w->conns[w->nconns++];
-        start_connect(bc, now);
-        if (e->open_loop) w->idle[w->nidle++] = i;
+    unsigned pre = e->open_loop ? (e->l->connections + e->nthreads - 1) / e->nthreads : w->share;
+    if (pre > w->share) pre = w->share;
+    bool pools = e->open_loop || (e->nep > 1 && e->o->balance == BENCH_BALANCE_LEAST_INFLIGHT);
+    for (unsigned p = 0; p < e->nep; p++) {
+        /* Open loop, least-inflight: every endpoint's pool gets its connections; a closed
+         * round-robin loop: slot goff + i talks to endpoint (goff + i) mod N. */
+        for (unsigned i = 0; i < pre; i++) {
+            if (!pools && (w->goff + i) % e->nep != p) continue;
+            struct bconn *bc = &w->conns[p * w->share + w->pn[p]++]; /* a fresh one */
+            start_connect(bc, now);
+            if (pools) idle_push(bc);
+        }
     }
     while (clock_now_ns() < e->t0 && loop_run_once(&w->loop, (e->t0 - clock_now_ns())) >= 0)
         ;
@@ -806,12 +1012,26 @@ static void *worker_main(void *arg)
             w->next_sched = sched_next(&w->sched);
         }
         if (!w->issuing_done) pump(w, now);
-    } else {
-        for (unsigned i = 0; i < w->nconns; i++) {
+    } else if (e->nep > 1 && e->o->balance == BENCH_BALANCE_LEAST_INFLIGHT) {
+        for (unsigned i = 0; i < w->share; i++) {
             bool measured;
             if (!may_issue(w, e->t0, &measured)) break;
-            dispatch(&w->conns[i], e->t0, measured, now);
+            unsigned p = pick_ep(w);
+            struct bconn *bc = get_slot(w, p);
+            if (!bc) break;
+            dispatch(bc, e->t0, measured, now);
         }
+    } else {
+        bool stop_now = false;
+        for (unsigned p = 0; p < e->nep && !stop_now; p++)
+            for (unsigned i = 0; i < w->pn[p]; i++) {
+                bool measured;
+                if (!may_issue(w, e->t0, &measured)) {
+                    stop_now = true;
+                    break;
+                }
+                dispatch(&w->conns[p * w->share + i], e->t0, measured, now);
+            }
     }
     lat_ns drain_limit = e->end_issue == BENCH_NO_DEADLINE
                              ? BENCH_NO_DEADLINE
@@ -833,7 +1053,7 @@ static void *worker_main(void *arg)
         if (w->issuing_done && w->inflight == 0) break;
         if (now >= atomic_load(&e->abort_at)) break; /* interrupted: in-flight not counted */
     }
-    for (unsigned i = 0; i < w->nconns; i++) {
+    for (unsigned i = 0; i < w->cap; i++) {
         /* Interrupted: requests still in flight are neither successes nor the server's
          * errors; they are counted (and recorded) as interrupted, and end unmeasured for the
          * target's own statistics. */
@@ -910,6 +1130,13 @@ static void worker_fini(struct worker *w)
     }
     free(w->conns);
     free(w->idle);
+    free(w->pn);
+    free(w->pnidle);
+    if (w->eps)
+        for (unsigned p = 0; p < w->e->nep; p++)
+            hist_fini(&w->eps[p].lat);
+    free(w->eps);
+    hist_fini(&w->cancel_first);
     free(w->rec);
     loop_fini(&w->loop);
     hist_fini(&w->lat);
@@ -925,18 +1152,32 @@ static void worker_fini(struct worker *w)
     pthread_mutex_destroy(&w->ivl_lock);
 }
 
-static int worker_init(struct worker *w, struct engine *e, unsigned id, unsigned cap)
+static int worker_init(struct worker *w, struct engine *e, unsigned id, unsigned share,
+                       unsigned goff)
 {
+    unsigned cap = share * e->nep; /* one pool of `share` per endpoint */
     w->e = e;
     w->id = id;
+    w->share = share;
     w->cap = cap;
+    w->goff = goff;
+    w->turn = goff; /* the threads start their rotations at different endpoints */
     w->first_sched = w->first_msched = INT64_MAX;
     atomic_init(&w->finished, false);
     pthread_mutex_init(&w->ivl_lock, NULL);
-    struct lat_hist *h[] = {&w->lat,  &w->act,     &w->lag,     &w->looplag,
-                            &w->ttfb, &w->ivl_lat, &w->ivl_act, &w->ivl_lag};
+    struct lat_hist *h[] = {&w->lat,     &w->act,     &w->lag,     &w->looplag,     &w->ttfb,
+                            &w->ivl_lat, &w->ivl_act, &w->ivl_lag, &w->cancel_first};
     int rc = hists_init(h, sizeof(h) / sizeof(h[0]));
     if (rc < 0) return rc;
+    w->pn = calloc(e->nep, sizeof(*w->pn));
+    w->pnidle = calloc(e->nep, sizeof(*w->pnidle));
+    if (!w->pn || !w->pnidle) return -ENOMEM;
+    if (e->nep > 1) {
+        w->eps = calloc(e->nep, sizeof(*w->eps));
+        if (!w->eps) return -ENOMEM;
+        for (unsigned p = 0; p < e->nep; p++)
+            if ((rc = hist_init_default(&w->eps[p].lat)) < 0) return rc;
+    }
     if (e->o->exact_cap) {
         if ((rc = samples_init(&w->exact, e->o->exact_cap)) < 0) return rc;
         if ((rc = samples_init(&w->exact_act, e->o->exact_cap)) < 0) return rc;
@@ -951,7 +1192,8 @@ static int worker_init(struct worker *w, struct engine *e, unsigned id, unsigned
     for (unsigned i = 0; i < cap; i++) {
         struct bconn *bc = &w->conns[i];
         bc->w = w;
-        conn_init(&bc->c, &e->t->conn);
+        bc->ep = (uint16_t)(share ? i / share : 0);
+        conn_init(&bc->c, e->nep > 1 ? &e->t->eps[bc->ep] : &e->t->conn);
         bc->io = (struct loop_io){.fn = conn_io, .data = bc, .fd = -1};
         loop_timer_init(&bc->timer, conn_timer, bc);
         loop_timer_init(&bc->kick, conn_kick, bc);
@@ -1007,7 +1249,8 @@ static size_t *kmp_table(const char *p, size_t n)
 static int result_init(struct bench_result *r)
 {
     memset(r, 0, sizeof(*r));
-    struct lat_hist *h[] = {&r->lat, &r->lat_actual, &r->send_lag, &r->loop_lag, &r->ttfb};
+    struct lat_hist *h[] = {&r->lat,      &r->lat_actual, &r->send_lag,
+                            &r->loop_lag, &r->ttfb,       &r->cancel_first};
     return hists_init(h, sizeof(h) / sizeof(h[0]));
 }
 
@@ -1018,6 +1261,12 @@ void bench_result_fini(struct bench_result *r)
     hist_fini(&r->send_lag);
     hist_fini(&r->loop_lag);
     hist_fini(&r->ttfb);
+    hist_fini(&r->cancel_first);
+    for (unsigned p = 0; r->eps && p < r->neps; p++)
+        hist_fini(&r->eps[p].lat);
+    free(r->eps);
+    r->eps = NULL;
+    r->neps = 0;
     samples_fini(&r->exact);
     samples_fini(&r->exact_actual);
     free(r->records);
@@ -1041,6 +1290,8 @@ static int merge(struct engine *e, struct bench_result *r)
         r->inflight_cap_hits += w->cap_hits;
         r->interrupted_requests += w->interrupted;
         r->stale_retries += w->stale_retries;
+        r->cancelled += w->cancelled;
+        hist_add(&r->cancel_first, &w->cancel_first);
         if (w->first_msched < first_msched) first_msched = w->first_msched;
         if (w->last_msched > last_msched) last_msched = w->last_msched;
         for (int c = 0; c < BENCH_ERR__COUNT; c++)
@@ -1058,6 +1309,31 @@ static int merge(struct engine *e, struct bench_result *r)
     }
     for (int c = 0; c < BENCH_ERR__COUNT; c++)
         r->errors_total += r->errors[c];
+    if (e->cancel_on) r->cancel = e->o->cancel;
+    if (e->nep > 1) {
+        /* One line per endpoint, summed over the threads (bench/endpoints.h). */
+        r->eps = calloc(e->nep, sizeof(*r->eps));
+        if (!r->eps) return -ENOMEM;
+        r->neps = e->nep;
+        r->ep_urls = e->t->ep_urls;
+        r->balance = e->o->balance;
+        for (unsigned p = 0; p < e->nep; p++) {
+            struct bench_ep_stats *x = &r->eps[p];
+            int rc = hist_init_default(&x->lat);
+            if (rc < 0) return rc;
+            for (unsigned i = 0; i < e->nthreads; i++) {
+                const struct bench_ep_stats *y = &e->workers[i].eps[p];
+                x->ok += y->ok;
+                x->cancelled += y->cancelled;
+                x->bytes += y->bytes;
+                for (int c = 0; c < BENCH_ERR__COUNT; c++)
+                    x->errors[c] += y->errors[c];
+                hist_add(&x->lat, &y->lat);
+            }
+            for (int c = 0; c < BENCH_ERR__COUNT; c++)
+                x->errors_total += x->errors[c];
+        }
+    }
     if (exact_ok && nexact) {
         int rc = samples_init(&r->exact, nexact);
         if (rc == 0) rc = samples_init(&r->exact_actual, nexact);
@@ -1096,7 +1372,7 @@ static int merge(struct engine *e, struct bench_result *r)
         if (r->duration_s > 0) r->achieved_rps = (double)r->ok / r->duration_s;
         r->window_start_ns = start;
         r->have_window = true;
-    } else if (r->ok && r->t_last_end > r->t_first_sched) {
+    } else if ((r->ok || r->cancelled) && r->t_last_end > r->t_first_sched) {
         r->window_start_ns = r->t_first_sched;
         r->have_window = true;
         r->duration_s = (double)(r->t_last_end - r->t_first_sched) / 1e9;
@@ -1130,7 +1406,8 @@ void bench_result_judge(struct bench_result *r, const struct bench_load *l,
                  "'ulimit -n N' or lower --concurrency/--max-inflight",
                  (unsigned long long)r->errors[BENCH_ERR_CLIENT_FD],
                  (unsigned long long)rl.rlim_cur, hard);
-    } else if (r->ok == 0) {
+    } else if (r->ok == 0 && !(r->cancelled && !r->errors_total)) {
+        /* (every request cancelled, none failed: --cancel-share 1 is what was asked) */
         r->valid = false;
         snprintf(r->invalid_reason, sizeof(r->invalid_reason),
                  "no request completed successfully (%llu errors)",
@@ -1173,6 +1450,13 @@ int bench_run_point(const struct bench_target *t, const struct bench_load *l,
     if (nthreads > BENCH_MAX_THREADS) nthreads = BENCH_MAX_THREADS;
     unsigned total_conns = e.open_loop ? l->max_inflight : l->concurrency;
     if (!total_conns) return LAT_E_USAGE;
+    e.nep = t->neps > 1 && t->eps ? t->neps : 1;
+    if (e.nep > BENCH_MAX_ENDPOINTS) return LAT_E_USAGE;
+    _Atomic unsigned ep_inflight[BENCH_MAX_ENDPOINTS];
+    for (unsigned i = 0; i < e.nep; i++)
+        atomic_init(&ep_inflight[i], 0);
+    if (e.nep > 1) e.ep_inflight = ep_inflight;
+    e.cancel_on = (o->cancel.after_ns > 0 || o->cancel.after_tokens > 0) && o->cancel.share > 0;
     if (nthreads > total_conns) nthreads = total_conns;
     e.nthreads = nthreads;
     e.nshards = l->nshards > 1 ? l->nshards : 1;
@@ -1192,9 +1476,11 @@ int bench_run_point(const struct bench_target *t, const struct bench_load *l,
         free(e.kmp);
         return -ENOMEM;
     }
+    unsigned goff = 0;
     for (unsigned i = 0; i < nthreads && rc == 0; i++) {
         unsigned share = total_conns / nthreads + (i < total_conns % nthreads);
-        rc = worker_init(&e.workers[i], &e, i, share);
+        rc = worker_init(&e.workers[i], &e, i, share, goff);
+        goff += share;
         if (rc == 0 && o->keep_records) {
             uint64_t want = l->requests ? l->requests / nthreads + 1 : 4096;
             if (!l->requests && l->rate > 0 && l->duration_ns)

@@ -946,6 +946,13 @@ int llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool m
     }
 }
 
+uint64_t llm_bench_progress(void *cs, lat_ns *t_first)
+{
+    const struct llm_record *r = &((struct llm_conn *)cs)->s.rec;
+    if (t_first) *t_first = r->n_content ? r->t_first : 0;
+    return r->n_token_events > r->n_content ? r->n_token_events : r->n_content;
+}
+
 /* --tokenizer/--tokenize-url: the point's outputs without usage, counted once. */
 static void count_outputs(struct llm_bench *b)
 {
@@ -1023,8 +1030,9 @@ static int oai_setup(void *st, const struct bench_setup *s, struct bench_target 
                      size_t whylen)
 {
     static const struct bench_req_ops llm_ops = {
-        llm_bench_conn_new, llm_bench_conn_free, llm_bench_build,
-        llm_bench_begin,    llm_conn_body,       llm_bench_end,
+        llm_bench_conn_new, llm_bench_conn_free, llm_bench_build,    llm_bench_begin,
+        llm_conn_body,      llm_bench_end,       llm_bench_progress, /* --cancel-after-tokens
+                                                                        (bench/endpoints.h) */
     };
 
     struct llm_bench *b = st;

@@ -135,6 +135,9 @@ void llm_bench_begin(void *cs, lat_ns t_sched, lat_ns t_send);
  * request's final class for the engine: bench_err, or the class of the stream's own failure
  * (malformed SSE/JSON -> malformed, cut stream or error event -> stream), -1 when it succeeded. */
 int llm_bench_end(void *cs, int http_status, int bench_err, lat_ns t_end, bool measured);
+/* --cancel-after-tokens: the current request's content token events so far (the server's
+ * token unit: empty content events too) and its first content chunk's arrival (0: none). */
+uint64_t llm_bench_progress(void *cs, lat_ns *t_first);
 /* Replay: the next build on cs is request k (trace line k). */
 void llm_bench_seq(void *cs, uint64_t k);
 

@@ -259,6 +259,7 @@ static void json_point(struct jsonw *w, struct bench_point *p)
     jsonw_u64(w, r->interrupted_requests);
     jsonw_key(w, "stale_retries");
     jsonw_u64(w, r->stale_retries);
+    bench_endpoints_write_json(w, r); /* cancelled, cancel, balance, endpoints */
     jsonw_key(w, "invalid_client");
     jsonw_bool(w, !r->valid && r->invalid_client);
     jsonw_key(w, "stopped_by_rule");
@@ -647,6 +648,7 @@ static void text_point(FILE *f, struct bench_point *p, size_t idx)
                 "infer %.3f ms, output %.3f ms\n",
                 p->server.queue_us / 1e3, p->server.compute_input_us / 1e3,
                 p->server.compute_infer_us / 1e3, p->server.compute_output_us / 1e3);
+    bench_endpoints_write_text(f, r, p->server.have); /* cancellation, several endpoints */
     if (p->stability) fprintf(f, "  stability: %s\n", p->stability);
     if (p->slo.have) {
         static const char *const verdicts[] = {"pass", "FAIL", "undecided"};
@@ -791,6 +793,8 @@ int bench_report_records(FILE *f, const struct bench_point *p, size_t idx)
                 (unsigned long long)q->bytes);
         if (q->err == BENCH_REC_INTERRUPTED)
             fputs("\"interrupted\"}\n", f);
+        else if (q->err == BENCH_REC_CANCELLED)
+            fputs("\"cancelled\"}\n", f);
         else if (q->err >= 0)
             fprintf(f, "\"%s\"}\n", bench_err_names[q->err]);
         else

@@ -104,7 +104,7 @@ struct bench_slices *bench_slices_point(lat_ns width, const struct bench_load *l
     lat_ns last = s->base;
     for (size_t i = 0; i < res->nrecords; i++) {
         const struct bench_record *r = &res->records[i];
-        if (r->err == BENCH_REC_INTERRUPTED) continue;
+        if (r->err == BENCH_REC_INTERRUPTED || r->err == BENCH_REC_CANCELLED) continue;
         if (r->t_end > last) last = r->t_end;
     }
     /* As many slices as the point's measured window holds (--duration; the last may be
@@ -125,7 +125,7 @@ struct bench_slices *bench_slices_point(lat_ns width, const struct bench_load *l
     /* Counts, then the latencies of each slice grouped by a counting sort. */
     for (size_t i = 0; i < res->nrecords; i++) {
         const struct bench_record *r = &res->records[i];
-        if (r->err == BENCH_REC_INTERRUPTED) continue;
+        if (r->err == BENCH_REC_INTERRUPTED || r->err == BENCH_REC_CANCELLED) continue;
         struct bench_slice *x = &s->s[slice_of(s, r->t_end)];
         if (r->err < 0) {
             x->ok++;

@@ -363,8 +363,8 @@ static int hook_end(void *cs, int status, int err, lat_ns t_end, bool measured)
 
 TEST_TIMEOUT(bench_request_hooks, 30)
 {
-    static const struct bench_req_ops ops = {hook_new,   hook_free, hook_build,
-                                             hook_begin, hook_body, hook_end};
+    static const struct bench_req_ops ops = {hook_new,  hook_free, hook_build, hook_begin,
+                                             hook_body, hook_end,  NULL};
     struct srv *s = srv_start(SRV_OK);
     struct bench_target t;
     struct lat_buf req = LAT_BUF_INIT;

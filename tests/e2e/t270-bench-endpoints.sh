@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# t270-bench-endpoints: several endpoints in one run (replicas with no balancer, issue 17).
+# Two fixture servers: round-robin splits the requests evenly (open loop, one thread: exactly
+# in turn); least-inflight sends more to the fast one when the other is slower; a dead
+# endpoint's connect errors are its own, not a crash; kserve takes several endpoints too.
+. "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
+. "$LATSCOPE_SRCDIR/tests/e2e/bench-fixture.sh"
+need_python
+start_fixture --service 1ms
+A=$FIXTURE_URL
+start_fixture --service 1ms
+B=$FIXTURE_URL
+start_fixture --service 20ms
+SLOW=$FIXTURE_URL
+
+# Round-robin, open loop, one thread: 100 constant arrivals alternate, 50 each.
+"$LATSCOPE" bench -r 100 --arrival constant --duration 1s -t 1 --max-send-lag 1000 \
+    --format json "$A/" "$B/" >"$TMPDIR/rr.json" 2>"$TMPDIR/rr.err" ||
+    { cat "$TMPDIR/rr.err"; fail "round-robin open loop"; }
+check_py "$TMPDIR/rr.json" "
+p = d['points'][0]
+e = p['endpoints']
+assert p['balance'] == 'round-robin', p['balance']
+assert [x['url'] for x in e] == ['$A/', '$B/'], e
+assert p['requests'] == 100 and p['errors']['total'] == 0, (p['requests'], p['errors'])
+assert [x['requests'] for x in e] == [50, 50], [x['requests'] for x in e]
+assert sum(x['requests'] for x in e) == p['requests']
+assert all(x['latency_ms']['p50'] > 0.9 for x in e), e
+"
+# The fixtures' own counts agree: each served its half.
+for u in "$A" "$B"; do
+    n=$(curl -s "$u/fixture/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["served"])')
+    [[ $n == 50 ]] || fail "$u served $n requests, expected 50"
+done
+
+# Closed loop, round-robin: the connections are spread over the endpoints (--endpoint form).
+"$LATSCOPE" bench -c 4 -t 2 -n 400 --format json "$A/" --endpoint "$B/" >"$TMPDIR/c.json" \
+    2>"$TMPDIR/c.err" || { cat "$TMPDIR/c.err"; fail "round-robin closed loop"; }
+check_py "$TMPDIR/c.json" "
+p = d['points'][0]
+n = [x['requests'] for x in p['endpoints']]
+assert sum(n) == p['requests'] == 400, n
+assert min(n) >= 120, n   # two connections each, equal servers
+"
+
+# Least-inflight against a fast and a slow endpoint: most requests go to the fast one; with
+# round-robin each gets half.
+for bal in least-inflight round-robin; do
+    "$LATSCOPE" bench -r 150 --arrival constant --duration 2s -t 1 --max-send-lag 1000 \
+        --balance $bal --format json "$A/" "$SLOW/" >"$TMPDIR/$bal.json" 2>"$TMPDIR/$bal.err" ||
+        { cat "$TMPDIR/$bal.err"; fail "--balance $bal"; }
+done
+check_py "$TMPDIR/least-inflight.json" "
+p = d['points'][0]
+fast, slow = [x['requests'] for x in p['endpoints']]
+assert p['balance'] == 'least-inflight'
+assert fast + slow == p['requests'] == 300, (fast, slow)
+assert fast > 2 * slow and slow > 0, (fast, slow)
+"
+check_py "$TMPDIR/round-robin.json" "
+p = d['points'][0]
+fast, slow = [x['requests'] for x in p['endpoints']]
+assert (fast, slow) == (150, 150), (fast, slow)
+"
+
+# A dead endpoint (nothing listens): its requests fail as its own connect errors.
+DEAD=http://127.0.0.1:$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+rc=0
+"$LATSCOPE" bench -c 2 -t 1 -n 200 --format json "$A/" "$DEAD/" >"$TMPDIR/dead.json" \
+    2>"$TMPDIR/dead.err" || rc=$?
+[[ $rc == 0 || $rc == 1 ]] || { cat "$TMPDIR/dead.err"; fail "dead endpoint: exit $rc"; }
+check_py "$TMPDIR/dead.json" "
+p = d['points'][0]
+good, dead = p['endpoints']
+assert good['errors']['total'] == 0 and good['requests'] == p['requests'] > 0, good
+assert dead['requests'] == 0 and dead['errors']['connect'] == dead['errors']['total'] > 0, dead
+assert p['errors']['total'] == dead['errors']['total'], (p['errors'], dead)
+"
+"$LATSCOPE" bench -c 2 -t 1 -n 50 "$A/" "$DEAD/" >"$TMPDIR/dead.txt" 2>/dev/null || true
+grep -q "endpoints (round-robin)" "$TMPDIR/dead.txt" || { cat "$TMPDIR/dead.txt"; fail "text table"; }
+grep -q "$DEAD/ .*(connect [0-9]*)" "$TMPDIR/dead.txt" || { cat "$TMPDIR/dead.txt"; fail "dead line"; }
+
+# kserve: the same path on both; metadata and statistics come from the first endpoint.
+"$LATSCOPE" bench -c 2 -t 1 -n 100 --format json "$A/v2/models/simple/infer" \
+    "$B/v2/models/simple/infer" >"$TMPDIR/k.json" 2>"$TMPDIR/k.err" ||
+    { cat "$TMPDIR/k.err"; fail "kserve with two endpoints"; }
+check_py "$TMPDIR/k.json" "
+p = d['points'][0]
+assert d['target'] == 'kserve'
+n = [x['requests'] for x in p['endpoints']]
+assert sum(n) == p['requests'] == 100 and min(n) > 0, n
+"
+# Other paths are refused (they are not replicas of one server).
+"$LATSCOPE" bench -n 1 "$A/" "$B/other" >/dev/null 2>"$TMPDIR/p.err" && fail "another path accepted"
+grep -q "first URL's scheme and path" "$TMPDIR/p.err" || { cat "$TMPDIR/p.err"; fail "path message"; }
+exit 0
