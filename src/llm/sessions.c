@@ -333,47 +333,17 @@ int llm_sessions_load(struct llm_sessions *S, const char *path, size_t max_bytes
 {
     memset(S, 0, sizeof(*S));
     if (!max_bytes) max_bytes = LLM_MAX_INPUT_BYTES;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        snprintf(why, whylen, "%s: %s", path, strerror(e));
-        return -e;
-    }
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    int rc = 0;
-    for (;;) {
-        if (n == cap) {
-            size_t nc = cap ? cap * 2 : 65536;
-            char *nb = realloc(buf, nc);
-            if (!nb) {
-                rc = -ENOMEM;
-                break;
-            }
-            buf = nb;
-            cap = nc;
-        }
-        ssize_t rd = read(fd, buf + n, cap - n);
-        if (rd < 0 && errno == EINTR) continue;
-        if (rd < 0) {
-            rc = -errno;
-            snprintf(why, whylen, "%s: %s", path, strerror(-rc));
-            break;
-        }
-        if (rd == 0) break;
-        n += (size_t)rd;
-        if (n > max_bytes) {
-            rc = LAT_E_OVERFLOW;
-            snprintf(why, whylen,
-                     "%s: larger than %zu bytes (--max-input-size; raise it if the file is meant "
-                     "to be this large)",
-                     path, max_bytes);
-            break;
-        }
-    }
-    close(fd);
-    if (!rc) rc = llm_sessions_parse(S, buf ? buf : "", n, path, why, whylen);
-    free(buf);
+    struct lat_buf b = LAT_BUF_INIT;
+    int rc = buf_read_file(&b, path, max_bytes);
+    if (rc == LAT_E_OVERFLOW)
+        snprintf(why, whylen,
+                 "%s: larger than %zu bytes (--max-input-size; raise it if the file is meant "
+                 "to be this large)",
+                 path, max_bytes);
+    else if (rc)
+        snprintf(why, whylen, "%s: %s", path, lat_strerror(rc));
+    if (!rc) rc = llm_sessions_parse(S, b.data ? b.data : "", b.len, path, why, whylen);
+    buf_fini(&b);
     return rc;
 }
 
