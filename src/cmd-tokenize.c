@@ -34,7 +34,7 @@ static const struct cli_opt options[] = {
     {"tokenizer", 0, "FILE", OPT_TOKENIZER, 0,
      "a Hugging Face tokenizer.json (byte-level BPE: GPT-2, Llama 3 style)"},
     {"tokenize-url", 0, "URL", OPT_URL, 0, "the server's tokenize endpoint (POST)"},
-    {"tokenize-api", 0, "auto|llamacpp|vllm|tgi", OPT_API, CLI_SUB,
+    {"tokenize-api", 0, "auto|llamacpp|vllm|tgi|llama-cpp-python", OPT_API, CLI_SUB,
      "the endpoint's dialect (default auto: probed)"},
     {"model", 0, "NAME", OPT_MODEL, CLI_SUB, "the \"model\" member vLLM/SGLang want"},
     {"jsonl", 0, NULL, OPT_JSONL, 0, "each input line is a JSON string (texts with newlines)"},
@@ -74,7 +74,8 @@ static int on_opt(void *ctx, int id, const char *v)
         break;
     case OPT_API:
         if (llm_tokapi_parse(v, &a->api)) {
-            pr_err("--tokenize-api %s: expected auto, llamacpp, vllm or tgi\n", v);
+            pr_err("--tokenize-api %s: expected auto, llamacpp, vllm, tgi or llama-cpp-python\n",
+                   v);
             return -1;
         }
         break;
