@@ -190,16 +190,25 @@ DOC_RULE(cpu_contention)
         doc_example_add(c->r, f, &e);
         shown++;
     }
+    enum doc_framework fw = doc_framework(c);
     doc_set(c->r, &f->recommendation,
             "The same work took longer because the thread was not running: other processes or "
             "threads competed for its cores, or the process runs more threads than there are "
-            "cores. Give inference dedicated cores: torch.set_num_threads(N) (or OMP_NUM_THREADS"
-            "/MKL_NUM_THREADS) with N = physical cores per process, torch.set_num_interop_"
-            "threads(1) for batch-1 serving, pin each process to its cores (taskset, numactl "
-            "--physcpubind), and never run several processes that each use all cores. ONNX "
-            "Runtime: intra_op_num_threads per session likewise. Check the machine's load "
-            "while profiling (a loaded CI VM shows this too), and measure latency under the "
-            "real load with latscope bench rather than from one trace.");
+            "cores. Give inference dedicated cores: %s, pin each process to its cores (taskset, "
+            "numactl --physcpubind), and never run several processes that each use all cores. "
+            "Check the machine's load while profiling (a loaded CI VM shows this too), and "
+            "measure latency under the real load with latscope bench rather than from one "
+            "trace.",
+            fw == DOC_FW_ORT
+                ? "SessionOptions.intra_op_num_threads = physical cores per process (and "
+                  "inter_op_num_threads = 1 unless the graph runs with ORT_PARALLEL)"
+            : fw == DOC_FW_TF
+                ? "tf.config.threading.set_intra_op_parallelism_threads(N) with N = physical "
+                  "cores per process and set_inter_op_parallelism_threads(1 or 2) for batch-1 "
+                  "serving"
+                : "torch.set_num_threads(N) (or OMP_NUM_THREADS/MKL_NUM_THREADS) with N = "
+                  "physical cores per process, torch.set_num_interop_threads(1) for batch-1 "
+                  "serving");
     doc_set(c->r, &f->next_step,
             "latscope trace --cpu -o cpu.pt.trace.json.gz -- <your command> && latscope analyze "
             "cpu.pt.trace.json.gz   # on-CPU vs off-CPU time per thread");

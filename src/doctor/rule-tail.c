@@ -114,16 +114,7 @@ DOC_RULE(tail)
     bool warmup = first_only && !contention && c->steps[0].num <= 0;
     doc_kv_bool(c->r, f, "warm_up", warmup);
     bool gpu = (c->have & DOC_HAVE_GPU) != 0;
-    /* The advice names the framework that wrote the trace (PyTorch's unless ONNX Runtime or
-     * TensorFlow). */
-    const char *fmt = c->t->format ? c->t->format : "";
-    enum {
-        FW_TORCH,
-        FW_ORT,
-        FW_TF
-    } fw = !strcmp(fmt, "ort")                                         ? FW_ORT
-           : !strcmp(fmt, "xplane") || !strcmp(fmt, "tf-trace-viewer") ? FW_TF
-                                                                       : FW_TORCH;
+    enum doc_framework fw = doc_framework(c); /* the advice names its APIs */
     /* A slow first step is warm-up, a contended step is the machine: worth knowing, not a
      * steady-state saving. */
     if (first_only || contention) f->severity = DOC_SEV_INFO;
@@ -169,11 +160,12 @@ DOC_RULE(tail)
         snprintf(why, sizeof(why),
                  "Only the first step is slow: this is warm-up; exclude it from latency numbers "
                  "%s and warm up before serving. ",
-                 fw == FW_ORT  ? "(the first InferenceSession.run grows the memory arena and "
-                                 "picks kernels: run one inference per input shape first)"
-                 : fw == FW_TF ? "(start the profiler after a few steps; tf.function traces and "
-                                 "compiles on its first call)"
-                               : "(torch.profiler schedule warmup)");
+                 fw == DOC_FW_ORT ? "(the first InferenceSession.run grows the memory arena and "
+                                    "picks kernels: run one inference per input shape first)"
+                 : fw == DOC_FW_TF
+                     ? "(start the profiler after a few steps; tf.function traces and "
+                       "compiles on its first call)"
+                     : "(torch.profiler schedule warmup)");
     else if (first_only)
         snprintf(why, sizeof(why),
                  "Only the first profiled step is slow, but it is ProfilerStep#%d: %d steps ran "
@@ -181,7 +173,7 @@ DOC_RULE(tail)
                  "the profiler's own start-up or a one-time event (a new input shape, garbage "
                  "collection, another process on the machine); profile more steps to tell. ",
                  c->steps[0].num, c->steps[0].num);
-    if (fw == FW_ORT)
+    if (fw == DOC_FW_ORT)
         doc_set(c->r, &f->recommendation,
                 "%sLook at what the slow steps do that the median step does not (components). "
                 "Typical causes in ONNX Runtime: other load on the machine or more threads than "
@@ -192,7 +184,7 @@ DOC_RULE(tail)
                 "providers also every optimisation profile), data-dependent work (variable "
                 "sequence lengths: bucket them).",
                 why);
-    else if (fw == FW_TF)
+    else if (fw == DOC_FW_TF)
         doc_set(c->r, &f->recommendation,
                 "%sLook at what the slow steps do that the median step does not (components). "
                 "Typical causes in TensorFlow: tf.function retracing on new input shapes or "

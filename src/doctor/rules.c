@@ -83,6 +83,14 @@ static const struct {
 };
 
 /* Why a rule of family fam does not apply, from what the trace holds. */
+enum doc_framework doc_framework(const struct doc_ctx *c)
+{
+    const char *fmt = c->t->format ? c->t->format : "";
+    if (!strcmp(fmt, "ort")) return DOC_FW_ORT;
+    if (!strcmp(fmt, "xplane") || !strcmp(fmt, "tf-trace-viewer")) return DOC_FW_TF;
+    return DOC_FW_PYTORCH;
+}
+
 static const char *why_not(const char *fam, unsigned have)
 {
     if (!strcmp(fam, "gpu")) return "no kernels, copies or CUDA runtime calls";

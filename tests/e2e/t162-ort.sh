@@ -87,8 +87,8 @@ for m in seq_intra1_2026-12-01_08-52-43_146 par_intra2_2026-12-01_08-52-46_839; 
     ! jq -r '.findings[].id' "$o" | grep -qE "^($gpu_ids)\$" || fail "$m: GPU finding on a CPU ORT profile"
     ! jq -r '.findings[].id' "$o" | grep -qx cpu-python-overhead || fail "$m: Python advice on ORT"
     # the step-tail advice is ONNX Runtime's, not PyTorch's (torch.profiler, torch.compile)
-    ! jq -r '.findings[] | select(.id == "tail-steps") | .recommendation' "$o" | grep -qi torch ||
-        fail "$m: PyTorch advice in the tail-steps finding on ORT"
+    ! jq -r '.findings[] | select(.id == "tail-steps" or .id == "cpu-contention") | .recommendation' "$o" | grep -qi torch ||
+        fail "$m: PyTorch advice in the tail-steps or cpu-contention finding on ORT"
     # the cold first run (one-time work) is never called CPU contention
     ! jq -e '.findings[] | select(.id == "cpu-contention") | .evidence.worst_step == 0' "$o" >/dev/null ||
         fail "$m: the first run called contention"
@@ -103,4 +103,13 @@ for m in seq_intra1_2026-12-01_08-52-43_146 par_intra2_2026-12-01_08-52-46_839; 
         [[ $other_tid == false && $has == 0 ]] || fail "$m: sequential profile: other tid $other_tid, finding $has"
     fi
 done
+# a profile where cpu-contention fires (the first runs of an unoptimised graph on a loaded VM):
+# its thread advice is ONNX Runtime's SessionOptions, not torch.set_num_threads
+f=$(need_trace "ort/py/1.32.0/ort1.32.0_tiny_resnet_noopt_2026-12-01_08-52-48_515.json")
+expect_rc 0 T doctor --fail-on never --format json "$f"
+jq -e '[.findings[] | select(.id == "cpu-contention")] | length == 1' "$TMPDIR/out" >/dev/null ||
+    fail "noopt: no cpu-contention finding (the test needs one)"
+jq -r '.findings[] | select(.id == "cpu-contention") | .recommendation' "$TMPDIR/out" | grep -q intra_op_num_threads ||
+    fail "noopt: contention advice without SessionOptions threads"
+! jq -r '.findings[].recommendation' "$TMPDIR/out" | grep -qi torch || fail "noopt: PyTorch advice on ORT"
 echo ok
