@@ -308,6 +308,23 @@ __attribute__((noinline)) static void cpuprof_test_spin_small(void)
 
 TEST_TIMEOUT(cpuprof_live_attach, 60)
 {
+    /* The work is sized to ~1 s of this machine's CPU, measured here: a loaded or slow VM
+     * runs the volatile loop 10x slower than a quiet one (100 000 fixed rounds took over the
+     * 60 s timeout there). Between 2 000 and 100 000 rounds. */
+    long rounds = 100000;
+    {
+        struct timespec a, b;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+        for (int i = 0; i < 200; i++) {
+            cpuprof_test_spin_big();
+            cpuprof_test_spin_small();
+        }
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+        double s200 = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+        if (s200 > 0) rounds = (long)(200.0 / s200);
+        if (rounds < 2000) rounds = 2000;
+        if (rounds > 100000) rounds = 100000;
+    }
     int go[2];
     ASSERT(pipe(go) == 0);
     pid_t pid = fork();
@@ -320,7 +337,7 @@ TEST_TIMEOUT(cpuprof_live_attach, 60)
          * child gets, so the count does not depend on how loaded the machine is. Each round
          * (~40 us) is much shorter than the 2 ms sampling period, so samples do not alias onto
          * one phase of the round (with ~4 ms rounds the big share drifted to 0.6 under load). */
-        for (int i = 0; i < 100000; i++) {
+        for (long i = 0; i < rounds; i++) {
             cpuprof_test_spin_big();
             cpuprof_test_spin_small();
         }
