@@ -572,12 +572,12 @@ static void text_ops(FILE *f, const struct diff_trace_result *r, size_t top, boo
         if (md)
             fprintf(f,
                     "\n### %s\n\n| name | device | count before | count after | Δ count | "
-                    "total before µs | total after µs | Δ µs | %% of Δ step | status |\n"
+                    "total before µs | total after µs | Δ µs | Δ / Δ step | status |\n"
                     "|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n",
                     title);
         else
             fprintf(f, "\n%s\n  %-48s %-3s %8s %8s %7s %14s %14s %14s %8s  %s\n", title, "name",
-                    "dev", "count A", "count B", "Δ", "total A µs", "total B µs", "Δ µs", "% Δstep",
+                    "dev", "count A", "count B", "Δ", "total A µs", "total B µs", "Δ µs", "Δ/Δstep",
                     "status");
         for (size_t k = 0; k < r->nops && shown < top; k++) {
             size_t i = pass == 0 ? k : r->nops - 1 - k;
@@ -593,7 +593,7 @@ static void text_ops(FILE *f, const struct diff_trace_result *r, size_t top, boo
             if (isnan(op->step_share))
                 snprintf(sh, sizeof(sh), "-");
             else
-                snprintf(sh, sizeof(sh), "%+.1f%%", 100 * op->step_share);
+                snprintf(sh, sizeof(sh), "%+.2fx", op->step_share); /* a ratio, not a share */
             long long dc = (long long)op->count[1] - (long long)op->count[0];
             if (md)
                 fprintf(f, "| `%s` | %s | %llu | %llu | %+lld | %s | %s | %s | %s | %s |\n",
