@@ -41,7 +41,8 @@ check "expected http, kserve or openai" --target grpc "$u"
 check "--model needs NAME" "$u" --target openai --model
 check "-t needs N" -t
 check "--threads needs N" --threads
-check "URL: exactly one URL expected" --target openai "$u" -- --api=chat
+# after --, "--api=chat" is an operand: a second endpoint URL, refused as one
+check "--api=chat: URL must start with http:// or https://" --target openai "$u" -- --api=chat
 check "--output-tokens 0" --target=openai --output-tokens=0 "$u"
 check "--start-at soon" --start-at=soon "$u"
 check "ambiguous option '--inp'" --target openai --inp 16 "$u"
