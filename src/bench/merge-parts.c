@@ -77,26 +77,6 @@ static size_t array_items(const char *d, size_t n, const char *path, struct json
     return k;
 }
 
-static void stat_add(struct gpu_stat *dst, const struct gpu_stat *s)
-{
-    if (!s->n) return;
-    if (!dst->n) {
-        *dst = *s;
-        return;
-    }
-    uint64_t n = dst->n + s->n;
-    dst->mean = (dst->mean * (double)dst->n + s->mean * (double)s->n) / (double)n;
-    if (s->min < dst->min) dst->min = s->min;
-    if (s->max > dst->max) dst->max = s->max;
-    dst->n = n;
-}
-
-static int cmp_sample(const void *a, const void *b)
-{
-    const struct gpu_sample *x = a, *y = b;
-    return (x->t > y->t) - (x->t < y->t);
-}
-
 static int merge_gpu(struct bench_point *p, const struct bench_merge_shard *sh, size_t n, char *err,
                      size_t errsz)
 {
@@ -161,7 +141,7 @@ static int merge_gpu(struct bench_point *p, const struct bench_merge_shard *sh, 
                 st.min = num(e, en, path, 0);
                 snprintf(path, sizeof(path), "%s/max", gpu_field_keys[f]);
                 st.max = num(e, en, path, 0);
-                stat_add(&g->st[m].f[f], &st);
+                gpu_stat_add(&g->st[m].f[f], &st);
             }
             snprintf(ids[nloc], sizeof(ids[nloc]), "%s", dev.id);
             map[nloc++] = m;
@@ -214,7 +194,7 @@ static int merge_gpu(struct bench_point *p, const struct bench_merge_shard *sh, 
     }
     (void)err;
     (void)errsz;
-    if (g && g->n) qsort(g->s, g->n, sizeof(*g->s), cmp_sample);
+    if (g && g->n) qsort(g->s, g->n, sizeof(*g->s), gpu_sample_cmp);
     p->gpu = g;
     return 0;
 }

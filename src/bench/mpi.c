@@ -495,27 +495,6 @@ int bench_mpi_gather_records(const struct bench_shard *s, struct bench_result *r
     return 0;
 }
 
-/* dst += src: samples, mean weighted by them, min, max (exact). */
-static void gpu_stat_add(struct gpu_stat *dst, const struct gpu_stat *src)
-{
-    if (!src->n) return;
-    if (!dst->n) {
-        *dst = *src;
-        return;
-    }
-    uint64_t n = dst->n + src->n;
-    dst->mean = (dst->mean * (double)dst->n + src->mean * (double)src->n) / (double)n;
-    if (src->min < dst->min) dst->min = src->min;
-    if (src->max > dst->max) dst->max = src->max;
-    dst->n = n;
-}
-
-static int gpu_sample_cmp(const void *a, const void *b)
-{
-    const struct gpu_sample *x = a, *y = b;
-    return (x->t > y->t) - (x->t < y->t);
-}
-
 int bench_mpi_gather_gpu(const struct bench_shard *s, const struct bench_result *r,
                          struct gpu_point **g)
 {

@@ -667,3 +667,23 @@ void gpu_telem_stop(struct gpu_telem *g)
     g->conn_ok = false;
     buf_fini(&g->req);
 }
+
+void gpu_stat_add(struct gpu_stat *dst, const struct gpu_stat *src)
+{
+    if (!src->n) return;
+    if (!dst->n) {
+        *dst = *src;
+        return;
+    }
+    uint64_t n = dst->n + src->n;
+    dst->mean = (dst->mean * (double)dst->n + src->mean * (double)src->n) / (double)n;
+    if (src->min < dst->min) dst->min = src->min;
+    if (src->max > dst->max) dst->max = src->max;
+    dst->n = n;
+}
+
+int gpu_sample_cmp(const void *a, const void *b)
+{
+    const struct gpu_sample *x = a, *y = b;
+    return (x->t > y->t) - (x->t < y->t);
+}

@@ -168,4 +168,9 @@ void gpu_telem_point_begin(struct gpu_telem *g);
 struct gpu_point *gpu_telem_point_end(struct gpu_telem *g);
 void gpu_telem_stop(struct gpu_telem *g);
 
+/* dst += src: samples, mean weighted by them, min, max (exact; bench merge and --mpi). */
+void gpu_stat_add(struct gpu_stat *dst, const struct gpu_stat *src);
+/* qsort comparator of struct gpu_sample by time. */
+int gpu_sample_cmp(const void *a, const void *b);
+
 #endif
