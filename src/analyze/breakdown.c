@@ -71,12 +71,12 @@ int an_idle(struct an_view *v, struct lat_an_rank *r)
 {
     const struct lat_trace *t = v->t;
     uint32_t mtia_cat = strtab_find(&t->strs, "mtia_ccp_events", 15);
-    struct an_map slot;
+    struct lat_u64map slot;
     struct lat_an_idle_stream *s = NULL;
     lat_ns *prev_end = NULL;
     size_t ns = 0, cap = 0, pcap = 0; /* of s, of prev_end */
     bool hta_row0 = v->o->hta_compat && t->first_elem_event && v->n > 0 && v->keep[0];
-    int rc = an_map_init(&slot, 64);
+    int rc = lat_u64map_init(&slot, 64);
     if (rc) return rc;
     for (size_t j = 0; j < v->ngpu; j++) {
         uint32_t i = v->gpu[j];
@@ -85,14 +85,14 @@ int an_idle(struct an_view *v, struct lat_an_rank *r)
             t->ev.cat[i] != mtia_cat)
             continue;
         int64_t stream = v->stream[i];
-        uint32_t k = an_map_get(&slot, stream);
+        uint32_t k = an_row(&slot, stream);
         if (k == AN_NONE) {
             if ((rc = LAT_GROW(s, cap, ns, 1, 16)) || (rc = LAT_GROW(prev_end, pcap, ns, 1, 16)))
                 goto out;
             k = (uint32_t)ns++;
             memset(&s[k], 0, sizeof(s[k]));
             s[k].stream = stream;
-            if ((rc = an_map_put(&slot, stream, k))) goto out;
+            if ((rc = an_row_put(&slot, stream, k))) goto out;
         } else {
             lat_ns ts = an_ts(v, i), pe = prev_end[k];
             lat_ns gap = ts - pe;
@@ -132,7 +132,7 @@ int an_idle(struct an_view *v, struct lat_an_rank *r)
 out:
     free(s);
     free(prev_end);
-    an_map_fini(&slot);
+    lat_u64map_fini(&slot);
     return rc;
 }
 

@@ -82,7 +82,7 @@ struct cp {
     int32_t *qlen; /* queue length after the row's step (launch +1, GPU row -1); INT32_MIN none */
     uint32_t *prev_launch; /* cudaEventRecord -> launch row before it on its (gpu, stream) */
     uint32_t *next_launch; /* cudaStreamWaitEvent -> next launch on (pid, tid, stream) */
-    struct an_map records; /* cudaEventRecord correlation -> row */
+    struct lat_u64map records; /* cudaEventRecord correlation -> row */
     int64_t *tid;          /* thread id per track after the forward/backward remap */
     /* global lists */
     uint32_t *cpu; /* kept stream -1 rows sorted by ts */
@@ -96,7 +96,7 @@ struct cp {
     size_t nnodes;
     struct cp_edge *edges;
     size_t nedges, edges_cap;
-    struct an_map edge_ix;
+    struct lat_u64map edge_ix;
     struct cs_ev *cs;
     uint32_t *lock_stack;
     uint32_t *parent, *first_child, *next_sib, *last_child, *dfs;
@@ -125,7 +125,7 @@ static int add_edge(struct cp *c, uint32_t u, uint32_t v, enum lat_cp_edge type,
                    ? 0
                    : c->nodes[v].ts - c->nodes[u].ts;
     int64_t key = ((int64_t)u << 32) | v;
-    uint32_t k = an_map_get(&c->edge_ix, key);
+    uint32_t k = an_row(&c->edge_ix, key);
     if (k != AN_NONE) {
         c->edges[k].type = (uint8_t)type;
         c->edges[k].w = w;
@@ -135,7 +135,7 @@ static int add_edge(struct cp *c, uint32_t u, uint32_t v, enum lat_cp_edge type,
     int rc = LAT_GROW(c->edges, c->edges_cap, c->nedges, 1, 1024);
     if (rc) return rc;
     c->edges[c->nedges] = (struct cp_edge){u, v, w, attr, (uint8_t)type};
-    rc = an_map_put(&c->edge_ix, key, (uint32_t)c->nedges);
+    rc = an_row_put(&c->edge_ix, key, (uint32_t)c->nedges);
     if (rc) return rc;
     c->nedges++;
     return 0;
@@ -242,18 +242,18 @@ static int prep_rank(struct cp *c)
             (t->ev.name[i] == c->id.event_record || t->ev.name[i] == c->id.stream_wait_call))
             cap++;
     cap += 2 * nl;
-    if ((rc0 = an_map_init(&c->records, 64))) return rc0;
+    if ((rc0 = lat_u64map_init(&c->records, 64))) return rc0;
     for (size_t i = 0; i < n && !rc0; i++)
         if (v->keep[i] && t->ev.name[i] == c->id.event_record && t->ev.correlation[i] >= 0 &&
-            an_map_get(&c->records, t->ev.correlation[i]) == AN_NONE)
-            rc0 = an_map_put(&c->records, t->ev.correlation[i], (uint32_t)i);
+            an_row(&c->records, t->ev.correlation[i]) == AN_NONE)
+            rc0 = an_row_put(&c->records, t->ev.correlation[i], (uint32_t)i);
     if (rc0) return rc0;
     struct q_item *q = malloc((cap ? cap : 1) * sizeof(*q));
-    struct an_map rec_stream;
-    int rc = an_map_init(&rec_stream, 64);
+    struct lat_u64map rec_stream;
+    int rc = lat_u64map_init(&rec_stream, 64);
     if (!q || rc) {
         free(q);
-        if (!rc) an_map_fini(&rec_stream);
+        if (!rc) lat_u64map_fini(&rec_stream);
         return -ENOMEM;
     }
     for (size_t i = 0; i < n; i++)
@@ -288,7 +288,7 @@ static int prep_rank(struct cp *c)
             !lat_trace_arg_int(t, i, "wait_on_cuda_event_record_corr_id", &wc))
             continue;
         /* key: record correlation; value: this sync row (pid and wait_on_stream read back) */
-        if (an_map_get(&rec_stream, wc) == AN_NONE) rc = an_map_put(&rec_stream, wc, (uint32_t)i);
+        if (an_row(&rec_stream, wc) == AN_NONE) rc = an_row_put(&rec_stream, wc, (uint32_t)i);
     }
     /* launches and records merged per (gpu, stream), in ts order; records get the launch
      * before (or at) them */
@@ -301,7 +301,7 @@ static int prep_rank(struct cp *c)
                                    (uint32_t)i,     (uint32_t)k,  0};
             k++;
         } else if (v->keep[i] && t->ev.name[i] == c->id.event_record) {
-            uint32_t s = an_map_get(&rec_stream, t->ev.correlation[i]);
+            uint32_t s = an_row(&rec_stream, t->ev.correlation[i]);
             int64_t ws = -1;
             if (s == AN_NONE || !lat_trace_arg_int(t, s, "wait_on_stream", &ws)) continue;
             q[k] = (struct q_item){track_pid(t, s), ws, an_ts(v, i), (uint32_t)i, (uint32_t)k, 1};
@@ -352,7 +352,7 @@ static int prep_rank(struct cp *c)
             c->next_launch[q[j].ev] = next;
     }
     free(q);
-    an_map_fini(&rec_stream);
+    lat_u64map_fini(&rec_stream);
     if (rc) return rc;
 
     size_t nc = 0, ns = 0;
@@ -562,13 +562,12 @@ static int walk_kernels(struct cp *c)
         if ((v->stream[i] != -1 || named) && t->ev.correlation[i] >= 0) g[ng++] = i;
     }
     qsort_r(g, ng, sizeof(*g), gpu_cmp, c);
-    struct an_map last, ksync;
-    int rc = an_map_init(&last, 16);
-    if (rc) return rc;
-    if ((rc = an_map_init(&ksync, 16))) {
-        an_map_fini(&last);
-        return rc;
-    }
+    /* the last GPU node per stream, streams in first-seen order (HTA's last_node dict: a
+     * Context Sync syncs on them in that order) */
+    struct lat_u64map last = {0}, ksync = {0}; /* stream -> index into lastn; row -> row */
+    uint32_t *lastn = NULL;
+    size_t nlast = 0, cap_last = 0;
+    int rc = 0;
     for (size_t k = 0; k < ng && !rc; k++) {
         uint32_t i = g[k];
         int64_t stream = v->stream[i];
@@ -579,31 +578,31 @@ static int walk_kernels(struct cp *c)
                 int64_t wc;
                 if (!lat_trace_arg_int(t, i, "wait_on_cuda_event_record_corr_id", &wc)) continue;
                 /* the cudaEventRecord with that correlation, and the launch before it */
-                uint32_t rec = an_map_get(&c->records, wc);
+                uint32_t rec = an_row(&c->records, wc);
                 if (rec == AN_NONE || c->prev_launch[rec] == AN_NONE) continue;
                 uint32_t src = v->corr[c->prev_launch[rec]];
                 if (nm == c->id.swe) {
                     if (runtime == AN_NONE || c->next_launch[runtime] == AN_NONE) continue;
                     uint32_t dest = v->corr[c->next_launch[runtime]];
-                    rc = an_map_put(&ksync, dest, src);
+                    rc = an_row_put(&ksync, dest, src);
                 } else if (has_nodes(c, src)) {
                     rc = sync_edge(c, c->enode[src], runtime);
                 }
                 continue;
             }
             if (nm == c->id.context_sync) {
-                for (size_t s = 0; s < last.cap && !rc; s++)
-                    if (last.keys[s] != INT64_MIN) rc = sync_edge(c, last.vals[s], runtime);
+                for (size_t s = 0; s < nlast && !rc; s++)
+                    rc = sync_edge(c, lastn[s], runtime);
             } else if (nm == c->id.stream_sync) {
-                uint32_t ln = an_map_get(&last, stream);
-                if (ln != AN_NONE) rc = sync_edge(c, ln, runtime);
+                uint32_t ls = an_row(&last, stream);
+                if (ls != AN_NONE) rc = sync_edge(c, lastn[ls], runtime);
             }
             continue;
         }
         if (!has_nodes(c, i)) continue;
         uint32_t s = c->snode[i], e = c->enode[i];
         if ((rc = add_attr_edge(c, s, e, LAT_CP_E_OPERATOR, false, AN_NONE))) break;
-        uint32_t ks = an_map_get(&ksync, i), ks_end = AN_NONE;
+        uint32_t ks = an_row(&ksync, i), ks_end = AN_NONE;
         bool launch_added = false;
         if (ks != AN_NONE) {
             if (has_nodes(c, ks)) {
@@ -612,9 +611,9 @@ static int walk_kernels(struct cp *c)
             } else {
                 ks = AN_NONE;
             }
-            an_map_put(&ksync, i, AN_NONE);
+            an_row_put(&ksync, i, AN_NONE);
         }
-        uint32_t ln = an_map_get(&last, stream);
+        uint32_t ls = an_row(&last, stream), ln = ls == AN_NONE ? AN_NONE : lastn[ls];
         lat_ns rts = runtime != AN_NONE ? an_ts(v, runtime) : 0;
         int32_t qrt = runtime != AN_NONE ? c->qlen[runtime] : INT32_MIN;
         if (runtime != AN_NONE && qrt == 1 && c->qlen[i] == 0 &&
@@ -631,10 +630,16 @@ static int walk_kernels(struct cp *c)
         }
         if (c->zero_launch && !launch_added && runtime != AN_NONE && has_nodes(c, runtime))
             if ((rc = add_edge(c, c->snode[runtime], s, LAT_CP_E_LAUNCH, true, AN_NONE))) break;
-        rc = an_map_put(&last, stream, e);
+        if (ls == AN_NONE) {
+            if ((rc = LAT_GROW(lastn, cap_last, nlast, 1, 16))) break;
+            ls = (uint32_t)nlast++;
+            rc = an_row_put(&last, stream, ls);
+        }
+        lastn[ls] = e;
     }
-    an_map_fini(&last);
-    an_map_fini(&ksync);
+    lat_u64map_fini(&last);
+    lat_u64map_fini(&ksync);
+    free(lastn);
     return rc;
 }
 
@@ -817,9 +822,7 @@ static int run_window(struct cp *c, lat_ns start, lat_ns end, bool whole,
     struct an_view *v = c->v;
     c->window++;
     c->nrows = c->nnodes = c->nedges = 0;
-    c->edge_ix.n = 0;
-    for (size_t s = 0; s < c->edge_ix.cap; s++)
-        c->edge_ix.keys[s] = INT64_MIN;
+    lat_u64map_clear(&c->edge_ix);
     /* rows: CPU rows from the first ts >= start */
     size_t a = 0, b = c->ncpu;
     while (a < b) {
@@ -957,8 +960,8 @@ static void cp_fini(struct cp *c)
     free(c->rows);
     free(c->nodes);
     free(c->edges);
-    an_map_fini(&c->edge_ix);
-    an_map_fini(&c->records);
+    lat_u64map_fini(&c->edge_ix);
+    lat_u64map_fini(&c->records);
     free(c->cs);
     free(c->lock_stack);
     free(c->parent);
@@ -1058,7 +1061,7 @@ int an_critpath(struct an_view *v, struct lat_an_rank *r)
         !c.rows || !c.nodes || !c.cs || !c.lock_stack || !c.parent || !c.first_child ||
         !c.next_sib || !c.last_child || !c.dfs || !c.tmp || !r->critpath)
         goto out;
-    if ((rc = an_map_init(&c.edge_ix, 1024))) goto out;
+    if ((rc = lat_u64map_init(&c.edge_ix, 1024))) goto out;
     if ((rc = prep_rank(&c))) goto out;
     bool has_sync = c.id.cat_sync != UINT32_MAX;
     for (size_t w = 0; w < nwin; w++) {

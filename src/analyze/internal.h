@@ -10,6 +10,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/interval.h"
+#include "core/u64map.h"
 #include "model/events.h"
 
 #define AN_NONE UINT32_MAX
@@ -161,18 +162,17 @@ int an_memtl(struct an_view *v, struct lat_an_rank *r);
 /* ranks.c: the cross-rank rows and stragglers, after every rank's analyses */
 int an_cross_rank(struct lat_analysis *a);
 
-/* Hash map int64 -> uint32 (open addressing), for correlation ids. */
-struct an_map {
-    int64_t *keys;
-    uint32_t *vals;
-    size_t cap; /* power of two */
-    size_t n;
-};
-int an_map_init(struct an_map *m, size_t expected);
-void an_map_fini(struct an_map *m);
-/* Sets key -> val (overwrites). 0 or -ENOMEM. */
-int an_map_put(struct an_map *m, int64_t key, uint32_t val);
-/* Value of key, or AN_NONE. */
-uint32_t an_map_get(const struct an_map *m, int64_t key);
+/* Row maps (correlation id, stream, step, aggregate key -> row index) are core/u64map holding
+ * uint32 rows; these two convert the types. */
+static inline uint32_t an_row(const struct lat_u64map *m, int64_t key)
+{
+    uint64_t v;
+    return lat_u64map_get(m, (uint64_t)key, &v) ? (uint32_t)v : AN_NONE;
+}
+/* Sets key -> row (overwrites). 0 or -ENOMEM. */
+static inline int an_row_put(struct lat_u64map *m, int64_t key, uint32_t row)
+{
+    return lat_u64map_put(m, (uint64_t)key, row);
+}
 
 #endif

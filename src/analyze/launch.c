@@ -18,16 +18,16 @@ int an_launch(struct an_view *v, struct lat_an_rank *r)
     struct lat_an_launch *L = &r->launch;
     const struct lat_event_cols *ev = &v->t->ev;
     uint8_t want = v->o->hta_compat ? AN_NAME_HTA_LAUNCH : AN_NAME_LAT_LAUNCH;
-    struct an_map launches;
+    struct lat_u64map launches;
     double *x = NULL;
-    int rc = an_map_init(&launches, v->ngpu);
+    int rc = lat_u64map_init(&launches, v->ngpu);
     if (rc) return rc;
     for (size_t i = 0; i < v->n; i++) {
         if (!v->keep[i] || v->stream[i] != -1 || ev->correlation[i] == -1) continue;
         uint8_t c = an_namecls(v, i);
         if (!(c & want)) continue;
         if (!v->o->hta_compat && an_is_graph_launch(an_name(v, i))) L->graph_launches++;
-        if ((rc = an_map_put(&launches, ev->correlation[i], (uint32_t)i))) goto out;
+        if ((rc = an_row_put(&launches, ev->correlation[i], (uint32_t)i))) goto out;
     }
     L->recs = malloc((v->ngpu ? v->ngpu : 1) * sizeof(*L->recs));
     x = malloc((v->ngpu ? v->ngpu : 1) * sizeof(*x));
@@ -44,7 +44,7 @@ int an_launch(struct an_view *v, struct lat_an_rank *r)
         else
             L->uncorrelated_gpu++;
         if (ev->correlation[g] == -1) continue;
-        uint32_t c = an_map_get(&launches, ev->correlation[g]);
+        uint32_t c = an_row(&launches, ev->correlation[g]);
         if (c == AN_NONE) continue;
         struct lat_an_launch_rec *rec = &L->recs[L->count++];
         rec->correlation = ev->correlation[g];
@@ -71,7 +71,7 @@ int an_launch(struct an_view *v, struct lat_an_rank *r)
     L->median_launch_delay = (lat_ns)L->launch_delay.p50;
 out:
     free(x);
-    an_map_fini(&launches);
+    lat_u64map_fini(&launches);
     return rc;
 }
 

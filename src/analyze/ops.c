@@ -178,7 +178,7 @@ static void fill_ops(const struct an_view *v, const struct op_agg *agg, size_t n
 struct agg_tab {
     struct op_agg *a;
     size_t n, cap;
-    struct an_map by_key;
+    struct lat_u64map by_key;
 };
 
 static int tab_init(struct agg_tab *t)
@@ -187,26 +187,26 @@ static int tab_init(struct agg_tab *t)
     t->n = 0;
     t->a = malloc(t->cap * sizeof(*t->a));
     if (!t->a) return -ENOMEM;
-    return an_map_init(&t->by_key, 256);
+    return lat_u64map_init(&t->by_key, 256);
 }
 
 static void tab_fini(struct agg_tab *t)
 {
     free(t->a);
-    an_map_fini(&t->by_key);
+    lat_u64map_fini(&t->by_key);
 }
 
 /* The slot of key (created zeroed with name/dims), or NULL on -ENOMEM. */
 static struct op_agg *tab_get(struct agg_tab *t, int64_t key, uint32_t name, uint32_t dims)
 {
-    uint32_t slot = an_map_get(&t->by_key, key);
+    uint32_t slot = an_row(&t->by_key, key);
     if (slot != AN_NONE) return &t->a[slot];
     if (LAT_GROW(t->a, t->cap, t->n, 1, 64)) return NULL;
     slot = (uint32_t)t->n++;
     memset(&t->a[slot], 0, sizeof(t->a[slot]));
     t->a[slot].name = name;
     t->a[slot].dims = dims;
-    if (an_map_put(&t->by_key, key, slot)) return NULL;
+    if (an_row_put(&t->by_key, key, slot)) return NULL;
     return &t->a[slot];
 }
 
@@ -337,7 +337,7 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
     size_t nmrec = 0;
     struct agg_tab ops = {0}, shapes = {0}, pys = {0};
     struct pair_agg *pairs = NULL;
-    struct an_map by_pair = {0}, by_track = {0};
+    struct lat_u64map by_pair = {0}, by_track = {0};
     size_t npairs = 0, cap_pairs = 64;
     struct lat_an_thread *thr = NULL;
     size_t nthr = 0;
@@ -364,7 +364,7 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
         !mem || !pairs || !thr)
         goto out;
     if ((rc = tab_init(&ops)) || (rc = tab_init(&shapes)) || (rc = tab_init(&pys)) ||
-        (rc = an_map_init(&by_pair, 256)) || (rc = an_map_init(&by_track, 16)))
+        (rc = lat_u64map_init(&by_pair, 256)) || (rc = lat_u64map_init(&by_track, 16)))
         goto out;
     if ((rc = load_mem(v, r, &mrec, &nmrec, &mempre))) goto out;
     rc = -ENOMEM;
@@ -489,7 +489,7 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
 
         /* per thread */
         int64_t tk = ev->track[i];
-        uint32_t ts_slot = an_map_get(&by_track, tk);
+        uint32_t ts_slot = an_row(&by_track, tk);
         if (ts_slot == AN_NONE) {
             ts_slot = (uint32_t)nthr++;
             const struct lat_track *tr = &t->tracks[ev->track[i]];
@@ -499,7 +499,7 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
                 .name = tr->tid_label ? lat_trace_str(t, tr->tid_label) : NULL,
                 .first_ts = ev->ts[i] - v->offset,
                 .last_end = ev->ts[i] + d - v->offset};
-            if (an_map_put(&by_track, tk, ts_slot)) goto fail_self;
+            if (an_row_put(&by_track, tk, ts_slot)) goto fail_self;
         }
         struct lat_an_thread *th = &thr[ts_slot];
         th->ops++;
@@ -524,17 +524,17 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
     /* 5. GPU rows -> launching runtime call -> innermost enclosing cpu_op */
     {
         /* event index -> row position, for the runtime calls only */
-        struct an_map pos;
-        if ((rc = an_map_init(&pos, 256))) goto out;
+        struct lat_u64map pos;
+        if ((rc = lat_u64map_init(&pos, 256))) goto out;
         for (size_t k = 0; k < nrows && !rc; k++) {
             uint16_t kind = ev->kind[rows[k]];
             if (kind == LAT_EV_RUNTIME || kind == LAT_EV_DRIVER)
-                rc = an_map_put(&pos, rows[k], (uint32_t)k);
+                rc = an_row_put(&pos, rows[k], (uint32_t)k);
         }
         for (size_t j = 0; j < v->ngpu && !rc; j++) {
             uint32_t g = v->gpu[j], rt = v->corr[g];
             if (rt == AN_NONE || !v->keep[rt]) continue;
-            uint32_t k = an_map_get(&pos, rt);
+            uint32_t k = an_row(&pos, rt);
             if (k == AN_NONE || opanc[k] == AN_NONE) continue;
             uint32_t opk = opanc[k];
             if (slot_of[opk] == AN_NONE) continue;
@@ -544,17 +544,17 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
             a->kernels++;
             uint32_t opname = ev->name[rows[opk]];
             int64_t key = (int64_t)(((uint64_t)opname << 32) | ev->name[g]);
-            uint32_t ps = an_map_get(&by_pair, key);
+            uint32_t ps = an_row(&by_pair, key);
             if (ps == AN_NONE) {
                 if ((rc = LAT_GROW(pairs, cap_pairs, npairs, 1, 64))) break;
                 ps = (uint32_t)npairs++;
                 pairs[ps] = (struct pair_agg){opname, ev->name[g], 0, 0};
-                if ((rc = an_map_put(&by_pair, key, ps))) break;
+                if ((rc = an_row_put(&by_pair, key, ps))) break;
             }
             pairs[ps].count++;
             pairs[ps].gpu += d;
         }
-        an_map_fini(&pos);
+        lat_u64map_fini(&pos);
         if (rc) goto out;
         rc = -ENOMEM;
     }
@@ -612,8 +612,8 @@ out:
     tab_fini(&ops);
     tab_fini(&shapes);
     tab_fini(&pys);
-    an_map_fini(&by_pair);
-    an_map_fini(&by_track);
+    lat_u64map_fini(&by_pair);
+    lat_u64map_fini(&by_track);
     return rc;
 }
 
@@ -789,16 +789,16 @@ int an_steps(struct an_view *v, struct lat_an_rank *r)
     }
     if ((rc = steps_cpu_split(v, r, rowev))) goto out;
     rc = -ENOMEM;
-    struct an_map bystep; /* step number -> row of r->steps */
-    if ((rc = an_map_init(&bystep, r->nsteps))) goto out;
+    struct lat_u64map bystep; /* step number -> row of r->steps */
+    if ((rc = lat_u64map_init(&bystep, r->nsteps))) goto out;
     for (size_t q = 0; q < r->nsteps && !rc; q++)
-        rc = an_map_put(&bystep, r->steps[q].step, (uint32_t)q);
+        rc = an_row_put(&bystep, r->steps[q].step, (uint32_t)q);
     for (size_t j = 0; j < v->ngpu && !rc; j++) {
         int32_t it = v->iter[v->gpu[j]];
-        uint32_t q = it < 0 ? AN_NONE : an_map_get(&bystep, it);
+        uint32_t q = it < 0 ? AN_NONE : an_row(&bystep, it);
         if (q != AN_NONE) r->steps[q].kernels++;
     }
-    an_map_fini(&bystep);
+    lat_u64map_fini(&bystep);
     if (rc) goto out;
     rc = 0;
 out:

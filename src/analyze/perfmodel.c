@@ -906,7 +906,7 @@ int an_perfmodel(struct an_view *v, struct lat_an_rank *r)
     lat_ns *ktime = NULL, *kbest_dur = NULL;
     struct pm_agg *agg = NULL;
     size_t nagg = 0, cagg = 0, nrows = 0;
-    struct an_map by_key = {0};
+    struct lat_u64map by_key = {0};
 
     if (kdims == UINT32_MAX || ktypes == UINT32_MAX) return 0; /* no record_shapes */
     size_t nstr = t->strs.count ? t->strs.count : 1;
@@ -927,7 +927,7 @@ int an_perfmodel(struct an_view *v, struct lat_an_rank *r)
     kbest = malloc(n1 * sizeof(*kbest));
     kbest_dur = calloc(n1, sizeof(*kbest_dur));
     if (!rows || !par || !stack || !fam || !ktime || !kbest || !kbest_dur) goto out;
-    if ((rc = an_map_init(&by_key, 64))) goto out;
+    if ((rc = lat_u64map_init(&by_key, 64))) goto out;
     rc = -ENOMEM;
     nrows = 0;
     for (size_t i = 0; i < v->n; i++) {
@@ -999,11 +999,10 @@ int an_perfmodel(struct an_view *v, struct lat_an_rank *r)
         uint32_t dims = arg_raw(t, i, kdims), types = arg_raw(t, i, ktypes);
         int64_t key = (int64_t)(((uint64_t)ev->name[i] << 32) | dims) ^ ((int64_t)types << 17) ^
                       (gpu ? 1 : 0);
-        if (key == INT64_MIN) key++; /* an_map's empty-slot marker */
-        uint32_t slot = an_map_get(&by_key, key);
+        uint32_t slot = an_row(&by_key, key);
         while (slot != AN_NONE && (agg[slot].name != ev->name[i] || agg[slot].dims != dims ||
                                    agg[slot].types != types || agg[slot].gpu != gpu))
-            slot = an_map_get(&by_key, key = key == INT64_MAX ? INT64_MIN + 1 : key + 1);
+            slot = an_row(&by_key, key = (int64_t)((uint64_t)key + 1));
         if (slot == AN_NONE) {
             struct pm_cost c;
             if (!dims || !types ||
@@ -1025,7 +1024,7 @@ int an_perfmodel(struct an_view *v, struct lat_an_rank *r)
                                         .first = i,
                                         .kernel = kbest[k],
                                         .cost = c};
-            if ((rc = an_map_put(&by_key, key, slot))) goto out;
+            if ((rc = an_row_put(&by_key, key, slot))) goto out;
             rc = -ENOMEM;
         }
         agg[slot].count++;
@@ -1056,7 +1055,7 @@ out:
     free(kbest);
     free(kbest_dur);
     free(agg);
-    an_map_fini(&by_key);
+    lat_u64map_fini(&by_key);
     return rc;
 }
 
@@ -1066,7 +1065,7 @@ int pm_run(const struct lat_trace *t, size_t top_n, struct lat_an_rank *out)
 {
     struct analysis_opts o;
     struct an_view v;
-    struct an_map gpu = {0};
+    struct lat_u64map gpu = {0};
     int rc = -ENOMEM;
     analysis_opts_default(&o);
     o.top_n = top_n;
@@ -1078,24 +1077,24 @@ int pm_run(const struct lat_trace *t, size_t top_n, struct lat_an_rank *out)
     size_t n1 = v.n ? v.n : 1;
     v.keep = malloc(n1);
     v.corr = malloc(n1 * sizeof(*v.corr));
-    if (!v.keep || !v.corr || an_map_init(&gpu, 256)) goto out;
+    if (!v.keep || !v.corr || lat_u64map_init(&gpu, 256)) goto out;
     memset(v.keep, 1, n1);
     /* index correlation without HTA's preprocessing: GPU rows by correlation id */
     for (size_t i = 0; i < v.n; i++) {
         v.corr[i] = AN_NONE;
         if (!t->tracks[t->ev.track[i]].gpu) continue;
         v.ngpu++;
-        if (t->ev.correlation[i] != -1 && an_map_put(&gpu, t->ev.correlation[i], (uint32_t)i))
+        if (t->ev.correlation[i] != -1 && an_row_put(&gpu, t->ev.correlation[i], (uint32_t)i))
             goto out;
     }
     for (size_t i = 0; i < v.n; i++)
         if (!t->tracks[t->ev.track[i]].gpu && t->ev.correlation[i] != -1)
-            v.corr[i] = an_map_get(&gpu, t->ev.correlation[i]);
+            v.corr[i] = an_row(&gpu, t->ev.correlation[i]);
     rc = an_perfmodel(&v, out);
 out:
     free(v.keep);
     free(v.corr);
-    an_map_fini(&gpu);
+    lat_u64map_fini(&gpu);
     if (rc) pm_rows_free(out);
     return rc;
 }

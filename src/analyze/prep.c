@@ -26,91 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int an_map_init(struct an_map *m, size_t expected)
-{
-    size_t cap = 16;
-    while (cap < expected * 2)
-        cap <<= 1;
-    m->keys = malloc(cap * sizeof(*m->keys));
-    m->vals = malloc(cap * sizeof(*m->vals));
-    if (!m->keys || !m->vals) {
-        free(m->keys);
-        free(m->vals);
-        m->keys = NULL;
-        m->vals = NULL;
-        return -ENOMEM;
-    }
-    for (size_t i = 0; i < cap; i++)
-        m->keys[i] = INT64_MIN;
-    m->cap = cap;
-    m->n = 0;
-    return 0;
-}
-
-void an_map_fini(struct an_map *m)
-{
-    free(m->keys);
-    free(m->vals);
-    m->keys = NULL;
-    m->vals = NULL;
-    m->cap = m->n = 0;
-}
-
-static size_t an_hash(int64_t k, size_t cap)
-{
-    uint64_t x = (uint64_t)k * 0x9E3779B97F4A7C15ull;
-    x ^= x >> 29;
-    return (size_t)x & (cap - 1);
-}
-
-/* Doubles the table. Out of line: the local map would cost every put a stack-protector check. */
-static __attribute__((noinline)) int an_map_grow(struct an_map *m)
-{
-    struct an_map g;
-    int rc = an_map_init(&g, m->cap);
-    if (rc) return rc;
-    for (size_t i = 0; i < m->cap; i++)
-        if (m->keys[i] != INT64_MIN) {
-            size_t h = an_hash(m->keys[i], g.cap);
-            while (g.keys[h] != INT64_MIN)
-                h = (h + 1) & (g.cap - 1);
-            g.keys[h] = m->keys[i];
-            g.vals[h] = m->vals[i];
-            g.n++;
-        }
-    an_map_fini(m);
-    *m = g;
-    return 0;
-}
-
-int an_map_put(struct an_map *m, int64_t key, uint32_t val)
-{
-    if ((m->n + 1) * 2 > m->cap) {
-        int rc = an_map_grow(m);
-        if (rc) return rc;
-    }
-    size_t h = an_hash(key, m->cap);
-    while (m->keys[h] != INT64_MIN && m->keys[h] != key)
-        h = (h + 1) & (m->cap - 1);
-    if (m->keys[h] == INT64_MIN) {
-        m->keys[h] = key;
-        m->n++;
-    }
-    m->vals[h] = val;
-    return 0;
-}
-
-uint32_t an_map_get(const struct an_map *m, int64_t key)
-{
-    if (!m->cap || key == INT64_MIN) return AN_NONE;
-    size_t h = an_hash(key, m->cap);
-    while (m->keys[h] != INT64_MIN) {
-        if (m->keys[h] == key) return m->vals[h];
-        h = (h + 1) & (m->cap - 1);
-    }
-    return AN_NONE;
-}
-
 /* In-place sort of doubles without a comparison callback (qsort's indirect calls dominated
  * the launch and queue statistics): 3-way quicksort, median-of-three pivot, insertion sort
  * below 16 elements, recursion on the smaller part only. Duplicates (queue lengths take few
@@ -422,7 +337,7 @@ static int view_init(struct an_view *v, const struct lat_trace *t, const struct 
  * row with its correlation, a CPU row to the last GPU row. */
 static int view_correlate(struct an_view *v)
 {
-    struct an_map cpu = {0}, gpu = {0};
+    struct lat_u64map cpu = {0}, gpu = {0};
     const int64_t *corr = v->t->ev.correlation;
     size_t ncpu = 0, ngpu = 0; /* sized up front: no rehash */
     for (size_t i = 0; i < v->n; i++)
@@ -432,22 +347,22 @@ static int view_correlate(struct an_view *v)
             else
                 ncpu++;
         }
-    int rc = an_map_init(&cpu, ncpu);
+    int rc = lat_u64map_init(&cpu, ncpu);
     if (rc) return rc;
-    rc = an_map_init(&gpu, ngpu);
+    rc = lat_u64map_init(&gpu, ngpu);
     if (rc) goto out;
     for (size_t i = 0; i < v->n; i++) {
         if (!v->keep[i] || corr[i] == -1) continue;
-        rc = an_map_put(an_is_gpu_kernel_filter(v, i) ? &gpu : &cpu, corr[i], (uint32_t)i);
+        rc = an_row_put(an_is_gpu_kernel_filter(v, i) ? &gpu : &cpu, corr[i], (uint32_t)i);
         if (rc) goto out;
     }
     for (size_t i = 0; i < v->n; i++) {
         if (!v->keep[i] || corr[i] == -1) continue;
-        v->corr[i] = an_map_get(an_is_gpu_kernel_filter(v, i) ? &cpu : &gpu, corr[i]);
+        v->corr[i] = an_row(an_is_gpu_kernel_filter(v, i) ? &cpu : &gpu, corr[i]);
     }
 out:
-    an_map_fini(&cpu);
-    an_map_fini(&gpu);
+    lat_u64map_fini(&cpu);
+    lat_u64map_fini(&gpu);
     return rc;
 }
 
@@ -464,8 +379,8 @@ static int view_drop_last_step(struct an_view *v, bool include_last)
         have = true;
     }
     if (!have && !include_last) return 0; /* HTA would drop everything; keep the rank whole */
-    struct an_map kept;
-    int rc = an_map_init(&kept, v->n / 4);
+    struct lat_u64map kept;
+    int rc = lat_u64map_init(&kept, v->n / 4);
     if (rc) return rc;
     const int64_t *corr = v->t->ev.correlation;
     for (size_t i = 0; i < v->n; i++) {
@@ -475,17 +390,17 @@ static int view_drop_last_step(struct an_view *v, bool include_last)
             v->dropped++;
             continue;
         }
-        if (corr[i] != -1 && (rc = an_map_put(&kept, corr[i], (uint32_t)i))) goto out;
+        if (corr[i] != -1 && (rc = an_row_put(&kept, corr[i], (uint32_t)i))) goto out;
     }
     for (size_t i = 0; i < v->n; i++) {
         if (!v->keep[i] || !an_is_gpu_kernel_filter(v, i)) continue;
-        if (an_map_get(&kept, corr[i]) == AN_NONE) {
+        if (an_row(&kept, corr[i]) == AN_NONE) {
             v->keep[i] = 0;
             v->dropped++;
         }
     }
 out:
-    an_map_fini(&kept);
+    lat_u64map_fini(&kept);
     return rc;
 }
 
@@ -540,14 +455,14 @@ bool an_last_step_complete(const struct lat_trace *t, char *why, size_t whylen)
     if (!have || !have_prev) return true;
 
     /* GPU rows by correlation id */
-    struct an_map gpu;
-    if (an_map_init(&gpu, 1024)) return true; /* out of memory: keep (never drops silently) */
+    struct lat_u64map gpu;
+    if (lat_u64map_init(&gpu, 1024)) return true; /* out of memory: keep (never drops silently) */
     for (size_t i = 0; i < n; i++) {
         if (!lat_ev_kind_is_gpu((enum lat_ev_kind)ev->kind[i]) && !(ev->flags[i] & LAT_EVF_GPU))
             continue;
         if (ev->correlation[i] < 0) continue;
-        if (an_map_put(&gpu, ev->correlation[i], (uint32_t)i)) {
-            an_map_fini(&gpu);
+        if (an_row_put(&gpu, ev->correlation[i], (uint32_t)i)) {
+            lat_u64map_fini(&gpu);
             return true;
         }
     }
@@ -557,7 +472,7 @@ bool an_last_step_complete(const struct lat_trace *t, char *why, size_t whylen)
         bool in_l = ts >= lts && ts < lend, in_p = ts >= pts && ts < pend;
         if (!in_l && !in_p) continue;
         if (is_launch_call(t, i)) {
-            bool has = an_map_get(&gpu, ev->correlation[i]) != AN_NONE;
+            bool has = an_row(&gpu, ev->correlation[i]) != AN_NONE;
             if (in_l && !has) missing++;
             if (in_p && !has) p_missing++;
             if (has) {
@@ -569,7 +484,7 @@ bool an_last_step_complete(const struct lat_trace *t, char *why, size_t whylen)
             if (in_p) p_ops++;
         }
     }
-    an_map_fini(&gpu);
+    lat_u64map_fini(&gpu);
     /* some launches never have a GPU row (in every step alike): only more than in the
      * previous step says the trace stopped before the last step's work was recorded */
     if (missing > p_missing) {
