@@ -227,6 +227,16 @@ void bench_endpoints_write_json(struct jsonw *w, const struct bench_result *r)
         } else {
             jsonw_null(w);
         }
+        /* the first token (openai: "ttft_ms") or response byte ("ttfb_ms"), as the point's */
+        jsonw_key(w, r->ep_first_token ? "ttft_ms" : "ttfb_ms");
+        if (hist_count(&x->first)) {
+            jsonw_obj_begin(w);
+            json_ms3(w, "p50", &x->first, 50);
+            json_ms3(w, "p99", &x->first, 99);
+            jsonw_obj_end(w);
+        } else {
+            jsonw_null(w);
+        }
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
@@ -250,8 +260,9 @@ void bench_endpoints_write_text(FILE *f, const struct bench_result *r, bool serv
     if (!r->eps || r->neps < 2) return;
     fprintf(f, "  endpoints (%s)%s:\n", bench_balance_name(r->balance),
             server_stats ? "; server statistics above are the first endpoint's" : "");
-    fprintf(f, "    %-32s %9s %8s %9s %10s %9s %9s %9s\n", "url", "requests", "errors", "cancelled",
-            "req/s", "p50 ms", "p90 ms", "p99 ms");
+    const char *fh = r->ep_first_token ? "ttft" : "ttfb";
+    fprintf(f, "    %-32s %9s %8s %9s %10s %9s %9s %9s %5s p50 %5s p99\n", "url", "requests", "errors",
+            "cancelled", "req/s", "p50 ms", "p90 ms", "p99 ms", fh, fh);
     for (unsigned p = 0; p < r->neps; p++) {
         const struct bench_ep_stats *x = &r->eps[p];
         fprintf(f, "    %-32s %9llu %8llu %9llu %10.1f", r->ep_urls ? r->ep_urls[p] : "?",
@@ -264,6 +275,11 @@ void bench_endpoints_write_text(FILE *f, const struct bench_result *r, bool serv
                     (double)hist_value_at_percentile(&x->lat, 99) / 1e6);
         else
             fprintf(f, " %9s %9s %9s", "-", "-", "-");
+        if (hist_count(&x->first))
+            fprintf(f, " %9.3f %9.3f", (double)hist_value_at_percentile(&x->first, 50) / 1e6,
+                    (double)hist_value_at_percentile(&x->first, 99) / 1e6);
+        else
+            fprintf(f, " %9s %9s", "-", "-");
         const char *sep = " (";
         for (int c = 0; c < BENCH_ERR__COUNT; c++)
             if (x->errors[c]) {

@@ -539,7 +539,8 @@ static void match_body(struct bconn *bc, const char *p, size_t n)
     bc->match = m;
 }
 
-static void record_ok(struct bconn *bc)
+/* first: the request's first token (targets with progress()) or response byte, 0 if none. */
+static void record_ok(struct bconn *bc, lat_ns first)
 {
     struct worker *w = bc->w;
     const struct http1_resp *r = &bc->resp;
@@ -562,6 +563,7 @@ static void record_ok(struct bconn *bc)
         x->ok++;
         x->bytes += r->body_bytes;
         hist_record(&x->lat, lat);
+        if (first > 0 && first >= bc->t_sched) hist_record(&x->first, first - bc->t_sched);
     }
     pthread_mutex_lock(&w->ivl_lock);
     hist_record(&w->ivl_lat, lat);
@@ -587,11 +589,16 @@ static void complete(struct bconn *bc, lat_ns now)
         cls = BENCH_ERR_HTTP_4XX;
     else if ((t->expect_class && r->status / 100 != t->expect_class) || !bc->matched)
         cls = BENCH_ERR_MISMATCH;
+    lat_ns first = r->t_first; /* before ops_end: the target's request ends there */
+    if (t->ops && t->ops->progress && bc->w->eps) {
+        first = 0;
+        t->ops->progress(bc->cs, &first);
+    }
     cls = ops_end(bc, cls, r->t_end);
     if (cls >= 0)
         count_error(bc, (enum bench_err)cls, r->t_end);
     else if (bc->measured)
-        record_ok(bc);
+        record_ok(bc, first);
     if (r->conn_close) {
         bc_close(bc);
     } else {
@@ -1133,8 +1140,10 @@ static void worker_fini(struct worker *w)
     free(w->pn);
     free(w->pnidle);
     if (w->eps)
-        for (unsigned p = 0; p < w->e->nep; p++)
+        for (unsigned p = 0; p < w->e->nep; p++) {
             hist_fini(&w->eps[p].lat);
+            hist_fini(&w->eps[p].first);
+        }
     free(w->eps);
     hist_fini(&w->cancel_first);
     free(w->rec);
@@ -1176,7 +1185,9 @@ static int worker_init(struct worker *w, struct engine *e, unsigned id, unsigned
         w->eps = calloc(e->nep, sizeof(*w->eps));
         if (!w->eps) return -ENOMEM;
         for (unsigned p = 0; p < e->nep; p++)
-            if ((rc = hist_init_default(&w->eps[p].lat)) < 0) return rc;
+            if ((rc = hist_init_default(&w->eps[p].lat)) < 0 ||
+                (rc = hist_init_default(&w->eps[p].first)) < 0)
+                return rc;
     }
     if (e->o->exact_cap) {
         if ((rc = samples_init(&w->exact, e->o->exact_cap)) < 0) return rc;
@@ -1262,8 +1273,10 @@ void bench_result_fini(struct bench_result *r)
     hist_fini(&r->loop_lag);
     hist_fini(&r->ttfb);
     hist_fini(&r->cancel_first);
-    for (unsigned p = 0; r->eps && p < r->neps; p++)
+    for (unsigned p = 0; r->eps && p < r->neps; p++) {
         hist_fini(&r->eps[p].lat);
+        hist_fini(&r->eps[p].first);
+    }
     free(r->eps);
     r->eps = NULL;
     r->neps = 0;
@@ -1316,10 +1329,12 @@ static int merge(struct engine *e, struct bench_result *r)
         if (!r->eps) return -ENOMEM;
         r->neps = e->nep;
         r->ep_urls = e->t->ep_urls;
+        r->ep_first_token = e->t->ops && e->t->ops->progress;
         r->balance = e->o->balance;
         for (unsigned p = 0; p < e->nep; p++) {
             struct bench_ep_stats *x = &r->eps[p];
             int rc = hist_init_default(&x->lat);
+            if (rc == 0) rc = hist_init_default(&x->first);
             if (rc < 0) return rc;
             for (unsigned i = 0; i < e->nthreads; i++) {
                 const struct bench_ep_stats *y = &e->workers[i].eps[p];
@@ -1329,6 +1344,7 @@ static int merge(struct engine *e, struct bench_result *r)
                 for (int c = 0; c < BENCH_ERR__COUNT; c++)
                     x->errors[c] += y->errors[c];
                 hist_add(&x->lat, &y->lat);
+                hist_add(&x->first, &y->first);
             }
             for (int c = 0; c < BENCH_ERR__COUNT; c++)
                 x->errors_total += x->errors[c];

@@ -2,7 +2,8 @@
 # t270-bench-endpoints: several endpoints in one run (replicas with no balancer, issue 17).
 # Two fixture servers: round-robin splits the requests evenly (open loop, one thread: exactly
 # in turn); least-inflight sends more to the fast one when the other is slower; a dead
-# endpoint's connect errors are its own, not a crash; kserve takes several endpoints too.
+# endpoint's connect errors are its own, not a crash; kserve takes several endpoints too; each
+# endpoint's line has its own time to first byte (openai: first token).
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
 . "$LATSCOPE_SRCDIR/tests/e2e/bench-fixture.sh"
 need_python
@@ -90,6 +91,36 @@ assert d['target'] == 'kserve'
 n = [x['requests'] for x in p['endpoints']]
 assert sum(n) == p['requests'] == 100 and min(n) > 0, n
 "
+# Per endpoint, the time to first byte (http) and to first token (openai): a fixture with
+# 40 ms prefill shows it on its own line, the 5 ms one on its line.
+check_py "$TMPDIR/least-inflight.json" "
+fast, slow = d['points'][0]['endpoints']
+assert 0.9 < fast['ttfb_ms']['p50'] < 15 and slow['ttfb_ms']['p50'] > 19, (fast, slow)
+assert 'ttft_ms' not in fast
+"
+for pf in 5ms 40ms; do
+    "$LATSCOPE" serve-test openai --prefill $pf --token-interval 1ms --port-file "$TMPDIR/oa$pf.port" \
+        >/dev/null 2>"$TMPDIR/oa$pf.err" &
+    FIXTURE_PIDS+=($!)
+    for _ in $(seq 100); do [[ -s $TMPDIR/oa$pf.port ]] && break; sleep 0.05; done
+    [[ -s $TMPDIR/oa$pf.port ]] || { cat "$TMPDIR/oa$pf.err"; fail "serve-test openai did not start"; }
+done
+O5=http://127.0.0.1:$(cat "$TMPDIR/oa5ms.port")/v1/completions
+O40=http://127.0.0.1:$(cat "$TMPDIR/oa40ms.port")/v1/completions
+"$LATSCOPE" bench --target openai "$O5" "$O40" --input-tokens 8 --output-tokens 10 -c 2 -t 1 \
+    -n 20 --format json >"$TMPDIR/oa.json" 2>"$TMPDIR/oa.err" || { cat "$TMPDIR/oa.err"; fail "openai, two endpoints"; }
+check_py "$TMPDIR/oa.json" "
+p = d['points'][0]
+a, b = p['endpoints']
+assert a['requests'] + b['requests'] == 20 and b['requests'] > 0, (a, b)  # one connection each
+assert 'ttfb_ms' not in a
+assert 4.5 < a['ttft_ms']['p50'] < 30 and 39.5 < b['ttft_ms']['p50'] < 80, (a['ttft_ms'], b['ttft_ms'])
+assert a['ttft_ms']['p99'] < a['latency_ms']['p99'], a
+"
+"$LATSCOPE" bench --target openai "$O5" "$O40" --input-tokens 8 --output-tokens 10 -c 2 -t 1 \
+    -n 10 >"$TMPDIR/oa.txt" 2>/dev/null || { cat "$TMPDIR/oa.txt"; fail "openai text"; }
+grep -q "ttft p50  ttft p99" "$TMPDIR/oa.txt" || { cat "$TMPDIR/oa.txt"; fail "ttft columns"; }
+
 # Other paths are refused (they are not replicas of one server).
 "$LATSCOPE" bench -n 1 "$A/" "$B/other" >/dev/null 2>"$TMPDIR/p.err" && fail "another path accepted"
 grep -q "first URL's scheme and path" "$TMPDIR/p.err" || { cat "$TMPDIR/p.err"; fail "path message"; }
