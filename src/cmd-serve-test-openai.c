@@ -61,6 +61,9 @@ static void usage(FILE *f)
         "                         context_length_exceeded (prompt tokens = words)\n"
         "  --empty-every N        every Nth content event (not the last) carries \"\" (a\n"
         "                         token with no text of its own, llama-cpp-python)\n"
+        "  --llama-native         answer in llama.cpp's native stream ({\"content\", \"stop\"}\n"
+        "                         events, the counts in the last one, no [DONE]): its\n"
+        "                         /completion, llama-server's /v1/completions in 2024\n"
         "  --tokenize DIALECT     serve POST /tokenize as llamacpp, vllm or tgi (the fixture's\n"
         "                         own tokenization: a piece of L bytes is ceil(L/4) tokens);\n"
         "                         usage.prompt_tokens then counts the prompt text the same way\n"
@@ -96,6 +99,7 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
         {"stop-after", required_argument, NULL, 'A'},
         {"max-context", required_argument, NULL, 'C'},
         {"empty-every", required_argument, NULL, 'E'},
+        {"llama-native", no_argument, NULL, 'N'},
         {"seed", required_argument, NULL, 'S'},
         {"tokenize", required_argument, NULL, 'T'},
         {"send-log", required_argument, NULL, 'L'},
@@ -155,6 +159,9 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
             break;
         case 'I':
             cfg.interrupt = true;
+            break;
+        case 'N':
+            cfg.llama_native = true;
             break;
         case 'E':
             if (units_parse_count(optarg, &n) || n < 1 || n > 1000000) goto bad;

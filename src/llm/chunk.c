@@ -260,6 +260,29 @@ int llm_chunk_parse(const char *json, size_t len, struct llm_chunk *c)
         }
         c->token_event = c->content || (str && !c->finish);
     }
+    /* llama.cpp's native stream (its /completion, and llama-server's /v1/completions before
+     * it spoke OpenAI there, 2024): {"content": "...", "stop": false} per token, then
+     * {"content": "", "stop": true, "tokens_predicted": N, "tokens_evaluated": P, ...}; no
+     * "choices", no [DONE]. The event stands for choices[0], "stop": true for finish_reason,
+     * the counts for usage. */
+    else if (lj_obj_get(b, end, "stop", &vb, &ve) == 1 && (*vb == 't' || *vb == 'f') &&
+             lj_obj_get(b, end, "content", &xb, &xe) == 1 && *xb == '"') {
+        c->has_choices = true;
+        c->finish = *vb == 't';
+        if (lj_str_nonempty(xb, xe)) {
+            c->content = true;
+            c->content_bytes = (size_t)(xe - xb - 2);
+            c->content_raw = xb + 1;
+        }
+        c->token_event = c->content || !c->finish;
+        int64_t v;
+        if (c->finish && lj_obj_get(b, end, "tokens_predicted", &xb, &xe) == 1 &&
+            lj_int(xb, xe, &v) == 0 && v >= 0)
+            c->completion_tokens = v;
+        if (c->finish && lj_obj_get(b, end, "tokens_evaluated", &xb, &xe) == 1 &&
+            lj_int(xb, xe, &v) == 0 && v >= 0)
+            c->prompt_tokens = v;
+    }
     if (lj_obj_get(b, end, "usage", &vb, &ve) == 1 && !is_null(vb, ve)) {
         int64_t v;
         if (lj_obj_get(vb, ve, "completion_tokens", &xb, &xe) == 1 && lj_int(xb, xe, &v) == 0 &&

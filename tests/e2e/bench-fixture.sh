@@ -31,12 +31,3 @@ start_fixture() {
 }
 # jq_py FILE EXPR: prints the Python expression EXPR evaluated with d = the JSON in FILE.
 jq_py() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
-# check_py FILE CODE: runs Python CODE with d = the JSON in FILE; fails the test on exception.
-# The document comes first and the traceback last, so a log that keeps only its tail shows why.
-check_py() {
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); exec(sys.argv[2])' "$1" "$2" \
-        2>"$TMPDIR/check_py.err" || {
-        cat "$1" "$TMPDIR/check_py.err" >&2
-        fail "check failed: $2"
-    }
-}

@@ -348,6 +348,34 @@ TEST(llm_chunk_token_events)
     ASSERT(!c.token_event);
 }
 
+/* llama.cpp's native stream: events as llama-server (llama.cpp 1d1ccce, the one vendored by
+ * llama-cpp-python 0.2.90) sent them at /v1/completions on 2026-12-02, shortened by hand. */
+TEST(llm_chunk_llama_native)
+{
+    struct llm_chunk c =
+        parse_ok("{\"content\":\" his\",\"stop\":false,\"id_slot\":0,\"multimodal\":false}");
+    ASSERT(c.has_choices && c.content && c.token_event && !c.finish);
+    ASSERT_EQ_U64(c.content_bytes, 4);
+    ASSERT_EQ_I64(c.completion_tokens, -1);
+    c = parse_ok("{\"content\":\"\",\"stop\":false}"); /* a token without text */
+    ASSERT(c.token_event && !c.content && !c.finish);
+    c = parse_ok("{\"content\":\"\",\"id_slot\":0,\"stop\":true,\"model\":\"tiny\","
+                 "\"tokens_predicted\":3,\"tokens_evaluated\":5,\"generation_settings\":"
+                 "{\"n_ctx\":256,\"stop\":[]},\"stopped_limit\":true,\"timings\":"
+                 "{\"predicted_n\":3}}");
+    ASSERT(c.has_choices && c.finish && !c.content && !c.token_event);
+    ASSERT_EQ_I64(c.completion_tokens, 3);
+    ASSERT_EQ_I64(c.prompt_tokens, 5);
+    /* not the dialect: "stop" without a content string, or a string "stop" */
+    c = parse_ok("{\"stop\":true,\"tokens_predicted\":3}");
+    ASSERT(!c.has_choices && c.completion_tokens == -1);
+    c = parse_ok("{\"content\":\"x\",\"stop\":\"yes\"}");
+    ASSERT(!c.has_choices && !c.content);
+    /* OpenAI members win: choices present, a top-level stop is ignored */
+    c = parse_ok("{\"choices\":[{\"text\":\"a\"}],\"content\":\"\",\"stop\":true}");
+    ASSERT(c.content && !c.finish);
+}
+
 TEST(llm_chunk_malformed)
 {
     const char *bad[] = {"",           "{",          "{\"choices\":[}", "[1,2]", "{\"a\":tru}",
