@@ -153,12 +153,21 @@ start_server() { # NAME READY_PATH CMD... -> SPID, SPORT
     shift 2
     SPORT=$(free_port)
     local args=("${@//@PORT@/$SPORT}")
-    "${args[@]}" >"$log" 2>&1 &
+    # in $OUT: llama-server writes llama.log into its working directory
+    (cd "$OUT" && exec "${args[@]}") >"$log" 2>&1 &
     SPID=$!
     PIDS+=("$SPID")
     wait_ready "$SPID" "http://127.0.0.1:$SPORT$path" 120 "$log"
 }
-stop_server() { kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null; SPID=; }
+# uvicorn waits for its background tasks on SIGTERM ("Waiting for background tasks to complete"):
+# llama-cpp-python's never finished after interrupted streams, so after 5 s it gets SIGKILL.
+stop_server() {
+    kill "$SPID" 2>/dev/null
+    for _ in $(seq 25); do kill -0 "$SPID" 2>/dev/null || break; sleep 0.2; done
+    kill -9 "$SPID" 2>/dev/null
+    wait "$SPID" 2>/dev/null
+    SPID=
+}
 
 # ---------- runs ----------
 RUNS=$OUT/runs
@@ -180,14 +189,18 @@ run_aiperf() {
     local id=$1 t=$2 port=$3 c=$4 n=$5 d=$RUNS/$1
     mkdir -p "$d"
     local args=(profile --model tiny --url "http://127.0.0.1:$port" --endpoint-type completions
-        --streaming --concurrency "$c" --request-count "$n" --warmup-request-count 0
+        --streaming --concurrency "$c" --request-count "$n"
         --synthetic-input-tokens-mean 16 --synthetic-input-tokens-stddev 0
         --output-tokens-mean 32 --output-tokens-stddev 0
         --extra-inputs ignore_eos:true --extra-inputs min_tokens:32
         --tokenizer "$MODELS/tokenizer" --random-seed 17 --ui-type none
         --artifact-dir "$d/artifacts")
     printf '%q ' aiperf "${args[@]}" >"$d/cmd"
-    (cd "$d" && /usr/bin/time -f '%U %S %e' -o "$d/time" timeout "$t" "$AVENV/bin/aiperf" "${args[@]}" \
+    # aiperf 0.13 in HF offline mode looks a local tokenizer dir up as a hub snapshot and fails
+    # ("Repo id must be in the form 'repo_name'"); online it loads the dir as a path, no hub call.
+    (cd "$d" && /usr/bin/time -f '%U %S %e' -o "$d/time" timeout "$t" \
+        env -u HF_HUB_OFFLINE -u TRANSFORMERS_OFFLINE -u HF_DATASETS_OFFLINE HF_HUB_DISABLE_TELEMETRY=1 \
+        "$AVENV/bin/aiperf" "${args[@]}" \
         >"$d/stdout" 2>"$d/stderr")
     echo $? >"$d/rc"
     say "$id: aiperf rc $(cat "$d/rc")"
