@@ -59,6 +59,8 @@ static void usage(FILE *f)
         "                         (min_tokens/ignore_eos not honoured)\n"
         "  --max-context N        prompt + max_tokens over N tokens: HTTP 400\n"
         "                         context_length_exceeded (prompt tokens = words)\n"
+        "  --truncate-prompt N    a prompt over N tokens is cut to N, silently (usage says\n"
+        "                         N): llama-server's answer to a prompt over its context\n"
         "  --empty-every N        every Nth content event (not the last) carries \"\" (a\n"
         "                         token with no text of its own, llama-cpp-python)\n"
         "  --llama-native         answer in llama.cpp's native stream ({\"content\", \"stop\"}\n"
@@ -98,6 +100,7 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
         {"interrupt", no_argument, NULL, 'I'},
         {"stop-after", required_argument, NULL, 'A'},
         {"max-context", required_argument, NULL, 'C'},
+        {"truncate-prompt", required_argument, NULL, 'R'},
         {"empty-every", required_argument, NULL, 'E'},
         {"llama-native", no_argument, NULL, 'N'},
         {"seed", required_argument, NULL, 'S'},
@@ -170,6 +173,10 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
         case 'A':
             if (units_parse_count(optarg, &n) || n < 1 || n > 1000000) goto bad;
             cfg.stop_after = (int)n;
+            break;
+        case 'R':
+            if (units_parse_count(optarg, &n) || n < 1 || n > 100000000) goto bad;
+            cfg.truncate_prompt = (int)n;
             break;
         case 'C':
             if (units_parse_count(optarg, &n) || n < 1 || n > 100000000) goto bad;

@@ -317,6 +317,10 @@ static int merge_llm(struct bench_point *p, struct shard_doc *sd, size_t n, size
         s->out_tok_s += get_num(d, dn, "output_tokens_per_s", 0);
         s->req_s += get_num(d, dn, "requests_per_s", 0);
         s->osl_mismatch += get_u64(d, dn, "osl_mismatch");
+        uint64_t short_n = get_u64(d, dn, "isl_short/requests");
+        s->isl_short += short_n;
+        s->isl_short_usage_sum += (double)short_n * get_num(d, dn, "isl_short/usage_mean", 0);
+        s->isl_short_sent_sum += (double)short_n * get_num(d, dn, "isl_short/sent_mean", 0);
         s->no_tpot += get_u64(d, dn, "no_tpot_requests");
         s->errors += get_u64(d, dn, "llm_errors/total");
         for (int e = 1; e < LLM_ERR__N; e++) {

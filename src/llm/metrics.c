@@ -297,6 +297,7 @@ int llm_metrics_add(struct llm_metrics *m, const struct llm_record *rec)
     s.isl_src = rec->prompt_tokens >= 0      ? LLM_ISL_USAGE
                 : rec->prompt_tokens_tok > 0 ? LLM_ISL_TOKENIZER
                                              : LLM_ISL_NONE;
+    s.isl_sent = rec->prompt_tokens_tok > 0 ? rec->prompt_tokens_tok : -1;
     if (push_rsum(m, &s)) return -ENOMEM;
     if (rec->err != LLM_OK) return 0;
 
@@ -541,6 +542,11 @@ int llm_metrics_summarize(struct llm_metrics *m, enum llm_view view, const struc
             out->isl_count[r->isl_src]++;
         }
         if (r->requested >= 0 && r->n != r->requested) out->osl_mismatch++;
+        if (r->isl_src == LLM_ISL_USAGE && r->isl_sent > 0 && r->isl * 10 < r->isl_sent * 9) {
+            out->isl_short++;
+            out->isl_short_usage_sum += (double)r->isl;
+            out->isl_short_sent_sum += (double)r->isl_sent;
+        }
         if (v.ttft >= 0) ttft[nt++] = v.ttft;
         e2e[ne++] = v.e2e;
         if (view == LLM_VIEW_LATSCOPE) {
@@ -711,6 +717,21 @@ void llm_summary_write_json(struct jsonw *w, const struct llm_summary *s)
     jsonw_obj_end(w);
     jsonw_key(w, "osl_mismatch");
     jsonw_u64(w, s->osl_mismatch);
+    /* prompts the server counted below 90 % of what was sent: {requests, usage_mean,
+     * sent_mean}, null when none (or nothing was counted) */
+    jsonw_key(w, "isl_short");
+    if (s->isl_short) {
+        jsonw_obj_begin(w);
+        jsonw_key(w, "requests");
+        jsonw_u64(w, s->isl_short);
+        jsonw_key(w, "usage_mean");
+        jsonw_fixed(w, s->isl_short_usage_sum / (double)s->isl_short, 1);
+        jsonw_key(w, "sent_mean");
+        jsonw_fixed(w, s->isl_short_sent_sum / (double)s->isl_short, 1);
+        jsonw_obj_end(w);
+    } else {
+        jsonw_null(w);
+    }
     jsonw_key(w, "no_tpot_requests");
     jsonw_u64(w, s->no_tpot);
     jsonw_key(w, "llm_errors");
@@ -860,6 +881,14 @@ int llm_summary_format_text(struct lat_buf *b, const struct llm_summary *s)
     if (s->osl_mismatch && !rc)
         rc = buf_printf(b, "OSL mismatch: %llu requests received a token count != max_tokens\n",
                         (unsigned long long)s->osl_mismatch);
+    if (s->isl_short && !rc)
+        rc = buf_printf(b,
+                        "ISL short: %llu requests: the server counted %.1f prompt tokens (mean) "
+                        "where %.1f were sent: it cut the prompts (context length?); the load "
+                        "is not the one asked for\n",
+                        (unsigned long long)s->isl_short,
+                        s->isl_short_usage_sum / (double)s->isl_short,
+                        s->isl_short_sent_sum / (double)s->isl_short);
     if (s->srv.have && !rc) {
         rc = buf_printf(b, "server (%llu scrapes):", (unsigned long long)s->srv.scrapes);
         for (size_t i = 0; i < s->srv.n && !rc; i++) {

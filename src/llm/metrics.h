@@ -167,7 +167,11 @@ struct llm_summary {
     char tok_err[200];   /* counting outputs failed: why (those requests keep their event count) */
     enum llm_tok_src tokens_source; /* the weakest source used by any successful request */
     uint64_t osl_mismatch;          /* received tokens != requested max_tokens */
-    uint64_t usage_chunk_mismatch;  /* usage and content-chunk count disagree (info) */
+    /* ok requests whose usage.prompt_tokens is below 90 % of latscope's count of the prompt
+     * sent (a server that cut the prompt to its context: llama-server) */
+    uint64_t isl_short;
+    double isl_short_usage_sum, isl_short_sent_sum; /* their usage and sent prompt tokens */
+    uint64_t usage_chunk_mismatch; /* usage and content-chunk count disagree (info) */
     double duration_s, out_tok_s, req_s;
     bool has_slo;
     uint64_t good;
@@ -185,6 +189,8 @@ struct llm_rsum {
     uint8_t streamed; /* the response was streamed (n_choice > 0): a TPOT is measurable */
     uint8_t isl_src;  /* enum llm_isl_src */
     int64_t isl;      /* input tokens, -1 unknown */
+    int64_t isl_sent; /* the prompt's tokens by latscope's counter (--tokenizer/--tokenize-url),
+                       * -1 uncounted */
 };
 
 struct llm_vec {
