@@ -61,6 +61,8 @@ static void usage(FILE *f)
         "                         context_length_exceeded (prompt tokens = words)\n"
         "  --truncate-prompt N    a prompt over N tokens is cut to N, silently (usage says\n"
         "                         N): llama-server's answer to a prompt over its context\n"
+        "  --buffer-stream        hold every event of a stream until the last is due, then\n"
+        "                         send them at once (a buffering proxy; Nagle + delayed ACK)\n"
         "  --empty-every N        every Nth content event (not the last) carries \"\" (a\n"
         "                         token with no text of its own, llama-cpp-python)\n"
         "  --llama-native         answer in llama.cpp's native stream ({\"content\", \"stop\"}\n"
@@ -101,6 +103,7 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
         {"stop-after", required_argument, NULL, 'A'},
         {"max-context", required_argument, NULL, 'C'},
         {"truncate-prompt", required_argument, NULL, 'R'},
+        {"buffer-stream", no_argument, NULL, 'W'},
         {"empty-every", required_argument, NULL, 'E'},
         {"llama-native", no_argument, NULL, 'N'},
         {"seed", required_argument, NULL, 'S'},
@@ -173,6 +176,9 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
         case 'A':
             if (units_parse_count(optarg, &n) || n < 1 || n > 1000000) goto bad;
             cfg.stop_after = (int)n;
+            break;
+        case 'W':
+            cfg.buffer_stream = true;
             break;
         case 'R':
             if (units_parse_count(optarg, &n) || n < 1 || n > 100000000) goto bad;

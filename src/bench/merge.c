@@ -317,6 +317,9 @@ static int merge_llm(struct bench_point *p, struct shard_doc *sd, size_t n, size
         s->out_tok_s += get_num(d, dn, "output_tokens_per_s", 0);
         s->req_s += get_num(d, dn, "requests_per_s", 0);
         s->osl_mismatch += get_u64(d, dn, "osl_mismatch");
+        uint64_t burst = get_u64(d, dn, "burst_streams");
+        s->burst_streams += burst;
+        s->burst_ttft_sum += (double)burst * get_num(d, dn, "burst_ttft_mean_ms", 0) * 1e6;
         uint64_t short_n = get_u64(d, dn, "isl_short/requests");
         s->isl_short += short_n;
         s->isl_short_usage_sum += (double)short_n * get_num(d, dn, "isl_short/usage_mean", 0);

@@ -200,7 +200,7 @@ int bench_mpi_window(const struct bench_shard *s, const struct bench_window *in,
 static int reduce_llm(struct bench_point *p)
 {
     struct llm_summary *s = p->llm;
-    uint64_t c[LLM_ERR__N + 14]; /* every counter below, in this order */
+    uint64_t c[LLM_ERR__N + 15]; /* every counter below, in this order */
     size_t n = 0;
     c[n++] = s->out_tokens;
     c[n++] = s->errors;
@@ -210,18 +210,20 @@ static int reduce_llm(struct bench_point *p)
         c[n++] = s->src_count[t];
     c[n++] = s->osl_mismatch;
     c[n++] = s->isl_short;
+    c[n++] = s->burst_streams;
     c[n++] = s->usage_chunk_mismatch;
     c[n++] = s->no_tpot;
     c[n++] = s->good;
     c[n++] = s->has_slo ? 1 : 0;
     c[n++] = s->requests;
     c[n++] = s->ok;
-    double d[5] = {s->out_tok_s, s->req_s, s->goodput_rps, s->isl_short_usage_sum,
-                   s->isl_short_sent_sum};
+    double d[6] = {s->out_tok_s,           s->req_s,
+                   s->goodput_rps,         s->isl_short_usage_sum,
+                   s->isl_short_sent_sum,  s->burst_ttft_sum};
     int src = (int)s->tokens_source;
     if (MPI_Allreduce(MPI_IN_PLACE, c, (int)n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD) !=
             MPI_SUCCESS ||
-        MPI_Allreduce(MPI_IN_PLACE, d, 5, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        MPI_Allreduce(MPI_IN_PLACE, d, 6, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS ||
         MPI_Allreduce(MPI_IN_PLACE, &src, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
         return LAT_E_INTERNAL;
     n = 0;
@@ -233,6 +235,7 @@ static int reduce_llm(struct bench_point *p)
         s->src_count[t] = c[n++];
     s->osl_mismatch = c[n++];
     s->isl_short = c[n++];
+    s->burst_streams = c[n++];
     s->usage_chunk_mismatch = c[n++];
     s->no_tpot = c[n++];
     s->good = c[n++];
@@ -243,6 +246,7 @@ static int reduce_llm(struct bench_point *p)
     s->req_s = d[1];
     s->isl_short_usage_sum = d[3];
     s->isl_short_sent_sum = d[4];
+    s->burst_ttft_sum = d[5];
     s->goodput_rps = d[2];
     s->tokens_source = (enum llm_tok_src)src;
     s->goodput_fraction = s->has_slo && s->requests ? (double)s->good / (double)s->requests : 0;

@@ -542,6 +542,12 @@ int llm_metrics_summarize(struct llm_metrics *m, enum llm_view view, const struc
             out->isl_count[r->isl_src]++;
         }
         if (r->requested >= 0 && r->n != r->requested) out->osl_mismatch++;
+        if (r->n_content >= 4 && r->t_first >= 0 && r->t_send >= 0 && r->t_last >= r->t_first &&
+            r->t_last - r->t_first < LAT_NS_PER_MS &&
+            (r->t_last - r->t_first) * 8 < r->t_first - r->t_send) {
+            out->burst_streams++;
+            out->burst_ttft_sum += (double)(r->t_first - r->t_send);
+        }
         if (r->isl_src == LLM_ISL_USAGE && r->isl_sent > 0 && r->isl * 10 < r->isl_sent * 9) {
             out->isl_short++;
             out->isl_short_usage_sum += (double)r->isl;
@@ -732,6 +738,13 @@ void llm_summary_write_json(struct jsonw *w, const struct llm_summary *s)
     } else {
         jsonw_null(w);
     }
+    jsonw_key(w, "burst_streams"); /* streams that came in one burst (metrics.h) */
+    jsonw_u64(w, s->burst_streams);
+    jsonw_key(w, "burst_ttft_mean_ms");
+    if (s->burst_streams)
+        jsonw_fixed(w, s->burst_ttft_sum / (double)s->burst_streams / 1e6, 3);
+    else
+        jsonw_null(w);
     jsonw_key(w, "no_tpot_requests");
     jsonw_u64(w, s->no_tpot);
     jsonw_key(w, "llm_errors");
@@ -881,6 +894,15 @@ int llm_summary_format_text(struct lat_buf *b, const struct llm_summary *s)
     if (s->osl_mismatch && !rc)
         rc = buf_printf(b, "OSL mismatch: %llu requests received a token count != max_tokens\n",
                         (unsigned long long)s->osl_mismatch);
+    if (s->burst_streams && !rc)
+        rc = buf_printf(b,
+                        "note: %llu of %llu streams came in one burst (every token within 1 ms, "
+                        "after a mean TTFT of %.3f ms): something buffered them (a proxy, or "
+                        "Nagle's algorithm on a server without TCP_NODELAY holding small writes "
+                        "until the client's delayed ACK, ~40 ms on Linux); their TTFT and ITL "
+                        "measure the buffering, not the model\n",
+                        (unsigned long long)s->burst_streams, (unsigned long long)s->ok,
+                        s->burst_ttft_sum / (double)s->burst_streams / 1e6);
     if (s->isl_short && !rc)
         rc = buf_printf(b,
                         "ISL short: %llu requests: the server counted %.1f prompt tokens (mean) "

@@ -170,6 +170,11 @@ struct llm_summary {
     /* ok requests whose usage.prompt_tokens is below 90 % of latscope's count of the prompt
      * sent (a server that cut the prompt to its context: llama-server) */
     uint64_t isl_short;
+    /* ok streamed requests whose content came in one burst: 4+ content events within 1 ms
+     * after a TTFT over 8 times that spread (a buffered stream: a proxy, or Nagle's algorithm
+     * on a server without TCP_NODELAY waiting for the client's delayed ACK), and their TTFT sum */
+    uint64_t burst_streams;
+    double burst_ttft_sum;
     double isl_short_usage_sum, isl_short_sent_sum; /* their usage and sent prompt tokens */
     uint64_t usage_chunk_mismatch; /* usage and content-chunk count disagree (info) */
     double duration_s, out_tok_s, req_s;

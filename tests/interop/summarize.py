@@ -121,7 +121,18 @@ def aiperf_run(rid, n_want):
            "cmd": read(os.path.join(d, "cmd"), "").strip()}
     f = sorted(glob.glob(os.path.join(d, "artifacts", "**", "profile_export_aiperf.json"), recursive=True))
     if not f:
-        res["broken"] = (read(os.path.join(d, "stderr"), "") or read(os.path.join(d, "stdout"), "") or "")[-600:]
+        out = (read(os.path.join(d, "stdout"), "") or "") + (read(os.path.join(d, "stderr"), "") or "")
+        m = re.search(r"All (\d+) inference request\(s\) failed", out)
+        if m:
+            # aiperf ran and failed every request (it exits 1 and writes no profile export):
+            # a fact about aiperf against this server, reported, not a broken run
+            res.update({"ok": 0, "errors": int(m.group(1)), "all_failed": True,
+                        "aiperf_version": read(os.path.join(OUT, "versions.txt"), "").split("aiperf ")[-1].split()[0]
+                        if "aiperf " in read(os.path.join(OUT, "versions.txt"), "") else None})
+            c, wall = cpu(d)
+            res["cpu_s"], res["wall_s"] = c, wall
+            return res
+        res["broken"] = out[-600:]
         return res
     j = json.load(open(f[0]))
     res["aiperf_version"] = j.get("aiperf_version")
@@ -281,7 +292,8 @@ for s in servers:
                 toks = "%s (%s)" % (r.get("output_tokens"), r.get("tokens_source"))
             else:
                 tool = "aiperf %s" % (r.get("aiperf_version") or "")
-                errs = "%d (%s)" % (r["errors"], ", ".join("%s %s" % (e["type"], e["count"]) for e in r["error_summary"]) or "-")
+                errs = "%d (%s)" % (r["errors"], ", ".join("%s %s" % (e["type"], e["count"]) for e in r.get("error_summary") or []) or
+                                      ("all failed" if r.get("all_failed") else "-"))
                 toks = "%s/req (client tokenizer)" % f(r.get("osl_mean"))
             lines.append("| %s | %d | %s | %d | %s | %s | %s | %s | %s | %s | %d |" % (
                 s, c, tool, r["ok"], errs, f(r.get("ttft_mean_ms"), 2), f(r.get("itl_mean_ms"), 2),
@@ -304,6 +316,9 @@ otable = "\n".join(olines)
 failed = [c for c in checks if not c["ok"]]
 notes = []
 for rid, r in runs.items():
+    if r.get("all_failed"):
+        notes.append("%s: aiperf failed all %d requests (rc %d, no profile export): see its stdout; "
+                     "latscope's runs on the same server say whether the server answered" % (rid, r["errors"], r["rc"]))
     a, b = r.get("send_lag_first_wave_max_ms"), r.get("send_lag_later_max_ms")
     if a is not None and b is not None and a > 1.0 and a > 10 * max(b, 0.001):
         notes.append("%s: the first request of each connection was sent %.3f ms late (later requests at most "
