@@ -16,6 +16,10 @@
 #   LATSCOPE_INTEROP_LLAMA_SPEC     what pip installs (default 'llama-cpp-python[server]', the latest;
 #                             'llama-cpp-python[server]==0.2.90' compiles 24 files instead of 193)
 #   LATSCOPE_INTEROP_N1, _N4  requests per point at c=1 (default 20) and c=4 (default 40)
+#   LLAMA_SERVER              a llama-server binary; without it one is built (cmake, ~4 min on
+#                             2 cores) from the installed llama-cpp-python's vendored llama.cpp
+#                             into build/interop-llama-server (LATSCOPE_INTEROP_LLAMA_BUILD);
+#                             LATSCOPE_INTEROP_NO_LLAMA_SERVER=1 skips that server
 #
 # Exit: 0 every check held, 1 a check failed (summary.md lists which), 77 skipped (no python3
 # venv, PyPI unreachable, an install failed: the reason is the last line).
@@ -90,6 +94,35 @@ if ! have_ort || ! have_llama || ! have_aiperf; then
             >"$OUT/pip-llama.log" 2>&1 || tail -5 "$OUT/pip-llama.log" >"$OUT/llama-install-failed"
     fi
 fi
+# llama-server (llama.cpp's own server): built once from the llama.cpp that the installed
+# llama-cpp-python vendors (its sdist's vendor/llama.cpp), only the llama-server target, into
+# $LLAMA_BUILD; a failed build is recorded and that server skipped. LLAMA_SERVER=PATH uses yours.
+LLAMA_BUILD=${LATSCOPE_INTEROP_LLAMA_BUILD:-$(dirname "$VENV")/interop-llama-server}
+build_llama_server() {
+    [[ -n ${LLAMA_SERVER:-} || ${LATSCOPE_INTEROP_NO_LLAMA:-0} == 1 ]] && return 0
+    [[ ${LATSCOPE_INTEROP_NO_LLAMA_SERVER:-0} == 1 ]] && return 0
+    command -v llama-server >/dev/null && return 0
+    [[ -x $LLAMA_BUILD/build/bin/llama-server ]] && { LLAMA_SERVER=$LLAMA_BUILD/build/bin/llama-server; return 0; }
+    [[ ${LATSCOPE_INTEROP_NO_INSTALL:-0} == 1 ]] && return 0
+    command -v cmake >/dev/null && command -v g++ >/dev/null ||
+        { echo "llama-server: no cmake/g++ to build it" >"$OUT/llama-server-build-failed"; return 0; }
+    local ver
+    ver=$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("llama_cpp_python"))' 2>/dev/null) || return 0
+    say "building llama-server from llama-cpp-python $ver's llama.cpp into $LLAMA_BUILD (log $OUT/llama-server-build.log)"
+    {
+        rm -rf "$LLAMA_BUILD" && mkdir -p "$LLAMA_BUILD/sdist" &&
+            "$VENV/bin/pip" download --no-deps --no-binary :all: -d "$LLAMA_BUILD/sdist" "llama-cpp-python==$ver" &&
+            tar -xzf "$LLAMA_BUILD"/sdist/llama_cpp_python-*.tar.gz -C "$LLAMA_BUILD/sdist" &&
+            mv "$LLAMA_BUILD"/sdist/llama_cpp_python-*/vendor/llama.cpp "$LLAMA_BUILD/src" &&
+            rm -rf "$LLAMA_BUILD/src/.git" && # a submodule's gitlink: its build-info rule needs the index
+            rm -rf "$LLAMA_BUILD/sdist" &&
+            nice -n 5 cmake -S "$LLAMA_BUILD/src" -B "$LLAMA_BUILD/build" -DCMAKE_BUILD_TYPE=Release \
+                -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_EXAMPLES=ON -DLLAMA_CURL=OFF &&
+            nice -n 5 cmake --build "$LLAMA_BUILD/build" --target llama-server -j "$CMAKE_BUILD_PARALLEL_LEVEL"
+    } >"$OUT/llama-server-build.log" 2>&1 || { tail -5 "$OUT/llama-server-build.log" >"$OUT/llama-server-build-failed"; return 0; }
+    LLAMA_SERVER=$LLAMA_BUILD/build/bin/llama-server
+}
+have_llama && [[ ${LATSCOPE_INTEROP_NO_LLAMA:-0} != 1 ]] && build_llama_server
 have_ort || skip "the servers' venv $VENV lacks a module after install"
 have_aiperf || skip "the aiperf venv $AVENV lacks aiperf after install"
 have_llama || say "llama-cpp-python is not installed: the LLM part is skipped ($OUT/llama-install-failed)"
@@ -251,7 +284,7 @@ elif start_server lcpnoint /v1/models "${LCP[@]}" --interrupt_requests False; th
 else
     echo "server lcpnoint did not start" >>"$OUT/server-failures"
 fi
-# (b3) llama-server, when some build gave a binary (llama-cpp-python's does not build it)
+# (b3) llama-server: $LLAMA_SERVER, one on PATH, or the one build_llama_server made
 LLAMA_SERVER=${LLAMA_SERVER:-$(command -v llama-server || true)}
 if [[ -n $LLAMA_SERVER && -x $LLAMA_SERVER ]]; then
     if start_server llamaserver /health "$LLAMA_SERVER" -m "$MODELS/tiny-llama.gguf" --host 127.0.0.1 \
