@@ -80,10 +80,10 @@ struct cp {
     uint32_t *stamp; /* window number + 1 when the row is in the window */
     uint32_t *snode, *enode;
     int32_t *qlen; /* queue length after the row's step (launch +1, GPU row -1); INT32_MIN none */
-    uint32_t *prev_launch;     /* cudaEventRecord -> launch row before it on its (gpu, stream) */
-    uint32_t *next_launch;     /* cudaStreamWaitEvent -> next launch on (pid, tid, stream) */
+    uint32_t *prev_launch; /* cudaEventRecord -> launch row before it on its (gpu, stream) */
+    uint32_t *next_launch; /* cudaStreamWaitEvent -> next launch on (pid, tid, stream) */
     struct lat_u64map records; /* cudaEventRecord correlation -> row */
-    int64_t *tid;              /* thread id per track after the forward/backward remap */
+    int64_t *tid;          /* thread id per track after the forward/backward remap */
     /* global lists */
     uint32_t *cpu; /* kept stream -1 rows sorted by ts */
     size_t ncpu;

@@ -211,7 +211,7 @@ struct bench_result {
     struct bench_ep_stats *eps;
     const char *const *ep_urls;
     unsigned neps;
-    bool ep_first_token;        /* eps[].first is the first token (openai), else the first byte */
+    bool ep_first_token; /* eps[].first is the first token (openai), else the first byte */
     enum bench_balance balance; /* with eps */
     struct bench_cancel cancel; /* the run's settings (after_ns and after_tokens 0: none) */
     uint64_t bytes;

@@ -261,8 +261,8 @@ void bench_endpoints_write_text(FILE *f, const struct bench_result *r, bool serv
     fprintf(f, "  endpoints (%s)%s:\n", bench_balance_name(r->balance),
             server_stats ? "; server statistics above are the first endpoint's" : "");
     const char *fh = r->ep_first_token ? "ttft" : "ttfb";
-    fprintf(f, "    %-32s %9s %8s %9s %10s %9s %9s %9s %5s p50 %5s p99\n", "url", "requests",
-            "errors", "cancelled", "req/s", "p50 ms", "p90 ms", "p99 ms", fh, fh);
+    fprintf(f, "    %-32s %9s %8s %9s %10s %9s %9s %9s %5s p50 %5s p99\n", "url", "requests", "errors",
+            "cancelled", "req/s", "p50 ms", "p90 ms", "p99 ms", fh, fh);
     for (unsigned p = 0; p < r->neps; p++) {
         const struct bench_ep_stats *x = &r->eps[p];
         fprintf(f, "    %-32s %9llu %8llu %9llu %10.1f", r->ep_urls ? r->ep_urls[p] : "?",

@@ -53,7 +53,7 @@ bool bench_cancel_pick(uint64_t seed, uint64_t k, double share);
 /* One endpoint's share of a point. */
 struct bench_ep_stats {
     uint64_t ok, errors_total, cancelled, bytes;
-    uint64_t errors[16];   /* enum bench_err (BENCH_ERR__COUNT <= 16) */
+    uint64_t errors[16]; /* enum bench_err (BENCH_ERR__COUNT <= 16) */
     struct lat_hist lat;   /* e2e from the intended send, successful requests */
     struct lat_hist first; /* their first token (targets with progress(): openai) or first
                             * response byte, from the intended send */
