@@ -2,12 +2,13 @@
  * sessions.c - the virtual users of `bench --target openai --sessions` (bench/sessions.h).
  *
  * Each closed-loop connection is one user: it takes the next session of the file (one atomic
- * counter for all users, cycling), sends its turns one after another, each with the history so
- * far, and pauses for the think time between turns (the engine's think hook: the next turn's
- * intended send time is the previous end plus the pause, so TTFT and E2E never include it). A
- * turn that fails abandons its session (the history would lack the reply); the user starts
- * the next one. A stale keep-alive retry (engine.c) ends the first attempt unmeasured and sends
- * the same bytes again: the turn stays pending until an attempt succeeds or the next build.
+ * counter for all users, cycling; shard K of N takes sessions K, K + N, ...), sends its turns one
+ * after another, each with the history so far, and pauses for the think time between turns (the
+ * engine's think hook: the next turn's intended send time is the previous end plus the pause, so
+ * TTFT and E2E never include it). A turn that fails abandons its session (the history would lack
+ * the reply); the user starts the next one. A stale keep-alive retry (engine.c) ends the first
+ * attempt unmeasured and sends the same bytes again: the turn stays pending until an attempt
+ * succeeds or the next build.
  */
 #include "bench/sessions.h"
 
@@ -120,6 +121,7 @@ int bench_sess_build(struct bench_sess *s, struct llm_conn *c, const char **req,
     }
     if (!u->active || u->turn >= S->s[u->sess].n) {
         uint64_t k = atomic_fetch_add_explicit(&s->next, 1, memory_order_relaxed);
+        if (s->idx_stride > 1) k = s->idx_base + k * s->idx_stride; /* --shard K/N */
         u->sess = (size_t)(k % S->n);
         u->cycle = k;
         u->turn = 0;

@@ -31,7 +31,10 @@ struct bench_sess {
     lat_ns think_ns, think_sd_ns; /* --think-time D[:SD]; -1: none given */
     uint64_t seed;
     struct llm_sessions S;
-    _Atomic uint64_t next; /* sessions started (all users): user's next is next % S.n */
+    _Atomic uint64_t next; /* sessions started (all users) */
+    /* --shard K/N: the j-th session this process starts is session (K + j * N) % S.n of the
+     * file, so the shards send the sessions one process would (0 and 1: j % S.n) */
+    uint64_t idx_base, idx_stride;
     struct llm_sess_stats *th[BENCH_SESS_MAX_THREADS];
 };
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # t283-bench-merge-sessions: `bench merge` keeps the --sessions report (issue 17). Two shards of
 # a sessions run merged give the per-turn counts of one process running the whole load (the
-# numbers the dataset implies: 4 sessions of 3 turns), ISL means from the summed isl_sum/isl_n,
+# numbers the dataset implies: 4 sessions of 3 turns; shard K starts sessions K, K + N, ...),
+# ISL means from the summed isl_sum/isl_n,
 # and latencies from the summed per-row histograms: a result merged with itself keeps its
 # percentiles, and a fast and a slow run merged put p50 among the fast requests and p99 at the
 # slow run's (an average of percentiles would land in between). A shard without the row
@@ -14,7 +15,7 @@ python3 - "$TMPDIR" <<'PY'
 import json, sys
 with open(sys.argv[1] + "/s.jsonl", "w") as f:
     for s in range(4):
-        first = " ".join("s%dw%d" % (s, i) for i in range(100))
+        first = " ".join("s%dw%d" % (s, i) for i in range(100 + 10 * s))
         f.write(json.dumps({"session_id": s, "turns": [{"text": first},
                 {"text": "and then what"}, {"text": "why so"}]}) + "\n")
 PY
@@ -43,7 +44,8 @@ merge() { # OUT FILES...
         { cat "$TMPDIR/$out.err"; fail "bench merge $out"; }
 }
 
-# the whole load in one process, and in two shards (one user each, 6 requests: 2 sessions)
+# the whole load in one process, and in two shards (one user each, 6 requests: 2 sessions;
+# shard K takes sessions K, K + 2: together the four one process sends)
 run one.json "$FAST" -c 2 -n 12
 run s0.json "$FAST" -c 2 -n 12 --shard 0/2 &
 p0=$!
@@ -67,10 +69,13 @@ assert [cnt(s)[:2] for s in sh] == [(2, 2), (2, 2)], [cnt(s) for s in sh]
 for k in range(3):
     assert m["turns"][k]["requests"] == sum(s["turns"][k]["requests"] for s in sh)
 assert m["history"] == "server" and m["in_file"] == 4 and m["think_time_ms"] is None, m
-# ISL: 100 words, + 8 streamed tokens + 2 spaces, + 8 + 1 (the fixture counts spaces + 1)
-assert [t["isl_mean"] for t in m["turns"]] == [100.0, 110.0, 119.0], m["turns"]
-assert [t["isl_n"] for t in m["turns"]] == [4, 4, 4] and m["turns"][0]["isl_sum"] == 400, m
-assert m["later_turns"]["isl_mean"] == 114.5, m["later_turns"]
+# ISL: 100 + 10 s words in session s, + 8 streamed tokens + 2 spaces, + 8 + 1 (the fixture
+# counts spaces + 1): one process sends sessions 0..3; shard 0 sessions 0 and 2, shard 1 1 and 3
+assert [t["isl_mean"] for t in one["turns"]] == [115.0, 125.0, 134.0], one["turns"]
+assert [s["turns"][0]["isl_mean"] for s in sh] == [110.0, 120.0], [s["turns"] for s in sh]
+assert [t["isl_mean"] for t in m["turns"]] == [115.0, 125.0, 134.0], m["turns"]
+assert [t["isl_n"] for t in m["turns"]] == [4, 4, 4] and m["turns"][0]["isl_sum"] == 460, m
+assert m["later_turns"]["isl_mean"] == 129.5, m["later_turns"]
 # the merged rows carry their histograms again (a merged result merges further)
 for t in m["turns"] + [m["later_turns"]]:
     assert t["histograms"]["ttft"].startswith("HISTF") and t["ttft_p50_ms"] is not None, t
