@@ -446,7 +446,7 @@ static void sess_row_done(struct bench_sess_point *p, struct bench_sess_row *o,
             o->e2e_p50 = a->single.e2e_p50;
             o->e2e_p99 = a->single.e2e_p99;
         } else {
-            p->not_mergeable = true;
+            o->not_mergeable = p->not_mergeable = true;
         }
     }
     o->isl = a->isl_missing == 0;
@@ -587,7 +587,7 @@ static int merge_sessions(struct bench_point *p, const struct bench_merge_shard 
             o->dur_p50 = dacc.single.ttft_p50;
             o->dur_p99 = dacc.single.ttft_p99;
         } else {
-            o->not_mergeable = true;
+            o->dur_not_mergeable = o->not_mergeable = true;
         }
     }
     bench_sess_point_compute(o);

@@ -352,6 +352,10 @@ static void json_row(struct jsonw *w, const struct bench_sess_row *r, const stru
     else
         jsonw_null(w);
     /* Additive: what `bench merge` adds exactly (absent where unknown). */
+    if (r->not_mergeable) {
+        jsonw_key(w, "percentiles");
+        jsonw_str(w, "not mergeable");
+    }
     if (r->isl) {
         jsonw_key(w, "isl_n");
         jsonw_u64(w, r->isl_n);
@@ -398,6 +402,10 @@ void bench_sess_write_json(struct jsonw *w, const struct bench_sess_point *p)
     json_ms(w, "duration_mean_ms", p->dur_mean, p->have_dur);
     json_ms(w, "duration_p50_ms", p->dur_p50, p->have_dur);
     json_ms(w, "duration_p99_ms", p->dur_p99, p->have_dur);
+    if (p->dur_not_mergeable) {
+        jsonw_key(w, "duration_percentiles");
+        jsonw_str(w, "not mergeable");
+    }
     jsonw_key(w, "turns");
     jsonw_arr_begin(w);
     for (unsigned k = 0; k < p->nturns; k++) {

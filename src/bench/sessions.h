@@ -66,6 +66,7 @@ struct bench_sess_row {
                                  whose parts' histograms are missing: "not mergeable") */
     bool hist;                /* the latencies come from the point's st->row histograms */
     bool isl;                 /* isl_n / isl_sum are known (st->row) */
+    bool not_mergeable;       /* bench merge: latencies unknown (shards without histograms) */
     double isl_mean;          /* prompt tokens; < 0 unknown */
     uint64_t isl_n;           /* ok requests with a known prompt length ... */
     double isl_sum;           /* ... and their prompt tokens */
@@ -83,6 +84,7 @@ struct bench_sess_point {
     double dur_mean, dur_p50, dur_p99; /* ns */
     bool have_dur;                     /* the duration statistics are known */
     bool dur_hist;                     /* ... from st->duration */
+    bool dur_not_mergeable;            /* bench merge: unknown (shards without histograms) */
     lat_ns think_ns, think_sd_ns;      /* --think-time (-1 none) */
     bool not_mergeable; /* bench merge: some latencies are unknown (shards without histograms) */
     /* The statistics behind the report (owned): the histograms the JSON carries so that

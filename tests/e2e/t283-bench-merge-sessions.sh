@@ -79,6 +79,7 @@ assert m["later_turns"]["isl_mean"] == 129.5, m["later_turns"]
 # the merged rows carry their histograms again (a merged result merges further)
 for t in m["turns"] + [m["later_turns"]]:
     assert t["histograms"]["ttft"].startswith("HISTF") and t["ttft_p50_ms"] is not None, t
+    assert "percentiles" not in t, t
 assert m["histograms"]["duration"].startswith("HISTF") and m["duration_p99_ms"] is not None, m
 # the merged TTFT lies within the shards' and the ratio is recomputed from the merged means
 t1 = [s["turns"][0] for s in sh]
@@ -144,8 +145,35 @@ t = s['turns'][0]
 assert (s['started'], t['requests'], s['later_turns']['requests']) == (4, 4, 8), s
 assert t['ttft_p50_ms'] is None and t['ttft_mean_ms'] is None and t['e2e_p99_ms'] is None, t
 assert t['isl_mean'] is None and 'histograms' not in t, t
+assert t['percentiles'] == 'not mergeable', t
+assert s['later_turns']['percentiles'] == 'not mergeable', s['later_turns']
 assert s['duration_p50_ms'] is None and s['later_vs_first_ttft'] is None, s
+assert s['duration_percentiles'] == 'not mergeable', s
 "
+# ... and where the older shard is the only one with requests in a row, the row is its own
+python3 - "$TMPDIR" <<'PY'
+import json, sys
+T = sys.argv[1]
+for src, dst, keep in (("s0.json", "x0.json", lambda k: k != 3), ("old1.json", "x1.json", lambda k: k == 3)):
+    d = json.load(open(T + "/" + src))
+    s = d["points"][0]["sessions"]
+    s["turns"] = [t for t in s["turns"] if keep(t["turn"])]
+    json.dump(d, open(T + "/" + dst, "w"))
+PY
+merge x.json "$TMPDIR/x0.json" "$TMPDIR/x1.json"
+python3 - "$TMPDIR" <<'PY' || fail "an older shard alone in a row"
+import json, sys
+T = sys.argv[1]
+ld = lambda f: json.load(open(T + "/" + f))["points"][0]["sessions"]
+x, o1, s0 = ld("x.json"), ld("old1.json"), ld("s0.json")
+t1, t3 = x["turns"][0], x["turns"][2]
+assert t3["turn"] == 3 and t3["requests"] == 2 and "histograms" not in t3, t3
+assert "percentiles" not in t3, t3
+for k in ("ttft_mean_ms", "ttft_p50_ms", "ttft_p99_ms", "e2e_p99_ms", "isl_mean"):
+    assert t3[k] == o1["turns"][2][k], (k, t3, o1["turns"][2])
+assert t1["requests"] == 2 and t1["histograms"]["ttft"] == s0["turns"][0]["histograms"]["ttft"], t1
+assert t1["ttft_p99_ms"] == s0["turns"][0]["ttft_p99_ms"], (t1, s0["turns"][0])
+PY
 "$LATSCOPE" bench merge "$TMPDIR/s0.json" "$TMPDIR/old1.json" >"$TMPDIR/old.txt" 2>&1 || true
 grep -q "not mergeable" "$TMPDIR/old.txt" || { cat "$TMPDIR/old.txt"; fail "text: not mergeable"; }
 
