@@ -8,6 +8,7 @@
  * the merged percentiles are those of one histogram that recorded every shard's requests;
  * counters (requests, each error class, bytes, cap hits, retries) are summed. The achieved rate
  * is the summed requests over the union of the shards' measured windows on the wall clock.
+ * --sessions rows are merged the same way from their own histograms (merge-parts.c).
  * A merged point is INVALID when any shard's is. The per-shard lines and the start skew (t0
  * differences on the shards' own clocks) come with it. Percentiles are "hdr" estimates: the
  * shards' exact samples are not in their JSON.
