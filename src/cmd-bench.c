@@ -17,6 +17,7 @@
 #include "bench/mpi.h"
 #include "bench/opts.h"
 #include "bench/report.h"
+#include "bench/sessions.h"
 #include "bench/shard.h"
 #include "bench/slices.h"
 #include "bench/target.h"
@@ -1090,7 +1091,7 @@ out_points:
         free(run.points[i].llm_hist);
         free(run.points[i].shards);
         bench_slices_free(run.points[i].slices);
-        free(run.points[i].sessions);
+        bench_sess_point_free(run.points[i].sessions);
         gpu_point_free(run.points[i].gpu);
     }
     free(run.points);

@@ -10,9 +10,18 @@
  * agree). Counts and rates are summed, mean (weighted) and max exact; p50/p90/p99 are only
  * known where a single shard had requests in the slice (the shards' slices carry percentiles,
  * not histograms): elsewhere "not mergeable" (null), never an average of percentiles.
+ * Multi-turn sessions (--sessions): every shard must have run the same file with the same
+ * --history and --think-time (else refused). Counts (started, completed, failed, each row's
+ * requests and ok) are summed; each row's TTFT and E2E and the session duration from the sum
+ * of the shards' histograms (their means are the shards' means weighted by their sample
+ * counts), isl_mean from the summed isl_sum / isl_n; later_vs_first_ttft from the merged means.
+ * A row for which a shard with requests there has no histograms (a result written before they
+ * were in the JSON) keeps its counts; its latencies are that shard's own when it is the only
+ * one with requests in the row, else "not mergeable" (null).
  */
 #include "bench/merge.h"
 
+#include "bench/sessions.h"
 #include "bench/slices.h"
 #include "bench/telemetry.h"
 #include "core/err.h"
@@ -368,10 +377,229 @@ out:
     return rc;
 }
 
+/* What one merged sessions row gathers from the shards. */
+struct sess_acc {
+    int contrib, with_hist, isl_missing; /* shards with requests in the row; ... of them with
+                                            histograms; ... without isl_n / isl_sum */
+    struct bench_sess_row single;        /* the last contributor's own values */
+};
+
+static bool ms_ns(const char *d, size_t n, const char *key, double *out)
+{
+    double v;
+    if (json_get_double(d, n, key, &v) != 0) return false; /* null or absent */
+    *out = sane(v) * 1e6;
+    return true;
+}
+
+static int sess_row(struct llm_sess_row *dst, struct sess_acc *a, const char *d, size_t dn,
+                    const struct bench_merge_shard *s, const char *where, char *err, size_t errsz)
+{
+    uint64_t n = count(d, dn, "requests"), ok = count(d, dn, "ok");
+    dst->n += n;
+    dst->ok += ok;
+    if (!n) return 0;
+    a->contrib++;
+    struct json_val hv;
+    if (json_find(d, dn, "histograms", &hv) == 0 && hv.type == JSON_OBJ_BEGIN) {
+        int rc = bench_merge_add_blob(d, dn, "ttft", &dst->ttft, s->name, where, err, errsz);
+        if (!rc) rc = bench_merge_add_blob(d, dn, "e2e", &dst->e2e, s->name, where, err, errsz);
+        if (rc) return rc;
+        a->with_hist++;
+    }
+    int64_t in;
+    double isum;
+    if (json_get_i64(d, dn, "isl_n", &in) == 0 && in >= 0 &&
+        json_get_double(d, dn, "isl_sum", &isum) == 0 && isum >= 0 && isum < 9e15) {
+        dst->isl_n += (uint64_t)in;
+        dst->isl_sum += isum;
+    } else {
+        a->isl_missing++;
+    }
+    struct bench_sess_row *o = &a->single;
+    memset(o, 0, sizeof(*o));
+    o->have_ttft = ms_ns(d, dn, "ttft_mean_ms", &o->ttft_mean) &&
+                   ms_ns(d, dn, "ttft_p50_ms", &o->ttft_p50) &&
+                   ms_ns(d, dn, "ttft_p99_ms", &o->ttft_p99);
+    o->have_e2e = ms_ns(d, dn, "e2e_mean_ms", &o->e2e_mean) &&
+                  ms_ns(d, dn, "e2e_p50_ms", &o->e2e_p50) &&
+                  ms_ns(d, dn, "e2e_p99_ms", &o->e2e_p99);
+    double isl;
+    o->isl_mean = json_get_double(d, dn, "isl_mean", &isl) == 0 && isl >= 0 ? isl : -1;
+    return 0;
+}
+
+/* After every shard's row: where the latencies and the ISL come from (bench_sess_point_compute
+ * fills the exact ones). */
+static void sess_row_done(struct bench_sess_point *p, struct bench_sess_row *o,
+                          const struct sess_acc *a)
+{
+    o->hist = a->contrib == a->with_hist;
+    if (!o->hist) {
+        if (a->contrib == 1) { /* one shard's requests: its own values are the row's */
+            o->have_ttft = a->single.have_ttft;
+            o->ttft_mean = a->single.ttft_mean;
+            o->ttft_p50 = a->single.ttft_p50;
+            o->ttft_p99 = a->single.ttft_p99;
+            o->have_e2e = a->single.have_e2e;
+            o->e2e_mean = a->single.e2e_mean;
+            o->e2e_p50 = a->single.e2e_p50;
+            o->e2e_p99 = a->single.e2e_p99;
+        } else {
+            o->not_mergeable = p->not_mergeable = true;
+        }
+    }
+    o->isl = a->isl_missing == 0;
+    if (!o->isl) o->isl_mean = a->contrib == 1 ? a->single.isl_mean : -1;
+}
+
+/* --think-time from a shard's sessions object: ns, -1 none. */
+static lat_ns think_of(const char *d, size_t n, const char *key)
+{
+    double v;
+    return json_get_double(d, n, key, &v) == 0 && v >= 0 ? (lat_ns)llround(sane(v) * 1e6) : -1;
+}
+
+static int merge_sessions(struct bench_point *p, const struct bench_merge_shard *sh, size_t n,
+                          char *err, size_t errsz)
+{
+    struct json_val sv;
+    size_t with = 0;
+    for (size_t i = 0; i < n; i++)
+        if (json_find(sh[i].d, sh[i].n, "sessions", &sv) == 0 && sv.type == JSON_OBJ_BEGIN) with++;
+    if (!with) return 0;
+    if (with != n) {
+        for (size_t i = 0; i < n; i++)
+            if (json_find(sh[i].d, sh[i].n, "sessions", &sv) != 0 || sv.type != JSON_OBJ_BEGIN) {
+                snprintf(err, errsz,
+                         "%s: points[%zu] has no \"sessions\", but other results have: not "
+                         "shards of one run (run every shard with the same --sessions)",
+                         sh[i].name, sh[i].point);
+                break;
+            }
+        return LAT_E_USAGE;
+    }
+    struct bench_sess_point *o = calloc(1, sizeof(*o));
+    if (!o) return -ENOMEM;
+    if (!(o->st = malloc(sizeof(*o->st))) || llm_sess_stats_init(o->st) != 0) {
+        if (o->st) llm_sess_stats_fini(o->st);
+        free(o->st);
+        free(o);
+        return -ENOMEM;
+    }
+    struct sess_acc acc[LLM_SESS_ROWS], dacc = {0};
+    memset(acc, 0, sizeof(acc));
+    struct llm_sess_stats *st = o->st;
+    char h0[16] = "", where[96];
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        json_find(sh[i].d, sh[i].n, "sessions", &sv);
+        const char *d = sh[i].d + sv.off;
+        size_t dn = sv.len;
+        char h[16];
+        str(d, dn, "history", h, sizeof(h));
+        uint64_t in_file = count(d, dn, "in_file");
+        lat_ns think = think_of(d, dn, "think_time_ms");
+        lat_ns sd = think_of(d, dn, "think_time_sd_ms");
+        if (sd < 0) sd = 0;
+        if (i == 0) {
+            snprintf(h0, sizeof(h0), "%s", h);
+            if (strcmp(h, "server") && strcmp(h, "dataset")) {
+                snprintf(err, errsz,
+                         "%s: points[%zu].sessions: \"history\" is '%s', not server or dataset: "
+                         "not a latscope bench result",
+                         sh[i].name, sh[i].point, h);
+                rc = LAT_E_USAGE;
+                break;
+            }
+            o->history = !strcmp(h, "dataset") ? "dataset" : "server";
+            o->in_file = in_file;
+            o->think_ns = think;
+            o->think_sd_ns = sd;
+        } else if (strcmp(h, h0) || in_file != o->in_file || think != o->think_ns ||
+                   sd != o->think_sd_ns) {
+            snprintf(err, errsz,
+                     "%s: points[%zu].sessions: --history %s, %llu sessions in the file, "
+                     "--think-time %.3f:%.3f ms, but %s has --history %s, %llu sessions, %.3f:%.3f "
+                     "ms: not shards of one run (run every shard with the same --sessions, "
+                     "--history and --think-time)",
+                     sh[i].name, sh[i].point, h, (unsigned long long)in_file, (double)think / 1e6,
+                     (double)sd / 1e6, sh[0].name, h0, (unsigned long long)o->in_file,
+                     (double)o->think_ns / 1e6, (double)o->think_sd_ns / 1e6);
+            rc = LAT_E_USAGE;
+            break;
+        }
+        st->started += count(d, dn, "started");
+        st->completed += count(d, dn, "completed");
+        st->failed += count(d, dn, "failed");
+        st->turns_beyond += count(d, dn, "later_turns/beyond_listed");
+        /* the session duration */
+        double v;
+        if (json_get_double(d, dn, "duration_mean_ms", &v) == 0) {
+            dacc.contrib++;
+            struct json_val hv;
+            if (json_find(d, dn, "histograms", &hv) == 0 && hv.type == JSON_OBJ_BEGIN) {
+                snprintf(where, sizeof(where), "points[%zu].sessions", sh[i].point);
+                rc = bench_merge_add_blob(d, dn, "duration", &st->duration, sh[i].name, where, err,
+                                          errsz);
+                dacc.with_hist++;
+            }
+            struct bench_sess_row *x = &dacc.single;
+            x->have_ttft = ms_ns(d, dn, "duration_mean_ms", &x->ttft_mean) &&
+                           ms_ns(d, dn, "duration_p50_ms", &x->ttft_p50) &&
+                           ms_ns(d, dn, "duration_p99_ms", &x->ttft_p99);
+        }
+        /* the turns, by their number, and later_turns */
+        struct json_val *tv;
+        size_t nt = array_items(d, dn, "turns", &tv);
+        if (nt == (size_t)-1) {
+            rc = -ENOMEM;
+            break;
+        }
+        for (size_t j = 0; j < nt && !rc; j++) {
+            const char *e = d + tv[j].off;
+            size_t en = tv[j].len;
+            int64_t k;
+            if (json_get_i64(e, en, "turn", &k) != 0 || k < 1 || k > LLM_SESS_SHOW_TURNS) continue;
+            snprintf(where, sizeof(where), "points[%zu].sessions.turns[%zu]", sh[i].point, j);
+            rc = sess_row(&st->row[k - 1], &acc[k - 1], e, en, &sh[i], where, err, errsz);
+        }
+        free(tv);
+        struct json_val lv;
+        if (!rc && json_find(d, dn, "later_turns", &lv) == 0 && lv.type == JSON_OBJ_BEGIN) {
+            snprintf(where, sizeof(where), "points[%zu].sessions.later_turns", sh[i].point);
+            rc = sess_row(&st->row[LLM_SESS_SHOW_TURNS], &acc[LLM_SESS_SHOW_TURNS], d + lv.off,
+                          lv.len, &sh[i], where, err, errsz);
+        }
+    }
+    if (rc) {
+        bench_sess_point_free(o);
+        return rc;
+    }
+    for (unsigned k = 0; k < LLM_SESS_SHOW_TURNS; k++)
+        sess_row_done(o, &o->turn[k], &acc[k]);
+    sess_row_done(o, &o->later, &acc[LLM_SESS_SHOW_TURNS]);
+    o->dur_hist = dacc.contrib == dacc.with_hist;
+    if (!o->dur_hist) {
+        if (dacc.contrib == 1) {
+            o->have_dur = dacc.single.have_ttft;
+            o->dur_mean = dacc.single.ttft_mean;
+            o->dur_p50 = dacc.single.ttft_p50;
+            o->dur_p99 = dacc.single.ttft_p99;
+        } else {
+            o->dur_not_mergeable = o->not_mergeable = true;
+        }
+    }
+    bench_sess_point_compute(o);
+    p->sessions = o;
+    return 0;
+}
+
 int bench_merge_point_parts(struct bench_point *p, const struct bench_merge_shard *sh, size_t n,
                             char *err, size_t errsz)
 {
     int rc = merge_gpu(p, sh, n, err, errsz);
     if (!rc) rc = merge_slices(p, sh, n, err, errsz);
+    if (!rc) rc = merge_sessions(p, sh, n, err, errsz);
     return rc;
 }

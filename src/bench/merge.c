@@ -3,6 +3,7 @@
  */
 #include "bench/merge.h"
 
+#include "bench/sessions.h"
 #include "bench/slices.h"
 #include "bench/telemetry.h"
 #include "core/err.h"
@@ -75,10 +76,8 @@ static struct lat_hist *base_hist(struct bench_result *r, int k)
     }
 }
 
-/* Adds the blob at histograms/<name> of point doc d into dst; its exact extremes from
- * histogram_extremes_ns/<name> when present. */
-static int add_blob(const char *d, size_t n, const char *name, struct lat_hist *dst,
-                    const char *file, size_t pi, char *err, size_t errsz)
+int bench_merge_add_blob(const char *d, size_t n, const char *name, struct lat_hist *dst,
+                         const char *file, const char *where, char *err, size_t errsz)
 {
     char path[160];
     snprintf(path, sizeof(path), "histograms/%s", name);
@@ -93,16 +92,16 @@ static int add_blob(const char *d, size_t n, const char *name, struct lat_hist *
     rc = hlog_decode(b.data, b.len, &h, &why);
     buf_fini(&b);
     if (rc) {
-        seterr(err, errsz, "%s: points[%zu].%s: corrupt histogram (%s)", file, pi, path,
+        seterr(err, errsz, "%s: %s.%s: corrupt histogram (%s)", file, where, path,
                why ? why : lat_strerror(rc));
         return rc;
     }
     if (!hist_same_layout(&h, dst)) {
         hist_fini(&h);
         seterr(err, errsz,
-               "%s: points[%zu].%s: histogram layout is not latscope's default (1 us .. 1 h, 3 "
+               "%s: %s.%s: histogram layout is not latscope's default (1 us .. 1 h, 3 "
                "digits): not written by latscope bench",
-               file, pi, path);
+               file, where, path);
         return LAT_E_UNSUPPORTED;
     }
     snprintf(path, sizeof(path), "histogram_extremes_ns/%s/0", name);
@@ -452,11 +451,15 @@ static int merge_point(struct bench_merged *m, struct shard_doc *sd, size_t n, s
             int64_t we = rel + (int64_t)llround(l->duration_s * 1e9);
             if (we > we_max) we_max = we;
         }
+        char where[32];
+        snprintf(where, sizeof(where), "points[%zu]", pi);
         for (int k = 0; k < MH__N; k++)
-            if ((rc = add_blob(d, dn, base_names[k], base_hist(r, k), name, pi, err, errsz)))
+            if ((rc = bench_merge_add_blob(d, dn, base_names[k], base_hist(r, k), name, where, err,
+                                           errsz)))
                 return rc;
         for (size_t k = 0; k < p->nllm_hist; k++)
-            if ((rc = add_blob(d, dn, m->llm_names[k], &p->llm_hist[k], name, pi, err, errsz)))
+            if ((rc = bench_merge_add_blob(d, dn, m->llm_names[k], &p->llm_hist[k], name, where,
+                                           err, errsz)))
                 return rc;
     }
     if (ninvalid > 1) {
@@ -495,9 +498,13 @@ static int merge_point(struct bench_merged *m, struct shard_doc *sd, size_t n, s
         int64_t t0 = get_i64(d, dn, "t0_unix_ns", 0);
         int64_t ws = get_i64(d, dn, "window_start_unix_ns", INT64_MIN);
         ms[i] = (struct bench_merge_shard){
-            d, sd[i].name, dn, lines[i].index,
+            d,
+            sd[i].name,
+            dn,
+            lines[i].index,
             ws != INT64_MIN && t0 > 0 && ws > t0 - (1LL << 60) && ws < t0 + (1LL << 60) ? ws - t0
-                                                                                        : 0};
+                                                                                        : 0,
+            pi};
     }
     rc = bench_merge_point_parts(p, ms, n, err, errsz);
     free(ms);
@@ -627,6 +634,7 @@ void bench_merged_fini(struct bench_merged *m)
         free(p->shards);
         bench_slices_free(p->slices);
         gpu_point_free(p->gpu);
+        bench_sess_point_free(p->sessions);
     }
     free(m->run.points);
     for (size_t k = 0; k < m->nllm_names; k++)

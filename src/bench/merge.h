@@ -8,6 +8,7 @@
  * the merged percentiles are those of one histogram that recorded every shard's requests;
  * counters (requests, each error class, bytes, cap hits, retries) are summed. The achieved rate
  * is the summed requests over the union of the shards' measured windows on the wall clock.
+ * --sessions rows are merged the same way from their own histograms (merge-parts.c).
  * A merged point is INVALID when any shard's is. The per-shard lines and the start skew (t0
  * differences on the shards' own clocks) come with it. Percentiles are "hdr" estimates: the
  * shards' exact samples are not in their JSON.
@@ -41,6 +42,13 @@ void bench_merged_fini(struct bench_merged *m);
  * nearest rank on the histogram). Shared with the MPI reduction. */
 void bench_llm_stats_from_hists(struct llm_summary *s, const struct bench_point *p);
 
+/* Adds the HdrHistogram blob at histograms/<name> of the JSON object d[0..n) into dst (absent
+ * or null: nothing), with its exact extremes from histogram_extremes_ns/<name> when present.
+ * 0, or an error with err = "FILE: WHERE.histograms/NAME: why" (corrupt, not latscope's
+ * layout). */
+int bench_merge_add_blob(const char *d, size_t n, const char *name, struct lat_hist *dst,
+                         const char *file, const char *where, char *err, size_t errsz);
+
 /* One shard's JSON of one point (merge-parts.c): the point object d[0..n), its shard index,
  * the file name (messages) and its measured window's start from its t0 (ns). */
 struct bench_merge_shard {
@@ -48,11 +56,12 @@ struct bench_merge_shard {
     size_t n;
     uint32_t index;
     lat_ns ws_rel_ns;
+    size_t point; /* the point's index (messages) */
 };
-/* The merged point's GPU telemetry (p->gpu) and time slices (p->slices) from the shards' (see
- * merge-parts.c for what merges exactly and what is "not mergeable"); after the histograms and
- * the window (p->res.window_start_ns). 0, -ENOMEM, or LAT_E_USAGE with err (different
- * --slice widths). */
+/* The merged point's GPU telemetry (p->gpu), time slices (p->slices) and multi-turn sessions
+ * (p->sessions) from the shards' (see merge-parts.c for what merges exactly and what is "not
+ * mergeable"); after the histograms and the window (p->res.window_start_ns). 0, -ENOMEM, or
+ * LAT_E_USAGE with err (different --slice widths, --sessions settings, a corrupt histogram). */
 int bench_merge_point_parts(struct bench_point *p, const struct bench_merge_shard *sh, size_t n,
                             char *err, size_t errsz);
 

@@ -1054,6 +1054,11 @@ static int oai_setup(void *st, const struct bench_setup *s, struct bench_target 
         b->t->idx_base = s->shard->index;
         b->t->idx_stride = s->shard->count;
     }
+    if (s->shard && s->shard->count > 1 && b->sess) {
+        /* --sessions: shard K starts sessions K, K + N, ... of the file (bench/sessions.h) */
+        b->sess->idx_base = s->shard->index;
+        b->sess->idx_stride = s->shard->count;
+    }
     t->ops_seq = llm_bench_seq;
     /* Percentile SLO terms on LLM metrics also define the per-request goodput (a request is
      * good when its own ttft/tpot/e2e meets every limit), unless the per-request --slo

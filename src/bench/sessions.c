@@ -2,17 +2,19 @@
  * sessions.c - the virtual users of `bench --target openai --sessions` (bench/sessions.h).
  *
  * Each closed-loop connection is one user: it takes the next session of the file (one atomic
- * counter for all users, cycling), sends its turns one after another, each with the history so
- * far, and pauses for the think time between turns (the engine's think hook: the next turn's
- * intended send time is the previous end plus the pause, so TTFT and E2E never include it). A
- * turn that fails abandons its session (the history would lack the reply); the user starts
- * the next one. A stale keep-alive retry (engine.c) ends the first attempt unmeasured and sends
- * the same bytes again: the turn stays pending until an attempt succeeds or the next build.
+ * counter for all users, cycling; shard K of N takes sessions K, K + N, ...), sends its turns one
+ * after another, each with the history so far, and pauses for the think time between turns (the
+ * engine's think hook: the next turn's intended send time is the previous end plus the pause, so
+ * TTFT and E2E never include it). A turn that fails abandons its session (the history would lack
+ * the reply); the user starts the next one. A stale keep-alive retry (engine.c) ends the first
+ * attempt unmeasured and sends the same bytes again: the turn stays pending until an attempt
+ * succeeds or the next build.
  */
 #include "bench/sessions.h"
 
 #include "core/err.h"
 #include "core/units.h"
+#include "hist/hlog.h"
 #include "stats/rng.h"
 
 #include <errno.h>
@@ -119,6 +121,7 @@ int bench_sess_build(struct bench_sess *s, struct llm_conn *c, const char **req,
     }
     if (!u->active || u->turn >= S->s[u->sess].n) {
         uint64_t k = atomic_fetch_add_explicit(&s->next, 1, memory_order_relaxed);
+        if (s->idx_stride > 1) k = s->idx_base + k * s->idx_stride; /* --shard K/N */
         u->sess = (size_t)(k % S->n);
         u->cycle = k;
         u->turn = 0;
@@ -209,52 +212,90 @@ static void row_out(const struct llm_sess_row *r, struct bench_sess_row *o)
 {
     o->n = r->n;
     o->ok = r->ok;
-    o->nttft = hist_count(&r->ttft);
-    if (o->nttft) {
-        o->ttft_mean = hist_mean(&r->ttft);
-        o->ttft_p50 = (double)hist_value_at_percentile(&r->ttft, 50);
-        o->ttft_p99 = (double)hist_value_at_percentile(&r->ttft, 99);
+    if (o->hist) {
+        o->nttft = hist_count(&r->ttft);
+        o->have_ttft = o->nttft > 0;
+        if (o->have_ttft) {
+            o->ttft_mean = hist_mean(&r->ttft);
+            o->ttft_p50 = (double)hist_value_at_percentile(&r->ttft, 50);
+            o->ttft_p99 = (double)hist_value_at_percentile(&r->ttft, 99);
+        }
+        o->have_e2e = hist_count(&r->e2e) > 0;
+        if (o->have_e2e) {
+            o->e2e_mean = hist_mean(&r->e2e);
+            o->e2e_p50 = (double)hist_value_at_percentile(&r->e2e, 50);
+            o->e2e_p99 = (double)hist_value_at_percentile(&r->e2e, 99);
+        }
     }
-    if (hist_count(&r->e2e)) {
-        o->e2e_mean = hist_mean(&r->e2e);
-        o->e2e_p50 = (double)hist_value_at_percentile(&r->e2e, 50);
-        o->e2e_p99 = (double)hist_value_at_percentile(&r->e2e, 99);
+    if (o->isl) {
+        o->isl_n = r->isl_n;
+        o->isl_sum = r->isl_sum;
+        o->isl_mean = r->isl_n ? r->isl_sum / (double)r->isl_n : -1;
     }
-    o->isl_mean = r->isl_n ? r->isl_sum / (double)r->isl_n : -1;
+}
+
+void bench_sess_point_compute(struct bench_sess_point *p)
+{
+    const struct llm_sess_stats *st = p->st;
+    if (!st) return;
+    p->nturns = 0;
+    for (unsigned k = 0; k < LLM_SESS_SHOW_TURNS; k++) {
+        row_out(&st->row[k], &p->turn[k]);
+        if (st->row[k].n) p->nturns = k + 1;
+    }
+    row_out(&st->row[LLM_SESS_SHOW_TURNS], &p->later);
+    p->turns_beyond = st->turns_beyond;
+    p->started = st->started;
+    p->completed = st->completed;
+    p->failed = st->failed;
+    if (p->dur_hist) {
+        p->dur_n = hist_count(&st->duration);
+        p->have_dur = p->dur_n > 0;
+        if (p->have_dur) {
+            p->dur_mean = hist_mean(&st->duration);
+            p->dur_p50 = (double)hist_value_at_percentile(&st->duration, 50);
+            p->dur_p99 = (double)hist_value_at_percentile(&st->duration, 99);
+        }
+    }
+}
+
+void bench_sess_point_free(struct bench_sess_point *p)
+{
+    if (!p) return;
+    if (p->st) {
+        llm_sess_stats_fini(p->st);
+        free(p->st);
+    }
+    free(p);
 }
 
 struct bench_sess_point *bench_sess_point(struct bench_sess *s)
 {
-    struct llm_sess_stats all;
+    struct llm_sess_stats *all = malloc(sizeof(*all));
     struct bench_sess_point *p = calloc(1, sizeof(*p));
-    int rc = llm_sess_stats_init(&all);
+    int rc = all ? llm_sess_stats_init(all) : -ENOMEM;
     for (unsigned i = 0; i < BENCH_SESS_MAX_THREADS && !rc; i++)
-        if (s->th[i]) rc = llm_sess_stats_add(&all, s->th[i]);
+        if (s->th[i]) rc = llm_sess_stats_add(all, s->th[i]);
     if (p && !rc) {
         p->history = s->history == LLM_SESS_HISTORY_DATASET ? "dataset" : "server";
         p->in_file = s->S.n;
-        for (unsigned k = 0; k < LLM_SESS_SHOW_TURNS; k++) {
-            row_out(&all.row[k], &p->turn[k]);
-            if (all.row[k].n) p->nturns = k + 1;
-        }
-        row_out(&all.row[LLM_SESS_SHOW_TURNS], &p->later);
-        p->turns_beyond = all.turns_beyond;
-        p->started = all.started;
-        p->completed = all.completed;
-        p->failed = all.failed;
-        p->dur_n = hist_count(&all.duration);
-        if (p->dur_n) {
-            p->dur_mean = hist_mean(&all.duration);
-            p->dur_p50 = (double)hist_value_at_percentile(&all.duration, 50);
-            p->dur_p99 = (double)hist_value_at_percentile(&all.duration, 99);
-        }
+        p->st = all;
+        all = NULL;
+        for (unsigned k = 0; k < LLM_SESS_SHOW_TURNS; k++)
+            p->turn[k].hist = p->turn[k].isl = true;
+        p->later.hist = p->later.isl = true;
+        p->dur_hist = true;
+        bench_sess_point_compute(p);
         p->think_ns = s->think_ns;
         p->think_sd_ns = s->think_sd_ns;
     } else {
         free(p);
         p = NULL;
     }
-    llm_sess_stats_fini(&all);
+    if (all) {
+        llm_sess_stats_fini(all);
+        free(all);
+    }
     for (unsigned i = 0; i < BENCH_SESS_MAX_THREADS; i++)
         if (s->th[i]) llm_sess_stats_reset(s->th[i]);
     return p;
@@ -269,28 +310,76 @@ static void json_ms(struct jsonw *w, const char *key, double ns, bool have)
         jsonw_null(w);
 }
 
-static void json_row(struct jsonw *w, const struct bench_sess_row *r)
+/* A histogram as its HdrHistogram V2 base64 blob under "histograms" (null when empty or when
+ * it cannot be encoded), as the point's "histograms" are. */
+static void json_blob(struct jsonw *w, const char *key, const struct lat_hist *h)
+{
+    jsonw_key(w, key);
+    struct lat_buf b = LAT_BUF_INIT;
+    if (hist_count(h) && hlog_encode(h, &b) == 0 && b.data)
+        jsonw_strn(w, b.data, b.len);
+    else
+        jsonw_null(w);
+    buf_fini(&b);
+}
+
+/* The exact min and max of h (a decoded blob only has its buckets' edges). */
+static void json_ext(struct jsonw *w, const char *key, const struct lat_hist *h)
+{
+    if (!hist_count(h)) return;
+    jsonw_key(w, key);
+    jsonw_arr_begin(w);
+    jsonw_i64(w, hist_min(h));
+    jsonw_i64(w, hist_max(h));
+    jsonw_arr_end(w);
+}
+
+static void json_row(struct jsonw *w, const struct bench_sess_row *r, const struct llm_sess_row *h)
 {
     jsonw_key(w, "requests");
     jsonw_u64(w, r->n);
     jsonw_key(w, "ok");
     jsonw_u64(w, r->ok);
-    json_ms(w, "ttft_mean_ms", r->ttft_mean, r->nttft > 0);
-    json_ms(w, "ttft_p50_ms", r->ttft_p50, r->nttft > 0);
-    json_ms(w, "ttft_p99_ms", r->ttft_p99, r->nttft > 0);
-    json_ms(w, "e2e_mean_ms", r->e2e_mean, r->ok > 0);
-    json_ms(w, "e2e_p50_ms", r->e2e_p50, r->ok > 0);
-    json_ms(w, "e2e_p99_ms", r->e2e_p99, r->ok > 0);
+    json_ms(w, "ttft_mean_ms", r->ttft_mean, r->have_ttft);
+    json_ms(w, "ttft_p50_ms", r->ttft_p50, r->have_ttft);
+    json_ms(w, "ttft_p99_ms", r->ttft_p99, r->have_ttft);
+    json_ms(w, "e2e_mean_ms", r->e2e_mean, r->have_e2e);
+    json_ms(w, "e2e_p50_ms", r->e2e_p50, r->have_e2e);
+    json_ms(w, "e2e_p99_ms", r->e2e_p99, r->have_e2e);
     jsonw_key(w, "isl_mean");
     if (r->isl_mean >= 0)
         jsonw_fixed(w, r->isl_mean, 1);
     else
         jsonw_null(w);
+    /* Additive: what `bench merge` adds exactly (absent where unknown). */
+    if (r->not_mergeable) {
+        jsonw_key(w, "percentiles");
+        jsonw_str(w, "not mergeable");
+    }
+    if (r->isl) {
+        jsonw_key(w, "isl_n");
+        jsonw_u64(w, r->isl_n);
+        jsonw_key(w, "isl_sum");
+        jsonw_u64(w, r->isl_sum > 0 && r->isl_sum < 9.2e18 ? (uint64_t)r->isl_sum : 0);
+    }
+    if (h && r->hist) {
+        jsonw_key(w, "histograms");
+        jsonw_obj_begin(w);
+        json_blob(w, "ttft", &h->ttft);
+        json_blob(w, "e2e", &h->e2e);
+        jsonw_obj_end(w);
+        jsonw_key(w, "histogram_extremes_ns");
+        jsonw_obj_begin(w);
+        json_ext(w, "ttft", &h->ttft);
+        json_ext(w, "e2e", &h->e2e);
+        jsonw_obj_end(w);
+    }
 }
 
 void bench_sess_write_json(struct jsonw *w, const struct bench_sess_point *p)
 {
     if (!p) return;
+    const struct llm_sess_stats *st = p->st;
     jsonw_key(w, "sessions");
     jsonw_obj_begin(w);
     jsonw_key(w, "history");
@@ -310,42 +399,57 @@ void bench_sess_write_json(struct jsonw *w, const struct bench_sess_point *p)
     jsonw_u64(w, p->completed);
     jsonw_key(w, "failed");
     jsonw_u64(w, p->failed);
-    json_ms(w, "duration_mean_ms", p->dur_mean, p->dur_n > 0);
-    json_ms(w, "duration_p50_ms", p->dur_p50, p->dur_n > 0);
-    json_ms(w, "duration_p99_ms", p->dur_p99, p->dur_n > 0);
+    json_ms(w, "duration_mean_ms", p->dur_mean, p->have_dur);
+    json_ms(w, "duration_p50_ms", p->dur_p50, p->have_dur);
+    json_ms(w, "duration_p99_ms", p->dur_p99, p->have_dur);
+    if (p->dur_not_mergeable) {
+        jsonw_key(w, "duration_percentiles");
+        jsonw_str(w, "not mergeable");
+    }
     jsonw_key(w, "turns");
     jsonw_arr_begin(w);
     for (unsigned k = 0; k < p->nturns; k++) {
         jsonw_obj_begin(w);
         jsonw_key(w, "turn");
         jsonw_u64(w, k + 1);
-        json_row(w, &p->turn[k]);
+        json_row(w, &p->turn[k], st ? &st->row[k] : NULL);
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
     jsonw_key(w, "later_turns");
     jsonw_obj_begin(w);
-    json_row(w, &p->later);
+    json_row(w, &p->later, st ? &st->row[LLM_SESS_SHOW_TURNS] : NULL);
     jsonw_key(w, "beyond_listed");
     jsonw_u64(w, p->turns_beyond);
     jsonw_obj_end(w);
     jsonw_key(w, "later_vs_first_ttft");
-    if (p->nturns && p->turn[0].nttft && p->later.nttft && p->turn[0].ttft_mean > 0)
+    if (p->nturns && p->turn[0].have_ttft && p->later.have_ttft && p->turn[0].ttft_mean > 0)
         jsonw_fixed(w, p->later.ttft_mean / p->turn[0].ttft_mean, 3);
     else
         jsonw_null(w);
+    /* Additive: the session duration's histogram (bench merge) */
+    if (st && p->dur_hist) {
+        jsonw_key(w, "histograms");
+        jsonw_obj_begin(w);
+        json_blob(w, "duration", &st->duration);
+        jsonw_obj_end(w);
+        jsonw_key(w, "histogram_extremes_ns");
+        jsonw_obj_begin(w);
+        json_ext(w, "duration", &st->duration);
+        jsonw_obj_end(w);
+    }
     jsonw_obj_end(w);
 }
 
 static void text_row(FILE *f, const char *name, const struct bench_sess_row *r)
 {
     fprintf(f, "    %-7s %8llu %8llu", name, (unsigned long long)r->n, (unsigned long long)r->ok);
-    if (r->nttft)
+    if (r->have_ttft)
         fprintf(f, " %10.3f %10.3f %10.3f", r->ttft_mean / 1e6, r->ttft_p50 / 1e6,
                 r->ttft_p99 / 1e6);
     else
         fprintf(f, " %10s %10s %10s", "-", "-", "-");
-    if (r->ok)
+    if (r->have_e2e)
         fprintf(f, " %10.3f %10.3f", r->e2e_p50 / 1e6, r->e2e_p99 / 1e6);
     else
         fprintf(f, " %10s %10s", "-", "-");
@@ -361,7 +465,7 @@ void bench_sess_write_text(FILE *f, const struct bench_sess_point *p)
     fprintf(f, "  sessions: %llu started, %llu completed, %llu failed (history: %s)",
             (unsigned long long)p->started, (unsigned long long)p->completed,
             (unsigned long long)p->failed, p->history);
-    if (p->dur_n)
+    if (p->have_dur)
         fprintf(f, "; duration mean %.3f ms p50 %.3f ms p99 %.3f ms\n", p->dur_mean / 1e6,
                 p->dur_p50 / 1e6, p->dur_p99 / 1e6);
     else
@@ -374,9 +478,12 @@ void bench_sess_write_text(FILE *f, const struct bench_sess_point *p)
         text_row(f, name, &p->turn[k]);
     }
     if (p->later.n) text_row(f, "later", &p->later);
-    if (p->nturns && p->turn[0].nttft && p->later.nttft && p->turn[0].ttft_mean > 0)
+    if (p->nturns && p->turn[0].have_ttft && p->later.have_ttft && p->turn[0].ttft_mean > 0)
         fprintf(f, "    later turns' mean TTFT is %.2fx turn 1's (ms in the table)\n",
                 p->later.ttft_mean / p->turn[0].ttft_mean);
+    if (p->not_mergeable)
+        fprintf(f, "    (-: not mergeable: a shard's result has requests there but no "
+                   "histograms)\n");
 }
 
 void bench_sess_csv(FILE *f, const struct bench_sess_point *const *pts, size_t n)
@@ -398,12 +505,12 @@ void bench_sess_csv(FILE *f, const struct bench_sess_point *const *pts, size_t n
             else
                 fputs("later", f);
             fprintf(f, ",%llu,%llu", (unsigned long long)r->n, (unsigned long long)r->ok);
-            if (r->nttft)
+            if (r->have_ttft)
                 fprintf(f, ",%.0f,%.0f,%.0f", r->ttft_mean / 1e3, r->ttft_p50 / 1e3,
                         r->ttft_p99 / 1e3);
             else
                 fputs(",,,", f);
-            if (r->ok)
+            if (r->have_e2e)
                 fprintf(f, ",%.0f,%.0f", r->e2e_p50 / 1e3, r->e2e_p99 / 1e3);
             else
                 fputs(",,", f);

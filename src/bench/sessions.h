@@ -31,7 +31,10 @@ struct bench_sess {
     lat_ns think_ns, think_sd_ns; /* --think-time D[:SD]; -1: none given */
     uint64_t seed;
     struct llm_sessions S;
-    _Atomic uint64_t next; /* sessions started (all users): user's next is next % S.n */
+    _Atomic uint64_t next; /* sessions started (all users) */
+    /* --shard K/N: the j-th session this process starts is session (K + j * N) % S.n of the
+     * file, so the shards send the sessions one process would (0 and 1: j % S.n) */
+    uint64_t idx_base, idx_stride;
     struct llm_sess_stats *th[BENCH_SESS_MAX_THREADS];
 };
 
@@ -59,10 +62,17 @@ lat_ns bench_sess_think(struct bench_sess *s, struct llm_conn *c);
 struct bench_sess_row {
     uint64_t n, ok, nttft;
     double ttft_mean, ttft_p50, ttft_p99, e2e_mean, e2e_p50, e2e_p99; /* ns */
-    double isl_mean; /* prompt tokens; < 0 unknown */
+    bool have_ttft, have_e2e; /* the values above are known (false: no sample, or a merged row
+                                 whose parts' histograms are missing: "not mergeable") */
+    bool hist;                /* the latencies come from the point's st->row histograms */
+    bool isl;                 /* isl_n / isl_sum are known (st->row) */
+    bool not_mergeable;       /* bench merge: latencies unknown (shards without histograms) */
+    double isl_mean;          /* prompt tokens; < 0 unknown */
+    uint64_t isl_n;           /* ok requests with a known prompt length ... */
+    double isl_sum;           /* ... and their prompt tokens */
 };
 
-/* One point's sessions report (owned by the bench_point). */
+/* One point's sessions report (owned by the bench_point: free with bench_sess_point_free). */
 struct bench_sess_point {
     const char *history; /* "server" or "dataset" */
     uint64_t in_file;    /* sessions in the file */
@@ -72,11 +82,23 @@ struct bench_sess_point {
     uint64_t started, completed, failed;
     uint64_t dur_n;
     double dur_mean, dur_p50, dur_p99; /* ns */
+    bool have_dur;                     /* the duration statistics are known */
+    bool dur_hist;                     /* ... from st->duration */
+    bool dur_not_mergeable;            /* bench merge: unknown (shards without histograms) */
     lat_ns think_ns, think_sd_ns;      /* --think-time (-1 none) */
+    bool not_mergeable; /* bench merge: some latencies are unknown (shards without histograms) */
+    /* The statistics behind the report (owned): the histograms the JSON carries so that
+     * `bench merge` adds the shards' rows exactly (bench/merge-parts.c); NULL: none. */
+    struct llm_sess_stats *st;
 };
 
 /* The point's report (NULL without memory), then the statistics are reset. */
 struct bench_sess_point *bench_sess_point(struct bench_sess *s);
+void bench_sess_point_free(struct bench_sess_point *p);
+/* Fills p's rows and duration from p->st: counts always; latencies of rows with hist (and the
+ * duration with dur_hist) from its histograms; isl_mean of rows with isl from isl_n/isl_sum;
+ * nturns. Other rows keep the values the caller set (bench merge). */
+void bench_sess_point_compute(struct bench_sess_point *p);
 void bench_sess_write_json(struct jsonw *w, const struct bench_sess_point *p);
 void bench_sess_write_text(FILE *f, const struct bench_sess_point *p);
 /* A CSV table of its own (after one empty line): one row per turn of each point. */

@@ -4,6 +4,7 @@
 
 #include "bench/merge.h"
 #include "bench/report.h"
+#include "bench/sessions.h"
 #include "bench/shard.h"
 #include "core/err.h"
 #include "hist/hist.h"
@@ -271,4 +272,139 @@ TEST(bench_merge_percentiles_equal_one_histogram)
     for (int i = 0; i < S; i++)
         free(docs[i]);
     hist_fini(&one);
+}
+
+/* A --sessions shard's JSON (the real writers) whose turn-k requests have TTFT vals[i] and
+ * E2E 2 * vals[i] for the i of this shard (i % nshards == k), ISL 100 + 10 * turn; also
+ * recorded into *one (the whole load in one process). */
+static char *sess_shard_json(const int64_t *vals, size_t n, uint32_t k, uint32_t nshards,
+                             struct llm_sess_stats *one, size_t *len)
+{
+    struct bench_sess bs;
+    memset(&bs, 0, sizeof(bs));
+    bs.think_ns = -1;
+    bs.S.n = 7;
+    bs.th[0] = malloc(sizeof(*bs.th[0]));
+    ASSERT(bs.th[0] && llm_sess_stats_init(bs.th[0]) == 0);
+    for (size_t i = k; i < n; i += nshards) {
+        size_t turn = i % 11; /* turns 1..11: three of them beyond the listed 8 */
+        bool ok = i % 13 != 0;
+        llm_sess_stats_turn(bs.th[0], turn, ok, vals[i], 2 * vals[i], 100 + 10 * (int64_t)turn);
+        llm_sess_stats_turn(one, turn, ok, vals[i], 2 * vals[i], 100 + 10 * (int64_t)turn);
+        if (turn == 0) bs.th[0]->started++, one->started++;
+        if (turn == 10) {
+            bs.th[0]->completed++, one->completed++;
+            hist_record(&bs.th[0]->duration, 11 * vals[i]);
+            hist_record(&one->duration, 11 * vals[i]);
+        }
+    }
+    struct bench_point p;
+    memset(&p, 0, sizeof(p));
+    p.ran = true;
+    p.load.concurrency = 4;
+    struct bench_result *r = &p.res;
+    ASSERT(hist_init_default(&r->lat) == 0 && hist_init_default(&r->lat_actual) == 0 &&
+           hist_init_default(&r->send_lag) == 0 && hist_init_default(&r->loop_lag) == 0 &&
+           hist_init_default(&r->ttfb) == 0);
+    r->valid = true;
+    p.sessions = bench_sess_point(&bs);
+    ASSERT(p.sessions != NULL);
+    struct bench_shard sh = {.active = true, .index = k, .count = nshards};
+    struct bench_run run = {.target = "openai",
+                            .url = "http://x/",
+                            .mode = "closed",
+                            .threads = 1,
+                            .points = &p,
+                            .npoints = 1,
+                            .best_point = -1,
+                            .shard = &sh};
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    ASSERT(f && bench_report_json(f, &run) == 0);
+    fclose(f);
+    bench_result_fini(r);
+    bench_sess_point_free(p.sessions);
+    bench_sess_fini(&bs);
+    return buf;
+}
+
+static void same_row(const struct bench_sess_row *a, const struct bench_sess_row *b)
+{
+    ASSERT_EQ_U64(a->n, b->n);
+    ASSERT_EQ_U64(a->ok, b->ok);
+    ASSERT(a->have_ttft == b->have_ttft && a->have_e2e == b->have_e2e);
+    /* percentiles and means of one histogram of every shard's values: bit for bit */
+    ASSERT(a->ttft_p50 == b->ttft_p50 && a->ttft_p99 == b->ttft_p99);
+    ASSERT(a->e2e_p50 == b->e2e_p50 && a->e2e_p99 == b->e2e_p99);
+    ASSERT_NEAR(a->ttft_mean, b->ttft_mean, 1e-6 * b->ttft_mean);
+    ASSERT_NEAR(a->e2e_mean, b->e2e_mean, 1e-6 * b->e2e_mean);
+    ASSERT(a->isl_mean == b->isl_mean && a->isl_n == b->isl_n);
+}
+
+TEST(bench_merge_sessions_rows_equal_one_process)
+{
+    enum { N = 6000, S = 3 };
+    static int64_t vals[N];
+    uint64_t x = 0x2545F4914F6CDD1DULL;
+    for (int i = 0; i < N; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        /* per shard a different spread: 1 ms .. 1 s, heavy tail on shard 2 */
+        vals[i] = 1000000 + (int64_t)(x % 5000000) * (i % S == 2 ? 40 : 1);
+    }
+    struct llm_sess_stats one;
+    ASSERT(llm_sess_stats_init(&one) == 0);
+    char *docs[S];
+    size_t lens[S];
+    const char *names[S] = {"a.json", "b.json", "c.json"};
+    for (uint32_t k = 0; k < S; k++)
+        docs[k] = sess_shard_json(vals, N, k, S, &one, &lens[k]);
+    /* the whole load as one process would report it */
+    struct bench_sess whole;
+    memset(&whole, 0, sizeof(whole));
+    whole.think_ns = -1;
+    whole.S.n = 7;
+    whole.th[0] = malloc(sizeof(*whole.th[0]));
+    ASSERT(whole.th[0] && llm_sess_stats_init(whole.th[0]) == 0);
+    ASSERT(llm_sess_stats_add(whole.th[0], &one) == 0);
+    struct bench_sess_point *w = bench_sess_point(&whole);
+    ASSERT(w != NULL);
+    struct bench_merged m;
+    char err[512] = "";
+    int rc = bench_merge_docs(&m, (const char *const *)docs, lens, names, S, err, sizeof(err));
+    if (rc) FAIL("merge: %s", err);
+    const struct bench_sess_point *g = m.run.points[0].sessions;
+    ASSERT(g != NULL && !g->not_mergeable);
+    ASSERT_EQ_STR(g->history, "server");
+    ASSERT_EQ_U64(g->in_file, 7);
+    ASSERT_EQ_U64(g->started, w->started);
+    ASSERT_EQ_U64(g->completed, w->completed);
+    ASSERT_EQ_U64(g->turns_beyond, w->turns_beyond);
+    ASSERT(g->turns_beyond > 0);
+    ASSERT_EQ_U64(g->nturns, 8);
+    for (unsigned k = 0; k < 8; k++)
+        same_row(&g->turn[k], &w->turn[k]);
+    same_row(&g->later, &w->later);
+    ASSERT(g->have_dur && g->dur_p50 == w->dur_p50 && g->dur_p99 == w->dur_p99);
+    ASSERT_NEAR(g->dur_mean, w->dur_mean, 1e-6 * w->dur_mean);
+    /* shard 2's tail decides p99: far above the other shards' (no average of percentiles) */
+    ASSERT(g->turn[0].ttft_p99 > 10 * 6e6);
+    bench_merged_fini(&m);
+    /* a different --history: refused */
+    char *bad = malloc(lens[1] + 8);
+    ASSERT(bad);
+    memcpy(bad, docs[1], lens[1] + 1);
+    char *h = strstr(bad, "\"history\":\"server\"");
+    if (!h) h = strstr(bad, "\"history\": \"server\"");
+    ASSERT(h != NULL);
+    memcpy(strstr(h, "server"), "sarver", 6);
+    const char *bd[S] = {docs[0], bad, docs[2]};
+    rc = bench_merge_docs(&m, bd, lens, names, S, err, sizeof(err));
+    ASSERT(rc == LAT_E_USAGE && strstr(err, "b.json") != NULL && strstr(err, "--history") != NULL);
+    bench_merged_fini(&m);
+    free(bad);
+    bench_sess_point_free(w);
+    bench_sess_fini(&whole);
+    llm_sess_stats_fini(&one);
+    for (int i = 0; i < S; i++)
+        free(docs[i]);
 }
