@@ -217,9 +217,8 @@ static int reduce_llm(struct bench_point *p)
     c[n++] = s->has_slo ? 1 : 0;
     c[n++] = s->requests;
     c[n++] = s->ok;
-    double d[6] = {s->out_tok_s,           s->req_s,
-                   s->goodput_rps,         s->isl_short_usage_sum,
-                   s->isl_short_sent_sum,  s->burst_ttft_sum};
+    double d[6] = {s->out_tok_s,          s->req_s,         s->goodput_rps, s->isl_short_usage_sum,
+                   s->isl_short_sent_sum, s->burst_ttft_sum};
     int src = (int)s->tokens_source;
     if (MPI_Allreduce(MPI_IN_PLACE, c, (int)n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD) !=
             MPI_SUCCESS ||

@@ -79,29 +79,6 @@ static void json_short(struct jsonw *w, const char *key, const struct lat_hist *
     jsonw_obj_end(w);
 }
 
-/* One recorded histogram as its HdrHistogram V2 base64 blob (hist/hlog.h), or null when empty
- * or when it cannot be encoded (the percentiles above stay the result). */
-static void json_hist_blob(struct jsonw *w, const char *key, const struct lat_hist *h)
-{
-    jsonw_key(w, key);
-    struct lat_buf b = LAT_BUF_INIT;
-    if (hist_count(h) && hlog_encode(h, &b) == 0 && b.data)
-        jsonw_strn(w, b.data, b.len);
-    else
-        jsonw_null(w);
-    buf_fini(&b);
-}
-
-static void json_hist_ext(struct jsonw *w, const char *key, const struct lat_hist *h)
-{
-    if (!hist_count(h)) return;
-    jsonw_key(w, key);
-    jsonw_arr_begin(w);
-    jsonw_i64(w, hist_min(h));
-    jsonw_i64(w, hist_max(h));
-    jsonw_arr_end(w);
-}
-
 static void json_num_or_null(struct jsonw *w, const char *key, double v, int decimals)
 {
     jsonw_key(w, key);
@@ -225,25 +202,25 @@ static void json_point(struct jsonw *w, struct bench_point *p)
     /* The recorded distributions, for `latscope diff` (significance from the samples). */
     jsonw_key(w, "histograms");
     jsonw_obj_begin(w);
-    json_hist_blob(w, "latency", &r->lat);
-    json_hist_blob(w, "latency_actual", &r->lat_actual);
-    json_hist_blob(w, "ttfb", &r->ttfb);
-    json_hist_blob(w, "send_lag", &r->send_lag);
-    json_hist_blob(w, "loop_lag", &r->loop_lag);
+    hlog_json_blob(w, "latency", &r->lat);
+    hlog_json_blob(w, "latency_actual", &r->lat_actual);
+    hlog_json_blob(w, "ttfb", &r->ttfb);
+    hlog_json_blob(w, "send_lag", &r->send_lag);
+    hlog_json_blob(w, "loop_lag", &r->loop_lag);
     for (size_t i = 0; i < p->nllm_hist; i++)
-        json_hist_blob(w, p->llm_hist_names[i], &p->llm_hist[i]);
+        hlog_json_blob(w, p->llm_hist_names[i], &p->llm_hist[i]);
     jsonw_obj_end(w);
     /* The exact recorded min and max of each (a decoded blob only has its buckets' edges), so
      * `bench merge` gives the percentiles one histogram of every shard's values would. */
     jsonw_key(w, "histogram_extremes_ns");
     jsonw_obj_begin(w);
-    json_hist_ext(w, "latency", &r->lat);
-    json_hist_ext(w, "latency_actual", &r->lat_actual);
-    json_hist_ext(w, "ttfb", &r->ttfb);
-    json_hist_ext(w, "send_lag", &r->send_lag);
-    json_hist_ext(w, "loop_lag", &r->loop_lag);
+    hlog_json_extremes(w, "latency", &r->lat);
+    hlog_json_extremes(w, "latency_actual", &r->lat_actual);
+    hlog_json_extremes(w, "ttfb", &r->ttfb);
+    hlog_json_extremes(w, "send_lag", &r->send_lag);
+    hlog_json_extremes(w, "loop_lag", &r->loop_lag);
     for (size_t i = 0; i < p->nllm_hist; i++)
-        json_hist_ext(w, p->llm_hist_names[i], &p->llm_hist[i]);
+        hlog_json_extremes(w, p->llm_hist_names[i], &p->llm_hist[i]);
     jsonw_obj_end(w);
     json_short(w, "ttfb_ms", &r->ttfb);
     json_short(w, "loop_lag_ms", &r->loop_lag);

@@ -310,30 +310,6 @@ static void json_ms(struct jsonw *w, const char *key, double ns, bool have)
         jsonw_null(w);
 }
 
-/* A histogram as its HdrHistogram V2 base64 blob under "histograms" (null when empty or when
- * it cannot be encoded), as the point's "histograms" are. */
-static void json_blob(struct jsonw *w, const char *key, const struct lat_hist *h)
-{
-    jsonw_key(w, key);
-    struct lat_buf b = LAT_BUF_INIT;
-    if (hist_count(h) && hlog_encode(h, &b) == 0 && b.data)
-        jsonw_strn(w, b.data, b.len);
-    else
-        jsonw_null(w);
-    buf_fini(&b);
-}
-
-/* The exact min and max of h (a decoded blob only has its buckets' edges). */
-static void json_ext(struct jsonw *w, const char *key, const struct lat_hist *h)
-{
-    if (!hist_count(h)) return;
-    jsonw_key(w, key);
-    jsonw_arr_begin(w);
-    jsonw_i64(w, hist_min(h));
-    jsonw_i64(w, hist_max(h));
-    jsonw_arr_end(w);
-}
-
 static void json_row(struct jsonw *w, const struct bench_sess_row *r, const struct llm_sess_row *h)
 {
     jsonw_key(w, "requests");
@@ -365,13 +341,13 @@ static void json_row(struct jsonw *w, const struct bench_sess_row *r, const stru
     if (h && r->hist) {
         jsonw_key(w, "histograms");
         jsonw_obj_begin(w);
-        json_blob(w, "ttft", &h->ttft);
-        json_blob(w, "e2e", &h->e2e);
+        hlog_json_blob(w, "ttft", &h->ttft);
+        hlog_json_blob(w, "e2e", &h->e2e);
         jsonw_obj_end(w);
         jsonw_key(w, "histogram_extremes_ns");
         jsonw_obj_begin(w);
-        json_ext(w, "ttft", &h->ttft);
-        json_ext(w, "e2e", &h->e2e);
+        hlog_json_extremes(w, "ttft", &h->ttft);
+        hlog_json_extremes(w, "e2e", &h->e2e);
         jsonw_obj_end(w);
     }
 }
@@ -431,11 +407,11 @@ void bench_sess_write_json(struct jsonw *w, const struct bench_sess_point *p)
     if (st && p->dur_hist) {
         jsonw_key(w, "histograms");
         jsonw_obj_begin(w);
-        json_blob(w, "duration", &st->duration);
+        hlog_json_blob(w, "duration", &st->duration);
         jsonw_obj_end(w);
         jsonw_key(w, "histogram_extremes_ns");
         jsonw_obj_begin(w);
-        json_ext(w, "duration", &st->duration);
+        hlog_json_extremes(w, "duration", &st->duration);
         jsonw_obj_end(w);
     }
     jsonw_obj_end(w);

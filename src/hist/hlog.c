@@ -20,6 +20,7 @@
 #include "hist/hlog.h"
 
 #include "core/err.h"
+#include "core/jsonw.h"
 #include "hist/base64.h"
 
 #include <errno.h>
@@ -463,4 +464,25 @@ int hlog_reader_next(struct hlog_reader *r, struct hlog_entry *e)
         return 1;
     }
     return 0;
+}
+
+void hlog_json_blob(struct jsonw *w, const char *key, const struct lat_hist *h)
+{
+    jsonw_key(w, key);
+    struct lat_buf b = LAT_BUF_INIT;
+    if (hist_count(h) && hlog_encode(h, &b) == 0 && b.data)
+        jsonw_strn(w, b.data, b.len);
+    else
+        jsonw_null(w);
+    buf_fini(&b);
+}
+
+void hlog_json_extremes(struct jsonw *w, const char *key, const struct lat_hist *h)
+{
+    if (!hist_count(h)) return;
+    jsonw_key(w, key);
+    jsonw_arr_begin(w);
+    jsonw_i64(w, hist_min(h));
+    jsonw_i64(w, hist_max(h));
+    jsonw_arr_end(w);
 }

@@ -31,6 +31,13 @@
 /* Appends the base64 V2 compressed encoding of h (starts with "HISTF") to out, no newline.
  * Returns 0, -ENOMEM or LAT_E_INTERNAL (zlib failure). */
 int hlog_encode(const struct lat_hist *h, struct lat_buf *out);
+struct jsonw;
+/* JSON member key: h's blob (hlog_encode), or null when h is empty or cannot be encoded: the
+ * "histograms" of bench results, which bench merge decodes. */
+void hlog_json_blob(struct jsonw *w, const char *key, const struct lat_hist *h);
+/* JSON member key: [min, max] of h, exact (a decoded blob only has its buckets' edges); nothing
+ * when h is empty. */
+void hlog_json_extremes(struct jsonw *w, const char *key, const struct lat_hist *h);
 /* Decodes one base64 V2 blob of len characters. On success *h is initialized with the layout
  * from the blob (caller frees with hist_fini()); its min/max are the lowest/highest equivalent
  * values of the extreme non-empty buckets. Returns 0, -ENOMEM, LAT_E_HLOG (corrupt: bad

@@ -21,6 +21,13 @@ start_fixture() {
     FX_PORT=$(cat "$TMPDIR/fx.port")
     [[ -n $FX_PORT ]] || fail "fixture did not start"
 }
+# stop_fixture: stops the fixture start_fixture started (before starting another), and its
+# EXIT trap, whose wait would now fail (and fail the test under set -e).
+stop_fixture() {
+    kill "$FX_PID" 2>/dev/null
+    wait "$FX_PID" 2>/dev/null || true
+    trap - EXIT
+}
 # Timing tolerance in ms: wider under sanitizers.
 TOL_MS=${LATSCOPE_SAN:+20}
 TOL_MS=${TOL_MS:-6}

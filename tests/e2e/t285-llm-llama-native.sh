@@ -9,11 +9,6 @@
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
 . "$LATSCOPE_SRCDIR/tests/e2e/llm.sh"
 need_llm
-stop_fixture() {
-    kill "$FX_PID" 2>/dev/null
-    wait "$FX_PID" 2>/dev/null || true
-    trap - EXIT # start_fixture set it; its wait would now fail (and fail the test under set -e)
-}
 
 start_fixture --llama-native --prefill 5ms --token-interval 2ms
 U=http://127.0.0.1:$FX_PORT/v1/completions

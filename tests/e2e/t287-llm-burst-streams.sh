@@ -8,11 +8,6 @@
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
 . "$LATSCOPE_SRCDIR/tests/e2e/llm.sh"
 need_llm
-stop_fixture() {
-    kill "$FX_PID" 2>/dev/null
-    wait "$FX_PID" 2>/dev/null || true
-    trap - EXIT
-}
 start_fixture --prefill 5ms --token-interval 3ms --buffer-stream
 U=http://127.0.0.1:$FX_PORT/v1/completions
 expect_rc 0 "$LATSCOPE" bench --target openai "$U" --input-tokens 8 --output-tokens 12 -c 2 -n 8 \
