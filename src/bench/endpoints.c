@@ -290,3 +290,46 @@ void bench_endpoints_write_text(FILE *f, const struct bench_result *r, bool serv
         fputc('\n', f);
     }
 }
+
+static void csv_us(FILE *f, const struct lat_hist *h, double pct)
+{
+    if (hist_count(h))
+        fprintf(f, ",%.0f", (double)hist_value_at_percentile(h, pct) / 1e3);
+    else
+        fputc(',', f);
+}
+
+void bench_endpoints_csv(FILE *f, const struct bench_result *const *res, size_t n)
+{
+    bool any = false, token = false;
+    for (size_t i = 0; i < n; i++)
+        if (res[i] && res[i]->eps && res[i]->neps >= 2) {
+            any = true;
+            token = token || res[i]->ep_first_token;
+        }
+    if (!any) return;
+    const char *fh = token ? "TTFT" : "TTFB";
+    fprintf(f,
+            "\nPoint,Endpoint,Requests,Errors,Cancelled,Inferences/Second,p50 latency,"
+            "p90 latency,p99 latency,%s p50,%s p99\n",
+            fh, fh);
+    for (size_t i = 0; i < n; i++) {
+        const struct bench_result *r = res[i];
+        if (!r || !r->eps || r->neps < 2) continue;
+        for (unsigned p = 0; p < r->neps; p++) {
+            const struct bench_ep_stats *x = &r->eps[p];
+            /* a URL has no comma or quote that needs CSV quoting (they are refused or escaped
+             * in a URL); quoted anyway for a spreadsheet */
+            fprintf(f, "%zu,\"%s\",%llu,%llu,%llu,%.2f", i + 1, r->ep_urls ? r->ep_urls[p] : "",
+                    (unsigned long long)x->ok, (unsigned long long)x->errors_total,
+                    (unsigned long long)x->cancelled,
+                    r->duration_s > 0 ? (double)x->ok / r->duration_s : 0);
+            csv_us(f, &x->lat, 50);
+            csv_us(f, &x->lat, 90);
+            csv_us(f, &x->lat, 99);
+            csv_us(f, &x->first, 50);
+            csv_us(f, &x->first, 99);
+            fputc('\n', f);
+        }
+    }
+}

@@ -86,5 +86,8 @@ int bench_ep_finish(struct bench_ep_cfg *c, char *why, size_t whylen);
 void bench_endpoints_write_json(struct jsonw *w, const struct bench_result *r);
 /* The text lines of the same (nothing without several endpoints or a cancellation). */
 void bench_endpoints_write_text(FILE *f, const struct bench_result *r, bool server_stats);
+/* --format csv: with several endpoints, a table of its own after one empty line: one row per
+ * endpoint of each point (the 1-based point in run order), times in us as the main table. */
+void bench_endpoints_csv(FILE *f, const struct bench_result *const *res, size_t n);
 
 #endif

@@ -464,6 +464,17 @@ static void csv_slices(FILE *f, const struct bench_run *r, bool llm)
         if (r->points[i].ran) bench_slices_csv_rows(f, r->points[i].slices, i + 1, llm, gpu);
 }
 
+/* Several endpoints: a table of per-endpoint rows after one empty line, points in run order. */
+static void csv_endpoints(FILE *f, const struct bench_run *r)
+{
+    const struct bench_result **v = calloc(r->npoints ? r->npoints : 1, sizeof(*v));
+    if (!v) return;
+    for (size_t i = 0; i < r->npoints; i++)
+        v[i] = r->points[i].ran ? &r->points[i].res : NULL;
+    bench_endpoints_csv(f, v, r->npoints);
+    free(v);
+}
+
 /* --sessions: a table of per-turn rows after one empty line, points in run order. */
 static void csv_sessions(FILE *f, const struct bench_run *r)
 {
@@ -545,6 +556,7 @@ int bench_report_csv(FILE *f, const struct bench_run *r)
         fputc('\n', f);
     }
     free(v);
+    csv_endpoints(f, r);
     csv_slices(f, r, llm);
     csv_sessions(f, r);
     return ferror(f) ? -EIO : 0;

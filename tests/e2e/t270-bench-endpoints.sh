@@ -120,6 +120,19 @@ assert a['ttft_ms']['p99'] < a['latency_ms']['p99'], a
 "$LATSCOPE" bench --target openai "$O5" "$O40" --input-tokens 8 --output-tokens 10 -c 2 -t 1 \
     -n 10 >"$TMPDIR/oa.txt" 2>/dev/null || { cat "$TMPDIR/oa.txt"; fail "openai text"; }
 grep -q "ttft p50  ttft p99" "$TMPDIR/oa.txt" || { cat "$TMPDIR/oa.txt"; fail "ttft columns"; }
+# CSV: a table of its own, one row per endpoint, after the point table and one empty line
+"$LATSCOPE" bench --target openai "$O5" "$O40" --input-tokens 8 --output-tokens 10 -c 2 -t 1 \
+    -n 10 --format csv >"$TMPDIR/oa.csv" 2>/dev/null || { cat "$TMPDIR/oa.csv"; fail "openai csv"; }
+python3 - "$TMPDIR/oa.csv" "$O5" "$O40" <<'PY' || { cat "$TMPDIR/oa.csv"; fail "endpoints csv"; }
+import csv, sys
+text = open(sys.argv[1]).read()
+main, eps = text.split("\n\n")[:2]
+rows = list(csv.DictReader(eps.strip().splitlines()))
+assert [r["Endpoint"] for r in rows] == sys.argv[2:4], rows
+assert sum(int(r["Requests"]) for r in rows) == 10, rows
+fast, slow = (float(r["TTFT p50"]) for r in rows)   # us, as the main table
+assert 4500 < fast < 30000 and slow > 39500, (fast, slow)
+PY
 
 # Other paths are refused (they are not replicas of one server).
 "$LATSCOPE" bench -n 1 "$A/" "$B/other" >/dev/null 2>"$TMPDIR/p.err" && fail "another path accepted"
