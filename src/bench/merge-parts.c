@@ -381,7 +381,8 @@ out:
 struct sess_acc {
     int contrib, with_hist, isl_missing; /* shards with requests in the row; ... of them with
                                             histograms; ... without isl_n / isl_sum */
-    struct bench_sess_row single;        /* the last contributor's own values */
+    struct bench_sess_stat ttft, e2e;    /* the last contributor's own values */
+    double isl_mean;
 };
 
 static bool ms_ns(const char *d, size_t n, const char *key, double *out)
@@ -390,6 +391,18 @@ static bool ms_ns(const char *d, size_t n, const char *key, double *out)
     if (json_get_double(d, n, key, &v) != 0) return false; /* null or absent */
     *out = sane(v) * 1e6;
     return true;
+}
+
+/* NAME_mean_ms, NAME_p50_ms, NAME_p99_ms of a shard's sessions object or row */
+static struct bench_sess_stat sess_stat(const char *d, size_t n, const char *name)
+{
+    struct bench_sess_stat x = {0};
+    char k[3][48];
+    snprintf(k[0], sizeof(k[0]), "%s_mean_ms", name);
+    snprintf(k[1], sizeof(k[1]), "%s_p50_ms", name);
+    snprintf(k[2], sizeof(k[2]), "%s_p99_ms", name);
+    x.have = ms_ns(d, n, k[0], &x.mean) && ms_ns(d, n, k[1], &x.p50) && ms_ns(d, n, k[2], &x.p99);
+    return x;
 }
 
 static int sess_row(struct llm_sess_row *dst, struct sess_acc *a, const char *d, size_t dn,
@@ -416,16 +429,10 @@ static int sess_row(struct llm_sess_row *dst, struct sess_acc *a, const char *d,
     } else {
         a->isl_missing++;
     }
-    struct bench_sess_row *o = &a->single;
-    memset(o, 0, sizeof(*o));
-    o->have_ttft = ms_ns(d, dn, "ttft_mean_ms", &o->ttft_mean) &&
-                   ms_ns(d, dn, "ttft_p50_ms", &o->ttft_p50) &&
-                   ms_ns(d, dn, "ttft_p99_ms", &o->ttft_p99);
-    o->have_e2e = ms_ns(d, dn, "e2e_mean_ms", &o->e2e_mean) &&
-                  ms_ns(d, dn, "e2e_p50_ms", &o->e2e_p50) &&
-                  ms_ns(d, dn, "e2e_p99_ms", &o->e2e_p99);
+    a->ttft = sess_stat(d, dn, "ttft");
+    a->e2e = sess_stat(d, dn, "e2e");
     double isl;
-    o->isl_mean = json_get_double(d, dn, "isl_mean", &isl) == 0 && isl >= 0 ? isl : -1;
+    a->isl_mean = json_get_double(d, dn, "isl_mean", &isl) == 0 && isl >= 0 ? isl : -1;
     return 0;
 }
 
@@ -437,20 +444,14 @@ static void sess_row_done(struct bench_sess_point *p, struct bench_sess_row *o,
     o->hist = a->contrib == a->with_hist;
     if (!o->hist) {
         if (a->contrib == 1) { /* one shard's requests: its own values are the row's */
-            o->have_ttft = a->single.have_ttft;
-            o->ttft_mean = a->single.ttft_mean;
-            o->ttft_p50 = a->single.ttft_p50;
-            o->ttft_p99 = a->single.ttft_p99;
-            o->have_e2e = a->single.have_e2e;
-            o->e2e_mean = a->single.e2e_mean;
-            o->e2e_p50 = a->single.e2e_p50;
-            o->e2e_p99 = a->single.e2e_p99;
+            o->ttft = a->ttft;
+            o->e2e = a->e2e;
         } else {
             o->not_mergeable = p->not_mergeable = true;
         }
     }
     o->isl = a->isl_missing == 0;
-    if (!o->isl) o->isl_mean = a->contrib == 1 ? a->single.isl_mean : -1;
+    if (!o->isl) o->isl_mean = a->contrib == 1 ? a->isl_mean : -1;
 }
 
 /* --think-time from a shard's sessions object: ns, -1 none. */
@@ -487,7 +488,8 @@ static int merge_sessions(struct bench_point *p, const struct bench_merge_shard 
         free(o);
         return -ENOMEM;
     }
-    struct sess_acc acc[LLM_SESS_ROWS], dacc = {0};
+    struct sess_acc acc[LLM_SESS_ROWS], dacc = {0}; /* the rows; the duration (counts only) */
+    struct bench_sess_stat dur_one = {0};           /* the last contributor's duration */
     memset(acc, 0, sizeof(acc));
     struct llm_sess_stats *st = o->st;
     char h0[16] = "", where[96];
@@ -544,10 +546,7 @@ static int merge_sessions(struct bench_point *p, const struct bench_merge_shard 
                                           errsz);
                 dacc.with_hist++;
             }
-            struct bench_sess_row *x = &dacc.single;
-            x->have_ttft = ms_ns(d, dn, "duration_mean_ms", &x->ttft_mean) &&
-                           ms_ns(d, dn, "duration_p50_ms", &x->ttft_p50) &&
-                           ms_ns(d, dn, "duration_p99_ms", &x->ttft_p99);
+            dur_one = sess_stat(d, dn, "duration");
         }
         /* the turns, by their number, and later_turns */
         struct json_val *tv;
@@ -582,10 +581,7 @@ static int merge_sessions(struct bench_point *p, const struct bench_merge_shard 
     o->dur_hist = dacc.contrib == dacc.with_hist;
     if (!o->dur_hist) {
         if (dacc.contrib == 1) {
-            o->have_dur = dacc.single.have_ttft;
-            o->dur_mean = dacc.single.ttft_mean;
-            o->dur_p50 = dacc.single.ttft_p50;
-            o->dur_p99 = dacc.single.ttft_p99;
+            o->dur = dur_one;
         } else {
             o->dur_not_mergeable = o->not_mergeable = true;
         }

@@ -208,24 +208,22 @@ lat_ns bench_sess_think(struct bench_sess *s, struct llm_conn *c)
 
 /* ---- the point's report ---- */
 
+static void stat_of(struct bench_sess_stat *o, const struct lat_hist *h)
+{
+    o->have = hist_count(h) > 0;
+    if (!o->have) return;
+    o->mean = hist_mean(h);
+    o->p50 = (double)hist_value_at_percentile(h, 50);
+    o->p99 = (double)hist_value_at_percentile(h, 99);
+}
+
 static void row_out(const struct llm_sess_row *r, struct bench_sess_row *o)
 {
     o->n = r->n;
     o->ok = r->ok;
     if (o->hist) {
-        o->nttft = hist_count(&r->ttft);
-        o->have_ttft = o->nttft > 0;
-        if (o->have_ttft) {
-            o->ttft_mean = hist_mean(&r->ttft);
-            o->ttft_p50 = (double)hist_value_at_percentile(&r->ttft, 50);
-            o->ttft_p99 = (double)hist_value_at_percentile(&r->ttft, 99);
-        }
-        o->have_e2e = hist_count(&r->e2e) > 0;
-        if (o->have_e2e) {
-            o->e2e_mean = hist_mean(&r->e2e);
-            o->e2e_p50 = (double)hist_value_at_percentile(&r->e2e, 50);
-            o->e2e_p99 = (double)hist_value_at_percentile(&r->e2e, 99);
-        }
+        stat_of(&o->ttft, &r->ttft);
+        stat_of(&o->e2e, &r->e2e);
     }
     if (o->isl) {
         o->isl_n = r->isl_n;
@@ -248,15 +246,7 @@ void bench_sess_point_compute(struct bench_sess_point *p)
     p->started = st->started;
     p->completed = st->completed;
     p->failed = st->failed;
-    if (p->dur_hist) {
-        p->dur_n = hist_count(&st->duration);
-        p->have_dur = p->dur_n > 0;
-        if (p->have_dur) {
-            p->dur_mean = hist_mean(&st->duration);
-            p->dur_p50 = (double)hist_value_at_percentile(&st->duration, 50);
-            p->dur_p99 = (double)hist_value_at_percentile(&st->duration, 99);
-        }
-    }
+    if (p->dur_hist) stat_of(&p->dur, &st->duration);
 }
 
 void bench_sess_point_free(struct bench_sess_point *p)
@@ -310,18 +300,26 @@ static void json_ms(struct jsonw *w, const char *key, double ns, bool have)
         jsonw_null(w);
 }
 
+/* NAME_mean_ms, NAME_p50_ms, NAME_p99_ms (null when unknown) */
+static void json_stat(struct jsonw *w, const char *name, const struct bench_sess_stat *x)
+{
+    static const char *const sfx[] = {"_mean_ms", "_p50_ms", "_p99_ms"};
+    const double v[] = {x->mean, x->p50, x->p99};
+    char key[48];
+    for (int k = 0; k < 3; k++) {
+        snprintf(key, sizeof(key), "%s%s", name, sfx[k]);
+        json_ms(w, key, v[k], x->have);
+    }
+}
+
 static void json_row(struct jsonw *w, const struct bench_sess_row *r, const struct llm_sess_row *h)
 {
     jsonw_key(w, "requests");
     jsonw_u64(w, r->n);
     jsonw_key(w, "ok");
     jsonw_u64(w, r->ok);
-    json_ms(w, "ttft_mean_ms", r->ttft_mean, r->have_ttft);
-    json_ms(w, "ttft_p50_ms", r->ttft_p50, r->have_ttft);
-    json_ms(w, "ttft_p99_ms", r->ttft_p99, r->have_ttft);
-    json_ms(w, "e2e_mean_ms", r->e2e_mean, r->have_e2e);
-    json_ms(w, "e2e_p50_ms", r->e2e_p50, r->have_e2e);
-    json_ms(w, "e2e_p99_ms", r->e2e_p99, r->have_e2e);
+    json_stat(w, "ttft", &r->ttft);
+    json_stat(w, "e2e", &r->e2e);
     jsonw_key(w, "isl_mean");
     if (r->isl_mean >= 0)
         jsonw_fixed(w, r->isl_mean, 1);
@@ -375,9 +373,7 @@ void bench_sess_write_json(struct jsonw *w, const struct bench_sess_point *p)
     jsonw_u64(w, p->completed);
     jsonw_key(w, "failed");
     jsonw_u64(w, p->failed);
-    json_ms(w, "duration_mean_ms", p->dur_mean, p->have_dur);
-    json_ms(w, "duration_p50_ms", p->dur_p50, p->have_dur);
-    json_ms(w, "duration_p99_ms", p->dur_p99, p->have_dur);
+    json_stat(w, "duration", &p->dur);
     if (p->dur_not_mergeable) {
         jsonw_key(w, "duration_percentiles");
         jsonw_str(w, "not mergeable");
@@ -399,8 +395,8 @@ void bench_sess_write_json(struct jsonw *w, const struct bench_sess_point *p)
     jsonw_u64(w, p->turns_beyond);
     jsonw_obj_end(w);
     jsonw_key(w, "later_vs_first_ttft");
-    if (p->nturns && p->turn[0].have_ttft && p->later.have_ttft && p->turn[0].ttft_mean > 0)
-        jsonw_fixed(w, p->later.ttft_mean / p->turn[0].ttft_mean, 3);
+    if (p->nturns && p->turn[0].ttft.have && p->later.ttft.have && p->turn[0].ttft.mean > 0)
+        jsonw_fixed(w, p->later.ttft.mean / p->turn[0].ttft.mean, 3);
     else
         jsonw_null(w);
     /* Additive: the session duration's histogram (bench merge) */
@@ -420,13 +416,13 @@ void bench_sess_write_json(struct jsonw *w, const struct bench_sess_point *p)
 static void text_row(FILE *f, const char *name, const struct bench_sess_row *r)
 {
     fprintf(f, "    %-7s %8llu %8llu", name, (unsigned long long)r->n, (unsigned long long)r->ok);
-    if (r->have_ttft)
-        fprintf(f, " %10.3f %10.3f %10.3f", r->ttft_mean / 1e6, r->ttft_p50 / 1e6,
-                r->ttft_p99 / 1e6);
+    if (r->ttft.have)
+        fprintf(f, " %10.3f %10.3f %10.3f", r->ttft.mean / 1e6, r->ttft.p50 / 1e6,
+                r->ttft.p99 / 1e6);
     else
         fprintf(f, " %10s %10s %10s", "-", "-", "-");
-    if (r->have_e2e)
-        fprintf(f, " %10.3f %10.3f", r->e2e_p50 / 1e6, r->e2e_p99 / 1e6);
+    if (r->e2e.have)
+        fprintf(f, " %10.3f %10.3f", r->e2e.p50 / 1e6, r->e2e.p99 / 1e6);
     else
         fprintf(f, " %10s %10s", "-", "-");
     if (r->isl_mean >= 0)
@@ -441,9 +437,9 @@ void bench_sess_write_text(FILE *f, const struct bench_sess_point *p)
     fprintf(f, "  sessions: %llu started, %llu completed, %llu failed (history: %s)",
             (unsigned long long)p->started, (unsigned long long)p->completed,
             (unsigned long long)p->failed, p->history);
-    if (p->have_dur)
-        fprintf(f, "; duration mean %.3f ms p50 %.3f ms p99 %.3f ms\n", p->dur_mean / 1e6,
-                p->dur_p50 / 1e6, p->dur_p99 / 1e6);
+    if (p->dur.have)
+        fprintf(f, "; duration mean %.3f ms p50 %.3f ms p99 %.3f ms\n", p->dur.mean / 1e6,
+                p->dur.p50 / 1e6, p->dur.p99 / 1e6);
     else
         fputc('\n', f);
     fprintf(f, "    %-7s %8s %8s %10s %10s %10s %10s %10s %9s\n", "turn", "requests", "ok",
@@ -454,9 +450,9 @@ void bench_sess_write_text(FILE *f, const struct bench_sess_point *p)
         text_row(f, name, &p->turn[k]);
     }
     if (p->later.n) text_row(f, "later", &p->later);
-    if (p->nturns && p->turn[0].have_ttft && p->later.have_ttft && p->turn[0].ttft_mean > 0)
+    if (p->nturns && p->turn[0].ttft.have && p->later.ttft.have && p->turn[0].ttft.mean > 0)
         fprintf(f, "    later turns' mean TTFT is %.2fx turn 1's (ms in the table)\n",
-                p->later.ttft_mean / p->turn[0].ttft_mean);
+                p->later.ttft.mean / p->turn[0].ttft.mean);
     if (p->not_mergeable)
         fprintf(f, "    (-: not mergeable: a shard's result has requests there but no "
                    "histograms)\n");
@@ -481,13 +477,13 @@ void bench_sess_csv(FILE *f, const struct bench_sess_point *const *pts, size_t n
             else
                 fputs("later", f);
             fprintf(f, ",%llu,%llu", (unsigned long long)r->n, (unsigned long long)r->ok);
-            if (r->have_ttft)
-                fprintf(f, ",%.0f,%.0f,%.0f", r->ttft_mean / 1e3, r->ttft_p50 / 1e3,
-                        r->ttft_p99 / 1e3);
+            if (r->ttft.have)
+                fprintf(f, ",%.0f,%.0f,%.0f", r->ttft.mean / 1e3, r->ttft.p50 / 1e3,
+                        r->ttft.p99 / 1e3);
             else
                 fputs(",,,", f);
-            if (r->have_e2e)
-                fprintf(f, ",%.0f,%.0f", r->e2e_p50 / 1e3, r->e2e_p99 / 1e3);
+            if (r->e2e.have)
+                fprintf(f, ",%.0f,%.0f", r->e2e.p50 / 1e3, r->e2e.p99 / 1e3);
             else
                 fputs(",,", f);
             if (r->isl_mean >= 0)

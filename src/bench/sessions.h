@@ -59,17 +59,22 @@ void bench_sess_end(struct bench_sess *s, struct llm_conn *c, bool measured);
 /* The think time before the user's next request (ns, 0 for a session's first turn). */
 lat_ns bench_sess_think(struct bench_sess *s, struct llm_conn *c);
 
+/* A distribution's mean, p50 and p99 (ns); have: they are known (false: no sample, or merged
+ * from parts whose histograms are missing: "not mergeable"). */
+struct bench_sess_stat {
+    bool have;
+    double mean, p50, p99;
+};
+
 struct bench_sess_row {
-    uint64_t n, ok, nttft;
-    double ttft_mean, ttft_p50, ttft_p99, e2e_mean, e2e_p50, e2e_p99; /* ns */
-    bool have_ttft, have_e2e; /* the values above are known (false: no sample, or a merged row
-                                 whose parts' histograms are missing: "not mergeable") */
-    bool hist;                /* the latencies come from the point's st->row histograms */
-    bool isl;                 /* isl_n / isl_sum are known (st->row) */
-    bool not_mergeable;       /* bench merge: latencies unknown (shards without histograms) */
-    double isl_mean;          /* prompt tokens; < 0 unknown */
-    uint64_t isl_n;           /* ok requests with a known prompt length ... */
-    double isl_sum;           /* ... and their prompt tokens */
+    uint64_t n, ok;
+    struct bench_sess_stat ttft, e2e;
+    bool hist;          /* the latencies come from the point's st->row histograms */
+    bool isl;           /* isl_n / isl_sum are known (st->row) */
+    bool not_mergeable; /* bench merge: latencies unknown (shards without histograms) */
+    double isl_mean;    /* prompt tokens; < 0 unknown */
+    uint64_t isl_n;     /* ok requests with a known prompt length ... */
+    double isl_sum;     /* ... and their prompt tokens */
 };
 
 /* One point's sessions report (owned by the bench_point: free with bench_sess_point_free). */
@@ -80,12 +85,10 @@ struct bench_sess_point {
     struct bench_sess_row turn[LLM_SESS_SHOW_TURNS], later;
     uint64_t turns_beyond;
     uint64_t started, completed, failed;
-    uint64_t dur_n;
-    double dur_mean, dur_p50, dur_p99; /* ns */
-    bool have_dur;                     /* the duration statistics are known */
-    bool dur_hist;                     /* ... from st->duration */
-    bool dur_not_mergeable;            /* bench merge: unknown (shards without histograms) */
-    lat_ns think_ns, think_sd_ns;      /* --think-time (-1 none) */
+    struct bench_sess_stat dur;   /* completed sessions' duration */
+    bool dur_hist;                /* ... from st->duration */
+    bool dur_not_mergeable;       /* bench merge: unknown (shards without histograms) */
+    lat_ns think_ns, think_sd_ns; /* --think-time (-1 none) */
     bool not_mergeable; /* bench merge: some latencies are unknown (shards without histograms) */
     /* The statistics behind the report (owned): the histograms the JSON carries so that
      * `bench merge` adds the shards' rows exactly (bench/merge-parts.c); NULL: none. */

@@ -332,12 +332,12 @@ static void same_row(const struct bench_sess_row *a, const struct bench_sess_row
 {
     ASSERT_EQ_U64(a->n, b->n);
     ASSERT_EQ_U64(a->ok, b->ok);
-    ASSERT(a->have_ttft == b->have_ttft && a->have_e2e == b->have_e2e);
+    ASSERT(a->ttft.have == b->ttft.have && a->e2e.have == b->e2e.have);
     /* percentiles and means of one histogram of every shard's values: bit for bit */
-    ASSERT(a->ttft_p50 == b->ttft_p50 && a->ttft_p99 == b->ttft_p99);
-    ASSERT(a->e2e_p50 == b->e2e_p50 && a->e2e_p99 == b->e2e_p99);
-    ASSERT_NEAR(a->ttft_mean, b->ttft_mean, 1e-6 * b->ttft_mean);
-    ASSERT_NEAR(a->e2e_mean, b->e2e_mean, 1e-6 * b->e2e_mean);
+    ASSERT(a->ttft.p50 == b->ttft.p50 && a->ttft.p99 == b->ttft.p99);
+    ASSERT(a->e2e.p50 == b->e2e.p50 && a->e2e.p99 == b->e2e.p99);
+    ASSERT_NEAR(a->ttft.mean, b->ttft.mean, 1e-6 * b->ttft.mean);
+    ASSERT_NEAR(a->e2e.mean, b->e2e.mean, 1e-6 * b->e2e.mean);
     ASSERT(a->isl_mean == b->isl_mean && a->isl_n == b->isl_n);
 }
 
@@ -384,10 +384,10 @@ TEST(bench_merge_sessions_rows_equal_one_process)
     for (unsigned k = 0; k < 8; k++)
         same_row(&g->turn[k], &w->turn[k]);
     same_row(&g->later, &w->later);
-    ASSERT(g->have_dur && g->dur_p50 == w->dur_p50 && g->dur_p99 == w->dur_p99);
-    ASSERT_NEAR(g->dur_mean, w->dur_mean, 1e-6 * w->dur_mean);
+    ASSERT(g->dur.have && g->dur.p50 == w->dur.p50 && g->dur.p99 == w->dur.p99);
+    ASSERT_NEAR(g->dur.mean, w->dur.mean, 1e-6 * w->dur.mean);
     /* shard 2's tail decides p99: far above the other shards' (no average of percentiles) */
-    ASSERT(g->turn[0].ttft_p99 > 10 * 6e6);
+    ASSERT(g->turn[0].ttft.p99 > 10 * 6e6);
     bench_merged_fini(&m);
     /* a different --history: refused */
     char *bad = malloc(lens[1] + 8);
