@@ -633,8 +633,7 @@ static int scan_visit(void *ctx, struct lat_ingest_set *set, size_t i)
     if (lat_trace_drop_summary(t, why, sizeof(why)))
         pr_warn("%s: %s\n", t->path ? t->path : "-", why);
     XGROW(sj->r, sj->cap, sj->nr, 1, 64);
-    bool rules = f->in_dir && t->role == LAT_TRACE_TIMELINE &&
-                 !(t->format && (!strcmp(t->format, "ort") || !strcmp(t->format, "tensorrt")));
+    bool rules = f->in_dir && t->role == LAT_TRACE_TIMELINE && !lat_trace_has(t, LAT_FCAP_RUNS);
     sj->r[sj->nr++] =
         (struct srank){xstrdup(f->path), i, t->rank, t->role == LAT_TRACE_TIMELINE, rules};
     int rc = analysis_scan_add(&sj->scan, t, &sj->ao);

@@ -943,7 +943,7 @@ static int run_traced(const struct trace_args *a)
         pr_err("out of memory\n");
         goto out;
     }
-    t->format = "latscope";
+    lat_trace_set_format(t, &lat_format_latscope);
     t->base_time_ns = clock_realtime_ns() - (now_ns() - launch);
     struct collect_opts co = {.origin_ns = launch,
                               .start_ns = start_ns,
@@ -1042,7 +1042,7 @@ static int run_attach(const struct trace_args *a)
         cpuprof_free(cp);
         return LAT_EXIT_FAILURE;
     }
-    t->format = "latscope";
+    lat_trace_set_format(t, &lat_format_latscope);
     rc = cpuprof_export(cp, t);
     if (rc < 0) {
         pr_err("CPU samples: %s\n", cpuprof_strerror(rc));
@@ -1087,7 +1087,7 @@ static int run_merge(const struct trace_args *a)
     struct collect_stats st;
     memset(&st, 0, sizeof(st));
     if (lat_trace_new(&t) < 0) return LAT_EXIT_FAILURE;
-    t->format = "latscope";
+    lat_trace_set_format(t, &lat_format_latscope);
     struct collect_opts co = {.gpu_annotations = true, .demangle = true};
     int rc = collect_dir(t, a->merge, &co, &st);
     if (rc < 0) {

@@ -45,7 +45,7 @@ const struct lat_an_table lat_ncu_launch_table = {"ncu_launches", launch_f,
 
 bool lat_ncu_is(const struct lat_trace *t)
 {
-    return t && t->format && !strcmp(t->format, "ncu");
+    return lat_trace_has(t, LAT_FCAP_NCU_METRICS);
 }
 
 /* The metric name of an arg key: "Achieved Occupancy [%]" -> "Achieved Occupancy" (n bytes). */

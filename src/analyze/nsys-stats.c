@@ -22,7 +22,7 @@
 
 bool lat_nsys_stats_is(const struct lat_trace *t)
 {
-    return t && t->format && !strcmp(t->format, "nsys-stats");
+    return lat_trace_has(t, LAT_FCAP_NSYS_SUMMARY);
 }
 
 struct srow {

@@ -56,7 +56,7 @@ const struct lat_an_table lat_ort_row_table = {"ort_rows", row_f, sizeof(row_f) 
 
 bool lat_ort_is(const struct lat_trace *t)
 {
-    return t && t->format && !strcmp(t->format, "ort");
+    return lat_trace_has(t, LAT_FCAP_ORT_NODES);
 }
 
 static uint32_t find_id(const struct lat_trace *t, const char *s)

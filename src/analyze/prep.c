@@ -301,7 +301,7 @@ static int view_init(struct an_view *v, const struct lat_trace *t, const struct 
     if (!v->keep || !v->namecls || !v->corr || !v->iter) return -ENOMEM;
     v->stream = t->ev.stream;
     /* TensorFlow: no ProfilerStep; its Trace(step_num) regions are the steps (ingest/xplane.c) */
-    v->marker_steps = lat_tf_is(t);
+    v->marker_steps = lat_trace_has(t, LAT_FCAP_MARKER_STEPS);
 
     uint32_t trace_cat = strtab_find(&t->strs, "Trace", 5);
     for (size_t i = 0; i < n; i++) {

@@ -524,18 +524,10 @@ struct an_na {
     const char *why;
 };
 
-static bool fmt_is(const struct lat_trace *t, const char *f)
-{
-    return t && t->format && !strcmp(t->format, f);
-}
-
-/* A format with PyTorch's ProfilerStep#N (Kineto/Chrome JSON, latscope captures). */
+/* A format with PyTorch's ProfilerStep#N (Kineto/Chrome JSON, nsys, latscope captures). */
 static bool pytorch_like(const struct lat_trace *t)
 {
-    return !t || !t->format || fmt_is(t, "kineto") || fmt_is(t, "kineto-2021") ||
-           fmt_is(t, "chrome") || fmt_is(t, "pytorch-legacy") || fmt_is(t, "chakra") ||
-           fmt_is(t, "latscope") || fmt_is(t, "unknown") ||
-           fmt_is(t, "nsys"); /* PyTorch under nsys: ProfilerStep#N as NVTX ranges */
+    return !t || !t->fmt || lat_trace_has(t, LAT_FCAP_PROFILER_STEPS);
 }
 
 static bool stack_samples_only(const struct lat_an_rank *r)
@@ -563,27 +555,16 @@ static unsigned not_applicable(const struct lat_an_rank *r, struct an_na *na, si
                                            "kernels were replayed one at a time, not a timeline"};
         bits |= NA_GPU;
     } else if (!r->temporal.valid) {
-        na[(*nna)++] = (struct an_na){"gpu_timeline",
-                                      fmt_is(t, "tensorrt")
-                                          ? "a TensorRT profile holds layer times, no kernel "
-                                            "timeline: see the TensorRT section"
-                                      : lat_tf_is(t)  ? "no /device: plane in the profile: a "
-                                                        "CPU-only run"
-                                      : lat_ort_is(t) ? "no GPU kernel event in the profile: a CPU "
-                                                        "execution provider"
-                                                      : "no GPU activity in this input"};
+        na[(*nna)++] = (struct an_na){"gpu_timeline", t->fmt->na_gpu_timeline
+                                                          ? t->fmt->na_gpu_timeline
+                                                          : "no GPU activity in this input"};
         bits |= NA_GPU;
     }
     if (!r->nsteps) {
-        na[(*nna)++] = (struct an_na){
-            "steps", lat_ort_is(t)  ? "no ProfilerStep: model_run per run is in the "
-                                      "ONNX Runtime section"
-                     : lat_tf_is(t) ? "no tf.profiler.experimental.Trace(name, "
-                                      "step_num=N) region in the profile"
-                     : t->role == LAT_TRACE_KERNEL_PROFILE ? "a kernel profile has no iterations"
-                     : fmt_is(t, "tensorrt") ? "no ProfilerStep: per-query times are in the "
-                                               "TensorRT section"
-                                             : "no ProfilerStep#N in this input"};
+        na[(*nna)++] = (struct an_na){"steps", t->fmt->na_steps ? t->fmt->na_steps
+                                               : t->role == LAT_TRACE_KERNEL_PROFILE
+                                                   ? "a kernel profile has no iterations"
+                                                   : "no ProfilerStep#N in this input"};
         bits |= NA_STEPS;
     }
     return bits;
@@ -1204,7 +1185,9 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
                 (unsigned long long)r->events);
     else if (r->trace)
         fprintf(f, "== %s %d  %s  (%s, %llu events, %llu kept)\n",
-                lat_ort_is(r->trace) || r->trace->role != LAT_TRACE_TIMELINE ? "profile" : "rank",
+                r->trace->role != LAT_TRACE_TIMELINE        ? "profile"
+                : r->trace->fmt && r->trace->fmt->file_noun ? r->trace->fmt->file_noun
+                                                            : "rank",
                 r->rank, r->trace->path ? r->trace->path : "-",
                 r->trace->format ? r->trace->format : "?", (unsigned long long)r->events,
                 (unsigned long long)r->kept_events);
@@ -1288,7 +1271,7 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
                     dur(s->cpu_other, b7),
                     s->dur > 0 ? 100.0 * (double)s->cpu_ops / (double)s->dur : 0.0);
         }
-        if (lat_tf_is(r->trace))
+        if (lat_trace_has(r->trace, LAT_FCAP_MARKER_STEPS))
             fprintf(f, "  step N: the Nth tf.profiler Trace(name, step_num=...) region in time "
                        "order (by name: the TensorFlow section); ops: some TF op running on any "
                        "host thread; other: none (framework, Python, idle)\n");

@@ -67,8 +67,7 @@ const struct lat_an_table lat_tf_step_table = {
 
 bool lat_tf_is(const struct lat_trace *t)
 {
-    return t && t->format &&
-           (!strcmp(t->format, "xplane") || !strcmp(t->format, "tf-trace-viewer"));
+    return lat_trace_has(t, LAT_FCAP_TF_OPS);
 }
 
 static uint32_t arg_str(const struct lat_trace *t, size_t i, uint32_t key)

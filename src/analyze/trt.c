@@ -20,7 +20,7 @@ static const double pct_at[LAT_TRT_NPCT] = {90, 95, 99};
 
 bool lat_trt_is(const struct lat_trace *t)
 {
-    return t && t->format && !strcmp(t->format, "tensorrt");
+    return lat_trace_has(t, LAT_FCAP_TRT_LAYERS);
 }
 
 /* v (a metadata value: JSON text) without its quotes and escapes, into buf */

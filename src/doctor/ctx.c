@@ -35,8 +35,9 @@ const char *doc_step_label(const struct doc_ctx *c, size_t s, char *buf, size_t 
     int32_t num = s < c->nsteps ? c->steps[s].num : -1;
     if (s < c->nsteps && c->steps[s].ev >= 0) {
         const char *nm = doc_name(c, (size_t)c->steps[s].ev);
-        if (has_prefix(nm, "ProfilerStep#") || lat_tf_is(c->t)) return nm; /* numbered already */
-        snprintf(buf, n, "%s #%d", nm, num);                               /* ORT's model_run */
+        if (has_prefix(nm, "ProfilerStep#") || lat_trace_has(c->t, LAT_FCAP_MARKER_STEPS))
+            return nm;                       /* numbered already */
+        snprintf(buf, n, "%s #%d", nm, num); /* ORT's model_run */
         return buf;
     }
     snprintf(buf, n, "ProfilerStep#%d", num);

@@ -79,6 +79,7 @@ struct doc_finding {
 struct doc_summary {
     char *path;
     const char *format;
+    const struct lat_trace_format *fmt; /* the format's row (model/format.h) */
     int32_t rank;
     size_t nsteps;   /* ProfilerSteps kept (0: the whole trace is one window) */
     bool steps_real; /* false: no ProfilerStep, the trace window stands in for one step */

@@ -201,8 +201,8 @@ static void summary_text(struct out *o, const struct doc_summary *s, bool md)
     units_format_duration(s->step_max, d, sizeof(d));
     double m = s->step_mean > 0 ? (double)s->step_mean : 1.0;
     const char *li = md ? "- " : "  ";
-    bool ncu = s->format && !strcmp(s->format, "ncu");
-    bool trt = s->format && !strcmp(s->format, "tensorrt");
+    bool ncu = s->fmt && (s->fmt->caps & LAT_FCAP_NCU_METRICS);
+    bool trt = s->fmt && (s->fmt->caps & LAT_FCAP_TRT_LAYERS);
     if (ncu) /* a kernel profile: no step, no timeline */
         o_printf(o,
                  "%san Nsight Compute report: %" PRIu64 " kernel launch%s replayed one at a time "

@@ -105,7 +105,7 @@ DOC_RULE(cpu_contention)
     /* ONNX Runtime's first model_run does one-time work in the same nodes (weight prepacking,
      * arena growth): slower identical work there is a cold start (the tail rule's warm-up),
      * not contention */
-    bool ort = c->t->format && !strcmp(c->t->format, "ort");
+    bool ort = lat_trace_has(c->t, LAT_FCAP_COLD_FIRST_RUN);
     for (size_t s = 0; s < p->n; s++) {
         if (nslow[s] < 2 || (ort && c->steps[s].num == 0)) continue;
         p->contended[s] = true;
@@ -190,7 +190,7 @@ DOC_RULE(cpu_contention)
         doc_example_add(c->r, f, &e);
         shown++;
     }
-    enum doc_framework fw = doc_framework(c);
+    enum lat_framework fw = doc_framework(c);
     doc_set(c->r, &f->recommendation,
             "The same work took longer because the thread was not running: other processes or "
             "threads competed for its cores, or the process runs more threads than there are "
@@ -199,16 +199,18 @@ DOC_RULE(cpu_contention)
             "Check the machine's load while profiling (a loaded CI VM shows this too), and "
             "measure latency under the real load with latscope bench rather than from one "
             "trace.",
-            fw == DOC_FW_ORT
+            fw == LAT_FW_ORT
                 ? "SessionOptions.intra_op_num_threads = physical cores per process (and "
                   "inter_op_num_threads = 1 unless the graph runs with ORT_PARALLEL)"
-            : fw == DOC_FW_TF
+            : fw == LAT_FW_TF
                 ? "tf.config.threading.set_intra_op_parallelism_threads(N) with N = physical "
                   "cores per process and set_inter_op_parallelism_threads(1 or 2) for batch-1 "
                   "serving"
-                : "torch.set_num_threads(N) (or OMP_NUM_THREADS/MKL_NUM_THREADS) with N = "
+            : fw == LAT_FW_PYTORCH
+                ? "torch.set_num_threads(N) (or OMP_NUM_THREADS/MKL_NUM_THREADS) with N = "
                   "physical cores per process, torch.set_num_interop_threads(1) for batch-1 "
-                  "serving");
+                  "serving"
+                : "set the runtime's intra-op thread count to the physical cores per process");
     doc_set(c->r, &f->next_step,
             "latscope trace --cpu -o cpu.pt.trace.json.gz -- <your command> && latscope analyze "
             "cpu.pt.trace.json.gz   # on-CPU vs off-CPU time per thread");

@@ -127,7 +127,7 @@ DOC_RULE(cpu_python)
 {
     /* an ONNX Runtime profile has no Python between its nodes: the time there is the
      * executor's (rule-ort.c) */
-    if (c->t->format && !strcmp(c->t->format, "ort")) return;
+    if (lat_trace_has(c->t, LAT_FCAP_NO_PYTHON)) return;
     if (doc_cpuops_build(c)) return;
     const struct doc_cpuops *p = c->cpu;
     lat_ns per = DOC_CPU_MEAN(p, python);

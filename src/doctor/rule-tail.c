@@ -114,7 +114,7 @@ DOC_RULE(tail)
     bool warmup = first_only && !contention && c->steps[0].num <= 0;
     doc_kv_bool(c->r, f, "warm_up", warmup);
     bool gpu = (c->have & DOC_HAVE_GPU) != 0;
-    enum doc_framework fw = doc_framework(c); /* the advice names its APIs */
+    enum lat_framework fw = doc_framework(c); /* the advice names its APIs */
     /* A slow first step is warm-up, a contended step is the machine: worth knowing, not a
      * steady-state saving. */
     if (first_only || contention) f->severity = DOC_SEV_INFO;
@@ -160,12 +160,13 @@ DOC_RULE(tail)
         snprintf(why, sizeof(why),
                  "Only the first step is slow: this is warm-up; exclude it from latency numbers "
                  "%s and warm up before serving. ",
-                 fw == DOC_FW_ORT ? "(the first InferenceSession.run grows the memory arena and "
+                 fw == LAT_FW_ORT ? "(the first InferenceSession.run grows the memory arena and "
                                     "picks kernels: run one inference per input shape first)"
-                 : fw == DOC_FW_TF
+                 : fw == LAT_FW_TF
                      ? "(start the profiler after a few steps; tf.function traces and "
                        "compiles on its first call)"
-                     : "(torch.profiler schedule warmup)");
+                 : fw == LAT_FW_PYTORCH ? "(torch.profiler schedule warmup)"
+                                        : "(start profiling after a few runs)");
     else if (first_only)
         snprintf(why, sizeof(why),
                  "Only the first profiled step is slow, but it is ProfilerStep#%d: %d steps ran "
@@ -173,7 +174,7 @@ DOC_RULE(tail)
                  "the profiler's own start-up or a one-time event (a new input shape, garbage "
                  "collection, another process on the machine); profile more steps to tell. ",
                  c->steps[0].num, c->steps[0].num);
-    if (fw == DOC_FW_ORT)
+    if (fw == LAT_FW_ORT)
         doc_set(c->r, &f->recommendation,
                 "%sLook at what the slow steps do that the median step does not (components). "
                 "Typical causes in ONNX Runtime: other load on the machine or more threads than "
@@ -184,7 +185,7 @@ DOC_RULE(tail)
                 "providers also every optimisation profile), data-dependent work (variable "
                 "sequence lengths: bucket them).",
                 why);
-    else if (fw == DOC_FW_TF)
+    else if (fw == LAT_FW_TF)
         doc_set(c->r, &f->recommendation,
                 "%sLook at what the slow steps do that the median step does not (components). "
                 "Typical causes in TensorFlow: tf.function retracing on new input shapes or "
@@ -194,6 +195,14 @@ DOC_RULE(tail)
                 "(tf.config.threading.set_intra_op_parallelism_threads / "
                 "set_inter_op_parallelism_threads, pin with taskset or numactl), "
                 "data-dependent work (variable sequence lengths: bucket them).",
+                why);
+    else if (fw != LAT_FW_PYTORCH) /* a runtime whose APIs latscope cannot name */
+        doc_set(c->r, &f->recommendation,
+                "%sLook at what the slow steps do that the median step does not (components). "
+                "Typical causes: other load on the machine or more threads than cores (set the "
+                "runtime's thread count to the physical cores, pin the process with taskset or "
+                "numactl), the first run with each input shape (warm up every shape you "
+                "serve), data-dependent work (variable sequence lengths: bucket them).",
                 why);
     else if (gpu)
         doc_set(c->r, &f->recommendation,

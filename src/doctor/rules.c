@@ -83,12 +83,9 @@ static const struct {
 };
 
 /* Why a rule of family fam does not apply, from what the trace holds. */
-enum doc_framework doc_framework(const struct doc_ctx *c)
+enum lat_framework doc_framework(const struct doc_ctx *c)
 {
-    const char *fmt = c->t->format ? c->t->format : "";
-    if (!strcmp(fmt, "ort")) return DOC_FW_ORT;
-    if (!strcmp(fmt, "xplane") || !strcmp(fmt, "tf-trace-viewer")) return DOC_FW_TF;
-    return DOC_FW_PYTORCH;
+    return c->t->fmt ? c->t->fmt->fw : LAT_FW_NONE;
 }
 
 static const char *why_not(const char *fam, unsigned have)
@@ -111,7 +108,8 @@ static unsigned trace_has(const struct doc_ctx *c)
     if (t->role == LAT_TRACE_KERNEL_PROFILE) return h | DOC_HAVE_NCU;
     if (c->ng) h |= DOC_HAVE_GPU;
     if (c->dataloader.n) h |= DOC_HAVE_DATALOADER;
-    if (lat_tf_is(t)) h |= DOC_HAVE_TF; /* its own CPU rules: the PyTorch ones do not apply */
+    if (lat_trace_has(t, LAT_FCAP_TF_OPS))
+        h |= DOC_HAVE_TF; /* its own CPU rules: the PyTorch ones do not apply */
     if (c->steps_real && c->nsteps >= (size_t)c->o->th.tail_min_steps) h |= DOC_HAVE_STEPS;
     if (doc_trt_judgeable(t)) h |= DOC_HAVE_TRT;
     if (c->o->job_ranks >= 3 && c->steps_real && c->nsteps && t->role == LAT_TRACE_TIMELINE)
@@ -134,11 +132,7 @@ static void describe_input(struct doc_ctx *c, struct doc_summary *s)
     for (size_t i = 0; i < t->ev.n; i++)
         if (t->ev.kind[i] < LAT_EV_KIND_COUNT) nk[t->ev.kind[i]]++;
     const char *fmt = t->format ? t->format : "trace";
-    const char *what = !strcmp(fmt, "ort")        ? "an ONNX Runtime profile"
-                       : !strcmp(fmt, "ncu")      ? "an Nsight Compute report"
-                       : !strcmp(fmt, "tensorrt") ? "a TensorRT input (trtexec/TREx)"
-                       : lat_tf_is(t)             ? "a TensorFlow profile"
-                                                  : NULL;
+    const char *what = t->fmt ? t->fmt->what : NULL;
     char kinds[256] = "";
     size_t o = 0;
     if (nk[LAT_EV_CPU_OP] && o < sizeof(kinds))
@@ -178,6 +172,7 @@ static void fill_summary(struct doc_ctx *c, struct doc_summary *s, const struct 
     const struct lat_trace *t = c->t;
     double nst = c->nsteps ? (double)c->nsteps : 1.0;
     s->format = t->format;
+    s->fmt = t->fmt;
     s->rank = t->rank;
     s->nsteps = c->steps_real ? c->nsteps : 0;
     s->steps_real = c->steps_real;
@@ -262,6 +257,7 @@ int doctor_run(struct doc_report *r, const struct lat_trace *t, const struct doc
     int rc = doc_ctx_init(&c, t, o, r, ti);
     if (rc) goto out;
     sum->format = t->format;
+    sum->fmt = t->fmt;
     c.sum = sum;
     c.have = trace_has(&c);
     sum->have = c.have;

@@ -18,6 +18,7 @@
 #include "ingest/formats.h"
 #include "ingest/stacks.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -88,7 +89,7 @@ int ingest_folded_load(struct ingest_src *src, const char *name, const struct la
     struct stk_build b;
     struct stk_lines L;
     stk_lines_init(&L, src);
-    int rc = stk_init(&b, "collapsed-stacks");
+    int rc = stk_init(&b, &ingest_fmt_collapsed_stacks);
     char why[256] = "";
     uint64_t lines = 0;
     bool threads = false;
@@ -197,4 +198,48 @@ out:
     stk_fini(&b);
     src_close(src);
     return rc;
+}
+
+/* CPU stack samples, no framework */
+const struct lat_trace_format ingest_fmt_collapsed_stacks = {.name = "collapsed-stacks",
+                                                             .fw = LAT_FW_NONE};
+
+/* ---- sniffing (ingest.c's format table) ---- */
+
+/* Collapsed stacks (py-spy --format raw, stackcollapse-*.pl): "a;b;c COUNT" lines: the first
+ * complete lines (up to 8) all end in " COUNT" and one has a ';' (or the name says .folded /
+ * .collapsed: then also an empty file, for its reader to explain). */
+bool ingest_sniff_collapsed(const unsigned char *h, size_t n, const char *path)
+{
+    bool named = ingest_has_suffix(path, ".folded") || ingest_has_suffix(path, ".collapsed") ||
+                 ingest_has_suffix(path, ".folded.gz") || ingest_has_suffix(path, ".collapsed.gz");
+    if (n == 0 || named) return named; /* its reader says what is wrong */
+    /* "[unknown];main 3" starts like a JSON array, but no JSON value starts with a letter
+     * other than t/f/n */
+    size_t j;
+    int c = ingest_first_char(h, n, &j);
+    if (c == '{') return false;
+    if (c == '[') {
+        int d = j + 1 < n ? ingest_first_char(h + j + 1, n - j - 1, NULL) : -1;
+        if (d < 0 || strchr("{[\"]-0123456789tfn", d)) return false;
+    }
+    if (!ingest_looks_text(h, n > 4096 ? 4096 : n)) return false;
+    size_t i = 0, lines = 0;
+    bool semi = false;
+    while (i < n && lines < 8) {
+        const unsigned char *nl = memchr(h + i, '\n', n - i);
+        if (!nl) break;
+        size_t e = (size_t)(nl - h);
+        if (e > i && h[e - 1] == '\r') e--;
+        if (e > i) {
+            size_t d = e;
+            while (d > i && isdigit(h[d - 1]))
+                d--;
+            if (d == e || d == i || h[d - 1] != ' ') return false;
+            semi = semi || memchr(h + i, ';', d - i) != NULL;
+            lines++;
+        }
+        i = (size_t)(nl - h) + 1;
+    }
+    return lines && semi;
 }

@@ -11,6 +11,47 @@
 #include "ingest/ingest.h"
 #include "ingest/source.h"
 
+/* The readers' format rows (model/format.h), each defined in its reader's file. */
+extern const struct lat_trace_format ingest_fmt_kineto, ingest_fmt_kineto_2021, ingest_fmt_chrome,
+    ingest_fmt_pytorch_legacy, ingest_fmt_chakra;         /* kineto.c */
+extern const struct lat_trace_format ingest_fmt_ort;      /* ort.c */
+extern const struct lat_trace_format ingest_fmt_tensorrt; /* trt.c (trt-log.c too) */
+extern const struct lat_trace_format ingest_fmt_xplane, ingest_fmt_tf_trace_viewer; /* xplane.c */
+extern const struct lat_trace_format ingest_fmt_nsys;                               /* nsys-map.c */
+extern const struct lat_trace_format ingest_fmt_nsys_stats;                         /* nsys-csv.c */
+extern const struct lat_trace_format ingest_fmt_ncu;                                /* ncu.c */
+extern const struct lat_trace_format ingest_fmt_collapsed_stacks, ingest_fmt_perf_script,
+    ingest_fmt_speedscope; /* folded.c, perfscript.c, speedscope.c */
+
+/* Sniffers: whether the first (decompressed) bytes head[0..n) and/or the file name (may be NULL)
+ * are the reader's format; each lives in its reader's file, tried in ingest.c's table order. */
+typedef bool (*ingest_sniff_fn)(const unsigned char *head, size_t n, const char *path);
+bool ingest_sniff_ort(const unsigned char *h, size_t n, const char *path);      /* ort.c */
+bool ingest_sniff_sqlite(const unsigned char *h, size_t n, const char *path);   /* nsys.c */
+bool ingest_sniff_protobuf(const unsigned char *h, size_t n, const char *path); /* xplane.c */
+bool ingest_sniff_perf_script(const unsigned char *h, size_t n,
+                              const char *path);                                  /* perfscript.c */
+bool ingest_sniff_speedscope(const unsigned char *h, size_t n, const char *path); /* speedscope.c */
+bool ingest_sniff_trtexec(const unsigned char *h, size_t n, const char *path);    /* trt.c */
+bool ingest_sniff_trtexec_times(const unsigned char *h, size_t n, const char *path);  /* trt.c */
+bool ingest_sniff_trtexec_layers(const unsigned char *h, size_t n, const char *path); /* trt.c */
+bool ingest_sniff_trex_meta(const unsigned char *h, size_t n, const char *path);      /* trt.c */
+bool ingest_sniff_trtexec_log(const unsigned char *h, size_t n, const char *path); /* trt-log.c */
+bool ingest_sniff_nsys_csv(const unsigned char *h, size_t n, const char *path);    /* nsys-csv.c */
+bool ingest_sniff_ncu(const unsigned char *h, size_t n, const char *path);         /* ncu.c */
+bool ingest_sniff_collapsed(const unsigned char *h, size_t n, const char *path);   /* folded.c */
+
+/* sniff.c: the byte tests sniffers share. Whether path ends in suf (case-insensitive; false for
+ * NULL); the first byte after whitespace and a UTF-8 BOM (-1 when none; *at its offset, at may
+ * be NULL); whether that byte starts a JSON object/array; whether the first n bytes are text
+ * (printable, tabs, newlines); the first member name of an object (or, in_array, of an array's
+ * first object) into key[0..ksz). */
+bool ingest_has_suffix(const char *path, const char *suf);
+int ingest_first_char(const unsigned char *h, size_t n, size_t *at);
+bool ingest_looks_json(const unsigned char *h, size_t n);
+bool ingest_looks_text(const unsigned char *h, size_t n);
+bool ingest_first_key(const unsigned char *h, size_t n, bool in_array, char *key, size_t ksz);
+
 typedef int (*ingest_load_fn)(struct ingest_src *src, const char *name,
                               const struct lat_ingest_opts *opts, struct lat_trace **out, char *err,
                               size_t errsz);

@@ -6,8 +6,10 @@
  * row whose sniff() matches decides. A row with a reader loads the input; a row without one is
  * a format latscope recognises but cannot read yet: the error names it and says what to do.
  * The last row (Kineto/Chrome JSON) matches anything, so the JSON reader reports what is
- * wrong with a file nothing else recognised. Adding a format: one reader file and one row
- * (docs/architecture.md).
+ * wrong with a file nothing else recognised. A reader's sniff function lives in its own file
+ * (formats.h; the byte tests they share in sniff.c), and so does the format row it sets on the
+ * traces it makes (model/format.h: what consumers ask instead of the name). Adding a format:
+ * one reader file and one row here (docs/architecture.md).
  */
 #include "ingest/ingest.h"
 #include "core/err.h"
@@ -30,302 +32,31 @@
 
 /* ---- sniffing ------------------------------------------------------------------------------ */
 
-static bool has_suffix(const char *path, const char *suf)
-{
-    if (!path) return false;
-    size_t l = strlen(path), k = strlen(suf);
-    return l >= k && strcasecmp(path + l - k, suf) == 0;
-}
-
-/* First byte after whitespace (and a UTF-8 BOM), or -1. */
-static int first_char(const unsigned char *h, size_t n, size_t *at)
-{
-    size_t i = 0;
-    if (n >= 3 && h[0] == 0xef && h[1] == 0xbb && h[2] == 0xbf) i = 3;
-    while (i < n && (h[i] == ' ' || h[i] == '\t' || h[i] == '\r' || h[i] == '\n'))
-        i++;
-    if (at) *at = i;
-    return i < n ? h[i] : -1;
-}
-
-static bool looks_json(const unsigned char *h, size_t n)
-{
-    int c = first_char(h, n, NULL);
-    return c == '{' || c == '[';
-}
-
-/* Printable text (ASCII or UTF-8 bytes, tabs and newlines) in the first n bytes. */
-static bool looks_text(const unsigned char *h, size_t n)
-{
-    if (!n) return false;
-    for (size_t i = 0; i < n; i++)
-        if (h[i] < 0x20 && h[i] != '\t' && h[i] != '\n' && h[i] != '\r') return false;
-    return true;
-}
-
-static bool sniff_sqlite(const unsigned char *h, size_t n, const char *path)
-{
-    (void)path;
-    return n >= 16 && memcmp(h, "SQLite format 3", 16) == 0; /* 15 chars and the NUL */
-}
+/* The rows without a reader (and the catch-alls): each reader\'s sniffer lives in its file. */
 
 static bool sniff_nsys_rep(const unsigned char *h, size_t n, const char *path)
 {
-    return !looks_json(h, n) && (has_suffix(path, ".nsys-rep") || has_suffix(path, ".qdrep") ||
-                                 has_suffix(path, ".nsys-rep.gz"));
+    return !ingest_looks_json(h, n) &&
+           (ingest_has_suffix(path, ".nsys-rep") || ingest_has_suffix(path, ".qdrep") ||
+            ingest_has_suffix(path, ".nsys-rep.gz"));
 }
 
 static bool sniff_onnx_model(const unsigned char *h, size_t n, const char *path)
 {
-    return !looks_json(h, n) && (has_suffix(path, ".onnx") || has_suffix(path, ".onnx.gz"));
-}
-
-static bool sniff_protobuf(const unsigned char *h, size_t n, const char *path)
-{
-    if (looks_json(h, n)) return false;
-    return has_suffix(path, ".pb") || has_suffix(path, ".pb.gz") || has_suffix(path, ".xplane") ||
-           has_suffix(path, ".xspace");
-}
-
-/* One `perf script` sample header in h[i..end): a "digits.digits:" token (the time) and, after
- * it and an optional period, an event token ending in ':'. */
-static bool perf_header(const unsigned char *h, size_t i, size_t end)
-{
-    for (size_t j = i; j + 2 < end; j++) {
-        if (!isdigit(h[j]) || (j > i && h[j - 1] != ' ' && h[j - 1] != '\t')) continue;
-        size_t k = j;
-        while (k < end && isdigit(h[k]))
-            k++;
-        if (k >= end || h[k] != '.') continue;
-        size_t d = ++k;
-        while (k < end && isdigit(h[k]))
-            k++;
-        if (k == d || k >= end || h[k] != ':') continue;
-        k++;
-        for (int tok = 0; tok < 2; tok++) { /* [PERIOD] EVENT: */
-            while (k < end && (h[k] == ' ' || h[k] == '\t'))
-                k++;
-            size_t a = k;
-            while (k < end && h[k] != ' ' && h[k] != '\t')
-                k++;
-            if (k > a + 1 && h[k - 1] == ':') return true;
-            bool num = k > a;
-            for (size_t q = a; q < k; q++)
-                num = num && isdigit(h[q]);
-            if (!num) return false;
-        }
-        return false;
-    }
-    return false;
-}
-
-/* `perf script`: "comm  pid[/tid] [cpu] secs.usecs: [period] event:" then indented frames (or,
- * without callchains, the next sample's header); or a name perf-script files get, when the
- * content cannot say (an empty file). */
-static bool sniff_perf_script(const unsigned char *h, size_t n, const char *path)
-{
-    bool named = has_suffix(path, ".perf-script") || has_suffix(path, ".perf-script.txt") ||
-                 has_suffix(path, ".perf-script.gz") || has_suffix(path, ".perf-script.txt.gz");
-    if (n == 0 || (named && !looks_json(h, n))) return named; /* its reader says what is wrong */
-    if (!looks_text(h, n > 4096 ? 4096 : n) || looks_json(h, n)) return false;
-    size_t i = 0;
-    while (i < n && h[i] == '#') /* perf script --header lines */
-        while (i < n && h[i++] != '\n') {
-        }
-    size_t end = i;
-    while (end < n && h[end] != '\n')
-        end++;
-    if (end >= n || !perf_header(h, i, end)) return false;
-    /* the next line: a frame ("\t  addr sym (dso)"), or another header */
-    size_t j = end + 1;
-    if (j >= n) return false;
-    if (h[j] != '\t' && h[j] != ' ') {
-        size_t e2 = j;
-        while (e2 < n && h[e2] != '\n')
-            e2++;
-        return perf_header(h, j, e2);
-    }
-    while (j < n && (h[j] == '\t' || h[j] == ' '))
-        j++;
-    return j < n && isxdigit(h[j]);
-}
-
-static bool sniff_speedscope(const unsigned char *h, size_t n, const char *path)
-{
-    if ((n == 0 || looks_json(h, n)) &&
-        (has_suffix(path, ".speedscope.json") || has_suffix(path, ".speedscope.json.gz")))
-        return true;
-    return looks_json(h, n) && memmem(h, n, "speedscope.app/file-format-schema", 33) != NULL;
-}
-
-/* ONNX Runtime profile: a JSON array whose first event has "cat" "Session" or "Node"; or a
- * 0-byte file with the name ORT writes (its reader explains the empty profile). */
-static bool sniff_ort(const unsigned char *h, size_t n, const char *path)
-{
-    size_t i;
-    if (n == 0) return ingest_ort_name(path);
-    if (first_char(h, n, &i) != '[') return false;
-    size_t j = i + 1;
-    if (first_char(h + j, n - j, &i) != '{') return false;
-    j += i;
-    size_t lim = n - j < 512 ? n - j : 512; /* within the first object's first members */
-    const unsigned char *c = memmem(h + j, lim, "\"cat\"", 5);
-    if (!c) return false;
-    size_t k = (size_t)(c - h) + 5;
-    while (k < n && (h[k] == ' ' || h[k] == '\t' || h[k] == ':'))
-        k++;
-    return (n - k >= 9 && !memcmp(h + k, "\"Session\"", 9)) ||
-           (n - k >= 6 && !memcmp(h + k, "\"Node\"", 6));
-}
-
-/* trtexec --exportProfile: [ { "count" : N }, { "name" : ..., "timeMs" : ... } ...] */
-static bool sniff_trtexec(const unsigned char *h, size_t n, const char *path)
-{
-    size_t i;
-    if (n == 0) return has_suffix(path, ".profile.json");
-    if (first_char(h, n, &i) != '[') return false;
-    size_t j = i + 1;
-    if (first_char(h + j, n - j, &i) != '{') return false;
-    j += i + 1;
-    if (first_char(h + j, n - j, &i) != '"') return false;
-    j += i;
-    return n - j >= 7 && memcmp(h + j, "\"count\"", 7) == 0;
-}
-
-/* The first member name of a JSON object/array-of-objects document, in key[0..ksz). */
-static bool first_key(const unsigned char *h, size_t n, bool in_array, char *key, size_t ksz)
-{
-    size_t i, j = 0;
-    int c = first_char(h, n, &i);
-    if (in_array) {
-        if (c != '[') return false;
-        j = i + 1;
-        c = first_char(h + j, n - j, &i);
-    }
-    if (c != '{') return false;
-    j += i + 1;
-    if (first_char(h + j, n - j, &i) != '"') return false;
-    j += i + 1;
-    size_t k = 0;
-    while (j < n && h[j] != '"' && k + 1 < ksz)
-        key[k++] = (char)h[j++];
-    key[k] = 0;
-    return j < n && h[j] == '"';
-}
-
-/* trtexec --exportTimes: [ { "startEnqMs" : ...} ...] (TensorRT 7: startInMs ...) */
-static bool sniff_trtexec_times(const unsigned char *h, size_t n, const char *path)
-{
-    char k[32];
-    if (n == 0) return has_suffix(path, ".timing.json") || has_suffix(path, ".times.json");
-    return first_key(h, n, true, k, sizeof(k)) &&
-           (!strcmp(k, "startEnqMs") || !strcmp(k, "startInMs") || !strcmp(k, "startH2dMs") ||
-            !strcmp(k, "startComputeMs"));
-}
-
-/* trtexec --exportLayerInfo: {"Layers": [...], "Bindings": [...]} */
-static bool sniff_trtexec_layers(const unsigned char *h, size_t n, const char *path)
-{
-    char k[32];
-    if (n == 0) return has_suffix(path, ".graph.json") || has_suffix(path, ".layers.json");
-    return first_key(h, n, false, k, sizeof(k)) && (!strcmp(k, "Layers") || !strcmp(k, "Bindings"));
-}
-
-/* TREx metadata: {"performance_summary"...}, {"model_options"...}, [{"Name", ..,
- * "ComputeCapability"...}]; and any TREx/trtexec export name whose content is not JSON at all
- * (its reader says what is wrong with it instead of the Chrome reader) */
-static bool sniff_trex_meta(const unsigned char *h, size_t n, const char *path)
-{
-    char k[32];
-    if (first_key(h, n, false, k, sizeof(k)))
-        return !strcmp(k, "performance_summary") || !strcmp(k, "model_options") ||
-               !strcmp(k, "build_options") || !strcmp(k, "inference_options");
-    if (first_key(h, n, true, k, sizeof(k)))
-        return !strcmp(k, "Name") && has_suffix(path, ".metadata.json") &&
-               memmem(h, n, "\"ComputeCapability\"", 19) != NULL;
-    return (n == 0 || !looks_json(h, n)) && ingest_trt_prefix_len(path ? path : "") > 0;
-}
-
-/* trtexec's text log ("&&&& RUNNING TensorRT.trtexec", "[I] === Model Options ===", ...) */
-static bool sniff_trtexec_log(const unsigned char *h, size_t n, const char *path)
-{
-    (void)path;
-    return looks_text(h, n > 4096 ? 4096 : n) && trt_log_sniff(h, n);
-}
-
-/* `nsys stats` CSV: its header line (after a preamble), named by ingest_nsys_csv_kind(). */
-static bool sniff_nsys_csv(const unsigned char *h, size_t n, const char *path)
-{
-    (void)path;
-    if (looks_json(h, n) || !looks_text(h, n > 4096 ? 4096 : n)) return false;
-    return ingest_nsys_csv_kind(h, n > 4096 ? 4096 : n) != NULL;
-}
-
-/* `ncu --csv`: a header line ("ID","Process ID",...,"Kernel Name",...) at the start of a line
- * within the first chunk (after ncu's ==PROF== lines and the program's own output). */
-static bool sniff_ncu(const unsigned char *h, size_t n, const char *path)
-{
-    (void)path;
-    if (looks_json(h, n)) return false;
-    for (size_t i = 0; i < n;) {
-        const unsigned char *nl = memchr(h + i, '\n', n - i);
-        size_t e = nl ? (size_t)(nl - h) : n;
-        if (e - i >= 4 && ingest_ncu_header((const char *)h + i, e - i)) return true;
-        i = e + 1;
-    }
-    return false;
+    return !ingest_looks_json(h, n) &&
+           (ingest_has_suffix(path, ".onnx") || ingest_has_suffix(path, ".onnx.gz"));
 }
 
 /* CSV: text whose first line has at least two commas and does not start like JSON. */
-static bool sniff_collapsed(const unsigned char *h, size_t n, const char *path);
-
 static bool sniff_csv(const unsigned char *h, size_t n, const char *path)
 {
-    if (sniff_collapsed(h, n, path)) return false; /* C++ frames hold commas */
-    if (looks_json(h, n) || !looks_text(h, n > 4096 ? 4096 : n)) return false;
-    if (has_suffix(path, ".csv") || has_suffix(path, ".csv.gz")) return true;
+    if (ingest_sniff_collapsed(h, n, path)) return false; /* C++ frames hold commas */
+    if (ingest_looks_json(h, n) || !ingest_looks_text(h, n > 4096 ? 4096 : n)) return false;
+    if (ingest_has_suffix(path, ".csv") || ingest_has_suffix(path, ".csv.gz")) return true;
     size_t commas = 0;
     for (size_t i = 0; i < n && h[i] != '\n'; i++)
         commas += h[i] == ',';
     return commas >= 2 && memchr(h, '\n', n) != NULL;
-}
-
-/* Collapsed stacks (py-spy --format raw, stackcollapse-*.pl): "a;b;c COUNT" lines: the first
- * complete lines (up to 8) all end in " COUNT" and one has a ';' (or the name says .folded /
- * .collapsed: then also an empty file, for its reader to explain). */
-static bool sniff_collapsed(const unsigned char *h, size_t n, const char *path)
-{
-    bool named = has_suffix(path, ".folded") || has_suffix(path, ".collapsed") ||
-                 has_suffix(path, ".folded.gz") || has_suffix(path, ".collapsed.gz");
-    if (n == 0 || named) return named; /* its reader says what is wrong */
-    /* "[unknown];main 3" starts like a JSON array, but no JSON value starts with a letter
-     * other than t/f/n */
-    size_t j;
-    int c = first_char(h, n, &j);
-    if (c == '{') return false;
-    if (c == '[') {
-        int d = j + 1 < n ? first_char(h + j + 1, n - j - 1, NULL) : -1;
-        if (d < 0 || strchr("{[\"]-0123456789tfn", d)) return false;
-    }
-    if (!looks_text(h, n > 4096 ? 4096 : n)) return false;
-    size_t i = 0, lines = 0;
-    bool semi = false;
-    while (i < n && lines < 8) {
-        const unsigned char *nl = memchr(h + i, '\n', n - i);
-        if (!nl) break;
-        size_t e = (size_t)(nl - h);
-        if (e > i && h[e - 1] == '\r') e--;
-        if (e > i) {
-            size_t d = e;
-            while (d > i && isdigit(h[d - 1]))
-                d--;
-            if (d == e || d == i || h[d - 1] != ' ') return false;
-            semi = semi || memchr(h + i, ';', d - i) != NULL;
-            lines++;
-        }
-        i = (size_t)(nl - h) + 1;
-    }
-    return lines && semi;
 }
 
 /* Text that cannot start a JSON document (a log, a report): named instead of a JSON error. */
@@ -333,8 +64,8 @@ static bool sniff_text(const unsigned char *h, size_t n, const char *path)
 {
     (void)path;
     size_t i;
-    int c = first_char(h, n, &i);
-    if (c < 0 || !looks_text(h, n > 4096 ? 4096 : n)) return false;
+    int c = ingest_first_char(h, n, &i);
+    if (c < 0 || !ingest_looks_text(h, n > 4096 ? 4096 : n)) return false;
     return !strchr("{[\"-0123456789tfn", c);
 }
 
@@ -362,10 +93,10 @@ static int load_json(struct ingest_src *src, const char *name, const struct lat_
                 snprintf(err, errsz, "%s: %s", name ? name : "(input)", lat_strerror(rc));
             return rc;
         }
-        (*out)->format = "tf-trace-viewer";
+        lat_trace_set_format(*out, &ingest_fmt_tf_trace_viewer);
         return 0;
     }
-    if (rc || !*out || !(*out)->format || strcmp((*out)->format, "ort") != 0) return rc;
+    if (rc || !*out || (*out)->fmt != &ingest_fmt_ort) return rc;
     rc = ingest_ort_finish(*out, name ? name : "(input)", err, errsz);
     if (rc) *out = NULL;
     return rc;
@@ -374,40 +105,43 @@ static int load_json(struct ingest_src *src, const char *name, const struct lat_
 struct ingest_format {
     const char *name; /* ingest_sniff()'s answer */
     const char *what; /* for messages: "an SQLite database" */
-    bool (*sniff)(const unsigned char *head, size_t n, const char *path);
+    ingest_sniff_fn sniff;
     ingest_load_fn load; /* NULL: recognised, not readable yet */
     const char *todo;    /* rows without a reader: what to do instead */
 };
 
 static const struct ingest_format formats[] = {
-    {"ort", "an ONNX Runtime profile", sniff_ort, ingest_ort_load, NULL},
+    {"ort", "an ONNX Runtime profile", ingest_sniff_ort, ingest_ort_load, NULL},
     /* Nsight Systems SQLite exports (nsys.c; another SQLite file gets its own message there) */
-    {"sqlite", "an SQLite database (an `nsys export --type sqlite` file?)", sniff_sqlite,
+    {"sqlite", "an SQLite database (an `nsys export --type sqlite` file?)", ingest_sniff_sqlite,
      ingest_nsys_load, NULL},
     {"nsys-rep", "an Nsight Systems report", sniff_nsys_rep, NULL,
      "run `nsys export --type sqlite FILE` and pass the .sqlite file it writes"},
     {"onnx-model", "an ONNX model, not a profile", sniff_onnx_model, NULL,
      "run it in ONNX Runtime with SessionOptions.enable_profiling and pass the "
      "onnxruntime_profile_*.json"},
-    {"protobuf", "a protobuf file (a TensorFlow/JAX .xplane.pb?)", sniff_protobuf,
+    {"protobuf", "a protobuf file (a TensorFlow/JAX .xplane.pb?)", ingest_sniff_protobuf,
      ingest_xplane_load, NULL},
-    {"perf-script", "`perf script` text", sniff_perf_script, ingest_perf_script_load, NULL},
-    {"speedscope", "a speedscope profile", sniff_speedscope, ingest_speedscope_load, NULL},
+    {"perf-script", "`perf script` text", ingest_sniff_perf_script, ingest_perf_script_load, NULL},
+    {"speedscope", "a speedscope profile", ingest_sniff_speedscope, ingest_speedscope_load, NULL},
     {"trtexec-profile", "a trtexec --exportProfile file (layer averages, no timeline)",
-     sniff_trtexec, ingest_trt_load, NULL},
+     ingest_sniff_trtexec, ingest_trt_load, NULL},
     /* TensorRT (trt.c, trt-log.c): the other trtexec exports, TREx metadata, trtexec's log */
-    {"trtexec-times", "a trtexec --exportTimes file", sniff_trtexec_times, ingest_trt_load, NULL},
-    {"trtexec-layers", "a trtexec --exportLayerInfo file", sniff_trtexec_layers, ingest_trt_load,
+    {"trtexec-times", "a trtexec --exportTimes file", ingest_sniff_trtexec_times, ingest_trt_load,
      NULL},
-    {"trex-metadata", "TREx metadata of a TensorRT engine", sniff_trex_meta, ingest_trt_load, NULL},
-    {"trtexec-log", "a trtexec log", sniff_trtexec_log, ingest_trt_log_load, NULL},
+    {"trtexec-layers", "a trtexec --exportLayerInfo file", ingest_sniff_trtexec_layers,
+     ingest_trt_load, NULL},
+    {"trex-metadata", "TREx metadata of a TensorRT engine", ingest_sniff_trex_meta, ingest_trt_load,
+     NULL},
+    {"trtexec-log", "a trtexec log", ingest_sniff_trtexec_log, ingest_trt_log_load, NULL},
     /* `nsys stats` CSV: timeline reports as events, summaries as summary rows (nsys-csv.c) */
-    {"nsys-stats-csv", "an `nsys stats` CSV report", sniff_nsys_csv, ingest_nsys_csv_load, NULL},
+    {"nsys-stats-csv", "an `nsys stats` CSV report", ingest_sniff_nsys_csv, ingest_nsys_csv_load,
+     NULL},
     /* Nsight Compute `ncu --csv` (details or raw page; ncu.c) */
-    {"ncu", "an `ncu --csv` report", sniff_ncu, ingest_ncu_load, NULL},
+    {"ncu", "an `ncu --csv` report", ingest_sniff_ncu, ingest_ncu_load, NULL},
     {"csv", "CSV text (an nsys/ncu report?)", sniff_csv, NULL, "pass the trace file itself"},
-    {"collapsed-stacks", "collapsed stack samples (py-spy raw, stackcollapse)", sniff_collapsed,
-     ingest_folded_load, NULL},
+    {"collapsed-stacks", "collapsed stack samples (py-spy raw, stackcollapse)",
+     ingest_sniff_collapsed, ingest_folded_load, NULL},
     {"text", "a text file, not JSON (a log?)", sniff_text, NULL, "pass the trace file itself"},
     /* last: any JSON (and anything not recognised above: the JSON reader says what is wrong) */
     {"kineto", "Kineto/Chrome trace JSON", sniff_any, load_json, NULL},
@@ -561,14 +295,14 @@ static int add_file(struct builder *b, const char *dir, const char *name, size_t
 
 static bool tf_xplane_name(const char *n)
 {
-    return has_suffix(n, ".xplane.pb");
+    return ingest_has_suffix(n, ".xplane.pb");
 }
 
 /* HOST.trace.json.gz of older TF (not a PyTorch NAME.pt.trace.json.gz) */
 static bool tf_trace_name(const char *n)
 {
-    return (has_suffix(n, ".trace.json.gz") || has_suffix(n, ".trace.json")) &&
-           !has_suffix(n, ".pt.trace.json.gz") && !has_suffix(n, ".pt.trace.json");
+    return (ingest_has_suffix(n, ".trace.json.gz") || ingest_has_suffix(n, ".trace.json")) &&
+           !ingest_has_suffix(n, ".pt.trace.json.gz") && !ingest_has_suffix(n, ".pt.trace.json");
 }
 
 static bool tf_profile_name(const char *n)
@@ -663,9 +397,9 @@ static int tf_add_run(struct builder *b, const char *run, size_t dir_no, char *n
     size_t hosts = 0, twins = 0, nl = strlen(note);
     char hostlist[256] = "";
     for (size_t i = 0; !rc && i < n; i++) {
-        size_t hl = strlen(names[i]) - (tf_xplane_name(names[i])      ? 10
-                                        : has_suffix(names[i], ".gz") ? 14
-                                                                      : 11);
+        size_t hl = strlen(names[i]) - (tf_xplane_name(names[i])             ? 10
+                                        : ingest_has_suffix(names[i], ".gz") ? 14
+                                                                             : 11);
         if (!tf_xplane_name(names[i])) {
             bool twin = false;
             for (size_t j = 0; j < n && !twin; j++)
@@ -989,13 +723,9 @@ static int settle_range(struct builder *b, size_t lo, size_t hi, char *err, size
         b->e[i].loaded = true;
         /* ORT profiles are one process's session each: in a directory they are separate
          * runs (compared or listed), never ranks of one job, so no rank rules apply */
-        if (!f->in_dir || (f->trace->format && (!strcmp(f->trace->format, "ort") ||
-                                                !strcmp(f->trace->format, "tensorrt"))))
-            continue;
+        if (!f->in_dir || lat_trace_has(f->trace, LAT_FCAP_RUNS)) continue;
         /* TensorFlow: a profile run's hosts are processes, not ranks */
-        if (f->trace->format &&
-            (!strcmp(f->trace->format, "xplane") || !strcmp(f->trace->format, "tf-trace-viewer")))
-            continue;
+        if (lat_trace_has(f->trace, LAT_FCAP_HOSTS)) continue;
         if (f->trace->role != LAT_TRACE_TIMELINE) continue; /* a kernel profile: no rank */
         if (f->rank < 0) {
             f->status = LAT_INGEST_NO_RANK;

@@ -22,8 +22,8 @@
 #include "core/jsonw.h"
 #include "core/par.h"
 #include "core/units.h"
+#include "ingest/formats.h"
 #include "ingest/ingest.h"
-#include "ingest/source.h"
 #include "json/tok.h"
 
 #include <dirent.h>
@@ -1348,17 +1348,17 @@ static void kx_finish(struct kx *k)
         }
     }
     if (k->saw_chakra && !k->saw_events_key)
-        t->format = "chakra";
+        lat_trace_set_format(t, &ingest_fmt_chakra);
     else if (k->saw_legacy_pid && !k->top_object)
-        t->format = "pytorch-legacy";
+        lat_trace_set_format(t, &ingest_fmt_pytorch_legacy);
     else if (k->saw_ort && (!k->top_object || k->ort_converted))
-        t->format = "ort";
+        lat_trace_set_format(t, &ingest_fmt_ort);
     else if (k->saw_2021)
-        t->format = "kineto-2021";
+        lat_trace_set_format(t, &ingest_fmt_kineto_2021);
     else if (k->saw_schema)
-        t->format = "kineto";
+        lat_trace_set_format(t, &ingest_fmt_kineto);
     else
-        t->format = "chrome";
+        lat_trace_set_format(t, &ingest_fmt_chrome);
 }
 
 /* The size limit on one value: opts, else LATSCOPE_MAX_VALUE, else LAT_INGEST_MAX_VALUE. */
@@ -1516,12 +1516,20 @@ static int kx_load(struct ingest_src *src, const char *name, const struct lat_in
 
 /* ---- the Kineto/Chrome row of ingest.c's format table ---- */
 
-/* Included here, not at the top, to keep this file's header block as the parser's. */
-#include "ingest/formats.h"
-
 /* Takes src (closes it). */
 int ingest_kineto_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
                        struct lat_trace **out, char *err, size_t errsz)
 {
     return kx_load(src, name, opts, out, err, errsz);
 }
+
+/* The formats this reader tells apart (trace->format): PyTorch-shaped timelines. */
+#define KINETO_ROW(nm)                                                                             \
+    {                                                                                              \
+        .name = nm, .fw = LAT_FW_PYTORCH, .caps = LAT_FCAP_PROFILER_STEPS                          \
+    }
+const struct lat_trace_format ingest_fmt_kineto = KINETO_ROW("kineto");
+const struct lat_trace_format ingest_fmt_kineto_2021 = KINETO_ROW("kineto-2021");
+const struct lat_trace_format ingest_fmt_chrome = KINETO_ROW("chrome");
+const struct lat_trace_format ingest_fmt_pytorch_legacy = KINETO_ROW("pytorch-legacy");
+const struct lat_trace_format ingest_fmt_chakra = KINETO_ROW("chakra");

@@ -773,7 +773,7 @@ int ingest_ncu_load(struct ingest_src *src, const char *name, const struct lat_i
         if (err && errsz) snprintf(err, errsz, "%s: %s", name, lat_strerror(rc));
         goto fail;
     }
-    x.t->format = "ncu";
+    lat_trace_set_format(x.t, &ingest_fmt_ncu);
     x.t->role = LAT_TRACE_KERNEL_PROFILE;
     ncu_free(&x);
     *out = x.t;
@@ -782,4 +782,28 @@ fail:
     ncu_free(&x);
     lat_trace_free(x.t);
     return rc;
+}
+
+const struct lat_trace_format ingest_fmt_ncu = {
+    .name = "ncu",
+    .what = "an Nsight Compute report",
+    .fw = LAT_FW_NONE,
+    .caps = LAT_FCAP_NCU_METRICS,
+};
+
+/* ---- sniffing (ingest.c's format table) ---- */
+
+/* `ncu --csv`: a header line ("ID","Process ID",...,"Kernel Name",...) at the start of a line
+ * within the first chunk (after ncu's ==PROF== lines and the program's own output). */
+bool ingest_sniff_ncu(const unsigned char *h, size_t n, const char *path)
+{
+    (void)path;
+    if (ingest_looks_json(h, n)) return false;
+    for (size_t i = 0; i < n;) {
+        const unsigned char *nl = memchr(h + i, '\n', n - i);
+        size_t e = nl ? (size_t)(nl - h) : n;
+        if (e - i >= 4 && ingest_ncu_header((const char *)h + i, e - i)) return true;
+        i = e + 1;
+    }
+    return false;
 }

@@ -643,7 +643,7 @@ int ingest_nsys_csv_load(struct ingest_src *src, const char *name,
         if (err && errsz) snprintf(err, errsz, "%s: %s", name, lat_strerror(rc));
         goto fail;
     }
-    x.t->format = "nsys-stats";
+    lat_trace_set_format(x.t, &ingest_fmt_nsys_stats);
     nsys_map_fini(&x.m);
     *out = x.t;
     return 0;
@@ -651,4 +651,20 @@ fail:
     nsys_map_fini(&x.m);
     lat_trace_free(x.t);
     return rc;
+}
+
+const struct lat_trace_format ingest_fmt_nsys_stats = {
+    .name = "nsys-stats",
+    .fw = LAT_FW_NONE,
+    .caps = LAT_FCAP_NSYS_SUMMARY,
+};
+
+/* ---- sniffing (ingest.c's format table) ---- */
+
+/* `nsys stats` CSV: its header line (after a preamble), named by ingest_nsys_csv_kind(). */
+bool ingest_sniff_nsys_csv(const unsigned char *h, size_t n, const char *path)
+{
+    (void)path;
+    if (ingest_looks_json(h, n) || !ingest_looks_text(h, n > 4096 ? 4096 : n)) return false;
+    return ingest_nsys_csv_kind(h, n > 4096 ? 4096 : n) != NULL;
 }

@@ -3,6 +3,7 @@
  */
 #include "ingest/nsys-map.h"
 #include "core/grow.h"
+#include "ingest/formats.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -548,7 +549,7 @@ int nsys_map_finish(struct nsys_map *m)
             m->threads, m->nthreads, (int64_t)((uint64_t)tr->pid << 24 | (uint64_t)tr->tid));
         if (th) tr->tid_label = th->name;
     }
-    t->format = "nsys";
+    lat_trace_set_format(t, &ingest_fmt_nsys);
     if (m->no_enum_meta) return 0;
     /* {"source": "export"|"built-in", "tables": [...], "differ": N[, "first_differ": "..."]}:
      * symbols and table names are [A-Z0-9_a-z] (others are left out of the text) */
@@ -581,3 +582,10 @@ int nsys_map_finish(struct nsys_map *m)
         return -ENOMEM;
     return 0;
 }
+
+/* PyTorch under nsys: ProfilerStep#N as NVTX ranges */
+const struct lat_trace_format ingest_fmt_nsys = {
+    .name = "nsys",
+    .fw = LAT_FW_PYTORCH,
+    .caps = LAT_FCAP_PROFILER_STEPS,
+};

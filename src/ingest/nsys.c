@@ -573,3 +573,11 @@ int ingest_nsys_load(struct ingest_src *src, const char *name, const struct lat_
 }
 
 #endif
+
+/* ---- sniffing (ingest.c's format table) ---- */
+
+bool ingest_sniff_sqlite(const unsigned char *h, size_t n, const char *path)
+{
+    (void)path;
+    return n >= 16 && memcmp(h, "SQLite format 3", 16) == 0; /* 15 chars and the NUL */
+}

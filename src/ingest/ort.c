@@ -132,7 +132,7 @@ int ingest_ort_load(struct ingest_src *src, const char *name, const struct lat_i
     struct lat_trace *t = NULL;
     int rc = ingest_kineto_load(src, name, opts, &t, err, errsz); /* closes src */
     if (rc) return rc;
-    if (t->format && strcmp(t->format, "ort") != 0) { /* sniffed as ORT, parsed as something
+    if (t->fmt != &ingest_fmt_ort) { /* sniffed as ORT, parsed as something
                                                          else: keep what the reader found */
         *out = t;
         return 0;
@@ -151,6 +151,38 @@ int ingest_ort_finish(struct lat_trace *t, const char *name, char *err, size_t e
         if (err && errsz) snprintf(err, errsz, "%s: %s", name, lat_strerror(rc));
         return rc;
     }
-    t->format = "ort";
+    lat_trace_set_format(t, &ingest_fmt_ort);
     return 0;
+}
+
+const struct lat_trace_format ingest_fmt_ort = {
+    .name = "ort",
+    .what = "an ONNX Runtime profile",
+    .fw = LAT_FW_ORT,
+    .caps = LAT_FCAP_RUNS | LAT_FCAP_ORT_NODES | LAT_FCAP_NO_PYTHON | LAT_FCAP_COLD_FIRST_RUN,
+    .file_noun = "profile",
+    .na_gpu_timeline = "no GPU kernel event in the profile: a CPU execution provider",
+    .na_steps = "no ProfilerStep: model_run per run is in the ONNX Runtime section",
+};
+
+/* ---- sniffing (ingest.c's format table) ---- */
+
+/* ONNX Runtime profile: a JSON array whose first event has "cat" "Session" or "Node"; or a
+ * 0-byte file with the name ORT writes (its reader explains the empty profile). */
+bool ingest_sniff_ort(const unsigned char *h, size_t n, const char *path)
+{
+    size_t i;
+    if (n == 0) return ingest_ort_name(path);
+    if (ingest_first_char(h, n, &i) != '[') return false;
+    size_t j = i + 1;
+    if (ingest_first_char(h + j, n - j, &i) != '{') return false;
+    j += i;
+    size_t lim = n - j < 512 ? n - j : 512; /* within the first object's first members */
+    const unsigned char *c = memmem(h + j, lim, "\"cat\"", 5);
+    if (!c) return false;
+    size_t k = (size_t)(c - h) + 5;
+    while (k < n && (h[k] == ' ' || h[k] == '\t' || h[k] == ':'))
+        k++;
+    return (n - k >= 9 && !memcmp(h + k, "\"Session\"", 9)) ||
+           (n - k >= 6 && !memcmp(h + k, "\"Node\"", 6));
 }

@@ -261,7 +261,7 @@ int ingest_perf_script_load(struct ingest_src *src, const char *name,
     struct stk_lines L;
     struct sample s = {0};
     stk_lines_init(&L, src);
-    int rc = stk_init(&b, "perf-script");
+    int rc = stk_init(&b, &ingest_fmt_perf_script);
     char why[256] = "";
     struct evcount evs[8];
     size_t nevs = 0;
@@ -412,4 +412,75 @@ out:
     stk_fini(&b);
     src_close(src);
     return rc;
+}
+
+/* CPU stack samples, no framework */
+const struct lat_trace_format ingest_fmt_perf_script = {.name = "perf-script", .fw = LAT_FW_NONE};
+
+/* ---- sniffing (ingest.c's format table) ---- */
+
+/* One `perf script` sample header in h[i..end): a "digits.digits:" token (the time) and, after
+ * it and an optional period, an event token ending in ':'. */
+static bool perf_header(const unsigned char *h, size_t i, size_t end)
+{
+    for (size_t j = i; j + 2 < end; j++) {
+        if (!isdigit(h[j]) || (j > i && h[j - 1] != ' ' && h[j - 1] != '\t')) continue;
+        size_t k = j;
+        while (k < end && isdigit(h[k]))
+            k++;
+        if (k >= end || h[k] != '.') continue;
+        size_t d = ++k;
+        while (k < end && isdigit(h[k]))
+            k++;
+        if (k == d || k >= end || h[k] != ':') continue;
+        k++;
+        for (int tok = 0; tok < 2; tok++) { /* [PERIOD] EVENT: */
+            while (k < end && (h[k] == ' ' || h[k] == '\t'))
+                k++;
+            size_t a = k;
+            while (k < end && h[k] != ' ' && h[k] != '\t')
+                k++;
+            if (k > a + 1 && h[k - 1] == ':') return true;
+            bool num = k > a;
+            for (size_t q = a; q < k; q++)
+                num = num && isdigit(h[q]);
+            if (!num) return false;
+        }
+        return false;
+    }
+    return false;
+}
+
+/* `perf script`: "comm  pid[/tid] [cpu] secs.usecs: [period] event:" then indented frames (or,
+ * without callchains, the next sample's header); or a name perf-script files get, when the
+ * content cannot say (an empty file). */
+bool ingest_sniff_perf_script(const unsigned char *h, size_t n, const char *path)
+{
+    bool named = ingest_has_suffix(path, ".perf-script") ||
+                 ingest_has_suffix(path, ".perf-script.txt") ||
+                 ingest_has_suffix(path, ".perf-script.gz") ||
+                 ingest_has_suffix(path, ".perf-script.txt.gz");
+    if (n == 0 || (named && !ingest_looks_json(h, n)))
+        return named; /* its reader says what is wrong */
+    if (!ingest_looks_text(h, n > 4096 ? 4096 : n) || ingest_looks_json(h, n)) return false;
+    size_t i = 0;
+    while (i < n && h[i] == '#') /* perf script --header lines */
+        while (i < n && h[i++] != '\n') {
+        }
+    size_t end = i;
+    while (end < n && h[end] != '\n')
+        end++;
+    if (end >= n || !perf_header(h, i, end)) return false;
+    /* the next line: a frame ("\t  addr sym (dso)"), or another header */
+    size_t j = end + 1;
+    if (j >= n) return false;
+    if (h[j] != '\t' && h[j] != ' ') {
+        size_t e2 = j;
+        while (e2 < n && h[e2] != '\n')
+            e2++;
+        return perf_header(h, j, e2);
+    }
+    while (j < n && (h[j] == '\t' || h[j] == ' '))
+        j++;
+    return j < n && isxdigit(h[j]);
 }

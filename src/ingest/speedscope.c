@@ -579,7 +579,7 @@ int ingest_speedscope_load(struct ingest_src *src, const char *name,
     p.src = src;
     json_tok_init(&p.tk, 0);
     struct stk_build b;
-    int rc = stk_init(&b, "speedscope");
+    int rc = stk_init(&b, &ingest_fmt_speedscope);
     char why[300] = "";
     if (rc) {
         rc = fail(err, errsz, nm, rc, "%s", lat_strerror(rc));
@@ -653,4 +653,17 @@ out:
     stk_fini(&b);
     src_close(src);
     return rc;
+}
+
+/* CPU stack samples, no framework */
+const struct lat_trace_format ingest_fmt_speedscope = {.name = "speedscope", .fw = LAT_FW_NONE};
+
+/* ---- sniffing (ingest.c's format table) ---- */
+
+bool ingest_sniff_speedscope(const unsigned char *h, size_t n, const char *path)
+{
+    if ((n == 0 || ingest_looks_json(h, n)) && (ingest_has_suffix(path, ".speedscope.json") ||
+                                                ingest_has_suffix(path, ".speedscope.json.gz")))
+        return true;
+    return ingest_looks_json(h, n) && memmem(h, n, "speedscope.app/file-format-schema", 33) != NULL;
 }

@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-int stk_init(struct stk_build *b, const char *format)
+int stk_init(struct stk_build *b, const struct lat_trace_format *format)
 {
     memset(b, 0, sizeof(*b));
     int rc = lat_trace_new(&b->t);
     if (rc) return rc;
-    b->t->format = format;
+    lat_trace_set_format(b->t, format);
     if ((rc = lat_trace_intern(b->t, "stack", 5, &b->k_stack)) ||
         (rc = lat_trace_intern(b->t, "state", 5, &b->k_state)) ||
         (rc = lat_trace_intern(b->t, "on", 2, &b->v_on)) ||

@@ -44,7 +44,7 @@ struct stk_build {
 /* The readers' error: "NM: WHAT, " then fmt into err (when err is not NULL); returns rc. */
 int stk_fail(char *err, size_t errsz, const char *nm, const char *what, int rc, const char *fmt,
              ...) __attribute__((format(printf, 6, 7)));
-int stk_init(struct stk_build *b, const char *format);
+int stk_init(struct stk_build *b, const struct lat_trace_format *format);
 /* Frees what b holds, the trace too unless it was taken (b->t = NULL). */
 void stk_fini(struct stk_build *b);
 /* Track (pid, tid), labelled with label[0..n) when it has none (label may be NULL). */

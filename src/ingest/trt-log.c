@@ -559,3 +559,12 @@ out:
     src_close(src);
     return rc;
 }
+
+/* ---- sniffing (ingest.c's format table) ---- */
+
+/* trtexec's text log ("&&&& RUNNING TensorRT.trtexec", "[I] === Model Options ===", ...) */
+bool ingest_sniff_trtexec_log(const unsigned char *h, size_t n, const char *path)
+{
+    (void)path;
+    return ingest_looks_text(h, n > 4096 ? 4096 : n) && trt_log_sniff(h, n);
+}

@@ -16,6 +16,7 @@
 #include "ingest/trt.h"
 #include "core/err.h"
 #include "core/grow.h"
+#include "ingest/formats.h"
 #include "json/tok.h"
 
 #include <errno.h>
@@ -968,7 +969,7 @@ int trt_emit(struct trt_eng *e, const char *path, struct lat_trace **out)
     *out = NULL;
     int rc = lat_trace_new(&t);
     if (rc) return rc;
-    t->format = "tensorrt";
+    lat_trace_set_format(t, &ingest_fmt_tensorrt);
     if (path && !(t->path = strdup(path))) rc = -ENOMEM;
     if (!rc) rc = meta_str(t, "inputs", e->inputs[0] ? e->inputs : "none");
     if (!rc && e->profile_count >= 0 && e->have_profile) {
@@ -1109,4 +1110,66 @@ int ingest_trt_engine_open(const char *prefix, const struct lat_ingest_opts *opt
         snprintf(err, errsz, "%s: %s", prefix, lat_strerror(rc));
     trt_eng_fini(&e);
     return rc;
+}
+
+const struct lat_trace_format ingest_fmt_tensorrt = {
+    .name = "tensorrt",
+    .what = "a TensorRT input (trtexec/TREx)",
+    .fw = LAT_FW_TENSORRT,
+    .caps = LAT_FCAP_RUNS | LAT_FCAP_TRT_LAYERS,
+    .na_gpu_timeline = "a TensorRT profile holds layer times, no kernel timeline: see the "
+                       "TensorRT section",
+    .na_steps = "no ProfilerStep: per-query times are in the TensorRT section",
+};
+
+/* ---- sniffing (ingest.c's format table) ---- */
+
+/* trtexec --exportProfile: [ { "count" : N }, { "name" : ..., "timeMs" : ... } ...] */
+bool ingest_sniff_trtexec(const unsigned char *h, size_t n, const char *path)
+{
+    size_t i;
+    if (n == 0) return ingest_has_suffix(path, ".profile.json");
+    if (ingest_first_char(h, n, &i) != '[') return false;
+    size_t j = i + 1;
+    if (ingest_first_char(h + j, n - j, &i) != '{') return false;
+    j += i + 1;
+    if (ingest_first_char(h + j, n - j, &i) != '"') return false;
+    j += i;
+    return n - j >= 7 && memcmp(h + j, "\"count\"", 7) == 0;
+}
+
+/* trtexec --exportTimes: [ { "startEnqMs" : ...} ...] (TensorRT 7: startInMs ...) */
+bool ingest_sniff_trtexec_times(const unsigned char *h, size_t n, const char *path)
+{
+    char k[32];
+    if (n == 0)
+        return ingest_has_suffix(path, ".timing.json") || ingest_has_suffix(path, ".times.json");
+    return ingest_first_key(h, n, true, k, sizeof(k)) &&
+           (!strcmp(k, "startEnqMs") || !strcmp(k, "startInMs") || !strcmp(k, "startH2dMs") ||
+            !strcmp(k, "startComputeMs"));
+}
+
+/* trtexec --exportLayerInfo: {"Layers": [...], "Bindings": [...]} */
+bool ingest_sniff_trtexec_layers(const unsigned char *h, size_t n, const char *path)
+{
+    char k[32];
+    if (n == 0)
+        return ingest_has_suffix(path, ".graph.json") || ingest_has_suffix(path, ".layers.json");
+    return ingest_first_key(h, n, false, k, sizeof(k)) &&
+           (!strcmp(k, "Layers") || !strcmp(k, "Bindings"));
+}
+
+/* TREx metadata: {"performance_summary"...}, {"model_options"...}, [{"Name", ..,
+ * "ComputeCapability"...}]; and any TREx/trtexec export name whose content is not JSON at all
+ * (its reader says what is wrong with it instead of the Chrome reader) */
+bool ingest_sniff_trex_meta(const unsigned char *h, size_t n, const char *path)
+{
+    char k[32];
+    if (ingest_first_key(h, n, false, k, sizeof(k)))
+        return !strcmp(k, "performance_summary") || !strcmp(k, "model_options") ||
+               !strcmp(k, "build_options") || !strcmp(k, "inference_options");
+    if (ingest_first_key(h, n, true, k, sizeof(k)))
+        return !strcmp(k, "Name") && ingest_has_suffix(path, ".metadata.json") &&
+               memmem(h, n, "\"ComputeCapability\"", 19) != NULL;
+    return (n == 0 || !ingest_looks_json(h, n)) && ingest_trt_prefix_len(path ? path : "") > 0;
 }

@@ -703,7 +703,7 @@ int ingest_xplane_load(struct ingest_src *src, const char *name, const struct la
         lat_trace_free(t);
         return rc;
     }
-    t->format = "xplane";
+    lat_trace_set_format(t, &ingest_fmt_xplane);
     *out = t;
     return 0;
 }
@@ -952,7 +952,7 @@ static int tf_map(struct lat_trace *t, const char *frames, size_t flen)
 
 bool ingest_tf_chrome_like(const struct lat_trace *t)
 {
-    if (!t || !t->format || strcmp(t->format, "chrome") != 0) return false;
+    if (!t || t->fmt != &ingest_fmt_chrome) return false;
     /* TF's trace viewer names host processes "<host> /host:CPU" (and devices "/device:...");
      * the op names come from stackFrames when present, else from "name:Type" event names */
     for (size_t i = 0; i < t->ntracks; i++) {
@@ -960,4 +960,24 @@ bool ingest_tf_chrome_like(const struct lat_trace *t)
         if (strstr(l, "/host:") || strstr(l, "/device:")) return true;
     }
     return false;
+}
+
+/* .xplane.pb, and TF's trace_viewer JSON (read by the JSON reader, mapped here) */
+#define TF_ROW(nm)                                                                                 \
+    {                                                                                              \
+        .name = nm, .what = "a TensorFlow profile", .fw = LAT_FW_TF,                               \
+        .caps = LAT_FCAP_HOSTS | LAT_FCAP_MARKER_STEPS | LAT_FCAP_TF_OPS,                          \
+        .na_gpu_timeline = "no /device: plane in the profile: a CPU-only run",                     \
+        .na_steps = "no tf.profiler.experimental.Trace(name, step_num=N) region in the profile",   \
+    }
+const struct lat_trace_format ingest_fmt_xplane = TF_ROW("xplane");
+const struct lat_trace_format ingest_fmt_tf_trace_viewer = TF_ROW("tf-trace-viewer");
+
+/* ---- sniffing (ingest.c's format table) ---- */
+
+bool ingest_sniff_protobuf(const unsigned char *h, size_t n, const char *path)
+{
+    if (ingest_looks_json(h, n)) return false;
+    return ingest_has_suffix(path, ".pb") || ingest_has_suffix(path, ".pb.gz") ||
+           ingest_has_suffix(path, ".xplane") || ingest_has_suffix(path, ".xspace");
 }

@@ -33,7 +33,7 @@ int lat_trace_new(struct lat_trace **out)
     }
     p->pub.rank = -1;
     p->pub.world_size = -1;
-    p->pub.format = "unknown";
+    lat_trace_set_format(&p->pub, &lat_format_unknown);
     *out = &p->pub;
     return 0;
 }

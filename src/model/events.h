@@ -20,6 +20,7 @@
 
 #include "core/clock.h"
 #include "core/strtab.h"
+#include "model/format.h"
 
 /* Normalized event kinds. Readers map every category spelling (2021 `Kernel`, current `kernel`,
  * ROCm, MTIA, ...) to one of these at load; the original category string stays in `cat`. */
@@ -192,10 +193,12 @@ struct lat_trace {
     struct lat_meta *meta;
     size_t nmeta, meta_cap;
 
-    char *path;          /* where it was read from (owned), or NULL */
-    const char *format;  /* static: "kineto", "chrome", "kineto-2021", "latscope", ... */
-    int32_t rank;        /* distributedInfo.rank, -1 when absent */
-    int32_t world_size;  /* -1 when absent */
+    char *path;         /* where it was read from (owned), or NULL */
+    const char *format; /* static: "kineto", "chrome", "kineto-2021", "latscope", ...: fmt->name */
+    const struct lat_trace_format *fmt; /* what the format is and holds (model/format.h); both set
+                                     by lat_trace_set_format() only */
+    int32_t rank;                       /* distributedInfo.rank, -1 when absent */
+    int32_t world_size;                 /* -1 when absent */
     lat_ns base_time_ns; /* epoch ns of ts == 0 (baseTimeNanoseconds), 0 when unknown */
     bool frac_ts;        /* some ts in the input had a fractional µs part (ns resolution) */
     uint64_t dropped;    /* events the reader skipped: the sum of drops[] */
@@ -238,6 +241,17 @@ void lat_trace_remove_flagged(struct lat_trace *t, uint16_t mask);
 
 /* Allocates an empty trace in *out. Returns 0 or -ENOMEM. Free with lat_trace_free(). */
 int lat_trace_new(struct lat_trace **out);
+/* The trace's format row (model/format.h): sets fmt and format (= f->name). */
+static inline void lat_trace_set_format(struct lat_trace *t, const struct lat_trace_format *f)
+{
+    t->fmt = f;
+    t->format = f->name;
+}
+/* Whether t's format has all capability bits caps (LAT_FCAP_*); false for NULL. */
+static inline bool lat_trace_has(const struct lat_trace *t, unsigned caps)
+{
+    return t && t->fmt && (t->fmt->caps & caps) == caps;
+}
 void lat_trace_free(struct lat_trace *t);
 
 /* Interns a string; returns its id through *id. 0 or -ENOMEM. */

@@ -96,6 +96,59 @@ TEST(ingest_sniff_names_formats)
     }
 }
 
+/* Each reader sets its format row (model/format.h): the name shown is the row's, and the
+ * capabilities are what consumers ask (never the name). Hand-made inputs of four readers. */
+TEST(ingest_readers_set_their_format_row)
+{
+    static const struct {
+        const char *name, *doc, *format;
+        enum lat_framework fw;
+        unsigned has, lacks;
+    } cases[] = {
+        {"handmade.pt.trace.json",
+         "{\"schemaVersion\": 1, \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", "
+         "\"name\": \"aten::mm\", \"ts\": 1, \"dur\": 2, \"pid\": 1, \"tid\": 1}]}",
+         "kineto", LAT_FW_PYTORCH, LAT_FCAP_PROFILER_STEPS, LAT_FCAP_RUNS | LAT_FCAP_ORT_NODES},
+        {"handmade-ort.json",
+         "[{\"cat\": \"Session\", \"pid\": 1, \"tid\": 1, \"dur\": 5, \"ts\": 1, \"ph\": \"X\", "
+         "\"name\": \"model_run\", \"args\": {}}]",
+         "ort", LAT_FW_ORT, LAT_FCAP_RUNS | LAT_FCAP_ORT_NODES | LAT_FCAP_NO_PYTHON,
+         LAT_FCAP_PROFILER_STEPS},
+        {"handmade.folded", "main;work 3\nmain;idle 1\n", "collapsed-stacks", LAT_FW_NONE, 0,
+         LAT_FCAP_PROFILER_STEPS | LAT_FCAP_NO_PYTHON},
+        {"handmade.speedscope.json",
+         "{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\", \"shared\": "
+         "{\"frames\": [{\"name\": \"f\"}]}, \"profiles\": [{\"type\": \"sampled\", \"name\": "
+         "\"p\", \"unit\": \"seconds\", \"startValue\": 0, \"endValue\": 1, \"samples\": [[0]], "
+         "\"weights\": [1]}]}",
+         "speedscope", LAT_FW_NONE, 0, LAT_FCAP_PROFILER_STEPS},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char err[LAT_INGEST_ERRLEN] = "";
+        struct lat_trace *t = NULL;
+        int rc = ingest_mem(cases[i].doc, strlen(cases[i].doc), cases[i].name, NULL, &t, err,
+                            sizeof(err));
+        if (rc) fprintf(stderr, "%s: %s\n", cases[i].name, err);
+        ASSERT_RC(rc);
+        ASSERT(t->fmt != NULL);
+        ASSERT(t->fmt != &lat_format_unknown); /* a reader never leaves the model's default */
+        ASSERT_EQ_STR(t->format, cases[i].format);
+        ASSERT_EQ_STR(t->fmt->name, t->format);
+        ASSERT_EQ_I64(t->fmt->fw, cases[i].fw);
+        ASSERT(lat_trace_has(t, cases[i].has));
+        ASSERT((t->fmt->caps & cases[i].lacks) == 0);
+        lat_trace_free(t);
+    }
+    /* a trace made by hand: the model's default row */
+    struct lat_trace *t;
+    ASSERT_RC(lat_trace_new(&t));
+    ASSERT(t->fmt == &lat_format_unknown);
+    ASSERT_EQ_STR(t->format, "unknown");
+    ASSERT(lat_trace_has(t, LAT_FCAP_PROFILER_STEPS));
+    ASSERT(!lat_trace_has(NULL, 0));
+    lat_trace_free(t);
+}
+
 TEST(ingest_unreadable_format_error_names_it_once)
 {
     char err[LAT_INGEST_ERRLEN];
