@@ -12,6 +12,8 @@ CUPTI_INC := -isystem $(CUDA_HOME)/include
 ifeq ($(HAVE_CUPTI),1)
 # The record converter and its tests read cupti_activity.h.
 $(O)/src/capture/cupti_conv.o: CFLAGS_ALL += $(CUPTI_INC)
+# `latscope version` names CUPTI's API version (cupti_version.h).
+$(O)/src/core/features.o: CFLAGS_ALL += $(CUPTI_INC)
 $(O)/tests/unit/test-cupti.o: CFLAGS_ALL += $(CUPTI_INC)
 
 PRELOAD_LIB  := $(O)/liblatscope-cupti.so

@@ -995,6 +995,7 @@ static int memory_timeline(const char *path, enum lat_format fmt, bool pretty)
         struct jsonw w;
         jsonw_init(&w, stdout, pretty);
         jsonw_obj_begin(&w);
+        lat_build_json(&w);
         jsonw_key(&w, "memory_timeline_raw");
         jsonw_obj_begin(&w);
         jsonw_key(&w, "path");

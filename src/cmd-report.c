@@ -973,6 +973,7 @@ int cmd_report(int argc, char **argv, const struct lat_opts *opts)
     jsonw_str(&c.w, "latscope report");
     jsonw_key(&c.w, "version");
     jsonw_str(&c.w, lat_version);
+    lat_build_json(&c.w);
     jsonw_key(&c.w, "pages");
     jsonw_arr_begin(&c.w);
     int ret = LAT_EXIT_OK;

@@ -5,6 +5,7 @@
 #ifndef LATSCOPE_H
 #define LATSCOPE_H
 
+#include "core/features.h"
 #include "core/grow.h"
 
 #include <stdbool.h>
@@ -159,6 +160,6 @@ char *xstrdup(const char *s);
 #define XGROW(arr, cap, n, k, min) ((void)(LAT_GROW(arr, cap, n, k, min) && (lat_die_oom(), 0)))
 __attribute__((noreturn)) void lat_die_oom(void);
 
-extern const char lat_version[];
+/* lat_version: core/features.h */
 
 #endif

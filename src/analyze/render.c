@@ -13,6 +13,7 @@
 
 #include "analyze/cpu.h"
 #include "core/err.h"
+#include "core/features.h"
 #include "core/units.h"
 
 #include <errno.h>
@@ -1004,6 +1005,7 @@ void analyze_write_json(struct jsonw *w, const struct lat_analysis *a,
     jsonw_str(w, "latscope analyze");
     jsonw_key(w, "schema");
     jsonw_i64(w, 2); /* 2: key_averages() op tables, no HTA rounding without hta_compat */
+    lat_build_json(w);
     jsonw_key(w, "hta_compat");
     jsonw_bool(w, a->opts.hta_compat);
     jsonw_key(w, "preprocessing");

@@ -2,6 +2,7 @@
  * json.c - the JSON documents of `latscope diff --format json` (docs/latscope-diff.md), shared by
  * cmd-diff.c and `latscope report`'s diff pages, so both embed the same document.
  */
+#include "core/features.h"
 #include "core/jsonw.h"
 #include "diff/diff.h"
 
@@ -251,6 +252,7 @@ void diff_bench_write_json(struct jsonw *w, const char *const *a, size_t na, con
     jsonw_obj_begin(w);
     jsonw_key(w, "kind");
     jsonw_str(w, "bench");
+    lat_build_json(w);
     json_paths(w, "before", a, na);
     json_paths(w, "after", b, nb);
     jsonw_key(w, "confidence");
@@ -274,6 +276,7 @@ void diff_trace_write_json(struct jsonw *w, const char *a, const char *b,
     jsonw_obj_begin(w);
     jsonw_key(w, "kind");
     jsonw_str(w, "trace");
+    lat_build_json(w);
     json_paths(w, "before", &a, 1);
     json_paths(w, "after", &b, 1);
     jsonw_key(w, "confidence");

@@ -8,6 +8,7 @@
  * "saving_method" and "examples" (the worst instances, with trace timestamps, step, stream and
  * thread so they can be found in Perfetto).
  */
+#include "core/features.h"
 #include "core/table.h"
 #include "core/units.h"
 #include "doctor/doctor.h"
@@ -723,5 +724,6 @@ void doctor_write_json(const struct doc_report *r, const struct doc_opts *opt, s
         }
         jsonw_obj_end(w);
     }
+    lat_build_json(w); /* last: "findings" stays the first member */
     jsonw_obj_end(w);
 }

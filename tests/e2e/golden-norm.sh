@@ -2,7 +2,8 @@
 # golden-norm.sh - normalises latscope output (stdin -> stdout) for the golden files of
 # t160-golden.sh: the source tree, the corpus and the scratch directory become @SRC@, @TRACES@
 # and @TMP@ (longest first, so a corpus inside the tree stays @TRACES@); "latscope X.Y.Z"
-# version strings become "latscope @VERSION@"; the seconds of timing lines ("loaded N trace(s)
+# version strings become "latscope @VERSION@"; the "latscope" build object every JSON output
+# carries (version and compiled features, one line: core/features.h) becomes @BUILD@; the seconds of timing lines ("loaded N trace(s)
 # in X s; analyses took X s wall, X s cpu", "... took X s") become "@S@". Nothing else changes:
 # every number an analysis prints is kept.
 set -euo pipefail
@@ -18,5 +19,6 @@ for pair in "TRACES:${LATSCOPE_TRACES:-}" "SRC:${LATSCOPE_SRCDIR:-}" "TMP:${TMPD
 done
 script=$(printf '%s\n' "${args[@]}" | sort -rn | cut -f2-)
 sed -E -e "$script" \
+    -e 's/"latscope": ?\{"version":"[^"]*","features":\{[^{}]*(\{[^{}]*\}[^{}]*)*\}\}/"latscope": @BUILD@/g' \
     -e 's/latscope [0-9]+\.[0-9]+(\.[0-9]+)?([-+~][0-9A-Za-z.+~-]*)?/latscope @VERSION@/g' \
     -e '/(loaded [0-9]+ trace|took [0-9.]+ s)/ s/[0-9]+\.[0-9]+ s\b/@S@ s/g'
