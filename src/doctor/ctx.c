@@ -704,3 +704,8 @@ int doc_attr_window(const struct doc_ctx *c, uint32_t tr, lat_ns a, lat_ns b, st
         rc = doc_acc_add(acc, (uint64_t)DOC_NAME_NONE << 32, b - a - roots, 0);
     return rc;
 }
+
+enum lat_framework doc_framework(const struct doc_ctx *c)
+{
+    return c->t->fmt ? c->t->fmt->fw : LAT_FW_NONE;
+}

@@ -138,6 +138,11 @@ void doc_acc_fini(struct doc_acc *a);
 /* Name of an accumulator key's name part. */
 const char *doc_key_name(const struct doc_ctx *c, uint32_t id);
 
+/* The framework that wrote the trace, for advice that names its APIs: its format row's (a
+ * format of no framework, LAT_FW_NONE, gets advice that names none). In ctx.c, below the rule
+ * table (rules.c) whose rules call it. */
+enum lat_framework doc_framework(const struct doc_ctx *c);
+
 /* CPU samples (doctor/cpu.c). True when t has LAT_EV_CPU_SAMPLE events. */
 bool doc_cpu_has_samples(const struct lat_trace *t);
 /* Adds evidence of what thread tid ran during the merged windows win (CPU samples of the

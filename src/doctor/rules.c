@@ -83,11 +83,6 @@ static const struct {
 };
 
 /* Why a rule of family fam does not apply, from what the trace holds. */
-enum lat_framework doc_framework(const struct doc_ctx *c)
-{
-    return c->t->fmt ? c->t->fmt->fw : LAT_FW_NONE;
-}
-
 static const char *why_not(const char *fam, unsigned have)
 {
     if (!strcmp(fam, "gpu")) return "no kernels, copies or CUDA runtime calls";

@@ -163,10 +163,6 @@ void doc_cpu_next_step(struct doc_ctx *c, struct doc_finding *f, const char *wit
 /* The trace's path quoted for a POSIX shell, for next-step commands ("<trace>" when none). */
 const char *doc_trace_arg(struct doc_ctx *c);
 
-/* The framework that wrote the trace, for advice that names its APIs: its format row's (a
- * format of no framework, LAT_FW_NONE, gets advice that names none). */
-enum lat_framework doc_framework(const struct doc_ctx *c);
-
 /* ---- Nsight Compute evidence (rule-ncu.c) ---- */
 struct lat_ncu_launch;
 /* An ncu launch's numbers as evidence values, keys prefixed (bound, occupancy, the top rule). */

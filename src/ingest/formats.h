@@ -56,9 +56,11 @@ typedef int (*ingest_load_fn)(struct ingest_src *src, const char *name,
                               const struct lat_ingest_opts *opts, struct lat_trace **out, char *err,
                               size_t errsz);
 
-/* kineto.c: Kineto / PyTorch profiler / Chrome trace-event JSON (ort.c parses through it). */
+/* kineto.c: Kineto / PyTorch profiler / Chrome trace-event JSON (ort.c parses through it).
+ * *ort_shaped (may be NULL): the events are an ONNX Runtime profile's (the trace then has the
+ * Chrome row until the caller maps it with ingest_ort_finish(); kineto.c stays below ort.c). */
 int ingest_kineto_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
-                       struct lat_trace **out, char *err, size_t errsz);
+                       struct lat_trace **out, bool *ort_shaped, char *err, size_t errsz);
 
 /* ort.c: ONNX Runtime profiles (JSON array of cat Session/Node events). */
 int ingest_ort_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,

@@ -82,7 +82,13 @@ static bool sniff_any(const unsigned char *h, size_t n, const char *path)
 static int load_json(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
                      struct lat_trace **out, char *err, size_t errsz)
 {
-    int rc = ingest_kineto_load(src, name, opts, out, err, errsz);
+    bool ort = false;
+    int rc = ingest_kineto_load(src, name, opts, out, &ort, err, errsz);
+    if (!rc && *out && ort) {
+        rc = ingest_ort_finish(*out, name ? name : "(input)", err, errsz);
+        if (rc) *out = NULL;
+        return rc;
+    }
     if (!rc && *out && ingest_tf_chrome_like(*out)) { /* TensorFlow's trace_viewer JSON */
         rc = lat_trace_sort(*out);
         if (!rc) rc = ingest_tf_finish(*out);
@@ -96,9 +102,6 @@ static int load_json(struct ingest_src *src, const char *name, const struct lat_
         lat_trace_set_format(*out, &ingest_fmt_tf_trace_viewer);
         return 0;
     }
-    if (rc || !*out || (*out)->fmt != &ingest_fmt_ort) return rc;
-    rc = ingest_ort_finish(*out, name ? name : "(input)", err, errsz);
-    if (rc) *out = NULL;
     return rc;
 }
 

@@ -75,6 +75,7 @@ struct kx {
     uint64_t next_progress;
     /* what the input looked like, for trace->format */
     bool top_object, saw_schema, saw_2021, saw_legacy_pid, saw_ort, saw_ph, saw_events_key;
+    bool ort_shaped;    /* the events are an ONNX Runtime profile's (ingest_kineto_load) */
     bool ort_converted; /* metadata latscope_converted_from "ort" (latscope convert) */
     bool saw_chakra;
     int64_t nevents_in;    /* elements of traceEvents */
@@ -1351,8 +1352,8 @@ static void kx_finish(struct kx *k)
         lat_trace_set_format(t, &ingest_fmt_chakra);
     else if (k->saw_legacy_pid && !k->top_object)
         lat_trace_set_format(t, &ingest_fmt_pytorch_legacy);
-    else if (k->saw_ort && (!k->top_object || k->ort_converted))
-        lat_trace_set_format(t, &ingest_fmt_ort);
+    else if ((k->ort_shaped = k->saw_ort && (!k->top_object || k->ort_converted)))
+        lat_trace_set_format(t, &ingest_fmt_chrome); /* the caller maps it (ort.c) */
     else if (k->saw_2021)
         lat_trace_set_format(t, &ingest_fmt_kineto_2021);
     else if (k->saw_schema)
@@ -1454,7 +1455,7 @@ static int kx_run(struct kx *k)
 }
 
 static int kx_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
-                   struct lat_trace **out, char *err, size_t errsz)
+                   struct lat_trace **out, bool *ort_shaped, char *err, size_t errsz)
 {
     /* On the heap: the intern cache makes struct kx 33 KB, too much for small thread stacks. */
     struct kx *k = calloc(1, sizeof(*k));
@@ -1498,6 +1499,7 @@ static int kx_load(struct ingest_src *src, const char *name, const struct lat_in
     bool gz = src_is_gzip(src);
     src_close(src);
     struct lat_trace *t = k->t;
+    if (ort_shaped) *ort_shaped = !rc && k->ort_shaped;
     free(k);
     if (rc) {
         lat_trace_free(t);
@@ -1518,9 +1520,9 @@ static int kx_load(struct ingest_src *src, const char *name, const struct lat_in
 
 /* Takes src (closes it). */
 int ingest_kineto_load(struct ingest_src *src, const char *name, const struct lat_ingest_opts *opts,
-                       struct lat_trace **out, char *err, size_t errsz)
+                       struct lat_trace **out, bool *ort_shaped, char *err, size_t errsz)
 {
-    return kx_load(src, name, opts, out, err, errsz);
+    return kx_load(src, name, opts, out, ort_shaped, err, errsz);
 }
 
 /* The formats this reader tells apart (trace->format): PyTorch-shaped timelines. */

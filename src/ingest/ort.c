@@ -130,9 +130,10 @@ int ingest_ort_load(struct ingest_src *src, const char *name, const struct lat_i
         return LAT_E_NOT_TRACE;
     }
     struct lat_trace *t = NULL;
-    int rc = ingest_kineto_load(src, name, opts, &t, err, errsz); /* closes src */
+    bool ort = false;
+    int rc = ingest_kineto_load(src, name, opts, &t, &ort, err, errsz); /* closes src */
     if (rc) return rc;
-    if (t->fmt != &ingest_fmt_ort) { /* sniffed as ORT, parsed as something
+    if (!ort) { /* sniffed as ORT, parsed as something
                                                          else: keep what the reader found */
         *out = t;
         return 0;
