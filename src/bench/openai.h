@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bench/scrape.h"
 #include "core/clock.h"
 #include "hist/hlog.h"
 #include "llm/metrics.h"
@@ -155,14 +156,6 @@ void llm_bench_ivl_take(struct llm_bench *b, struct lat_hist *ttft, struct lat_h
  * to *ttft (hist_init_default layout) and returns the output tokens, then forgets them. */
 int llm_bench_live_enable(struct llm_bench *b);
 uint64_t llm_bench_live_take(struct llm_bench *b, struct lat_hist *ttft);
-
-/* Scrapes URL once into *out (GET, 5 s timeout). 0, -errno, LAT_E_* (status >= 300:
- * LAT_E_HTTP_PARSE) or LAT_E_USAGE from the parser. */
-int llm_bench_scrape(const struct conn_target *t, const char *req, size_t len,
-                     struct prom_set *out);
-/* The same, and *status_out = the HTTP status (0 when no response came). */
-int llm_bench_scrape_status(const struct conn_target *t, const char *req, size_t len,
-                            struct prom_set *out, int *status_out);
 
 /* This point's LLM metrics as histograms in latscope's definitions (ttft, ttft_send, e2e,
  * e2e_send, tpot, itl, chunk_gap: the --hdr-log tags' contents), for the bench JSON

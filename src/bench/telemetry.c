@@ -4,7 +4,7 @@
  */
 #include "bench/telemetry.h"
 
-#include "bench/openai.h"
+#include "bench/scrape.h"
 #include "core/err.h"
 #include "core/jsonw.h"
 #include "core/units.h"
