@@ -15,15 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-void llm_replay_fini(struct llm_replay *r)
-{
-    free(r->e);
-    free(r->offsets);
-    free(r->arena);
-    free(r->hash);
-    memset(r, 0, sizeof(*r));
-}
-
 /* A JSON number >= 0 at [b, e) into *out. 0 or -1. */
 static int num_value(const char *b, const char *e, double *out)
 {

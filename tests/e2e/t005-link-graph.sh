@@ -14,13 +14,11 @@ command -v python3 >/dev/null || skip "python3 missing"
 objdir=$(dirname "$LATSCOPE")/src
 [[ -d $objdir ]] || skip "no object files next to $LATSCOPE (not a tree build)"
 KNOWN=( # sorted file names of a tolerated group, space-separated
-    "analyze/analysis.c analyze/perfmodel.c"
     "analyze/critpath.c analyze/ncu.c analyze/ort.c analyze/prep.c analyze/render.c analyze/tf.c analyze/trt.c"
     "bench/endpoints.c bench/engine.c"
     "bench/merge-parts.c bench/merge.c"
     "fixture/dcgm.c fixture/kserve.c fixture/routes.c fixture/server.c"
     "ingest/trt-log.c ingest/trt.c"
-    "llm/azure.c llm/replay.c"
 )
 
 # groups FILE: the strongly connected groups (2+ files, one sorted line each) of the graph
