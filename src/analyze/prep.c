@@ -684,3 +684,20 @@ void analysis_scan_opts(const struct analysis_scan *s, struct analysis_opts *o)
     o->prep_offset = s->have_ts ? s->min_ts : 0;
     o->prep_steps_distinct = (uint32_t)s->nsteps;
 }
+
+/* A format with PyTorch's ProfilerStep#N (Kineto/Chrome JSON, nsys, latscope captures). */
+bool analyze_pytorch_like(const struct lat_trace *t)
+{
+    return !t || !t->fmt || lat_trace_has(t, LAT_FCAP_PROFILER_STEPS);
+}
+
+bool analyze_steps_pytorch(const struct lat_trace *t)
+{
+    if (!analyze_pytorch_like(t)) return false;
+    size_t samples = 0;
+    for (size_t i = 0; t && i < t->ev.n; i++) {
+        if (t->ev.kind[i] != LAT_EV_CPU_SAMPLE) return true;
+        samples++;
+    }
+    return !samples; /* CPU samples only: no step to look for */
+}

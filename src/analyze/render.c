@@ -311,90 +311,6 @@ static const struct lat_an_field rank_row_f[] = {
 TABLE(lat_an_rank_row_table, "cross_rank", struct lat_an_rank_row, rank_row_f);
 TABLE(lat_an_annot_cpu_table, "cpu", struct lat_an_annot, annot_cpu_f);
 
-#define AT(row, f, type) ((const type *)((const char *)(row) + (f)->off))
-
-double lat_an_field_num(const struct lat_an_field *f, const void *row)
-{
-    switch (f->unit) {
-    case LAT_AN_U_NS:
-        return (double)*AT(row, f, lat_ns);
-    case LAT_AN_U_NS_D:
-    case LAT_AN_U_PCT:
-    case LAT_AN_U_F3:
-    case LAT_AN_U_F6:
-        return *AT(row, f, double);
-    case LAT_AN_U_COUNT:
-    case LAT_AN_U_BYTES:
-        return (double)*AT(row, f, uint64_t);
-    case LAT_AN_U_I64:
-        return (double)*AT(row, f, int64_t);
-    case LAT_AN_U_I32:
-        return (double)*AT(row, f, int32_t);
-    case LAT_AN_U_BOOL:
-        return *AT(row, f, bool) ? 1.0 : 0.0;
-    case LAT_AN_U_KTYPE:
-        return (double)*AT(row, f, enum lat_ktype);
-    case LAT_AN_U_STR:
-        break;
-    }
-    return NAN;
-}
-
-void lat_an_field_json(struct jsonw *w, const struct lat_an_field *f, const void *row)
-{
-    jsonw_key(w, f->key);
-    switch (f->unit) {
-    case LAT_AN_U_NS:
-        jsonw_ns_as_us(w, *AT(row, f, lat_ns));
-        break;
-    case LAT_AN_U_NS_D:
-        jsonw_fixed(w, *AT(row, f, double) / 1000.0, 3);
-        break;
-    case LAT_AN_U_PCT:
-        jsonw_fixed(w, *AT(row, f, double), 4);
-        break;
-    case LAT_AN_U_F3:
-        jsonw_fixed(w, *AT(row, f, double), 3);
-        break;
-    case LAT_AN_U_F6:
-        jsonw_fixed(w, *AT(row, f, double), 6);
-        break;
-    case LAT_AN_U_COUNT:
-    case LAT_AN_U_BYTES:
-        jsonw_u64(w, *AT(row, f, uint64_t));
-        break;
-    case LAT_AN_U_I64:
-        jsonw_i64(w, *AT(row, f, int64_t));
-        break;
-    case LAT_AN_U_I32:
-        jsonw_i64(w, *AT(row, f, int32_t));
-        break;
-    case LAT_AN_U_BOOL:
-        jsonw_bool(w, *AT(row, f, bool));
-        break;
-    case LAT_AN_U_KTYPE:
-        jsonw_str(w, analysis_ktype_name(*AT(row, f, enum lat_ktype)));
-        break;
-    case LAT_AN_U_STR: {
-        const char *s;
-        memcpy(&s, (const char *)row + f->off, sizeof(s));
-        if (s)
-            jsonw_str(w, s);
-        else
-            jsonw_null(w);
-        break;
-    }
-    }
-}
-
-void lat_an_row_json(struct jsonw *w, const struct lat_an_table *t, const void *row)
-{
-    jsonw_obj_begin(w);
-    for (size_t i = 0; i < t->nfields; i++)
-        lat_an_field_json(w, &t->fields[i], row);
-    jsonw_obj_end(w);
-}
-
 /* key: [rows...] of n rows of table t */
 static void j_rows(struct jsonw *w, const char *key, const struct lat_an_table *t, const void *rows,
                    size_t n)
@@ -525,12 +441,6 @@ struct an_na {
     const char *why;
 };
 
-/* A format with PyTorch's ProfilerStep#N (Kineto/Chrome JSON, nsys, latscope captures). */
-static bool pytorch_like(const struct lat_trace *t)
-{
-    return !t || !t->fmt || lat_trace_has(t, LAT_FCAP_PROFILER_STEPS);
-}
-
 static bool stack_samples_only(const struct lat_an_rank *r)
 {
     return r->trace && r->kept_events == 0 && has_cpu_samples(r->trace);
@@ -549,7 +459,7 @@ static unsigned not_applicable(const struct lat_an_rank *r, struct an_na *na, si
                                        "stack samples, no timed events; see CPU samples"};
         return NA_TIMELINE | NA_GPU | NA_STEPS;
     }
-    if (pytorch_like(t)) return 0;
+    if (analyze_pytorch_like(t)) return 0;
     if (t->role == LAT_TRACE_KERNEL_PROFILE) {
         na[(*nna)++] =
             (struct an_na){"gpu_timeline", "temporal, idle, launches, queue: a kernel profile's "
@@ -587,17 +497,6 @@ static void j_not_applicable(struct jsonw *w, const struct lat_an_rank *r)
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
-}
-
-bool analyze_steps_pytorch(const struct lat_trace *t)
-{
-    if (!pytorch_like(t)) return false;
-    size_t samples = 0;
-    for (size_t i = 0; t && i < t->ev.n; i++) {
-        if (t->ev.kind[i] != LAT_EV_CPU_SAMPLE) return true;
-        samples++;
-    }
-    return !samples; /* CPU samples only: no step to look for */
 }
 
 /* The format-specific sections (analyze/sections.h): one row per format. */
@@ -1103,15 +1002,6 @@ static const char *fmt_mem(int64_t b, char *buf)
 static lat_ns mean(lat_ns x, uint64_t n)
 {
     return n ? x / (lat_ns)n : 0;
-}
-
-void lat_an_print_tail(FILE *f, const char *s, int w)
-{
-    int l = (int)strlen(s);
-    if (l <= w)
-        fprintf(f, "%-*s", w, s);
-    else
-        fprintf(f, "...%s", s + l - (w - 3));
 }
 
 static void print_name(FILE *f, const char *s, int width)

@@ -117,6 +117,9 @@ struct analyze_render_opts {
  * captures): the others get no "ProfilerStep not found" note (their steps, if any, are their
  * own: TF step markers, ORT runs). */
 bool analyze_steps_pytorch(const struct lat_trace *t);
+/* Whether t's format is PyTorch-shaped (LAT_FCAP_PROFILER_STEPS; a NULL trace too): every
+ * section applies. prep.c, as analyze_steps_pytorch(). */
+bool analyze_pytorch_like(const struct lat_trace *t);
 
 /* One rank's object of the "ranks" array (rank i of a), written by a writer made with
  * jsonw_init_at(w, ..., 2) so that the bytes fit in place; and its text report. */

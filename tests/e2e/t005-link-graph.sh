@@ -14,7 +14,6 @@ command -v python3 >/dev/null || skip "python3 missing"
 objdir=$(dirname "$LATSCOPE")/src
 [[ -d $objdir ]] || skip "no object files next to $LATSCOPE (not a tree build)"
 KNOWN=( # sorted file names of a tolerated group, space-separated
-    "analyze/critpath.c analyze/ncu.c analyze/ort.c analyze/prep.c analyze/render.c analyze/tf.c analyze/trt.c"
     "bench/endpoints.c bench/engine.c"
     "bench/merge-parts.c bench/merge.c"
     "fixture/dcgm.c fixture/kserve.c fixture/routes.c fixture/server.c"
