@@ -263,86 +263,6 @@ void trt_eng_fini(struct trt_eng *e)
     memset(e, 0, sizeof(*e));
 }
 
-int trt_kv_add(struct trt_eng *e, const char *key, const char *value, size_t vlen)
-{
-    for (size_t i = 0; i < e->nkv; i++) /* a later file or line says it again: the last wins */
-        if (!strcmp(e->kv[i].key, key)) {
-            char *v = strndup(value, vlen);
-            if (!v) return -ENOMEM;
-            free(e->kv[i].value);
-            e->kv[i].value = v;
-            return 0;
-        }
-    int rc = LAT_GROW(e->kv, e->kv_cap, e->nkv, 1, 32);
-    if (rc) return rc;
-    char *k = strdup(key), *v = strndup(value, vlen);
-    if (!k || !v) {
-        free(k);
-        free(v);
-        return -ENOMEM;
-    }
-    e->kv[e->nkv].key = k;
-    e->kv[e->nkv++].value = v;
-    return 0;
-}
-
-void trt_note_input(struct trt_eng *e, const char *what)
-{
-    if (strstr(e->inputs, what)) return;
-    size_t l = strlen(e->inputs);
-    snprintf(e->inputs + l, sizeof(e->inputs) - l, "%s%s", l ? "," : "", what);
-}
-
-static uint64_t name_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
-}
-
-/* Rebuilds the name index (open addressing, slots hold layer index + 1) at twice the layers. */
-static int index_grow(struct trt_eng *e)
-{
-    size_t cap = e->idx_cap ? e->idx_cap * 2 : 256;
-    uint32_t *ix = calloc(cap, sizeof(*ix));
-    if (!ix) return -ENOMEM;
-    for (size_t i = 0; i < e->nlayers; i++) {
-        size_t k = (size_t)name_hash(e->layers[i].name) & (cap - 1);
-        while (ix[k])
-            k = (k + 1) & (cap - 1);
-        ix[k] = (uint32_t)i + 1;
-    }
-    free(e->idx);
-    e->idx = ix;
-    e->idx_cap = cap;
-    return 0;
-}
-
-/* The layer named name (created when absent; NULL on ENOMEM or past 2^31 layers). */
-static struct trt_layer *layer_get(struct trt_eng *e, const char *name, bool *created)
-{
-    *created = false;
-    if ((e->nlayers + 1) * 2 > e->idx_cap && index_grow(e)) return NULL;
-    size_t k = (size_t)name_hash(name) & (e->idx_cap - 1);
-    for (; e->idx[k]; k = (k + 1) & (e->idx_cap - 1))
-        if (!strcmp(e->layers[e->idx[k] - 1].name, name)) return &e->layers[e->idx[k] - 1];
-    if (e->nlayers >= INT32_MAX) return NULL;
-    if (LAT_GROW(e->layers, e->layers_cap, e->nlayers, 1, 64)) return NULL;
-    struct trt_layer *l = &e->layers[e->nlayers];
-    memset(l, 0, sizeof(*l));
-    if (!(l->name = strdup(name))) return NULL;
-    e->idx[k] = (uint32_t)e->nlayers + 1;
-    e->nlayers++;
-    *created = true;
-    return l;
-}
-
-struct trt_layer *trt_layer_get(struct trt_eng *e, const char *name, bool *created)
-{
-    return layer_get(e, name, created);
-}
-
 static int dup_num(const struct jtree *t, const struct jn *j, char **txt, double *v)
 {
     if (!jnum(t, j, v)) return 1;
@@ -381,7 +301,7 @@ static int read_profile(const struct jtree *t, const char *name, struct trt_eng 
             return LAT_E_NOT_TRACE;
         }
         bool created;
-        struct trt_layer *l = layer_get(e, jstr(t, nm), &created);
+        struct trt_layer *l = trt_layer_get(e, jstr(t, nm), &created);
         if (!l) return -ENOMEM;
         if (l->has_profile) { /* the same name twice (a loop, or two profiles): a new row */
             char alt[64];
@@ -390,7 +310,7 @@ static int read_profile(const struct jtree *t, const char *name, struct trt_eng 
             char *nn = malloc(ln + sizeof(alt));
             if (!nn) return -ENOMEM;
             snprintf(nn, ln + sizeof(alt), "%s%s", jstr(t, nm), alt);
-            l = layer_get(e, nn, &created);
+            l = trt_layer_get(e, nn, &created);
             free(nn);
             if (!l) return -ENOMEM;
         }
@@ -532,14 +452,14 @@ static int read_layers(const struct jtree *t, const struct jn *arr, struct trt_e
         bool created;
         struct trt_layer *l;
         if (it->type == JSON_STR) { /* --profilingVerbosity=layer_names_only */
-            if (!(l = layer_get(e, jstr(t, it), &created))) return -ENOMEM;
+            if (!(l = trt_layer_get(e, jstr(t, it), &created))) return -ENOMEM;
             l->has_info = true;
             e->info_names_only = true;
             continue;
         }
         const struct jn *nm = jget(t, it, "Name");
         if (!nm || nm->type != JSON_STR) continue; /* counted nowhere: not a layer */
-        if (!(l = layer_get(e, jstr(t, nm), &created))) return -ENOMEM;
+        if (!(l = trt_layer_get(e, jstr(t, nm), &created))) return -ENOMEM;
         l->has_info = true;
         int rc;
         if ((rc = set_str(&l->type, t, jget(t, it, "LayerType"))) ||

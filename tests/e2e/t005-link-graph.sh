@@ -17,7 +17,6 @@ KNOWN=( # sorted file names of a tolerated group, space-separated
     "bench/endpoints.c bench/engine.c"
     "bench/merge-parts.c bench/merge.c"
     "fixture/dcgm.c fixture/kserve.c fixture/routes.c fixture/server.c"
-    "ingest/trt-log.c ingest/trt.c"
 )
 
 # groups FILE: the strongly connected groups (2+ files, one sorted line each) of the graph
