@@ -76,49 +76,6 @@ static struct lat_hist *base_hist(struct bench_result *r, int k)
     }
 }
 
-int bench_merge_add_blob(const char *d, size_t n, const char *name, struct lat_hist *dst,
-                         const char *file, const char *where, char *err, size_t errsz)
-{
-    char path[160];
-    snprintf(path, sizeof(path), "histograms/%s", name);
-    struct lat_buf b = LAT_BUF_INIT;
-    int rc = json_get_str(d, n, path, &b);
-    if (rc || !b.data) { /* null: empty */
-        buf_fini(&b);
-        return 0;
-    }
-    struct lat_hist h;
-    const char *why = NULL;
-    rc = hlog_decode(b.data, b.len, &h, &why);
-    buf_fini(&b);
-    if (rc) {
-        seterr(err, errsz, "%s: %s.%s: corrupt histogram (%s)", file, where, path,
-               why ? why : lat_strerror(rc));
-        return rc;
-    }
-    if (!hist_same_layout(&h, dst)) {
-        hist_fini(&h);
-        seterr(err, errsz,
-               "%s: %s.%s: histogram layout is not latscope's default (1 us .. 1 h, 3 "
-               "digits): not written by latscope bench",
-               file, where, path);
-        return LAT_E_UNSUPPORTED;
-    }
-    snprintf(path, sizeof(path), "histogram_extremes_ns/%s/0", name);
-    int64_t mn = get_i64(d, n, path, -1);
-    snprintf(path, sizeof(path), "histogram_extremes_ns/%s/1", name);
-    int64_t mx = get_i64(d, n, path, -1);
-    if (hist_count(&h) && mn >= 0 && mx >= mn && hist_index_of(&h.cfg, mn) >= 0 &&
-        hist_lowest_equivalent(&h.cfg, mn) == hist_lowest_equivalent(&h.cfg, h.min) &&
-        hist_lowest_equivalent(&h.cfg, mx) == hist_lowest_equivalent(&h.cfg, h.max)) {
-        h.min = mn; /* the recorded extremes lie in the extreme buckets: take them */
-        h.max = mx;
-    }
-    rc = hist_add(dst, &h);
-    hist_fini(&h);
-    return rc;
-}
-
 struct shard_doc {
     const char *doc, *name;
     size_t len;
