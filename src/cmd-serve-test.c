@@ -252,7 +252,7 @@ int cmd_serve_test(int argc, char **argv, const struct lat_opts *opts)
     signal(SIGPIPE, SIG_IGN);
 
     struct fx_server *srv;
-    int rc = fx_server_start(&cfg, &srv);
+    int rc = fx_server_start(&cfg, fx_routes, &srv);
     if (rc < 0) {
         if (rc == LAT_E_USAGE)
             pr_err("cannot listen on '%s' (need an IPv4 address)\n", cfg.host);

@@ -15,7 +15,6 @@ objdir=$(dirname "$LATSCOPE")/src
 [[ -d $objdir ]] || skip "no object files next to $LATSCOPE (not a tree build)"
 KNOWN=( # sorted file names of a tolerated group, space-separated
     "bench/endpoints.c bench/engine.c"
-    "fixture/dcgm.c fixture/kserve.c fixture/routes.c fixture/server.c"
 )
 
 # groups FILE: the strongly connected groups (2+ files, one sorted line each) of the graph

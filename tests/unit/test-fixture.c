@@ -229,7 +229,7 @@ static int read_response(int fd, char *body, size_t cap)
 static struct fx_server *start(struct fx_config *c)
 {
     struct fx_server *s;
-    int rc = fx_server_start(c, &s);
+    int rc = fx_server_start(c, fx_routes, &s);
     if (rc < 0) FAIL("fx_server_start: %d", rc);
     return s;
 }
