@@ -6,6 +6,7 @@
 #include "analyze/render.h"
 #include "analyze/sections.h"
 #include "core/jsonw.h"
+#include "core/pctl.h"
 #include "core/units.h"
 
 #include <errno.h>
@@ -109,14 +110,6 @@ static int cmp_row_total(const void *a, const void *b)
     return strcmp(x->name ? x->name : "", y->name ? y->name : "");
 }
 
-static lat_ns rank_pick(const lat_ns *v, size_t n, double q)
-{
-    size_t k = (size_t)(q * (double)n + 0.999999999); /* ceil: nearest rank */
-    if (k < 1) k = 1;
-    if (k > n) k = n;
-    return v[k - 1];
-}
-
 /* Groups nodes by the key at offset off into rows (sorted by total, top cut); 0 or -ENOMEM. */
 static int group(const struct lat_trace *t, struct node *nd, size_t n, size_t off, bool detail,
                  lat_ns denom, size_t top, struct lat_ort_row **out, size_t *nout, size_t *total)
@@ -215,9 +208,9 @@ int lat_ort_summarize(const struct lat_trace *t, size_t top_n, struct lat_ort_su
         s->run_mean_ns = (double)s->run_total / (double)r;
         if (r > 1) s->run_steady_mean_ns = (double)(s->run_total - s->run_first) / (double)(r - 1);
         qsort(rdur, r, sizeof(*rdur), cmp_ns);
-        s->run_p50 = rank_pick(rdur, r, 0.50);
-        s->run_p90 = rank_pick(rdur, r, 0.90);
-        s->run_p99 = rank_pick(rdur, r, 0.99);
+        s->run_p50 = lat_pctl_i64(rdur, r, 50);
+        s->run_p90 = lat_pctl_i64(rdur, r, 90);
+        s->run_p99 = lat_pctl_i64(rdur, r, 99);
         s->run_max = rdur[r - 1];
     }
     /* union of the node intervals inside each run (clipped to it) */

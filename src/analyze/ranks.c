@@ -6,6 +6,7 @@
  * 3 ranks that have steps nobody is called a straggler (no spread to judge against).
  */
 #include "analyze/internal.h"
+#include "core/pctl.h"
 
 #include <errno.h>
 #include <math.h>
@@ -21,7 +22,7 @@ static int cmp_dbl(const void *a, const void *b)
 static double median(double *x, size_t n)
 {
     qsort(x, n, sizeof(*x), cmp_dbl);
-    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+    return lat_median_f64(x, n);
 }
 
 int an_cross_rank(struct lat_analysis *a)

@@ -6,6 +6,7 @@
 #include "analyze/render.h"
 #include "analyze/sections.h"
 #include "core/jsonw.h"
+#include "core/pctl.h"
 #include "core/units.h"
 
 #include <errno.h>
@@ -151,14 +152,6 @@ static int cmp_ns(const void *a, const void *b)
 {
     lat_ns x = *(const lat_ns *)a, y = *(const lat_ns *)b;
     return x < y ? -1 : x > y;
-}
-
-static lat_ns rank_pick(const lat_ns *v, size_t n, double q)
-{
-    size_t k = (size_t)(q * (double)n + 0.999999999); /* ceil: nearest rank */
-    if (k < 1) k = 1;
-    if (k > n) k = n;
-    return v[k - 1];
 }
 
 /* ops grouped by (name, type, mode) for nodes (by_node) or (type, mode) */
@@ -307,8 +300,8 @@ int lat_tf_summarize(const struct lat_trace *t, size_t top_n, struct lat_tf_summ
     if (ns) {
         s->step_mean_ns = (double)s->step_total / (double)ns;
         qsort(sd, ns, sizeof(*sd), cmp_ns);
-        s->step_p50 = rank_pick(sd, ns, 0.50);
-        s->step_p90 = rank_pick(sd, ns, 0.90);
+        s->step_p50 = lat_pctl_i64(sd, ns, 50);
+        s->step_p90 = lat_pctl_i64(sd, ns, 90);
         s->step_max = sd[ns - 1];
         /* per region name */
         qsort(sv, ns, sizeof(*sv), cmp_stepv);
@@ -332,8 +325,8 @@ int lat_tf_summarize(const struct lat_trace *t, size_t top_n, struct lat_tf_summ
                 sd[q - i] = sv[q].dur; /* sv is sorted by dur within a name */
             }
             g->mean_ns = (double)g->total / (double)g->count;
-            g->p50 = rank_pick(sd, g->count, 0.50);
-            g->p90 = rank_pick(sd, g->count, 0.90);
+            g->p50 = lat_pctl_i64(sd, g->count, 50);
+            g->p90 = lat_pctl_i64(sd, g->count, 90);
             g->max = sd[g->count - 1];
             i = j;
         }

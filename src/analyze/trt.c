@@ -6,6 +6,7 @@
 #include "analyze/render.h"
 #include "analyze/sections.h"
 #include "core/jsonw.h"
+#include "core/pctl.h"
 
 #include <errno.h>
 #include <math.h>
@@ -149,7 +150,7 @@ static void stats(int64_t *v, size_t n, struct lat_trt_stats *s)
     s->min = (double)v[0] / 1e6;
     s->max = (double)v[n - 1] / 1e6;
     s->mean = mean / 1e6;
-    s->median = n % 2 ? (double)v[n / 2] / 1e6 : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2e6;
+    s->median = lat_median_i64(v, n) / 1e6;
     s->cov_pct = mean > 0 ? 100.0 * sqrt(var / (double)n) / mean : 0;
     for (int k = 0; k < LAT_TRT_NPCT; k++) {
         /* sampleReporting.cpp findPercentile: all - 1 - (int)((1 - p/100) * all), in float

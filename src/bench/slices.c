@@ -6,6 +6,7 @@
 #include "bench/openai.h"
 #include "core/err.h"
 #include "core/jsonw.h"
+#include "core/pctl.h"
 #include "core/units.h"
 #include "hist/samples.h"
 
@@ -163,9 +164,9 @@ struct bench_slices *bench_slices_point(lat_ns width, const struct bench_load *l
         x->p50 = x->p90 = x->p99 = x->max = -1;
         if (m) {
             qsort(v, m, sizeof(*v), cmp_i64);
-            x->p50 = v[samples_nearest_rank(50, m) - 1];
-            x->p90 = v[samples_nearest_rank(90, m) - 1];
-            x->p99 = v[samples_nearest_rank(99, m) - 1];
+            x->p50 = lat_pctl_i64(v, m, 50);
+            x->p90 = lat_pctl_i64(v, m, 90);
+            x->p99 = lat_pctl_i64(v, m, 99);
             x->max = v[m - 1];
             long double sum = 0;
             for (size_t i = 0; i < m; i++)

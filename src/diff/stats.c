@@ -5,6 +5,7 @@
 #include "diff/stats.h"
 
 #include "core/err.h"
+#include "core/pctl.h"
 #include "stats/rng.h"
 
 #include <errno.h>
@@ -338,14 +339,6 @@ static double bside_rank_value(const struct bside *s, uint64_t r)
     return s->val[a];
 }
 
-static uint64_t nearest_rank(double pct, uint64_t n)
-{
-    double r = ceil(pct / 100.0 * (double)n);
-    if (r < 1) r = 1;
-    if (r > (double)n) r = (double)n;
-    return (uint64_t)r;
-}
-
 /* The side's pooled percentile (every run once). */
 static double bside_point(struct bside *s, double pct)
 {
@@ -354,7 +347,7 @@ static double bside_point(struct bside *s, double pct)
         s->mult[k] = 1;
         n += s->n[k];
     }
-    return bside_rank_value(s, nearest_rank(pct, n));
+    return bside_rank_value(s, lat_rank_nearest(pct, n));
 }
 
 /* One replicate: resample the runs (when several), then the order statistic. */
@@ -374,7 +367,7 @@ static double bside_replicate(struct bside *s, struct lat_rng *rng, double pct)
         for (size_t k = 0; k < s->nruns; k++)
             n += s->mult[k] * s->n[k];
     }
-    uint64_t r = nearest_rank(pct, n);
+    uint64_t r = lat_rank_nearest(pct, n);
     double ga = rng_gamma(rng, (double)r), gb = rng_gamma(rng, (double)(n - r + 1));
     double u = ga / (ga + gb);
     double kk = ceil(u * (double)n);
@@ -387,16 +380,6 @@ static int cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
     return (a > b) - (a < b);
-}
-
-/* Percentile q of sorted v[0..n) (linear between order statistics). */
-static double sorted_q(const double *v, size_t n, double q)
-{
-    double pos = q * (double)(n - 1);
-    size_t i = (size_t)floor(pos);
-    if (i + 1 >= n) return v[n - 1];
-    double f = pos - (double)i;
-    return v[i] + f * (v[i + 1] - v[i]);
 }
 
 int dstat_boot_pct(const struct dstat_side *a, const struct dstat_side *b, double pct,
@@ -442,13 +425,13 @@ int dstat_boot_pct(const struct dstat_side *a, const struct dstat_side *b, doubl
     double tail = (1 - conf) / 2;
     out->abs.have = true;
     out->abs.est = out->b - out->a;
-    out->abs.lo = sorted_q(dabs, resamples, tail);
-    out->abs.hi = sorted_q(dabs, resamples, 1 - tail);
+    out->abs.lo = lat_quantile_linear_f64(dabs, resamples, tail);
+    out->abs.hi = lat_quantile_linear_f64(dabs, resamples, 1 - tail);
     if (out->a > 0 && nrel == resamples) {
         out->rel.have = true;
         out->rel.est = out->b / out->a - 1;
-        out->rel.lo = sorted_q(drel, nrel, tail);
-        out->rel.hi = sorted_q(drel, nrel, 1 - tail);
+        out->rel.lo = lat_quantile_linear_f64(drel, nrel, tail);
+        out->rel.hi = lat_quantile_linear_f64(drel, nrel, 1 - tail);
     } else {
         out->rel.why = "a before value of 0";
     }
@@ -563,12 +546,12 @@ int dstat_boot_mean(const struct dstat_side *a, const struct dstat_side *b, unsi
     qsort(drel, nrel, sizeof(double), cmp_double);
     double tail = (1 - conf) / 2;
     out->abs = (struct dstat_ci){.have = true, .est = out->b - out->a};
-    out->abs.lo = sorted_q(dabs, resamples, tail);
-    out->abs.hi = sorted_q(dabs, resamples, 1 - tail);
+    out->abs.lo = lat_quantile_linear_f64(dabs, resamples, tail);
+    out->abs.hi = lat_quantile_linear_f64(dabs, resamples, 1 - tail);
     if (out->a > 0 && nrel == resamples) {
         out->rel = (struct dstat_ci){.have = true, .est = out->b / out->a - 1};
-        out->rel.lo = sorted_q(drel, nrel, tail);
-        out->rel.hi = sorted_q(drel, nrel, 1 - tail);
+        out->rel.lo = lat_quantile_linear_f64(drel, nrel, tail);
+        out->rel.hi = lat_quantile_linear_f64(drel, nrel, 1 - tail);
     } else {
         out->rel.why = "a before value of 0";
     }

@@ -12,6 +12,7 @@
  * is contended when at least two operators are slowed there. Saving: Σ over contended steps of
  * the slowed operators' (self time - calls x median per call), per step.
  */
+#include "core/pctl.h"
 #include "core/units.h"
 #include "doctor/rules.h"
 
@@ -85,7 +86,7 @@ DOC_RULE(cpu_contention)
         if (m < 3) continue;
         qsort(pc, m, sizeof(*pc), doc_cmp_i64);
         qsort(cn, m, sizeof(*cn), cmp_u32);
-        os[k].med_pc = doc_pctl(pc, m, 50.0);
+        os[k].med_pc = (lat_ns)lat_median_i64(pc, m);
         os[k].med_cnt = cn[m / 2];
     }
     for (size_t k = 0; k < nk; k++) {

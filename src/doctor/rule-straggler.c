@@ -22,6 +22,7 @@
  */
 #include "core/err.h"
 #include "core/grow.h"
+#include "core/pctl.h"
 #include "core/units.h"
 #include "doctor/ctx.h"
 #include "doctor/finding.h"
@@ -100,7 +101,7 @@ static int cmp_dbl(const void *a, const void *b)
 static double median(double *x, size_t n)
 {
     qsort(x, n, sizeof(*x), cmp_dbl);
-    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+    return lat_median_f64(x, n);
 }
 
 struct strag {

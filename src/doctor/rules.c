@@ -10,6 +10,7 @@
 #include "analyze/tf.h"
 #include "core/err.h"
 #include "core/grow.h"
+#include "core/pctl.h"
 #include "core/units.h"
 #include "doctor/ctx.h"
 #include "doctor/finding.h"
@@ -192,8 +193,8 @@ static void fill_summary(struct doc_ctx *c, struct doc_summary *s, const struct 
                     v[i] = c->steps[i].end - c->steps[i].ts;
                 qsort(v, c->nsteps, sizeof(*v), doc_cmp_i64);
                 size_t n = c->nsteps;
-                s->step_median = doc_pctl(v, n, 50.0);
-                s->step_p90 = doc_pctl(v, n, 90.0);
+                s->step_median = (lat_ns)lat_median_i64(v, n);
+                s->step_p90 = lat_pctl_i64(v, n, 90);
                 s->step_max = v[n - 1];
                 free(v);
             }

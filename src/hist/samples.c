@@ -9,6 +9,7 @@
 #include "hist/samples.h"
 
 #include "core/err.h"
+#include "core/pctl.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -128,26 +129,11 @@ void samples_sort(struct lat_samples *s)
     s->sorted = true;
 }
 
-uint64_t samples_nearest_rank(double pct, uint64_t n)
-{
-    if (n == 0) return 0;
-    if (!(pct > 0.0)) return 1;
-    if (pct > 100.0) pct = 100.0;
-    /* A relative tolerance so that p99 of 100 samples is rank 99 even when 0.99 * 100 lands a
-     * rounding error above 99. */
-    double x = pct / 100.0 * (double)n;
-    uint64_t r = (uint64_t)x;
-    if ((double)r < x - 1e-9 * x) r++;
-    if (r < 1) r = 1;
-    if (r > n) r = n;
-    return r;
-}
-
 int64_t samples_percentile(struct lat_samples *s, double pct)
 {
     if (!s->n) return 0;
     samples_sort(s);
-    return s->v[samples_nearest_rank(pct, s->n) - 1];
+    return lat_pctl_i64(s->v, s->n, pct);
 }
 
 double samples_mean(const struct lat_samples *s)
