@@ -8,6 +8,7 @@
 #include "bench/merge.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/esc.h"
 #include "core/log.h"
 #include "latscope.h"
 
@@ -87,7 +88,10 @@ int cmd_bench_merge(int argc, char **argv, const struct lat_opts *opts)
     char err[1024] = "";
     int rc = bench_merge_docs(&m, docs, lens, names, n, err, sizeof(err));
     if (rc) {
-        pr_err("%s\n", err[0] ? err : lat_strerror(rc));
+        {
+            char e_[2048]; /* it may quote an input's names: escaped (core/esc.h) */
+            pr_err("%s\n", lat_esc_cell(e_, sizeof(e_), err[0] ? err : lat_strerror(rc)));
+        }
         bench_merged_fini(&m);
         exit_code = rc == -ENOMEM ? LAT_EXIT_FAILURE : LAT_EXIT_USAGE;
         goto out;

@@ -5,6 +5,7 @@
 #include "analyze/ort.h"
 #include "analyze/render.h"
 #include "analyze/sections.h"
+#include "core/esc.h"
 #include "core/jsonw.h"
 #include "core/pctl.h"
 #include "core/units.h"
@@ -304,13 +305,14 @@ static const char *d(lat_ns ns, char *b)
 static void rows_text(FILE *f, const char *title, const struct lat_ort_row *rows, size_t n,
                       size_t total, bool node)
 {
-    char b1[32], b2[32];
+    char b1[32], b2[32], e[64];
     fprintf(f, "\n%-44s %-12s calls      total       mean  %%run\n", title, node ? "op" : "");
     for (size_t i = 0; i < n; i++) {
         const struct lat_ort_row *r = &rows[i];
         fprintf(f, "  ");
         lat_an_print_tail(f, r->name, 42);
-        fprintf(f, " %-12.12s %5llu %10s %10s %5.1f\n", node && r->op ? r->op : "",
+        fprintf(f, " %-12.12s %5llu %10s %10s %5.1f\n",
+                node && r->op ? lat_esc_cell(e, sizeof(e), r->op) : "",
                 (unsigned long long)r->calls, d(r->total, b1), d((lat_ns)r->mean_ns, b2), r->pct);
     }
     if (total > n) fprintf(f, "  (%zu more)\n", total - n);

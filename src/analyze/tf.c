@@ -5,6 +5,7 @@
 #include "analyze/tf.h"
 #include "analyze/render.h"
 #include "analyze/sections.h"
+#include "core/esc.h"
 #include "core/jsonw.h"
 #include "core/pctl.h"
 #include "core/units.h"
@@ -425,16 +426,16 @@ static const char *d(lat_ns ns, char *b)
 static void rows_text(FILE *f, const char *title, const struct lat_tf_row *rows, size_t n,
                       size_t total, bool node)
 {
-    char b1[32], b2[32];
+    char b1[32], b2[32], e[64];
     fprintf(f, "\n%-44s %-14s %-5s calls      total       self  %%self\n", title,
             node ? "type" : "", "mode");
     for (size_t i = 0; i < n; i++) {
         const struct lat_tf_row *r = &rows[i];
         fprintf(f, "  ");
         lat_an_print_tail(f, r->name, 42);
-        fprintf(f, " %-14.14s %-5s %5llu %10s %10s %6.1f\n", node && r->op_type ? r->op_type : "",
-                r->mode, (unsigned long long)r->calls, d(r->total, b1), d(r->self, b2),
-                r->self_pct);
+        fprintf(f, " %-14.14s %-5s %5llu %10s %10s %6.1f\n",
+                node && r->op_type ? lat_esc_cell(e, sizeof(e), r->op_type) : "", r->mode,
+                (unsigned long long)r->calls, d(r->total, b1), d(r->self, b2), r->self_pct);
     }
     if (total > n) fprintf(f, "  (%zu more)\n", total - n);
 }

@@ -5,6 +5,7 @@
 #include "analyze/trt.h"
 #include "analyze/render.h"
 #include "analyze/sections.h"
+#include "core/esc.h"
 #include "core/jsonw.h"
 #include "core/pctl.h"
 
@@ -689,23 +690,28 @@ void lat_trt_format_text(const struct lat_trt_summary *s, FILE *f, size_t top_n)
             shown++;
             fprintf(f, "  ");
             lat_an_print_tail(f, L->name, 42);
-            fprintf(f, " %-22.22s %-5.5s %10.4f ", L->type ? L->type : "",
-                    L->precision ? L->precision : "", L->avg_ms);
+            char e1[64], e2[64], e3[256];
+            fprintf(f, " %-22.22s %-5.5s %10.4f ", L->type ? lat_esc_cell(e1, 64, L->type) : "",
+                    L->precision ? lat_esc_cell(e2, 64, L->precision) : "", L->avg_ms);
             if (L->has_median)
                 fprintf(f, "%10.4f", L->median_ms);
             else
                 fprintf(f, "%10s", "-");
-            fprintf(f, " %6.2f  %.60s\n", L->share_pct, L->tactic ? L->tactic : "");
+            fprintf(f, " %6.2f  %.60s\n", L->share_pct,
+                    L->tactic ? lat_esc_cell(e3, sizeof(e3), L->tactic) : "");
         }
         if (s->nprofiled > shown) fprintf(f, "  (%zu more)\n", s->nprofiled - shown);
         fprintf(f, "\n%-30s %6s %10s %6s\n", "layer type", "layers", "mean ms", "%sum");
+        char e[64];
         for (size_t i = 0; i < s->ntypes; i++)
-            fprintf(f, "  %-28.28s %6zu %10.4f %6.2f\n", s->types[i].name, s->types[i].layers,
+            fprintf(f, "  %-28.28s %6zu %10.4f %6.2f\n",
+                    lat_esc_cell(e, sizeof(e), s->types[i].name), s->types[i].layers,
                     s->types[i].avg_ms, s->types[i].share_pct);
         fprintf(f, "\n%-30s %6s %10s %6s\n", "precision (by time)", "layers", "mean ms", "%sum");
         for (size_t i = 0; i < s->nprecisions; i++)
-            fprintf(f, "  %-28.28s %6zu %10.4f %6.2f\n", s->precisions[i].name,
-                    s->precisions[i].layers, s->precisions[i].avg_ms, s->precisions[i].share_pct);
+            fprintf(f, "  %-28.28s %6zu %10.4f %6.2f\n",
+                    lat_esc_cell(e, sizeof(e), s->precisions[i].name), s->precisions[i].layers,
+                    s->precisions[i].avg_ms, s->precisions[i].share_pct);
         fprintf(f, "reformat layers  %zu, %.4f ms (%.2f %% of the layer sum)", s->nreformat,
                 s->reformat_ms, s->reformat_pct);
         if (s->nqdq)
