@@ -19,6 +19,7 @@
 #include "core/err.h"
 #include "core/esc.h"
 #include "core/grow.h"
+#include "core/sort.h"
 #include "core/u64map.h"
 
 /* Function table: name -> index, names owned. */
@@ -96,12 +97,6 @@ static lat_ns overlap(const struct lat_cpu_opts *o, lat_ns a, lat_ns b)
         if (y > x) sum += y - x;
     }
     return sum;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
 }
 
 static int cmp_self(const void *a, const void *b)
@@ -286,7 +281,7 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
         if (hz > 0 && hz <= 100000) out->period_ns = 1000000000 / hz;
     }
     if (!out->period_ns && nsts > 1) {
-        qsort(sts, nsts, sizeof(*sts), cmp_i64);
+        qsort(sts, nsts, sizeof(*sts), lat_cmp_i64);
         size_t best = 0;
         for (size_t i = 1; i < nth; i++)
             if (th[i].t.samples > th[best].t.samples) best = i;
@@ -299,7 +294,7 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
             if (g > 0) gaps[ng++] = g;
         }
         if (ng) {
-            qsort(gaps, ng, sizeof(*gaps), cmp_i64);
+            qsort(gaps, ng, sizeof(*gaps), lat_cmp_i64);
             double hz = 1e9 / (double)gaps[ng / 4];
             long rhz = (long)(hz + 0.5);
             if (rhz < 1) rhz = 1;

@@ -8,6 +8,7 @@
 #include "core/esc.h"
 #include "core/jsonw.h"
 #include "core/pctl.h"
+#include "core/sort.h"
 #include "core/units.h"
 
 #include <errno.h>
@@ -82,12 +83,6 @@ struct node {
     lat_ns ts, end;
 };
 
-static int cmp_ns(const void *a, const void *b)
-{
-    lat_ns x = *(const lat_ns *)a, y = *(const lat_ns *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int cmp_run_ts(const void *a, const void *b)
 {
     const struct node *x = a, *y = b;
@@ -95,9 +90,10 @@ static int cmp_run_ts(const void *a, const void *b)
     return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-static size_t key_off; /* offset of the grouping key in struct node (qsort has no context) */
-static int cmp_key(const void *a, const void *b)
+/* By the grouping key at offset *ctx in struct node (qsort_r: analyze runs ranks in threads). */
+static int cmp_key(const void *a, const void *b, void *ctx)
 {
+    size_t key_off = *(const size_t *)ctx;
     uint32_t x, y;
     memcpy(&x, (const char *)a + key_off, sizeof(x));
     memcpy(&y, (const char *)b + key_off, sizeof(y));
@@ -119,8 +115,7 @@ static int group(const struct lat_trace *t, struct node *nd, size_t n, size_t of
     *nout = 0;
     if (total) *total = 0;
     if (!n) return 0;
-    key_off = off;
-    qsort(nd, n, sizeof(*nd), cmp_key);
+    qsort_r(nd, n, sizeof(*nd), cmp_key, &off);
     struct lat_ort_row *rows = calloc(n, sizeof(*rows));
     if (!rows) return -ENOMEM;
     size_t nr = 0;
@@ -208,7 +203,7 @@ int lat_ort_summarize(const struct lat_trace *t, size_t top_n, struct lat_ort_su
     if (r) {
         s->run_mean_ns = (double)s->run_total / (double)r;
         if (r > 1) s->run_steady_mean_ns = (double)(s->run_total - s->run_first) / (double)(r - 1);
-        qsort(rdur, r, sizeof(*rdur), cmp_ns);
+        qsort(rdur, r, sizeof(*rdur), lat_cmp_i64);
         s->run_p50 = lat_pctl_i64(rdur, r, 50);
         s->run_p90 = lat_pctl_i64(rdur, r, 90);
         s->run_p99 = lat_pctl_i64(rdur, r, 99);

@@ -21,6 +21,7 @@
 #include "analyze/tf.h"
 #include "core/grow.h"
 #include "core/pctl.h"
+#include "core/sort.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -557,12 +558,6 @@ static int view_index(struct an_view *v)
     return 0;
 }
 
-static int i64_cmp(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 int an_prep(struct an_view *views, struct lat_trace *const *t, size_t n,
             const struct analysis_opts *o, struct lat_analysis *a)
 {
@@ -580,7 +575,7 @@ int an_prep(struct an_view *views, struct lat_trace *const *t, size_t n,
         }
     }
     /* |P|: distinct step numbers over all ranks */
-    if (nstepnames) qsort(stepnames, nstepnames, sizeof(*stepnames), i64_cmp);
+    if (nstepnames) qsort(stepnames, nstepnames, sizeof(*stepnames), lat_cmp_i64);
     uint32_t distinct = 0;
     for (size_t i = 0; i < nstepnames; i++)
         if (!i || stepnames[i] != stepnames[i - 1]) distinct++;

@@ -7,21 +7,16 @@
  */
 #include "analyze/internal.h"
 #include "core/pctl.h"
+#include "core/sort.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double median(double *x, size_t n)
 {
-    qsort(x, n, sizeof(*x), cmp_dbl);
+    qsort(x, n, sizeof(*x), lat_cmp_f64);
     return lat_median_f64(x, n);
 }
 

@@ -8,6 +8,7 @@
 #include "core/esc.h"
 #include "core/jsonw.h"
 #include "core/pctl.h"
+#include "core/sort.h"
 #include "core/units.h"
 
 #include <errno.h>
@@ -147,12 +148,6 @@ static lat_ns overlap(const struct iv *x, size_t nx, const struct iv *y, size_t 
             j++;
     }
     return s;
-}
-
-static int cmp_ns(const void *a, const void *b)
-{
-    lat_ns x = *(const lat_ns *)a, y = *(const lat_ns *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* ops grouped by (name, type, mode) for nodes (by_node) or (type, mode) */
@@ -300,7 +295,7 @@ int lat_tf_summarize(const struct lat_trace *t, size_t top_n, struct lat_tf_summ
     s->ops = k;
     if (ns) {
         s->step_mean_ns = (double)s->step_total / (double)ns;
-        qsort(sd, ns, sizeof(*sd), cmp_ns);
+        qsort(sd, ns, sizeof(*sd), lat_cmp_i64);
         s->step_p50 = lat_pctl_i64(sd, ns, 50);
         s->step_p90 = lat_pctl_i64(sd, ns, 90);
         s->step_max = sd[ns - 1];

@@ -8,6 +8,7 @@
 #include "core/esc.h"
 #include "core/jsonw.h"
 #include "core/pctl.h"
+#include "core/sort.h"
 
 #include <errno.h>
 #include <math.h>
@@ -115,12 +116,6 @@ static bool arg_d(const struct lat_trace *t, size_t i, uint32_t key, double *v)
     return isfinite(*v);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int cmp_layer(const void *a, const void *b)
 {
     const struct lat_trt_layer *x = a, *y = b;
@@ -141,7 +136,7 @@ static void stats(int64_t *v, size_t n, struct lat_trt_stats *s)
     memset(s, 0, sizeof(*s));
     s->n = n;
     if (!n) return;
-    qsort(v, n, sizeof(*v), cmp_i64);
+    qsort(v, n, sizeof(*v), lat_cmp_i64);
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += (double)v[i];

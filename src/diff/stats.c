@@ -6,6 +6,7 @@
 
 #include "core/err.h"
 #include "core/pctl.h"
+#include "core/sort.h"
 #include "stats/rng.h"
 
 #include <errno.h>
@@ -376,12 +377,6 @@ static double bside_replicate(struct bside *s, struct lat_rng *rng, double pct)
     return bside_rank_value(s, (uint64_t)kk);
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 int dstat_boot_pct(const struct dstat_side *a, const struct dstat_side *b, double pct,
                    unsigned resamples, uint64_t seed, double conf, struct dstat_boot *out)
 {
@@ -420,8 +415,8 @@ int dstat_boot_pct(const struct dstat_side *a, const struct dstat_side *b, doubl
         dabs[i] = vb - va;
         if (va > 0) drel[nrel++] = vb / va - 1;
     }
-    qsort(dabs, resamples, sizeof(double), cmp_double);
-    qsort(drel, nrel, sizeof(double), cmp_double);
+    qsort(dabs, resamples, sizeof(double), lat_cmp_f64);
+    qsort(drel, nrel, sizeof(double), lat_cmp_f64);
     double tail = (1 - conf) / 2;
     out->abs.have = true;
     out->abs.est = out->b - out->a;
@@ -542,8 +537,8 @@ int dstat_boot_mean(const struct dstat_side *a, const struct dstat_side *b, unsi
         dabs[i] = vb - va;
         if (va > 0) drel[nrel++] = vb / va - 1;
     }
-    qsort(dabs, resamples, sizeof(double), cmp_double);
-    qsort(drel, nrel, sizeof(double), cmp_double);
+    qsort(dabs, resamples, sizeof(double), lat_cmp_f64);
+    qsort(drel, nrel, sizeof(double), lat_cmp_f64);
     double tail = (1 - conf) / 2;
     out->abs = (struct dstat_ci){.have = true, .est = out->b - out->a};
     out->abs.lo = lat_quantile_linear_f64(dabs, resamples, tail);

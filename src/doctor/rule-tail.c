@@ -3,6 +3,7 @@
  */
 #include "core/err.h"
 #include "core/pctl.h"
+#include "core/sort.h"
 #include "core/units.h"
 #include "doctor/ctx.h"
 #include "doctor/finding.h"
@@ -29,7 +30,7 @@ DOC_RULE(tail)
     for (size_t i = 0; i < n; i++)
         d[i] = c->steps[i].end - c->steps[i].ts;
     memcpy(vals, d, n * sizeof(*d));
-    qsort(vals, n, sizeof(*vals), doc_cmp_i64);
+    qsort(vals, n, sizeof(*vals), lat_cmp_i64);
     lat_ns median = (lat_ns)lat_median_i64(vals, n);
     lat_ns p90 = lat_pctl_i64(vals, n, 90);
     sum->step_median = median;
@@ -75,7 +76,7 @@ DOC_RULE(tail)
                 sorted[m++] = vals[i];
                 if (d[i] >= p90 && d[i] > limit) slow += vals[i];
             }
-        qsort(sorted, m, sizeof(*sorted), doc_cmp_i64);
+        qsort(sorted, m, sizeof(*sorted), lat_cmp_i64);
         lat_ns cmed = (lat_ns)lat_median_i64(sorted, m);
         for (size_t i = 0; i < n; i++)
             if (sampled[i] && d[i] >= p90 && d[i] > limit && vals[i] > cmed) elevated++;

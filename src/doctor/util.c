@@ -94,12 +94,6 @@ const char *doc_op_name_or(const struct doc_ctx *c, int64_t op, const char *dflt
     return op >= 0 ? doc_name(c, (size_t)op) : dflt;
 }
 
-int doc_cmp_i64(const void *x, const void *y)
-{
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return (a > b) - (a < b);
-}
-
 bool doc_meta_true(const struct lat_trace *t, const char *key)
 {
     for (size_t i = 0; i < t->nmeta; i++)

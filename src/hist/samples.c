@@ -10,6 +10,7 @@
 
 #include "core/err.h"
 #include "core/pctl.h"
+#include "core/sort.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -70,12 +71,6 @@ bool samples_overflowed(const struct lat_samples *s)
     return s->overflowed;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* LSD radix sort on the sign-flipped bits, 11 bits per pass (6 passes, 16 KiB of counters),
  * skipping passes whose digit is the same for every key (the high bits of latencies).
  * Returns -ENOMEM when the scratch buffer cannot be had (the caller falls back to qsort). */
@@ -125,7 +120,7 @@ void samples_sort(struct lat_samples *s)
     if (s->sorted) return;
     /* Radix for large sets (a 1M-sample sort drops from ~100s of ms to ~10s), qsort for small
      * ones or when memory is short. */
-    if (s->n < 4096 || radix_sort(s->v, s->n) < 0) qsort(s->v, s->n, sizeof(int64_t), cmp_i64);
+    if (s->n < 4096 || radix_sort(s->v, s->n) < 0) qsort(s->v, s->n, sizeof(int64_t), lat_cmp_i64);
     s->sorted = true;
 }
 

@@ -18,6 +18,7 @@
 #include "core/err.h"
 #include "core/jsonw.h"
 #include "core/pctl.h"
+#include "core/sort.h"
 #include "core/units.h"
 
 #include <errno.h>
@@ -338,12 +339,6 @@ int llm_metrics_merge(struct llm_metrics *dst, const struct llm_metrics *src)
 
 /* ---- estimators ---- */
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static const int pcts[5] = {500, 900, 950, 990, 999};
 
 static void stat_set_pct(struct llm_stat *st, int i, double x)
@@ -365,7 +360,7 @@ static void stat_of(struct llm_stat *st, int64_t *v, size_t n, bool numpy, doubl
         stat_empty(st);
         return;
     }
-    qsort(v, n, sizeof(*v), cmp_i64);
+    qsort(v, n, sizeof(*v), lat_cmp_i64);
     long double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += v[i];
