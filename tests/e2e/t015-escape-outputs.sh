@@ -59,6 +59,9 @@ for fmt in text md csv; do
     run1 "diff --format $fmt (traces)" must "$LATSCOPE" diff --format "$fmt" \
         "$d/handmade-esc-kineto-a.json" "$d/handmade-esc-kineto-b.json"
 done
+for f in ort trt.engine.profile; do # their own sections' rows in diff
+    run1 "diff $f" must "$LATSCOPE" diff "$d/handmade-esc-$f.json" "$d/handmade-esc-$f.json"
+done
 run1 "convert" "" "$LATSCOPE" convert "$d/handmade-esc-kineto-a.json" -o "$TMPDIR/conv.json"
 run1 "convert -o -" "" "$LATSCOPE" convert "$d/handmade-esc-kineto-a.json" -o -
 
