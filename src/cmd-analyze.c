@@ -17,6 +17,7 @@
 #include "core/jsonw.h"
 #include "core/log.h"
 #include "core/par.h"
+#include "core/sort.h"
 #include "core/units.h"
 #include "export/kineto_write.h"
 #include "ingest/ingest.h"
@@ -442,12 +443,6 @@ static int mskip_cmp(const void *x, const void *y)
     return a->index < b->index ? -1 : a->index > b->index;
 }
 
-static int i64_cmp(const void *x, const void *y)
-{
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
 /* MPI, after pass 1: every process's files (loaded or skipped) and scan to every process, so
  * that all number the ranks, drop the same last steps and align by the same offset. 0,
  * STREAM_FALLBACK (a directory with two traces of one rank: which one is kept depends on the
@@ -556,7 +551,7 @@ static int exchange_pass1(struct stream_job *sj, const struct lat_ingest_set *se
     }
     if (sj->nr) qsort(sj->r, sj->nr, sizeof(*sj->r), srank_cmp);
     if (sj->nskips) qsort(sj->skips, sj->nskips, sizeof(*sj->skips), mskip_cmp);
-    if (nsteps) qsort(steps, nsteps, sizeof(*steps), i64_cmp);
+    if (nsteps) qsort(steps, nsteps, sizeof(*steps), lat_cmp_i64);
     size_t u = 0;
     for (size_t i = 0; i < nsteps; i++)
         if (!u || steps[i] != steps[u - 1]) steps[u++] = steps[i];

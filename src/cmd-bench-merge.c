@@ -8,12 +8,12 @@
 #include "bench/merge.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/esc.h"
 #include "core/log.h"
 #include "latscope.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,43 +26,41 @@ static const char merge_usage[] =
     "bucket by bucket (exact), counters summed, the achieved rate over the union of the\n"
     "shards' windows, a point INVALID when any shard's is, and one line per shard (achieved\n"
     "rate, send lag, errors, validity, start offset). Every shard must be given once.\n"
+    "\n";
+
+static const char merge_footer[] =
+    "Exit status: 0 every merged point valid, 1 a point INVALID, 2 usage or a bad input file.\n"
     "See docs/latscope-bench-distributed.md.\n";
+
+enum { OPT_FORMAT };
+
+static const struct cli_opt merge_options[] = {
+    {"format", 0, "text|json|csv", OPT_FORMAT, 0, "output format (default text)"},
+    {0},
+};
+
+static int on_opt(void *ctx, int id, const char *val)
+{
+    if (id != OPT_FORMAT) return -1;
+    return cli_format(PR_FMT, val, 1u << LAT_FMT_TEXT | 1u << LAT_FMT_JSON | 1u << LAT_FMT_CSV,
+                      ctx);
+}
 
 #define MERGE_MAX_FILE (1ULL << 30)
 
 int cmd_bench_merge(int argc, char **argv, const struct lat_opts *opts)
 {
     (void)opts;
-    static const struct option lo[] = {
-        {"help", no_argument, NULL, 'h'},
-        {"format", required_argument, NULL, 'f'},
-        {NULL, 0, NULL, 0},
-    };
     enum lat_format fmt = LAT_FMT_TEXT;
-    int o;
-    optind = 1;
-    opterr = 0;
-    while ((o = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-        switch (o) {
-        case 'h':
-            fputs(merge_usage, stdout);
-            return LAT_EXIT_OK;
-        case 'f':
-            if (lat_parse_format(optarg,
-                                 1u << LAT_FMT_TEXT | 1u << LAT_FMT_JSON | 1u << LAT_FMT_CSV,
-                                 &fmt) < 0) {
-                pr_err("--format: expected text, json or csv\n");
-                return LAT_EXIT_USAGE;
-            }
-            break;
-        default:
-            pr_err("%s: unknown option (see 'latscope bench merge --help')\n", argv[optind - 1]);
-            return LAT_EXIT_USAGE;
-        }
-    }
-    size_t n = (size_t)(argc - optind);
+    struct cli_spec spec = {"bench merge", merge_usage, merge_footer, merge_options,
+                            on_opt,        &fmt,        false};
+    struct cli_result cr;
+    int status;
+    if (!cli_run(&spec, argc, argv, &cr, &status)) return status;
+    size_t n = cr.npos;
     if (n == 0) {
         pr_err("no RESULT.json given (see 'latscope bench merge --help')\n");
+        cli_result_fini(&cr);
         return LAT_EXIT_USAGE;
     }
     struct lat_buf *bufs = xcalloc(n, sizeof(*bufs));
@@ -71,7 +69,7 @@ int cmd_bench_merge(int argc, char **argv, const struct lat_opts *opts)
     const char **names = xcalloc(n, sizeof(*names));
     int exit_code = LAT_EXIT_OK;
     for (size_t i = 0; i < n; i++) {
-        names[i] = argv[optind + (int)i];
+        names[i] = cr.pos[i];
         int rc = buf_read_file(&bufs[i], names[i], MERGE_MAX_FILE);
         if (rc < 0) {
             pr_err("%s: %s\n", names[i],
@@ -87,7 +85,10 @@ int cmd_bench_merge(int argc, char **argv, const struct lat_opts *opts)
     char err[1024] = "";
     int rc = bench_merge_docs(&m, docs, lens, names, n, err, sizeof(err));
     if (rc) {
-        pr_err("%s\n", err[0] ? err : lat_strerror(rc));
+        {
+            char e_[2048]; /* it may quote an input's names: escaped (core/esc.h) */
+            pr_err("%s\n", lat_esc_cell(e_, sizeof(e_), err[0] ? err : lat_strerror(rc)));
+        }
         bench_merged_fini(&m);
         exit_code = rc == -ENOMEM ? LAT_EXIT_FAILURE : LAT_EXIT_USAGE;
         goto out;
@@ -110,5 +111,6 @@ out:
     free(docs);
     free(lens);
     free(names);
+    cli_result_fini(&cr);
     return exit_code;
 }

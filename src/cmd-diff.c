@@ -6,6 +6,7 @@
  */
 #define PR_FMT "diff"
 #include "core/err.h"
+#include "core/esc.h"
 #include "core/jsonw.h"
 #include "core/log.h"
 #include "diff/diff.h"
@@ -19,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+/* A name, path, URL or workload from an input, escaped (core/esc.h) into b for a %s. */
+#define ESC(b, s) lat_esc_cell((b), sizeof(b), (s))
 
 static const char usage_text[] =
     "usage: latscope diff [OPTIONS] BEFORE AFTER\n"
@@ -296,16 +300,17 @@ static void text_rows(FILE *f, const struct diff_bench_result *res, bool md, dou
     const char *cur = NULL;
     for (size_t i = 0; i < res->nrows; i++) {
         const struct diff_row *r = &res->rows[i];
+        char el[256], er[256];
         if (!cur || strcmp(cur, r->load) != 0) {
             cur = r->load;
             if (md) {
                 fprintf(f,
                         "\n### %s\n\n| metric | unit | before | after | Δ | Δ %% | %g %% CI of Δ "
                         "| verdict |\n|---|---|--:|--:|--:|--:|---|---|\n",
-                        cur, conf * 100);
+                        ESC(el, cur), conf * 100);
             } else {
-                fprintf(f, "\n%s\n  %-30s %-6s %11s %11s %11s %9s  %-24s %s\n", cur, "metric",
-                        "unit", "before", "after", "Δ", "Δ %", "CI of Δ", "verdict");
+                fprintf(f, "\n%s\n  %-30s %-6s %11s %11s %11s %9s  %-24s %s\n", ESC(el, cur),
+                        "metric", "unit", "before", "after", "Δ", "Δ %", "CI of Δ", "verdict");
             }
         }
         char b[32], a[32], d[32], dp[32], ci[64];
@@ -316,17 +321,19 @@ static void text_rows(FILE *f, const struct diff_bench_result *res, bool md, dou
         fmt_ci(ci, sizeof(ci), r);
         const char *v = diff_verdict_name(r->verdict);
         if (md)
-            fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s%s |\n", r->label, r->unit, b, a, d,
-                    dp, ci, r->verdict == DIFF_V_REGRESSION ? "**REGRESSION**" : v,
+            fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s%s |\n", ESC(er, r->label), r->unit,
+                    b, a, d, dp, ci, r->verdict == DIFF_V_REGRESSION ? "**REGRESSION**" : v,
                     r->flagged ? " (INVALID point)" : "");
         else
-            fprintf(f, "  %-30s %-6s %11s %11s %11s %9s  %-24s %s%s\n", r->label, r->unit, b, a, d,
-                    dp, ci, v, r->flagged ? " (INVALID point)" : "");
+            fprintf(f, "  %-30s %-6s %11s %11s %11s %9s  %-24s %s%s\n", ESC(er, r->label), r->unit,
+                    b, a, d, dp, ci, v, r->flagged ? " (INVALID point)" : "");
     }
 }
 
 static void csv_field(FILE *f, const char *s)
 {
+    char e[1024];
+    s = ESC(e, s);
     bool q = strpbrk(s, ",\"\n") != NULL;
     if (!q) {
         fputs(s, f);
@@ -374,8 +381,9 @@ static void csv_rows(FILE *f, const struct diff_bench_result *res)
 
 static void print_notes(FILE *f, const struct diff_bench_result *res, bool md)
 {
+    char e[2048];
     for (size_t i = 0; i < res->nnotes; i++)
-        fprintf(f, md ? "> **warning**: %s\n" : "warning: %s\n", res->notes[i]);
+        fprintf(f, md ? "> **warning**: %s\n" : "warning: %s\n", ESC(e, res->notes[i]));
 }
 
 /* The --fail-if verdicts; returns how many rules fired. */
@@ -429,7 +437,10 @@ static int diff_bench(struct cli *c, enum diff_kind kind)
         enum diff_kind k;
         int rc = diff_sniff(p, &k, err, sizeof(err));
         if (rc) {
-            pr_err("%s\n", err);
+            {
+                char e_[2048]; /* it may quote an input's names: escaped (core/esc.h) */
+                pr_err("%s\n", lat_esc_cell(e_, sizeof(e_), err));
+            }
             goto out;
         }
         if (k == DIFF_KIND_TRACE) {
@@ -442,14 +453,20 @@ static int diff_bench(struct cli *c, enum diff_kind kind)
         struct diff_run **slot = i < c->na ? &ra[i] : &rb[i - c->na];
         rc = diff_run_load(p, k, slot, err, sizeof(err));
         if (rc) {
-            pr_err("%s\n", err[0] ? err : lat_strerror(rc));
+            {
+                char e_[2048]; /* it may quote an input's names: escaped (core/esc.h) */
+                pr_err("%s\n", lat_esc_cell(e_, sizeof(e_), err[0] ? err : lat_strerror(rc)));
+            }
             goto out;
         }
     }
     struct diff_bench_result res;
     int rc = diff_bench_compare(ra, c->na, rb, c->nb, &c->bo, &res, err, sizeof(err));
     if (rc) {
-        pr_err("%s\n", err[0] ? err : lat_strerror(rc));
+        {
+            char e_[2048]; /* it may quote an input's names: escaped (core/esc.h) */
+            pr_err("%s\n", lat_esc_cell(e_, sizeof(e_), err[0] ? err : lat_strerror(rc)));
+        }
         goto out;
     }
     bool fired[MAX_RULES];
@@ -468,9 +485,10 @@ static int diff_bench(struct cli *c, enum diff_kind kind)
         csv_rows(f, &res);
     } else {
         bool md = c->fmt == LAT_FMT_MD;
+        char ea[1024], eb[1024];
         fprintf(f, "%slatscope diff: %zu before run(s) (%s%s), %zu after run(s) (%s%s)\n",
-                md ? "## " : "", c->na, c->a[0], c->na > 1 ? ", ..." : "", c->nb, c->b[0],
-                c->nb > 1 ? ", ..." : "");
+                md ? "## " : "", c->na, ESC(ea, c->a[0]), c->na > 1 ? ", ..." : "", c->nb,
+                ESC(eb, c->b[0]), c->nb > 1 ? ", ..." : "");
         fprintf(f,
                 "%s%g %% intervals of after - before; percentiles: bootstrap, %u resamples, "
                 "seed %llu%s\n",
@@ -595,14 +613,17 @@ static void text_ops(FILE *f, const struct diff_trace_result *r, size_t top, boo
             else
                 snprintf(sh, sizeof(sh), "%+.2fx", op->step_share); /* a ratio, not a share */
             long long dc = (long long)op->count[1] - (long long)op->count[0];
+            char en[1024];
             if (md)
                 fprintf(f, "| `%s` | %s | %llu | %llu | %+lld | %s | %s | %s | %s | %s |\n",
-                        op->name, op->gpu ? "GPU" : "CPU", (unsigned long long)op->count[0],
-                        (unsigned long long)op->count[1], dc, ba, bb, bd, sh, op->status);
+                        ESC(en, op->name), op->gpu ? "GPU" : "CPU",
+                        (unsigned long long)op->count[0], (unsigned long long)op->count[1], dc, ba,
+                        bb, bd, sh, op->status);
             else
-                fprintf(f, "  %-48.48s %-3s %8llu %8llu %+7lld %14s %14s %14s %8s  %s\n", op->name,
-                        op->gpu ? "GPU" : "CPU", (unsigned long long)op->count[0],
-                        (unsigned long long)op->count[1], dc, ba, bb, bd, sh, op->status);
+                fprintf(f, "  %-48.48s %-3s %8llu %8llu %+7lld %14s %14s %14s %8s  %s\n",
+                        ESC(en, op->name), op->gpu ? "GPU" : "CPU",
+                        (unsigned long long)op->count[0], (unsigned long long)op->count[1], dc, ba,
+                        bb, bd, sh, op->status);
             shown++;
         }
         if (!shown) fprintf(f, md ? "| (none) |||||||||\n" : "  (none)\n");
@@ -619,7 +640,8 @@ static void text_findings(FILE *f, const struct diff_trace_result *r, bool md)
         const struct diff_finding *d = &r->findings[i];
         char rank[24] = "";
         if (d->rank >= 0) snprintf(rank, sizeof(rank), " (rank %d)", d->rank);
-        fprintf(f, "%s%-9s %s%s: %s", md ? "- " : "  ", d->status, d->id, rank, d->title);
+        char et[2048];
+        fprintf(f, "%s%-9s %s%s: %s", md ? "- " : "  ", d->status, d->id, rank, ESC(et, d->title));
         if (d->in[0] && d->in[1])
             fprintf(f, "; saving %.1f %% -> %.1f %% of the step, %s -> %s", d->saving_pct[0],
                     d->saving_pct[1], diff_severity_name(d->severity[0]),
@@ -665,12 +687,15 @@ static void text_cpu(FILE *f, const struct diff_trace_result *r, size_t top, boo
                          100 * c->ci_total.hi);
             double v[5] = {diff_cpu_share(r, c->self, 0), diff_cpu_share(r, c->self, 1),
                            diff_cpu_share(r, c->total, 0), diff_cpu_share(r, c->total, 1), d};
+            char en[1024];
             if (md)
-                fprintf(f, "| `%s` | %.2f | %.2f | %.2f | %.2f | %+.2f | %s | %s |\n", c->name,
-                        v[0], v[1], v[2], v[3], v[4], ci, diff_cpu_verdict(&c->ci_total));
+                fprintf(f, "| `%s` | %.2f | %.2f | %.2f | %.2f | %+.2f | %s | %s |\n",
+                        ESC(en, c->name), v[0], v[1], v[2], v[3], v[4], ci,
+                        diff_cpu_verdict(&c->ci_total));
             else
-                fprintf(f, "  %-40.40s %8.2f %8.2f %8.2f %8.2f %+8.2f  %-20s %s\n", c->name, v[0],
-                        v[1], v[2], v[3], v[4], ci, diff_cpu_verdict(&c->ci_total));
+                fprintf(f, "  %-40.40s %8.2f %8.2f %8.2f %8.2f %+8.2f  %-20s %s\n",
+                        ESC(en, c->name), v[0], v[1], v[2], v[3], v[4], ci,
+                        diff_cpu_verdict(&c->ci_total));
             shown++;
         }
         if (!shown) fprintf(f, md ? "| (none) ||||||||\n" : "  (none)\n");
@@ -690,7 +715,10 @@ static int diff_traces(struct cli *c)
     char err[512] = "";
     int rc = diff_trace_compare(sa.t, sa.n, sb.t, sb.n, &c->to, &r, err, sizeof(err));
     if (rc) {
-        pr_err("%s\n", err[0] ? err : lat_strerror(rc));
+        {
+            char e_[2048]; /* it may quote an input's names: escaped (core/esc.h) */
+            pr_err("%s\n", lat_esc_cell(e_, sizeof(e_), err[0] ? err : lat_strerror(rc)));
+        }
         ret = rc == -ENOMEM ? LAT_EXIT_FAILURE : LAT_EXIT_USAGE;
         goto out;
     }
@@ -722,8 +750,9 @@ static int diff_traces(struct cli *c)
         }
     } else {
         bool md = c->fmt == LAT_FMT_MD;
-        fprintf(f, "%slatscope diff: before %s, after %s (traces)\n", md ? "## " : "", c->a[0],
-                c->b[0]);
+        char ea[1024], eb[1024];
+        fprintf(f, "%slatscope diff: before %s, after %s (traces)\n", md ? "## " : "",
+                ESC(ea, c->a[0]), ESC(eb, c->b[0]));
         fprintf(f, "%ssteps compared: %llu before, %llu after; %g %% intervals over steps%s\n",
                 md ? "\n" : "", (unsigned long long)r.steps[0], (unsigned long long)r.steps[1],
                 c->to.conf * 100, md ? "\n" : "");
@@ -762,7 +791,10 @@ int cmd_diff(int argc, char **argv, const struct lat_opts *opts)
     if (ingest_trace_file(c.a[0])) {
         k0 = DIFF_KIND_TRACE;
     } else if (diff_sniff(c.a[0], &k0, err, sizeof(err))) {
-        pr_err("%s\n", err);
+        {
+            char e_[2048]; /* it may quote an input's names: escaped (core/esc.h) */
+            pr_err("%s\n", lat_esc_cell(e_, sizeof(e_), err));
+        }
         ret = LAT_EXIT_USAGE;
         goto done;
     }
@@ -771,7 +803,10 @@ int cmd_diff(int argc, char **argv, const struct lat_opts *opts)
         if (ingest_trace_file(c.b[0])) {
             k1 = DIFF_KIND_TRACE;
         } else if (diff_sniff(c.b[0], &k1, err, sizeof(err))) {
-            pr_err("%s\n", err);
+            {
+                char e_[2048]; /* it may quote an input's names: escaped (core/esc.h) */
+                pr_err("%s\n", lat_esc_cell(e_, sizeof(e_), err));
+            }
             ret = LAT_EXIT_USAGE;
             goto done;
         }

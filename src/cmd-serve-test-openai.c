@@ -10,7 +10,7 @@
  * the process has exited after SIGINT/SIGTERM.
  * Entry point: cmd_serve_test_openai(); `latscope serve-test` dispatches "openai" here.
  */
-#define PR_FMT "serve-test"
+#define PR_FMT "serve-test openai"
 #include "core/err.h"
 #include "core/log.h"
 #include "core/units.h"
@@ -18,7 +18,6 @@
 #include "latscope.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,193 +32,229 @@ static void on_signal(int sig)
     stop_flag = 1;
 }
 
-static void usage(FILE *f)
+static const char usage_text[] =
+    "usage: latscope serve-test openai [OPTIONS]\n\n"
+    "OpenAI-compatible streaming fixture (/v1/completions, /v1/chat/completions) with a\n"
+    "known, seeded timeline. Prints \"port N\" on stdout, serves until SIGINT/SIGTERM.\n\n";
+
+static const char footer_text[] =
+    "Exit status: 0 stopped by a signal, 1 cannot listen or serve, 2 usage error.\n"
+    "See docs/serve-test.md.\n";
+
+enum {
+    OPT_PORT,
+    OPT_PORT_FILE,
+    OPT_PREFILL,
+    OPT_TOKEN_INTERVAL,
+    OPT_TOKENS_PER_CHUNK,
+    OPT_OUTPUT_TOKENS,
+    OPT_MAX_SEQS,
+    OPT_FAULTS,
+    OPT_STALL,
+    OPT_NO_USAGE,
+    OPT_KEEPALIVE_LIE,
+    OPT_INTERRUPT,
+    OPT_STOP_AFTER,
+    OPT_MAX_CONTEXT,
+    OPT_TRUNCATE_PROMPT,
+    OPT_BUFFER_STREAM,
+    OPT_EMPTY_EVERY,
+    OPT_LLAMA_NATIVE,
+    OPT_TOKENIZE,
+    OPT_PREFIX_CACHE,
+    OPT_PREFIX_BLOCK,
+    OPT_PREFILL_PER_TOKEN,
+    OPT_SEED,
+    OPT_SEND_LOG,
+};
+
+static const struct cli_opt options[] = {
+    {"port", 0, "N", OPT_PORT, 0, "TCP port on 127.0.0.1 (default 0: any free port)"},
+    {"port-file", 0, "FILE", OPT_PORT_FILE, 0, "also write the port to FILE"},
+    {"prefill", 0, "DUR", OPT_PREFILL, 0, "admission -> first token (default 20ms)"},
+    {"token-interval", 0, "DUR", OPT_TOKEN_INTERVAL, 0, "between tokens (default 10ms)"},
+    {"tokens-per-chunk", 0, "N", OPT_TOKENS_PER_CHUNK, 0, "tokens per SSE event (default 1)"},
+    {"output-tokens", 0, "N", OPT_OUTPUT_TOKENS, 0,
+     "output length when a request has no max_tokens (16)"},
+    {"max-seqs", 0, "N", OPT_MAX_SEQS, 0,
+     "concurrent sequences; more requests queue (0 = no limit)"},
+    {"faults", 0, "LIST", OPT_FAULTS, 0,
+     "e.g. cut:0.1,error:0.05,stall:0.05,malformed:0.05,http:0.05"},
+    {"stall", 0, "DUR", OPT_STALL, 0, "pause of the stall fault (default 500ms)"},
+    {"no-usage", 0, NULL, OPT_NO_USAGE, 0, "never send usage (clients must count chunks)"},
+    {"keepalive-lie", 0, NULL, OPT_KEEPALIVE_LIE, 0,
+     "close after every response without 'Connection: close'\n"
+     "(llama-server does: keep-alive is implied, not kept)"},
+    {"interrupt", 0, NULL, OPT_INTERRUPT, 0,
+     "a new request cuts every running stream: [DONE] after the\n"
+     "tokens so far, no finish_reason, close without the last\n"
+     "chunk (llama-cpp-python's default interrupt_requests)"},
+    {"stop-after", 0, "N", OPT_STOP_AFTER, 0,
+     "end every response after N tokens, finish_reason \"stop\"\n"
+     "(min_tokens/ignore_eos not honoured)"},
+    {"max-context", 0, "N", OPT_MAX_CONTEXT, 0,
+     "prompt + max_tokens over N tokens: HTTP 400\n"
+     "context_length_exceeded (prompt tokens = words)"},
+    {"truncate-prompt", 0, "N", OPT_TRUNCATE_PROMPT, 0,
+     "a prompt over N tokens is cut to N, silently (usage says\n"
+     "N): llama-server's answer to a prompt over its context"},
+    {"buffer-stream", 0, NULL, OPT_BUFFER_STREAM, 0,
+     "hold every event of a stream until the last is due, then\n"
+     "send them at once (a buffering proxy; Nagle + delayed ACK)"},
+    {"empty-every", 0, "N", OPT_EMPTY_EVERY, 0,
+     "every Nth content event (not the last) carries \"\" (a\n"
+     "token with no text of its own, llama-cpp-python)"},
+    {"llama-native", 0, NULL, OPT_LLAMA_NATIVE, 0,
+     "answer in llama.cpp's native stream ({\"content\", \"stop\"}\n"
+     "events, the counts in the last one, no [DONE]): its\n"
+     "/completion, llama-server's /v1/completions in 2024"},
+    {"tokenize", 0, "DIALECT", OPT_TOKENIZE, 0,
+     "serve POST /tokenize as llamacpp, vllm or tgi (the fixture's\n"
+     "own tokenization: a piece of L bytes is ceil(L/4) tokens);\n"
+     "usage.prompt_tokens then counts the prompt text the same way"},
+    {"prefix-cache", 0, NULL, OPT_PREFIX_CACHE, 0,
+     "an automatic prefix cache: prompts are cut into blocks\n"
+     "of --prefix-block tokens (a token: a piece starting at a\n"
+     "space; a role token per chat message); a request hits the\n"
+     "leading blocks cached by earlier prompts and outputs, and\n"
+     "/metrics counts vllm:prefix_cache_queries_total/_hits_total"},
+    {"prefix-block", 0, "N", OPT_PREFIX_BLOCK, 0, "tokens per cache block (default 16)"},
+    {"prefill-per-token", 0, "DUR", OPT_PREFILL_PER_TOKEN, 0,
+     "prefill += DUR per prompt token not in the cache (all\n"
+     "prompt tokens without --prefix-cache)"},
+    {"seed", 0, "N", OPT_SEED, 0, "fault draws (default 1)"},
+    {"send-log", 0, "FILE", OPT_SEND_LOG, 0,
+     "one JSON line per streamed response: its id and every\n"
+     "content chunk's actual send time (CLOCK_MONOTONIC ns);\n"
+     "kept in memory, written when SIGINT/SIGTERM stops the server"},
+    {0},
+};
+
+struct oa_args {
+    struct fx_openai_cfg cfg;
+    const char *port_file, *send_log;
+    int port;
+};
+
+static const char *opt_name(int id)
 {
-    fprintf(
-        f,
-        "usage: latscope serve-test openai [OPTIONS]\n\n"
-        "OpenAI-compatible streaming fixture (/v1/completions, /v1/chat/completions) with a\n"
-        "known, seeded timeline. Prints \"port N\" on stdout, serves until SIGINT/SIGTERM.\n\n"
-        "  --port N               TCP port on 127.0.0.1 (default 0: any free port)\n"
-        "  --port-file FILE       also write the port to FILE\n"
-        "  --prefill DUR          admission -> first token (default 20ms)\n"
-        "  --token-interval DUR   between tokens (default 10ms)\n"
-        "  --tokens-per-chunk N   tokens per SSE event (default 1)\n"
-        "  --output-tokens N      output length when a request has no max_tokens (16)\n"
-        "  --max-seqs N           concurrent sequences; more requests queue (0 = no limit)\n"
-        "  --faults LIST          e.g. cut:0.1,error:0.05,stall:0.05,malformed:0.05,http:0.05\n"
-        "  --stall DUR            pause of the stall fault (default 500ms)\n"
-        "  --no-usage             never send usage (clients must count chunks)\n"
-        "  --keepalive-lie        close after every response without 'Connection: close'\n"
-        "                         (llama-server does: keep-alive is implied, not kept)\n"
-        "  --interrupt            a new request cuts every running stream: [DONE] after the\n"
-        "                         tokens so far, no finish_reason, close without the last\n"
-        "                         chunk (llama-cpp-python's default interrupt_requests)\n"
-        "  --stop-after N         end every response after N tokens, finish_reason \"stop\"\n"
-        "                         (min_tokens/ignore_eos not honoured)\n"
-        "  --max-context N        prompt + max_tokens over N tokens: HTTP 400\n"
-        "                         context_length_exceeded (prompt tokens = words)\n"
-        "  --truncate-prompt N    a prompt over N tokens is cut to N, silently (usage says\n"
-        "                         N): llama-server's answer to a prompt over its context\n"
-        "  --buffer-stream        hold every event of a stream until the last is due, then\n"
-        "                         send them at once (a buffering proxy; Nagle + delayed ACK)\n"
-        "  --empty-every N        every Nth content event (not the last) carries \"\" (a\n"
-        "                         token with no text of its own, llama-cpp-python)\n"
-        "  --llama-native         answer in llama.cpp's native stream ({\"content\", \"stop\"}\n"
-        "                         events, the counts in the last one, no [DONE]): its\n"
-        "                         /completion, llama-server's /v1/completions in 2024\n"
-        "  --tokenize DIALECT     serve POST /tokenize as llamacpp, vllm or tgi (the fixture's\n"
-        "                         own tokenization: a piece of L bytes is ceil(L/4) tokens);\n"
-        "                         usage.prompt_tokens then counts the prompt text the same way\n"
-        "  --prefix-cache         an automatic prefix cache: prompts are cut into blocks\n"
-        "                         of --prefix-block tokens (a token: a piece starting at a\n"
-        "                         space; a role token per chat message); a request hits the\n"
-        "                         leading blocks cached by earlier prompts and outputs, and\n"
-        "                         /metrics counts vllm:prefix_cache_queries_total/_hits_total\n"
-        "  --prefix-block N       tokens per cache block (default 16)\n"
-        "  --prefill-per-token DUR  prefill += DUR per prompt token not in the cache (all\n"
-        "                         prompt tokens without --prefix-cache)\n"
-        "  --seed N               fault draws (default 1)\n"
-        "  --send-log FILE        one JSON line per streamed response: its id and every\n"
-        "                         content chunk's actual send time (CLOCK_MONOTONIC ns);\n"
-        "                         kept in memory, written when SIGINT/SIGTERM stops the server\n");
+    for (const struct cli_opt *o = options; o->lname || o->help; o++)
+        if (o->lname && o->id == id) return o->lname;
+    return "?";
+}
+
+/* A wrong value: -1 after "--OPT: bad value 'V'[: why]". */
+static int bad(int id, const char *val, const char *why)
+{
+    if (why)
+        pr_err("--%s: bad value '%s': %s\n", opt_name(id), val, why);
+    else
+        pr_err("--%s: bad value '%s' (see latscope serve-test openai --help)\n", opt_name(id), val);
+    return -1;
+}
+
+/* A count in lo..hi into *out (an int), else the error. */
+static int count_in(int id, const char *a, uint64_t lo, uint64_t hi, int *out)
+{
+    uint64_t n;
+    if (units_parse_count(a, &n) || n < lo || n > hi) return bad(id, a, NULL);
+    *out = (int)n;
+    return 0;
+}
+
+static int dur(int id, const char *a, lat_ns *out)
+{
+    return units_parse_duration(a, LAT_NS_PER_MS, out) ? bad(id, a, NULL) : 0;
+}
+
+static int on_opt(void *ctx, int id, const char *a)
+{
+    struct oa_args *x = ctx;
+    struct fx_openai_cfg *cfg = &x->cfg;
+    const char *why = NULL;
+    uint64_t n;
+    switch (id) {
+    case OPT_PORT:
+        return count_in(id, a, 0, 65535, &x->port);
+    case OPT_PORT_FILE:
+        x->port_file = a;
+        return 0;
+    case OPT_PREFILL:
+        return dur(id, a, &cfg->prefill_ns);
+    case OPT_TOKEN_INTERVAL:
+        return dur(id, a, &cfg->token_ns);
+    case OPT_STALL:
+        return dur(id, a, &cfg->stall_ns);
+    case OPT_TOKENS_PER_CHUNK:
+        return count_in(id, a, 1, 100000, &cfg->tokens_per_chunk);
+    case OPT_OUTPUT_TOKENS:
+        return count_in(id, a, 1, 1000000, &cfg->output_tokens);
+    case OPT_MAX_SEQS:
+        return count_in(id, a, 0, 1000000, &cfg->max_seqs);
+    case OPT_FAULTS:
+        return fx_openai_parse_faults(a, cfg, &why) ? bad(id, a, why) : 0;
+    case OPT_KEEPALIVE_LIE:
+        cfg->keepalive_lie = true;
+        return 0;
+    case OPT_NO_USAGE:
+        cfg->no_usage = true;
+        return 0;
+    case OPT_INTERRUPT:
+        cfg->interrupt = true;
+        return 0;
+    case OPT_LLAMA_NATIVE:
+        cfg->llama_native = true;
+        return 0;
+    case OPT_EMPTY_EVERY:
+        return count_in(id, a, 1, 1000000, &cfg->empty_every);
+    case OPT_STOP_AFTER:
+        return count_in(id, a, 1, 1000000, &cfg->stop_after);
+    case OPT_BUFFER_STREAM:
+        cfg->buffer_stream = true;
+        return 0;
+    case OPT_TRUNCATE_PROMPT:
+        return count_in(id, a, 1, 100000000, &cfg->truncate_prompt);
+    case OPT_MAX_CONTEXT:
+        return count_in(id, a, 1, 100000000, &cfg->max_context);
+    case OPT_TOKENIZE:
+        return fx_openai_tokenize_parse(a, &cfg->tokenize) ? bad(id, a, "llamacpp, vllm or tgi")
+                                                           : 0;
+    case OPT_SEED:
+        if (units_parse_count(a, &n)) return bad(id, a, NULL);
+        cfg->seed = n;
+        return 0;
+    case OPT_SEND_LOG:
+        x->send_log = a;
+        return 0;
+    case OPT_PREFIX_CACHE:
+        cfg->prefix_cache = true;
+        return 0;
+    case OPT_PREFIX_BLOCK:
+        return count_in(id, a, 1, 1000000, &cfg->prefix_block);
+    case OPT_PREFILL_PER_TOKEN:
+        return dur(id, a, &cfg->prefill_token_ns);
+    }
+    return -1;
 }
 
 int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
 {
-    static const struct option longopts[] = {
-        {"port", required_argument, NULL, 'p'},
-        {"port-file", required_argument, NULL, 'P'},
-        {"prefill", required_argument, NULL, 'f'},
-        {"token-interval", required_argument, NULL, 'i'},
-        {"tokens-per-chunk", required_argument, NULL, 'c'},
-        {"output-tokens", required_argument, NULL, 'o'},
-        {"max-seqs", required_argument, NULL, 'm'},
-        {"faults", required_argument, NULL, 'F'},
-        {"stall", required_argument, NULL, 's'},
-        {"no-usage", no_argument, NULL, 'U'},
-        {"keepalive-lie", no_argument, NULL, 'K'},
-        {"interrupt", no_argument, NULL, 'I'},
-        {"stop-after", required_argument, NULL, 'A'},
-        {"max-context", required_argument, NULL, 'C'},
-        {"truncate-prompt", required_argument, NULL, 'R'},
-        {"buffer-stream", no_argument, NULL, 'W'},
-        {"empty-every", required_argument, NULL, 'E'},
-        {"llama-native", no_argument, NULL, 'N'},
-        {"seed", required_argument, NULL, 'S'},
-        {"tokenize", required_argument, NULL, 'T'},
-        {"send-log", required_argument, NULL, 'L'},
-        {"prefix-cache", no_argument, NULL, 'X'},
-        {"prefix-block", required_argument, NULL, 'B'},
-        {"prefill-per-token", required_argument, NULL, 'Y'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    struct fx_openai_cfg cfg = {
-        .prefill_ns = 20 * LAT_NS_PER_MS, .token_ns = 10 * LAT_NS_PER_MS, .seed = 1};
-    const char *port_file = NULL, *send_log = NULL, *why = NULL;
-    int port = 0, c;
-    uint64_t n;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'p':
-            if (units_parse_count(optarg, &n) || n > 65535) goto bad;
-            port = (int)n;
-            break;
-        case 'P':
-            port_file = optarg;
-            break;
-        case 'f':
-            if (units_parse_duration(optarg, LAT_NS_PER_MS, &cfg.prefill_ns)) goto bad;
-            break;
-        case 'i':
-            if (units_parse_duration(optarg, LAT_NS_PER_MS, &cfg.token_ns)) goto bad;
-            break;
-        case 's':
-            if (units_parse_duration(optarg, LAT_NS_PER_MS, &cfg.stall_ns)) goto bad;
-            break;
-        case 'c':
-            if (units_parse_count(optarg, &n) || n < 1 || n > 100000) goto bad;
-            cfg.tokens_per_chunk = (int)n;
-            break;
-        case 'o':
-            if (units_parse_count(optarg, &n) || n < 1 || n > 1000000) goto bad;
-            cfg.output_tokens = (int)n;
-            break;
-        case 'm':
-            if (units_parse_count(optarg, &n) || n > 1000000) goto bad;
-            cfg.max_seqs = (int)n;
-            break;
-        case 'F':
-            if (fx_openai_parse_faults(optarg, &cfg, &why)) {
-                pr_err("--faults %s: %s\n", optarg, why);
-                return LAT_EXIT_USAGE;
-            }
-            break;
-        case 'K':
-            cfg.keepalive_lie = true;
-            break;
-        case 'U':
-            cfg.no_usage = true;
-            break;
-        case 'I':
-            cfg.interrupt = true;
-            break;
-        case 'N':
-            cfg.llama_native = true;
-            break;
-        case 'E':
-            if (units_parse_count(optarg, &n) || n < 1 || n > 1000000) goto bad;
-            cfg.empty_every = (int)n;
-            break;
-        case 'A':
-            if (units_parse_count(optarg, &n) || n < 1 || n > 1000000) goto bad;
-            cfg.stop_after = (int)n;
-            break;
-        case 'W':
-            cfg.buffer_stream = true;
-            break;
-        case 'R':
-            if (units_parse_count(optarg, &n) || n < 1 || n > 100000000) goto bad;
-            cfg.truncate_prompt = (int)n;
-            break;
-        case 'C':
-            if (units_parse_count(optarg, &n) || n < 1 || n > 100000000) goto bad;
-            cfg.max_context = (int)n;
-            break;
-        case 'T':
-            if (fx_openai_tokenize_parse(optarg, &cfg.tokenize)) goto bad;
-            break;
-        case 'S':
-            if (units_parse_count(optarg, &n)) goto bad;
-            cfg.seed = n;
-            break;
-        case 'L':
-            send_log = optarg;
-            break;
-        case 'X':
-            cfg.prefix_cache = true;
-            break;
-        case 'B':
-            if (units_parse_count(optarg, &n) || n < 1 || n > 1000000) goto bad;
-            cfg.prefix_block = (int)n;
-            break;
-        case 'Y':
-            if (units_parse_duration(optarg, LAT_NS_PER_MS, &cfg.prefill_token_ns)) goto bad;
-            break;
-        case 'h':
-            usage(stdout);
-            return LAT_EXIT_OK;
-        default:
-            usage(stderr);
-            return LAT_EXIT_USAGE;
-        }
-    }
-    if (optind < argc) {
-        pr_err("unexpected argument '%s'\n", argv[optind]);
+    struct oa_args x = {
+        .cfg = {.prefill_ns = 20 * LAT_NS_PER_MS, .token_ns = 10 * LAT_NS_PER_MS, .seed = 1}};
+    struct cli_spec spec = {
+        "serve-test openai", usage_text, footer_text, options, on_opt, &x, false};
+    struct cli_result cr;
+    int status;
+    if (!cli_run(&spec, argc, argv, &cr, &status)) return status;
+    if (cr.npos) {
+        pr_err("unexpected argument '%s' (serve-test openai takes only options)\n", cr.pos[0]);
+        cli_result_fini(&cr);
         return LAT_EXIT_USAGE;
     }
+    cli_result_fini(&cr);
+    struct fx_openai_cfg cfg = x.cfg;
+    const char *port_file = x.port_file, *send_log = x.send_log;
+    int port = x.port;
     struct fx_openai fx;
     int rc = fx_openai_init(&fx, &cfg);
     if (rc) {
@@ -283,7 +318,4 @@ int cmd_serve_test_openai(int argc, char **argv, const struct lat_opts *opts)
         return LAT_EXIT_FAILURE;
     }
     return log_failed ? LAT_EXIT_FAILURE : LAT_EXIT_OK;
-bad:
-    pr_err("bad value '%s' for an option; see 'latscope serve-test openai --help'\n", optarg);
-    return LAT_EXIT_USAGE;
 }

@@ -14,6 +14,7 @@
  *     stable there: documented).
  */
 #include "analyze/internal.h"
+#include "core/pctl.h"
 
 #include <errno.h>
 #include <math.h>
@@ -101,7 +102,7 @@ static size_t aggregate(struct lat_an_annot *rows, size_t n)
     double run = 0;
     for (size_t i = 0; i < n; i++)
         cum[i] = run += (double)rows[i].s.sum;
-    double q = an_quantile_sorted(cum, n, ANNOT_RATIO);
+    double q = lat_quantile_linear_f64(cum, n, ANNOT_RATIO);
     size_t k = 0, no = 0;
     struct lat_an_annot others = {.s = {.name = "others", .others = true}};
     for (size_t i = 0; i < n; i++) {

@@ -9,6 +9,7 @@
  */
 #include "analyze/internal.h"
 #include "core/grow.h"
+#include "core/pctl.h"
 
 #include <errno.h>
 #include <math.h>
@@ -204,7 +205,7 @@ static size_t aggr_type(struct lat_an_kernel *names, size_t n, const struct anal
     for (size_t i = 0; i < n; i++)
         cum[i] = run += (double)names[i].sum;
     /* quantile of the (already sorted, increasing) cumsum series */
-    double q = an_quantile_sorted(cum, n, o->duration_ratio);
+    double q = lat_quantile_linear_f64(cum, n, o->duration_ratio);
     size_t k = 0, nothers = 0;
     uint64_t others_count = 0;
     double *osum = scratch + n; /* per-name sums that go into "others" */

@@ -17,7 +17,9 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/esc.h"
 #include "core/grow.h"
+#include "core/sort.h"
 #include "core/u64map.h"
 
 /* Function table: name -> index, names owned. */
@@ -95,12 +97,6 @@ static lat_ns overlap(const struct lat_cpu_opts *o, lat_ns a, lat_ns b)
         if (y > x) sum += y - x;
     }
     return sum;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
 }
 
 static int cmp_self(const void *a, const void *b)
@@ -285,7 +281,7 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
         if (hz > 0 && hz <= 100000) out->period_ns = 1000000000 / hz;
     }
     if (!out->period_ns && nsts > 1) {
-        qsort(sts, nsts, sizeof(*sts), cmp_i64);
+        qsort(sts, nsts, sizeof(*sts), lat_cmp_i64);
         size_t best = 0;
         for (size_t i = 1; i < nth; i++)
             if (th[i].t.samples > th[best].t.samples) best = i;
@@ -298,7 +294,7 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
             if (g > 0) gaps[ng++] = g;
         }
         if (ng) {
-            qsort(gaps, ng, sizeof(*gaps), cmp_i64);
+            qsort(gaps, ng, sizeof(*gaps), lat_cmp_i64);
             double hz = 1e9 / (double)gaps[ng / 4];
             long rhz = (long)(hz + 0.5);
             if (rhz < 1) rhz = 1;
@@ -429,20 +425,23 @@ int lat_cpu_format_text(const struct lat_cpu_summary *s, FILE *f)
     fprintf(f, ", %llu off-CPU intervals (%.3f s)\n", (unsigned long long)s->off_intervals,
             (double)s->off_ns / 1e9);
     if (!s->samples && !s->off_intervals) return ferror(f) ? -EIO : 0;
+    char e[4096], e2[1024];
     fprintf(f, "\nTop functions by self samples:\n%8s %7s %8s %7s  %s\n", "self", "self%", "total",
             "total%", "function");
     for (size_t i = 0; i < s->nfuncs; i++)
         fprintf(f, "%8llu %6.1f%% %8llu %6.1f%%  %s\n", (unsigned long long)s->funcs[i].self,
                 pct(s->funcs[i].self, s->samples), (unsigned long long)s->funcs[i].total,
-                pct(s->funcs[i].total, s->samples), s->funcs[i].name);
+                pct(s->funcs[i].total, s->samples), lat_esc_cell(e, sizeof(e), s->funcs[i].name));
     fprintf(f, "\nTop functions by total samples:\n%8s %7s  %s\n", "total", "total%", "function");
     for (size_t i = 0; i < s->nfuncs_total; i++)
         fprintf(f, "%8llu %6.1f%%  %s\n", (unsigned long long)s->funcs_total[i].total,
-                pct(s->funcs_total[i].total, s->samples), s->funcs_total[i].name);
+                pct(s->funcs_total[i].total, s->samples),
+                lat_esc_cell(e, sizeof(e), s->funcs_total[i].name));
     fprintf(f, "\nTop stacks:\n");
     for (size_t i = 0; i < s->nstacks; i++)
         fprintf(f, "%8llu %6.1f%%  %s\n", (unsigned long long)s->stacks[i].samples,
-                pct(s->stacks[i].samples, s->samples), s->stacks[i].stack);
+                pct(s->stacks[i].samples, s->samples),
+                lat_esc_cell(e, sizeof(e), s->stacks[i].stack));
     fprintf(f, "\nThreads (on-CPU vs off-CPU):\n%8s %8s %10s %10s %8s  %-16s %s\n", "pid", "tid",
             "on-CPU s", "off-CPU s", "samples", "name", "top function");
     size_t shown = 0;
@@ -459,7 +458,8 @@ int lat_cpu_format_text(const struct lat_cpu_summary *s, FILE *f)
         if (s->period_ns) snprintf(on, sizeof(on), "%10.3f", (double)t->on_ns / 1e9);
         fprintf(f, "%8lld %8lld %s %10.3f %8llu  %-16s %s\n", (long long)t->pid, (long long)t->tid,
                 on, (double)t->off_ns / 1e9, (unsigned long long)t->samples,
-                t->label[0] ? t->label : "-", t->top_func);
+                t->label[0] ? lat_esc_cell(e, sizeof(e), t->label) : "-",
+                lat_esc_cell(e2, sizeof(e2), t->top_func));
     }
     return ferror(f) ? -EIO : 0;
 }

@@ -5,6 +5,7 @@
  * calls write their rows with these (tests/e2e/t005-link-graph.sh).
  */
 #include "analyze/render.h"
+#include "core/table.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -94,11 +95,9 @@ void lat_an_row_json(struct jsonw *w, const struct lat_an_table *t, const void *
     jsonw_obj_end(w);
 }
 
+/* Names are table cells (core/table.h): escaped (core/esc.h), padded, cut to the width. */
 void lat_an_print_tail(FILE *f, const char *s, int w)
 {
-    int l = (int)strlen(s);
-    if (l <= w)
-        fprintf(f, "%-*s", w, s);
-    else
-        fprintf(f, "...%s", s + l - (w - 3));
+    lat_table_cell(&LAT_TOUT_FILE(f),
+                   &(struct lat_tcol){w, LAT_TCOL_LEFT | LAT_TCOL_CUT_START, NULL}, s);
 }

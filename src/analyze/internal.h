@@ -140,10 +140,9 @@ int an_aten(struct an_view *v, struct lat_an_rank *r);
 int an_perfmodel(struct an_view *v, struct lat_an_rank *r);
 int an_critpath(struct an_view *v, struct lat_an_rank *r);
 
-/* pandas describe() over x[0..n) (sorts x). */
+/* pandas describe() over x[0..n) (sorts x): quantiles by core/pctl.h's linear interpolation, as
+ * pandas (HTA's numbers); analyze's own pNN columns are nearest rank. */
 void an_describe(double *x, size_t n, struct lat_dist *d);
-/* pandas' default quantile of sorted x[0..n) (linear interpolation), n > 0. */
-double an_quantile_sorted(const double *x, size_t n, double q);
 /* Sample statistics of x[0..n) into k: sum, max, min, mean, std (0 for one value). */
 void an_kern_stats(struct lat_an_kernel *k, const double *x, size_t n);
 /* annot.c: user annotations (HTA's user-annotation breakdowns) */

@@ -5,6 +5,7 @@
  */
 #include "analyze/ncu.h"
 #include "analyze/sections.h"
+#include "core/esc.h"
 #include "core/jsonw.h"
 #include "core/table.h"
 #include "core/units.h"
@@ -590,7 +591,9 @@ int lat_ncu_section_text(FILE *f, const struct lat_trace *t, size_t top_n)
                 fprintf(f, "         %7s", "");
             else
                 fprintf(f, "         %6.2f%%", u->speedup_pct);
-            fprintf(f, " %s: %.90s%s\n", u->name, d, strlen(d) > 90 ? "..." : "");
+            char e1[128], e2[512];
+            fprintf(f, " %s: %.90s%s\n", lat_esc_cell(e1, sizeof(e1), u->name),
+                    lat_esc_cell(e2, sizeof(e2), d), strlen(d) > 90 ? "..." : "");
         }
         if (l->nrules > 3) fprintf(f, "         (%zu more rule results)\n", l->nrules - 3);
     }

@@ -5,7 +5,10 @@
 #include "analyze/ort.h"
 #include "analyze/render.h"
 #include "analyze/sections.h"
+#include "core/esc.h"
 #include "core/jsonw.h"
+#include "core/pctl.h"
+#include "core/sort.h"
 #include "core/units.h"
 
 #include <errno.h>
@@ -80,12 +83,6 @@ struct node {
     lat_ns ts, end;
 };
 
-static int cmp_ns(const void *a, const void *b)
-{
-    lat_ns x = *(const lat_ns *)a, y = *(const lat_ns *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int cmp_run_ts(const void *a, const void *b)
 {
     const struct node *x = a, *y = b;
@@ -93,9 +90,10 @@ static int cmp_run_ts(const void *a, const void *b)
     return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-static size_t key_off; /* offset of the grouping key in struct node (qsort has no context) */
-static int cmp_key(const void *a, const void *b)
+/* By the grouping key at offset *ctx in struct node (qsort_r: analyze runs ranks in threads). */
+static int cmp_key(const void *a, const void *b, void *ctx)
 {
+    size_t key_off = *(const size_t *)ctx;
     uint32_t x, y;
     memcpy(&x, (const char *)a + key_off, sizeof(x));
     memcpy(&y, (const char *)b + key_off, sizeof(y));
@@ -109,14 +107,6 @@ static int cmp_row_total(const void *a, const void *b)
     return strcmp(x->name ? x->name : "", y->name ? y->name : "");
 }
 
-static lat_ns rank_pick(const lat_ns *v, size_t n, double q)
-{
-    size_t k = (size_t)(q * (double)n + 0.999999999); /* ceil: nearest rank */
-    if (k < 1) k = 1;
-    if (k > n) k = n;
-    return v[k - 1];
-}
-
 /* Groups nodes by the key at offset off into rows (sorted by total, top cut); 0 or -ENOMEM. */
 static int group(const struct lat_trace *t, struct node *nd, size_t n, size_t off, bool detail,
                  lat_ns denom, size_t top, struct lat_ort_row **out, size_t *nout, size_t *total)
@@ -125,8 +115,7 @@ static int group(const struct lat_trace *t, struct node *nd, size_t n, size_t of
     *nout = 0;
     if (total) *total = 0;
     if (!n) return 0;
-    key_off = off;
-    qsort(nd, n, sizeof(*nd), cmp_key);
+    qsort_r(nd, n, sizeof(*nd), cmp_key, &off);
     struct lat_ort_row *rows = calloc(n, sizeof(*rows));
     if (!rows) return -ENOMEM;
     size_t nr = 0;
@@ -214,10 +203,10 @@ int lat_ort_summarize(const struct lat_trace *t, size_t top_n, struct lat_ort_su
     if (r) {
         s->run_mean_ns = (double)s->run_total / (double)r;
         if (r > 1) s->run_steady_mean_ns = (double)(s->run_total - s->run_first) / (double)(r - 1);
-        qsort(rdur, r, sizeof(*rdur), cmp_ns);
-        s->run_p50 = rank_pick(rdur, r, 0.50);
-        s->run_p90 = rank_pick(rdur, r, 0.90);
-        s->run_p99 = rank_pick(rdur, r, 0.99);
+        qsort(rdur, r, sizeof(*rdur), lat_cmp_i64);
+        s->run_p50 = lat_pctl_i64(rdur, r, 50);
+        s->run_p90 = lat_pctl_i64(rdur, r, 90);
+        s->run_p99 = lat_pctl_i64(rdur, r, 99);
         s->run_max = rdur[r - 1];
     }
     /* union of the node intervals inside each run (clipped to it) */
@@ -311,13 +300,14 @@ static const char *d(lat_ns ns, char *b)
 static void rows_text(FILE *f, const char *title, const struct lat_ort_row *rows, size_t n,
                       size_t total, bool node)
 {
-    char b1[32], b2[32];
+    char b1[32], b2[32], e[64];
     fprintf(f, "\n%-44s %-12s calls      total       mean  %%run\n", title, node ? "op" : "");
     for (size_t i = 0; i < n; i++) {
         const struct lat_ort_row *r = &rows[i];
         fprintf(f, "  ");
         lat_an_print_tail(f, r->name, 42);
-        fprintf(f, " %-12.12s %5llu %10s %10s %5.1f\n", node && r->op ? r->op : "",
+        fprintf(f, " %-12.12s %5llu %10s %10s %5.1f\n",
+                node && r->op ? lat_esc_cell(e, sizeof(e), r->op) : "",
                 (unsigned long long)r->calls, d(r->total, b1), d((lat_ns)r->mean_ns, b2), r->pct);
     }
     if (total > n) fprintf(f, "  (%zu more)\n", total - n);

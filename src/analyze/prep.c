@@ -20,6 +20,8 @@
 #include "analyze/render.h"
 #include "analyze/tf.h"
 #include "core/grow.h"
+#include "core/pctl.h"
+#include "core/sort.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -69,15 +71,6 @@ static void dsort(double *x, size_t n)
     }
 }
 
-/* pandas' default quantile of sorted x[0..n): linear interpolation between the closest ranks. */
-double an_quantile_sorted(const double *x, size_t n, double q)
-{
-    double pos = q * (double)(n - 1);
-    size_t lo = (size_t)pos;
-    if (lo + 1 >= n) return x[n - 1];
-    return x[lo] + (x[lo + 1] - x[lo]) * (pos - (double)lo);
-}
-
 void an_describe(double *x, size_t n, struct lat_dist *d)
 {
     memset(d, 0, sizeof(*d));
@@ -94,11 +87,11 @@ void an_describe(double *x, size_t n, struct lat_dist *d)
     d->std = n > 1 ? __builtin_sqrt(m2 / (double)(n - 1)) : 0;
     d->min = x[0];
     d->max = x[n - 1];
-    d->p25 = an_quantile_sorted(x, n, 0.25);
-    d->p50 = an_quantile_sorted(x, n, 0.50);
-    d->p75 = an_quantile_sorted(x, n, 0.75);
-    d->p90 = an_quantile_sorted(x, n, 0.90);
-    d->p99 = an_quantile_sorted(x, n, 0.99);
+    d->p25 = lat_quantile_linear_f64(x, n, 0.25);
+    d->p50 = lat_quantile_linear_f64(x, n, 0.50);
+    d->p75 = lat_quantile_linear_f64(x, n, 0.75);
+    d->p90 = lat_quantile_linear_f64(x, n, 0.90);
+    d->p99 = lat_quantile_linear_f64(x, n, 0.99);
 }
 
 /* ---- names ---------------------------------------------------------------------------- */
@@ -565,12 +558,6 @@ static int view_index(struct an_view *v)
     return 0;
 }
 
-static int i64_cmp(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 int an_prep(struct an_view *views, struct lat_trace *const *t, size_t n,
             const struct analysis_opts *o, struct lat_analysis *a)
 {
@@ -588,7 +575,7 @@ int an_prep(struct an_view *views, struct lat_trace *const *t, size_t n,
         }
     }
     /* |P|: distinct step numbers over all ranks */
-    if (nstepnames) qsort(stepnames, nstepnames, sizeof(*stepnames), i64_cmp);
+    if (nstepnames) qsort(stepnames, nstepnames, sizeof(*stepnames), lat_cmp_i64);
     uint32_t distinct = 0;
     for (size_t i = 0; i < nstepnames; i++)
         if (!i || stepnames[i] != stepnames[i - 1]) distinct++;

@@ -6,22 +6,18 @@
  * 3 ranks that have steps nobody is called a straggler (no spread to judge against).
  */
 #include "analyze/internal.h"
+#include "core/pctl.h"
+#include "core/sort.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double median(double *x, size_t n)
 {
-    qsort(x, n, sizeof(*x), cmp_dbl);
-    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+    qsort(x, n, sizeof(*x), lat_cmp_f64);
+    return lat_median_f64(x, n);
 }
 
 int an_cross_rank(struct lat_analysis *a)

@@ -13,7 +13,9 @@
 
 #include "analyze/cpu.h"
 #include "core/err.h"
+#include "core/esc.h"
 #include "core/features.h"
+#include "core/table.h"
 #include "core/units.h"
 
 #include <errno.h>
@@ -1004,14 +1006,13 @@ static lat_ns mean(lat_ns x, uint64_t n)
     return n ? x / (lat_ns)n : 0;
 }
 
+/* A trace-provided string for a %s of the text report, escaped (core/esc.h) into b. */
+#define ESC(b, s) lat_esc_cell((b), sizeof(b), (s))
+
 static void print_name(FILE *f, const char *s, int width)
 {
-    int n = (int)strcspn(s, "\n");
-    if (n > width) {
-        fprintf(f, "%.*s...", width - 3, s);
-        return;
-    }
-    fprintf(f, "%.*s%*s", n, s, width - n, "");
+    lat_table_cell(&LAT_TOUT_FILE(f),
+                   &(struct lat_tcol){width, LAT_TCOL_LEFT | LAT_TCOL_CUT_END, NULL}, s);
 }
 
 static void print_annotations(FILE *f, const struct lat_an_annots *A, size_t top_n);
@@ -1054,7 +1055,9 @@ static void print_critpath_text(FILE *f, const struct lat_an_rank *r)
                    "more critical)\n");
     const struct lat_an_critpath *c = &r->critpath[best];
     if (!c->ok || !c->nops) return;
-    fprintf(f, "  on the longest path (%s):\n", *c->annotation ? c->annotation : "whole trace");
+    char e1[512];
+    fprintf(f, "  on the longest path (%s):\n",
+            *c->annotation ? ESC(e1, c->annotation) : "whole trace");
     for (size_t j = 0; j < c->nops && j < 5; j++) {
         fprintf(f, "    ");
         print_name(f, c->ops[j].name, 44);
@@ -1070,17 +1073,18 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
     struct an_na na[3];
     size_t nna = 0;
     unsigned nab = not_applicable(r, na, &nna);
+    char ep[1024];
     if (r->trace && (nab & NA_TIMELINE))
         fprintf(f, "== %s %d  %s  (%s, %llu CPU samples)\n",
                 r->trace->role != LAT_TRACE_TIMELINE ? "profile" : "rank", r->rank,
-                r->trace->path ? r->trace->path : "-", r->trace->format ? r->trace->format : "?",
-                (unsigned long long)r->events);
+                r->trace->path ? ESC(ep, r->trace->path) : "-",
+                r->trace->format ? r->trace->format : "?", (unsigned long long)r->events);
     else if (r->trace)
         fprintf(f, "== %s %d  %s  (%s, %llu events, %llu kept)\n",
                 r->trace->role != LAT_TRACE_TIMELINE        ? "profile"
                 : r->trace->fmt && r->trace->fmt->file_noun ? r->trace->fmt->file_noun
                                                             : "rank",
-                r->rank, r->trace->path ? r->trace->path : "-",
+                r->rank, r->trace->path ? ESC(ep, r->trace->path) : "-",
                 r->trace->format ? r->trace->format : "?", (unsigned long long)r->events,
                 (unsigned long long)r->kept_events);
     if (nna) {
@@ -1283,9 +1287,10 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
         fprintf(f, "\nthreads        pid        tid   op rows     in ops       self  name\n");
         for (size_t i = 0; i < r->nthreads; i++) {
             const struct lat_an_thread *th = &r->threads[i];
+            char en[512];
             fprintf(f, "  %16lld %10lld %9llu %10s %10s  %s\n", (long long)th->pid,
                     (long long)th->tid, (unsigned long long)th->ops, dur(th->busy, b1),
-                    dur(th->self, b2), th->name ? th->name : "-");
+                    dur(th->self, b2), th->name ? ESC(en, th->name) : "-");
         }
     }
     if (r->naten_seqs) {
@@ -1364,6 +1369,7 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
         fprintf(f, "  aten op / shape                               dtype  calls       time  "
                    "TFLOP/s     GB/s  %%peak  bound\n");
         const char *unknown_dev = NULL;
+        char edev[512];
         for (size_t i = 0; i < r->nperf; i++) {
             const struct lat_an_perf *p = &r->perf[i];
             char nm[256], pk[16];
@@ -1388,13 +1394,13 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
             fprintf(f, "  (time = the op's CPU time: the trace has no GPU rows; no peak table "
                        "for CPUs, so no %% of peak)\n");
         else if (unknown_dev)
-            fprintf(f,
+            fprintf(f, /* the device name is the trace's */
                     "  (no peak for device \"%s\": not in the table of "
                     "docs/latscope-analyze.md, so no %% of peak)\n",
-                    unknown_dev);
+                    ESC(edev, unknown_dev));
         else if (r->nperf)
             fprintf(f, "  (%% of the bound's peak on %s; %s)\n",
-                    r->perf[0].device ? r->perf[0].device : "?",
+                    r->perf[0].device ? ESC(edev, r->perf[0].device) : "?",
                     r->perf[0].gpu_time ? "time = the op's GPU kernel time" : "CPU time");
     }
     if (r->ntop_kernels) {
@@ -1419,8 +1425,9 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
     }
     if (r->nsyncs) {
         fprintf(f, "\nsynchronisation (host blocked %s)\n", dur(r->sync_blocking, b1));
+        char esync[512];
         for (size_t i = 0; i < r->nsyncs; i++)
-            fprintf(f, "  %-28s %-7s %7llu %10s\n", r->syncs[i].name,
+            fprintf(f, "  %-28s %-7s %7llu %10s\n", ESC(esync, r->syncs[i].name),
                     r->syncs[i].device_side ? "device" : "host",
                     (unsigned long long)r->syncs[i].count, dur(r->syncs[i].total, b2));
     }
@@ -1429,7 +1436,8 @@ static void print_rank_text(FILE *f, const struct lat_an_rank *r, const struct a
                 "\nmemory bandwidth (HTA counters)   rows  samples   mean GB/s    p50      max\n");
         for (size_t i = 0; i < r->nmembw; i++) {
             const struct lat_an_membw *m = &r->membw[i];
-            fprintf(f, "  %-30s %6llu %8llu %10.2f %8.2f %8.2f\n", m->name,
+            char em[512];
+            fprintf(f, "  %-30s %6llu %8llu %10.2f %8.2f %8.2f\n", ESC(em, m->name),
                     (unsigned long long)m->rows, (unsigned long long)m->gbps.count, m->gbps.mean,
                     m->gbps.p50, m->gbps.max);
         }

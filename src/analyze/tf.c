@@ -5,7 +5,10 @@
 #include "analyze/tf.h"
 #include "analyze/render.h"
 #include "analyze/sections.h"
+#include "core/esc.h"
 #include "core/jsonw.h"
+#include "core/pctl.h"
+#include "core/sort.h"
 #include "core/units.h"
 
 #include <errno.h>
@@ -144,20 +147,6 @@ static lat_ns overlap(const struct iv *x, size_t nx, const struct iv *y, size_t 
             j++;
     }
     return s;
-}
-
-static int cmp_ns(const void *a, const void *b)
-{
-    lat_ns x = *(const lat_ns *)a, y = *(const lat_ns *)b;
-    return x < y ? -1 : x > y;
-}
-
-static lat_ns rank_pick(const lat_ns *v, size_t n, double q)
-{
-    size_t k = (size_t)(q * (double)n + 0.999999999); /* ceil: nearest rank */
-    if (k < 1) k = 1;
-    if (k > n) k = n;
-    return v[k - 1];
 }
 
 /* ops grouped by (name, type, mode) for nodes (by_node) or (type, mode) */
@@ -305,9 +294,9 @@ int lat_tf_summarize(const struct lat_trace *t, size_t top_n, struct lat_tf_summ
     s->ops = k;
     if (ns) {
         s->step_mean_ns = (double)s->step_total / (double)ns;
-        qsort(sd, ns, sizeof(*sd), cmp_ns);
-        s->step_p50 = rank_pick(sd, ns, 0.50);
-        s->step_p90 = rank_pick(sd, ns, 0.90);
+        qsort(sd, ns, sizeof(*sd), lat_cmp_i64);
+        s->step_p50 = lat_pctl_i64(sd, ns, 50);
+        s->step_p90 = lat_pctl_i64(sd, ns, 90);
         s->step_max = sd[ns - 1];
         /* per region name */
         qsort(sv, ns, sizeof(*sv), cmp_stepv);
@@ -331,8 +320,8 @@ int lat_tf_summarize(const struct lat_trace *t, size_t top_n, struct lat_tf_summ
                 sd[q - i] = sv[q].dur; /* sv is sorted by dur within a name */
             }
             g->mean_ns = (double)g->total / (double)g->count;
-            g->p50 = rank_pick(sd, g->count, 0.50);
-            g->p90 = rank_pick(sd, g->count, 0.90);
+            g->p50 = lat_pctl_i64(sd, g->count, 50);
+            g->p90 = lat_pctl_i64(sd, g->count, 90);
             g->max = sd[g->count - 1];
             i = j;
         }
@@ -431,16 +420,16 @@ static const char *d(lat_ns ns, char *b)
 static void rows_text(FILE *f, const char *title, const struct lat_tf_row *rows, size_t n,
                       size_t total, bool node)
 {
-    char b1[32], b2[32];
+    char b1[32], b2[32], e[64];
     fprintf(f, "\n%-44s %-14s %-5s calls      total       self  %%self\n", title,
             node ? "type" : "", "mode");
     for (size_t i = 0; i < n; i++) {
         const struct lat_tf_row *r = &rows[i];
         fprintf(f, "  ");
         lat_an_print_tail(f, r->name, 42);
-        fprintf(f, " %-14.14s %-5s %5llu %10s %10s %6.1f\n", node && r->op_type ? r->op_type : "",
-                r->mode, (unsigned long long)r->calls, d(r->total, b1), d(r->self, b2),
-                r->self_pct);
+        fprintf(f, " %-14.14s %-5s %5llu %10s %10s %6.1f\n",
+                node && r->op_type ? lat_esc_cell(e, sizeof(e), r->op_type) : "", r->mode,
+                (unsigned long long)r->calls, d(r->total, b1), d(r->self, b2), r->self_pct);
     }
     if (total > n) fprintf(f, "  (%zu more)\n", total - n);
 }

@@ -5,7 +5,10 @@
 #include "analyze/trt.h"
 #include "analyze/render.h"
 #include "analyze/sections.h"
+#include "core/esc.h"
 #include "core/jsonw.h"
+#include "core/pctl.h"
+#include "core/sort.h"
 
 #include <errno.h>
 #include <math.h>
@@ -113,12 +116,6 @@ static bool arg_d(const struct lat_trace *t, size_t i, uint32_t key, double *v)
     return isfinite(*v);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int cmp_layer(const void *a, const void *b)
 {
     const struct lat_trt_layer *x = a, *y = b;
@@ -139,7 +136,7 @@ static void stats(int64_t *v, size_t n, struct lat_trt_stats *s)
     memset(s, 0, sizeof(*s));
     s->n = n;
     if (!n) return;
-    qsort(v, n, sizeof(*v), cmp_i64);
+    qsort(v, n, sizeof(*v), lat_cmp_i64);
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += (double)v[i];
@@ -149,7 +146,7 @@ static void stats(int64_t *v, size_t n, struct lat_trt_stats *s)
     s->min = (double)v[0] / 1e6;
     s->max = (double)v[n - 1] / 1e6;
     s->mean = mean / 1e6;
-    s->median = n % 2 ? (double)v[n / 2] / 1e6 : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2e6;
+    s->median = lat_median_i64(v, n) / 1e6;
     s->cov_pct = mean > 0 ? 100.0 * sqrt(var / (double)n) / mean : 0;
     for (int k = 0; k < LAT_TRT_NPCT; k++) {
         /* sampleReporting.cpp findPercentile: all - 1 - (int)((1 - p/100) * all), in float
@@ -688,23 +685,28 @@ void lat_trt_format_text(const struct lat_trt_summary *s, FILE *f, size_t top_n)
             shown++;
             fprintf(f, "  ");
             lat_an_print_tail(f, L->name, 42);
-            fprintf(f, " %-22.22s %-5.5s %10.4f ", L->type ? L->type : "",
-                    L->precision ? L->precision : "", L->avg_ms);
+            char e1[64], e2[64], e3[256];
+            fprintf(f, " %-22.22s %-5.5s %10.4f ", L->type ? lat_esc_cell(e1, 64, L->type) : "",
+                    L->precision ? lat_esc_cell(e2, 64, L->precision) : "", L->avg_ms);
             if (L->has_median)
                 fprintf(f, "%10.4f", L->median_ms);
             else
                 fprintf(f, "%10s", "-");
-            fprintf(f, " %6.2f  %.60s\n", L->share_pct, L->tactic ? L->tactic : "");
+            fprintf(f, " %6.2f  %.60s\n", L->share_pct,
+                    L->tactic ? lat_esc_cell(e3, sizeof(e3), L->tactic) : "");
         }
         if (s->nprofiled > shown) fprintf(f, "  (%zu more)\n", s->nprofiled - shown);
         fprintf(f, "\n%-30s %6s %10s %6s\n", "layer type", "layers", "mean ms", "%sum");
+        char e[64];
         for (size_t i = 0; i < s->ntypes; i++)
-            fprintf(f, "  %-28.28s %6zu %10.4f %6.2f\n", s->types[i].name, s->types[i].layers,
+            fprintf(f, "  %-28.28s %6zu %10.4f %6.2f\n",
+                    lat_esc_cell(e, sizeof(e), s->types[i].name), s->types[i].layers,
                     s->types[i].avg_ms, s->types[i].share_pct);
         fprintf(f, "\n%-30s %6s %10s %6s\n", "precision (by time)", "layers", "mean ms", "%sum");
         for (size_t i = 0; i < s->nprecisions; i++)
-            fprintf(f, "  %-28.28s %6zu %10.4f %6.2f\n", s->precisions[i].name,
-                    s->precisions[i].layers, s->precisions[i].avg_ms, s->precisions[i].share_pct);
+            fprintf(f, "  %-28.28s %6zu %10.4f %6.2f\n",
+                    lat_esc_cell(e, sizeof(e), s->precisions[i].name), s->precisions[i].layers,
+                    s->precisions[i].avg_ms, s->precisions[i].share_pct);
         fprintf(f, "reformat layers  %zu, %.4f ms (%.2f %% of the layer sum)", s->nreformat,
                 s->reformat_ms, s->reformat_pct);
         if (s->nqdq)

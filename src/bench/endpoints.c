@@ -5,6 +5,7 @@
 #include "bench/endpoints.h"
 
 #include "bench/bench.h"
+#include "core/esc.h"
 #include "core/jsonw.h"
 #include "core/units.h"
 
@@ -265,7 +266,9 @@ void bench_endpoints_write_text(FILE *f, const struct bench_result *r, bool serv
             "errors", "cancelled", "req/s", "p50 ms", "p90 ms", "p99 ms", fh, fh);
     for (unsigned p = 0; p < r->neps; p++) {
         const struct bench_ep_stats *x = &r->eps[p];
-        fprintf(f, "    %-32s %9llu %8llu %9llu %10.1f", r->ep_urls ? r->ep_urls[p] : "?",
+        char eu[1024]; /* a merged result's URLs are its JSON's: escaped (core/esc.h) */
+        fprintf(f, "    %-32s %9llu %8llu %9llu %10.1f",
+                r->ep_urls ? lat_esc_cell(eu, sizeof(eu), r->ep_urls[p]) : "?",
                 (unsigned long long)x->ok, (unsigned long long)x->errors_total,
                 (unsigned long long)x->cancelled,
                 r->duration_s > 0 ? (double)x->ok / r->duration_s : 0);
@@ -319,8 +322,10 @@ void bench_endpoints_csv(FILE *f, const struct bench_result *const *res, size_t 
         for (unsigned p = 0; p < r->neps; p++) {
             const struct bench_ep_stats *x = &r->eps[p];
             /* a URL has no comma or quote that needs CSV quoting (they are refused or escaped
-             * in a URL); quoted anyway for a spreadsheet */
-            fprintf(f, "%zu,\"%s\",%llu,%llu,%llu,%.2f", i + 1, r->ep_urls ? r->ep_urls[p] : "",
+             * in a URL); quoted anyway for a spreadsheet; control bytes escaped (core/esc.h) */
+            char eu[1024];
+            fprintf(f, "%zu,\"%s\",%llu,%llu,%llu,%.2f", i + 1,
+                    r->ep_urls ? lat_esc_cell(eu, sizeof(eu), r->ep_urls[p]) : "",
                     (unsigned long long)x->ok, (unsigned long long)x->errors_total,
                     (unsigned long long)x->cancelled,
                     r->duration_s > 0 ? (double)x->ok / r->duration_s : 0);

@@ -13,6 +13,7 @@
 #include "bench/report.h"
 #include "bench/sessions.h"
 
+#include "core/esc.h"
 #include "core/features.h"
 #include "core/jsonw.h"
 #include "hist/hlog.h"
@@ -680,10 +681,13 @@ static void text_point(FILE *f, struct bench_point *p, size_t idx)
 
 int bench_report_text(FILE *f, const struct bench_run *r)
 {
-    fprintf(f, "latscope bench %s %s (%s, %u thread%s)\n", r->target, r->url, r->mode, r->threads,
-            r->threads == 1 ? "" : "s");
+    /* the URL (and what a merged result read from JSON) is the input's: escaped (core/esc.h) */
+    char et[64], eu[2048], es[256];
+    fprintf(f, "latscope bench %s %s (%s, %u thread%s)\n", lat_esc_cell(et, sizeof(et), r->target),
+            lat_esc_cell(eu, sizeof(eu), r->url), r->mode, r->threads, r->threads == 1 ? "" : "s");
     if (r->shard && r->shard->count > 1 && !r->dist)
-        fprintf(f, "shard %u of %u (%s)\n", r->shard->index, r->shard->count, r->shard->source);
+        fprintf(f, "shard %u of %u (%s)\n", r->shard->index, r->shard->count,
+                lat_esc_cell(es, sizeof(es), r->shard->source));
     fprintf(f, "latency is measured from the intended send time (CO-correct); percentiles: %s\n",
             "nearest rank");
     size_t ran = 0;

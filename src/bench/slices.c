@@ -6,6 +6,8 @@
 #include "bench/openai.h"
 #include "core/err.h"
 #include "core/jsonw.h"
+#include "core/pctl.h"
+#include "core/sort.h"
 #include "core/units.h"
 #include "hist/samples.h"
 
@@ -28,12 +30,6 @@ int bench_slices_parse(const char *v, lat_ns *width, char *why, size_t whylen)
         return LAT_E_USAGE;
     }
     return 0;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
 }
 
 static size_t slice_of(const struct bench_slices *s, lat_ns t)
@@ -162,10 +158,10 @@ struct bench_slices *bench_slices_point(lat_ns width, const struct bench_load *l
         size_t m = x->ok;
         x->p50 = x->p90 = x->p99 = x->max = -1;
         if (m) {
-            qsort(v, m, sizeof(*v), cmp_i64);
-            x->p50 = v[samples_nearest_rank(50, m) - 1];
-            x->p90 = v[samples_nearest_rank(90, m) - 1];
-            x->p99 = v[samples_nearest_rank(99, m) - 1];
+            qsort(v, m, sizeof(*v), lat_cmp_i64);
+            x->p50 = lat_pctl_i64(v, m, 50);
+            x->p90 = lat_pctl_i64(v, m, 90);
+            x->p99 = lat_pctl_i64(v, m, 99);
             x->max = v[m - 1];
             long double sum = 0;
             for (size_t i = 0; i < m; i++)

@@ -46,6 +46,7 @@
 #include "core/err.h"
 #include "core/grow.h"
 #include "core/log.h"
+#include "core/pctl.h"
 
 #define CP_MAX_FRAMES  256
 #define CP_RING_PAGES  128 /* 512 KiB + 1 page: perf_event_mlock_kb's default per CPU */
@@ -1244,7 +1245,8 @@ int cpuprof_write_flamegraph(struct cpuprof *p, FILE *f, const char *title)
 /* Upper bounds (µs) of the lag percentiles from the log2 histogram; -1 when no read. */
 static void lag_percentiles(const struct cpuprof *p, int64_t *p50, int64_t *p99)
 {
-    uint64_t acc = 0, want50 = (p->py_lag_n + 1) / 2, want99 = p->py_lag_n - p->py_lag_n / 100;
+    uint64_t acc = 0, want50 = lat_rank_nearest(50, p->py_lag_n),
+             want99 = lat_rank_nearest(99, p->py_lag_n);
     *p50 = *p99 = -1;
     if (!p->py_lag_n) return;
     for (unsigned b = 0; b < CP_LAG_BUCKETS; b++) {

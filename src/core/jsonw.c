@@ -168,9 +168,12 @@ int json_escape(struct lat_buf *b, const char *str, size_t n)
     const unsigned char *s = (const unsigned char *)str;
     int rc = buf_putc(b, '"');
     size_t i = 0, run = 0;
+    char esc_c1[8];
     while (!rc && i < n) {
         unsigned char c = s[i];
-        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+        /* DEL and the C1 controls U+0080-U+009F are legal raw in JSON but are written as \u
+         * escapes too, so that no JSON output carries a byte a terminal acts on */
+        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
             run++;
             i++;
             continue;
@@ -180,7 +183,11 @@ int json_escape(struct lat_buf *b, const char *str, size_t n)
         if (rc) break;
         if (c >= 0x80) {
             size_t len = utf8_valid_len(s + i, n - i);
-            if (len) {
+            if (len == 2 && c == 0xc2 && s[i + 1] <= 0x9f) {
+                snprintf(esc_c1, sizeof(esc_c1), "\\u%04x", s[i + 1]);
+                rc = buf_append(b, esc_c1, 6);
+                i += 2;
+            } else if (len) {
                 rc = buf_append(b, s + i, len);
                 i += len;
             } else {

@@ -3,8 +3,10 @@
  * results, the Kineto trace writer, JSONL records).
  *
  * Commas and nesting are tracked for the caller; strings are escaped and invalid UTF-8 becomes
- * U+FFFD, so any interned trace string can be written as is. Output accumulates in a buffer
- * that is flushed to `out` (when not NULL) whenever it passes 64 KiB and at jsonw_finish().
+ * U+FFFD, so any interned trace string can be written as is; control characters (C0, DEL and
+ * the C1 U+0080-U+009F) are \u escapes, so no raw byte a terminal acts on is written. Output
+ * accumulates in a buffer that is flushed to `out` (when not NULL) whenever it passes 64 KiB and at
+ * jsonw_finish().
  */
 #ifndef LAT_CORE_JSONW_H
 #define LAT_CORE_JSONW_H

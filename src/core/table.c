@@ -3,8 +3,11 @@
  */
 #include "core/table.h"
 
+#include "core/esc.h"
+
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void put(struct lat_tout *o, const char *s, size_t n)
@@ -35,6 +38,11 @@ static bool cont(char c)
 int lat_table_cell(struct lat_tout *o, const struct lat_tcol *c, const char *s)
 {
     if (!s) s = "";
+    char *esc = NULL; /* a cell with control bytes is printed escaped (core/esc.h), then cut */
+    if (lat_esc_needed(s)) {
+        if (!(esc = lat_esc_dup(s))) return o->err ? o->err : -ENOMEM;
+        s = esc;
+    }
     size_t l = strlen(s), w = c->width > 0 ? (size_t)c->width : 0;
     const char *pre = "", *body = s, *post = "";
     size_t bn = l;
@@ -57,6 +65,7 @@ int lat_table_cell(struct lat_tout *o, const struct lat_tcol *c, const char *s)
     put(o, body, bn);
     put(o, post, strlen(post));
     if (c->flags & LAT_TCOL_LEFT) pad(o, fill);
+    free(esc);
     return o->err;
 }
 

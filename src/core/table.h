@@ -13,6 +13,7 @@
  * LAT_TCOL_CUT_START its end ("...xyz"), both in exactly width bytes and never inside a UTF-8
  * sequence (padded back to width when the cut lands short). Width 0: the cell as it is (a last
  * free-text column). A row may have fewer cells than the table has columns (a total row).
+ * A cell holding control bytes (a trace's name) is escaped by core/esc.h before it is cut.
  */
 #ifndef LAT_CORE_TABLE_H
 #define LAT_CORE_TABLE_H

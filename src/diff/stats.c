@@ -5,6 +5,8 @@
 #include "diff/stats.h"
 
 #include "core/err.h"
+#include "core/pctl.h"
+#include "core/sort.h"
 #include "stats/rng.h"
 
 #include <errno.h>
@@ -338,14 +340,6 @@ static double bside_rank_value(const struct bside *s, uint64_t r)
     return s->val[a];
 }
 
-static uint64_t nearest_rank(double pct, uint64_t n)
-{
-    double r = ceil(pct / 100.0 * (double)n);
-    if (r < 1) r = 1;
-    if (r > (double)n) r = (double)n;
-    return (uint64_t)r;
-}
-
 /* The side's pooled percentile (every run once). */
 static double bside_point(struct bside *s, double pct)
 {
@@ -354,7 +348,7 @@ static double bside_point(struct bside *s, double pct)
         s->mult[k] = 1;
         n += s->n[k];
     }
-    return bside_rank_value(s, nearest_rank(pct, n));
+    return bside_rank_value(s, lat_rank_nearest(pct, n));
 }
 
 /* One replicate: resample the runs (when several), then the order statistic. */
@@ -374,29 +368,13 @@ static double bside_replicate(struct bside *s, struct lat_rng *rng, double pct)
         for (size_t k = 0; k < s->nruns; k++)
             n += s->mult[k] * s->n[k];
     }
-    uint64_t r = nearest_rank(pct, n);
+    uint64_t r = lat_rank_nearest(pct, n);
     double ga = rng_gamma(rng, (double)r), gb = rng_gamma(rng, (double)(n - r + 1));
     double u = ga / (ga + gb);
     double kk = ceil(u * (double)n);
     if (kk < 1) kk = 1;
     if (kk > (double)n) kk = (double)n;
     return bside_rank_value(s, (uint64_t)kk);
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-/* Percentile q of sorted v[0..n) (linear between order statistics). */
-static double sorted_q(const double *v, size_t n, double q)
-{
-    double pos = q * (double)(n - 1);
-    size_t i = (size_t)floor(pos);
-    if (i + 1 >= n) return v[n - 1];
-    double f = pos - (double)i;
-    return v[i] + f * (v[i + 1] - v[i]);
 }
 
 int dstat_boot_pct(const struct dstat_side *a, const struct dstat_side *b, double pct,
@@ -437,18 +415,18 @@ int dstat_boot_pct(const struct dstat_side *a, const struct dstat_side *b, doubl
         dabs[i] = vb - va;
         if (va > 0) drel[nrel++] = vb / va - 1;
     }
-    qsort(dabs, resamples, sizeof(double), cmp_double);
-    qsort(drel, nrel, sizeof(double), cmp_double);
+    qsort(dabs, resamples, sizeof(double), lat_cmp_f64);
+    qsort(drel, nrel, sizeof(double), lat_cmp_f64);
     double tail = (1 - conf) / 2;
     out->abs.have = true;
     out->abs.est = out->b - out->a;
-    out->abs.lo = sorted_q(dabs, resamples, tail);
-    out->abs.hi = sorted_q(dabs, resamples, 1 - tail);
+    out->abs.lo = lat_quantile_linear_f64(dabs, resamples, tail);
+    out->abs.hi = lat_quantile_linear_f64(dabs, resamples, 1 - tail);
     if (out->a > 0 && nrel == resamples) {
         out->rel.have = true;
         out->rel.est = out->b / out->a - 1;
-        out->rel.lo = sorted_q(drel, nrel, tail);
-        out->rel.hi = sorted_q(drel, nrel, 1 - tail);
+        out->rel.lo = lat_quantile_linear_f64(drel, nrel, tail);
+        out->rel.hi = lat_quantile_linear_f64(drel, nrel, 1 - tail);
     } else {
         out->rel.why = "a before value of 0";
     }
@@ -559,16 +537,16 @@ int dstat_boot_mean(const struct dstat_side *a, const struct dstat_side *b, unsi
         dabs[i] = vb - va;
         if (va > 0) drel[nrel++] = vb / va - 1;
     }
-    qsort(dabs, resamples, sizeof(double), cmp_double);
-    qsort(drel, nrel, sizeof(double), cmp_double);
+    qsort(dabs, resamples, sizeof(double), lat_cmp_f64);
+    qsort(drel, nrel, sizeof(double), lat_cmp_f64);
     double tail = (1 - conf) / 2;
     out->abs = (struct dstat_ci){.have = true, .est = out->b - out->a};
-    out->abs.lo = sorted_q(dabs, resamples, tail);
-    out->abs.hi = sorted_q(dabs, resamples, 1 - tail);
+    out->abs.lo = lat_quantile_linear_f64(dabs, resamples, tail);
+    out->abs.hi = lat_quantile_linear_f64(dabs, resamples, 1 - tail);
     if (out->a > 0 && nrel == resamples) {
         out->rel = (struct dstat_ci){.have = true, .est = out->b / out->a - 1};
-        out->rel.lo = sorted_q(drel, nrel, tail);
-        out->rel.hi = sorted_q(drel, nrel, 1 - tail);
+        out->rel.lo = lat_quantile_linear_f64(drel, nrel, tail);
+        out->rel.hi = lat_quantile_linear_f64(drel, nrel, 1 - tail);
     } else {
         out->rel.why = "a before value of 0";
     }

@@ -611,10 +611,9 @@ static double share_delta(const struct diff_trace_result *r, const uint64_t *k)
     return pb - pa;
 }
 
-static _Thread_local const struct diff_trace_result *cpu_sort_ctx; /* qsort context */
-
-static int cmp_cpu_func(const void *x, const void *y)
+static int cmp_cpu_func(const void *x, const void *y, void *ctx)
 {
+    const struct diff_trace_result *cpu_sort_ctx = ctx;
     const struct diff_cpu_func *a = x, *b = y;
     double da = share_delta(cpu_sort_ctx, a->total), db = share_delta(cpu_sort_ctx, b->total);
     if (da != db) return da < db ? 1 : -1;
@@ -685,9 +684,7 @@ static int cpu_rows(struct lat_trace *const *a, size_t na, struct lat_trace *con
                 if (!d->ci_total.have)
                     d->ci_self.why = d->ci_total.why = "no CPU samples on a side";
             }
-            cpu_sort_ctx = out;
-            qsort(out->cpu, out->ncpu, sizeof(*out->cpu), cmp_cpu_func);
-            cpu_sort_ctx = NULL;
+            qsort_r(out->cpu, out->ncpu, sizeof(*out->cpu), cmp_cpu_func, out);
         }
     }
     free(ent);

@@ -8,6 +8,7 @@
  * "saving_method" and "examples" (the worst instances, with trace timestamps, step, stream and
  * thread so they can be found in Perfetto).
  */
+#include "core/esc.h"
 #include "core/features.h"
 #include "core/table.h"
 #include "core/units.h"
@@ -35,38 +36,18 @@ struct out {
     size_t ntmp;
 };
 
-static bool needs_escape(const char *s)
-{
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f) return true;
-    return false;
-}
-
 /* A string from the trace (names, paths, and the titles and commands built from them) made safe
- * for a terminal or a markdown file: control bytes (raw ESC, newlines, ...) become \xHH / \n
- * text. The copy lives until o_fini, at most 16 at a time (a ring). */
+ * for a terminal or a markdown file by core/esc.h (raw ESC, newlines... become \xHH / \n text).
+ * The copy lives until o_fini, at most 16 at a time (a ring). */
 static const char *o_s(struct out *o, const char *s)
 {
     if (!s) return "";
-    if (!needs_escape(s)) return s;
-    size_t n = strlen(s);
-    char *d = malloc(4 * n + 1), *p = d;
+    if (!lat_esc_needed(s)) return s;
+    char *d = lat_esc_dup(s);
     if (!d) {
         o->err = -ENOMEM;
         return "";
     }
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '\n') {
-            *p++ = '\\';
-            *p++ = 'n';
-        } else if (ch < 0x20 || ch == 0x7f) {
-            p += sprintf(p, "\\x%02x", ch);
-        } else {
-            *p++ = (char)ch;
-        }
-    }
-    *p = 0;
     size_t k = o->ntmp++ % 16;
     free(o->tmp[k]);
     o->tmp[k] = d;
@@ -164,13 +145,10 @@ static void kv_value(const struct doc_kv *kv, char *buf, size_t len)
     case DOC_KV_US:
         units_format_duration(kv->i, buf, len);
         break;
-    case DOC_KV_STR:
-        snprintf(buf, len, "%s", kv->str ? kv->str : "");
+    case DOC_KV_STR: /* control bytes of trace names escaped (JSON keeps them exact) */
+        lat_esc_str(buf, len, kv->str);
         break;
     }
-    /* control bytes of trace names: shown as '?' in the text table (JSON keeps them exact) */
-    for (char *p = buf; *p; p++)
-        if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f) *p = '?';
 }
 
 static void example_line(struct out *o, const struct doc_example *e, bool md)

@@ -12,6 +12,8 @@
  * is contended when at least two operators are slowed there. Saving: Σ over contended steps of
  * the slowed operators' (self time - calls x median per call), per step.
  */
+#include "core/pctl.h"
+#include "core/sort.h"
 #include "core/units.h"
 #include "doctor/rules.h"
 
@@ -27,12 +29,6 @@ struct opstat {
     lat_ns med_pc; /* median self time per call over the steps with calls */
     uint32_t med_cnt;
 };
-
-static int cmp_u32(const void *x, const void *y)
-{
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    return (a > b) - (a < b);
-}
 
 DOC_RULE(cpu_contention)
 {
@@ -83,9 +79,9 @@ DOC_RULE(cpu_contention)
         os[k].med_pc = 0;
         os[k].med_cnt = 0;
         if (m < 3) continue;
-        qsort(pc, m, sizeof(*pc), doc_cmp_i64);
-        qsort(cn, m, sizeof(*cn), cmp_u32);
-        os[k].med_pc = doc_pctl(pc, m, 50.0);
+        qsort(pc, m, sizeof(*pc), lat_cmp_i64);
+        qsort(cn, m, sizeof(*cn), lat_cmp_u32);
+        os[k].med_pc = (lat_ns)lat_median_i64(pc, m);
         os[k].med_cnt = cn[m / 2];
     }
     for (size_t k = 0; k < nk; k++) {

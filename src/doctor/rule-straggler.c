@@ -22,6 +22,8 @@
  */
 #include "core/err.h"
 #include "core/grow.h"
+#include "core/pctl.h"
+#include "core/sort.h"
 #include "core/units.h"
 #include "doctor/ctx.h"
 #include "doctor/finding.h"
@@ -90,17 +92,11 @@ static double mean_of(const struct doc_rank_steps *q, int m)
     return q->n ? s / (double)q->n : 0;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Median of x[0..n) (sorts x). */
 static double median(double *x, size_t n)
 {
-    qsort(x, n, sizeof(*x), cmp_dbl);
-    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+    qsort(x, n, sizeof(*x), lat_cmp_f64);
+    return lat_median_f64(x, n);
 }
 
 struct strag {

@@ -2,6 +2,8 @@
  * rule-tail.c - R10: slow steps and what they do that the median step does not.
  */
 #include "core/err.h"
+#include "core/pctl.h"
+#include "core/sort.h"
 #include "core/units.h"
 #include "doctor/ctx.h"
 #include "doctor/finding.h"
@@ -28,9 +30,9 @@ DOC_RULE(tail)
     for (size_t i = 0; i < n; i++)
         d[i] = c->steps[i].end - c->steps[i].ts;
     memcpy(vals, d, n * sizeof(*d));
-    qsort(vals, n, sizeof(*vals), doc_cmp_i64);
-    lat_ns median = doc_pctl(vals, n, 50.0);
-    lat_ns p90 = doc_pctl(vals, n, 90.0);
+    qsort(vals, n, sizeof(*vals), lat_cmp_i64);
+    lat_ns median = (lat_ns)lat_median_i64(vals, n);
+    lat_ns p90 = lat_pctl_i64(vals, n, 90);
     sum->step_median = median;
     sum->step_p90 = p90;
     sum->step_max = vals[n - 1];
@@ -74,8 +76,8 @@ DOC_RULE(tail)
                 sorted[m++] = vals[i];
                 if (d[i] >= p90 && d[i] > limit) slow += vals[i];
             }
-        qsort(sorted, m, sizeof(*sorted), doc_cmp_i64);
-        lat_ns cmed = doc_pctl(sorted, m, 50.0);
+        qsort(sorted, m, sizeof(*sorted), lat_cmp_i64);
+        lat_ns cmed = (lat_ns)lat_median_i64(sorted, m);
         for (size_t i = 0; i < n; i++)
             if (sampled[i] && d[i] >= p90 && d[i] > limit && vals[i] > cmed) elevated++;
         keys[k].val = (nslow_samp ? slow / (lat_ns)nslow_samp : 0) - cmed;

@@ -10,6 +10,8 @@
 #include "analyze/tf.h"
 #include "core/err.h"
 #include "core/grow.h"
+#include "core/pctl.h"
+#include "core/sort.h"
 #include "core/units.h"
 #include "doctor/ctx.h"
 #include "doctor/finding.h"
@@ -180,10 +182,10 @@ static void fill_summary(struct doc_ctx *c, struct doc_summary *s, const struct 
             if (v) {
                 for (size_t i = 0; i < c->nsteps; i++)
                     v[i] = c->steps[i].end - c->steps[i].ts;
-                qsort(v, c->nsteps, sizeof(*v), doc_cmp_i64);
+                qsort(v, c->nsteps, sizeof(*v), lat_cmp_i64);
                 size_t n = c->nsteps;
-                s->step_median = doc_pctl(v, n, 50.0);
-                s->step_p90 = doc_pctl(v, n, 90.0);
+                s->step_median = (lat_ns)lat_median_i64(v, n);
+                s->step_p90 = lat_pctl_i64(v, n, 90);
                 s->step_max = v[n - 1];
                 free(v);
             }

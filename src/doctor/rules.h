@@ -147,9 +147,6 @@ struct doc_kvpair *doc_acc_sorted(const struct doc_acc *a, size_t *n);
 /* "name" or "name (under op)" of an attribution key. */
 void doc_key_label(const struct doc_ctx *c, uint64_t key, char *buf, size_t len);
 const char *doc_op_name_or(const struct doc_ctx *c, int64_t op, const char *dflt);
-int doc_cmp_i64(const void *x, const void *y);
-/* Percentile of sorted v[0..n) with linear interpolation (numpy's default). */
-lat_ns doc_pctl(const lat_ns *v, size_t n, double p);
 bool doc_meta_true(const struct lat_trace *t, const char *key);
 unsigned doc_api_of_ev(struct doc_ctx *c, size_t ev);
 /* CPU-sample evidence (cpu.c) for finding f over windows win of thread tid; the sentence it

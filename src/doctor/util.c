@@ -94,22 +94,6 @@ const char *doc_op_name_or(const struct doc_ctx *c, int64_t op, const char *dflt
     return op >= 0 ? doc_name(c, (size_t)op) : dflt;
 }
 
-int doc_cmp_i64(const void *x, const void *y)
-{
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return (a > b) - (a < b);
-}
-
-/* Percentile of sorted v[0..n) with linear interpolation (numpy's default). */
-lat_ns doc_pctl(const lat_ns *v, size_t n, double p)
-{
-    if (!n) return 0;
-    double pos = p / 100.0 * (double)(n - 1);
-    size_t i = (size_t)pos;
-    if (i + 1 >= n) return v[n - 1];
-    return v[i] + (lat_ns)((pos - (double)i) * (double)(v[i + 1] - v[i]));
-}
-
 bool doc_meta_true(const struct lat_trace *t, const char *key)
 {
     for (size_t i = 0; i < t->nmeta; i++)

@@ -20,6 +20,7 @@
 #include "hist/samples.h"
 
 #include "core/err.h"
+#include "core/pctl.h"
 
 #include <errno.h>
 #include <math.h>
@@ -302,7 +303,7 @@ int64_t hist_value_at_percentile(const struct lat_hist *h, double pct)
     if (!h->total) return 0;
     if (!(pct > 0.0)) return h->min; /* also NaN */
     if (pct > 100.0) pct = 100.0;
-    int32_t i = index_of_rank(h, samples_nearest_rank(pct, h->total));
+    int32_t i = index_of_rank(h, lat_rank_nearest(pct, h->total));
     int64_t v = hist_highest_equivalent(&h->cfg, hist_value_at_index(&h->cfg, i));
     return v > h->max ? h->max : v;
 }

@@ -9,6 +9,8 @@
 #include "hist/samples.h"
 
 #include "core/err.h"
+#include "core/pctl.h"
+#include "core/sort.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -69,12 +71,6 @@ bool samples_overflowed(const struct lat_samples *s)
     return s->overflowed;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* LSD radix sort on the sign-flipped bits, 11 bits per pass (6 passes, 16 KiB of counters),
  * skipping passes whose digit is the same for every key (the high bits of latencies).
  * Returns -ENOMEM when the scratch buffer cannot be had (the caller falls back to qsort). */
@@ -124,30 +120,15 @@ void samples_sort(struct lat_samples *s)
     if (s->sorted) return;
     /* Radix for large sets (a 1M-sample sort drops from ~100s of ms to ~10s), qsort for small
      * ones or when memory is short. */
-    if (s->n < 4096 || radix_sort(s->v, s->n) < 0) qsort(s->v, s->n, sizeof(int64_t), cmp_i64);
+    if (s->n < 4096 || radix_sort(s->v, s->n) < 0) qsort(s->v, s->n, sizeof(int64_t), lat_cmp_i64);
     s->sorted = true;
-}
-
-uint64_t samples_nearest_rank(double pct, uint64_t n)
-{
-    if (n == 0) return 0;
-    if (!(pct > 0.0)) return 1;
-    if (pct > 100.0) pct = 100.0;
-    /* A relative tolerance so that p99 of 100 samples is rank 99 even when 0.99 * 100 lands a
-     * rounding error above 99. */
-    double x = pct / 100.0 * (double)n;
-    uint64_t r = (uint64_t)x;
-    if ((double)r < x - 1e-9 * x) r++;
-    if (r < 1) r = 1;
-    if (r > n) r = n;
-    return r;
 }
 
 int64_t samples_percentile(struct lat_samples *s, double pct)
 {
     if (!s->n) return 0;
     samples_sort(s);
-    return s->v[samples_nearest_rank(pct, s->n) - 1];
+    return lat_pctl_i64(s->v, s->n, pct);
 }
 
 double samples_mean(const struct lat_samples *s)

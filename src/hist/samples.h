@@ -4,8 +4,8 @@
  * The buffer is allocated once with a capacity (samples_init); samples_push() never allocates
  * and returns -ENOSPC once full, at which point the caller keeps using its HDR histogram only
  * (samples_overflowed() tells the reporter that exact statistics are unavailable).
- * Estimator (docs/metrics.md): nearest rank, r = max(1, ceil(p/100 * N)), value sorted[r - 1];
- * the same rank rule as hist_value_at_percentile(), without bucket error.
+ * Estimator (docs/metrics.md): core/pctl.h's nearest rank, r = max(1, ceil(p/100 * N)) in
+ * integers, value sorted[r - 1]; the same rank as hist_value_at_percentile(), without bucket error.
  * Threading: none; one buffer per thread, merged with samples_append().
  */
 #ifndef LAT_HIST_SAMPLES_H
@@ -38,7 +38,5 @@ void samples_sort(struct lat_samples *s);
 int64_t samples_percentile(struct lat_samples *s, double pct);
 /* Exact arithmetic mean (long double accumulation); 0 when empty. */
 double samples_mean(const struct lat_samples *s);
-/* Nearest rank helper shared with other estimators: max(1, ceil(p/100 * n)), capped at n. */
-uint64_t samples_nearest_rank(double pct, uint64_t n);
 
 #endif

@@ -15,6 +15,7 @@
 #include "core/err.h"
 #include "core/grow.h"
 #include "core/par.h"
+#include "core/sort.h"
 #include "ingest/formats.h"
 #include "ingest/source.h"
 #include "ingest/trt.h"
@@ -227,11 +228,6 @@ static bool trace_name(const char *n)
     return (l > 5 && !strcmp(n + l - 5, ".json")) || (l > 8 && !strcmp(n + l - 8, ".json.gz"));
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* A set under construction: the files plus what the rules need (not in the public struct). */
 struct entry {
     dev_t dev;
@@ -348,7 +344,7 @@ static int tf_list(const char *dir, char ***out, size_t *n)
         (*n)++;
     }
     closedir(d);
-    if (*n) qsort(*out, *n, sizeof(**out), cmp_str);
+    if (*n) qsort(*out, *n, sizeof(**out), lat_cmp_str);
     return rc;
 }
 
@@ -605,7 +601,7 @@ static int add_dir(struct builder *b, const char *dir, size_t dir_no, char *err,
         rc = LAT_E_NOT_FOUND;
         if (err && errsz) snprintf(err, errsz, "%s: no *.json or *.json.gz trace file", dir);
     }
-    if (!rc) qsort(names, n, sizeof(*names), cmp_str);
+    if (!rc) qsort(names, n, sizeof(*names), lat_cmp_str);
     for (size_t i = 0; !rc && i < n; i++) {
         /* TREx files of one engine (PREFIX.profile.json, PREFIX.graph.json, ...): two or more
          * with the same prefix are one entry, the engine (name order keeps them together

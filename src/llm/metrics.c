@@ -4,10 +4,10 @@
  * Every finished request leaves a compact summary (struct llm_rsum, ~100 bytes) and its chunk
  * gaps in pooled vectors; the views are computed at the end from the same data, so the
  * latscope, vLLM and GenAI-Perf numbers of one run differ only by definition, never by sampling.
- * Percentiles are exact order statistics (every sample is kept): nearest rank
- * r = max(1, ceil(p/100 * N)) for latscope (computed in integers: p is given in tenths, so
- * p90 of 10 samples is rank 9, not 10 as a floating-point ceil(0.9 * 10) may give), numpy's
- * linear interpolation for the compatibility views. Token-weighted ITL uses the same rank rule on
+ * Percentiles are exact order statistics (every sample is kept): core/pctl.h's nearest rank
+ * r = max(1, ceil(p/100 * N)) for latscope (computed in integers, so p90 of 10 samples is rank
+ * 9, not 10 as a floating-point ceil(0.9 * 10) may give), numpy's linear interpolation for the
+ * compatibility views. Token-weighted ITL uses the same rank rule on
  * the cumulative weight. Memory is O(requests + chunks); a histogram-backed mode for very long
  * runs can replace the vectors without changing the summary.
  * Threading: one llm_metrics per thread, merged at the end; nothing is shared.
@@ -17,6 +17,8 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/jsonw.h"
+#include "core/pctl.h"
+#include "core/sort.h"
 #include "core/units.h"
 
 #include <errno.h>
@@ -337,30 +339,6 @@ int llm_metrics_merge(struct llm_metrics *dst, const struct llm_metrics *src)
 
 /* ---- estimators ---- */
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-int64_t llm_pct_nearest_rank(const int64_t *v, size_t n, int pct10)
-{
-    if (n == 0) return 0;
-    uint64_t r = ((uint64_t)pct10 * n + 999) / 1000;
-    if (r < 1) r = 1;
-    if (r > n) r = n;
-    return v[r - 1];
-}
-
-double llm_pct_numpy_linear(const int64_t *v, size_t n, int pct10)
-{
-    if (n == 0) return 0;
-    double h = (double)(n - 1) * pct10 / 1000.0;
-    size_t lo = (size_t)floor(h);
-    if (lo >= n - 1) return (double)v[n - 1];
-    return (double)v[lo] + (h - (double)lo) * (double)(v[lo + 1] - v[lo]);
-}
-
 static const int pcts[5] = {500, 900, 950, 990, 999};
 
 static void stat_set_pct(struct llm_stat *st, int i, double x)
@@ -382,7 +360,7 @@ static void stat_of(struct llm_stat *st, int64_t *v, size_t n, bool numpy, doubl
         stat_empty(st);
         return;
     }
-    qsort(v, n, sizeof(*v), cmp_i64);
+    qsort(v, n, sizeof(*v), lat_cmp_i64);
     long double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += v[i];
@@ -391,8 +369,8 @@ static void stat_of(struct llm_stat *st, int64_t *v, size_t n, bool numpy, doubl
     st->max = (double)v[n - 1] / scale;
     for (int i = 0; i < 5; i++)
         stat_set_pct(st, i,
-                     (numpy ? llm_pct_numpy_linear(v, n, pcts[i])
-                            : (double)llm_pct_nearest_rank(v, n, pcts[i])) /
+                     (numpy ? lat_quantile_linear_i64(v, n, pcts[i] / 1000.0)
+                            : (double)lat_pctl_i64(v, n, pcts[i] / 10.0)) /
                          scale);
 }
 
@@ -423,8 +401,7 @@ static void wstat_of(struct llm_stat *st, struct wsample *s, size_t n)
     st->mean = (double)(sum / total);
     st->max = (double)s[n - 1].v;
     for (int k = 0; k < 5; k++) {
-        uint64_t r = ((uint64_t)pcts[k] * total + 999) / 1000, cum = 0;
-        if (r < 1) r = 1;
+        uint64_t r = lat_rank_nearest(pcts[k] / 10.0, total), cum = 0;
         size_t i = 0;
         for (; i < n; i++) {
             cum += s[i].w;

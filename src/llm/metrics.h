@@ -226,10 +226,6 @@ int llm_metrics_merge(struct llm_metrics *dst, const struct llm_metrics *src);
 int llm_metrics_summarize(struct llm_metrics *m, enum llm_view view, const struct llm_slo *slo,
                           struct llm_summary *out);
 
-/* Estimators (exposed for tests). pct10 is the percentile times 10 (999 = p99.9). v sorted. */
-int64_t llm_pct_nearest_rank(const int64_t *v, size_t n, int pct10);
-double llm_pct_numpy_linear(const int64_t *v, size_t n, int pct10);
-
 struct jsonw;
 /*
  * Writes the LLM members of one bench result point into the open JSON object: ttft_ms, tpot_ms,

@@ -14,12 +14,11 @@
 #include "core/err.h"
 #include "core/grow.h"
 
-static const struct lat_trace *sort_trace; /* qsort has no context argument in C11 */
-
-static int cmp_ev(const void *a, const void *b)
+/* Event indexes by start, longer first, then index; ctx: the trace (qsort_r, core/sort.h). */
+static int cmp_ev(const void *a, const void *b, void *ctx)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    const struct lat_event_cols *c = &sort_trace->ev;
+    const struct lat_event_cols *c = &((const struct lat_trace *)ctx)->ev;
     if (c->ts[x] != c->ts[y]) return c->ts[x] < c->ts[y] ? -1 : 1;
     if (c->dur[x] != c->dur[y]) return c->dur[x] > c->dur[y] ? -1 : 1;
     return x < y ? -1 : x > y;
@@ -82,9 +81,9 @@ static char *lane_label(const struct lat_trace *t, const struct lat_track *tr, b
 }
 
 /* Lane order: annotations and CPU threads by (pid, tid), then GPU streams by (device, stream). */
-static _Thread_local const struct rep_tl *order_tl; /* qsort context, per thread */
-static int cmp_lane(const void *a, const void *b)
+static int cmp_lane(const void *a, const void *b, void *ctx)
 {
+    const struct rep_tl *order_tl = ctx;
     const struct rep_tl_lane *x = a, *y = b;
     const struct lat_track *tx = &order_tl->trace->tracks[x->track];
     const struct lat_track *ty = &order_tl->trace->tracks[y->track];
@@ -263,8 +262,7 @@ int rep_tl_build(const struct lat_trace *t, struct rep_tl **out)
         if (!ln->ev || !ln->depth || !ln->parent || !ln->label) goto fail;
         li++;
     }
-    order_tl = tl;
-    qsort(tl->lanes, tl->nlanes, sizeof(*tl->lanes), cmp_lane);
+    qsort_r(tl->lanes, tl->nlanes, sizeof(*tl->lanes), cmp_lane, tl);
     for (size_t l = 0; l < tl->nlanes; l++)
         lane_of[2 * (size_t)tl->lanes[l].track + tl->lanes[l].annot] = (int32_t)l;
     for (size_t i = 0; i < t->ev.n; i++) {
@@ -279,7 +277,6 @@ int rep_tl_build(const struct lat_trace *t, struct rep_tl **out)
         tl->name_of[s] = UINT32_MAX;
 
     /* sort each lane, nesting depth and parent with a stack of open events */
-    sort_trace = t;
     int32_t *stack = NULL;
     size_t maxn = 0;
     for (size_t l = 0; l < tl->nlanes; l++)
@@ -288,7 +285,7 @@ int rep_tl_build(const struct lat_trace *t, struct rep_tl **out)
     if (!stack) goto fail;
     for (size_t l = 0; l < tl->nlanes; l++) {
         struct rep_tl_lane *ln = &tl->lanes[l];
-        qsort(ln->ev, ln->n, sizeof(*ln->ev), cmp_ev);
+        qsort_r(ln->ev, ln->n, sizeof(*ln->ev), cmp_ev, (void *)(uintptr_t)t);
         size_t sp = 0;
         for (size_t i = 0; i < ln->n; i++) {
             uint32_t e = ln->ev[i];

@@ -584,11 +584,12 @@ TEST(doctor_alloc_negative)
 /* ---- R10 tail attribution ----
  * 10 GPU-bound steps of 1000 µs; step 7 lasts 3000 µs because of a 2000 µs cudaMalloc under
  * aten::empty (the kernel of that step is launched after it). */
+/* 9 steps of 1 ms, step 7 of 3 ms when slow: nearest-rank p90 of 9 is the 9th (the slow one) */
 static void build_tail(struct tj *j, bool slow)
 {
     tj_begin(j, NULL);
     double b = 0;
-    for (int s = 0; s < 10; s++) {
+    for (int s = 0; s < 9; s++) {
         bool sl = slow && s == 6;
         double len = sl ? 3000 : 1000;
         tj_step(j, s + 1, b, len);
@@ -611,7 +612,7 @@ TEST(doctor_tail_positive)
     ASSERT(f);
     ASSERT_EQ_I64(kv(f, "median_step_us")->i, 1000000);
     ASSERT_EQ_I64(kv(f, "slow_steps")->i, 1);
-    ASSERT_NEAR(f->saving_us_per_step, 200.0, 0.001); /* 2000 excess / 10 steps */
+    ASSERT_NEAR(f->saving_us_per_step, 2000.0 / 9, 0.001); /* 2000 excess / 9 steps */
     ASSERT(strstr(f->title, "cudaMalloc (under aten::empty)"));
     /* the first component is cudaMalloc with its 2000 µs */
     bool seen = false;
@@ -808,15 +809,17 @@ TEST(doctor_ncu_kernel_names)
 }
 
 /* ---- R10 with many steps: components come from a sample of the steps ----
- * 3000 steps of 100 µs; every 10th lasts 300 µs because of a 200 µs cudaMalloc. p90 (linear)
- * = 120 µs > median 100 + 10 %: the 300 slow steps explain 300 x 200 / 3000 = 20 µs per step. */
+ * 3000 steps of 100 µs; every 9th lasts 300 µs because of a 200 µs cudaMalloc: 333 slow steps
+ * (11 %), so the nearest-rank p90 (rank 2700) is 300 µs > median 100 + 10 %; the slow steps
+ * explain 333 x 200 / 3000 = 22.2 µs per step. (With every 10th step slow, exactly 10 %, the
+ * p90 is a 100 µs step and the rule stays silent: doctor_tail_ten_percent_is_not_a_tail.) */
 TEST(doctor_tail_many_steps_sampled)
 {
     struct tj j;
     tj_begin(&j, NULL);
     double b = 0;
     for (int s = 0; s < 3000; s++) {
-        bool slow = s % 10 == 5;
+        bool slow = s % 9 == 5;
         double len = slow ? 300 : 100;
         tj_step(&j, s + 1, b, len);
         if (slow) tj_rt(&j, "cudaMalloc", b + 1, 200, 100000 + s);
@@ -827,9 +830,28 @@ TEST(doctor_tail_many_steps_sampled)
     struct doc_report *r = run(&j);
     const struct doc_finding *f = find(r, "tail-steps");
     ASSERT(f);
-    ASSERT_EQ_I64(kv(f, "slow_steps")->i, 300);
-    ASSERT_NEAR(f->saving_us_per_step, 20.0, 0.001);
+    ASSERT_EQ_I64(kv(f, "slow_steps")->i, 333);
+    ASSERT_NEAR(f->saving_us_per_step, 22.2, 0.001);
     ASSERT(strstr(f->title, "cudaMalloc"));
+    doctor_report_free(r);
+}
+
+TEST(doctor_tail_ten_percent_is_not_a_tail)
+{
+    struct tj j;
+    tj_begin(&j, NULL);
+    double b = 0;
+    for (int s = 0; s < 100; s++) {
+        bool slow = s % 10 == 5;
+        double len = slow ? 300 : 100;
+        tj_step(&j, s + 1, b, len);
+        tj_launch(&j, "compute", b, 2, b + 3, len - 3, 200000 + s, NULL);
+        b += len;
+    }
+    struct doc_report *r = run(&j);
+    ASSERT(!find(r, "tail-steps"));
+    ASSERT(r->ntraces == 1);
+    ASSERT_EQ_I64(r->traces[0].step_p90, 100000); /* rank 90 of 100: a 100 µs step */
     doctor_report_free(r);
 }
 

@@ -47,12 +47,13 @@ TEST(jsonw_control_chars_and_nan)
     jsonw_init(&w, NULL, false);
     jsonw_arr_begin(&w);
     jsonw_strn(&w, "\x01\t", 2);
+    jsonw_str(&w, "\x7f\xc2\x9b\xc2\xa0"); /* DEL and C1 CSI escaped; NBSP (U+00A0) kept */
     jsonw_double(&w, 0.0 / 0.0, 6);
     jsonw_double(&w, 0.25, 6);
     jsonw_fixed(&w, 2.0 / 3.0, 2);
     jsonw_arr_end(&w);
     ASSERT_RC(jsonw_finish(&w));
-    ASSERT_EQ_STR(w.buf.data, "[\"\\u0001\\t\",null,0.25,0.67]");
+    ASSERT_EQ_STR(w.buf.data, "[\"\\u0001\\t\",\"\\u007f\\u009b\xc2\xa0\",null,0.25,0.67]");
     jsonw_fini(&w);
 }
 

@@ -4,6 +4,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/jsonw.h"
+#include "core/pctl.h"
 #include "llm/chunk.h"
 #include "llm/metrics.h"
 
@@ -225,19 +226,20 @@ TEST(llm_metrics_merge_equals_single)
     llm_metrics_fini(&all);
 }
 
+/* The LLM views use core/pctl.h's estimators (p in tenths there: 999 = p99.9). */
 TEST(llm_percentile_estimators)
 {
     int64_t v[20];
     for (int i = 0; i < 20; i++)
         v[i] = i + 1;
-    ASSERT_EQ_I64(llm_pct_nearest_rank(v, 10, 900), 9); /* ceil(0.9 * 10) = 9, exactly */
-    ASSERT_EQ_I64(llm_pct_nearest_rank(v, 10, 500), 5);
-    ASSERT_EQ_I64(llm_pct_nearest_rank(v, 10, 999), 10);
-    ASSERT_EQ_I64(llm_pct_nearest_rank(v, 20, 950), 19);
-    ASSERT_EQ_I64(llm_pct_nearest_rank(v, 1, 10), 1);
-    ASSERT_NEAR(llm_pct_numpy_linear(v, 10, 900), 9.1, 1e-12); /* 1 + 0.9 * 9 */
-    ASSERT_NEAR(llm_pct_numpy_linear(v, 10, 500), 5.5, 1e-12);
-    ASSERT_NEAR(llm_pct_numpy_linear(v, 1, 990), 1, 0);
+    ASSERT_EQ_I64(lat_pctl_i64(v, 10, 900 / 10.0), 9); /* ceil(0.9 * 10) = 9, exactly */
+    ASSERT_EQ_I64(lat_pctl_i64(v, 10, 500 / 10.0), 5);
+    ASSERT_EQ_I64(lat_pctl_i64(v, 10, 999 / 10.0), 10);
+    ASSERT_EQ_I64(lat_pctl_i64(v, 20, 950 / 10.0), 19);
+    ASSERT_EQ_I64(lat_pctl_i64(v, 1, 10 / 10.0), 1);
+    ASSERT_NEAR(lat_quantile_linear_i64(v, 10, 900 / 1000.0), 9.1, 1e-12); /* 1 + 0.9 * 9 */
+    ASSERT_NEAR(lat_quantile_linear_i64(v, 10, 500 / 1000.0), 5.5, 1e-12);
+    ASSERT_NEAR(lat_quantile_linear_i64(v, 1, 990 / 1000.0), 1, 0);
 }
 
 TEST(llm_slo_parsing)

@@ -165,10 +165,9 @@ size_t stackset_join(const struct stackset *s, uint32_t id, char *buf, size_t ca
 }
 
 /* Sorting stacks by their frame names, for folded output and the flame graph. */
-static _Thread_local const struct stackset *sort_set; /* qsort context, per thread */
-
-static int cmp_stack_names(const void *a, const void *b)
+static int cmp_stack_names(const void *a, const void *b, void *ctx)
 {
+    const struct stackset *sort_set = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     uint32_t nx, ny;
     const uint32_t *fx = stackset_frames(sort_set, x, &nx);
@@ -189,9 +188,7 @@ static int sorted_ids(const struct stackset *s, uint32_t **out, uint32_t *n)
     uint32_t k = 0;
     for (uint32_t i = 0; i < s->nstacks; i++)
         if (s->stacks[i].count) ids[k++] = i;
-    sort_set = s;
-    qsort(ids, k, sizeof(*ids), cmp_stack_names);
-    sort_set = NULL;
+    qsort_r(ids, k, sizeof(*ids), cmp_stack_names, (void *)(uintptr_t)s);
     *out = ids;
     *n = k;
     return 0;
