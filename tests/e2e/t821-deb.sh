@@ -6,6 +6,9 @@
 # finds its library, and /usr/lib/latscope is the directory compiled into it.
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
 src=$LATSCOPE_SRCDIR
+# The package is built from the sources, not from $LATSCOPE: checked once, in the release suite.
+[[ $(realpath "$LATSCOPE") == $(realpath "$src/build/latscope") ]] ||
+    skip "checked with the release build's suite (LATSCOPE is not $src/build/latscope)"
 command -v dpkg-buildpackage >/dev/null || skip "no dpkg-buildpackage (LATSCOPE_DEPS_DEB=1 scripts/deps.sh)"
 command -v dh >/dev/null || skip "no debhelper (LATSCOPE_DEPS_DEB=1 scripts/deps.sh)"
 command -v git >/dev/null || skip "no git (to list the tree's files)"
