@@ -1,7 +1,7 @@
 # trace.mk - `latscope trace`: the CUDA/NVTX injection library and the CUPTI-aware objects.
 #
-# liblatscope-cupti.so is built next to the CLI ($(O)/liblatscope-cupti.so, where cmd-trace
-# looks first) whenever the CUDA toolkit headers exist (HAVE_CUPTI = 1). It is never
+# liblatscope-cupti.so is built next to the CLI ($(O)/liblatscope-cupti.so, where latscope
+# looks after $LATSCOPE_CUPTI_SO; mk/install.mk installs it, docs/install.md) whenever the CUDA toolkit headers exist (HAVE_CUPTI = 1). It is never
 # sanitized (an instrumented library cannot be injected into an uninstrumented host) and it
 # loads libcupti with dlopen, so a missing libcupti or driver disables capture, not the target.
 # Its sources that do not need CUPTI at run time (capfile.c, cupti_conv.c) are also part of

@@ -181,17 +181,18 @@ static int opt_label(char *b, size_t bs, const struct cli_opt *o)
     return snprintf(b, bs, "%s--%s%s%s", ind, o->lname, o->arg ? " " : "", o->arg ? o->arg : "");
 }
 
-void cli_help(FILE *f, const struct cli_spec *spec)
+void (*cli_help_hook)(const struct cli_spec *spec);
+
+void cli_help_opts(FILE *f, const struct cli_opt *opts)
 {
     enum { COL = 24 };
-    if (spec->usage) fputs(spec->usage, f);
     bool any_heading = false;
-    for (const struct cli_opt *o = spec->opts; o->lname || o->help; o++)
+    for (const struct cli_opt *o = opts; o->lname || o->help; o++)
         if (!o->lname) any_heading = true;
     if (!any_heading) fputs("options:\n", f);
-    for (const struct cli_opt *o = spec->opts; o->lname || o->help; o++) {
+    for (const struct cli_opt *o = opts; o->lname || o->help; o++) {
         if (!o->lname) { /* a heading */
-            fprintf(f, "%s%s:\n", o == spec->opts ? "" : "\n", o->help);
+            fprintf(f, "%s%s:\n", o == opts ? "" : "\n", o->help);
             continue;
         }
         char label[128];
@@ -212,6 +213,16 @@ void cli_help(FILE *f, const struct cli_spec *spec)
         }
     }
     fprintf(f, "  -h, --help%*sthis help\n", COL - 12, "");
+}
+
+void cli_help(FILE *f, const struct cli_spec *spec)
+{
+    if (cli_help_hook) {
+        cli_help_hook(spec);
+        return;
+    }
+    if (spec->usage) fputs(spec->usage, f);
+    cli_help_opts(f, spec->opts);
     if (spec->footer) {
         fputc('\n', f);
         fputs(spec->footer, f);

@@ -304,32 +304,6 @@ static bool file_exists(const char *p)
     return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-/* liblatscope-cupti.so: $LATSCOPE_CUPTI_SO, next to the binary, or ../lib/latscope/. */
-static bool find_library(char *out, size_t len)
-{
-    const char *env = getenv("LATSCOPE_CUPTI_SO");
-    if (env && *env) {
-        if (realpath(env, out) && file_exists(out)) return true;
-        pr_warn("LATSCOPE_CUPTI_SO=%s: no such file\n", env);
-    }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n <= 0) return false;
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
-    if (!slash) return false;
-    *slash = 0;
-    int w = snprintf(out, len, "%s/liblatscope-cupti.so", exe);
-    if (w > 0 && (size_t)w < len && file_exists(out)) return true;
-    w = snprintf(out, len, "%s/../lib/latscope/liblatscope-cupti.so", exe);
-    if (w > 0 && (size_t)w < len && file_exists(out)) {
-        char r[PATH_MAX];
-        if (realpath(out, r)) snprintf(out, len, "%s", r);
-        return true;
-    }
-    return false;
-}
-
 /* libcupti.so.13 from the toolkit, when present; else the library searches the usual paths. */
 static const char *find_cupti(void)
 {
@@ -851,12 +825,20 @@ static int run_traced(const struct trace_args *a)
                 return LAT_EXIT_FAILURE;
             }
         }
-        have_lib = find_library(lib, sizeof(lib));
-        if (!have_lib) {
+        char tried[2048];
+        have_lib = !lat_find_installed("liblatscope-cupti.so", "LATSCOPE_CUPTI_SO", lib,
+                                       sizeof(lib), tried, sizeof(tried));
+        if (have_lib) {
+            pr_info("capture library: %s\n", lib);
+        } else {
             note = "capture library not found";
-            pr_warn("liblatscope-cupti.so not found next to latscope (built without the CUDA "
-                    "toolkit? set LATSCOPE_CUPTI_SO); CUDA/NVTX capture is off, running the "
-                    "command anyway\n");
+            pr_warn("liblatscope-cupti.so not found (looked for %s)%s; CUDA/NVTX capture is "
+                    "off, running the command anyway\n",
+                    tried,
+                    LAT_HAVE_CUPTI ? ": install it with `make install` or set LATSCOPE_CUPTI_SO"
+                                   : ": this latscope was built without the CUDA toolkit's "
+                                     "cupti.h, so the library was never built (see "
+                                     "docs/install.md)");
         }
     }
     if (a->cuda) {

@@ -53,6 +53,31 @@ int cmd_serve_test(int argc, char **argv, const struct lat_opts *opts);
 
 const struct lat_cmd *lat_commands(size_t *n);
 
+/* A subcommand reached through its command's function (`bench merge`: cmd_bench with argv[1]
+ * "merge"). */
+struct lat_subcmd {
+    const char *cmd, *name, *summary;
+};
+/* What main.c knows of latscope as a whole: `latscope --help` and latscope(1) are made of it. */
+struct lat_prog {
+    const char *summary;        /* one line (latscope(1)'s NAME) */
+    const char *synopsis;       /* "latscope [-v] [--no-color] COMMAND [ARGS...]" */
+    const char *intro;          /* what latscope is, before the command list */
+    const struct cli_opt *opts; /* the options before COMMAND */
+    const struct lat_cmd *cmds;
+    size_t ncmds;
+    const struct lat_subcmd *subs;
+    size_t nsubs;
+};
+/* cli-doc.c (docs/install.md): man pages and completion scripts from the tables each command's
+ * --help prints. cli_doc_man: one page in roff (name "latscope", "bench", "bench merge" or
+ * "latscope-bench-merge"); cli_doc_man_dir: every page as DIR/PAGE.1; cli_doc_completion:
+ * shell "bash" or "zsh". 0, or an error (-errno, LAT_E_*) with err set. */
+int cli_doc_man(FILE *f, const struct lat_prog *prog, const char *name, char *err, size_t errsz);
+int cli_doc_man_dir(const struct lat_prog *prog, const char *dir, char *err, size_t errsz);
+int cli_doc_completion(FILE *f, const struct lat_prog *prog, const char *shell, char *err,
+                       size_t errsz);
+
 /* Parses --format VALUE; returns 0 or -1 for an unknown format (allowed: mask of 1<<fmt). */
 int lat_parse_format(const char *s, unsigned allowed, enum lat_format *out);
 
@@ -108,6 +133,12 @@ enum { CLI_HELP = 1, CLI_ERROR = -1 };
 int cli_parse(const struct cli_spec *spec, int argc, char **argv, struct cli_result *res);
 void cli_result_fini(struct cli_result *res);
 void cli_help(FILE *f, const struct cli_spec *spec);
+/* The options part of cli_help(): the rows ("options:" first when the table has no heading),
+ * then -h/--help. */
+void cli_help_opts(FILE *f, const struct cli_opt *opts);
+/* When set, cli_help() hands the spec to it instead of printing: cli-doc.c reads a command's
+ * table this way (the same table its --help prints). */
+extern void (*cli_help_hook)(const struct cli_spec *spec);
 /* What every command does first: cli_parse(), then --help printed on stdout or the error exit.
  * True: go on (res filled: free with cli_result_fini). False: return *status (LAT_EXIT_OK after
  * --help, LAT_EXIT_USAGE after the printed error), res needs no freeing. */
@@ -161,5 +192,13 @@ char *xstrdup(const char *s);
 __attribute__((noreturn)) void lat_die_oom(void);
 
 /* lat_version: core/features.h */
+
+/* cli-paths.c: a file latscope installs beside itself (liblatscope-cupti.so), looked up in the
+ * one order of docs/install.md: $env (when set), the binary's directory, ../lib/latscope from it,
+ * lat_pkglibdir (PREFIX/lib/latscope compiled in by mk/install.mk). 0 with *out its real path,
+ * or -ENOENT with *tried the places looked at ("A, B, C"). */
+int lat_find_installed(const char *name, const char *env, char *out, size_t len, char *tried,
+                       size_t triedsz);
+extern const char lat_pkglibdir[];
 
 #endif

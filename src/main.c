@@ -31,6 +31,32 @@ static const struct lat_cmd commands[] = {
     {"serve-test", cmd_serve_test, "fixture inference server for tests and the demo", true},
 };
 
+/* Subcommands, reached through their command's function: a man page and completion each. */
+static const struct lat_subcmd subcommands[] = {
+    {"bench", "merge", "merge the JSON results of bench shards into one result"},
+    {"serve-test", "openai", "OpenAI-compatible streaming fixture server"},
+};
+
+/* The options before COMMAND (parsed by main() below; listed by --help and latscope(1)). */
+static const struct cli_opt global_opts[] = {
+    {"verbose", 'v', NULL, 0, 0, "more diagnostics on stderr (-vv: debug messages too)"},
+    {"no-color", 0, NULL, 0, 0, "no colour, even on a terminal (as NO_COLOR=1)"},
+    {"version", 0, NULL, 0, 0, "print the version (as latscope version)"},
+    {0},
+};
+
+static const struct lat_prog prog = {
+    "find out why ML inference is slow",
+    "latscope [-v] [--no-color] COMMAND [ARGS...]",
+    "latscope finds out why ML inference is slow: measure under load, find where the\n"
+    "time goes, explain it, verify the fix.\n",
+    global_opts,
+    commands,
+    sizeof(commands) / sizeof(commands[0]),
+    subcommands,
+    sizeof(subcommands) / sizeof(subcommands[0]),
+};
+
 const struct lat_cmd *lat_commands(size_t *n)
 {
     *n = sizeof(commands) / sizeof(commands[0]);
@@ -39,19 +65,46 @@ const struct lat_cmd *lat_commands(size_t *n)
 
 static void usage(FILE *f)
 {
-    size_t n;
-    const struct lat_cmd *cmds = lat_commands(&n);
-    fputs("usage: latscope [-v] [--no-color] COMMAND [ARGS...]\n\n"
-          "latscope finds out why ML inference is slow: measure under load, find where the\n"
-          "time goes, explain it, verify the fix.\n\ncommands:\n",
-          f);
-    for (size_t i = 0; i < n; i++)
-        if (!cmds[i].hidden) fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].summary);
+    fprintf(f, "usage: %s\n\n%s\ncommands:\n", prog.synopsis, prog.intro);
+    for (size_t i = 0; i < prog.ncmds; i++)
+        if (!prog.cmds[i].hidden)
+            fprintf(f, "  %-9s %s\n", prog.cmds[i].name, prog.cmds[i].summary);
+    fputc('\n', f);
+    cli_help_opts(f, prog.opts);
     fputs("\nRun 'latscope COMMAND --help' for a command's options.\n", f);
+}
+
+/* `latscope help --man [CMD [SUB]]`, `help --man-dir DIR`, `help --completion bash|zsh`: the
+ * generators of cli-doc.c (run by mk/install.mk; docs/install.md). */
+static int help_doc(int argc, char **argv)
+{
+    char err[512] = "", name[128] = "";
+    int rc;
+    if (!strcmp(argv[1], "--man")) {
+        if (argc > 2)
+            snprintf(name, sizeof(name), "%s%s%s", argv[2], argc > 3 ? " " : "",
+                     argc > 3 ? argv[3] : "");
+        rc = cli_doc_man(stdout, &prog, name, err, sizeof(err));
+    } else if (argc != 3) {
+        pr_err("%s needs %s\n", argv[1], !strcmp(argv[1], "--man-dir") ? "DIR" : "bash or zsh");
+        return LAT_EXIT_USAGE;
+    } else if (!strcmp(argv[1], "--man-dir")) {
+        rc = cli_doc_man_dir(&prog, argv[2], err, sizeof(err));
+    } else {
+        rc = cli_doc_completion(stdout, &prog, argv[2], err, sizeof(err));
+    }
+    if (rc) {
+        pr_err("%s\n", err);
+        return rc == -EINVAL || rc == -ENOENT ? LAT_EXIT_USAGE : LAT_EXIT_FAILURE;
+    }
+    return LAT_EXIT_OK;
 }
 
 int cmd_help(int argc, char **argv, const struct lat_opts *opts)
 {
+    if (argc > 1 && (!strcmp(argv[1], "--man") || !strcmp(argv[1], "--man-dir") ||
+                     !strcmp(argv[1], "--completion")))
+        return help_doc(argc, argv);
     if (argc > 1 && !lat_is_help(argv[1])) {
         size_t n;
         const struct lat_cmd *cmds = lat_commands(&n);
