@@ -128,8 +128,9 @@ FORCE:
 unit: $(UNIT_BIN)
 	$(Q)LATSCOPE_SRCDIR=$(CURDIR) $(UNIT_BIN)
 
+# e2e: E2E_ARGS passes run.sh options and filters, e.g. make e2e E2E_ARGS="-j 4 bench"
 e2e: all
-	$(Q)LATSCOPE=$(CURDIR)/$(BIN) LATSCOPE_SRCDIR=$(CURDIR) tests/e2e/run.sh
+	$(Q)LATSCOPE=$(CURDIR)/$(BIN) LATSCOPE_SRCDIR=$(CURDIR) tests/e2e/run.sh $(E2E_ARGS)
 
 test: $(BIN) $(UNIT_BIN)
 	$(Q)LATSCOPE=$(CURDIR)/$(BIN) LATSCOPE_SRCDIR=$(CURDIR) UNIT_BIN=$(CURDIR)/$(UNIT_BIN) \

@@ -1,11 +1,21 @@
 # lib.sh - helpers for end-to-end tests (sourced by tests/e2e/t*.sh).
 set -euo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
-skip() { echo "$*"; exit 77; }
-# need_trace REL: path of a shared trace, or skip the test when the corpus is absent.
+# skip REASON: exit 77. REASON says why and what installs the missing piece; it goes to stdout and
+# to $LATSCOPE_SKIP_FILE (set by run.sh), so a skip inside $(...) still reports its reason.
+skip() {
+    echo "$*"
+    [[ -n ${LATSCOPE_SKIP_FILE:-} ]] && echo "$*" >>"$LATSCOPE_SKIP_FILE"
+    exit 77
+}
+# need_trace REL: path of a shared trace, or skip the test when the corpus is absent. Called as
+# p=$(need_trace REL), so the reason also goes to stderr (stdout is the caller's variable).
 need_trace() {
     local p=$LATSCOPE_TRACES/$1
-    [[ -e $p ]] || skip "shared trace $1 not present (../shared/traces absent?)"
+    if [[ ! -e $p ]]; then
+        echo "shared trace $1 not present: set LATSCOPE_TRACES to the shared trace corpus" >&2
+        skip "shared trace $1 not present: set LATSCOPE_TRACES to the shared trace corpus"
+    fi
     echo "$p"
 }
 # expect_rc N CMD...: runs CMD, fails unless its exit status is N. Output in $TMPDIR/out, err.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t231-bench-closed: closed loop against the fixture with a fixed 2 ms service time: every key
 # of the JSON contract, p50 close to 2 ms, CO-correct >= actual-send latency, records, hlog.
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t232-bench-open-loop: open loop against the fixture: count = rate x duration (exact for a
 # constant schedule, within 4 sigma for Poisson), the same seed gives the same count, latency
 # from the intended send >= from the actual send, exponential service times show in the tail.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t233-bench-queueing: queueing appears when concurrency exceeds the fixture's worker pool, and
 # an open loop capped by --max-inflight shows it in the CO-correct latency (from the intended
 # send) but not in the actual-send latency, and is marked INVALID (send lag).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t239-bench-hostile: bench against hostile servers and a hostile client environment (issue 14
 # items 8-11, 15). Every failure is counted in its class and bounded in time; nothing is
 # blamed on the wrong side. Loopback only; counts and classes are asserted, never latencies.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t270-bench-endpoints: several endpoints in one run (replicas with no balancer, issue 17).
 # Two fixture servers: round-robin splits the requests evenly (open loop, one thread: exactly
 # in turn); least-inflight sends more to the fast one when the other is slower; a dead

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t502-llm-goodput-queueing: with 1 sequence slot and 3 clients requests queue behind each other;
 # goodput counts the requests meeting every SLO: good/requests and good/duration.
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t510-llm-find-max-slo: `--find-max --slo 'ttft.p99<=200ms'` judges each load point on the LLM
 # TTFT percentile and finds the knee of a fixture with a known capacity: 2 sequence slots, each
 # held 40 ms prefill + 6 x 10 ms = 100 ms per request, so 20 req/s. With constant arrivals at
