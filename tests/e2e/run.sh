@@ -18,6 +18,8 @@
 #   # timeout: 600    seconds for this script (default E2E_TIMEOUT, 300), times E2E_TIMEOUT_MULT
 #   # san: skip       the sanitizer pass (LATSCOPE_SAN=1) does not run it: it exercises no C
 #                     path the release pass does not (Python truth generation)
+#   # truth: WHAT     a heavy truth check that downloads gigabytes (WHAT says what): skipped,
+#                     saying so, unless E2E_TRUTH=1 (`make check-truth`), which runs only these
 # A script without marks runs in the parallel part with the default timeout.
 #
 # Output: TAP-like lines, the parallel part first, then the exclusive part, each in name order
@@ -63,25 +65,27 @@ selected() { # NAME: is it selected by the filters?
 
 # mark SCRIPT: prints "EXCLUSIVE TIMEOUT SANSKIP" from the header lines.
 mark() {
-    local ex=0 to=${E2E_TIMEOUT:-300} san=0 line
+    local ex=0 to=${E2E_TIMEOUT:-300} san=0 truth=- line
     while IFS= read -r line; do
         case $line in
         '# exclusive' | '# exclusive '* | '# exclusive:'*) ex=1 ;;
         '# timeout: '*) line=${line#'# timeout: '}; [[ ${line%% *} =~ ^[0-9]+$ ]] && to=${line%% *} ;;
         '# san: skip' | '# san: skip '*) san=1 ;;
+        '# truth: '*) truth=${line#'# truth: '} ;;
         esac
     done < <(head -30 "$1")
-    echo "$ex $((to * ${E2E_TIMEOUT_MULT:-1})) $san"
+    echo "$ex $((to * ${E2E_TIMEOUT_MULT:-1})) $san $truth"
 }
 
 par=() exc=()
-declare -A tmo sanskip
+declare -A tmo sanskip truth
 for t in "$dir"/t*.sh; do
     [[ -f $t ]] || continue
     name=$(basename "$t" .sh)
     selected "$name" || continue
-    read -r ex to san <<<"$(mark "$t")"
-    tmo[$name]=$to sanskip[$name]=$san
+    read -r ex to san tr <<<"$(mark "$t")"
+    [[ ${E2E_TRUTH:-0} == 1 && $tr == - ]] && continue # check-truth runs the truth scripts only
+    tmo[$name]=$to sanskip[$name]=$san truth[$name]=$tr
     if [[ $ex == 1 ]]; then exc+=("$name"); else par+=("$name"); fi
 done
 
@@ -90,6 +94,7 @@ if [[ $list == 1 ]]; then
         m=""
         for e in "${exc[@]}"; do [[ $e == "$n" ]] && m+=" exclusive"; done
         [[ ${sanskip[$n]} == 1 ]] && m+=" san:skip"
+        [[ ${truth[$n]} != - ]] && m+=" truth"
         echo "$n timeout=${tmo[$n]}$m"
     done
     exit 0
@@ -107,6 +112,9 @@ run_one() {
     t0=$(date +%s.%N)
     if [[ ${LATSCOPE_SAN:-0} == 1 && ${sanskip[$n]} == 1 ]]; then
         echo "sanitizer pass: Python truth generation, no C path the release pass does not run (# san: skip)" >"$work/$n.out"
+        rc=77
+    elif [[ ${truth[$n]} != - && ${E2E_TRUTH:-0} != 1 ]]; then
+        echo "heavy truth check (${truth[$n]}): make check-truth runs it" >"$work/$n.out"
         rc=77
     else
         TMPDIR=$d LATSCOPE_SKIP_FILE=$work/$n.skip timeout -k 10 "${tmo[$n]}" \
