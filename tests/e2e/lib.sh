@@ -35,3 +35,33 @@ check_py() {
         fail "check failed: $2"
     }
 }
+# truth_cached NAME OUTDIR KEY... -- CMD...: fills OUTDIR with what CMD (a truth generator:
+# torch, HTA, tokenizers...) writes into OUTDIR, computed once per key and then copied from
+# ${LATSCOPE_TRUTH_CACHE:-~/.cache/latscope/truth}/NAME-HASH. Each KEY is a file (its content
+# counts) or a string (the tool's version, an option): change any and it is computed again.
+# LATSCOPE_TRUTH_CACHE=off always computes. CMD's failure fails like CMD's own exit status.
+truth_cached() {
+    local name=$1 out=$2 k h cache
+    shift 2
+    h=$( (
+        for k in "$@"; do
+            [[ $k == -- ]] && break
+            if [[ -f $k ]]; then sha256sum <"$k"; else printf '%s\n' "$k"; fi
+        done
+    ) | sha256sum | cut -c1-16)
+    while [[ $# -gt 0 && $1 != -- ]]; do shift; done
+    shift
+    cache=${LATSCOPE_TRUTH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/latscope/truth}
+    mkdir -p "$out"
+    if [[ $cache != off && -f $cache/$name-$h/.done ]]; then
+        cp -r "$cache/$name-$h/." "$out/" && rm -f "$out/.done" && return 0
+    fi
+    "$@" || return
+    if [[ $cache != off ]] && mkdir -p "$cache" 2>/dev/null; then
+        local tmp
+        tmp=$(mktemp -d "$cache/.$name-XXXXXX") || return 0
+        cp -r "$out/." "$tmp/" && touch "$tmp/.done" && mv -T "$tmp" "$cache/$name-$h" 2>/dev/null ||
+            rm -rf "$tmp"
+    fi
+    return 0
+}

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# san: skip (torch truth generation in Python)
 # truth: downloads torch from PyPI, ~1.8 GB, once into ~/.cache/latscope/venv-torch
 # timeout: 600
 # t158-analyze-torch-live: ground truth on a fresh trace. tests/tools/torch-truth.py profiles a

@@ -12,7 +12,7 @@ start_fixture --prefill 40ms --token-interval 10ms --max-seqs 2
 URL="http://127.0.0.1:$FX_PORT/v1/chat/completions"
 set +e
 "$LATSCOPE" bench --target openai "$URL" --input-tokens 8 --output-tokens 7 --arrival constant \
-    --rate 8 --max-send-lag 50 --find-max --slo 'ttft.p99<=200ms' --precision 0.1 \
+    --rate 8 --max-send-lag 50 --find-max --slo 'ttft.p99<=200ms' --precision 0.2 \
     --duration 2s -t 1 --format json >"$TMPDIR/out" 2>"$TMPDIR/err"
 rc=$?
 set -e
