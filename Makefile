@@ -6,6 +6,7 @@
 #   make SAN=address,undefined test     sanitized build in build-san/ and its tests
 #   make test                 unit + end-to-end tests of the current configuration
 #   make check                deps, build, unit + e2e + sanitizer + fuzz-corpus tests, one summary
+#   make check-truth          the heavy truth checks make check skips (torch from PyPI, ~1.8 GB)
 #   make demo                 deps, build, the end-to-end demo
 #   make perf                 benchmarks (prints a table; never part of check)
 #   make interop              bench against real servers (llama-cpp-python, FastAPI+onnxruntime)
@@ -81,7 +82,7 @@ TEST_OBJS := $(patsubst %.c,$(O)/%.o,$(TEST_SRCS))
 BIN       := $(O)/latscope
 UNIT_BIN  := $(O)/unit-tests
 
-.PHONY: all test unit e2e check demo perf interop fuzz fuzz-build format format-check clean deps
+.PHONY: all test unit e2e check check-truth demo perf interop fuzz fuzz-build format format-check clean deps
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -128,8 +129,9 @@ FORCE:
 unit: $(UNIT_BIN)
 	$(Q)LATSCOPE_SRCDIR=$(CURDIR) $(UNIT_BIN)
 
+# e2e: E2E_ARGS passes run.sh options and filters, e.g. make e2e E2E_ARGS="-j 4 bench"
 e2e: all
-	$(Q)LATSCOPE=$(CURDIR)/$(BIN) LATSCOPE_SRCDIR=$(CURDIR) tests/e2e/run.sh
+	$(Q)LATSCOPE=$(CURDIR)/$(BIN) LATSCOPE_SRCDIR=$(CURDIR) tests/e2e/run.sh $(E2E_ARGS)
 
 test: $(BIN) $(UNIT_BIN)
 	$(Q)LATSCOPE=$(CURDIR)/$(BIN) LATSCOPE_SRCDIR=$(CURDIR) UNIT_BIN=$(CURDIR)/$(UNIT_BIN) \
@@ -141,6 +143,11 @@ deps:
 # check: the README's test command. Everything, one closing line "N passed, N failed, N skipped".
 check: deps
 	$(Q)scripts/check.sh
+
+# check-truth: the heavy truth checks (e2e scripts marked "# truth:", e.g. t158: torch from PyPI,
+# ~1.8 GB once) that `make check` skips; same closing line. CI runs it after `make check`.
+check-truth: all
+	$(Q)LATSCOPE=$(CURDIR)/$(BIN) LATSCOPE_SRCDIR=$(CURDIR) E2E_TRUTH=1 tests/e2e/run.sh $(E2E_ARGS)
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -5,6 +5,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 jobs=$(nproc 2>/dev/null || echo 2)
+# E2E_JOBS: e2e scripts at once (default: cores; tests/e2e/run.sh -j)
+e2e_jobs=${E2E_JOBS:-$jobs}
 # WERROR=1: a compiler warning fails the check (a user's plain `make` does not use -Werror)
 make --no-print-directory -j"$jobs" WERROR=1 all build/unit-tests
 make --no-print-directory -j"$jobs" WERROR=1 SAN=address,undefined build-san/latscope build-san/unit-tests
@@ -14,4 +16,4 @@ if command -v clang >/dev/null; then
     suites+=(fuzz-corpus)
 fi
 suites+=(format)
-exec tests/run-suites.sh "${suites[@]}"
+exec tests/run-suites.sh -j "$e2e_jobs" "${suites[@]}"

@@ -5,6 +5,7 @@
 # sum them. A suite that crashes or prints no closing line counts as one failure.
 # Suites: unit, e2e, unit-san, e2e-san, fuzz-corpus, format. Paths come from the environment
 # (LATSCOPE, UNIT_BIN, SAN_LATSCOPE, SAN_UNIT_BIN, FUZZ_DIR) with defaults under the repo.
+# -j N (before the suites) runs N e2e scripts at once (tests/e2e/run.sh -j; default: cores).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 export LATSCOPE_SRCDIR=$root
@@ -14,6 +15,8 @@ export LATSCOPE_SRCDIR=$root
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
+jobs=()
+if [[ ${1:-} == -j ]]; then jobs=(-j "$2"); shift 2; elif [[ ${1:-} == -j* ]]; then jobs=("$1"); shift; fi
 tp=0 tf=0 ts=0
 log=$(mktemp -d /tmp/latscope-suites.XXXXXX)
 trap 'rm -rf "$log"' EXIT
@@ -52,9 +55,9 @@ format_suite() {
 run_suite() {
     case $1 in
     unit) "$UNIT_BIN" ;;
-    e2e) LATSCOPE=$LATSCOPE "$root/tests/e2e/run.sh" ;;
+    e2e) LATSCOPE=$LATSCOPE "$root/tests/e2e/run.sh" "${jobs[@]}" ;;
     unit-san) LAT_TEST_TIMEOUT_MULT=4 "$SAN_UNIT_BIN" ;;
-    e2e-san) LATSCOPE=$SAN_LATSCOPE LATSCOPE_SAN=1 "$root/tests/e2e/run.sh" ;;
+    e2e-san) LATSCOPE=$SAN_LATSCOPE LATSCOPE_SAN=1 E2E_TIMEOUT_MULT=${E2E_TIMEOUT_MULT:-2} "$root/tests/e2e/run.sh" "${jobs[@]}" ;;
     fuzz-corpus) fuzz_corpus ;;
     format) format_suite ;;
     *) echo "unknown suite $1"; return 1 ;;

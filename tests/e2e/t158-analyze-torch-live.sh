@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# san: skip (torch truth generation in Python)
+# truth: downloads torch from PyPI, ~1.8 GB, once into ~/.cache/latscope/venv-torch
+# timeout: 600
 # t158-analyze-torch-live: ground truth on a fresh trace. tests/tools/torch-truth.py profiles a
 # small real torch model on CPU (record_function regions, a DataLoader, Python work, an op nested
 # in itself, profile_memory, record_shapes, with_stack) and saves what prof.key_averages() and

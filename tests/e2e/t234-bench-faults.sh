@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t234-bench-faults: every fault class of the fixture is counted in its error class and the run
 # completes with the good requests measured.
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"

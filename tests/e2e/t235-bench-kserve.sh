@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t235-bench-kserve: the KServe v2 target against the fixture: inputs from metadata or --input,
 # the Triton statistics breakdown per point, and clear setup errors (exit 2).
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"

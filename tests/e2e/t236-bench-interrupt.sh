@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t236-bench-interrupt: SIGINT ends a long run cleanly: results for what completed are still
 # printed (valid JSON, interrupted: true) and the exit status is 1.
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t237-bench-slo: --slo with --confidence (LoadGen early stopping ends the point once the claim
 # holds), an SLO that cannot be met (INVALID), and --find-max against a fixture whose capacity
 # is known (1 worker x 5 ms = 200 req/s).

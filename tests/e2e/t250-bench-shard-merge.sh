@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t250-bench-shard-merge: 4 shards (--shard K/4, --start-at) against the fixture, merged with
 # `bench merge`, give the single-process result of the same seeded schedule: the same number of
 # scheduled requests (exact: the union of the shards' schedules is the single schedule), the

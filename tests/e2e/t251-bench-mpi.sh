@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t251-bench-mpi: `mpirun -n 4 latscope bench --mpi` against the fixture equals the same
 # seeded schedule run by one process: the same number of requests and the same achieved rate
 # (exact: the ranks' schedules union to the single one, the window is the schedule's), the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t253-bench-netns: hosts simulated with network namespaces. The fixture server runs in its
 # own namespace and two client "hosts" in two others, all on one bridge (veth pairs). The two
 # shards (--shard K/2, --start-at) merged send exactly what one client sends with the same

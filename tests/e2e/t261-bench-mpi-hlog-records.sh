@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t261-bench-mpi-hlog-records: `mpirun -n 4 latscope bench --mpi --hdr-log H --records R`: rank
 # 0 alone writes both; the interval log holds the windows reduced over every rank (its lat.sched
 # intervals add up to every rank's successful requests, as the merged result counts them) and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t264-bench-slices: --slice D cuts each point into windows of D by response end. The slices'
 # counts add up to the point's (successes and errors), and each slice's p50/p90/p99/max are
 # the nearest-rank percentiles of the --records of the same window, computed here from the

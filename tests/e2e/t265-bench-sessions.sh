@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t265-bench-sessions: --sessions against the fixture's prefix cache (issue 17, multi-turn).
 # Each session is sent turn after turn by one user with its history: the ISL grows per turn
 # (the server saw the history), later turns' TTFT falls well below turn 1's (their prefix is

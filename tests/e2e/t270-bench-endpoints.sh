@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t270-bench-endpoints: several endpoints in one run (replicas with no balancer, issue 17).
 # Two fixture servers: round-robin splits the requests evenly (open loop, one thread: exactly
 # in turn); least-inflight sends more to the fast one when the other is slower; a dead
@@ -95,7 +96,8 @@ assert sum(n) == p['requests'] == 100 and min(n) > 0, n
 # 40 ms prefill shows it on its own line, the 5 ms one on its line.
 check_py "$TMPDIR/least-inflight.json" "
 fast, slow = d['points'][0]['endpoints']
-assert 0.9 < fast['ttfb_ms']['p50'] < 15 and slow['ttfb_ms']['p50'] > 19, (fast, slow)
+# each at least its fixture's time, and the 5 ms one below the 20 ms one measured with it
+assert 0.9 < fast['ttfb_ms']['p50'] < slow['ttfb_ms']['p50'] and slow['ttfb_ms']['p50'] > 19, (fast, slow)
 assert 'ttft_ms' not in fast
 "
 for pf in 5ms 40ms; do
@@ -114,7 +116,7 @@ p = d['points'][0]
 a, b = p['endpoints']
 assert a['requests'] + b['requests'] == 20 and b['requests'] > 0, (a, b)  # one connection each
 assert 'ttfb_ms' not in a
-assert 4.5 < a['ttft_ms']['p50'] < 30 and 39.5 < b['ttft_ms']['p50'] < 80, (a['ttft_ms'], b['ttft_ms'])
+assert 4.5 < a['ttft_ms']['p50'] < b['ttft_ms']['p50'] and 39.5 < b['ttft_ms']['p50'], (a['ttft_ms'], b['ttft_ms'])
 assert a['ttft_ms']['p99'] < a['latency_ms']['p99'], a
 "
 "$LATSCOPE" bench --target openai "$O5" "$O40" --input-tokens 8 --output-tokens 10 -c 2 -t 1 \
@@ -131,7 +133,7 @@ rows = list(csv.DictReader(eps.strip().splitlines()))
 assert [r["Endpoint"] for r in rows] == sys.argv[2:4], rows
 assert sum(int(r["Requests"]) for r in rows) == 10, rows
 fast, slow = (float(r["TTFT p50"]) for r in rows)   # us, as the main table
-assert 4500 < fast < 30000 and slow > 39500, (fast, slow)
+assert 4500 < fast < slow and slow > 39500, (fast, slow)
 PY
 
 # Other paths are refused (they are not replicas of one server).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t271-bench-cancel: clients that give up (issue 17). A seeded share of the requests cancels
 # (--cancel-after D on any target, --cancel-after-tokens N on openai streams); a cancelled
 # request closes its connection and counts as "cancelled", neither ok nor an error. The

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t287-llm-burst-streams: a stream that arrives in one burst is named. `make interop` found
 # llama-server's keep-alive streams held ~40 ms and then delivered whole (it does not set
 # TCP_NODELAY: Nagle's algorithm waits for the client's delayed ACK): TTFT 40 ms, ITL 0.02 ms,

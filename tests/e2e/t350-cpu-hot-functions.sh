@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: sampler accuracy (shares of samples) needs the CPUs to itself
 # t350: a C program with known hot functions (60/30/10 % of its work in hot_a/hot_b/cold_c):
 # the sampler must find each with its share within a few percent, under main.
 source "$(dirname "$0")/lib.sh"

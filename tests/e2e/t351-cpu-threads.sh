@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: sampler accuracy (shares of samples) needs the CPUs to itself
 # t351: a multi-threaded program: both worker threads (created after exec, followed through
 # inherit) are sampled, each in its own function, in about equal parts.
 source "$(dirname "$0")/lib.sh"

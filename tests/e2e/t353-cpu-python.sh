@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: sampler accuracy (shares of samples) needs the CPUs to itself
 # t353: a Python script with known hot functions under the machine's python3 (3.11): the
 # Python frames (function, file, line) replace the interpreter's eval frames, hot_py takes
 # about 2/3 of the time of hot_py + warm_py, and native frames sit around them.

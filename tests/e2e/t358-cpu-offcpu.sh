@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: sampler accuracy (shares of samples) needs the CPUs to itself
 # t358: off-CPU time: a shell loop that sleeps yields context-switch intervals (when the kernel
 # lets us sample switches: root or CAP_PERFMON), and attaching with a duration to a running
 # process works and stops on time.

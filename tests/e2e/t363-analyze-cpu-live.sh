@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: sampler accuracy (shares of samples) needs the CPUs to itself
 # t363-analyze-cpu-live: a real `latscope trace --cpu` of tests/progs/hot.c (60/30/10 % of its
 # work in hot_a/hot_b/cold_c, all in spin) read back by `latscope analyze`: the CPU section
 # names spin as the top self function and hot_a above hot_b above cold_c by total, and the JSON

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: sampler accuracy (shares of samples) needs the CPUs to itself
 # t364 (issue 13 item 8): the sampler's Python attribution against the program's own timers.
 # tests/progs/phases.py runs a pure-Python loop, zlib.compress and hashlib.sha256 phases of
 # random lengths and times each with time.thread_time(); the share of samples under each

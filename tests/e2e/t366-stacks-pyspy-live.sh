@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# san: skip (a py-spy run of Python; the C speedscope reader runs under the sanitizers in t166)
 # t366-stacks-pyspy-live: a fresh py-spy run (py-spy from PyPI in a venv, tests/tools/pyspy-venv.sh;
 # skips without it) of tests/progs/hot.py, written as raw (-t: thread prefixes) and speedscope:
 # latscope's sample count equals py-spy's own "Samples: N" for each file, the thread is the one

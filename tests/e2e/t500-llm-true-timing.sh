@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t500-llm-true-timing: bench --target openai against the fixture measures the fixture's true
 # TTFT (prefill), TPOT and ITL (token interval) and E2E, with usage token counts.
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"

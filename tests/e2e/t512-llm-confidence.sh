@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t512-llm-confidence: `--confidence C` on LLM SLO terms (MLPerf LoadGen's early stopping on
 # p99 TTFT and p99 TPOT, load-testing.md §6). The fixture's truth: TTFT = 20 ms prefill (no
 # slot limit), TPOT = 5 ms. For p99 at confidence 0.99 with no request over the limit the claim

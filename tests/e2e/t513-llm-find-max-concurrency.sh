@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t513-llm-find-max-concurrency: `--find-max --concurrency LO:HI` searches whole concurrencies
 # (closed loop) with the rate search's algorithm (double from LO, then bisect) and reports the
 # knee and the goodput there. The fixture's truth: 4 sequence slots, each request held

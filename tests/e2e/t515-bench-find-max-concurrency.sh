@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t515-bench-find-max-concurrency: `--find-max --concurrency LO:HI` on a plain HTTP target, with
 # every probe early-stopped by `--confidence` (the two compose). The fixture's truth: 4 workers,
 # a fixed 100 ms service time. Up to 4 clients never queue (latency 100 ms); with 5 or more at

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
 # t517-bench-find-max-inconclusive: --find-max never reports a client-side INVALID probe, or an
 # interrupted one, as the server's limit (issue 14 item 6). A probe the client cannot drive is
 # measured again (3 times), then the search stops and says the client could not drive that

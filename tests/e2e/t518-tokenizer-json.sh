@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# san: skip (trains tokenizers in Python; the C tokenizer reader runs in the release pass and the unit tests)
 # t518-tokenizer-json: latscope's tokenizer.json reader (src/llm/tokenizer.c) against Hugging
 # Face `tokenizers` itself (issue 17 item 4, exact ISL/OSL). tests/tools/tokenizer-truth.py
 # trains four small byte-level BPE tokenizers on generated multilingual text (GPT-2 ByteLevel,
@@ -12,7 +13,10 @@
 py=$("$LATSCOPE_SRCDIR/tests/tools/tokenizers-venv.sh") || skip "$py"
 d=$TMPDIR/tok
 mkdir -p "$d"
-"$py" "$LATSCOPE_SRCDIR/tests/tools/tokenizer-truth.py" "$d" || fail "tokenizer-truth.py failed"
+# the trained tokenizers and tokenizers' answers, computed once per script and tokenizers version
+ver=$("$py" -c 'import tokenizers, sys; print(tokenizers.__version__, sys.version.split()[0])')
+truth_cached tokenizers "$d" "$LATSCOPE_SRCDIR/tests/tools/tokenizer-truth.py" "$ver" -- \
+    "$py" "$LATSCOPE_SRCDIR/tests/tools/tokenizer-truth.py" "$d" || fail "tokenizer-truth.py failed"
 n=$(wc -l <"$d/strings.jsonl")
 [[ $n -ge 700 ]] || fail "only $n strings"
 for t in gpt2 gpt2-prefix llama3 split-gpt2 random-merges; do

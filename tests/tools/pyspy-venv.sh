@@ -12,8 +12,13 @@ if [[ -x $bin ]] && "$bin" --version >/dev/null 2>&1; then
     exit 0
 fi
 [[ ${LATSCOPE_PYSPY_NO_INSTALL:-0} == 1 ]] && { echo "no py-spy in $venv (LATSCOPE_PYSPY_NO_INSTALL=1)"; exit 77; }
+[[ ${LATSCOPE_NO_DOWNLOADS:-0} == 1 ]] &&
+    { echo "py-spy not in $venv and LATSCOPE_NO_DOWNLOADS=1 (unset it to pip install py-spy from PyPI, ~5 MB)"; exit 77; }
 command -v python3 >/dev/null || { echo "python3 not installed"; exit 77; }
 mkdir -p "$(dirname "$venv")" 2>/dev/null
+# one installer at a time (tests/e2e/run.sh -j runs scripts in parallel); a second waits,
+# then finds the venv made
+{ exec 9>"$venv.lock"; } 2>/dev/null && flock 9
 if [[ ! -x $venv/bin/pip ]]; then
     python3 -m venv "$venv" >/dev/null 2>&1 || { echo "python3 -m venv failed (python3-venv missing?)"; exit 77; }
 fi
