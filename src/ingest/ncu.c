@@ -553,6 +553,10 @@ static int build_launch(struct build *b, const struct launch *l, const struct it
                 snprintf(key, sizeof(key), "%s [%s]", nm, base);
             else
                 snprintf(key, sizeof(key), "%s", nm);
+            /* base and nm may point into the string table, which the intern below can move:
+             * what is needed of them is taken now (issue 32: a use-after-free) */
+            bool bytes = num && !strcmp(base, "byte");
+            base = nm = NULL;
             uint32_t kid;
             if ((rc = key_of(b, key, &kid))) return rc;
             if (num) {
@@ -567,11 +571,10 @@ static int build_launch(struct build *b, const struct launch *l, const struct it
                 if ((rc = key_of(b, "registers per thread", &k2)) || (rc = arg_num(b, k2, v)))
                     return rc;
             }
-            if (num && !strcmp(base, "byte") &&
-                (is_name(t, it->name, "Static Shared Memory Per Block",
-                         "launch__shared_mem_per_block_static") ||
-                 is_name(t, it->name, "Dynamic Shared Memory Per Block",
-                         "launch__shared_mem_per_block_dynamic"))) {
+            if (bytes && (is_name(t, it->name, "Static Shared Memory Per Block",
+                                  "launch__shared_mem_per_block_static") ||
+                          is_name(t, it->name, "Dynamic Shared Memory Per Block",
+                                  "launch__shared_mem_per_block_dynamic"))) {
                 smem += v;
                 smem_parts++;
             }
