@@ -139,12 +139,12 @@ static bool sniff_perf_script(const unsigned char *h, size_t n, const char *path
     /* the next line: a frame ("\t  addr sym (dso)"), or another header */
     size_t j = end + 1;
     if (j >= n) return false;
-    if (h[j] != '\t' && h[j] != ' ') {
-        size_t e2 = j;
-        while (e2 < n && h[e2] != '\n')
-            e2++;
-        return perf_header(h, j, e2);
-    }
+    size_t e2 = j;
+    while (e2 < n && h[e2] != '\n')
+        e2++;
+    /* without -g the next header, its COMM right-aligned: maybe indented */
+    if (perf_header(h, j, e2)) return true;
+    if (h[j] != '\t' && h[j] != ' ') return false;
     while (j < n && (h[j] == '\t' || h[j] == ' '))
         j++;
     return j < n && isxdigit(h[j]);
