@@ -59,7 +59,9 @@ struct trt_eng {
     int64_t profile_count; /* the leading {"count": N}; -1 when absent */
     struct trt_query *q;
     size_t nq, q_cap;
-    uint64_t q_bad; /* queries left out: a field missing or an end before its start */
+    uint64_t q_bad; /* queries left out: a time missing, not a number, negative, or an end
+                       before its start */
+    uint64_t q_drops[LAT_DROP_REASON_COUNT]; /* q_bad by reason (the first found per query) */
     /* the performance summary (profile.metadata.json or the log) */
     bool have_summary;
     const char *summary_source;
