@@ -1008,6 +1008,7 @@ int trt_emit(struct trt_eng *e, const char *path, struct lat_trace **out)
         lat_trace_add_drops(t, e->q_drops);
         t->drops_query += e->q_bad;
     }
+    if (!rc && e->cut[0]) rc = lat_trace_cut_note(t, e->cut);
     if (!rc && e->nwarn) {
         char b[32];
         snprintf(b, sizeof(b), "%zu", e->nwarn);

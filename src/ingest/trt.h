@@ -71,6 +71,7 @@ struct trt_eng {
     struct trt_kv *kv; /* options, device and build information, log warnings ... */
     size_t nkv, kv_cap;
     size_t nwarn;    /* [W] lines of a log */
+    char cut[240];   /* where a log stops early (the trace's cut_note), "" when complete */
     char inputs[96]; /* "profile,layers,times,..." */
 };
 

@@ -7,6 +7,7 @@
 #include "core/jsonw.h"
 #include "model/events.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,7 +15,7 @@ bool lat_trace_drop_summary(const struct lat_trace *t, char *buf, size_t n)
 {
     if (!n) return false;
     buf[0] = '\0';
-    if (!t->dropped && !t->bad_fields) return false;
+    if (!t->dropped && !t->bad_fields && !t->cut_note) return false;
     size_t w = 0;
 #define PUT(...)                                                                                   \
     do {                                                                                           \
@@ -47,6 +48,9 @@ bool lat_trace_drop_summary(const struct lat_trace *t, char *buf, size_t n)
     if (t->bad_fields)
         PUT("%s%llu field%s with a value of the wrong type ignored", t->dropped ? "; " : "",
             (unsigned long long)t->bad_fields, t->bad_fields == 1 ? "" : "s");
+    if (t->cut_note)
+        PUT("%scut short: %s", t->dropped || t->bad_fields ? "; " : "",
+            lat_trace_str(t, t->cut_note));
 #undef PUT
     if (w >= n && n > 4) memcpy(buf + n - 4, "...", 4);
     return true;
@@ -73,7 +77,17 @@ void lat_trace_drops_json(struct jsonw *w, const struct lat_trace *t)
         jsonw_u64(w, t->drops[r]);
     }
     jsonw_obj_end(w);
+    jsonw_key(w, "cut_short");
+    if (t->cut_note)
+        jsonw_str(w, lat_trace_str(t, t->cut_note));
+    else
+        jsonw_null(w);
     jsonw_obj_end(w);
+}
+
+int lat_trace_cut_note(struct lat_trace *t, const char *note)
+{
+    return lat_trace_intern(t, note, strlen(note), &t->cut_note) ? -ENOMEM : 0;
 }
 
 void lat_trace_add_drops(struct lat_trace *t, const uint64_t *drops)

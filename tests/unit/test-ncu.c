@@ -112,6 +112,32 @@ TEST(csv_unterminated_quote_and_limits)
     csv_fini(&r);
 }
 
+/* all_quoted (ncu quotes every field): a last record that stops after a separator or inside an
+ * unquoted field after one is cut short; one that ends at a closing quote, or a lone unquoted
+ * line (program output), is kept (issue 29). */
+TEST(csv_all_quoted_last_record_cut)
+{
+    static const struct {
+        const char *in;
+        int rc;
+    } cases[] = {{"\"a\",\"b\"\n\"1\",", LAT_E_TRUNCATED},
+                 {"\"a\",\"b\"\n\"1\",2", LAT_E_TRUNCATED},
+                 {"\"a\",\"b\"\n\"1\",\"2\"", 0},
+                 {"\"a\",\"b\"\n\"1\",\"2\"\n", 0},
+                 {"\"a\",\"b\"\nDone", 0}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct recs c = {0};
+        struct csv_rd r;
+        csv_init(&r, collect, &c);
+        r.all_quoted = true;
+        int rc = csv_feed(&r, cases[i].in, strlen(cases[i].in));
+        if (!rc) rc = csv_end(&r);
+        ASSERT_EQ_I64(rc, cases[i].rc);
+        ASSERT(r.cut_record == (cases[i].rc != 0));
+        csv_fini(&r);
+    }
+}
+
 /* The whole-input helper both CSV readers use: bytes counted, and its messages. */
 static int feed_src(const char *in, size_t max_record, struct recs *c, uint64_t *bytes, char *err,
                     size_t errsz)
