@@ -33,6 +33,7 @@ static void rank_fini(struct lat_an_rank *r)
     free(r->top_ops);
     free(r->top_ops_self);
     free(r->ops_by_shape);
+    free(r->shape_keys);
     free(r->top_ops_mem);
     free(r->py_funcs);
     free(r->threads);

@@ -418,6 +418,8 @@ struct lat_an_rank {
     struct lat_an_op *ops_by_shape; /* top_n (name, Input Dims) by self time, like
                                        key_averages(group_by_input_shape=True) */
     size_t nops_by_shape;
+    char *shape_keys; /* owned: the texts of ops_by_shape rows keyed by a normalized Input Dims
+                         (a tensor list as [], torch's key) */
     struct lat_an_op *py_funcs; /* top_n python_function names by self time; total counts
                                    only outermost calls (a recursive function once) */
     size_t npy_funcs;

@@ -14,7 +14,10 @@
  * compute, communication, memory, other GPU rows and CPU busy time (ops + runtime calls).
  */
 #include "analyze/internal.h"
+#include "core/buf.h"
 #include "core/grow.h"
+#include "core/strtab.h"
+#include "core/u64map.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -110,13 +113,108 @@ static int walk_cmp(const void *a, const void *b, void *ctx)
 
 struct op_agg {
     uint32_t name; /* string id; AGG_STEP for ProfilerStep* */
-    uint32_t dims; /* string id of the (first) instance's Input Dims, 0 when none */
+    uint32_t dims; /* string id of the (first) instance's Input Dims, 0 when none; with
+                      DIMS_NORM: id in the shape keys' own table (shape_key()) */
     uint64_t count, kernels;
     lat_ns total, self, gpu;
     int64_t mem, self_mem;
     bool annotation, python;
 };
-#define AGG_STEP UINT32_MAX
+#define AGG_STEP  UINT32_MAX
+#define DIMS_NORM 0x80000000u
+
+/* The shape keys' own strings (an_ops): normalized Input Dims texts, and the copy of their
+ * pool the result keeps (lat_an_rank.shape_keys) */
+struct shape_keys {
+    struct lat_strtab tab;
+    const char *pool;       /* NULL until copied */
+    struct lat_u64map memo; /* trace string id -> its key's id + 1 */
+};
+
+/* torch's key_averages(group_by_input_shape=True) key of an "Input Dims" text: the event's
+ * input_shapes, in which a tensor list (and a scalar) is [] (profiler_kineto.cpp parseArgData:
+ * shapesForKinetoEvent keeps only a tensor's sizes), while the trace's "Input Dims" lists a
+ * tensor list's shapes when concrete inputs are recorded ("[[[1, 2], [1, 2]], []]"). Writes the
+ * key into out when it differs from s ("[[],[]]"); false when s is already the key (or is not
+ * a JSON list). */
+static bool dims_key_text(const char *s, struct lat_buf *out)
+{
+    size_t n = strlen(s), i = 0;
+    while (i < n && s[i] == ' ')
+        i++;
+    if (i >= n || s[i] != '[') return false;
+    i++;
+    bool changed = false;
+    out->len = 0;
+    if (buf_putc(out, '[')) return false;
+    int elems = 0;
+    for (;;) {
+        while (i < n && s[i] == ' ')
+            i++;
+        if (i >= n) return false;
+        if (s[i] == ']') break;
+        size_t a = i;
+        int depth = 0;
+        bool nested = false;
+        for (; i < n; i++) { /* one element: up to the ',' or ']' at depth 0 */
+            char c = s[i];
+            if (c == '[') {
+                if (depth == 1 && !nested) {
+                    size_t q = a + 1;
+                    while (q < i && s[q] == ' ')
+                        q++;
+                    nested = q == i; /* '[' right after the element's '[' */
+                }
+                depth++;
+            } else if (c == ']') {
+                if (!depth) break;
+                depth--;
+            } else if (c == ',' && !depth) {
+                break;
+            }
+        }
+        if (i >= n || depth) return false;
+        size_t e = i;
+        while (e > a && s[e - 1] == ' ')
+            e--;
+        if (elems++ && buf_putc(out, ',')) return false; /* compact, as the reader keeps JSON */
+        if (nested) {
+            changed = true;
+            if (buf_puts(out, "[]")) return false;
+        } else if (buf_append(out, s + a, e - a)) {
+            return false;
+        }
+        if (s[i] == ',') i++;
+    }
+    if (buf_putc(out, ']')) return false;
+    return changed;
+}
+
+/* The shape row's dims for an event's Input Dims id: DIMS_NORM | the id of its torch key's text
+ * in sk (one id per key text, whether the trace wrote it so or it was normalized); the id
+ * itself when the table is too big for the bit. -ENOMEM on failure. */
+static int shape_key(const struct lat_trace *t, struct shape_keys *sk, struct lat_buf *scratch,
+                     uint32_t dims, uint32_t *out)
+{
+    *out = dims;
+    if (!dims || t->strs.count >= DIMS_NORM) return 0;
+    uint64_t m = 0;
+    if (lat_u64map_get(&sk->memo, dims, &m) && m) {
+        *out = DIMS_NORM | (uint32_t)(m - 1);
+        return 0;
+    }
+    const char *s = lat_trace_str(t, dims);
+    uint32_t id;
+    int rc = dims_key_text(s, scratch) ? strtab_intern(&sk->tab, scratch->data, scratch->len, &id)
+                                       : strtab_intern(&sk->tab, s, strlen(s), &id);
+    if (rc) return -ENOMEM;
+    if (id >= DIMS_NORM - 1) return 0;
+    uint64_t *slot = lat_u64map_slot(&sk->memo, dims, NULL);
+    if (!slot) return -ENOMEM;
+    *slot = (uint64_t)id + 1;
+    *out = DIMS_NORM | id;
+    return 0;
+}
 
 struct pair_agg {
     uint32_t op, kernel;
@@ -157,11 +255,16 @@ static int pair_desc(const void *a, const void *b)
 }
 
 static void fill_ops(const struct an_view *v, const struct op_agg *agg, size_t n,
-                     struct lat_an_op *out)
+                     struct lat_an_op *out, const struct shape_keys *sk)
 {
     for (size_t k = 0; k < n; k++) {
         out[k].name = agg[k].name == AGG_STEP ? "ProfilerStep*" : lat_trace_str(v->t, agg[k].name);
-        out[k].input_dims = agg[k].dims ? lat_trace_str(v->t, agg[k].dims) : NULL;
+        uint32_t d = agg[k].dims;
+        out[k].input_dims = !d ? NULL
+                            : (d & DIMS_NORM) && sk && sk->pool
+                                ? sk->pool + sk->tab.off[d & ~DIMS_NORM]
+                            : (d & DIMS_NORM) ? NULL
+                                              : lat_trace_str(v->t, d);
         out[k].count = agg[k].count;
         out[k].total = agg[k].total;
         out[k].self = agg[k].self;
@@ -213,13 +316,13 @@ static struct op_agg *tab_get(struct agg_tab *t, int64_t key, uint32_t name, uin
 /* Copies the top n of tab by cmp into *out. */
 static int tab_top(const struct an_view *v, struct agg_tab *tab,
                    int (*cmp)(const void *, const void *), size_t top, struct lat_an_op **out,
-                   size_t *nout)
+                   size_t *nout, const struct shape_keys *sk)
 {
     size_t n = tab->n < top ? tab->n : top;
     *out = calloc(n ? n : 1, sizeof(**out));
     if (!*out) return -ENOMEM;
     qsort(tab->a, tab->n, sizeof(*tab->a), cmp);
-    fill_ops(v, tab->a, n, *out);
+    fill_ops(v, tab->a, n, *out, sk);
     *nout = n;
     return 0;
 }
@@ -336,6 +439,8 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
     struct mem_rec *mrec = NULL;
     size_t nmrec = 0;
     struct agg_tab ops = {0}, shapes = {0}, pys = {0};
+    struct shape_keys sk = {0};
+    struct lat_buf scratch = LAT_BUF_INIT;
     struct pair_agg *pairs = NULL;
     struct lat_u64map by_pair = {0}, by_track = {0};
     size_t npairs = 0, cap_pairs = 64;
@@ -364,7 +469,8 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
         !mem || !pairs || !thr)
         goto out;
     if ((rc = tab_init(&ops)) || (rc = tab_init(&shapes)) || (rc = tab_init(&pys)) ||
-        (rc = lat_u64map_init(&by_pair, 256)) || (rc = lat_u64map_init(&by_track, 16)))
+        (rc = strtab_init(&sk.tab)) || (rc = lat_u64map_init(&by_pair, 256)) ||
+        (rc = lat_u64map_init(&by_track, 16)))
         goto out;
     if ((rc = load_mem(v, r, &mrec, &nmrec, &mempre))) goto out;
     rc = -ENOMEM;
@@ -472,8 +578,10 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
         }
         uint32_t name = nc == NC_STEP ? AGG_STEP : ev->name[i];
         struct op_agg *a = tab_get(&ops, name, name, dims);
-        int64_t skey = (int64_t)(((uint64_t)name << 32) | dims);
-        struct op_agg *b = a ? tab_get(&shapes, skey, name, dims) : NULL;
+        uint32_t sdims;
+        if (shape_key(t, &sk, &scratch, dims, &sdims)) goto fail_self;
+        int64_t skey = (int64_t)(((uint64_t)name << 32) | sdims);
+        struct op_agg *b = a ? tab_get(&shapes, skey, name, sdims) : NULL;
         if (!a || !b) goto fail_self;
         slot_of[k] = (uint32_t)(a - ops.a);
         for (int pass = 0; pass < 2; pass++) {
@@ -564,12 +672,17 @@ int an_ops(struct an_view *v, struct lat_an_rank *r)
     r->nops_total = ops.n;
     r->cpu_only = v->ngpu == 0;
     r->npy_funcs_total = pys.n;
-    if ((rc = tab_top(v, &ops, agg_total_desc, top, &r->top_ops, &r->ntop_ops)) ||
-        (rc = tab_top(v, &ops, agg_self_desc, top, &r->top_ops_self, &r->ntop_ops_self)) ||
-        (rc = tab_top(v, &shapes, agg_self_desc, top, &r->ops_by_shape, &r->nops_by_shape)) ||
-        (rc = tab_top(v, &pys, agg_self_desc, top, &r->py_funcs, &r->npy_funcs)) ||
+    if (sk.tab.count > 1) { /* the normalized keys' texts, kept by the result */
+        if (!(r->shape_keys = malloc(sk.tab.pool_len))) goto out;
+        memcpy(r->shape_keys, sk.tab.pool, sk.tab.pool_len);
+        sk.pool = r->shape_keys;
+    }
+    if ((rc = tab_top(v, &ops, agg_total_desc, top, &r->top_ops, &r->ntop_ops, NULL)) ||
+        (rc = tab_top(v, &ops, agg_self_desc, top, &r->top_ops_self, &r->ntop_ops_self, NULL)) ||
+        (rc = tab_top(v, &shapes, agg_self_desc, top, &r->ops_by_shape, &r->nops_by_shape, &sk)) ||
+        (rc = tab_top(v, &pys, agg_self_desc, top, &r->py_funcs, &r->npy_funcs, NULL)) ||
         (r->mem.records &&
-         (rc = tab_top(v, &ops, agg_mem_desc, top, &r->top_ops_mem, &r->ntop_ops_mem))))
+         (rc = tab_top(v, &ops, agg_mem_desc, top, &r->top_ops_mem, &r->ntop_ops_mem, NULL))))
         goto out;
     rc = -ENOMEM;
     size_t np = npairs < top ? npairs : top;
@@ -612,6 +725,9 @@ out:
     tab_fini(&ops);
     tab_fini(&shapes);
     tab_fini(&pys);
+    strtab_fini(&sk.tab);
+    lat_u64map_fini(&sk.memo);
+    buf_fini(&scratch);
     lat_u64map_fini(&by_pair);
     lat_u64map_fini(&by_track);
     return rc;

@@ -332,6 +332,7 @@ int lat_trt_summarize(const struct lat_trace *t, struct lat_trt_summary *s)
 
     /* queries (trtexec: skip those whose compute starts within the warm-up) */
     s->nq = nq;
+    s->nq_dropped = t->drops_query;
     int64_t warm = s->warmup_ms >= 0 ? (int64_t)llround(s->warmup_ms * 1e6) : INT64_MIN;
     size_t kept = 0;
     int64_t first_h2d = 0, last_d2h = 0;
@@ -550,6 +551,8 @@ void lat_trt_write_json(struct jsonw *w, const struct lat_trt_summary *s, size_t
         jsonw_u64(w, s->nq);
         jsonw_key(w, "kept");
         jsonw_u64(w, s->nq_kept);
+        jsonw_key(w, "dropped");
+        jsonw_u64(w, s->nq_dropped);
         jsonw_key(w, "warmup_ms");
         if (s->warmup_ms >= 0)
             jsonw_double(w, s->warmup_ms, 9);
@@ -719,6 +722,9 @@ void lat_trt_format_text(const struct lat_trt_summary *s, FILE *f, size_t top_n)
             fprintf(f, "%g ms warm-up)", s->warmup_ms);
         else
             fprintf(f, "warm-up: unknown, all kept)");
+        if (s->nq_dropped)
+            fprintf(f, "; %llu more dropped as unusable (see the warning)",
+                    (unsigned long long)s->nq_dropped);
         fprintf(f, "; throughput %.2f qps over %.3f ms\n", s->q_qps, s->q_wall_ms);
         fprintf(f, "  enqueue is on the host clock, H2D/compute/D2H on CUDA events\n");
         fprintf(f, "  %-18s %10s %10s %10s %10s %10s %10s %10s %7s\n", "ms", "min", "max", "mean",

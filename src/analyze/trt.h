@@ -87,7 +87,8 @@ struct lat_trt_summary {
     const char *build_precision; /* build.Precision ("FP32+FP16+INT8"), NULL */
     /* queries */
     size_t nq, nq_kept;
-    double warmup_ms; /* -1: unknown (all queries kept) */
+    uint64_t nq_dropped; /* queries the reader left out (trace->drops_query) */
+    double warmup_ms;    /* -1: unknown (all queries kept) */
     struct lat_trt_stats q[LAT_TRT_NMETRIC];
     double q_qps, q_wall_ms;
     /* trtexec's summary */

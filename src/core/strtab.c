@@ -11,6 +11,7 @@
 #include "core/grow.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,8 +103,14 @@ int strtab_intern(struct lat_strtab *t, const char *s, size_t n, uint32_t *out)
         t->hashes = hs;
         t->cap = cap;
     }
+    /* s may be a string of this pool (a name interned again, cut or whole): the growth below
+     * moves the pool, so keep its offset */
+    uintptr_t sp = (uintptr_t)s, p0 = (uintptr_t)t->pool;
+    bool inside = t->pool && sp >= p0 && sp < p0 + t->pool_len;
+    size_t s_off = inside ? (size_t)(sp - p0) : 0;
     int rc = LAT_GROW(t->pool, t->pool_cap, t->pool_len, n + 1, 4096);
     if (rc) return rc;
+    if (inside) s = t->pool + s_off;
     if ((t->count + 1) * 2 > t->nslots) {
         rc = strtab_rehash(t, t->nslots ? t->nslots * 2 : 512);
         if (rc) return rc;

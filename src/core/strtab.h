@@ -21,11 +21,14 @@ struct lat_strtab {
 
 int strtab_init(struct lat_strtab *t);
 void strtab_fini(struct lat_strtab *t);
-/* Interns s[0..n); stores the id in *id. Returns 0 or -ENOMEM / LAT_E_OVERFLOW. */
+/* Interns s[0..n); stores the id in *id. Returns 0 or -ENOMEM / LAT_E_OVERFLOW. s may point
+ * into this table's own strings (it is read after the growth); any other pointer from
+ * strtab_str() is invalid after an intern: copy what is needed of it first. */
 int strtab_intern(struct lat_strtab *t, const char *s, size_t n, uint32_t *id);
 /* Returns the id of s[0..n) or UINT32_MAX when it was never interned. */
 uint32_t strtab_find(const struct lat_strtab *t, const char *s, size_t n);
-/* The string for id (NUL-terminated); valid until the next intern or strtab_fini. */
+/* The string for id (NUL-terminated); valid until the next intern (the pool may move) or
+ * strtab_fini. */
 static inline const char *strtab_str(const struct lat_strtab *t, uint32_t id)
 {
     return t->pool + t->off[id];

@@ -105,7 +105,7 @@ static int deliver_raw(struct csv_rd *r)
     if (rc) return rc;
     r->buf[n] = 0;
     struct csv_field f = {r->buf, n, false};
-    struct csv_rec rec = {&f, 1, r->rec_line, true};
+    struct csv_rec rec = {&f, 1, r->rec_line, true, false};
     r->raw_lines++;
     return r->fn ? r->fn(r->ctx, &rec) : 0;
 }
@@ -123,7 +123,7 @@ static int deliver(struct csv_rd *r)
         f[i].n = end - r->off[i];
         f[i].quoted = r->quoted[i];
     }
-    struct csv_rec rec = {f, r->nf, r->rec_line, false};
+    struct csv_rec rec = {f, r->nf, r->rec_line, false, r->at_end};
     int rc = r->fn ? r->fn(r->ctx, &rec) : 0;
     if (f != small) free(f);
     return rc;
@@ -268,7 +268,20 @@ int csv_feed(struct csv_rd *r, const char *d, size_t n)
 int csv_end(struct csv_rd *r)
 {
     if (r->st == S_QUOTED && !r->preamble && !r->raw_line) return LAT_E_TRUNCATED;
-    if (r->len || r->nf || r->any) return line_end(r);
+    if (r->all_quoted && !r->preamble && !r->raw_line &&
+        ((r->st == S_START && r->nf) || ((r->st == S_FIELD || r->st == S_PREFIX) && r->nf > 1))) {
+        /* a tool that quotes every field: the input stopped after a separator or in the middle
+         * of an unquoted field after one (one unquoted field alone: a line of program output) */
+        r->cut_record = true;
+        return LAT_E_TRUNCATED;
+    }
+    if (r->len || r->nf || r->any) {
+        r->at_end = true;
+        int rc = line_end(r);
+        r->at_end = false;
+        if (rc == LAT_E_TRUNCATED) r->cut_record = true; /* the callback found it incomplete */
+        return rc;
+    }
     return 0;
 }
 
@@ -292,6 +305,11 @@ int csv_feed_src(struct csv_rd *r, struct ingest_src *src, const char *name,
     if (!rc || !err || !errsz) return rc;
     if (s < 0)
         snprintf(err, errsz, "%s: %s", name, ebuf[0] ? ebuf : lat_strerror(rc));
+    else if (rc == LAT_E_TRUNCATED && r->cut_record)
+        snprintf(err, errsz,
+                 "%s: %s whose last record (line %llu) stops after a separator, without its "
+                 "last fields: the file is cut short; %s",
+                 name, m->what, (unsigned long long)line, m->redo);
     else if (rc == LAT_E_TRUNCATED)
         snprintf(err, errsz, "%s: %s that ends inside a quoted field (line %llu): truncated? %s",
                  name, m->what, (unsigned long long)line, m->redo);

@@ -34,6 +34,8 @@ struct csv_rec {
     size_t n;      /* fields (>= 1) */
     uint64_t line; /* 1-based line number where the record starts */
     bool raw;      /* a non-CSV line (see above), in f[0] */
+    bool last;     /* delivered by csv_end(): no newline after it. A callback that finds it
+                      incomplete returns LAT_E_TRUNCATED (csv_end sets cut_record) */
 };
 
 /* Returns 0 to go on, or an error that csv_feed()/csv_end() return as is. */
@@ -45,6 +47,10 @@ struct csv_rd {
     size_t max_fields;
     bool (*is_header)(const char *line, size_t n); /* NULL: CSV from the first line */
     const char *raw_prefix;                        /* NULL: none */
+    /* the tool quotes every field and ends every record with a newline (ncu): a last record
+     * without one that ends after a separator or inside an unquoted field is cut short, and
+     * csv_end() fails with LAT_E_TRUNCATED (cut_record set) */
+    bool all_quoted;
     csv_rec_fn fn;
     void *ctx;
     /* state */
@@ -55,6 +61,8 @@ struct csv_rd {
     size_t nf, fcap;
     int st;
     bool started, preamble, raw_line, cut, any;
+    bool cut_record; /* csv_end() found the last record cut short (all_quoted, callback) */
+    bool at_end;     /* csv_end() is delivering the last record */
     uint64_t line, rec_line;
     uint64_t raw_lines; /* lines delivered raw */
 };
@@ -63,7 +71,8 @@ void csv_init(struct csv_rd *r, csv_rec_fn fn, void *ctx);
 /* 0, or the callback's error, LAT_E_OVERFLOW or -ENOMEM. */
 int csv_feed(struct csv_rd *r, const char *d, size_t n);
 /* The end of the input: delivers a last record without a newline. 0, LAT_E_TRUNCATED (a quoted
- * field never closed), or the callback's error. */
+ * field never closed, or with all_quoted a last record cut after a separator), or the
+ * callback's error. */
 int csv_end(struct csv_rd *r);
 void csv_fini(struct csv_rd *r);
 
@@ -80,7 +89,8 @@ struct ingest_src;
 /* Feeds every chunk of src to r (set up by csv_init and the caller), then csv_end() and
  * csv_fini(); src stays open (the caller closes it). *bytes (may be NULL): the bytes read
  * (decompressed). 0, or the error with err = "NAME: why": the input's own (gzip, read), a quoted
- * field never closed ("WHAT that ends inside a quoted field (line N): truncated? REDO"), a record
+ * field never closed ("WHAT that ends inside a quoted field (line N): truncated? REDO"), a last
+ * record cut short (all_quoted: "WHAT whose last record (line N) is cut short ..."), a record
  * over r->max_record bytes or r->max_fields fields (naming LATSCOPE_MAX_VALUE), else
  * lat_strerror() of the callback's error. */
 int csv_feed_src(struct csv_rd *r, struct ingest_src *src, const char *name,

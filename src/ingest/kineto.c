@@ -1400,21 +1400,10 @@ static int kx_check_drops(struct kx *k)
                  (unsigned long long)k->ns_like, (unsigned long long)timed);
         return LAT_E_BAD_EVENTS;
     }
-    if (timebad * 2 > timed) {
-        char why[160] = "";
-        size_t w = 0;
-        for (int r = LAT_DROP_NO_TS; r <= LAT_DROP_DUR_RANGE && w < sizeof(why); r++)
-            if (d[r])
-                w += (size_t)snprintf(why + w, sizeof(why) - w, "%s%s: %llu", w ? ", " : "",
-                                      lat_drop_reason_desc((enum lat_drop_reason)r),
-                                      (unsigned long long)d[r]);
-        snprintf(k->err, k->errsz,
-                 "%llu of %llu events have no usable time (%s): \"ts\" (and \"dur\" of "
-                 "ph X) must be numbers of µs in range; fix the producer",
-                 (unsigned long long)timebad, (unsigned long long)timed, why);
-        return LAT_E_BAD_EVENTS;
-    }
-    return 0;
+    return lat_drops_check(t->drops, timebad, timed, "events",
+                           "\"ts\" (and \"dur\" of ph X) must be numbers of µs in range; "
+                           "fix the producer",
+                           k->err, k->errsz);
 }
 
 static int kx_parse(struct kx *k)

@@ -258,6 +258,14 @@ static int on_rec(void *ctx, const struct csv_rec *r)
         return 0;
     }
     if (x->page == PAGE_NONE) return on_header(x, r);
+    /* the input's last record without its newline, short of the fields that carry the data (a
+     * raw page's row and a details rule row: every column; a metric row: up to the metric
+     * value): cut short */
+    if (r->last && ((x->page == PAGE_RAW && r->n < x->ncols) ||
+                    (x->page == PAGE_DETAILS && r->n <= (size_t)x->col[K_MVALUE]) ||
+                    (x->page == PAGE_DETAILS && r->n < x->ncols &&
+                     (fld(r, x->col[K_RNAME])->n || !fld(r, x->col[K_MNAME])->n))))
+        return LAT_E_TRUNCATED; /* a rule row (no metric name) has every column */
     const struct csv_field *fid = fld(r, x->col[K_ID]);
     double d;
     bool is_int;
@@ -553,6 +561,10 @@ static int build_launch(struct build *b, const struct launch *l, const struct it
                 snprintf(key, sizeof(key), "%s [%s]", nm, base);
             else
                 snprintf(key, sizeof(key), "%s", nm);
+            /* base and nm may point into the string table, which the intern below can move:
+             * what is needed of them is taken now (issue 32: a use-after-free) */
+            bool bytes = num && !strcmp(base, "byte");
+            base = nm = NULL;
             uint32_t kid;
             if ((rc = key_of(b, key, &kid))) return rc;
             if (num) {
@@ -567,11 +579,10 @@ static int build_launch(struct build *b, const struct launch *l, const struct it
                 if ((rc = key_of(b, "registers per thread", &k2)) || (rc = arg_num(b, k2, v)))
                     return rc;
             }
-            if (num && !strcmp(base, "byte") &&
-                (is_name(t, it->name, "Static Shared Memory Per Block",
-                         "launch__shared_mem_per_block_static") ||
-                 is_name(t, it->name, "Dynamic Shared Memory Per Block",
-                         "launch__shared_mem_per_block_dynamic"))) {
+            if (bytes && (is_name(t, it->name, "Static Shared Memory Per Block",
+                                  "launch__shared_mem_per_block_static") ||
+                          is_name(t, it->name, "Dynamic Shared Memory Per Block",
+                                  "launch__shared_mem_per_block_dynamic"))) {
                 smem += v;
                 smem_parts++;
             }
@@ -739,6 +750,7 @@ int ingest_ncu_load(struct ingest_src *src, const char *name, const struct lat_i
     csv_init(&rd, on_rec, &x);
     rd.is_header = ingest_ncu_header;
     rd.raw_prefix = "==";
+    rd.all_quoted = true; /* ncu quotes every field: a record cut after a separator is found */
     rd.max_record = max_record(opts);
     const char *what = gz ? "gzip of an `ncu --csv` report" : "an `ncu --csv` report";
     const struct csv_src_msgs msgs = {

@@ -635,6 +635,16 @@ int ingest_nsys_csv_load(struct ingest_src *src, const char *name,
         goto fail;
     }
     rc = nsys_map_finish(&x.m);
+    if (!rc) { /* most rows without usable times: the model's one rule */
+        char why[400];
+        const struct lat_trace *t = x.t;
+        if ((rc = lat_drops_check(t->drops, t->dropped, t->dropped + t->ev.n, "rows",
+                                  "start and duration must be numbers; run `nsys stats` again", why,
+                                  sizeof(why)))) {
+            if (err && errsz) snprintf(err, errsz, "%s: %s: %s", name, what, why);
+            goto fail;
+        }
+    }
     if (!rc) rc = meta_str(x.t, "nsys_stats.reports", x.reports);
     if (!rc) rc = meta_str(x.t, "nsys_stats.unit", x.first_unit);
     if (!rc && x.unknown[0]) rc = meta_str(x.t, "nsys_stats.not_read", x.unknown);

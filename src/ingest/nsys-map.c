@@ -189,8 +189,14 @@ static const struct nsys_bi bi_sync[] = {
     {2, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT", "Stream Wait Event", 0},
     {3, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE", "Stream Sync", 0},
     {4, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE", "Context Sync", 0}};
-static const struct nsys_bi bi_class[] = {{0, "TRACE_PROCESS_EVENT_CUDA_RUNTIME", "runtime", 'r'},
-                                          {1, "TRACE_PROCESS_EVENT_CUDA_DRIVER", "driver", 'd'}};
+/* 67..69: the CUDA backtrace records of `--cudabacktrace` (nsys 2022.x writes them into the
+ * RUNTIME table beside the call's own row, with its correlationId): not calls, skipped */
+static const struct nsys_bi bi_class[] = {
+    {0, "TRACE_PROCESS_EVENT_CUDA_RUNTIME", "runtime", 'r'},
+    {1, "TRACE_PROCESS_EVENT_CUDA_DRIVER", "driver", 'd'},
+    {67, "TRACE_PROCESS_EVENT_CUDABACKTRACE", "CUDA backtrace", 'b'},
+    {68, "TRACE_PROCESS_EVENT_CUDABACKTRACE_START", "CUDA backtrace start", 'b'},
+    {69, "TRACE_PROCESS_EVENT_CUDABACKTRACE_FINISH", "CUDA backtrace finish", 'b'}};
 static const struct nsys_bi bi_etype[] = {
     {34, "NvtxMark", "mark", 'm'},           {59, "NvtxPushPopRange", "range", 'R'},
     {60, "NvtxStartEndRange", "range", 'R'}, {65, "NvtxtMark", "mark", 'm'},
@@ -352,6 +358,14 @@ int nsys_map_row(struct nsys_map *m, const struct nsys_row *r)
         if (!b || (b->role != 'm' && b->role != 'R')) return 0;
         mark = b->role == 'm';
         if (r->end == NSYS_NONE || r->end < 0) mark = true;
+    }
+    if (r->tab == NSYS_RUNTIME && r->event_class != NSYS_NONE) {
+        const char *label;
+        const struct nsys_bi *b = enum_get(m, NSYS_ENUM_CLASS, r->event_class, &label);
+        if (b && b->role == 'b') { /* a backtrace record of a call that has its own row */
+            m->backtrace_rows++;
+            return 0;
+        }
     }
     if (r->start == NSYS_NONE) {
         drop(m, LAT_DROP_NO_TS, gpu);
@@ -550,6 +564,14 @@ int nsys_map_finish(struct nsys_map *m)
         if (th) tr->tid_label = th->name;
     }
     lat_trace_set_format(t, &ingest_fmt_nsys);
+    if (m->backtrace_rows) {
+        char n[32];
+        uint32_t k, v;
+        snprintf(n, sizeof(n), "%llu", (unsigned long long)m->backtrace_rows);
+        if (lat_trace_intern(t, "nsys_backtrace_rows_skipped", 27, &k) ||
+            lat_trace_intern(t, n, strlen(n), &v) || lat_trace_add_meta(t, k, v))
+            return -ENOMEM;
+    }
     if (m->no_enum_meta) return 0;
     /* {"source": "export"|"built-in", "tables": [...], "differ": N[, "first_differ": "..."]}:
      * symbols and table names are [A-Z0-9_a-z] (others are left out of the text) */

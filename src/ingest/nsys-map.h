@@ -38,7 +38,7 @@ struct nsys_row {
     int64_t start, end;
     int64_t device, stream, correlation;
     int64_t gtid;        /* globalTid (CPU rows) or globalPid (GPU rows) */
-    int64_t event_class; /* RUNTIME: 0 runtime, 1 driver */
+    int64_t event_class; /* RUNTIME: 0 runtime, 1 driver, 67 a backtrace record (skipped) */
     int64_t event_type;  /* NVTX: ENUM_NSYS_EVENT_TYPE (34 mark, 59 push/pop, 60 start/end) */
     int64_t domain;      /* NVTX domainId */
     int64_t bytes, copy_kind, src_kind, dst_kind, mem_kind, sync_type;
@@ -87,6 +87,7 @@ struct nsys_map {
     struct nsys_named *threads, *procs, *domains;
     size_t nthreads, nprocs, ndomains, cthreads, cprocs, cdomains;
     uint64_t rows_in[NSYS_TAB_COUNT];
+    uint64_t backtrace_rows; /* RUNTIME rows of a CUDA backtrace class (67..69), skipped */
     uint32_t k_stack, k_state, v_on, cat_sample; /* CPU samples (0 until the first) */
     struct nsys_enum_map en[NSYS_ENUM_COUNT];    /* from the export; n == 0: built-in */
     /* what the export's ENUM tables said against the built-in ones: values whose symbol has
@@ -100,8 +101,9 @@ struct nsys_map {
 void nsys_row_clear(struct nsys_row *r, enum nsys_tab tab);
 int nsys_map_init(struct nsys_map *m, struct lat_trace *t);
 /* Maps one row into m->t: an event, or a counted drop (times out of the model's bounds, end
- * before start). NVTX rows that are not ranges or marks (domain/category definitions) are
- * ignored. 0 or -ENOMEM. */
+ * before start). NVTX rows that are not ranges or marks (domain/category definitions) and
+ * RUNTIME rows of a CUDA backtrace class (the call has its own row) are not events: the latter
+ * are counted in m->backtrace_rows (metadata "nsys_backtrace_rows_skipped"). 0 or -ENOMEM. */
 int nsys_map_row(struct nsys_map *m, const struct nsys_row *r);
 /* Names: a thread (globalTid), a process (globalPid, or any gid of the process), an NVTX
  * domain (domainId). 0 or -ENOMEM. */

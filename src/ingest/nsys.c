@@ -478,6 +478,14 @@ static int nsys_read(struct nx *x, struct lat_trace *t)
         goto out;
     read_start_time(x, t);
     rc = nsys_map_finish(&m);
+    if (!rc) { /* most rows without usable times: the model's one rule */
+        char why[400];
+        rc = lat_drops_check(t->drops, t->dropped, t->dropped + t->ev.n, "rows",
+                             "start and end must be integer ns, no end before its start; export "
+                             "it again with `nsys export --type sqlite FILE`",
+                             why, sizeof(why));
+        if (rc && x->err && x->errsz) snprintf(x->err, x->errsz, "%s: %s", x->name, why);
+    }
 out:
     nsys_map_fini(&m);
     if (rc == -ENOMEM && x->err && x->errsz)

@@ -4,9 +4,12 @@
  * A sample is a header line, "COMM  [PID/]TID [CPU] SECS.FRAC: [PERIOD] EVENT: [ADDR SYM (DSO)]",
  * followed (with callchains) by one indented frame line per frame, leaf first, "ADDR SYM+OFF
  * (DSO)", and a blank line. Without callchains the header carries the sampled IP itself. '#'
- * lines (--header) are skipped. Each sample becomes one CPU sample (stacks.h) at its time (perf's
- * clock, in ns; a TID-only header gives pid -1), thread named by COMM. Frames, reversed to root
- * first: "SYM" (its +0x offset dropped), kernel frames "SYM_[k]", "[unknown]" symbols as
+ * lines (--header) are skipped. Without callchains (perf record without -g) a sample is its
+ * header line alone, COMM right-aligned (the line starts with blanks) and no blank line between
+ * samples: after a header that carried its IP, an indented line is the next header. Each sample
+ * becomes one CPU sample (stacks.h) at its time (perf's clock, in ns; a TID-only header gives pid
+ * -1), thread named by COMM. Frames, reversed to root first: "SYM" (its +0x offset dropped), kernel
+ * frames "SYM_[k]", "[unknown]" symbols as
  * "[dso basename]" ("[unknown]" when the dso is unknown too), CPython 3.12 perf trampolines
  * "py::f:/x.py" as "py:f (/x.py)". When every sample has the same period of a cpu-clock /
  * task-clock event (ns), the rate goes to the metadata latscope_cpu_sample_hz.
@@ -44,6 +47,8 @@ struct frame {
 
 struct sample {
     bool open;
+    bool header_ip; /* the header carried the sampled IP (perf record without -g): no frames follow
+                     */
     int64_t pid, tid;
     lat_ns ts;
     char comm[64];
@@ -279,7 +284,15 @@ int ingest_perf_script_load(struct ingest_src *src, const char *name,
             continue;
         }
         if (i == 0 && line[0] == '#') continue;
-        if (i > 0 && s.open) { /* a frame of the open sample */
+        if (i > 0 && s.open && s.header_ip) {
+            /* without -g each sample is one line, its COMM right-aligned (indented): the next
+             * header; any other indented line (srcline, ...) is not a frame: skipped */
+            struct sample probe = {0};
+            uint64_t pp;
+            const char *pe, *pr;
+            size_t pne, pnr;
+            if (!parse_header(&probe, line, len, &pp, &pe, &pne, &pr, &pnr) || !pe) continue;
+        } else if (i > 0 && s.open) { /* a frame of the open sample */
             bool fr, had = dso_seen;
             if ((rc = parse_frame(&s, line + i, len - i, &fr, &dso_seen))) goto oom;
             /* a file whose frames have "(dso)" ending in a frame without one: cut short */
@@ -313,6 +326,7 @@ int ingest_perf_script_load(struct ingest_src *src, const char *name,
             goto out;
         }
         s.open = true;
+        s.header_ip = false;
         if (!nevs && !other_events) period = per; /* the first header */
         if (per != period) same_period = false;
         size_t k = 0;
@@ -332,6 +346,7 @@ int ingest_perf_script_load(struct ingest_src *src, const char *name,
             bool fr;
             if ((rc = parse_frame(&s, rest, nrest, &fr, &dso_seen))) goto oom;
             if (!fr) s.nfr = 0; /* tracepoint fields, not a frame */
+            s.header_ip = fr;
         }
     }
     if (rc < 0) {
@@ -474,12 +489,12 @@ bool ingest_sniff_perf_script(const unsigned char *h, size_t n, const char *path
     /* the next line: a frame ("\t  addr sym (dso)"), or another header */
     size_t j = end + 1;
     if (j >= n) return false;
-    if (h[j] != '\t' && h[j] != ' ') {
-        size_t e2 = j;
-        while (e2 < n && h[e2] != '\n')
-            e2++;
-        return perf_header(h, j, e2);
-    }
+    size_t e2 = j;
+    while (e2 < n && h[e2] != '\n')
+        e2++;
+    /* without -g the next header, its COMM right-aligned: maybe indented */
+    if (perf_header(h, j, e2)) return true;
+    if (h[j] != '\t' && h[j] != ' ') return false;
     while (j < n && (h[j] == '\t' || h[j] == ' '))
         j++;
     return j < n && isxdigit(h[j]);

@@ -56,6 +56,12 @@ struct logp {
     bool name_first, prof_median;
     size_t ntables, nrows;
     double total_ms; /* the last "Total" row, -1 when none */
+    /* how far the log got: trtexec's first and last lines ("&&&& RUNNING", "&&&& PASSED" /
+     * FAILED), the summary's start and its last line (TRT >= 8 "Total GPU Compute Time", TRT 7
+     * "total compute time") */
+    bool running, ended, summary_begun, summary_done;
+    bool summary_closed; /* another banner or the &&&& line came after the summary */
+    uint64_t nlines;
     char total_txt[48];
 };
 
@@ -97,9 +103,9 @@ static int metric_of(const char *name)
     static const struct {
         const char *n;
         int m;
-    } map[] = {{"Latency", 0},     {"Host Latency", 0},     {"Enqueue Time", 1},
-               {"H2D Latency", 2}, {"GPU Compute Time", 3}, {"GPU Compute", 3},
-               {"D2H Latency", 4}};
+    } map[] = {{"Latency", 0},     {"Host Latency", 0},           {"Enqueue Time", 1},
+               {"H2D Latency", 2}, {"GPU Compute Time", 3},       {"GPU Compute", 3},
+               {"D2H Latency", 4}, {"End-to-End Host Latency", 5}}; /* the last: TRT >= 8.0 */
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (!strcmp(name, map[i].n)) return map[i].m;
     return -1;
@@ -365,6 +371,7 @@ static int line(struct logp *p, char *s)
     char sev;
     const char *b = strip(s, &sev);
     int rc = 0;
+    p->nlines++;
     if (sev == 'W' || sev == 'E') {
         size_t *n = sev == 'W' ? &p->e->nwarn : &p->nerr;
         if (*n < LOG_MAX_KEEP) {
@@ -383,6 +390,8 @@ static int line(struct logp *p, char *s)
             pb++;
         if ((rc = prof_line(p, pb, &used)) || used) return rc;
     }
+    if (p->summary_begun && (!strncmp(b, "===", 3) || !strncmp(b, "&&&& ", 5)))
+        p->summary_closed = true;
     if (!strncmp(b, "=== Profile (", 13)) { /* --dumpProfile: "=== Profile (N iterations ) ===" */
         char *end;
         long long it = strtoll(b + 13, &end, 10);
@@ -395,6 +404,10 @@ static int line(struct logp *p, char *s)
         return 0;
     }
     if (!strncmp(b, "&&&& ", 5)) {
+        if (!strncmp(b + 5, "RUNNING", 7))
+            p->running = true;
+        else
+            p->ended = true; /* PASSED, FAILED, WAIVED */
         const char *h = strstr(b, " # ");
         if (h) rc = trt_kv_add(p->e, "command", h + 3, strlen(h + 3));
         if (!rc) rc = trt_kv_add(p->e, "status", b + 5, strcspn(b + 5, " "));
@@ -403,6 +416,7 @@ static int line(struct logp *p, char *s)
     }
     if (!strncmp(b, "===", 3)) {
         p->in_summary = strstr(b, "Performance summary") != NULL;
+        if (p->in_summary) p->summary_begun = true, p->summary_closed = false;
         p->cur = -1;
         return 0;
     }
@@ -430,6 +444,7 @@ static int line(struct logp *p, char *s)
             }
             if (!strcmp(key, "Total GPU Compute Time") && stat_after(c, ":", &v)) {
                 p->e->gpu_total_s = v, p->e->have_gpu_total = true;
+                p->summary_done = true;
                 return 0;
             }
         }
@@ -437,6 +452,7 @@ static int line(struct logp *p, char *s)
     /* TRT 7 layout */
     int m = metric_of(b);
     if (m >= 0) {
+        p->summary_begun = true;
         p->cur = m;
         memset(&p->e->m[m], 0, sizeof(p->e->m[m]));
         return 0;
@@ -458,6 +474,7 @@ static int line(struct logp *p, char *s)
         }
         if (!strncmp(b, "total compute time:", 19) && stat_after(b, "time:", &v)) {
             p->e->gpu_total_s = v, p->e->have_gpu_total = true;
+            p->summary_done = true;
             return 0;
         }
     }
@@ -536,6 +553,26 @@ int trt_read_log(struct ingest_src *src, const char *name, struct trt_eng *e, ch
                  name);
         goto out;
     }
+    /* a log that stops early: nothing to show is an error, a part is kept and said */
+    const char *stop = p.prof ? "inside its --dumpProfile table (no \"Total\" row)"
+                       : p.summary_begun && !p.summary_done && !p.summary_closed
+                           ? "inside its performance summary (before \"Total GPU Compute Time\")"
+                       : p.running && !p.ended ? "before trtexec's last line (\"&&&& PASSED\")"
+                                               : NULL;
+    if (stop && p.running && !p.ended && !e->have_summary && !p.nrows) {
+        rc = LAT_E_TRUNCATED;
+        snprintf(err, errsz,
+                 "%s: a trtexec log that stops (line %llu) before its performance summary, "
+                 "without the \"&&&& PASSED\" line: cut short, or trtexec did not finish; save "
+                 "the complete output with `trtexec ... 2>&1 | tee FILE`",
+                 name, (unsigned long long)p.nlines);
+        goto out;
+    }
+    if (stop)
+        snprintf(e->cut, sizeof(e->cut),
+                 "the trtexec log stops (line %llu) %s: what it holds is shown, the rest is "
+                 "missing",
+                 (unsigned long long)p.nlines, stop);
     if (e->have_summary) e->summary_source = "trtexec log (its performance summary)";
     trt_note_input(e, "log");
     if (p.nrows) {

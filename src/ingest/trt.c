@@ -346,7 +346,8 @@ static int read_profile(const struct jtree *t, const char *name, struct trt_eng 
 
 /* ---- --exportTimes ------------------------------------------------------------------------ */
 
-static int read_times(const struct jtree *t, struct trt_eng *e)
+static int read_times(const struct jtree *t, struct trt_eng *e, const char *name, char *err,
+                      size_t errsz)
 {
     static const char *const keys[2][8] = {
         {"startEnqMs", "endEnqMs", "startH2dMs", "endH2dMs", "startComputeMs", "endComputeMs",
@@ -356,28 +357,41 @@ static int read_times(const struct jtree *t, struct trt_eng *e)
          "startOutMs", "endOutMs"}};
     for (const struct jn *it = jfirst(t, &t->n[0]); it; it = jnext(t, it)) {
         int64_t v[8];
-        int ok = 0;
         int set = jget(t, it, "startInMs") ? 1 : 0;
-        for (int k = 0; k < 8; k++)
-            ok += jms_ns(t, jget(t, it, keys[set][k]), &v[k]);
-        bool order = ok == 8;
-        for (int k = 0; order && k < 8; k += 2)
-            order = v[k + 1] >= v[k];
+        /* why a query is left out: the first reason found (model/events.h) */
+        int why = -1;
+        for (int k = 0; k < 8; k++) {
+            const struct jn *j = jget(t, it, keys[set][k]);
+            if (!j) {
+                if (why < 0) why = LAT_DROP_NO_TIME;
+            } else if (!jms_ns(t, j, &v[k])) {
+                if (why < 0) why = LAT_DROP_BAD_TIME;
+            } else if (v[k] < 0 && why < 0) {
+                why = LAT_DROP_NEG_TIME; /* ms from the run's start: never before it */
+            }
+        }
+        for (int k = 0; why < 0 && k < 8; k += 2)
+            if (v[k + 1] < v[k]) why = LAT_DROP_NEG_DUR;
+        bool order = why < 0;
         /* durations: the files' own h2dMs/computeMs/d2hMs where given (the start/end times
          * have 6 significant digits: 10 us steps after 1 s; the durations keep theirs) */
         static const char *const dk[2][3] = {{"h2dMs", "computeMs", "d2hMs"},
                                              {"inMs", "computeMs", "outMs"}};
         for (int k = 0; order && k < 3; k++) {
             int64_t d;
-            if (jms_ns(t, jget(t, it, dk[set][k]), &d)) {
+            const struct jn *j = jget(t, it, dk[set][k]);
+            if (jms_ns(t, j, &d)) {
                 if (d < 0)
-                    order = false;
+                    order = false, why = LAT_DROP_NEG_DUR;
                 else
                     v[2 * k + 3] = v[2 * k + 2] + d;
+            } else if (j && j->type != JSON_NULL) {
+                order = false, why = LAT_DROP_BAD_TIME;
             }
         }
         if (!order) {
             e->q_bad++;
+            e->q_drops[why]++;
             continue;
         }
         int rc = LAT_GROW(e->q, e->q_cap, e->nq, 1, 1024);
@@ -388,7 +402,15 @@ static int read_times(const struct jtree *t, struct trt_eng *e)
     }
     e->have_times = true;
     trt_note_input(e, "times");
-    return 0;
+    /* most queries unusable: the file is not what trtexec writes (the model's one rule) */
+    char why[400];
+    int rc = lat_drops_check(e->q_drops, e->q_bad, e->q_bad + e->nq, "queries",
+                             "each start/end time must be a number of ms, not negative, and "
+                             "no end before its start; export them again with trtexec "
+                             "--exportTimes=FILE",
+                             why, sizeof(why));
+    if (rc) snprintf(err, errsz, "%s: trtexec --exportTimes file: %s", name, why);
+    return rc;
 }
 
 /* ---- --exportLayerInfo -------------------------------------------------------------------- */
@@ -627,7 +649,7 @@ int trt_read_json(struct ingest_src *src, const char *name, struct trt_eng *e, c
         rc = read_profile(&t, name, e, err, errsz);
     else if (root->type == JSON_ARR_BEGIN && first && first->type == JSON_OBJ_BEGIN &&
              (jget(&t, first, "startComputeMs") || jget(&t, first, "computeMs")))
-        rc = read_times(&t, e);
+        rc = read_times(&t, e, name, err, errsz);
     else if (root->type == JSON_ARR_BEGIN && !first)
         rc = 0, trt_note_input(e, "empty"); /* [] : a profile or times file without rows */
     else if (root->type == JSON_OBJ_BEGIN && jget(&t, root, "Layers") &&
@@ -903,7 +925,11 @@ int trt_emit(struct trt_eng *e, const char *path, struct lat_trace **out)
         char b[32];
         snprintf(b, sizeof(b), "%llu", (unsigned long long)e->q_bad);
         rc = meta_raw(t, "queries_dropped", b);
+        /* and in the model's drop accounting: the commands warn, the JSON has them by reason */
+        lat_trace_add_drops(t, e->q_drops);
+        t->drops_query += e->q_bad;
     }
+    if (!rc && e->cut[0]) rc = lat_trace_cut_note(t, e->cut);
     if (!rc && e->nwarn) {
         char b[32];
         snprintf(b, sizeof(b), "%zu", e->nwarn);

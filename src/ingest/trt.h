@@ -59,7 +59,9 @@ struct trt_eng {
     int64_t profile_count; /* the leading {"count": N}; -1 when absent */
     struct trt_query *q;
     size_t nq, q_cap;
-    uint64_t q_bad; /* queries left out: a field missing or an end before its start */
+    uint64_t q_bad; /* queries left out: a time missing, not a number, negative, or an end
+                       before its start */
+    uint64_t q_drops[LAT_DROP_REASON_COUNT]; /* q_bad by reason (the first found per query) */
     /* the performance summary (profile.metadata.json or the log) */
     bool have_summary;
     const char *summary_source;
@@ -69,6 +71,7 @@ struct trt_eng {
     struct trt_kv *kv; /* options, device and build information, log warnings ... */
     size_t nkv, kv_cap;
     size_t nwarn;    /* [W] lines of a log */
+    char cut[240];   /* where a log stops early (the trace's cut_note), "" when complete */
     char inputs[96]; /* "profile,layers,times,..." */
 };
 

@@ -332,6 +332,9 @@ const char *lat_drop_reason_name(enum lat_drop_reason r)
         [LAT_DROP_DUR_RANGE] = "dur_out_of_range",
         [LAT_DROP_UNMATCHED_END] = "unmatched_end",
         [LAT_DROP_FLOW_NO_ID] = "flow_without_id",
+        [LAT_DROP_NO_TIME] = "no_time",
+        [LAT_DROP_BAD_TIME] = "bad_time",
+        [LAT_DROP_NEG_TIME] = "negative_time",
     };
     return (unsigned)r < LAT_DROP_REASON_COUNT ? names[r] : "other";
 }
@@ -350,6 +353,9 @@ const char *lat_drop_reason_desc(enum lat_drop_reason r)
         [LAT_DROP_DUR_RANGE] = "duration over 36 years",
         [LAT_DROP_UNMATCHED_END] = "E without a B",
         [LAT_DROP_FLOW_NO_ID] = "flow without an id",
+        [LAT_DROP_NO_TIME] = "a time field missing",
+        [LAT_DROP_BAD_TIME] = "a time not a number",
+        [LAT_DROP_NEG_TIME] = "a negative time",
     };
     return (unsigned)r < LAT_DROP_REASON_COUNT ? desc[r] : "other";
 }

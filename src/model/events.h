@@ -160,6 +160,10 @@ enum lat_drop_reason {
     LAT_DROP_DUR_RANGE,      /* duration beyond LAT_DUR_MAX */
     LAT_DROP_UNMATCHED_END,  /* an E with no open B on its track */
     LAT_DROP_FLOW_NO_ID,     /* a flow event (s/t/f) without a usable id */
+    /* records of formats with named time fields (TensorRT --exportTimes queries, ...) */
+    LAT_DROP_NO_TIME,  /* a time field is missing */
+    LAT_DROP_BAD_TIME, /* a time field is not a number (a string, null, ...) */
+    LAT_DROP_NEG_TIME, /* a time before the run's start (negative) */
     LAT_DROP_REASON_COUNT
 };
 
@@ -203,11 +207,14 @@ struct lat_trace {
     bool frac_ts;        /* some ts in the input had a fractional µs part (ns resolution) */
     uint64_t dropped;    /* events the reader skipped: the sum of drops[] */
     uint64_t drops[LAT_DROP_REASON_COUNT]; /* dropped events by reason */
-    uint64_t drops_gpu;  /* of the dropped events: GPU ones (cat kernel, gpu_memcpy, ...) */
-    uint64_t drops_step; /* of the dropped events: CPU ProfilerStep#N ones */
-    uint64_t bad_fields; /* event fields ignored because their value had the wrong type
-                            ("cat": {...}, "name": [], "pid": true, ...): the value is skipped
-                            whole, the event kept without that field */
+    uint64_t drops_gpu;   /* of the dropped events: GPU ones (cat kernel, gpu_memcpy, ...) */
+    uint64_t drops_step;  /* of the dropped events: CPU ProfilerStep#N ones */
+    uint64_t drops_query; /* of the dropped events: TensorRT queries (one record each) */
+    uint32_t cut_note;    /* interned: where the reader found the input cut short but kept what it
+                             read ("the log ends inside its performance summary"), 0 when not */
+    uint64_t bad_fields;  /* event fields ignored because their value had the wrong type
+                             ("cat": {...}, "name": [], "pid": true, ...): the value is skipped
+                             whole, the event kept without that field */
 
     /* event 0 is element 0 of the input's event list: HTA's row label 0, which its idle-time
      * join reaches for GPU rows without a launch (analyze --hta-compat) */
@@ -229,12 +236,23 @@ const char *lat_drop_reason_desc(enum lat_drop_reason r);
 struct jsonw;
 /* What the reader left out, for people (src/model/drops.c): one line such as "11 events dropped
  * (\"ts\" not a number: 1, ...), among them 7 GPU events: the results miss them; 10 fields with
- * a value of the wrong type ignored", without the file name; false (buf empty) when nothing was
- * left out. Commands print it as a warning. */
+ * a value of the wrong type ignored" (and the cut_note: "cut short: ..."), without the file name;
+ * false (buf empty) when nothing was left out. Commands print it as a warning. */
 bool lat_trace_drop_summary(const struct lat_trace *t, char *buf, size_t n);
-/* The same as a JSON object: {"total", "gpu", "steps", "bad_fields", "by_reason": {name: n}}
- * (reasons named by lat_drop_reason_name, only those that occurred). */
+/* The same as a JSON object: {"total", "gpu", "steps", "queries", "bad_fields", "by_reason":
+ * {name: n}, "cut_short": the cut_note or null} (reasons named by lat_drop_reason_name, only
+ * those that occurred). */
 void lat_trace_drops_json(struct jsonw *w, const struct lat_trace *t);
+/* The one "most records unusable" rule of every reader: when more than half of `total` input
+ * records (`bad` of them dropped for their times) are unusable, writes "BAD of TOTAL WHAT have
+ * no usable time (REASON: n, ...): FIX" into err (the time reasons of drops[] that occurred)
+ * and returns LAT_E_BAD_EVENTS; else 0. */
+int lat_drops_check(const uint64_t *drops, uint64_t bad, uint64_t total, const char *what,
+                    const char *fix, char *err, size_t errsz);
+/* Sets t->cut_note (a copy of `note`). 0 or -ENOMEM. */
+int lat_trace_cut_note(struct lat_trace *t, const char *note);
+/* Adds the counts of `drops` (indexed by enum lat_drop_reason) to t's drops and total. */
+void lat_trace_add_drops(struct lat_trace *t, const uint64_t *drops);
 /* Removes the events whose flags have any bit of `mask` (a reader's tombstones); the order of
  * the others is kept. Args of removed events stay in trace->args, unreferenced. */
 void lat_trace_remove_flagged(struct lat_trace *t, uint16_t mask);

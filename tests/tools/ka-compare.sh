@@ -36,8 +36,8 @@ jq -rn --slurpfile a "$1" --slurpfile k "$2" --rawfile s "$shapes" --arg mode "$
       ($r.top_ops[] | select(.self_us < 0 or .total_us < 0) | "negative time: \(.name)"),
       (if $s == "" then empty else
          ($s | fromjson) as $S |
-         # torch leaves a TensorList input out of input_shapes ([]); latscope keeps its shapes
-         # from the trace'"'"'s Input Dims (a finer grouping): sum latscope'"'"'s rows under torch'"'"'s key
+         # torch leaves a TensorList input out of input_shapes ([]); latscope keys its rows so
+         # too (t704): summing them under torch'"'"'s key is the identity, kept as a check
          ($r.ops_by_shape | map(. + {key: "\(.name) \((.input_dims // "[]") | fromjson |
              map(if type == "array" and length > 0 and (.[0] | type) == "array" then [] else . end) |
              tojson)"}) | group_by(.key) |

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """trt-truth.py PREFIX LATSCOPE_JSON - checks latscope's TensorRT section against an independent
 computation from the same TREx/trtexec files (PREFIX.profile.json, .graph.json, .timing.json,
-.profile.metadata.json, .build.metadata.json), and the per-query statistics against the
+.profile.metadata.json, .build.metadata.json) - queries with unusable times left out and
+counted by reason as a reader must - and the per-query statistics against the
 performance summary trtexec itself printed (profile.metadata.json), when both are there.
 Python standard library only. Prints one line per failed check; exit 1 on any, 0 otherwise.
 """
@@ -160,11 +161,59 @@ def stats(v):
             "p95": pct[95], "p99": pct[99], "cov_pct": 100 * sd / mean if mean else 0.0}
 
 
+# which queries a reader must leave out, and why (the first reason found; the names of
+# analyze's dropped.by_reason): a start/end time missing, not a number or negative (times are ms
+# from the run's start), an end before its start, a negative or non-numeric duration
+QKEYS = (["startEnqMs", "endEnqMs", "startH2dMs", "endH2dMs", "startComputeMs", "endComputeMs",
+          "startD2hMs", "endD2hMs"], ["h2dMs", "computeMs", "d2hMs"])
+QKEYS7 = (["startEnqMs", "endEnqMs", "startInMs", "endInMs", "startComputeMs", "endComputeMs",
+           "startOutMs", "endOutMs"], ["inMs", "computeMs", "outMs"])
+
+
+def isnum(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def why_bad(x):
+    ks, ds = QKEYS7 if "startInMs" in x else QKEYS
+    for k in ks:
+        if k not in x:
+            return "no_time"
+        if not isnum(x[k]):
+            return "bad_time"
+        if x[k] < 0:
+            return "negative_time"
+    for a, b in zip(ks[0::2], ks[1::2]):
+        if x[b] < x[a]:
+            return "negative_dur"
+    for k in ds:
+        if k in x and x[k] is not None and not isnum(x[k]):
+            return "bad_time"
+        if k in x and isnum(x[k]) and x[k] < 0:
+            return "negative_dur"
+    return None
+
+
 if timing is not None and sec["queries"] is None:
     fails.append(f"{prefix}: no queries section")
 elif timing is not None:
     q = sec["queries"]
     w = warmup()
+    reasons = {}
+    for x in timing:
+        r = why_bad(x)
+        if r:
+            reasons[r] = reasons.get(r, 0) + 1
+    nbad = sum(reasons.values())
+    rank_dropped = json.load(open(out))["ranks"][0]["dropped"]
+    if q["dropped"] != nbad or rank_dropped["queries"] != nbad:
+        fails.append(f"{prefix}: dropped queries {q['dropped']} (rank {rank_dropped['queries']}), "
+                     f"want {nbad}")
+    for r, n in reasons.items():
+        if rank_dropped["by_reason"].get(r) != n:
+            fails.append(f"{prefix}: dropped.by_reason.{r} {rank_dropped['by_reason'].get(r)}, "
+                         f"want {n}")
+    timing = [x for x in timing if not why_bad(x)]
     kept = [x for x in timing if w is None or x["startComputeMs"] >= w]
     if q["count"] != len(timing) or q["kept"] != len(kept):
         fails.append(f"{prefix}: queries {q['count']}/{q['kept']}, want {len(timing)}/{len(kept)}")
@@ -189,7 +238,7 @@ elif timing is not None:
     check("throughput_qps", q["throughput_qps"], len(kept) / (wall / 1000.0), rel=1e-6)
     # trtexec's own summary of the same run (TREx: min, max, mean, median, [p90, p95,] p99)
     ps = (pmeta or {}).get("performance_summary")
-    if ps and w is not None:
+    if ps and w is not None and not nbad:  # (of all the queries trtexec measured)
         for name, k in (("GPU Compute Time", "gpu_compute_ms"), ("Latency", "latency_ms")):
             arr = ps[name]
             keys = ["min", "max", "mean", "median"] + (["p90", "p95", "p99"] if len(arr) == 7

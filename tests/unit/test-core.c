@@ -46,6 +46,27 @@ TEST(strtab_many_strings_survive_rehash)
     strtab_fini(&t);
 }
 
+/* Interning a piece of a string the table already holds, while the pool grows (issue 32: a
+ * caller passing strtab_str() back in must not read the pool after it moved). */
+TEST(strtab_intern_of_its_own_string_while_growing)
+{
+    struct lat_strtab t;
+    char s[64];
+    uint32_t id, cut;
+    ASSERT_RC(strtab_init(&t));
+    for (int i = 0; i < 5000; i++) {
+        int n = snprintf(s, sizeof(s), "kernel_%d_suffix_to_cut", i);
+        ASSERT_RC(strtab_intern(&t, s, (size_t)n, &id));
+        size_t cap = t.pool_cap;
+        /* "kernel_<i>": new, a prefix of a pool string */
+        ASSERT_RC(strtab_intern(&t, strtab_str(&t, id), (size_t)n - 14, &cut));
+        if (t.pool_cap != cap) ASSERT(cap > 0); /* the pool moved during this intern */
+        ASSERT_EQ_U64(strtab_len(&t, cut), (uint64_t)n - 14);
+        ASSERT(memcmp(strtab_str(&t, cut), s, (size_t)n - 14) == 0);
+    }
+    strtab_fini(&t);
+}
+
 TEST(buf_printf_grows)
 {
     struct lat_buf b = LAT_BUF_INIT;

@@ -5,6 +5,7 @@
  * raw page with its units row; a decimal-comma file; every split of the input into chunks.
  */
 #include "analyze/ncu.h"
+#include "core/buf.h"
 #include "core/err.h"
 #include "doctor/doctor.h"
 #include "ingest/csv.h"
@@ -109,6 +110,32 @@ TEST(csv_unterminated_quote_and_limits)
     r.max_fields = 3;
     ASSERT_EQ_I64(csv_feed(&r, "a,b,c,d\n", 8), LAT_E_OVERFLOW);
     csv_fini(&r);
+}
+
+/* all_quoted (ncu quotes every field): a last record that stops after a separator or inside an
+ * unquoted field after one is cut short; one that ends at a closing quote, or a lone unquoted
+ * line (program output), is kept (issue 29). */
+TEST(csv_all_quoted_last_record_cut)
+{
+    static const struct {
+        const char *in;
+        int rc;
+    } cases[] = {{"\"a\",\"b\"\n\"1\",", LAT_E_TRUNCATED},
+                 {"\"a\",\"b\"\n\"1\",2", LAT_E_TRUNCATED},
+                 {"\"a\",\"b\"\n\"1\",\"2\"", 0},
+                 {"\"a\",\"b\"\n\"1\",\"2\"\n", 0},
+                 {"\"a\",\"b\"\nDone", 0}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct recs c = {0};
+        struct csv_rd r;
+        csv_init(&r, collect, &c);
+        r.all_quoted = true;
+        int rc = csv_feed(&r, cases[i].in, strlen(cases[i].in));
+        if (!rc) rc = csv_end(&r);
+        ASSERT_EQ_I64(rc, cases[i].rc);
+        ASSERT(r.cut_record == (cases[i].rc != 0));
+        csv_fini(&r);
+    }
 }
 
 /* The whole-input helper both CSV readers use: bytes counted, and its messages. */
@@ -360,6 +387,52 @@ TEST(ncu_raw_page_units_row)
     ASSERT_EQ_STR(s.launches[1].limiter, "registers+warps");
     lat_ncu_summary_fini(&s);
     lat_trace_free(t);
+}
+
+/* A raw page with many metrics in units latscope does not scale (inst, warp, cycle): each
+ * "NAME [UNIT]" arg key is a new string, so the string table grows while a metric's unit is
+ * in hand (issue 32: the unit was read after the intern moved it; ASan saw a use-after-free,
+ * fuzz-ncu after ~1 300 runs). Every metric keeps its value, the shared-memory sum its bytes. */
+TEST(ncu_raw_page_many_unit_metrics)
+{
+    enum { NM = 600 };
+    static const char *const units[] = {"inst", "warp", "cycle"};
+    struct lat_buf in = LAT_BUF_INIT;
+    ASSERT_RC(buf_printf(&in,
+                         "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\","
+                         "\"Context\",\"Stream\",\"Device\",\"gpu__time_duration.sum\""));
+    for (int i = 0; i < NM; i++)
+        ASSERT_RC(buf_printf(&in, ",\"smsp__metric_%d_with_a_long_name.sum\"", i));
+    ASSERT_RC(buf_printf(
+        &in, ",\"launch__shared_mem_per_block_static\","
+             "\"launch__shared_mem_per_block_dynamic\"\n\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\","
+             "\"nsecond\""));
+    for (int i = 0; i < NM; i++)
+        ASSERT_RC(buf_printf(&in, ",\"%s\"", units[i % 3]));
+    ASSERT_RC(buf_printf(&in, ",\"byte\",\"Kbyte\"\n"));
+    for (int k = 0; k < 3; k++) {
+        ASSERT_RC(buf_printf(&in, "\"%d\",\"9\",\"a\",\"h\",\"k%d\",\"1\",\"7\",\"0\",\"%d\"", k, k,
+                             1000 + k));
+        for (int i = 0; i < NM; i++)
+            ASSERT_RC(buf_printf(&in, ",\"%d\"", i * 10 + k));
+        ASSERT_RC(buf_printf(&in, ",\"%d\",\"2\"\n", 512 * (k + 1)));
+    }
+    struct lat_trace *t;
+    char err[LAT_INGEST_ERRLEN];
+    ASSERT_RC(ingest_mem(in.data, in.len, "raw.csv", NULL, &t, err, sizeof(err)));
+    ASSERT_EQ_U64(t->ev.n, 3);
+    for (int k = 0; k < 3; k++) {
+        ASSERT_EQ_I64(t->ev.dur[k], 1000 + k);
+        for (int i = 0; i < NM; i += 37) {
+            char key[96];
+            snprintf(key, sizeof(key), "smsp__metric_%d_with_a_long_name.sum [%s]", i,
+                     units[i % 3]);
+            ASSERT_NEAR(num(t, (size_t)k, key), i * 10 + k, 0);
+        }
+        ASSERT_NEAR(num(t, (size_t)k, "shared memory"), 512.0 * (k + 1) + 2000, 0);
+    }
+    lat_trace_free(t);
+    buf_fini(&in);
 }
 
 TEST(ncu_bad_inputs_clear_errors)

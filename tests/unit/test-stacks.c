@@ -222,6 +222,34 @@ TEST(stacks_perf_script_variants_and_errors)
     ASSERT(strstr(err, "`perf script` text") && strstr(err, "0 bytes"));
 }
 
+/* `perf record` without -g: one line per sample, COMM right-aligned (so indented), no blank
+ * line between samples (the layout perf 6.x writes; t701 records a real one); an indented
+ * srcline after a sample is no sample. 4 samples, not 1 (issue 29). */
+TEST(stacks_perf_script_no_callchain_handmade)
+{
+    static const char in[] =
+        "            spin 30575 10394.539971:    2004008 cpu-clock:  ffffffff822621b4 "
+        "irqentry_exit_to_user_mode+0x114 ([kernel.kallsyms])\n"
+        "            spin 30575 10394.544399:    2004008 cpu-clock:      5634d707e162 leaf+0x29 "
+        "(/tmp/spin)\n"
+        "  spin.c:3\n"
+        "            spin 30575 10394.546399:    2004008 cpu-clock:      5634d707e152 leaf+0x19 "
+        "(/tmp/spin)\n"
+        " python3.12-dbg 30576 10394.548399:    2004008 cpu-clock:      5634d707e152 [unknown] "
+        "(/usr/bin/python3.12)\n";
+    struct lat_trace *t;
+    char err[LAT_INGEST_ERRLEN];
+    /* no name: the content alone says what it is */
+    ASSERT_RC(ingest_mem(in, sizeof(in) - 1, NULL, NULL, &t, err, sizeof(err)));
+    ASSERT_EQ_STR(t->format, "perf-script");
+    ASSERT_EQ_U64(t->ev.n, 4);
+    ASSERT_EQ_U64(count_stack(t, "leaf", 30575), 2);
+    ASSERT_EQ_U64(count_stack(t, "irqentry_exit_to_user_mode_[k]", 30575), 1);
+    ASSERT_EQ_U64(count_stack(t, "[python3.12]", 30576), 1);
+    ASSERT_EQ_STR(track_label(t, 30576), "python3.12-dbg");
+    lat_trace_free(t);
+}
+
 /* ---- speedscope ---------------------------------------------------------------------------- */
 
 /* Two sampled profiles, "profiles" before "shared" as py-spy writes them. Profile 0 (py-spy
