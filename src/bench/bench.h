@@ -54,7 +54,8 @@ enum bench_err {
     BENCH_ERR__COUNT,
 };
 
-/* JSON/CSV names of the classes, indexed by enum bench_err. */
+/* JSON/CSV names of the classes, indexed by enum bench_err (err-names.c, below the engine and
+ * the reports that print them). */
 extern const char *const bench_err_names[BENCH_ERR__COUNT];
 
 enum bench_arrival { BENCH_ARRIVAL_CONSTANT = 0, BENCH_ARRIVAL_POISSON, BENCH_ARRIVAL_GAMMA };

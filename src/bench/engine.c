@@ -50,11 +50,6 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *const bench_err_names[BENCH_ERR__COUNT] = {
-    "connect",   "timeout",  "reset",  "http_4xx",  "http_5xx",
-    "malformed", "mismatch", "stream", "client_fd", "truncated",
-};
-
 enum bc_state { BC_CLOSED = 0, BC_CONNECTING, BC_IDLE, BC_WRITING, BC_READING, BC_BACKOFF };
 
 #define BENCH_RBUF        (64 * 1024)

@@ -14,7 +14,6 @@ command -v python3 >/dev/null || skip "python3 missing"
 objdir=$(dirname "$LATSCOPE")/src
 [[ -d $objdir ]] || skip "no object files next to $LATSCOPE (not a tree build)"
 KNOWN=( # sorted file names of a tolerated group, space-separated
-    "bench/endpoints.c bench/engine.c"
 )
 
 # groups FILE: the strongly connected groups (2+ files, one sorted line each) of the graph
