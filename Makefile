@@ -114,10 +114,13 @@ $(O)/flags: FORCE
 
 $(O)/tests/unit/%.o: CFLAGS_ALL += -Itests/unit -Wno-missing-prototypes
 
-# The version comes from git describe; the file is rewritten only when it changes.
+# The version comes from git describe, or LAT_VERSION when given (debian/rules passes the
+# package version: a source tree without .git has nothing to describe); the file is rewritten
+# only when it changes.
+LAT_VERSION ?=
 $(O)/version.c: FORCE
 	@mkdir -p $(O)
-	@v=$$(git describe --tags --always --dirty 2>/dev/null || echo unknown); \
+	@v='$(LAT_VERSION)'; [ -n "$$v" ] || v=$$(git describe --tags --always --dirty 2>/dev/null || echo unknown); \
 	 printf 'const char lat_version[] = "%s";\n' "$$v" > $@.tmp; \
 	 cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 $(O)/version.o: $(O)/version.c $(O)/flags

@@ -48,6 +48,9 @@ contains "$TMPDIR/depends" "libc6"
 dpkg-deb -x "$deb" "$TMPDIR/root"
 bin=$TMPDIR/root/usr/bin/latscope
 expect_rc 0 "$bin" version
+# the package's version (debian/changelog), not "unknown": the copied tree has no .git
+ver=$(dpkg-deb -f "$deb" Version)
+contains "$TMPDIR/out" "latscope $ver"
 expect_rc 0 "$bin" analyze --format json "$src/tests/data/handmade-analyze-basic.json"
 contains "$TMPDIR/out" '"tool":"latscope analyze"'
 zcat "$TMPDIR/root/usr/share/man/man1/latscope-analyze.1.gz" | grep -qF '\-\-threads' ||
