@@ -107,8 +107,11 @@ p=0 f=0 s=0 i=0
 # run_one NAME: runs one script; leaves $work/NAME.{out,rc,skip,sec}. The .rc file is written
 # last: its presence means the script is done.
 run_one() {
-    local n=$1 d=$work/$1.d t0 t1 rc
-    mkdir -p "$d"
+    local n=$1 d t0 t1 rc
+    # the script's TMPDIR directly under /tmp, as before -j: a script may open it to another user
+    # (t357 chmods it for nobody), which a directory inside the 0700 $work would not allow
+    d=$(mktemp -d /tmp/latscope-e2e.XXXXXX) ||
+        { echo "run.sh: mktemp failed" >"$work/$n.out"; echo 0 >"$work/$n.sec"; echo 1 >"$work/$n.rc"; return; }
     t0=$(date +%s.%N)
     if [[ ${LATSCOPE_SAN:-0} == 1 && ${sanskip[$n]} == 1 ]]; then
         echo "sanitizer pass: Python truth generation, no C path the release pass does not run (# san: skip)" >"$work/$n.out"

@@ -60,9 +60,12 @@ contains "$TMPDIR/out" "VALID"
 expect_rc 0 "$LATSCOPE" bench -c 2 -n 50 --format csv "$FIXTURE_URL/"
 head -1 "$TMPDIR/out" | grep -q '^Concurrency,Inferences/Second,' || fail "csv header: $(head -1 "$TMPDIR/out")"
 [[ $(wc -l <"$TMPDIR/out") -eq 2 ]] || fail "csv rows"
-# --requests is exact; --stable ends once 3 windows agree.
+# --requests is exact; --stable ends once 3 windows agree, or gives up after 10 (a loaded
+# machine may not settle: any final verdict, never "measuring"), capped at 11 windows of 200 ms.
+# (The JSON names are stable_verdict_name()'s; docs/latscope-bench.md's throughput_only and
+# gave_up are accepted too.)
 expect_rc 0 "$LATSCOPE" bench -c 2 -n 77 --warmup 10 --format json "$FIXTURE_URL/"
 [[ $(jq_py "$TMPDIR/out" "d['points'][0]['requests']") -eq 77 ]] || fail "--requests 77"
 expect_rc 0 "$LATSCOPE" bench -c 2 --stable --window 200ms --format json "$FIXTURE_URL/"
-check_py "$TMPDIR/out" "p = d['points'][0]; assert p['stability'] in ('stable', 'throughput_only', 'gave_up'), p['stability']; assert p['duration_s'] < 3.5"
+check_py "$TMPDIR/out" "p = d['points'][0]; assert p['stability'] in ('stable', 'throughput stable, latency not stabilizing', 'not stable', 'throughput_only', 'gave_up'), p['stability']; assert p['stopped_by_rule'] is True; assert p['duration_s'] < 3.5"
 exit 0
