@@ -55,10 +55,21 @@ const char *const bench_err_names[BENCH_ERR__COUNT] = {
     "malformed", "mismatch", "stream", "client_fd", "truncated",
 };
 
-enum bc_state { BC_CLOSED = 0, BC_CONNECTING, BC_IDLE, BC_WRITING, BC_READING, BC_BACKOFF };
+/* BC_RSTWAIT: a request the server dropped (no response byte) after its TCP acknowledged it;
+ * waiting a little for the reset that proves the server closed with it unread (stale_retry). */
+enum bc_state {
+    BC_CLOSED = 0,
+    BC_CONNECTING,
+    BC_IDLE,
+    BC_WRITING,
+    BC_READING,
+    BC_BACKOFF,
+    BC_RSTWAIT
+};
 
 #define BENCH_RBUF        (64 * 1024)
 #define BENCH_BACKOFF_NS  (10 * LAT_NS_PER_MS)
+#define BENCH_RSTWAIT_NS  (20 * LAT_NS_PER_MS) /* stale_retry: how long a reset may lag the FIN */
 #define BENCH_START_DELAY (30 * LAT_NS_PER_MS)
 #define BENCH_ABORT_GRACE (1 * LAT_NS_PER_S)
 #define BENCH_NO_DEADLINE INT64_MAX
@@ -266,12 +277,35 @@ static enum bench_err connect_class(const struct bconn *bc)
 
 static void start_connect(struct bconn *bc, lat_ns now);
 
+/* The server's TCP reset the connection: it closed it with bytes of ours unread (Linux and
+ * the BSDs answer close() over unread data, or data for a closed socket, with a reset). */
+static bool rst_seen(struct bconn *bc)
+{
+    int e = 0;
+    socklen_t sl = sizeof(e);
+    if (bc->c.err == -ECONNRESET || bc->c.err == -EPIPE) return true;
+    if (bc->c.fd < 0 || getsockopt(bc->c.fd, SOL_SOCKET, SO_ERROR, &e, &sl) < 0) return false;
+    if (e) bc->c.err = -e; /* SO_ERROR clears it: keep it for a second look */
+    return e == ECONNRESET || e == EPIPE;
+}
+
 /*
  * Keep-alive that was not kept (issue 17): a request written on a reused connection that ends
- * in a reset or close before any response byte was most likely written after the server had
+ * in a reset or close before any response byte may have been written after the server had
  * closed the idle connection (llama-server advertises keep-alive and closes after every
- * streamed response). Browsers and wrk send it again on a fresh connection, once; so do we,
- * counted as stale_retries, never as the server's error. Returns true when retried.
+ * streamed response). It is sent again, once, on a fresh connection, counted as stale_retries,
+ * only when the server provably never read it (issue 31):
+ *  - no byte of it was written, or none was acknowledged by the server's TCP
+ *    (conn_unacked() >= the bytes written: the server's close went out before the request
+ *    arrived, and its kernel answered the request with a reset); or
+ *  - the server's TCP reset the connection (rst_seen): it closed with the request unread in
+ *    its socket. A reset may trail the FIN (shutdown, then close), so after a plain EOF over
+ *    an acknowledged request the connection waits up to BENCH_RSTWAIT_NS (BC_RSTWAIT) for one.
+ * A server that read the request and then closed without answering (it worked and dropped it,
+ * or crashed) sends a FIN and no reset: that request fails as errors.reset and is never sent
+ * twice, so a POST body the server held is not repeated. The second attempt keeps the first
+ * one's t_send: its latency and its deadline run from the first send. Returns true when the
+ * request was sent again or is waiting for the reset (BC_RSTWAIT).
  */
 static bool stale_retry(struct bconn *bc, enum bench_err cls, lat_ns now)
 {
@@ -280,6 +314,18 @@ static bool stale_retry(struct bconn *bc, enum bench_err cls, lat_ns now)
     if (cls != BENCH_ERR_RESET || !bc->busy || !bc->reused || bc->retried || bc->resp.t_first ||
         bc->resp.status)
         return false;
+    if (bc->wpos > 0) {
+        long unacked = conn_unacked(&bc->c);
+        bool unread = unacked >= 0 && (size_t)unacked >= bc->wpos;
+        if (!unread && !rst_seen(bc)) {
+            if (bc->state == BC_RSTWAIT) return false; /* no reset came: the server read it */
+            bc->state = BC_RSTWAIT;
+            set_interest(bc, 0); /* epoll still reports the reset (EPOLLHUP/EPOLLERR) */
+            lat_ns until = now + BENCH_RSTWAIT_NS, dl = bc->t_send + w->e->o->request_timeout_ns;
+            loop_timer_start(&w->loop, &bc->timer, until < dl ? until : dl);
+            return true;
+        }
+    }
     if (t->ops && bc->ops_begun) {
         /* The first attempt ends unmeasured: the target counts the request once. */
         bc->ops_begun = false;
@@ -490,6 +536,7 @@ static void start_write(struct bconn *bc, lat_ns now)
         }
     }
     http1_resp_init(&bc->resp, t->head, NULL, NULL);
+    bc->c.err = 0; /* rst_seen() looks at this request's errors only */
     if (!bc->retried) {
         bc->req = t->request;
         bc->req_len = t->request_len;
@@ -502,8 +549,9 @@ static void start_write(struct bconn *bc, lat_ns now)
     bc->match = 0;
     bc->matched = w->e->t->expect_body == NULL;
     bc->state = BC_WRITING;
-    /* t_send: just before the first byte is handed to the kernel. */
-    bc->t_send = clock_now_ns();
+    /* t_send: just before the first byte is handed to the kernel (of the first attempt: a
+     * stale keep-alive retry keeps it, so its latency and deadline run from the first send). */
+    if (!bc->retried || !bc->t_send) bc->t_send = clock_now_ns();
     if (t->ops) {
         t->ops->begin(bc->cs, bc->t_sched, bc->t_send);
         bc->ops_begun = true;
@@ -704,6 +752,9 @@ static void conn_io(struct lat_loop *l, int fd, unsigned ev, void *data)
     case BC_READING:
         do_read(bc);
         break;
+    case BC_RSTWAIT:
+        if (rst_seen(bc)) fail(bc, BENCH_ERR_RESET, now); /* proven unread: sent again */
+        break;
     case BC_IDLE: {
         /* An idle keep-alive connection became readable. TLS may just be handing us a session
          * ticket (RETRY); anything else (EOF, data nobody asked for, an error) means the
@@ -750,6 +801,9 @@ static void conn_timer(struct lat_loop *l, struct loop_timer *tm, lat_ns now)
     case BC_BACKOFF:
         bc->state = BC_CLOSED;
         slot_free(bc, now);
+        break;
+    case BC_RSTWAIT: /* a reset proves it unread (sent again); none: the server read it */
+        fail(bc, BENCH_ERR_RESET, now);
         break;
     default:
         break;

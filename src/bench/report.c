@@ -619,7 +619,8 @@ static void text_point(FILE *f, struct bench_point *p, size_t idx)
     if (r->stale_retries)
         fprintf(f,
                 "  stale keep-alive: %llu requests resent on a fresh connection (the server "
-                "had closed the idle one; not counted as errors)\n",
+                "had closed the idle one and provably never read them; not counted as errors, "
+                "latency from the first send)\n",
                 (unsigned long long)r->stale_retries);
     fprintf(f, "  %-20s %9s %9s %9s %9s %9s %9s %9s\n", "latency (ms)", "mean", "p50", "p90", "p95",
             "p99", "p99.9", "max");
