@@ -202,6 +202,13 @@ struct bench_result {
      * closed them while idle) and whose request was sent again once on a fresh connection;
      * not errors (issue 17: never billed to the server). */
     uint64_t stale_retries;
+    /* Listen-backlog evidence (issue 31): connects that took over BENCH_SLOW_CONNECT_NS (a
+     * SYN the server's full backlog dropped is retransmitted after 1 s), the slowest connect,
+     * and, for a loopback server, how much this host's TcpExt ListenOverflows / ListenDrops
+     * (/proc/net/netstat) rose during the point (-1: not measured). */
+    uint64_t slow_connects;
+    lat_ns connect_max_ns;
+    int64_t listen_overflows, listen_drops;
     /* --cancel-*: measured requests the client cancelled (neither ok nor errors), and the
      * time from their intended send to their first token (openai) or first response byte,
      * for those that got one. */
@@ -256,6 +263,7 @@ int bench_run_point(const struct bench_target *t, const struct bench_load *l,
                     volatile sig_atomic_t *stop, struct bench_result *res);
 void bench_result_fini(struct bench_result *r);
 
+#define BENCH_SLOW_CONNECT_NS (900 * 1000 * 1000LL) /* a connect this slow had a SYN retransmit */
 /* Judges validity (send lag, thread saturation) and fills valid/invalid_reason. */
 void bench_result_judge(struct bench_result *r, const struct bench_load *l,
                         const struct bench_opts *o);

@@ -39,10 +39,13 @@
 #include "net/loop.h"
 #include "stats/sched.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -100,6 +103,7 @@ struct bconn {
     size_t match; /* KMP state of the body substring check */
     bool matched;
     lat_ns t_sched, t_send;
+    lat_ns t_conn;   /* when the current connect began */
     void *cs;        /* t->ops per-connection state */
     const char *req; /* this request's bytes */
     size_t req_len;
@@ -173,6 +177,8 @@ struct worker {
     struct lat_hist lat, act, lag, looplag, ttfb;
     struct lat_samples exact, exact_act;
     uint64_t ok, bytes, cap_hits, errors[BENCH_ERR__COUNT], interrupted, stale_retries;
+    uint64_t slow_connects;
+    lat_ns connect_max;
     uint64_t cancelled;
     struct lat_hist cancel_first;
     struct bench_ep_stats *eps; /* several endpoints: one each, else NULL */
@@ -437,10 +443,20 @@ static void cancel_req(struct bconn *bc, lat_ns now)
     if (w->blocked) pump(w, now);
 }
 
+/* A connect completed: its duration is the listen-backlog evidence (bench_result_judge). */
+static void connect_done(struct bconn *bc, lat_ns now)
+{
+    struct worker *w = bc->w;
+    lat_ns d = now - bc->t_conn;
+    if (d > w->connect_max) w->connect_max = d;
+    if (d >= BENCH_SLOW_CONNECT_NS) w->slow_connects++;
+}
+
 static void start_connect(struct bconn *bc, lat_ns now)
 {
     struct worker *w = bc->w;
     bc->reused = false;
+    bc->t_conn = now;
     enum lat_io s = conn_connect(&bc->c);
     if (s == LAT_IO_ERROR) {
         if (bc->busy) {
@@ -467,6 +483,7 @@ static void start_connect(struct bconn *bc, lat_ns now)
         return;
     }
     bc->state = BC_IDLE;
+    connect_done(bc, now);
     if (bc->busy)
         start_write(bc, now);
     else
@@ -491,6 +508,7 @@ static void connect_progress(struct bconn *bc, lat_ns now)
     }
     loop_timer_stop(&bc->w->loop, &bc->timer);
     bc->state = BC_IDLE;
+    connect_done(bc, now);
     set_interest(bc, LOOP_READ);
     if (bc->busy)
         start_write(bc, now);
@@ -1357,6 +1375,8 @@ static int merge(struct engine *e, struct bench_result *r)
         r->inflight_cap_hits += w->cap_hits;
         r->interrupted_requests += w->interrupted;
         r->stale_retries += w->stale_retries;
+        r->slow_connects += w->slow_connects;
+        if (w->connect_max > r->connect_max_ns) r->connect_max_ns = w->connect_max;
         r->cancelled += w->cancelled;
         hist_add(&r->cancel_first, &w->cancel_first);
         if (w->first_msched < first_msched) first_msched = w->first_msched;
@@ -1451,6 +1471,47 @@ static int merge(struct engine *e, struct bench_result *r)
     return 0;
 }
 
+/* This host's TcpExt ListenOverflows and ListenDrops (/proc/net/netstat); false when
+ * unreadable. */
+static bool listen_counters(int64_t *ovf, int64_t *drops)
+{
+    FILE *f = fopen("/proc/net/netstat", "r");
+    if (!f) return false;
+    char names[8192], vals[8192];
+    bool ok = false;
+    *ovf = *drops = -1;
+    while (fgets(names, sizeof(names), f) && fgets(vals, sizeof(vals), f)) {
+        if (strncmp(names, "TcpExt:", 7) || strncmp(vals, "TcpExt:", 7)) continue;
+        char *sn, *sv;
+        char *n = strtok_r(names + 7, " \n", &sn), *v = strtok_r(vals + 7, " \n", &sv);
+        while (n && v) {
+            if (!strcmp(n, "ListenOverflows")) *ovf = strtoll(v, NULL, 10);
+            if (!strcmp(n, "ListenDrops")) *drops = strtoll(v, NULL, 10);
+            n = strtok_r(NULL, " \n", &sn);
+            v = strtok_r(NULL, " \n", &sv);
+        }
+        ok = *ovf >= 0 && *drops >= 0;
+        break;
+    }
+    fclose(f);
+    return ok;
+}
+
+/* A server on this host (loopback): its listen queue's overflows are in this host's counters. */
+static bool target_is_loopback(const struct conn_target *c)
+{
+    if (c->addr.ss_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)&c->addr;
+        return (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+    }
+    if (c->addr.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&c->addr;
+        if (IN6_IS_ADDR_LOOPBACK(&a->sin6_addr)) return true;
+        return IN6_IS_ADDR_V4MAPPED(&a->sin6_addr) && a->sin6_addr.s6_addr[12] == 127;
+    }
+    return false;
+}
+
 void bench_result_judge(struct bench_result *r, const struct bench_load *l,
                         const struct bench_opts *o)
 {
@@ -1487,6 +1548,22 @@ void bench_result_judge(struct bench_result *r, const struct bench_load *l,
         snprintf(r->invalid_reason, sizeof(r->invalid_reason),
                  "most requests failed: %llu of %llu (more than %.0f %%)",
                  (unsigned long long)r->errors_total, (unsigned long long)total, 100.0 * max_err);
+    } else if (l->rate > 0 && lag99 > o->max_send_lag_p99_ms &&
+               (r->slow_connects || r->listen_overflows > 0 || r->listen_drops > 0)) {
+        /* Issue 31: the lag came from connects the server's full listen backlog held up
+         * (SYNs dropped, retransmitted after 1 s), not from the client's schedule. */
+        r->valid = false;
+        r->invalid_client = false;
+        char ovf[96] = "";
+        if (r->listen_overflows >= 0)
+            snprintf(ovf, sizeof(ovf), "; this host's ListenOverflows +%lld, ListenDrops +%lld",
+                     (long long)r->listen_overflows, (long long)r->listen_drops);
+        snprintf(r->invalid_reason, sizeof(r->invalid_reason),
+                 "send-lag p99 %.3f ms > %.3g ms: the server's listen backlog overflowed (%llu "
+                 "connects over %.1f s, the slowest %.3f s: SYN retransmits%s); the server "
+                 "does not accept connections fast enough (raise its backlog)",
+                 lag99, o->max_send_lag_p99_ms, (unsigned long long)r->slow_connects,
+                 (double)BENCH_SLOW_CONNECT_NS / 1e9, (double)r->connect_max_ns / 1e9, ovf);
     } else if (l->rate > 0 && lag99 > o->max_send_lag_p99_ms) {
         r->valid = false;
         /* With max-inflight reached the lag is the server's queue, not the client's. */
@@ -1575,6 +1652,8 @@ int bench_run_point(const struct bench_target *t, const struct bench_load *l,
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
+    int64_t ovf0 = -1, drops0 = -1;
+    bool local = target_is_loopback(&t->conn) && listen_counters(&ovf0, &drops0);
     lat_ns cpu0 = clock_cpu_ns(), wall0 = clock_now_ns();
     for (unsigned i = 0; i < nthreads; i++) {
         if (pthread_create(&e.workers[i].th, NULL, worker_main, &e.workers[i]) != 0) {
@@ -1631,6 +1710,12 @@ int bench_run_point(const struct bench_target *t, const struct bench_load *l,
     for (size_t i = 0; i < 3; i++)
         hist_fini(wh[i]);
     if (rc == 0) rc = merge(&e, res);
+    int64_t ovf1, drops1;
+    res->listen_overflows = res->listen_drops = -1;
+    if (local && listen_counters(&ovf1, &drops1)) {
+        res->listen_overflows = ovf1 - ovf0;
+        res->listen_drops = drops1 - drops0;
+    }
     res->client_cpu_pct =
         wall1 > wall0 ? 100.0 * (double)(cpu1 - cpu0) / (double)(wall1 - wall0) : 0;
     res->offered_rps = l->rate / e.nshards;

@@ -416,6 +416,15 @@ static int merge_point(struct bench_merged *m, struct shard_doc *sd, size_t n, s
         r->inflight_cap_hits += get_u64(d, dn, "inflight_cap_hits");
         r->interrupted_requests += get_u64(d, dn, "interrupted_requests");
         r->stale_retries += get_u64(d, dn, "stale_retries");
+        r->slow_connects += get_u64(d, dn, "backlog/slow_connects");
+        double cmax = get_num(d, dn, "backlog/connect_max_ms", 0);
+        if (cmax * 1e6 > (double)r->connect_max_ns) r->connect_max_ns = (lat_ns)(cmax * 1e6);
+        /* host counters: summed over the shards that measured them (-1: none did) */
+        int64_t lo = get_i64(d, dn, "backlog/listen_overflows", -1),
+                ld = get_i64(d, dn, "backlog/listen_drops", -1);
+        if (i == 0) r->listen_overflows = r->listen_drops = -1;
+        if (lo >= 0) r->listen_overflows = (r->listen_overflows < 0 ? 0 : r->listen_overflows) + lo;
+        if (ld >= 0) r->listen_drops = (r->listen_drops < 0 ? 0 : r->listen_drops) + ld;
         bool b = false;
         if (json_get_bool(d, dn, "interrupted", &b) == 0 && b) r->interrupted = true;
         r->client_cpu_pct += get_num(d, dn, "client_cpu_pct", 0);

@@ -5,6 +5,9 @@
 
 MODE drop2: answers the first request of each connection (keep-alive), reads the second in
 full, sleeps 200 ms and closes without answering ("dropped mid-request").
+MODE backlog: listen backlog 1 and one accept every 300 ms (Python's http.server has 5 and a
+slow accept loop): SYNs beyond the backlog are dropped and retransmitted by the client after
+1 s. Accepted connections are answered at once (keep-alive).
 Writes its port to PORTFILE once listening; on exit (SIGTERM or SECONDS, default 60) writes
 "requests N dropped M" to COUNTFILE (N: requests read in full, M: dropped after reading).
 """
@@ -53,8 +56,34 @@ async def handle(reader, writer):
         writer.close()
 
 
+async def serve_backlog(sock):
+    loop = asyncio.get_running_loop()
+    while True:
+        conn, _ = await loop.sock_accept(sock)
+        conn.setblocking(False)
+        r, w = await asyncio.open_connection(sock=conn)
+        asyncio.ensure_future(handle(r, w))
+        await asyncio.sleep(0.3)
+
+
 async def main():
-    srv = await asyncio.start_server(handle, "127.0.0.1", 0)
+    if mode == "backlog":
+        import socket
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(1)
+        sock.setblocking(False)
+
+        class S:
+            sockets = [sock]
+
+            def close(self):
+                sock.close()
+
+        srv = S()
+        asyncio.ensure_future(serve_backlog(sock))
+    else:
+        srv = await asyncio.start_server(handle, "127.0.0.1", 0)
     with open(portfile + ".tmp", "w") as f:
         f.write("%d\n" % srv.sockets[0].getsockname()[1])
     import os
