@@ -149,6 +149,8 @@ struct bench_opts {
     size_t exact_cap;           /* keep up to this many samples per thread for exact stats */
     bool keep_records;          /* keep every request's timestamps (for --records) */
     double max_send_lag_p99_ms; /* INVALID above this (default 1 ms) */
+    /* closed loop: INVALID when the client gap p99 is above this (default 10 ms) */
+    double max_client_gap_p99_ms;
     double max_thread_busy_pct; /* INVALID above this (default 95 %) */
     double max_error_frac;      /* INVALID when more than this share of requests fail (0.5) */
     enum bench_balance balance; /* several endpoints: --balance */
@@ -189,6 +191,9 @@ struct bench_hooks {
 
 struct bench_result {
     struct lat_hist lat, lat_actual, send_lag, loop_lag, ttfb;
+    /* Closed loop: a response's arrival to the next send on the same connection (the
+     * client's own gap; think pauses excluded). Empty in an open loop. */
+    struct lat_hist client_gap;
     struct lat_samples exact, exact_actual; /* valid when !exact.overflowed */
     bool have_exact;
     uint64_t ok;

@@ -104,6 +104,7 @@ struct bconn {
     bool matched;
     lat_ns t_sched, t_send;
     lat_ns t_conn;   /* when the current connect began */
+    lat_ns prev_end; /* closed loop: the last response's arrival on this connection (0: none) */
     void *cs;        /* t->ops per-connection state */
     const char *req; /* this request's bytes */
     size_t req_len;
@@ -175,6 +176,7 @@ struct worker {
     size_t trace_i; /* replay: index of next_sched in l->offsets */
 
     struct lat_hist lat, act, lag, looplag, ttfb;
+    struct lat_hist gap; /* closed loop: response arrival -> next send, same connection */
     struct lat_samples exact, exact_act;
     uint64_t ok, bytes, cap_hits, errors[BENCH_ERR__COUNT], interrupted, stale_retries;
     uint64_t slow_connects;
@@ -570,6 +572,10 @@ static void start_write(struct bconn *bc, lat_ns now)
     /* t_send: just before the first byte is handed to the kernel (of the first attempt: a
      * stale keep-alive retry keeps it, so its latency and deadline run from the first send). */
     if (!bc->retried || !bc->t_send) bc->t_send = clock_now_ns();
+    if (!w->e->open_loop && bc->reused && bc->prev_end && bc->measured &&
+        bc->t_send >= bc->prev_end)
+        hist_record(&w->gap, bc->t_send - bc->prev_end); /* the client's own gap (issue 31) */
+    bc->prev_end = 0;
     if (t->ops) {
         t->ops->begin(bc->cs, bc->t_sched, bc->t_send);
         bc->ops_begun = true;
@@ -670,6 +676,7 @@ static void complete(struct bconn *bc, lat_ns now)
     } else {
         bc->state = BC_IDLE;
         bc->nresp++;
+        bc->prev_end = r->t_end;
     }
     slot_free(bc, now);
 }
@@ -932,7 +939,8 @@ static void slot_free(struct bconn *bc, lat_ns now)
         lat_ns t = clock_now_ns();
         const struct bench_target *tg = w->e->t;
         lat_ns think = tg->ops && tg->ops_think ? tg->ops_think(bc->cs) : 0;
-        if (think > 0) { /* --sessions: the user thinks; due at the timer's deadline */
+        if (think > 0) {      /* --sessions: the user thinks; due at the timer's deadline */
+            bc->prev_end = 0; /* an intended pause, not the client's gap */
             loop_timer_start(&w->loop, &bc->think, t + think);
             return;
         }
@@ -1173,6 +1181,7 @@ void bench_opts_default(struct bench_opts *o)
     o->spin_ns = 20 * LAT_NS_PER_US;
     o->exact_cap = 100000;
     o->max_send_lag_p99_ms = 1.0;
+    o->max_client_gap_p99_ms = 10.0;
     o->max_thread_busy_pct = 95.0;
     o->max_error_frac = 0.5;
 }
@@ -1224,6 +1233,7 @@ static void worker_fini(struct worker *w)
     hist_fini(&w->act);
     hist_fini(&w->lag);
     hist_fini(&w->looplag);
+    hist_fini(&w->gap);
     hist_fini(&w->ttfb);
     hist_fini(&w->ivl_lat);
     hist_fini(&w->ivl_act);
@@ -1246,8 +1256,8 @@ static int worker_init(struct worker *w, struct engine *e, unsigned id, unsigned
     w->first_sched = w->first_msched = INT64_MAX;
     atomic_init(&w->finished, false);
     pthread_mutex_init(&w->ivl_lock, NULL);
-    struct lat_hist *h[] = {&w->lat,     &w->act,     &w->lag,     &w->looplag,     &w->ttfb,
-                            &w->ivl_lat, &w->ivl_act, &w->ivl_lag, &w->cancel_first};
+    struct lat_hist *h[] = {&w->lat,     &w->act,     &w->lag,     &w->looplag,      &w->ttfb,
+                            &w->ivl_lat, &w->ivl_act, &w->ivl_lag, &w->cancel_first, &w->gap};
     int rc = hists_init(h, sizeof(h) / sizeof(h[0]));
     if (rc < 0) return rc;
     w->pn = calloc(e->nep, sizeof(*w->pn));
@@ -1332,8 +1342,8 @@ static size_t *kmp_table(const char *p, size_t n)
 static int result_init(struct bench_result *r)
 {
     memset(r, 0, sizeof(*r));
-    struct lat_hist *h[] = {&r->lat,      &r->lat_actual, &r->send_lag,
-                            &r->loop_lag, &r->ttfb,       &r->cancel_first};
+    struct lat_hist *h[] = {&r->lat,  &r->lat_actual,   &r->send_lag,  &r->loop_lag,
+                            &r->ttfb, &r->cancel_first, &r->client_gap};
     return hists_init(h, sizeof(h) / sizeof(h[0]));
 }
 
@@ -1343,6 +1353,7 @@ void bench_result_fini(struct bench_result *r)
     hist_fini(&r->lat_actual);
     hist_fini(&r->send_lag);
     hist_fini(&r->loop_lag);
+    hist_fini(&r->client_gap);
     hist_fini(&r->ttfb);
     hist_fini(&r->cancel_first);
     for (unsigned p = 0; r->eps && p < r->neps; p++) {
@@ -1369,6 +1380,7 @@ static int merge(struct engine *e, struct bench_result *r)
         hist_add(&r->lat_actual, &w->act);
         hist_add(&r->send_lag, &w->lag);
         hist_add(&r->loop_lag, &w->looplag);
+        hist_add(&r->client_gap, &w->gap);
         hist_add(&r->ttfb, &w->ttfb);
         r->ok += w->ok;
         r->bytes += w->bytes;
@@ -1572,6 +1584,19 @@ void bench_result_judge(struct bench_result *r, const struct bench_load *l,
                  "send-lag p99 %.3f ms > %.3g ms: the client did not keep the schedule%s", lag99,
                  o->max_send_lag_p99_ms,
                  r->inflight_cap_hits ? " (max-inflight reached: the server is saturated)" : "");
+    } else if (l->rate <= 0 && hist_count(&r->client_gap) &&
+               (double)hist_value_at_percentile(&r->client_gap, 99.0) / 1e6 >
+                   o->max_client_gap_p99_ms) {
+        /* Closed loop: the client's own time from a response to the next request on the same
+         * connection (the server idle meanwhile) holds the load below its concurrency. */
+        r->valid = false;
+        r->invalid_client = true;
+        snprintf(r->invalid_reason, sizeof(r->invalid_reason),
+                 "client gap p99 %.3f ms > %.3g ms: the client took that long from a response "
+                 "to the next request on the same connection (the server was idle meanwhile); "
+                 "add --threads or lower the load",
+                 (double)hist_value_at_percentile(&r->client_gap, 99.0) / 1e6,
+                 o->max_client_gap_p99_ms);
     } else if (r->max_thread_busy_pct > o->max_thread_busy_pct) {
         r->valid = false;
         r->invalid_client = true;

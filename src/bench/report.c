@@ -187,6 +187,7 @@ static void json_point(struct jsonw *w, struct bench_point *p)
     json_lat(w, "latency_ms", &r->lat, ex);
     json_lat(w, "latency_actual_ms", &r->lat_actual, exa);
     json_short(w, "send_lag_ms", &r->send_lag);
+    json_short(w, "client_gap_ms", &r->client_gap); /* closed loop (issue 31), else null */
     jsonw_key(w, "client_cpu_pct");
     jsonw_fixed(w, r->client_cpu_pct, 1);
     jsonw_key(w, "valid");
@@ -657,6 +658,13 @@ static void text_point(FILE *f, struct bench_point *p, size_t idx)
             (double)hist_value_at_percentile(&r->send_lag, 99) / 1e6,
             (double)hist_max(&r->send_lag) / 1e6,
             (double)hist_value_at_percentile(&r->loop_lag, 99) / 1e6);
+    if (hist_count(&r->client_gap))
+        fprintf(f,
+                "  client gap (response to next send, same connection) p50 %.3f ms, p99 %.3f ms, "
+                "max %.3f ms\n",
+                (double)hist_value_at_percentile(&r->client_gap, 50) / 1e6,
+                (double)hist_value_at_percentile(&r->client_gap, 99) / 1e6,
+                (double)hist_max(&r->client_gap) / 1e6);
     if (p->server.have)
         fprintf(f,
                 "  server (Triton stats, per request): queue %.3f ms, compute input %.3f ms, "
