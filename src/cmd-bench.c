@@ -86,6 +86,7 @@ enum {
     OPT_RECORDS,
     OPT_EXACT,
     OPT_MAX_SEND_LAG,
+    OPT_MAX_CLIENT_GAP,
     OPT_STABLE,
     OPT_SLO,
     OPT_CONFIDENCE,
@@ -175,6 +176,9 @@ static const struct cli_opt common_opts[] = {
      "keep up to N samples per thread for exact percentiles (default 100000)"},
     {"max-send-lag", 0, "MS", OPT_MAX_SEND_LAG, 0,
      "INVALID when send-lag p99 exceeds this (default 1)"},
+    {"max-client-gap", 0, "MS", OPT_MAX_CLIENT_GAP, 0,
+     "closed loop: INVALID when the client's gap p99 (a response\n"
+     "to the next send on its connection) exceeds this (default 10)"},
     {"max-error-rate", 0, "F", OPT_MAX_ERROR_RATE, 0,
      "INVALID when more than this share of requests fail\n"
      "(default 0.5: a point whose requests mostly fail)"},
@@ -493,6 +497,15 @@ static int on_opt(void *ctx, int id, const char *val)
             rc = usage_error("--max-error-rate", "expected a fraction 0 <= F < 1");
         else
             c->eng.max_error_frac = v > 0 ? v : 1e-12; /* 0: any error makes a point INVALID */
+        break;
+    }
+    case OPT_MAX_CLIENT_GAP: {
+        char *e;
+        double v = strtod(val, &e);
+        if (e == val || *e || !(v > 0))
+            rc = usage_error("--max-client-gap", "expected milliseconds > 0");
+        else
+            c->eng.max_client_gap_p99_ms = v;
         break;
     }
     case OPT_MAX_SEND_LAG: {

@@ -43,8 +43,9 @@ static const char usage_text[] =
     "\n";
 
 static const char footer_text[] =
-    "Exit status: 0 compared (no --fail-if rule fired), 1 a --fail-if rule fired,\n"
-    "2 usage or input error. See docs/latscope-diff.md.\n";
+    "Exit status: 0 compared (no --fail-if rule fired), 1 a --fail-if rule fired or\n"
+    "could not be tested (no interval; see --allow-untested), 2 usage or input error.\n"
+    "See docs/latscope-diff.md.\n";
 
 enum {
     OPT_CONFIDENCE,
@@ -52,6 +53,7 @@ enum {
     OPT_SEED,
     OPT_NOISE,
     OPT_FAIL_IF,
+    OPT_ALLOW_UNTESTED,
     OPT_RANK,
     OPT_ITERATION,
     OPT_DEVICE,
@@ -72,7 +74,12 @@ static const struct cli_opt options[] = {
     {"fail-if", 0, "RULE", OPT_FAIL_IF, 0,
      "exit 1 when a significant change passes RULE, e.g.\n"
      "'p99 > +5%', 'throughput < -3%', 'ttft.p99 > +10%' (repeatable;\n"
-     "traces: the step rows, 'step.dur_us > +5%', ORT 'ort.run_us')"},
+     "traces: the step rows, 'step.dur_us > +5%', ORT 'ort.run_us');\n"
+     "a rule with a matching row that has no interval is NOT TESTED\n"
+     "and exits 1 too"},
+    {"allow-untested", 0, NULL, OPT_ALLOW_UNTESTED, 0,
+     "a --fail-if rule that could not be tested (no interval) does\n"
+     "not fail the run (it is still reported as not tested)"},
     {NULL, 0, NULL, 0, 0, "traces"},
     {"rank", 0, "R", OPT_RANK, 0, "only rank R"},
     {"iteration", 0, "N[,M]", OPT_ITERATION, 0,
@@ -99,6 +106,7 @@ struct cli {
     int32_t iters[MAX_ITERS];
     struct diff_rule rules[MAX_RULES];
     size_t nrules;
+    bool allow_untested;
     size_t top;
     struct cli_result args; /* the positional arguments: a and b point into it */
     const char **a, **b;
@@ -132,6 +140,9 @@ static int on_opt(void *ctx, int id, const char *val)
     switch (id) {
     case OPT_FORMAT:
         return cli_format(PR_FMT, val, 0xf, &c->fmt);
+    case OPT_ALLOW_UNTESTED:
+        c->allow_untested = true;
+        return 0;
     case OPT_FAIL_IF: {
         const char *why = "";
         if (c->nrules == MAX_RULES) {
@@ -386,17 +397,27 @@ static void print_notes(FILE *f, const struct diff_bench_result *res, bool md)
         fprintf(f, md ? "> **warning**: %s\n" : "warning: %s\n", ESC(e, res->notes[i]));
 }
 
-/* The --fail-if verdicts; returns how many rules fired. */
+/*
+ * The --fail-if verdicts; returns how many rules fired. A rule that did not fire is untested
+ * when no row matched it or a matching row has no interval (verdict NONE: too few samples, one
+ * run, a maximum, no variation): "passed" is said only of a rule that every matching row
+ * tested. first[k]: the row it fired on, or the first untested row (NULL when none matched).
+ */
 static size_t eval_rules(const struct cli *c, const struct diff_bench_result *res, bool *fired,
-                         const struct diff_row **first)
+                         bool *untested, const struct diff_row **first)
 {
     size_t n = 0;
     for (size_t k = 0; k < c->nrules; k++) {
         fired[k] = false;
+        untested[k] = false;
         first[k] = NULL;
         bool matched = false;
+        const struct diff_row *open = NULL;
         for (size_t i = 0; i < res->nrows; i++) {
-            if (diff_rule_matches(&c->rules[k], &res->rows[i])) matched = true;
+            if (diff_rule_matches(&c->rules[k], &res->rows[i])) {
+                matched = true;
+                if (res->rows[i].verdict == DIFF_V_NONE && !open) open = &res->rows[i];
+            }
             if (diff_rule_fires(&c->rules[k], &res->rows[i])) {
                 fired[k] = true;
                 first[k] = &res->rows[i];
@@ -407,12 +428,26 @@ static size_t eval_rules(const struct cli *c, const struct diff_bench_result *re
             pr_warn("--fail-if '%s': no compared metric is called '%s' (see the metric column "
                     "of --format json)\n",
                     c->rules[k].text, c->rules[k].metric);
-        if (fired[k]) n++;
+        if (fired[k]) {
+            n++;
+        } else if (!matched || open) {
+            untested[k] = true;
+            first[k] = open;
+        }
     }
     return n;
 }
 
-static void text_rules(FILE *f, const struct cli *c, const bool *fired,
+/* Exit status of the rules: 1 when one fired, or one is untested without --allow-untested. */
+static int rules_exit(const struct cli *c, size_t nfired, const bool *untested)
+{
+    if (nfired) return LAT_EXIT_FAILURE;
+    for (size_t k = 0; k < c->nrules; k++)
+        if (untested[k] && !c->allow_untested) return LAT_EXIT_FAILURE;
+    return LAT_EXIT_OK;
+}
+
+static void text_rules(FILE *f, const struct cli *c, const bool *fired, const bool *untested,
                        const struct diff_row *const *first, bool md)
 {
     for (size_t k = 0; k < c->nrules; k++) {
@@ -420,6 +455,16 @@ static void text_rules(FILE *f, const struct cli *c, const bool *fired,
             fprintf(f, "%sfail-if '%s': FAILED: %s %s %+.2f%% (%s)\n", md ? "- " : "",
                     c->rules[k].text, first[k]->load, first[k]->key, first[k]->delta_pct,
                     diff_verdict_name(first[k]->verdict));
+        else if (untested[k] && first[k])
+            fprintf(f, "%sfail-if '%s': NOT TESTED%s: %s %s %+.2f%% has no interval (%s)\n",
+                    md ? "- " : "", c->rules[k].text,
+                    c->allow_untested ? " (allowed by --allow-untested)" : "", first[k]->load,
+                    first[k]->key, first[k]->delta_pct,
+                    first[k]->ci.why ? first[k]->ci.why : "no interval could be computed");
+        else if (untested[k])
+            fprintf(f, "%sfail-if '%s': NOT TESTED%s: no compared metric is called '%s'\n",
+                    md ? "- " : "", c->rules[k].text,
+                    c->allow_untested ? " (allowed by --allow-untested)" : "", c->rules[k].metric);
         else
             fprintf(f, "%sfail-if '%s': passed\n", md ? "- " : "", c->rules[k].text);
     }
@@ -469,14 +514,14 @@ static int diff_bench(struct cli *c, enum diff_kind kind)
         }
         goto out;
     }
-    bool fired[MAX_RULES];
+    bool fired[MAX_RULES], untested[MAX_RULES];
     const struct diff_row *first[MAX_RULES];
-    size_t nfired = eval_rules(c, &res, fired, first);
+    size_t nfired = eval_rules(c, &res, fired, untested, first);
     FILE *f = stdout;
     if (c->fmt == LAT_FMT_JSON) {
         struct jsonw w;
         jsonw_init(&w, f, true);
-        struct diff_json_rules jr = {c->rules, c->nrules, fired, first};
+        struct diff_json_rules jr = {c->rules, c->nrules, fired, untested, first};
         diff_bench_write_json(&w, c->a, c->na, c->b, c->nb, &c->bo, &res, &jr);
         jsonw_raw(&w, "\n", 1);
         jsonw_finish(&w);
@@ -497,10 +542,10 @@ static int diff_bench(struct cli *c, enum diff_kind kind)
         print_notes(f, &res, md);
         text_rows(f, &res, md, c->bo.conf);
         if (c->nrules) fputc('\n', f);
-        text_rules(f, c, fired, first, md);
+        text_rules(f, c, fired, untested, first, md);
     }
     diff_bench_result_fini(&res);
-    ret = nfired ? LAT_EXIT_FAILURE : LAT_EXIT_OK;
+    ret = rules_exit(c, nfired, untested);
 out:
     for (size_t i = 0; i < c->na; i++)
         diff_run_free(ra[i]);
@@ -723,14 +768,14 @@ static int diff_traces(struct cli *c)
         goto out;
     }
     /* --fail-if on the step rows ('step.dur_us > +5%'): Welch over steps decides */
-    bool fired[MAX_RULES];
+    bool fired[MAX_RULES], untested[MAX_RULES];
     const struct diff_row *first[MAX_RULES];
-    size_t nfired = eval_rules(c, &r.scal, fired, first);
+    size_t nfired = eval_rules(c, &r.scal, fired, untested, first);
     FILE *f = stdout;
     if (c->fmt == LAT_FMT_JSON) {
         struct jsonw w;
         jsonw_init(&w, f, true);
-        struct diff_json_rules jr = {c->rules, c->nrules, fired, first};
+        struct diff_json_rules jr = {c->rules, c->nrules, fired, untested, first};
         diff_trace_write_json(&w, c->a[0], c->b[0], &c->to, &r, &jr);
         jsonw_raw(&w, "\n", 1);
         jsonw_finish(&w);
@@ -762,10 +807,10 @@ static int diff_traces(struct cli *c)
         text_ops(f, &r, c->top ? c->top : 20, md);
         text_cpu(f, &r, c->top ? c->top : 20, md, c->to.conf);
         if (c->nrules) fputc('\n', f);
-        text_rules(f, c, fired, first, md);
+        text_rules(f, c, fired, untested, first, md);
     }
     diff_trace_result_fini(&r);
-    ret = nfired ? LAT_EXIT_FAILURE : LAT_EXIT_OK;
+    ret = rules_exit(c, nfired, untested);
 out:
     tside_free(&sa);
     tside_free(&sb);

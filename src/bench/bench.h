@@ -150,6 +150,8 @@ struct bench_opts {
     size_t exact_cap;           /* keep up to this many samples per thread for exact stats */
     bool keep_records;          /* keep every request's timestamps (for --records) */
     double max_send_lag_p99_ms; /* INVALID above this (default 1 ms) */
+    /* closed loop: INVALID when the client gap p99 is above this (default 10 ms) */
+    double max_client_gap_p99_ms;
     double max_thread_busy_pct; /* INVALID above this (default 95 %) */
     double max_error_frac;      /* INVALID when more than this share of requests fail (0.5) */
     enum bench_balance balance; /* several endpoints: --balance */
@@ -190,6 +192,9 @@ struct bench_hooks {
 
 struct bench_result {
     struct lat_hist lat, lat_actual, send_lag, loop_lag, ttfb;
+    /* Closed loop: a response's arrival to the next send on the same connection (the
+     * client's own gap; think pauses excluded). Empty in an open loop. */
+    struct lat_hist client_gap;
     struct lat_samples exact, exact_actual; /* valid when !exact.overflowed */
     bool have_exact;
     uint64_t ok;
@@ -203,6 +208,13 @@ struct bench_result {
      * closed them while idle) and whose request was sent again once on a fresh connection;
      * not errors (issue 17: never billed to the server). */
     uint64_t stale_retries;
+    /* Listen-backlog evidence (issue 31): connects that took over BENCH_SLOW_CONNECT_NS (a
+     * SYN the server's full backlog dropped is retransmitted after 1 s), the slowest connect,
+     * and, for a loopback server, how much this host's TcpExt ListenOverflows / ListenDrops
+     * (/proc/net/netstat) rose during the point (-1: not measured). */
+    uint64_t slow_connects;
+    lat_ns connect_max_ns;
+    int64_t listen_overflows, listen_drops;
     /* --cancel-*: measured requests the client cancelled (neither ok nor errors), and the
      * time from their intended send to their first token (openai) or first response byte,
      * for those that got one. */
@@ -257,6 +269,7 @@ int bench_run_point(const struct bench_target *t, const struct bench_load *l,
                     volatile sig_atomic_t *stop, struct bench_result *res);
 void bench_result_fini(struct bench_result *r);
 
+#define BENCH_SLOW_CONNECT_NS (900 * 1000 * 1000LL) /* a connect this slow had a SYN retransmit */
 /* Judges validity (send lag, thread saturation) and fills valid/invalid_reason. */
 void bench_result_judge(struct bench_result *r, const struct bench_load *l,
                         const struct bench_opts *o);

@@ -39,10 +39,13 @@
 #include "net/loop.h"
 #include "stats/sched.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -50,10 +53,21 @@
 #include <time.h>
 #include <unistd.h>
 
-enum bc_state { BC_CLOSED = 0, BC_CONNECTING, BC_IDLE, BC_WRITING, BC_READING, BC_BACKOFF };
+/* BC_RSTWAIT: a request the server dropped (no response byte) after its TCP acknowledged it;
+ * waiting a little for the reset that proves the server closed with it unread (stale_retry). */
+enum bc_state {
+    BC_CLOSED = 0,
+    BC_CONNECTING,
+    BC_IDLE,
+    BC_WRITING,
+    BC_READING,
+    BC_BACKOFF,
+    BC_RSTWAIT
+};
 
 #define BENCH_RBUF        (64 * 1024)
 #define BENCH_BACKOFF_NS  (10 * LAT_NS_PER_MS)
+#define BENCH_RSTWAIT_NS  (20 * LAT_NS_PER_MS) /* stale_retry: how long a reset may lag the FIN */
 #define BENCH_START_DELAY (30 * LAT_NS_PER_MS)
 #define BENCH_ABORT_GRACE (1 * LAT_NS_PER_S)
 #define BENCH_NO_DEADLINE INT64_MAX
@@ -84,6 +98,8 @@ struct bconn {
     size_t match; /* KMP state of the body substring check */
     bool matched;
     lat_ns t_sched, t_send;
+    lat_ns t_conn;   /* when the current connect began */
+    lat_ns prev_end; /* closed loop: the last response's arrival on this connection (0: none) */
     void *cs;        /* t->ops per-connection state */
     const char *req; /* this request's bytes */
     size_t req_len;
@@ -155,8 +171,11 @@ struct worker {
     size_t trace_i; /* replay: index of next_sched in l->offsets */
 
     struct lat_hist lat, act, lag, looplag, ttfb;
+    struct lat_hist gap; /* closed loop: response arrival -> next send, same connection */
     struct lat_samples exact, exact_act;
     uint64_t ok, bytes, cap_hits, errors[BENCH_ERR__COUNT], interrupted, stale_retries;
+    uint64_t slow_connects;
+    lat_ns connect_max;
     uint64_t cancelled;
     struct lat_hist cancel_first;
     struct bench_ep_stats *eps; /* several endpoints: one each, else NULL */
@@ -261,12 +280,35 @@ static enum bench_err connect_class(const struct bconn *bc)
 
 static void start_connect(struct bconn *bc, lat_ns now);
 
+/* The server's TCP reset the connection: it closed it with bytes of ours unread (Linux and
+ * the BSDs answer close() over unread data, or data for a closed socket, with a reset). */
+static bool rst_seen(struct bconn *bc)
+{
+    int e = 0;
+    socklen_t sl = sizeof(e);
+    if (bc->c.err == -ECONNRESET || bc->c.err == -EPIPE) return true;
+    if (bc->c.fd < 0 || getsockopt(bc->c.fd, SOL_SOCKET, SO_ERROR, &e, &sl) < 0) return false;
+    if (e) bc->c.err = -e; /* SO_ERROR clears it: keep it for a second look */
+    return e == ECONNRESET || e == EPIPE;
+}
+
 /*
  * Keep-alive that was not kept (issue 17): a request written on a reused connection that ends
- * in a reset or close before any response byte was most likely written after the server had
+ * in a reset or close before any response byte may have been written after the server had
  * closed the idle connection (llama-server advertises keep-alive and closes after every
- * streamed response). Browsers and wrk send it again on a fresh connection, once; so do we,
- * counted as stale_retries, never as the server's error. Returns true when retried.
+ * streamed response). It is sent again, once, on a fresh connection, counted as stale_retries,
+ * only when the server provably never read it (issue 31):
+ *  - no byte of it was written, or none was acknowledged by the server's TCP
+ *    (conn_unacked() >= the bytes written: the server's close went out before the request
+ *    arrived, and its kernel answered the request with a reset); or
+ *  - the server's TCP reset the connection (rst_seen): it closed with the request unread in
+ *    its socket. A reset may trail the FIN (shutdown, then close), so after a plain EOF over
+ *    an acknowledged request the connection waits up to BENCH_RSTWAIT_NS (BC_RSTWAIT) for one.
+ * A server that read the request and then closed without answering (it worked and dropped it,
+ * or crashed) sends a FIN and no reset: that request fails as errors.reset and is never sent
+ * twice, so a POST body the server held is not repeated. The second attempt keeps the first
+ * one's t_send: its latency and its deadline run from the first send. Returns true when the
+ * request was sent again or is waiting for the reset (BC_RSTWAIT).
  */
 static bool stale_retry(struct bconn *bc, enum bench_err cls, lat_ns now)
 {
@@ -275,6 +317,18 @@ static bool stale_retry(struct bconn *bc, enum bench_err cls, lat_ns now)
     if (cls != BENCH_ERR_RESET || !bc->busy || !bc->reused || bc->retried || bc->resp.t_first ||
         bc->resp.status)
         return false;
+    if (bc->wpos > 0) {
+        long unacked = conn_unacked(&bc->c);
+        bool unread = unacked >= 0 && (size_t)unacked >= bc->wpos;
+        if (!unread && !rst_seen(bc)) {
+            if (bc->state == BC_RSTWAIT) return false; /* no reset came: the server read it */
+            bc->state = BC_RSTWAIT;
+            set_interest(bc, 0); /* epoll still reports the reset (EPOLLHUP/EPOLLERR) */
+            lat_ns until = now + BENCH_RSTWAIT_NS, dl = bc->t_send + w->e->o->request_timeout_ns;
+            loop_timer_start(&w->loop, &bc->timer, until < dl ? until : dl);
+            return true;
+        }
+    }
     if (t->ops && bc->ops_begun) {
         /* The first attempt ends unmeasured: the target counts the request once. */
         bc->ops_begun = false;
@@ -386,10 +440,20 @@ static void cancel_req(struct bconn *bc, lat_ns now)
     if (w->blocked) pump(w, now);
 }
 
+/* A connect completed: its duration is the listen-backlog evidence (bench_result_judge). */
+static void connect_done(struct bconn *bc, lat_ns now)
+{
+    struct worker *w = bc->w;
+    lat_ns d = now - bc->t_conn;
+    if (d > w->connect_max) w->connect_max = d;
+    if (d >= BENCH_SLOW_CONNECT_NS) w->slow_connects++;
+}
+
 static void start_connect(struct bconn *bc, lat_ns now)
 {
     struct worker *w = bc->w;
     bc->reused = false;
+    bc->t_conn = now;
     enum lat_io s = conn_connect(&bc->c);
     if (s == LAT_IO_ERROR) {
         if (bc->busy) {
@@ -416,6 +480,7 @@ static void start_connect(struct bconn *bc, lat_ns now)
         return;
     }
     bc->state = BC_IDLE;
+    connect_done(bc, now);
     if (bc->busy)
         start_write(bc, now);
     else
@@ -440,6 +505,7 @@ static void connect_progress(struct bconn *bc, lat_ns now)
     }
     loop_timer_stop(&bc->w->loop, &bc->timer);
     bc->state = BC_IDLE;
+    connect_done(bc, now);
     set_interest(bc, LOOP_READ);
     if (bc->busy)
         start_write(bc, now);
@@ -485,6 +551,7 @@ static void start_write(struct bconn *bc, lat_ns now)
         }
     }
     http1_resp_init(&bc->resp, t->head, NULL, NULL);
+    bc->c.err = 0; /* rst_seen() looks at this request's errors only */
     if (!bc->retried) {
         bc->req = t->request;
         bc->req_len = t->request_len;
@@ -497,8 +564,13 @@ static void start_write(struct bconn *bc, lat_ns now)
     bc->match = 0;
     bc->matched = w->e->t->expect_body == NULL;
     bc->state = BC_WRITING;
-    /* t_send: just before the first byte is handed to the kernel. */
-    bc->t_send = clock_now_ns();
+    /* t_send: just before the first byte is handed to the kernel (of the first attempt: a
+     * stale keep-alive retry keeps it, so its latency and deadline run from the first send). */
+    if (!bc->retried || !bc->t_send) bc->t_send = clock_now_ns();
+    if (!w->e->open_loop && bc->reused && bc->prev_end && bc->measured &&
+        bc->t_send >= bc->prev_end)
+        hist_record(&w->gap, bc->t_send - bc->prev_end); /* the client's own gap (issue 31) */
+    bc->prev_end = 0;
     if (t->ops) {
         t->ops->begin(bc->cs, bc->t_sched, bc->t_send);
         bc->ops_begun = true;
@@ -599,6 +671,7 @@ static void complete(struct bconn *bc, lat_ns now)
     } else {
         bc->state = BC_IDLE;
         bc->nresp++;
+        bc->prev_end = r->t_end;
     }
     slot_free(bc, now);
 }
@@ -699,6 +772,9 @@ static void conn_io(struct lat_loop *l, int fd, unsigned ev, void *data)
     case BC_READING:
         do_read(bc);
         break;
+    case BC_RSTWAIT:
+        if (rst_seen(bc)) fail(bc, BENCH_ERR_RESET, now); /* proven unread: sent again */
+        break;
     case BC_IDLE: {
         /* An idle keep-alive connection became readable. TLS may just be handing us a session
          * ticket (RETRY); anything else (EOF, data nobody asked for, an error) means the
@@ -745,6 +821,9 @@ static void conn_timer(struct lat_loop *l, struct loop_timer *tm, lat_ns now)
     case BC_BACKOFF:
         bc->state = BC_CLOSED;
         slot_free(bc, now);
+        break;
+    case BC_RSTWAIT: /* a reset proves it unread (sent again); none: the server read it */
+        fail(bc, BENCH_ERR_RESET, now);
         break;
     default:
         break;
@@ -855,7 +934,8 @@ static void slot_free(struct bconn *bc, lat_ns now)
         lat_ns t = clock_now_ns();
         const struct bench_target *tg = w->e->t;
         lat_ns think = tg->ops && tg->ops_think ? tg->ops_think(bc->cs) : 0;
-        if (think > 0) { /* --sessions: the user thinks; due at the timer's deadline */
+        if (think > 0) {      /* --sessions: the user thinks; due at the timer's deadline */
+            bc->prev_end = 0; /* an intended pause, not the client's gap */
             loop_timer_start(&w->loop, &bc->think, t + think);
             return;
         }
@@ -1096,6 +1176,7 @@ void bench_opts_default(struct bench_opts *o)
     o->spin_ns = 20 * LAT_NS_PER_US;
     o->exact_cap = 100000;
     o->max_send_lag_p99_ms = 1.0;
+    o->max_client_gap_p99_ms = 10.0;
     o->max_thread_busy_pct = 95.0;
     o->max_error_frac = 0.5;
 }
@@ -1147,6 +1228,7 @@ static void worker_fini(struct worker *w)
     hist_fini(&w->act);
     hist_fini(&w->lag);
     hist_fini(&w->looplag);
+    hist_fini(&w->gap);
     hist_fini(&w->ttfb);
     hist_fini(&w->ivl_lat);
     hist_fini(&w->ivl_act);
@@ -1169,8 +1251,8 @@ static int worker_init(struct worker *w, struct engine *e, unsigned id, unsigned
     w->first_sched = w->first_msched = INT64_MAX;
     atomic_init(&w->finished, false);
     pthread_mutex_init(&w->ivl_lock, NULL);
-    struct lat_hist *h[] = {&w->lat,     &w->act,     &w->lag,     &w->looplag,     &w->ttfb,
-                            &w->ivl_lat, &w->ivl_act, &w->ivl_lag, &w->cancel_first};
+    struct lat_hist *h[] = {&w->lat,     &w->act,     &w->lag,     &w->looplag,      &w->ttfb,
+                            &w->ivl_lat, &w->ivl_act, &w->ivl_lag, &w->cancel_first, &w->gap};
     int rc = hists_init(h, sizeof(h) / sizeof(h[0]));
     if (rc < 0) return rc;
     w->pn = calloc(e->nep, sizeof(*w->pn));
@@ -1255,8 +1337,8 @@ static size_t *kmp_table(const char *p, size_t n)
 static int result_init(struct bench_result *r)
 {
     memset(r, 0, sizeof(*r));
-    struct lat_hist *h[] = {&r->lat,      &r->lat_actual, &r->send_lag,
-                            &r->loop_lag, &r->ttfb,       &r->cancel_first};
+    struct lat_hist *h[] = {&r->lat,  &r->lat_actual,   &r->send_lag,  &r->loop_lag,
+                            &r->ttfb, &r->cancel_first, &r->client_gap};
     return hists_init(h, sizeof(h) / sizeof(h[0]));
 }
 
@@ -1266,6 +1348,7 @@ void bench_result_fini(struct bench_result *r)
     hist_fini(&r->lat_actual);
     hist_fini(&r->send_lag);
     hist_fini(&r->loop_lag);
+    hist_fini(&r->client_gap);
     hist_fini(&r->ttfb);
     hist_fini(&r->cancel_first);
     for (unsigned p = 0; r->eps && p < r->neps; p++) {
@@ -1292,12 +1375,15 @@ static int merge(struct engine *e, struct bench_result *r)
         hist_add(&r->lat_actual, &w->act);
         hist_add(&r->send_lag, &w->lag);
         hist_add(&r->loop_lag, &w->looplag);
+        hist_add(&r->client_gap, &w->gap);
         hist_add(&r->ttfb, &w->ttfb);
         r->ok += w->ok;
         r->bytes += w->bytes;
         r->inflight_cap_hits += w->cap_hits;
         r->interrupted_requests += w->interrupted;
         r->stale_retries += w->stale_retries;
+        r->slow_connects += w->slow_connects;
+        if (w->connect_max > r->connect_max_ns) r->connect_max_ns = w->connect_max;
         r->cancelled += w->cancelled;
         hist_add(&r->cancel_first, &w->cancel_first);
         if (w->first_msched < first_msched) first_msched = w->first_msched;
@@ -1392,6 +1478,47 @@ static int merge(struct engine *e, struct bench_result *r)
     return 0;
 }
 
+/* This host's TcpExt ListenOverflows and ListenDrops (/proc/net/netstat); false when
+ * unreadable. */
+static bool listen_counters(int64_t *ovf, int64_t *drops)
+{
+    FILE *f = fopen("/proc/net/netstat", "r");
+    if (!f) return false;
+    char names[8192], vals[8192];
+    bool ok = false;
+    *ovf = *drops = -1;
+    while (fgets(names, sizeof(names), f) && fgets(vals, sizeof(vals), f)) {
+        if (strncmp(names, "TcpExt:", 7) || strncmp(vals, "TcpExt:", 7)) continue;
+        char *sn, *sv;
+        char *n = strtok_r(names + 7, " \n", &sn), *v = strtok_r(vals + 7, " \n", &sv);
+        while (n && v) {
+            if (!strcmp(n, "ListenOverflows")) *ovf = strtoll(v, NULL, 10);
+            if (!strcmp(n, "ListenDrops")) *drops = strtoll(v, NULL, 10);
+            n = strtok_r(NULL, " \n", &sn);
+            v = strtok_r(NULL, " \n", &sv);
+        }
+        ok = *ovf >= 0 && *drops >= 0;
+        break;
+    }
+    fclose(f);
+    return ok;
+}
+
+/* A server on this host (loopback): its listen queue's overflows are in this host's counters. */
+static bool target_is_loopback(const struct conn_target *c)
+{
+    if (c->addr.ss_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)&c->addr;
+        return (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+    }
+    if (c->addr.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&c->addr;
+        if (IN6_IS_ADDR_LOOPBACK(&a->sin6_addr)) return true;
+        return IN6_IS_ADDR_V4MAPPED(&a->sin6_addr) && a->sin6_addr.s6_addr[12] == 127;
+    }
+    return false;
+}
+
 void bench_result_judge(struct bench_result *r, const struct bench_load *l,
                         const struct bench_opts *o)
 {
@@ -1428,6 +1555,22 @@ void bench_result_judge(struct bench_result *r, const struct bench_load *l,
         snprintf(r->invalid_reason, sizeof(r->invalid_reason),
                  "most requests failed: %llu of %llu (more than %.0f %%)",
                  (unsigned long long)r->errors_total, (unsigned long long)total, 100.0 * max_err);
+    } else if (l->rate > 0 && lag99 > o->max_send_lag_p99_ms &&
+               (r->slow_connects || r->listen_overflows > 0 || r->listen_drops > 0)) {
+        /* Issue 31: the lag came from connects the server's full listen backlog held up
+         * (SYNs dropped, retransmitted after 1 s), not from the client's schedule. */
+        r->valid = false;
+        r->invalid_client = false;
+        char ovf[96] = "";
+        if (r->listen_overflows >= 0)
+            snprintf(ovf, sizeof(ovf), "; this host's ListenOverflows +%lld, ListenDrops +%lld",
+                     (long long)r->listen_overflows, (long long)r->listen_drops);
+        snprintf(r->invalid_reason, sizeof(r->invalid_reason),
+                 "send-lag p99 %.3f ms > %.3g ms: the server's listen backlog overflowed (%llu "
+                 "connects over %.1f s, the slowest %.3f s: SYN retransmits%s); the server "
+                 "does not accept connections fast enough (raise its backlog)",
+                 lag99, o->max_send_lag_p99_ms, (unsigned long long)r->slow_connects,
+                 (double)BENCH_SLOW_CONNECT_NS / 1e9, (double)r->connect_max_ns / 1e9, ovf);
     } else if (l->rate > 0 && lag99 > o->max_send_lag_p99_ms) {
         r->valid = false;
         /* With max-inflight reached the lag is the server's queue, not the client's. */
@@ -1436,6 +1579,19 @@ void bench_result_judge(struct bench_result *r, const struct bench_load *l,
                  "send-lag p99 %.3f ms > %.3g ms: the client did not keep the schedule%s", lag99,
                  o->max_send_lag_p99_ms,
                  r->inflight_cap_hits ? " (max-inflight reached: the server is saturated)" : "");
+    } else if (l->rate <= 0 && hist_count(&r->client_gap) &&
+               (double)hist_value_at_percentile(&r->client_gap, 99.0) / 1e6 >
+                   o->max_client_gap_p99_ms) {
+        /* Closed loop: the client's own time from a response to the next request on the same
+         * connection (the server idle meanwhile) holds the load below its concurrency. */
+        r->valid = false;
+        r->invalid_client = true;
+        snprintf(r->invalid_reason, sizeof(r->invalid_reason),
+                 "client gap p99 %.3f ms > %.3g ms: the client took that long from a response "
+                 "to the next request on the same connection (the server was idle meanwhile); "
+                 "add --threads or lower the load",
+                 (double)hist_value_at_percentile(&r->client_gap, 99.0) / 1e6,
+                 o->max_client_gap_p99_ms);
     } else if (r->max_thread_busy_pct > o->max_thread_busy_pct) {
         r->valid = false;
         r->invalid_client = true;
@@ -1516,6 +1672,8 @@ int bench_run_point(const struct bench_target *t, const struct bench_load *l,
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
+    int64_t ovf0 = -1, drops0 = -1;
+    bool local = target_is_loopback(&t->conn) && listen_counters(&ovf0, &drops0);
     lat_ns cpu0 = clock_cpu_ns(), wall0 = clock_now_ns();
     for (unsigned i = 0; i < nthreads; i++) {
         if (pthread_create(&e.workers[i].th, NULL, worker_main, &e.workers[i]) != 0) {
@@ -1572,6 +1730,12 @@ int bench_run_point(const struct bench_target *t, const struct bench_load *l,
     for (size_t i = 0; i < 3; i++)
         hist_fini(wh[i]);
     if (rc == 0) rc = merge(&e, res);
+    int64_t ovf1, drops1;
+    res->listen_overflows = res->listen_drops = -1;
+    if (local && listen_counters(&ovf1, &drops1)) {
+        res->listen_overflows = ovf1 - ovf0;
+        res->listen_drops = drops1 - drops0;
+    }
     res->client_cpu_pct =
         wall1 > wall0 ? 100.0 * (double)(cpu1 - cpu0) / (double)(wall1 - wall0) : 0;
     res->offered_rps = l->rate / e.nshards;

@@ -373,6 +373,15 @@ static int merge_point(struct bench_merged *m, struct shard_doc *sd, size_t n, s
         r->inflight_cap_hits += get_u64(d, dn, "inflight_cap_hits");
         r->interrupted_requests += get_u64(d, dn, "interrupted_requests");
         r->stale_retries += get_u64(d, dn, "stale_retries");
+        r->slow_connects += get_u64(d, dn, "backlog/slow_connects");
+        double cmax = get_num(d, dn, "backlog/connect_max_ms", 0);
+        if (cmax * 1e6 > (double)r->connect_max_ns) r->connect_max_ns = (lat_ns)(cmax * 1e6);
+        /* host counters: summed over the shards that measured them (-1: none did) */
+        int64_t lo = get_i64(d, dn, "backlog/listen_overflows", -1),
+                ld = get_i64(d, dn, "backlog/listen_drops", -1);
+        if (i == 0) r->listen_overflows = r->listen_drops = -1;
+        if (lo >= 0) r->listen_overflows = (r->listen_overflows < 0 ? 0 : r->listen_overflows) + lo;
+        if (ld >= 0) r->listen_drops = (r->listen_drops < 0 ? 0 : r->listen_drops) + ld;
         bool b = false;
         if (json_get_bool(d, dn, "interrupted", &b) == 0 && b) r->interrupted = true;
         r->client_cpu_pct += get_num(d, dn, "client_cpu_pct", 0);
@@ -410,10 +419,25 @@ static int merge_point(struct bench_merged *m, struct shard_doc *sd, size_t n, s
         }
         char where[32];
         snprintf(where, sizeof(where), "points[%zu]", pi);
+        uint64_t lat_before = hist_count(base_hist(r, 0));
         for (int k = 0; k < MH__N; k++)
             if ((rc = bench_merge_add_blob(d, dn, base_names[k], base_hist(r, k), name, where, err,
                                            errsz)))
                 return rc;
+        /* Counters are checked against the histograms (issue 31: "requests" 10^12 beside a
+         * 50-sample histogram merged VALID at 3e14 req/s): every successful request is one
+         * latency sample, so a shard whose count disagrees is refused. A shard without
+         * "histograms" (written before they existed) cannot be checked. */
+        struct json_val hv;
+        uint64_t lat_n = hist_count(base_hist(r, 0)) - lat_before;
+        if (json_find(d, dn, "histograms", &hv) == 0 && lat_n != (uint64_t)v) {
+            seterr(err, errsz,
+                   "%s: %s: \"requests\" is %llu but its latency histogram holds %llu samples: "
+                   "the shard is inconsistent (edited, corrupt or not written by latscope "
+                   "bench); refusing to merge it",
+                   name, where, (unsigned long long)v, (unsigned long long)lat_n);
+            return LAT_E_USAGE;
+        }
         for (size_t k = 0; k < p->nllm_hist; k++)
             if ((rc = bench_merge_add_blob(d, dn, m->llm_names[k], &p->llm_hist[k], name, where,
                                            err, errsz)))

@@ -294,7 +294,8 @@ int bench_mpi_point_reduce(const struct bench_shard *s, struct bench_run *run,
         return LAT_E_INTERNAL;
     }
     int rc = 0;
-    struct lat_hist *hs[] = {&r->lat, &r->lat_actual, &r->ttfb, &r->send_lag, &r->loop_lag};
+    struct lat_hist *hs[] = {&r->lat,      &r->lat_actual, &r->ttfb,
+                             &r->send_lag, &r->loop_lag,   &r->client_gap};
     for (size_t k = 0; k < sizeof(hs) / sizeof(hs[0]) && !rc; k++)
         rc = reduce_hist(hs[k]);
     for (size_t k = 0; k < p->nllm_hist && !rc; k++)

@@ -189,6 +189,7 @@ static void json_point(struct jsonw *w, struct bench_point *p)
     json_lat(w, "latency_ms", &r->lat, ex);
     json_lat(w, "latency_actual_ms", &r->lat_actual, exa);
     json_short(w, "send_lag_ms", &r->send_lag);
+    json_short(w, "client_gap_ms", &r->client_gap); /* closed loop (issue 31), else null */
     jsonw_key(w, "client_cpu_pct");
     jsonw_fixed(w, r->client_cpu_pct, 1);
     jsonw_key(w, "valid");
@@ -238,6 +239,23 @@ static void json_point(struct jsonw *w, struct bench_point *p)
     jsonw_u64(w, r->interrupted_requests);
     jsonw_key(w, "stale_retries");
     jsonw_u64(w, r->stale_retries);
+    jsonw_key(w, "backlog"); /* listen-backlog evidence (issue 31) */
+    jsonw_obj_begin(w);
+    jsonw_key(w, "slow_connects");
+    jsonw_u64(w, r->slow_connects);
+    jsonw_key(w, "connect_max_ms");
+    jsonw_fixed(w, (double)r->connect_max_ns / 1e6, 3);
+    jsonw_key(w, "listen_overflows");
+    if (r->listen_overflows >= 0)
+        jsonw_i64(w, r->listen_overflows);
+    else
+        jsonw_null(w);
+    jsonw_key(w, "listen_drops");
+    if (r->listen_drops >= 0)
+        jsonw_i64(w, r->listen_drops);
+    else
+        jsonw_null(w);
+    jsonw_obj_end(w);
     bench_endpoints_write_json(w, r); /* cancelled, cancel, balance, endpoints */
     jsonw_key(w, "invalid_client");
     jsonw_bool(w, !r->valid && r->invalid_client);
@@ -622,8 +640,17 @@ static void text_point(FILE *f, struct bench_point *p, size_t idx)
     if (r->stale_retries)
         fprintf(f,
                 "  stale keep-alive: %llu requests resent on a fresh connection (the server "
-                "had closed the idle one; not counted as errors)\n",
+                "had closed the idle one and provably never read them; not counted as errors, "
+                "latency from the first send)\n",
                 (unsigned long long)r->stale_retries);
+    if (r->slow_connects || r->listen_overflows > 0 || r->listen_drops > 0)
+        fprintf(f,
+                "  listen backlog: %llu connects over %.1f s (slowest %.3f s: SYN retransmits), "
+                "this host's ListenOverflows %+lld, ListenDrops %+lld%s\n",
+                (unsigned long long)r->slow_connects, (double)BENCH_SLOW_CONNECT_NS / 1e9,
+                (double)r->connect_max_ns / 1e9, (long long)r->listen_overflows,
+                (long long)r->listen_drops,
+                r->listen_overflows < 0 ? " (not measured: not a loopback server)" : "");
     fprintf(f, "  %-20s %9s %9s %9s %9s %9s %9s %9s\n", "latency (ms)", "mean", "p50", "p90", "p95",
             "p99", "p99.9", "max");
     text_lat_row(f, "from intended send", &r->lat, r->have_exact ? &r->exact : NULL);
@@ -634,6 +661,13 @@ static void text_point(FILE *f, struct bench_point *p, size_t idx)
             (double)hist_value_at_percentile(&r->send_lag, 99) / 1e6,
             (double)hist_max(&r->send_lag) / 1e6,
             (double)hist_value_at_percentile(&r->loop_lag, 99) / 1e6);
+    if (hist_count(&r->client_gap))
+        fprintf(f,
+                "  client gap (response to next send, same connection) p50 %.3f ms, p99 %.3f ms, "
+                "max %.3f ms\n",
+                (double)hist_value_at_percentile(&r->client_gap, 50) / 1e6,
+                (double)hist_value_at_percentile(&r->client_gap, 99) / 1e6,
+                (double)hist_max(&r->client_gap) / 1e6);
     if (p->server.have)
         fprintf(f,
                 "  server (Triton stats, per request): queue %.3f ms, compute input %.3f ms, "

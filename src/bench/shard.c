@@ -272,6 +272,25 @@ int bench_shard_setup(struct bench_shard *s, char *why, size_t whysz)
         return bench_mpi_init(s, why, whysz);
     }
     if (s->shard_arg) return shard_resolve(s, s->shard_arg, shard_getenv, why, whysz);
+    /* Issue 31: `mpirun -n N latscope bench URL` without --mpi ran N whole loads at once, one
+     * per process, each reporting it as if alone. An MPI launcher's world of more than one
+     * process (Open MPI, MPICH/Hydra and srun's PMI) without --mpi or --shard is refused.
+     * Slurm's SLURM_NTASKS alone is not: a batch script runs one process with it set. */
+    static const char *const sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        const char *v = shard_getenv(sizes[i]);
+        uint32_t n = 0;
+        if (v && parse_u32(v, strlen(v), SHARD_MAX, &n) == 0 && n > 1) {
+            snprintf(why, whysz,
+                     "this process is one of %u started by an MPI launcher (%s=%s), but "
+                     "neither --mpi nor --shard is given: each of the %u would send the whole "
+                     "load. Add --mpi (the ranks split the load; rank 0 writes one result), or "
+                     "--shard auto (one result per process, then latscope bench merge); "
+                     "--shard 0/1 runs the whole load in every process on purpose",
+                     n, sizes[i], v, n);
+            return -1;
+        }
+    }
     return 0;
 }
 

@@ -685,6 +685,14 @@ void diff_row_finish(struct diff_row *row, double noise_pct)
         row->ci_pct.lo = 100 * row->ci.lo / fabs(row->before);
         row->ci_pct.hi = 100 * row->ci.hi / fabs(row->before);
     }
+    if (row->ci.have && row->ci.lo == row->ci.hi && row->ci.lo != 0) {
+        /* Zero width away from 0: neither side varied (every resample the same), so the
+         * interval measures nothing and a change is no evidence (issue 31: "max send lag
+         * 0.001 -> 0.003 ms +200 % [+200 %, +200 %] REGRESSION"). */
+        row->ci = (struct dstat_ci){.why = "no variation in either run: a zero-width interval "
+                                           "is no evidence"};
+        row->ci_pct = (struct dstat_ci){.why = row->ci.why};
+    }
     if (!row->ci.have) {
         row->verdict = DIFF_V_NONE;
         return;
@@ -811,7 +819,7 @@ static int compare_load(const char *load, struct diff_point **pa, size_t na, str
                     row->ci_pct.hi *= 100;
                     row->method = "bootstrap";
                 }
-            } else if (na > 1 && nb > 1) {
+            } else if (na > 1 && nb > 1 && s != DIFF_NSTAT - 1) {
                 row->ci = welch_runs(va, na, vb, nb, o->conf);
                 row->method = "welch-runs";
             } else if (s == 0 && hists && na == 1 && nb == 1) {
@@ -826,8 +834,10 @@ static int compare_load(const char *load, struct diff_point **pa, size_t na, str
                 row->ci.hi += shift;
                 row->method = "welch";
             } else {
+                /* A maximum is one extreme sample per run: a Welch interval over runs'
+                 * maxima is not an interval of anything (it gave -352 %; issue 31). */
                 row->ci.why = s == DIFF_NSTAT - 1
-                                  ? "a maximum has no interval from one run: give several runs"
+                                  ? "a maximum is one extreme sample: it has no interval"
                                   : "no recorded samples and one run per side";
                 row->method = "none";
             }

@@ -229,13 +229,13 @@ void diff_trace_result_fini(struct diff_trace_result *r);
 /* ---- JSON documents (diff/json.c): what `latscope diff --format json` prints ---- */
 
 struct jsonw;
-/* The --fail-if outcome of each rule (NULL: no rules): fired[k], and the first row it fired on
- * (or NULL). */
+/* The --fail-if outcome of each rule (NULL: no rules). */
 struct diff_json_rules {
     const struct diff_rule *rules;
     size_t n;
     const bool *fired;
-    const struct diff_row *const *first;
+    const bool *untested; /* did not fire, and no row matched or a matching one had no interval */
+    const struct diff_row *const *first; /* fired on, else the first untested row (or NULL) */
 };
 /* Decimals a value of unit is shown with ("ms": 3). */
 int diff_unit_decimals(const char *unit);

@@ -115,6 +115,8 @@ static void json_rules(struct jsonw *w, const struct diff_json_rules *c)
         jsonw_str(w, c->rules[k].text);
         jsonw_key(w, "failed");
         jsonw_bool(w, fired[k]);
+        jsonw_key(w, "tested");
+        jsonw_bool(w, !c->untested[k]);
         jsonw_key(w, "section");
         if (first[k])
             jsonw_str(w, first[k]->load);

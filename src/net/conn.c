@@ -17,12 +17,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sockios.h>
 #include <netdb.h>
 #include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -180,6 +182,13 @@ static void tcp_close(struct lat_conn *c)
     if (c->fd >= 0) close(c->fd);
     c->fd = -1;
     c->connected = c->connecting = false;
+}
+
+long conn_unacked(const struct lat_conn *c)
+{
+    int n = 0;
+    if (c->fd < 0 || ioctl(c->fd, SIOCOUTQ, &n) < 0 || n < 0) return -1;
+    return n;
 }
 
 const struct conn_ops conn_tcp_ops = {

@@ -95,6 +95,14 @@ static inline void conn_close(struct lat_conn *c)
     c->ops->close(c);
 }
 
+/*
+ * Bytes written to c's socket that the peer's TCP has not acknowledged yet (SIOCOUTQ: the
+ * kernel's write_seq - snd_una, still readable after a FIN or a reset arrived, before
+ * conn_close), or -1 when the socket cannot say. With TLS these are ciphertext bytes. The bench
+ * engine uses it to prove that a server never received a request it dropped (issue 31).
+ */
+long conn_unacked(const struct lat_conn *c);
+
 extern const struct conn_ops conn_tcp_ops;
 extern const struct conn_ops conn_tls_ops;
 

@@ -19,13 +19,15 @@ assert p['valid'] is True
 "$LATSCOPE" bench -c 2 -t 1 -n 50 "$FIXTURE_URL/" >"$TMPDIR/a.txt" 2>/dev/null || fail "text run"
 grep -q "stale keep-alive: .* not counted as errors" "$TMPDIR/a.txt" || { cat "$TMPDIR/a.txt"; fail "text line"; }
 
-# Closed 30 ms after each response, in an open loop (connections sit idle between arrivals).
+# Closed 30 ms after each response, in an open loop (connections sit idle between arrivals:
+# 10 req/s, constant arrivals; with Poisson arrivals at 40 req/s the fixture reads the next request before its timed close, and such a
+# request dropped after the server read it is an error, never re-sent: issue 31, t760).
 start_fixture --keepalive-lie=30ms
-"$LATSCOPE" bench -r 40 --duration 2s --max-send-lag 1000 -t 1 --format json "$FIXTURE_URL/" \
+"$LATSCOPE" bench -r 10 --arrival constant --duration 2s --max-send-lag 1000 -t 1 --format json "$FIXTURE_URL/" \
     >"$TMPDIR/b.json" 2>"$TMPDIR/b.err" || { cat "$TMPDIR/b.err"; fail "open loop against --keepalive-lie=30ms"; }
 check_py "$TMPDIR/b.json" "
 p = d['points'][0]
-assert p['requests'] > 20 and p['errors']['total'] == 0, (p['requests'], p['errors'])
+assert p['requests'] >= 15 and p['errors']['total'] == 0, (p['requests'], p['errors'])
 "
 
 # The LLM case of issue 17: a streaming server that closes after every response (no

@@ -64,12 +64,15 @@ expect_rc 0 "$LATSCOPE" diff --help
 contains "$TMPDIR/out" "Exit status"
 
 # No histograms (an older bench JSON) and one run per side: values and deltas, no interval,
-# so nothing is significant and no rule fires.
-expect_rc 0 "$LATSCOPE" diff --fail-if 'p99 > +5%' "$T/a.json" "$T/b.json"
+# so nothing is significant, no rule fires -- and the rule is not tested, not "passed": exit 1
+# (issue 31), exit 0 with --allow-untested.
+expect_rc 1 "$LATSCOPE" diff --fail-if 'p99 > +5%' "$T/a.json" "$T/b.json"
 contains "$TMPDIR/out" "p99 latency"
 contains "$TMPDIR/out" "+10.00%"
 contains "$TMPDIR/out" "no interval"
-contains "$TMPDIR/out" "fail-if 'p99 > +5%': passed"
+contains "$TMPDIR/out" "fail-if 'p99 > +5%': NOT TESTED: "
+expect_rc 0 "$LATSCOPE" diff --allow-untested --fail-if 'p99 > +5%' "$T/a.json" "$T/b.json"
+contains "$TMPDIR/out" "NOT TESTED (allowed by --allow-untested)"
 # INVALID points, different clocks and workloads are flagged.
 expect_rc 0 "$LATSCOPE" diff "$T/a.json" "$T/inv.json"
 contains "$TMPDIR/out" "is INVALID: send lag p99 3 ms exceeds 1 ms"
@@ -97,7 +100,8 @@ contains "$TMPDIR/err" "rbad.jsonl: line 4 is not a bench --records line"
 expect_rc 2 "$LATSCOPE" diff "$T/a.json" "$T/ra.jsonl"
 contains "$TMPDIR/err" "no load point in common"
 
-# unknown --fail-if metric: a warning, not a silent pass
-expect_rc 0 "$LATSCOPE" diff --fail-if 'p42 > +5%' "$T/a.json" "$T/b.json"
+# unknown --fail-if metric: a warning and NOT TESTED (exit 1), not a silent pass
+expect_rc 1 "$LATSCOPE" diff --fail-if 'p42 > +5%' "$T/a.json" "$T/b.json"
 contains "$TMPDIR/err" "no compared metric is called 'p42'"
+contains "$TMPDIR/out" "fail-if 'p42 > +5%': NOT TESTED: no compared metric is called 'p42'"
 echo "ok"

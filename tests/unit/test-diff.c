@@ -5,6 +5,7 @@
 
 #include "core/err.h"
 #include "diff/diff.h"
+#include "diff/internal.h"
 #include "diff/stats.h"
 #include "hist/hist.h"
 #include "model/events.h"
@@ -48,6 +49,27 @@ TEST(diff_welch_hand_computed)
     ASSERT(ci.have && ci.lo == 0 && ci.hi == 0);
     ci = dstat_welch(5, 1, 1, 5, 1, 4, 0.95);
     ASSERT(!ci.have);
+}
+
+/* Issue 31: a change whose interval has zero width away from 0 (neither side varied: "max send
+ * lag 0.001 -> 0.003 ms +200 % [+200 %, +200 %] REGRESSION") is no interval and no verdict. */
+TEST(diff_zero_width_interval_is_no_verdict)
+{
+    struct diff_row row = {.before = 0.001, .after = 0.003, .lower_better = true};
+    row.ci = (struct dstat_ci){.have = true, .est = 0.002, .lo = 0.002, .hi = 0.002};
+    diff_row_finish(&row, 0);
+    ASSERT(row.verdict == DIFF_V_NONE && !row.ci.have && !row.ci_pct.have);
+    ASSERT(row.ci.why && strstr(row.ci.why, "no variation"));
+    /* Exactly equal and constant: still "no significant change". */
+    struct diff_row same = {.before = 1, .after = 1, .lower_better = true};
+    same.ci = (struct dstat_ci){.have = true};
+    diff_row_finish(&same, 0);
+    ASSERT(same.verdict == DIFF_V_SAME);
+    /* A real interval away from 0 stays a regression. */
+    struct diff_row reg = {.before = 1, .after = 2, .lower_better = true};
+    reg.ci = (struct dstat_ci){.have = true, .est = 1, .lo = 0.5, .hi = 1.5};
+    diff_row_finish(&reg, 0);
+    ASSERT(reg.verdict == DIFF_V_REGRESSION);
 }
 
 TEST(diff_order_statistic_ci_binomial_case)
@@ -309,14 +331,15 @@ TEST(diff_bench_roundtrip_and_rules)
     ASSERT(p99 && p99->verdict == DIFF_V_NOISE);
     diff_bench_result_fini(&res);
     o.noise_pct = 0;
-    /* two runs per side: run-level resampling; the max gets Welch over the runs */
+    /* two runs per side: run-level resampling; the max has no interval (one extreme sample
+     * per run: a Welch interval over runs' maxima is not shown, issue 31) */
     struct diff_run *b2 = bench_file("b2.json", 2, 14, 1.3, true);
     struct diff_run *sa[] = {a, a2}, *sb[] = {b, b2};
     ASSERT_RC(diff_bench_compare(sa, 2, sb, 2, &o, &res, err, sizeof(err)));
     tp = row_of(&res, "throughput");
     ASSERT(tp && strcmp(tp->method, "little-law") == 0 && tp->verdict == DIFF_V_REGRESSION);
     const struct diff_row *mx = row_of(&res, "latency.max");
-    ASSERT(mx && strcmp(mx->method, "welch-runs") == 0);
+    ASSERT(mx && strcmp(mx->method, "none") == 0 && mx->verdict == DIFF_V_NONE && !mx->ci.have);
     p50 = row_of(&res, "latency.p50");
     mean = row_of(&res, "latency.mean");
     ASSERT(p50 && p50->verdict == DIFF_V_REGRESSION);
