@@ -104,6 +104,8 @@ struct doc_cpu_step {
     struct doc_acc top;  /* outermost ops under the step: total time and calls per name */
     lat_ns python;       /* step time outside any op or region (Python/framework code) */
     lat_ns regions_self; /* self time of record_function regions (Python inside them) */
+    lat_ns compiled;     /* self time of compiled-graph regions (## Call CompiledFxGraph ##:
+                          * Inductor's generated kernels), not in `python` */
     lat_ns prepost;      /* total time of pre/post-processing regions */
     lat_ns prepost_self; /* self time of those regions (already not in `python`) */
     lat_ns dataloader;   /* total time of DataLoader ops */
@@ -134,6 +136,9 @@ void doc_cpuops_fini(struct doc_cpuops *p);
 lat_ns doc_cpu_mean(const struct doc_cpuops *p, size_t off);
 /* True for record_function names that are pre/post-processing (preprocess, tokenize, ...). */
 bool doc_is_prepost_name(const char *s);
+/* True for the regions and ops torch.compile leaves in a trace (Torch-Compiled Region,
+ * ## Call CompiledFxGraph ##, CompiledFunction, TorchDynamo ...). */
+bool doc_is_compiled_name(const char *s);
 
 /* ---- helpers (util.c) ------------------------------------------------------------------- */
 void doc_top_init(struct doc_top *t, size_t max);

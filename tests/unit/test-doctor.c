@@ -1065,6 +1065,103 @@ TEST(doctor_cpu_python_functions)
     doctor_report_free(r);
 }
 
+/* A python_function event with its Python id and parent id (torch.profiler with_stack). */
+static void tj_py(struct tj *j, const char *name, double ts, double dur, int id, int parent)
+{
+    tj_ev(j,
+          "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"%s\",\"pid\":1,\"tid\":1,"
+          "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"Python parent id\":%d,\"Python id\":%d}}",
+          name, ts, dur, parent, id);
+}
+
+static lat_ns py_self_of(const struct doc_finding *f, const char *fn)
+{
+    for (size_t i = 0; i + 1 < f->nkv; i++)
+        if (f->kv[i].table && !strcmp(f->kv[i].table, "python_functions_self_time") &&
+            !strcmp(f->kv[i].key, "function") && !strcmp(f->kv[i].str, fn))
+            return f->kv[i + 1].i;
+    return -1;
+}
+
+/* A record_function range that starts inside a short Python call and ends after it returns
+ * (a decode loop's sample(): it enters the range and returns). Steps of 1000 µs: step()
+ * [10, 990) calls sample() [100, 150) and helper() [200, 300); the range sample_token
+ * [140, 400) holds aten::add [210, 250). Uncovered by ops/regions: sample 40 µs ([100, 140)),
+ * helper 0, step 980 - 260 - 40 = 680 µs. (The old stack walk made the range helper's parent,
+ * so step kept helper's time: 930 µs.) */
+TEST(doctor_cpu_python_self_range_outlives_call)
+{
+    for (int ids = 0; ids < 2; ids++) {
+        struct tj j;
+        tj_begin(&j, NULL);
+        for (int s = 0; s < 2; s++) {
+            double b = s * 1000.0;
+            int id0 = 10 * s;
+            tj_step(&j, s, b, 1000);
+            if (ids) {
+                tj_py(&j, "step", b + 10, 980, id0 + 1, 0);
+                tj_py(&j, "sample", b + 100, 50, id0 + 2, id0 + 1);
+                tj_py(&j, "helper", b + 200, 100, id0 + 3, id0 + 1);
+            } else { /* no ids: the containing Python call is the caller */
+                tj_ev(&j,
+                      "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"step\",\"pid\":1,"
+                      "\"tid\":1,\"ts\":%.3f,\"dur\":980}",
+                      b + 10);
+                tj_ev(&j,
+                      "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"sample\",\"pid\":1,"
+                      "\"tid\":1,\"ts\":%.3f,\"dur\":50}",
+                      b + 100);
+                tj_ev(&j,
+                      "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"helper\",\"pid\":1,"
+                      "\"tid\":1,\"ts\":%.3f,\"dur\":100}",
+                      b + 200);
+            }
+            tj_ev(&j,
+                  "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"sample_token\",\"pid\":1,"
+                  "\"tid\":1,\"ts\":%.3f,\"dur\":260}",
+                  b + 140);
+            tj_op(&j, "aten::add", b + 210, 40);
+        }
+        struct doc_report *r = run(&j);
+        const struct doc_finding *f = find(r, "cpu-python-overhead");
+        ASSERT(f != NULL);
+        ASSERT_EQ_I64(py_self_of(f, "step"), 680000);
+        ASSERT_EQ_I64(py_self_of(f, "sample"), 40000);
+        ASSERT_EQ_I64(py_self_of(f, "helper"), -1); /* 0: not listed */
+        doctor_report_free(r);
+    }
+}
+
+/* A compiled model (torch.compile on CPU): Torch-Compiled Region [100, 900) holds the graph's
+ * region "## Call CompiledFxGraph ... ##" [200, 800), whose self time (600 - 100 of
+ * aten::addmm = 500 µs) is Inductor's generated kernels, not Python. Python is the step's own
+ * 200 µs (20 %); no rule advises torch.compile. */
+TEST(doctor_cpu_compiled_graph_not_python)
+{
+    struct tj j;
+    tj_begin(&j, NULL);
+    for (int s = 0; s < 3; s++) {
+        double b = s * 1000.0;
+        tj_step(&j, s, b, 1000);
+        tj_op(&j, "Torch-Compiled Region: 0/0", b + 100, 800);
+        tj_ev(&j,
+              "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"## Call CompiledFxGraph "
+              "fabc ##\",\"pid\":1,\"tid\":1,\"ts\":%.3f,\"dur\":600}",
+              b + 200);
+        tj_op(&j, "aten::addmm", b + 300, 100);
+    }
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "cpu-python-overhead");
+    ASSERT(f != NULL);
+    ASSERT_EQ_I64(kv(f, "python_us_per_step")->i, 200000);
+    ASSERT_EQ_I64(kv(f, "compiled_kernels_us_per_step")->i, 500000);
+    ASSERT_EQ_I64(kv(f, "compiled_model")->i, 1);
+    ASSERT(strstr(f->recommendation, "already compiled") != NULL);
+    for (size_t i = 0; i < r->n; i++)
+        ASSERT(!r->f[i].recommendation || !strstr(r->f[i].recommendation, "torch.compile(model)"));
+    doctor_report_free(r);
+}
+
 /* ---- below-peak (rule-perfmodel.c): the performance model's matrix ops under the peak ---- */
 
 #define H100                                                                                       \
