@@ -56,13 +56,19 @@ struct doc_example {
     const char *note; /* e.g. "under aten::item", may be NULL; owned like name */
 };
 
+/* What a finding's saving is: an upper bound (the default: "<="), an estimate ("≈") or a lower
+ * bound ("at least"). A rule that cannot show its number bounds the gain says which it is. */
+enum doc_bound { DOC_BOUND_UPPER = 0, DOC_BOUND_ESTIMATE, DOC_BOUND_LOWER };
+const char *doctor_bound_name(enum doc_bound b); /* "upper", "estimate", "lower" */
+
 struct doc_finding {
     const char *id; /* static: "dataloader", "launch-bound", ... */
     char *title;
     enum doc_severity severity;
-    double saving_us_per_step; /* upper bound; 0 when not estimated */
-    double saving_pct;         /* of the mean step time */
-    char *saving_method;       /* how the saving was computed */
+    double saving_us_per_step; /* see saving_bound; 0 when not estimated */
+    enum doc_bound saving_bound;
+    double saving_pct;   /* of the mean step time */
+    char *saving_method; /* how the saving was computed */
     struct doc_kv *kv;
     size_t nkv, kv_cap;
     struct doc_example *ex;

@@ -637,6 +637,38 @@ TEST(doctor_tail_negative)
     doctor_report_free(r);
 }
 
+/* 30 CPU-only runs of 1000 µs (aten::conv 800 µs, aten::relu 100 µs), 11 of them with aten::conv
+ * stalled to 30 000 µs (one node stalled: the ORT shape of issue 30). The saving "<=" must be an
+ * upper bound: Σ (step - median) / n = 11 x 29 200 / 30 = 10 706.67 µs >= mean - median; the p90
+ * tail alone (3 steps) would give 2 920. cpu-contention counts the runs with one stalled op (its
+ * extra 29 200 µs >= half the median run) and says "at least": 11 x 29 200 / 30. */
+TEST(doctor_savings_bound_stalled_runs)
+{
+    struct tj j;
+    tj_begin(&j, NULL);
+    double b = 0;
+    for (int s = 0; s < 30; s++) {
+        bool stall = s % 3 == 1 || s == 29; /* s = 1, 4, ..., 28 and 29: 11 runs */
+        double conv = stall ? 30000 : 800, len = conv + 200;
+        tj_step(&j, s, b, len);
+        tj_op(&j, "aten::conv", b + 50, conv);
+        tj_op(&j, "aten::relu", b + 60 + conv, 100);
+        b += len;
+    }
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "tail-steps");
+    ASSERT(f);
+    ASSERT_EQ_I64(f->saving_bound, DOC_BOUND_UPPER);
+    ASSERT_NEAR(f->saving_us_per_step, 11 * 29200.0 / 30, 0.01);
+    ASSERT(f->saving_us_per_step >= (double)kv(f, "mean_minus_median_us")->i / 1000.0);
+    const struct doc_finding *g = find(r, "cpu-contention");
+    ASSERT(g);
+    ASSERT_EQ_I64(g->saving_bound, DOC_BOUND_LOWER);
+    ASSERT_EQ_I64(kv(g, "contended_steps")->i, 11);
+    ASSERT_NEAR(g->saving_us_per_step, 11 * 29200.0 / 30, 0.01);
+    doctor_report_free(r);
+}
+
 /* ---- R11 profiler overhead ---- */
 TEST(doctor_overhead)
 {
@@ -692,7 +724,7 @@ TEST(doctor_json_and_md_shape)
     const char *s = w.buf.data;
     ASSERT(strstr(s, "{\"findings\":[{\"id\":\"dataloader\",\"title\":"));
     ASSERT(strstr(s, "\"severity\":\"high\",\"saving_us_per_step\":300.000,\"saving_pct\":30.00,"
-                     "\"evidence\":{"));
+                     "\"saving_bound\":\"upper\",\"evidence\":{"));
     ASSERT(strstr(s, "\"examples\":[{\"name\":"));
     ASSERT(strstr(s, "\"recommendation\":"));
     ASSERT(strstr(s, "\"next_step\":"));
