@@ -41,6 +41,7 @@
     X(cpu_eager,         "cpu-eager",         "cpu-eager",                                            "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU | DOC_HAVE_TF) \
     X(cpu_alloc,         "cpu-alloc",         "cpu-allocation-churn",                                 "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU | DOC_HAVE_TF) \
     X(ort,               "ort",               "ort-executor-overhead",                                "cpu",      DOC_HAVE_CPU_OPS | DOC_HAVE_STEPS, DOC_HAVE_GPU) \
+    X(ort_fallback,      "ort-fallback",      "ort-cpu-fallback",                                     "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
     X(trt_enqueue,       "trt-enqueue",       "trt-enqueue-bound",                                    "gpu",      DOC_HAVE_TRT,                      0)            \
     X(trt_transfers,     "trt-transfers",     "trt-h2d-bound trt-d2h-bound",                          "gpu",      DOC_HAVE_TRT,                      0)            \
     X(trt_unstable,      "trt-unstable",      "trt-unstable",                                         "gpu",      DOC_HAVE_TRT,                      0)            \

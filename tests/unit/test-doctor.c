@@ -1194,6 +1194,66 @@ TEST(doctor_cpu_compiled_graph_not_python)
     doctor_report_free(r);
 }
 
+/* An ONNX Runtime profile (hand-made, ORT's array layout) of 4 runs of 1000 µs under the
+ * OpenVINO EP: the subgraph node 600 µs on OpenVINOExecutionProvider, Unique 200 µs and
+ * ReduceSum 100 µs on CPUExecutionProvider: 30 % of each run fell back to the CPU. With the
+ * fallback nodes on OpenVINO too (neg), or every node on the CPU EP (a CPU session), no finding. */
+static struct doc_report *run_ort_fallback(const char *cpu_prov, const char *sg_prov)
+{
+    struct lat_buf b = LAT_BUF_INIT;
+    buf_printf(&b, "[\n");
+#define ORT_NODE                                                                                   \
+    "{\"cat\":\"Node\",\"pid\":7,\"tid\":7,\"dur\":%d,\"ts\":%d,\"ph\":\"X\",\"name\":"            \
+    "\"%s_kernel_time\",\"args\":{\"op_name\":\"%s\",\"provider\":\"%s\"}},\n"
+    for (int r = 0; r < 4; r++) {
+        int t0 = 100 + 2000 * r;
+        buf_printf(&b, ORT_NODE, 600, t0 + 10, "sg1", "OpenVINO-EP-subgraph_1", sg_prov);
+        buf_printf(&b, ORT_NODE, 200, t0 + 650, "/post/Unique", "Unique", cpu_prov);
+        buf_printf(&b, ORT_NODE, 100, t0 + 880, "/post/ReduceSum", "ReduceSum", cpu_prov);
+        buf_printf(&b,
+                   "{\"cat\":\"Session\",\"pid\":7,\"tid\":7,\"dur\":1000,\"ts\":%d,\"ph\":\"X\","
+                   "\"name\":\"model_run\",\"args\":{}}%s\n",
+                   t0, r == 3 ? "" : ",");
+    }
+    buf_printf(&b, "]\n");
+#undef ORT_NODE
+    struct lat_trace *t = NULL;
+    char err[256] = "";
+    ASSERT_RC(ingest_mem(b.data, b.len, "handmade-ort.json", NULL, &t, err, sizeof(err)));
+    ASSERT_EQ_STR(t->format, "ort");
+    buf_fini(&b);
+    struct doc_opts o;
+    doctor_opts_default(&o);
+    struct doc_report *r;
+    ASSERT_RC(doctor_report_new(&r));
+    ASSERT_RC(doctor_run(r, t, &o));
+    doctor_rank(r);
+    lat_trace_free(t);
+    return r;
+}
+
+TEST(doctor_ort_cpu_fallback)
+{
+    struct doc_report *r = run_ort_fallback("CPUExecutionProvider", "OpenVINOExecutionProvider");
+    const struct doc_finding *f = find(r, "ort-cpu-fallback");
+    ASSERT(f != NULL);
+    ASSERT(strstr(f->title, "Unique, ReduceSum run on CPUExecutionProvider instead of "
+                            "OpenVINOExecutionProvider: 30.0 % of each model_run (300 us)"));
+    ASSERT_NEAR(f->saving_us_per_step, 300.0, 0.001);
+    ASSERT_NEAR(f->saving_pct, 30.0, 0.001);
+    ASSERT_EQ_I64(f->saving_bound, DOC_BOUND_ESTIMATE);
+    ASSERT_EQ_STR(kv(f, "provider")->str, "OpenVINOExecutionProvider");
+    ASSERT_NEAR(kv(f, "fallback_pct")->num, 30.0, 1e-9);
+    ASSERT(strstr(f->recommendation, "Keep the graph on OpenVINOExecutionProvider"));
+    doctor_report_free(r);
+    r = run_ort_fallback("OpenVINOExecutionProvider", "OpenVINOExecutionProvider");
+    ASSERT(find(r, "ort-cpu-fallback") == NULL);
+    doctor_report_free(r);
+    r = run_ort_fallback("CPUExecutionProvider", "CPUExecutionProvider");
+    ASSERT(find(r, "ort-cpu-fallback") == NULL);
+    doctor_report_free(r);
+}
+
 /* ---- below-peak (rule-perfmodel.c): the performance model's matrix ops under the peak ---- */
 
 #define H100                                                                                       \
