@@ -25,15 +25,17 @@
 
 /* What a trace holds (bits of doc_ctx.have). */
 enum doc_have {
-    DOC_HAVE_GPU = 1u << 0,        /* kernels, copies, memsets or other device work */
-    DOC_HAVE_CPU_OPS = 1u << 1,    /* framework operators (cpu_op) inside the steps */
-    DOC_HAVE_STEPS = 1u << 2,      /* at least tail_min_steps ProfilerSteps */
-    DOC_HAVE_DATALOADER = 1u << 3, /* DataLoader __next__ ops */
-    DOC_HAVE_WINDOW = 1u << 4,     /* a step or trace window of positive length */
-    DOC_HAVE_TRT = 1u << 5,        /* a TensorRT input with layer times, queries or a summary */
-    DOC_HAVE_NCU = 1u << 6,        /* an Nsight Compute report (a kernel profile, no timeline) */
-    DOC_HAVE_TF = 1u << 7,         /* a TensorFlow profile (xplane / TF trace_viewer JSON) */
-    DOC_HAVE_RANKS = 1u << 10,     /* a rank (with ProfilerSteps) of a job of 3+ rank traces */
+    DOC_HAVE_GPU = 1u << 0,          /* kernels, copies, memsets or other device work */
+    DOC_HAVE_CPU_OPS = 1u << 1,      /* framework operators (cpu_op) inside the steps */
+    DOC_HAVE_STEPS = 1u << 2,        /* at least tail_min_steps ProfilerSteps */
+    DOC_HAVE_DATALOADER = 1u << 3,   /* DataLoader __next__ ops */
+    DOC_HAVE_WINDOW = 1u << 4,       /* a step or trace window of positive length */
+    DOC_HAVE_TRT = 1u << 5,          /* a TensorRT input with layer times, queries or a summary */
+    DOC_HAVE_NCU = 1u << 6,          /* an Nsight Compute report (a kernel profile, no timeline) */
+    DOC_HAVE_TF = 1u << 7,           /* a TensorFlow profile (xplane / TF trace_viewer JSON) */
+    DOC_HAVE_RANKS = 1u << 10,       /* a rank (with ProfilerSteps) of a job of 3+ rank traces */
+    DOC_HAVE_CPU_SAMPLES = 1u << 11, /* >= DOC_MIN_CPU_SAMPLES CPU stack samples (trace --cpu,
+                                      * py-spy, perf script): fewer give no share to judge */
 };
 
 typedef void (*doc_rule_fn)(struct doc_ctx *c);
@@ -97,6 +99,8 @@ void doc_idle_fini(struct doc_idle *d);
 void doc_launch_stats(struct doc_ctx *c, struct doc_launch *l);
 /* The thread that launched most of the host-late idle time (-1 when none). */
 int64_t doc_late_thread(const struct doc_idle *d);
+
+#define DOC_MIN_CPU_SAMPLES 20
 
 /* Per-step CPU operator statistics (cpuops.c), for the CPU rules. Keys are name ids. */
 struct doc_cpu_step {

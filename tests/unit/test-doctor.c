@@ -1254,6 +1254,49 @@ TEST(doctor_ort_cpu_fallback)
     doctor_report_free(r);
 }
 
+/* CPU samples only (hand-made collapsed stacks, py-spy's raw format, 100 samples, no times):
+ * preprocess() is the leaf of 45 samples, the tokenizer is on 25 stacks, imports on 12, the
+ * garbage collector on 6, _PyEval_EvalFrameDefault the leaf of 12. Findings: cpu-hot-function
+ * (preprocess, 45 %), cpu-hot-native (tokenizer, 25 %), cpu-startup (12 % >= 10), cpu-gc
+ * (6 % >= 5); no cpu-interpreter (12 % < 20); no saving without times. */
+TEST(doctor_cpu_sample_rules)
+{
+    static const char folded[] =
+        "py:<module> (app.py:1);py:main (app.py:9);py:preprocess (app.py:20) 45\n"
+        "py:<module> (app.py:1);py:main (app.py:9);py:tokenize (app.py:30);"
+        "tokenizers::tokenizer::encode 25\n"
+        "py:<module> (app.py:1);py:_find_and_load (<frozen importlib._bootstrap>:1);"
+        "py:<module> (numpy/__init__.py:1) 12\n"
+        "py:<module> (app.py:1);py:main (app.py:9);gc_collect_main 6\n"
+        "py:<module> (app.py:1);py:main (app.py:9);_PyEval_EvalFrameDefault 12\n";
+    struct lat_trace *t = NULL;
+    char err[256] = "";
+    ASSERT_RC(
+        ingest_mem(folded, sizeof(folded) - 1, "handmade-cpu.folded", NULL, &t, err, sizeof(err)));
+    struct doc_opts o;
+    doctor_opts_default(&o);
+    struct doc_report *r;
+    ASSERT_RC(doctor_report_new(&r));
+    ASSERT_RC(doctor_run(r, t, &o));
+    doctor_rank(r);
+    lat_trace_free(t);
+    const struct doc_finding *f = find(r, "cpu-hot-function");
+    ASSERT(f != NULL);
+    ASSERT(strstr(f->title, "py:preprocess (app.py) takes 45.0 % of the on-CPU samples"));
+    ASSERT_NEAR(f->saving_pct, 45.0, 1e-9);
+    ASSERT_EQ_I64(f->severity, DOC_SEV_HIGH);
+    ASSERT(f->saving_us_per_step == 0); /* no times: not estimated */
+    f = find(r, "cpu-hot-native");
+    ASSERT(f != NULL);
+    ASSERT(strstr(f->title, "the tokenizer is on the stack in 25.0 %"));
+    ASSERT(find(r, "cpu-startup") != NULL);
+    ASSERT_NEAR(kv(find(r, "cpu-startup"), "share_pct")->num, 12.0, 1e-9);
+    ASSERT(find(r, "cpu-gc") != NULL);
+    ASSERT(find(r, "cpu-interpreter") == NULL);
+    ASSERT(r->traces[0].judged);
+    doctor_report_free(r);
+}
+
 /* ---- below-peak (rule-perfmodel.c): the performance model's matrix ops under the peak ---- */
 
 #define H100                                                                                       \
