@@ -155,6 +155,7 @@ struct doc_summary {
     X(cpu_small_ops_pct, NUM, 20.0, 0, 100, "CPU: time in small ops, % of step")                   \
     X(cpu_small_ops_min, INT, 50, 1, 1e9, "CPU: small ops per step needed")                        \
     X(cpu_alloc_pct, NUM, 2.0, 0, 100, "CPU: allocating ops' self time, % of step")                \
+    X(cpu_min_gbps, NUM, 1.0, 0, 1e6, "CPU: an op moving >= 256 KiB per call below this GB/s")     \
     X(cpu_sample_pct, NUM, 20.0, 0, 100, "CPU samples: a function/library's share of samples")     \
     X(ort_fallback_pct, NUM, 5.0, 0, 100, "ORT: nodes on CPU under another provider, % of run")    \
     X(perf_peak_pct, NUM, 40.0, 0, 100, "perf: GEMM/conv/attention below this % of bound's peak")  \

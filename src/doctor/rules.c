@@ -41,6 +41,7 @@
     X(cpu_eager,         "cpu-eager",         "cpu-eager",                                            "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU | DOC_HAVE_TF) \
     X(cpu_alloc,         "cpu-alloc",         "cpu-allocation-churn",                                 "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU | DOC_HAVE_TF) \
     X(ort,               "ort",               "ort-executor-overhead",                                "cpu",      DOC_HAVE_CPU_OPS | DOC_HAVE_STEPS, DOC_HAVE_GPU) \
+    X(cpu_oversub,       "cpu-oversub",       "cpu-oversubscription",                                 "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU | DOC_HAVE_TF) \
     X(cpu_samples,       "cpu-samples",       "cpu-hot-function cpu-hot-native cpu-interpreter cpu-startup cpu-gc", "cpu", DOC_HAVE_CPU_SAMPLES, DOC_HAVE_GPU | DOC_HAVE_CPU_OPS) \
     X(ort_fallback,      "ort-fallback",      "ort-cpu-fallback",                                     "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
     X(trt_enqueue,       "trt-enqueue",       "trt-enqueue-bound",                                    "gpu",      DOC_HAVE_TRT,                      0)            \

@@ -1297,6 +1297,49 @@ TEST(doctor_cpu_sample_rules)
     doctor_report_free(r);
 }
 
+/* Oversubscription: 3 CPU-only steps of 12 000 µs, each aten::add on [8,64,128] fp32 (3 x 262 144
+ * B = 786 432 B moved) taking 10 000 µs (0.079 GB/s: under cpu_min_gbps 1) and aten::mul on the
+ * same shape taking 100 µs (7.86 GB/s: the trace's best). Saving estimate per step: 10 000 -
+ * 786 432 B / 7.86432 GB/s = 10 000 - 100 = 9 900 µs. The same trace with the add at 100 µs:
+ * no finding. */
+static void build_oversub(struct tj *j, double add_us)
+{
+    tj_begin(j, NULL);
+    for (int s = 0; s < 3; s++) {
+        double b = 12000.0 * s;
+        tj_step(j, s, b, 12000);
+        tj_ev(j,
+              "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,"
+              "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"Input Dims\":[[8,64,128],[8,64,128],[]],"
+              "\"Input type\":[\"float\",\"float\",\"Scalar\"]}}",
+              b + 100, add_us);
+        tj_ev(j,
+              "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mul\",\"pid\":1,\"tid\":1,"
+              "\"ts\":%.3f,\"dur\":100,\"args\":{\"Input Dims\":[[8,64,128],[8,64,128]],"
+              "\"Input type\":[\"float\",\"float\"]}}",
+              b + 11000);
+    }
+}
+
+TEST(doctor_cpu_oversubscription)
+{
+    struct tj j;
+    build_oversub(&j, 10000);
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "cpu-oversubscription");
+    ASSERT(f != NULL);
+    ASSERT(strstr(f->title, "aten::add") != NULL);
+    ASSERT_EQ_I64(kv(f, "slow_ops")->i, 1);
+    ASSERT_NEAR(kv(f, "best_gb_per_s")->num, 7.86432, 1e-6);
+    ASSERT_NEAR(f->saving_us_per_step, 9900.0, 0.01);
+    ASSERT_EQ_I64(f->saving_bound, DOC_BOUND_ESTIMATE);
+    doctor_report_free(r);
+    build_oversub(&j, 100);
+    r = run(&j);
+    ASSERT(find(r, "cpu-oversubscription") == NULL);
+    doctor_report_free(r);
+}
+
 /* ---- below-peak (rule-perfmodel.c): the performance model's matrix ops under the peak ---- */
 
 #define H100                                                                                       \
