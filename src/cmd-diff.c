@@ -798,9 +798,19 @@ static int diff_traces(struct cli *c)
         char ea[1024], eb[1024];
         fprintf(f, "%slatscope diff: before %s, after %s (traces)\n", md ? "## " : "",
                 ESC(ea, c->a[0]), ESC(eb, c->b[0]));
-        fprintf(f, "%ssteps compared: %llu before, %llu after; %g %% intervals over steps%s\n",
-                md ? "\n" : "", (unsigned long long)r.steps[0], (unsigned long long)r.steps[1],
-                c->to.conf * 100, md ? "\n" : "");
+        if (r.steps[0] || r.steps[1])
+            fprintf(f, "%ssteps compared: %llu before, %llu after; %g %% intervals over steps%s\n",
+                    md ? "\n" : "", (unsigned long long)r.steps[0], (unsigned long long)r.steps[1],
+                    c->to.conf * 100, md ? "\n" : "");
+        else if (r.doc_steps[0] || r.doc_steps[1]) /* ONNX Runtime runs: no step table */
+            fprintf(f,
+                    "%ssteps compared: none in the step table (the doctor judged %llu runs "
+                    "before, %llu after)%s\n",
+                    md ? "\n" : "", (unsigned long long)r.doc_steps[0],
+                    (unsigned long long)r.doc_steps[1], md ? "\n" : "");
+        else
+            fprintf(f, "%ssteps compared: none (no ProfilerStep on either side)%s\n",
+                    md ? "\n" : "", md ? "\n" : "");
         print_notes(f, &r.scal, md);
         text_rows(f, &r.scal, md, c->to.conf);
         text_findings(f, &r, md);

@@ -214,6 +214,7 @@ struct diff_trace_result {
     size_t nops, ops_cap;
     struct diff_bench_result scal; /* step, temporal and idle rows (load = the section), notes */
     uint64_t steps[2];             /* ProfilerSteps compared per side */
+    uint64_t doc_steps[2];         /* steps the doctor judged per side (ONNX Runtime: its runs) */
     double step_total_delta_ns;    /* Σ step durations after - before (NaN without steps) */
     char *pool;                    /* names */
     size_t pool_len, pool_cap;

@@ -287,6 +287,10 @@ void diff_trace_write_json(struct jsonw *w, const char *a, const char *b,
     jsonw_u64(w, r->steps[0]);
     jsonw_key(w, "steps_after");
     jsonw_u64(w, r->steps[1]);
+    jsonw_key(w, "doctor_steps_before");
+    jsonw_u64(w, r->doc_steps[0]);
+    jsonw_key(w, "doctor_steps_after");
+    jsonw_u64(w, r->doc_steps[1]);
     json_notes(w, &r->scal);
     json_rows(w, &r->scal);
     json_findings(w, r);

@@ -548,6 +548,11 @@ static int compare_findings(struct lat_trace *const *a, size_t na, struct lat_tr
     bool single = !rc && ra->ntraces == 1 && rb->ntraces == 1;
     for (int side = 0; side < 2 && !rc; side++) {
         const struct doc_report *r = side ? rb : ra;
+        for (size_t k = 0; k < r->ntraces; k++)
+            if (r->traces[k].steps_real) out->doc_steps[side] += r->traces[k].nsteps;
+    }
+    for (int side = 0; side < 2 && !rc; side++) {
+        const struct doc_report *r = side ? rb : ra;
         for (size_t i = 0; i < r->n && !rc; i++) {
             const struct doc_finding *f = &r->f[i];
             int32_t rank =

@@ -7,8 +7,11 @@
  * time is what lies in the step outside any operator: the ProfilerStep's own self time, time
  * with no event, and the self time of record_function regions that are neither pre/post-
  * processing nor DataLoader (a region such as "model_forward" is Python between the ops it
- * encloses). Outermost ops are cpu_ops with no enclosing cpu_op below the step (regions are
- * transparent); their count and length give the small-op (dispatch overhead) statistics.
+ * encloses). A compiled graph's region (`## Call CompiledFxGraph ... ##`, torch.compile's
+ * Inductor output) is not Python: its self time is the generated kernels' and counts as
+ * compiled-kernel time (a Torch-Compiled Region's own time is Python: guards, wrappers). Outermost
+ * ops are cpu_ops with no enclosing cpu_op below the step (regions are transparent); their count
+ * and length give the small-op (dispatch overhead) statistics.
  */
 #include "doctor/rules.h"
 
@@ -34,7 +37,7 @@ bool doc_is_prepost_name(const char *s)
     return false;
 }
 
-static bool compiled_name(const char *s)
+bool doc_is_compiled_name(const char *s)
 {
     return strstr(s, "Torch-Compiled Region") || strstr(s, "CompiledFxGraph") ||
            strstr(s, "CompiledFunction") || strstr(s, "TorchDynamo");
@@ -109,7 +112,7 @@ static int build_step(struct doc_ctx *c, struct doc_cpuops *p, size_t si, uint32
         if (doc_is_step_event(c, i)) continue;
         const char *nm = doc_name(c, i);
         lat_ns d = clip(t->ev.ts[i], t->ev.ts[i] + t->ev.dur[i], st->ts, st->end);
-        if (compiled_name(nm)) p->compiled = true;
+        if (doc_is_compiled_name(nm)) p->compiled = true;
         if (doc_is_dataloader(nm)) {
             if (doc_top_op(c, i) < 0 || doc_top_op(c, i) == (int64_t)i) cs->dataloader += d;
             continue;
@@ -131,6 +134,10 @@ static int build_step(struct doc_ctx *c, struct doc_cpuops *p, size_t si, uint32
                     rc = doc_acc_add(&p->prepost_by, t->ev.name[i], d, 1);
                 }
                 if (first) cs->prepost_self += self;
+            } else if (first && strstr(nm, "CompiledFxGraph")) {
+                /* a compiled graph's own time is its generated code (Inductor's C++ kernels,
+                 * `<built-in function kernel>` under with_stack), not Python */
+                cs->compiled += self;
             } else if (first) {
                 cs->regions_self += self;
                 cs->python += self;

@@ -56,13 +56,19 @@ struct doc_example {
     const char *note; /* e.g. "under aten::item", may be NULL; owned like name */
 };
 
+/* What a finding's saving is: an upper bound (the default: "<="), an estimate ("≈") or a lower
+ * bound ("at least"). A rule that cannot show its number bounds the gain says which it is. */
+enum doc_bound { DOC_BOUND_UPPER = 0, DOC_BOUND_ESTIMATE, DOC_BOUND_LOWER };
+const char *doctor_bound_name(enum doc_bound b); /* "upper", "estimate", "lower" */
+
 struct doc_finding {
     const char *id; /* static: "dataloader", "launch-bound", ... */
     char *title;
     enum doc_severity severity;
-    double saving_us_per_step; /* upper bound; 0 when not estimated */
-    double saving_pct;         /* of the mean step time */
-    char *saving_method;       /* how the saving was computed */
+    double saving_us_per_step; /* see saving_bound; 0 when not estimated */
+    enum doc_bound saving_bound;
+    double saving_pct;   /* of the mean step time */
+    char *saving_method; /* how the saving was computed */
     struct doc_kv *kv;
     size_t nkv, kv_cap;
     struct doc_example *ex;
@@ -150,6 +156,9 @@ struct doc_summary {
     X(cpu_small_ops_pct, NUM, 20.0, 0, 100, "CPU: time in small ops, % of step")                   \
     X(cpu_small_ops_min, INT, 50, 1, 1e9, "CPU: small ops per step needed")                        \
     X(cpu_alloc_pct, NUM, 2.0, 0, 100, "CPU: allocating ops' self time, % of step")                \
+    X(cpu_min_gbps, NUM, 1.0, 0, 1e6, "CPU: an op moving >= 256 KiB per call below this GB/s")     \
+    X(cpu_sample_pct, NUM, 20.0, 0, 100, "CPU samples: a function/library's share of samples")     \
+    X(ort_fallback_pct, NUM, 5.0, 0, 100, "ORT: nodes on CPU under another provider, % of run")    \
     X(perf_peak_pct, NUM, 40.0, 0, 100, "perf: GEMM/conv/attention below this % of bound's peak")  \
     X(min_saving_pct, NUM, 1.0, 0, 100, "findings saving less are demoted to info")                \
     X(ncu_speedup_pct, NUM, 20.0, 0, 100, "ncu: a rule's estimated speedup of a kernel, %")        \

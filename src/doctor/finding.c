@@ -299,6 +299,11 @@ void doc_example_add(struct doc_report *r, struct doc_finding *f, const struct d
     f->nex++;
 }
 
+const char *doctor_bound_name(enum doc_bound b)
+{
+    return b == DOC_BOUND_LOWER ? "lower" : b == DOC_BOUND_ESTIMATE ? "estimate" : "upper";
+}
+
 void doc_saving(struct doc_finding *f, lat_ns per_step, lat_ns mean_step)
 {
     if (!f) return;

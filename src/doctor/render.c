@@ -349,7 +349,11 @@ int doctor_format_text(const struct doc_report *r, struct lat_buf *b, bool color
         o_printf(&o, "%s#%zu %-6s%s %s%s%s", o_c(&o, C_BOLD), i + 1, sev, o_c(&o, C_RESET),
                  o_c(&o, sev_color(f->severity)), f->id, o_c(&o, C_RESET));
         if (f->saving_us_per_step > 0)
-            o_printf(&o, "  saving <= %s per step (%.1f %%)", s1, f->saving_pct);
+            o_printf(&o, "  saving %s %s per step (%.1f %%)",
+                     f->saving_bound == DOC_BOUND_LOWER      ? "at least"
+                     : f->saving_bound == DOC_BOUND_ESTIMATE ? "≈"
+                                                             : "<=",
+                     s1, f->saving_pct);
         else
             o_printf(&o, "  saving not estimated");
         if (r->ntraces > 1) o_printf(&o, "  [%s]", o_s(&o, r->traces[f->trace].path));
@@ -401,7 +405,11 @@ int doctor_format_md(const struct doc_report *r, struct lat_buf *b)
             o_printf(&o, "%s%c", *p == '|' ? "\\" : "", *p);
         o_printf(&o, " | ");
         if (f->saving_us_per_step > 0)
-            o_printf(&o, "≤ %s (%.1f %%) |\n", s1, f->saving_pct);
+            o_printf(&o, "%s %s (%.1f %%) |\n",
+                     f->saving_bound == DOC_BOUND_LOWER      ? "≥"
+                     : f->saving_bound == DOC_BOUND_ESTIMATE ? "≈"
+                                                             : "≤",
+                     s1, f->saving_pct);
         else
             o_printf(&o, "not estimated |\n");
     }
@@ -543,6 +551,8 @@ void doctor_write_json(const struct doc_report *r, const struct doc_opts *opt, s
         jsonw_fixed(w, f->saving_us_per_step, 3);
         jsonw_key(w, "saving_pct");
         jsonw_fixed(w, f->saving_pct, 2);
+        jsonw_key(w, "saving_bound");
+        jsonw_str(w, doctor_bound_name(f->saving_bound));
         jsonw_key(w, "evidence");
         json_evidence(w, r, f);
         jsonw_key(w, "recommendation");

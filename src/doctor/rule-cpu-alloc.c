@@ -115,13 +115,17 @@ DOC_RULE(cpu_alloc)
         doc_row_end(f);
     }
     free(v);
+    bool compiled = !doc_cpuops_build(c) && c->cpu->compiled;
     doc_set(c->r, &f->recommendation,
             "Allocate less per step. Run under torch.inference_mode() (no autograd buffers); "
             "reuse output buffers (out= variants, in-place ops) and keep input shapes fixed; "
-            "torch.compile / torch.jit.freeze plan memory for the whole graph. Use a caching "
+            "%s. Use a caching "
             "allocator for the process: LD_PRELOAD=libjemalloc.so.2 (or tcmalloc), as the "
             "PyTorch CPU performance guide recommends, so large tensors are not mmap'ed and "
-            "unmapped on every step.");
+            "unmapped on every step.",
+            compiled ? "the model is compiled already: allocations outside its graph (graph "
+                       "breaks, Python between calls) are the ones to remove"
+                     : "torch.compile / torch.jit.freeze plan memory for the whole graph");
     doc_set(c->r, &f->next_step,
             "LD_PRELOAD=$(ldconfig -p | awk '/libjemalloc.so.2/{print $NF; exit}') <your command>"
             "   # then profile again and compare with latscope doctor");

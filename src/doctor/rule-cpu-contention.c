@@ -9,8 +9,10 @@
  * Per (sampled) step and operator name: self time and calls (cpuops.c). An operator counts as
  * slowed in step s when its calls in s equal its median calls per step, its self time in s is
  * at least 50 µs, and its time per call is >= cpu_contention_ratio x its median per call. A step
- * is contended when at least two operators are slowed there. Saving: Σ over contended steps of
- * the slowed operators' (self time - calls x median per call), per step.
+ * is contended when at least two operators are slowed there, or one whose extra time alone is at
+ * least half the median step (one node stalled for tens of ms in an ONNX Runtime run). Saving:
+ * Σ over contended steps of the slowed operators' (self time - calls x median per call), per
+ * step: a lower bound (ops slowed less than the ratio are not counted).
  */
 #include "core/pctl.h"
 #include "core/sort.h"
@@ -102,8 +104,22 @@ DOC_RULE(cpu_contention)
      * arena growth): slower identical work there is a cold start (the tail rule's warm-up),
      * not contention */
     bool ort = lat_trace_has(c->t, LAT_FCAP_COLD_FIRST_RUN);
+    lat_ns med_step = 0;
+    {
+        lat_ns *sd = malloc((c->nsteps ? c->nsteps : 1) * sizeof(*sd));
+        if (!sd) {
+            c->r->err = -ENOMEM;
+            goto done;
+        }
+        for (size_t s = 0; s < c->nsteps; s++)
+            sd[s] = c->steps[s].end - c->steps[s].ts;
+        qsort(sd, c->nsteps, sizeof(*sd), lat_cmp_i64);
+        med_step = c->nsteps ? (lat_ns)lat_median_i64(sd, c->nsteps) : 0;
+        free(sd);
+    }
     for (size_t s = 0; s < p->n; s++) {
-        if (nslow[s] < 2 || (ort && c->steps[s].num == 0)) continue;
+        bool one_stall = nslow[s] == 1 && med_step > 0 && 2 * extra[s] >= med_step;
+        if ((nslow[s] < 2 && !one_stall) || (ort && c->steps[s].num == 0)) continue;
         p->contended[s] = true;
         ncont++;
         excess += extra[s];
@@ -117,6 +133,7 @@ DOC_RULE(cpu_contention)
     struct doc_finding *f = doc_finding_add(c->r, "cpu-contention", c->trace);
     if (!f) goto done;
     doc_saving(f, per, c->step_mean);
+    f->saving_bound = DOC_BOUND_LOWER;
     /* the worst step's slowed operators, by extra time */
     struct doc_kvpair *rows = malloc((nk ? nk : 1) * sizeof(*rows));
     size_t nr = 0;
@@ -149,7 +166,8 @@ DOC_RULE(cpu_contention)
             "median time per call, per step; what the mean step gains if those steps ran "
             "uncontended. An operator is slowed when it has its usual number of calls but takes "
             ">= %.1fx its median time per call (and >= 50 us in the step); a step is contended "
-            "when two or more are",
+            "when two or more are, or one whose extra time is >= half the median step. A lower "
+            "bound: operators slowed less than that ratio are not counted",
             ratio);
     doc_kv_int(c->r, f, "contended_steps", (int64_t)ncont);
     doc_kv_int(c->r, f, "steps", (int64_t)p->nsampled);

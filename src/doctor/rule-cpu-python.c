@@ -5,9 +5,12 @@
  * cpuops.c). That is interpreter and framework time: module calls, argument parsing, Python
  * loops, building lists and tensors between ops. When the trace has python_function events
  * (torch.profiler with_stack=True), the Python functions' own time inside the steps (their
- * duration minus the Python functions, ops and regions directly inside them) names where it
- * goes.
+ * duration minus the time ops and regions of the thread cover, minus the Python functions they
+ * called, found by the Python parent ids) names where it goes. A compiled model's graph
+ * regions are compiled-kernel time (cpuops.c): the advice then is about the Python around it.
  */
+#include "core/ivl.h"
+#include "core/u64map.h"
 #include "doctor/rules.h"
 
 #include <errno.h>
@@ -19,6 +22,7 @@ struct pyev {
     uint32_t track;
     lat_ns ts, end;
     size_t ev;
+    size_t parent; /* index into the sorted array, SIZE_MAX: none */
 };
 
 static int cmp_pyev(const void *x, const void *y)
@@ -30,8 +34,64 @@ static int cmp_pyev(const void *x, const void *y)
     return (a->ev > b->ev) - (a->ev < b->ev);
 }
 
+/* The Python caller of each event of py (sorted by cmp_pyev): from the profiler's "Python id"
+ * and "Python parent id" args when every event has them (torch.profiler with_stack), else the
+ * innermost Python event that contains it on its thread. 0 or -ENOMEM. */
+static int python_parents(const struct lat_trace *t, struct pyev *py, size_t n)
+{
+    struct lat_u64map ids = {0};
+    bool have_ids = true;
+    for (size_t k = 0; k < n && have_ids; k++) {
+        int64_t id;
+        have_ids = lat_trace_arg_int(t, py[k].ev, "Python id", &id);
+        if (have_ids) {
+            uint64_t *v = lat_u64map_slot(&ids, (uint64_t)id, NULL);
+            if (!v) {
+                lat_u64map_fini(&ids);
+                return -ENOMEM;
+            }
+            *v = k + 1;
+        }
+    }
+    if (have_ids) {
+        for (size_t k = 0; k < n; k++) {
+            int64_t pid;
+            uint64_t v;
+            py[k].parent = SIZE_MAX;
+            if (lat_trace_arg_int(t, py[k].ev, "Python parent id", &pid) &&
+                lat_u64map_get(&ids, (uint64_t)pid, &v) && v && v - 1 != k &&
+                py[v - 1].track == py[k].track)
+                py[k].parent = (size_t)(v - 1);
+        }
+        lat_u64map_fini(&ids);
+        return 0;
+    }
+    lat_u64map_fini(&ids);
+    size_t *stk = malloc((n ? n : 1) * sizeof(*stk)), depth = 0;
+    if (!stk) return -ENOMEM;
+    for (size_t k = 0; k < n; k++) {
+        while (depth && (py[stk[depth - 1]].track != py[k].track ||
+                         py[stk[depth - 1]].end < py[k].end || py[stk[depth - 1]].end <= py[k].ts))
+            depth--;
+        py[k].parent = depth ? stk[depth - 1] : SIZE_MAX;
+        stk[depth++] = k;
+    }
+    free(stk);
+    return 0;
+}
+
+/* Time of [a, b) that no op or region covers: the Python code's own share of it. */
+static lat_ns uncovered(const struct lat_ivl_set *cover, lat_ns a, lat_ns b)
+{
+    return b > a ? (b - a) - lat_ivl_measure_in(cover, a, b) : 0;
+}
+
 /* Self time per python_function name inside the sampled steps (on each step's thread), into
- * acc. Returns 0, 1 when the trace has no python_function event, -ENOMEM. */
+ * acc: a Python call's time inside the step that neither an op/region of its thread nor one of
+ * the Python functions it called covers. The callers come from the Python parent ids (see
+ * python_parents), so a record_function range that starts inside a short Python call and ends
+ * after it returns is no one's child: it only covers time. Returns 0, 1 when the trace has no
+ * python_function event, -ENOMEM. */
 static int python_self(struct doc_ctx *c, struct doc_acc *acc)
 {
     const struct lat_trace *t = c->t;
@@ -41,25 +101,32 @@ static int python_self(struct doc_ctx *c, struct doc_acc *acc)
         if (t->ev.kind[i] == LAT_EV_PYTHON && t->ev.dur[i] > 0) n++;
     if (!n) return 1;
     struct pyev *py = malloc(n * sizeof(*py));
-    /* one open-interval stack: python events and the ops/regions of the thread, by start */
-    struct pyev *stk = malloc((n + 64) * sizeof(*stk));
-    size_t stk_cap = n + 64;
-    if (!py || !stk) {
-        free(py);
-        free(stk);
-        return -ENOMEM;
-    }
+    if (!py) return -ENOMEM;
     n = 0;
     for (size_t i = 0; i < t->ev.n; i++)
         if (t->ev.kind[i] == LAT_EV_PYTHON && t->ev.dur[i] > 0)
-            py[n++] = (struct pyev){t->ev.track[i], t->ev.ts[i], t->ev.ts[i] + t->ev.dur[i], i};
+            py[n++] =
+                (struct pyev){t->ev.track[i], t->ev.ts[i], t->ev.ts[i] + t->ev.dur[i], i, SIZE_MAX};
     qsort(py, n, sizeof(*py), cmp_pyev);
-    int rc = 0;
+    int rc = python_parents(t, py, n);
+    struct lat_ivl_set cover = {0};
     for (size_t s = 0; s < c->nsteps && !rc; s++) {
         if (!p->s[s].sampled) continue;
         const struct doc_step *st = &c->steps[s];
         uint32_t tr = st->track;
         if (tr >= t->ntracks) continue;
+        /* the ops and regions of the thread inside the step */
+        lat_ivl_reset(&cover);
+        const uint32_t *ce = c->trk_ev + c->trk_off[tr];
+        size_t m = c->trk_off[tr + 1] - c->trk_off[tr];
+        for (size_t k = 0; k < m && !rc; k++) {
+            size_t i = ce[k];
+            lat_ns a = t->ev.ts[i], b = a + t->ev.dur[i];
+            if (b <= st->ts || a >= st->end || doc_is_step_event(c, i)) continue;
+            rc = lat_ivl_push(&cover, a < st->ts ? st->ts : a, b > st->end ? st->end : b);
+        }
+        if (rc) break;
+        lat_ivl_merge(&cover);
         /* python events of the thread that start inside the step */
         size_t lo = 0, hi = n;
         while (lo < hi) {
@@ -69,57 +136,19 @@ static int python_self(struct doc_ctx *c, struct doc_acc *acc)
             else
                 hi = mid;
         }
-        const uint32_t *ce = c->trk_ev + c->trk_off[tr];
-        size_t m = c->trk_off[tr + 1] - c->trk_off[tr], clo = 0, chi = m;
-        while (clo < chi) {
-            size_t mid = clo + (chi - clo) / 2;
-            if (t->ev.ts[ce[mid]] < st->ts)
-                clo = mid + 1;
-            else
-                chi = mid;
-        }
-        size_t a = lo, b = clo, depth = 0;
-        for (;;) {
-            bool pa = a < n && py[a].track == tr && py[a].ts < st->end;
-            bool pb = b < m && t->ev.ts[ce[b]] < st->end;
-            if (!pa && !pb) break;
-            struct pyev e;
-            bool is_py;
-            if (pa && (!pb || py[a].ts <= t->ev.ts[ce[b]])) {
-                e = py[a++];
-                is_py = true;
-            } else {
-                size_t i = ce[b++];
-                if (doc_is_step_event(c, i) || t->ev.dur[i] < 0) continue;
-                e = (struct pyev){tr, t->ev.ts[i], t->ev.ts[i] + t->ev.dur[i], SIZE_MAX};
-                is_py = false;
-            }
-            if (e.end > st->end) e.end = st->end;
-            while (depth && stk[depth - 1].end <= e.ts) {
-                const struct pyev *top = &stk[--depth];
-                if (top->ev != SIZE_MAX)
-                    rc |= doc_acc_add(acc, t->ev.name[top->ev], top->end - top->ts, 1);
-            }
-            /* a direct child's time is not its parent's own time: end minus start, taken off
-             * the parent by shifting its start (self = duration - children) */
-            if (depth) {
-                struct pyev *par = &stk[depth - 1];
-                lat_ns ov = (e.end < par->end ? e.end : par->end) - e.ts;
-                if (par->ev != SIZE_MAX && ov > 0)
-                    rc |= doc_acc_add(acc, t->ev.name[par->ev], -ov, 0);
-            }
-            (void)is_py;
-            if (depth == stk_cap) break; /* cannot happen: at most n + ops events nest */
-            stk[depth++] = e;
-        }
-        while (depth) {
-            const struct pyev *top = &stk[--depth];
-            if (top->ev != SIZE_MAX)
-                rc |= doc_acc_add(acc, t->ev.name[top->ev], top->end - top->ts, 1);
+        for (size_t k = lo; k < n && py[k].track == tr && py[k].ts < st->end && !rc; k++) {
+            lat_ns a = py[k].ts, b = py[k].end < st->end ? py[k].end : st->end;
+            lat_ns own = uncovered(&cover, a, b);
+            rc = doc_acc_add(acc, t->ev.name[py[k].ev], own, 1);
+            size_t q = py[k].parent;
+            if (rc || q == SIZE_MAX || py[q].ts < st->ts) continue;
+            /* the caller's own time is its time minus what this call holds of it */
+            lat_ns qa = a > py[q].ts ? a : py[q].ts, qb = b < py[q].end ? b : py[q].end;
+            rc = doc_acc_add(acc, t->ev.name[py[q].ev], -uncovered(&cover, qa, qb), 0);
         }
     }
+    lat_ivl_fini(&cover);
     free(py);
-    free(stk);
     return rc ? -ENOMEM : 0;
 }
 
@@ -147,8 +176,8 @@ DOC_RULE(cpu_python)
     doc_set(c->r, &f->saving_method,
             "per %s: time inside the step on its thread that no operator covers (the "
             "ProfilerStep's self time, and the self time of record_function regions other than "
-            "pre/post-processing and DataLoader); an upper bound: compiled or exported models "
-            "remove most, never all, of it",
+            "pre/post-processing, DataLoader and compiled graphs); an upper bound: compiled or "
+            "exported models remove most, never all, of it",
             doc_per_step(c));
     doc_kv_us(c->r, f, "python_us_per_step", per);
     doc_kv_num(c->r, f, "python_pct_of_step", PCT(per, c->step_mean));
@@ -157,6 +186,8 @@ DOC_RULE(cpu_python)
     doc_kv_us(c->r, f, "operators_us_per_step", DOC_CPU_MEAN(p, ops));
     doc_kv_num(c->r, f, "operators_per_step", ops);
     doc_kv_us(c->r, f, "mean_step_us", c->step_mean);
+    doc_kv_bool(c->r, f, "compiled_model", p->compiled);
+    if (p->compiled) doc_kv_us(c->r, f, "compiled_kernels_us_per_step", DOC_CPU_MEAN(p, compiled));
     size_t n;
     struct doc_kvpair *v = doc_acc_sorted(&p->regions_by, &n);
     if (!v) {
@@ -199,14 +230,26 @@ DOC_RULE(cpu_python)
         free(v);
     }
     doc_acc_fini(&pyself);
-    doc_set(c->r, &f->recommendation,
-            "Remove Python from between the operators. Compile or export the model so the "
-            "framework does not return to Python after every op: torch.compile(model) (Inductor "
-            "generates fused C++/OpenMP code for CPU), torch.jit.trace + torch.jit.freeze, or "
-            "export to ONNX and run it with ONNX Runtime or OpenVINO. Run under "
-            "torch.inference_mode(); move per-step Python (loops over tensors, list building, "
-            ".item()/.tolist(), logging) out of the step; batch requests so the per-step cost "
-            "is shared.");
+    if (p->compiled) /* the model is compiled already: never advise what it does */
+        doc_set(c->r, &f->recommendation,
+                "The model is already compiled (torch.compile regions in the trace; their "
+                "generated kernels count as compiled-kernel time, not here): what is left is "
+                "Python around the compiled graph (the step's own code, guards, the AOT "
+                "runtime wrapper, graph breaks). Find graph breaks (TORCH_LOGS=graph_breaks, or "
+                "torch.compile(fullgraph=True) fails at the first one) and remove them; set "
+                "torch._inductor.config.cpp_wrapper = True so the graph's wrapper is C++, or "
+                "package it with AOTInductor (torch._inductor.aoti_compile_and_package) and run "
+                "it without Python; move per-step Python out of the step and batch requests so "
+                "the per-step cost is shared.");
+    else
+        doc_set(c->r, &f->recommendation,
+                "Remove Python from between the operators. Compile or export the model so the "
+                "framework does not return to Python after every op: torch.compile(model) "
+                "(Inductor generates fused C++/OpenMP code for CPU), torch.jit.trace + "
+                "torch.jit.freeze, or export to ONNX and run it with ONNX Runtime or OpenVINO. "
+                "Run under torch.inference_mode(); move per-step Python (loops over tensors, "
+                "list building, .item()/.tolist(), logging) out of the step; batch requests so "
+                "the per-step cost is shared.");
     if (doc_cpu_has_samples(c->t))
         doc_set(c->r, &f->next_step,
                 "latscope analyze %s   # its CPU section shows which Python functions run "

@@ -61,7 +61,17 @@ DOC_RULE(cpu_small_ops)
         doc_row_end(f);
     }
     free(v);
-    doc_set(c->r, &f->recommendation,
+    if (p->compiled)
+        doc_set(c->r, &f->recommendation,
+                "Run fewer, larger operators. The model is compiled already (torch.compile "
+                "regions in the trace), so these ops run outside its fused kernels: look for "
+                "graph breaks (TORCH_LOGS=graph_breaks) that leave them eager, and extern calls "
+                "(aten:: ops inside the compiled region) Inductor did not fuse; batch requests "
+                "(a larger batch costs the same number of dispatches); replace Python loops of "
+                "small tensor ops by one op on a whole tensor.");
+    else
+        doc_set(
+            c->r, &f->recommendation,
             "Run fewer, larger operators. Fuse them: torch.compile(model) (Inductor fuses "
             "elementwise chains into C++/OpenMP loops on CPU), torch.jit.freeze + "
             "torch.jit.optimize_for_inference, or export to ONNX Runtime / OpenVINO, whose graph "

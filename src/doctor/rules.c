@@ -43,6 +43,9 @@
     X(cpu_eager,         "cpu-eager",         "cpu-eager",                                            "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU | DOC_HAVE_TF) \
     X(cpu_alloc,         "cpu-alloc",         "cpu-allocation-churn",                                 "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU | DOC_HAVE_TF) \
     X(ort,               "ort",               "ort-executor-overhead",                                "cpu",      DOC_HAVE_CPU_OPS | DOC_HAVE_STEPS, DOC_HAVE_GPU) \
+    X(cpu_oversub,       "cpu-oversub",       "cpu-oversubscription",                                 "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU | DOC_HAVE_TF) \
+    X(cpu_samples,       "cpu-samples",       "cpu-hot-function cpu-hot-native cpu-interpreter cpu-startup cpu-gc", "cpu", DOC_HAVE_CPU_SAMPLES, DOC_HAVE_GPU | DOC_HAVE_CPU_OPS) \
+    X(ort_fallback,      "ort-fallback",      "ort-cpu-fallback",                                     "cpu",      DOC_HAVE_CPU_OPS,                  DOC_HAVE_GPU) \
     X(trt_enqueue,       "trt-enqueue",       "trt-enqueue-bound",                                    "gpu",      DOC_HAVE_TRT,                      0)            \
     X(trt_transfers,     "trt-transfers",     "trt-h2d-bound trt-d2h-bound",                          "gpu",      DOC_HAVE_TRT,                      0)            \
     X(trt_unstable,      "trt-unstable",      "trt-unstable",                                         "gpu",      DOC_HAVE_TRT,                      0)            \
@@ -111,13 +114,16 @@ static unsigned trace_has(const struct doc_ctx *c)
     if (doc_trt_judgeable(t)) h |= DOC_HAVE_TRT;
     if (c->o->job_ranks >= 3 && c->steps_real && c->nsteps && t->role == LAT_TRACE_TIMELINE)
         h |= DOC_HAVE_RANKS;
+    size_t nsamples = 0;
     for (size_t i = 0; i < t->ev.n; i++) {
         uint16_t k = t->ev.kind[i];
         if (k == LAT_EV_RUNTIME || k == LAT_EV_DRIVER) h |= DOC_HAVE_GPU;
+        if (k == LAT_EV_CPU_SAMPLE) nsamples++;
         if (k == LAT_EV_CPU_OP && t->ev.dur[i] > 0 && !doc_is_step_event(c, i) &&
             doc_step_at(c, t->ev.ts[i]) >= 0)
             h |= DOC_HAVE_CPU_OPS;
     }
+    if (nsamples >= DOC_MIN_CPU_SAMPLES) h |= DOC_HAVE_CPU_SAMPLES;
     return h;
 }
 
@@ -258,8 +264,10 @@ int doctor_run(struct doc_report *r, const struct lat_trace *t, const struct doc
     c.sum = sum;
     c.have = trace_has(&c);
     sum->have = c.have;
-    /* a TensorRT log or summary has numbers but no timeline: only its rules run */
-    bool trt_only = !(c.have & DOC_HAVE_WINDOW) && (c.have & DOC_HAVE_TRT);
+    /* a TensorRT log or summary has numbers but no timeline, collapsed stacks samples without
+     * times: only their rules run */
+    const unsigned untimed = DOC_HAVE_TRT | DOC_HAVE_CPU_SAMPLES;
+    bool trt_only = !(c.have & DOC_HAVE_WINDOW) && (c.have & untimed);
     if (!(c.have & DOC_HAVE_WINDOW) && !trt_only) { /* nothing with a duration: nothing to judge */
         describe_input(&c, sum);
         goto out;
@@ -274,7 +282,7 @@ int doctor_run(struct doc_report *r, const struct lat_trace *t, const struct doc
     for (size_t i = 0; i < doc_nrules && !r->err; i++) {
         const struct doc_rule *ru = &doc_rules[i];
         if ((c.have & ru->needs) != ru->needs || (c.have & ru->excludes)) continue;
-        if (trt_only && !(ru->needs & DOC_HAVE_TRT)) continue;
+        if (trt_only && !(ru->needs & untimed)) continue;
         ru->run(&c);
         for (size_t k = 0; k < sizeof(doc_families) / sizeof(doc_families[0]); k++)
             if (!strcmp(doc_families[k].name, ru->family)) sum->families_ran |= 1u << k;

@@ -25,15 +25,17 @@
 
 /* What a trace holds (bits of doc_ctx.have). */
 enum doc_have {
-    DOC_HAVE_GPU = 1u << 0,        /* kernels, copies, memsets or other device work */
-    DOC_HAVE_CPU_OPS = 1u << 1,    /* framework operators (cpu_op) inside the steps */
-    DOC_HAVE_STEPS = 1u << 2,      /* at least tail_min_steps ProfilerSteps */
-    DOC_HAVE_DATALOADER = 1u << 3, /* DataLoader __next__ ops */
-    DOC_HAVE_WINDOW = 1u << 4,     /* a step or trace window of positive length */
-    DOC_HAVE_TRT = 1u << 5,        /* a TensorRT input with layer times, queries or a summary */
-    DOC_HAVE_NCU = 1u << 6,        /* an Nsight Compute report (a kernel profile, no timeline) */
-    DOC_HAVE_TF = 1u << 7,         /* a TensorFlow profile (xplane / TF trace_viewer JSON) */
-    DOC_HAVE_RANKS = 1u << 10,     /* a rank (with ProfilerSteps) of a job of 3+ rank traces */
+    DOC_HAVE_GPU = 1u << 0,          /* kernels, copies, memsets or other device work */
+    DOC_HAVE_CPU_OPS = 1u << 1,      /* framework operators (cpu_op) inside the steps */
+    DOC_HAVE_STEPS = 1u << 2,        /* at least tail_min_steps ProfilerSteps */
+    DOC_HAVE_DATALOADER = 1u << 3,   /* DataLoader __next__ ops */
+    DOC_HAVE_WINDOW = 1u << 4,       /* a step or trace window of positive length */
+    DOC_HAVE_TRT = 1u << 5,          /* a TensorRT input with layer times, queries or a summary */
+    DOC_HAVE_NCU = 1u << 6,          /* an Nsight Compute report (a kernel profile, no timeline) */
+    DOC_HAVE_TF = 1u << 7,           /* a TensorFlow profile (xplane / TF trace_viewer JSON) */
+    DOC_HAVE_RANKS = 1u << 10,       /* a rank (with ProfilerSteps) of a job of 3+ rank traces */
+    DOC_HAVE_CPU_SAMPLES = 1u << 11, /* >= DOC_MIN_CPU_SAMPLES CPU stack samples (trace --cpu,
+                                      * py-spy, perf script): fewer give no share to judge */
 };
 
 typedef void (*doc_rule_fn)(struct doc_ctx *c);
@@ -98,12 +100,16 @@ void doc_launch_stats(struct doc_ctx *c, struct doc_launch *l);
 /* The thread that launched most of the host-late idle time (-1 when none). */
 int64_t doc_late_thread(const struct doc_idle *d);
 
+#define DOC_MIN_CPU_SAMPLES 20
+
 /* Per-step CPU operator statistics (cpuops.c), for the CPU rules. Keys are name ids. */
 struct doc_cpu_step {
     struct doc_acc self; /* self time per (name << 32) of every CPU event on the step thread */
     struct doc_acc top;  /* outermost ops under the step: total time and calls per name */
     lat_ns python;       /* step time outside any op or region (Python/framework code) */
     lat_ns regions_self; /* self time of record_function regions (Python inside them) */
+    lat_ns compiled;     /* self time of compiled-graph regions (## Call CompiledFxGraph ##:
+                          * Inductor's generated kernels), not in `python` */
     lat_ns prepost;      /* total time of pre/post-processing regions */
     lat_ns prepost_self; /* self time of those regions (already not in `python`) */
     lat_ns dataloader;   /* total time of DataLoader ops */
@@ -134,6 +140,9 @@ void doc_cpuops_fini(struct doc_cpuops *p);
 lat_ns doc_cpu_mean(const struct doc_cpuops *p, size_t off);
 /* True for record_function names that are pre/post-processing (preprocess, tokenize, ...). */
 bool doc_is_prepost_name(const char *s);
+/* True for the regions and ops torch.compile leaves in a trace (Torch-Compiled Region,
+ * ## Call CompiledFxGraph ##, CompiledFunction, TorchDynamo ...). */
+bool doc_is_compiled_name(const char *s);
 
 /* ---- helpers (util.c) ------------------------------------------------------------------- */
 void doc_top_init(struct doc_top *t, size_t max);

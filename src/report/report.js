@@ -618,7 +618,7 @@ function tracePage(p, sec, pageIndex) {
     });
     fc.push(el('details', { 'class': 'finding', open: fc.length ? null : '' }, [
       el('summary', null, [el('span', { 'class': 'sev ' + f.severity, text: f.severity }), el('b', { text: f.title })]),
-      f.saving_us_per_step ? el('p', { 'class': 'mut', text: 'estimated saving ≤ ' + fmtUs(f.saving_us_per_step) + ' per step (' + fmtNum(f.saving_pct, 1) + ' %) — ' + (ev.saving_method || '') }) : null,
+      f.saving_us_per_step ? el('p', { 'class': 'mut', text: 'estimated saving ' + ({ lower: 'at least ', estimate: '≈ ' }[f.saving_bound] || '≤ ') + fmtUs(f.saving_us_per_step) + ' per step (' + fmtNum(f.saving_pct, 1) + ' %) — ' + (ev.saving_method || '') }) : null,
       kv.length ? simpleTable(['evidence', 'value'], kv, [false, true], 'kv') : null
     ].concat(tables).concat([
       ex.length ? el('h3', { text: 'worst examples' }) : null,

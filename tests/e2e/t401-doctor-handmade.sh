@@ -15,7 +15,7 @@ f = d["findings"]
 assert f[0]["id"] == "dataloader", f[0]["id"]
 assert abs(f[0]["saving_pct"] - 30.0) < 0.01, f[0]["saving_pct"]
 for x in f:
-    assert set(x) == {"id", "title", "severity", "saving_us_per_step", "saving_pct", "evidence",
+    assert set(x) == {"id", "title", "severity", "saving_us_per_step", "saving_pct", "saving_bound", "evidence",
                       "recommendation", "next_step"}, sorted(x)
     assert x["severity"] in ("info", "low", "medium", "high")
     assert "saving_method" in x["evidence"] and "examples" in x["evidence"]

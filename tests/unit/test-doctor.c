@@ -638,6 +638,38 @@ TEST(doctor_tail_negative)
     doctor_report_free(r);
 }
 
+/* 30 CPU-only runs of 1000 µs (aten::conv 800 µs, aten::relu 100 µs), 11 of them with aten::conv
+ * stalled to 30 000 µs (one node stalled: the ORT shape of issue 30). The saving "<=" must be an
+ * upper bound: Σ (step - median) / n = 11 x 29 200 / 30 = 10 706.67 µs >= mean - median; the p90
+ * tail alone (3 steps) would give 2 920. cpu-contention counts the runs with one stalled op (its
+ * extra 29 200 µs >= half the median run) and says "at least": 11 x 29 200 / 30. */
+TEST(doctor_savings_bound_stalled_runs)
+{
+    struct tj j;
+    tj_begin(&j, NULL);
+    double b = 0;
+    for (int s = 0; s < 30; s++) {
+        bool stall = s % 3 == 1 || s == 29; /* s = 1, 4, ..., 28 and 29: 11 runs */
+        double conv = stall ? 30000 : 800, len = conv + 200;
+        tj_step(&j, s, b, len);
+        tj_op(&j, "aten::conv", b + 50, conv);
+        tj_op(&j, "aten::relu", b + 60 + conv, 100);
+        b += len;
+    }
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "tail-steps");
+    ASSERT(f);
+    ASSERT_EQ_I64(f->saving_bound, DOC_BOUND_UPPER);
+    ASSERT_NEAR(f->saving_us_per_step, 11 * 29200.0 / 30, 0.01);
+    ASSERT(f->saving_us_per_step >= (double)kv(f, "mean_minus_median_us")->i / 1000.0);
+    const struct doc_finding *g = find(r, "cpu-contention");
+    ASSERT(g);
+    ASSERT_EQ_I64(g->saving_bound, DOC_BOUND_LOWER);
+    ASSERT_EQ_I64(kv(g, "contended_steps")->i, 11);
+    ASSERT_NEAR(g->saving_us_per_step, 11 * 29200.0 / 30, 0.01);
+    doctor_report_free(r);
+}
+
 /* ---- R11 profiler overhead ---- */
 TEST(doctor_overhead)
 {
@@ -693,7 +725,7 @@ TEST(doctor_json_and_md_shape)
     const char *s = w.buf.data;
     ASSERT(strstr(s, "{\"findings\":[{\"id\":\"dataloader\",\"title\":"));
     ASSERT(strstr(s, "\"severity\":\"high\",\"saving_us_per_step\":300.000,\"saving_pct\":30.00,"
-                     "\"evidence\":{"));
+                     "\"saving_bound\":\"upper\",\"evidence\":{"));
     ASSERT(strstr(s, "\"examples\":[{\"name\":"));
     ASSERT(strstr(s, "\"recommendation\":"));
     ASSERT(strstr(s, "\"next_step\":"));
@@ -1084,6 +1116,249 @@ TEST(doctor_cpu_python_functions)
         }
     }
     ASSERT_EQ_I64(found, 3);
+    doctor_report_free(r);
+}
+
+/* A python_function event with its Python id and parent id (torch.profiler with_stack). */
+static void tj_py(struct tj *j, const char *name, double ts, double dur, int id, int parent)
+{
+    tj_ev(j,
+          "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"%s\",\"pid\":1,\"tid\":1,"
+          "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"Python parent id\":%d,\"Python id\":%d}}",
+          name, ts, dur, parent, id);
+}
+
+static lat_ns py_self_of(const struct doc_finding *f, const char *fn)
+{
+    for (size_t i = 0; i + 1 < f->nkv; i++)
+        if (f->kv[i].table && !strcmp(f->kv[i].table, "python_functions_self_time") &&
+            !strcmp(f->kv[i].key, "function") && !strcmp(f->kv[i].str, fn))
+            return f->kv[i + 1].i;
+    return -1;
+}
+
+/* A record_function range that starts inside a short Python call and ends after it returns
+ * (a decode loop's sample(): it enters the range and returns). Steps of 1000 µs: step()
+ * [10, 990) calls sample() [100, 150) and helper() [200, 300); the range sample_token
+ * [140, 400) holds aten::add [210, 250). Uncovered by ops/regions: sample 40 µs ([100, 140)),
+ * helper 0, step 980 - 260 - 40 = 680 µs. (The old stack walk made the range helper's parent,
+ * so step kept helper's time: 930 µs.) */
+TEST(doctor_cpu_python_self_range_outlives_call)
+{
+    for (int ids = 0; ids < 2; ids++) {
+        struct tj j;
+        tj_begin(&j, NULL);
+        for (int s = 0; s < 2; s++) {
+            double b = s * 1000.0;
+            int id0 = 10 * s;
+            tj_step(&j, s, b, 1000);
+            if (ids) {
+                tj_py(&j, "step", b + 10, 980, id0 + 1, 0);
+                tj_py(&j, "sample", b + 100, 50, id0 + 2, id0 + 1);
+                tj_py(&j, "helper", b + 200, 100, id0 + 3, id0 + 1);
+            } else { /* no ids: the containing Python call is the caller */
+                tj_ev(&j,
+                      "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"step\",\"pid\":1,"
+                      "\"tid\":1,\"ts\":%.3f,\"dur\":980}",
+                      b + 10);
+                tj_ev(&j,
+                      "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"sample\",\"pid\":1,"
+                      "\"tid\":1,\"ts\":%.3f,\"dur\":50}",
+                      b + 100);
+                tj_ev(&j,
+                      "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"helper\",\"pid\":1,"
+                      "\"tid\":1,\"ts\":%.3f,\"dur\":100}",
+                      b + 200);
+            }
+            tj_ev(&j,
+                  "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"sample_token\",\"pid\":1,"
+                  "\"tid\":1,\"ts\":%.3f,\"dur\":260}",
+                  b + 140);
+            tj_op(&j, "aten::add", b + 210, 40);
+        }
+        struct doc_report *r = run(&j);
+        const struct doc_finding *f = find(r, "cpu-python-overhead");
+        ASSERT(f != NULL);
+        ASSERT_EQ_I64(py_self_of(f, "step"), 680000);
+        ASSERT_EQ_I64(py_self_of(f, "sample"), 40000);
+        ASSERT_EQ_I64(py_self_of(f, "helper"), -1); /* 0: not listed */
+        doctor_report_free(r);
+    }
+}
+
+/* A compiled model (torch.compile on CPU): Torch-Compiled Region [100, 900) holds the graph's
+ * region "## Call CompiledFxGraph ... ##" [200, 800), whose self time (600 - 100 of
+ * aten::addmm = 500 µs) is Inductor's generated kernels, not Python. Python is the step's own
+ * 200 µs (20 %); no rule advises torch.compile. */
+TEST(doctor_cpu_compiled_graph_not_python)
+{
+    struct tj j;
+    tj_begin(&j, NULL);
+    for (int s = 0; s < 3; s++) {
+        double b = s * 1000.0;
+        tj_step(&j, s, b, 1000);
+        tj_op(&j, "Torch-Compiled Region: 0/0", b + 100, 800);
+        tj_ev(&j,
+              "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"## Call CompiledFxGraph "
+              "fabc ##\",\"pid\":1,\"tid\":1,\"ts\":%.3f,\"dur\":600}",
+              b + 200);
+        tj_op(&j, "aten::addmm", b + 300, 100);
+    }
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "cpu-python-overhead");
+    ASSERT(f != NULL);
+    ASSERT_EQ_I64(kv(f, "python_us_per_step")->i, 200000);
+    ASSERT_EQ_I64(kv(f, "compiled_kernels_us_per_step")->i, 500000);
+    ASSERT_EQ_I64(kv(f, "compiled_model")->i, 1);
+    ASSERT(strstr(f->recommendation, "already compiled") != NULL);
+    for (size_t i = 0; i < r->n; i++)
+        ASSERT(!r->f[i].recommendation || !strstr(r->f[i].recommendation, "torch.compile(model)"));
+    doctor_report_free(r);
+}
+
+/* An ONNX Runtime profile (hand-made, ORT's array layout) of 4 runs of 1000 µs under the
+ * OpenVINO EP: the subgraph node 600 µs on OpenVINOExecutionProvider, Unique 200 µs and
+ * ReduceSum 100 µs on CPUExecutionProvider: 30 % of each run fell back to the CPU. With the
+ * fallback nodes on OpenVINO too (neg), or every node on the CPU EP (a CPU session), no finding. */
+static struct doc_report *run_ort_fallback(const char *cpu_prov, const char *sg_prov)
+{
+    struct lat_buf b = LAT_BUF_INIT;
+    buf_printf(&b, "[\n");
+#define ORT_NODE                                                                                   \
+    "{\"cat\":\"Node\",\"pid\":7,\"tid\":7,\"dur\":%d,\"ts\":%d,\"ph\":\"X\",\"name\":"            \
+    "\"%s_kernel_time\",\"args\":{\"op_name\":\"%s\",\"provider\":\"%s\"}},\n"
+    for (int r = 0; r < 4; r++) {
+        int t0 = 100 + 2000 * r;
+        buf_printf(&b, ORT_NODE, 600, t0 + 10, "sg1", "OpenVINO-EP-subgraph_1", sg_prov);
+        buf_printf(&b, ORT_NODE, 200, t0 + 650, "/post/Unique", "Unique", cpu_prov);
+        buf_printf(&b, ORT_NODE, 100, t0 + 880, "/post/ReduceSum", "ReduceSum", cpu_prov);
+        buf_printf(&b,
+                   "{\"cat\":\"Session\",\"pid\":7,\"tid\":7,\"dur\":1000,\"ts\":%d,\"ph\":\"X\","
+                   "\"name\":\"model_run\",\"args\":{}}%s\n",
+                   t0, r == 3 ? "" : ",");
+    }
+    buf_printf(&b, "]\n");
+#undef ORT_NODE
+    struct lat_trace *t = NULL;
+    char err[256] = "";
+    ASSERT_RC(ingest_mem(b.data, b.len, "handmade-ort.json", NULL, &t, err, sizeof(err)));
+    ASSERT_EQ_STR(t->format, "ort");
+    buf_fini(&b);
+    struct doc_opts o;
+    doctor_opts_default(&o);
+    struct doc_report *r;
+    ASSERT_RC(doctor_report_new(&r));
+    ASSERT_RC(doctor_run(r, t, &o));
+    doctor_rank(r);
+    lat_trace_free(t);
+    return r;
+}
+
+TEST(doctor_ort_cpu_fallback)
+{
+    struct doc_report *r = run_ort_fallback("CPUExecutionProvider", "OpenVINOExecutionProvider");
+    const struct doc_finding *f = find(r, "ort-cpu-fallback");
+    ASSERT(f != NULL);
+    ASSERT(strstr(f->title, "Unique, ReduceSum run on CPUExecutionProvider instead of "
+                            "OpenVINOExecutionProvider: 30.0 % of each model_run (300 us)"));
+    ASSERT_NEAR(f->saving_us_per_step, 300.0, 0.001);
+    ASSERT_NEAR(f->saving_pct, 30.0, 0.001);
+    ASSERT_EQ_I64(f->saving_bound, DOC_BOUND_ESTIMATE);
+    ASSERT_EQ_STR(kv(f, "provider")->str, "OpenVINOExecutionProvider");
+    ASSERT_NEAR(kv(f, "fallback_pct")->num, 30.0, 1e-9);
+    ASSERT(strstr(f->recommendation, "Keep the graph on OpenVINOExecutionProvider"));
+    doctor_report_free(r);
+    r = run_ort_fallback("OpenVINOExecutionProvider", "OpenVINOExecutionProvider");
+    ASSERT(find(r, "ort-cpu-fallback") == NULL);
+    doctor_report_free(r);
+    r = run_ort_fallback("CPUExecutionProvider", "CPUExecutionProvider");
+    ASSERT(find(r, "ort-cpu-fallback") == NULL);
+    doctor_report_free(r);
+}
+
+/* CPU samples only (hand-made collapsed stacks, py-spy's raw format, 100 samples, no times):
+ * preprocess() is the leaf of 45 samples, the tokenizer is on 25 stacks, imports on 12, the
+ * garbage collector on 6, _PyEval_EvalFrameDefault the leaf of 12. Findings: cpu-hot-function
+ * (preprocess, 45 %), cpu-hot-native (tokenizer, 25 %), cpu-startup (12 % >= 10), cpu-gc
+ * (6 % >= 5); no cpu-interpreter (12 % < 20); no saving without times. */
+TEST(doctor_cpu_sample_rules)
+{
+    static const char folded[] =
+        "py:<module> (app.py:1);py:main (app.py:9);py:preprocess (app.py:20) 45\n"
+        "py:<module> (app.py:1);py:main (app.py:9);py:tokenize (app.py:30);"
+        "tokenizers::tokenizer::encode 25\n"
+        "py:<module> (app.py:1);py:_find_and_load (<frozen importlib._bootstrap>:1);"
+        "py:<module> (numpy/__init__.py:1) 12\n"
+        "py:<module> (app.py:1);py:main (app.py:9);gc_collect_main 6\n"
+        "py:<module> (app.py:1);py:main (app.py:9);_PyEval_EvalFrameDefault 12\n";
+    struct lat_trace *t = NULL;
+    char err[256] = "";
+    ASSERT_RC(
+        ingest_mem(folded, sizeof(folded) - 1, "handmade-cpu.folded", NULL, &t, err, sizeof(err)));
+    struct doc_opts o;
+    doctor_opts_default(&o);
+    struct doc_report *r;
+    ASSERT_RC(doctor_report_new(&r));
+    ASSERT_RC(doctor_run(r, t, &o));
+    doctor_rank(r);
+    lat_trace_free(t);
+    const struct doc_finding *f = find(r, "cpu-hot-function");
+    ASSERT(f != NULL);
+    ASSERT(strstr(f->title, "py:preprocess (app.py) takes 45.0 % of the on-CPU samples"));
+    ASSERT_NEAR(f->saving_pct, 45.0, 1e-9);
+    ASSERT_EQ_I64(f->severity, DOC_SEV_HIGH);
+    ASSERT(f->saving_us_per_step == 0); /* no times: not estimated */
+    f = find(r, "cpu-hot-native");
+    ASSERT(f != NULL);
+    ASSERT(strstr(f->title, "the tokenizer is on the stack in 25.0 %"));
+    ASSERT(find(r, "cpu-startup") != NULL);
+    ASSERT_NEAR(kv(find(r, "cpu-startup"), "share_pct")->num, 12.0, 1e-9);
+    ASSERT(find(r, "cpu-gc") != NULL);
+    ASSERT(find(r, "cpu-interpreter") == NULL);
+    ASSERT(r->traces[0].judged);
+    doctor_report_free(r);
+}
+
+/* Oversubscription: 3 CPU-only steps of 12 000 µs, each aten::add on [8,64,128] fp32 (3 x 262 144
+ * B = 786 432 B moved) taking 10 000 µs (0.079 GB/s: under cpu_min_gbps 1) and aten::mul on the
+ * same shape taking 100 µs (7.86 GB/s: the trace's best). Saving estimate per step: 10 000 -
+ * 786 432 B / 7.86432 GB/s = 10 000 - 100 = 9 900 µs. The same trace with the add at 100 µs:
+ * no finding. */
+static void build_oversub(struct tj *j, double add_us)
+{
+    tj_begin(j, NULL);
+    for (int s = 0; s < 3; s++) {
+        double b = 12000.0 * s;
+        tj_step(j, s, b, 12000);
+        tj_ev(j,
+              "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,"
+              "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"Input Dims\":[[8,64,128],[8,64,128],[]],"
+              "\"Input type\":[\"float\",\"float\",\"Scalar\"]}}",
+              b + 100, add_us);
+        tj_ev(j,
+              "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mul\",\"pid\":1,\"tid\":1,"
+              "\"ts\":%.3f,\"dur\":100,\"args\":{\"Input Dims\":[[8,64,128],[8,64,128]],"
+              "\"Input type\":[\"float\",\"float\"]}}",
+              b + 11000);
+    }
+}
+
+TEST(doctor_cpu_oversubscription)
+{
+    struct tj j;
+    build_oversub(&j, 10000);
+    struct doc_report *r = run(&j);
+    const struct doc_finding *f = find(r, "cpu-oversubscription");
+    ASSERT(f != NULL);
+    ASSERT(strstr(f->title, "aten::add") != NULL);
+    ASSERT_EQ_I64(kv(f, "slow_ops")->i, 1);
+    ASSERT_NEAR(kv(f, "best_gb_per_s")->num, 7.86432, 1e-6);
+    ASSERT_NEAR(f->saving_us_per_step, 9900.0, 0.01);
+    ASSERT_EQ_I64(f->saving_bound, DOC_BOUND_ESTIMATE);
+    doctor_report_free(r);
+    build_oversub(&j, 100);
+    r = run(&j);
+    ASSERT(find(r, "cpu-oversubscription") == NULL);
     doctor_report_free(r);
 }
 
