@@ -8,6 +8,8 @@ full, sleeps 200 ms and closes without answering ("dropped mid-request").
 MODE backlog: listen backlog 1 and one accept every 300 ms (Python's http.server has 5 and a
 slow accept loop): SYNs beyond the backlog are dropped and retransmitted by the client after
 1 s. Accepted connections are answered at once (keep-alive).
+MODE http10: answers every request with "HTTP/1.0 200 OK", no Content-Length, a 5-byte body
+and closes (a close-delimited response).
 Writes its port to PORTFILE once listening; on exit (SIGTERM or SECONDS, default 60) writes
 "requests N dropped M" to COUNTFILE (N: requests read in full, M: dropped after reading).
 """
@@ -42,6 +44,11 @@ async def handle(reader, writer):
         while True:
             await read_request(reader)
             k += 1
+            if mode == "http10":
+                writer.write(b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nhello")
+                await writer.drain()
+                dump()
+                break
             if mode == "drop2" and k == 2:
                 await asyncio.sleep(0.2)
                 stats["dropped"] += 1
