@@ -199,6 +199,10 @@ int cmd_tokenize(int argc, char **argv, const struct lat_opts *opts)
         buf_fini(&dec);
     }
     cli_result_fini(&cr);
+    if (tc.ep && ep.bos > 0)
+        pr_warn("the tokenize endpoint puts %lld token(s) before every count (BOS, id %lld: what "
+                "it returns for the empty text); subtracted from the counts above\n",
+                (long long)ep.bos, (long long)ep.bos_id);
     if (tk) llm_tokenizer_free(tk);
     if (tc.ep) llm_tokenize_ep_close(&ep);
     return ret;

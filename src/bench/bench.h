@@ -214,6 +214,7 @@ struct bench_result {
      * (/proc/net/netstat) rose during the point (-1: not measured). */
     uint64_t slow_connects;
     lat_ns connect_max_ns;
+    int connect_err; /* why the first failed connect failed (-errno or LAT_E_*), 0: none */
     int64_t listen_overflows, listen_drops;
     /* --cancel-*: measured requests the client cancelled (neither ok nor errors), and the
      * time from their intended send to their first token (openai) or first response byte,

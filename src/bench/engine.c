@@ -176,6 +176,7 @@ struct worker {
     uint64_t ok, bytes, cap_hits, errors[BENCH_ERR__COUNT], interrupted, stale_retries;
     uint64_t slow_connects;
     lat_ns connect_max;
+    int connect_err; /* the first failed connect's -errno (or LAT_E_*), 0: none */
     uint64_t cancelled;
     struct lat_hist cancel_first;
     struct bench_ep_stats *eps; /* several endpoints: one each, else NULL */
@@ -356,6 +357,8 @@ static void fail(struct bconn *bc, enum bench_err cls, lat_ns now)
     }
     cls = (enum bench_err)ops_end(bc, (int)cls, now);
     count_error(bc, cls, now);
+    if (cls == BENCH_ERR_CONNECT && !bc->w->connect_err)
+        bc->w->connect_err = bc->c.err ? bc->c.err : -ETIMEDOUT; /* no error: the timer */
     bc_close(bc);
     if (cls == BENCH_ERR_CONNECT || cls == BENCH_ERR_CLIENT_FD) {
         /* Do not hammer a server that refuses connections: retry the slot a little later. */
@@ -1383,6 +1386,7 @@ static int merge(struct engine *e, struct bench_result *r)
         r->interrupted_requests += w->interrupted;
         r->stale_retries += w->stale_retries;
         r->slow_connects += w->slow_connects;
+        if (!r->connect_err) r->connect_err = w->connect_err;
         if (w->connect_max > r->connect_max_ns) r->connect_max_ns = w->connect_max;
         r->cancelled += w->cancelled;
         hist_add(&r->cancel_first, &w->cancel_first);

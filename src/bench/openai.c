@@ -1131,6 +1131,15 @@ static int oai_after(void *st, const struct bench_target *t, struct bench_point 
     }
     if (b->sess) p->sessions = bench_sess_point(b->sess);
     int rc = llm_bench_point_done(b, p->llm);
+    if (p->res.duration_s > 0) {
+        /* One point, one window (issue 31: "1 in 0.154 s = 6.5 req/s" beside "0.171 req/s
+         * over 5.839 s"): the LLM rates divide by the point's own duration_s. */
+        struct llm_summary *s = p->llm;
+        s->duration_s = p->res.duration_s;
+        s->req_s = (double)s->ok / s->duration_s;
+        s->out_tok_s = (double)s->out_tokens / s->duration_s;
+        if (s->has_slo) s->goodput_rps = (double)s->good / s->duration_s;
+    }
     if (rc < 0)
         snprintf(why, whylen, "%s",
                  b->records_err ? "--records-detail"

@@ -13,6 +13,7 @@
 #include "bench/report.h"
 #include "bench/sessions.h"
 
+#include "core/err.h"
 #include "core/esc.h"
 #include "core/features.h"
 #include "core/jsonw.h"
@@ -239,6 +240,11 @@ static void json_point(struct jsonw *w, struct bench_point *p)
     jsonw_u64(w, r->interrupted_requests);
     jsonw_key(w, "stale_retries");
     jsonw_u64(w, r->stale_retries);
+    jsonw_key(w, "connect_error"); /* the first failed connect's reason (strerror), or null */
+    if (r->connect_err)
+        jsonw_str(w, lat_strerror(r->connect_err));
+    else
+        jsonw_null(w);
     jsonw_key(w, "backlog"); /* listen-backlog evidence (issue 31) */
     jsonw_obj_begin(w);
     jsonw_key(w, "slow_connects");
@@ -629,6 +635,8 @@ static void text_point(FILE *f, struct bench_point *p, size_t idx)
         for (int c = 0; c < BENCH_ERR__COUNT; c++)
             if (r->errors[c]) {
                 fprintf(f, "%s%s %llu", sep, bench_err_names[c], (unsigned long long)r->errors[c]);
+                if (c == BENCH_ERR_CONNECT && r->connect_err)
+                    fprintf(f, " [%s]", lat_strerror(r->connect_err));
                 sep = ", ";
             }
         fputc(')', f);

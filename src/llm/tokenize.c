@@ -173,14 +173,51 @@ static void say(struct llm_tokenize_ep *ep, char *why, size_t whylen, const char
              txt);
 }
 
+static int ep_count(struct llm_tokenize_ep *ep, const char *text, size_t n, int64_t *count,
+                    char *why, size_t whylen);
+
+/*
+ * Issue 31: llama-cpp-python's /extras/tokenize prepends BOS to every count, so "a b" counted
+ * 3 and latscope took the tokenizer for one that joins words. Once the dialect is known, the
+ * empty text is tokenized: what it returns (a BOS) is a constant prefix, subtracted from every
+ * count and named (bos, bos_id). An endpoint that refuses the empty text has none.
+ */
+static void check_bos(struct llm_tokenize_ep *ep)
+{
+    if (ep->bos_checked || ep->api == LLM_TOKAPI_AUTO) return;
+    ep->bos_checked = true;
+    ep->bos = 0;
+    ep->bos_id = -1;
+    int status = 0;
+    int64_t c = 0;
+    if (one(ep, ep->api, "", 0, &status) || status != 200) return;
+    const char *d = ep->body.data ? ep->body.data : "";
+    if (!parse_count(ep->api, d, ep->body.len, &c) || c <= 0) return;
+    ep->bos = c;
+    int64_t id;
+    if (json_get_i64(d, ep->body.len, ep->api == LLM_TOKAPI_TGI ? "0/id" : "tokens/0", &id) == 0)
+        ep->bos_id = id;
+}
+
 int llm_tokenize_ep_count(struct llm_tokenize_ep *ep, const char *text, size_t n, int64_t *count,
                           char *why, size_t whylen)
 {
+    int rc = ep_count(ep, text, n, count, why, whylen);
+    if (rc) return rc;
+    check_bos(ep);
+    if (ep->bos > 0) *count = *count > ep->bos ? *count - ep->bos : 0;
+    return 0;
+}
+
+static int ep_count(struct llm_tokenize_ep *ep, const char *text, size_t n, int64_t *count,
+                    char *why, size_t whylen)
+{
     int status = 0, rc;
     if (ep->api == LLM_TOKAPI_AUTO) {
+        /* llama-cpp-python's dialect last: given its /extras/tokenize URL itself */
         static const enum llm_tokapi order[] = {LLM_TOKAPI_LLAMACPP, LLM_TOKAPI_VLLM,
-                                                LLM_TOKAPI_TGI};
-        for (size_t k = 0; k < 3; k++) {
+                                                LLM_TOKAPI_TGI, LLM_TOKAPI_LCPP};
+        for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
             rc = one(ep, order[k], text, n, &status);
             if (rc) {
                 snprintf(why, whylen, "tokenize endpoint http%s://%s%s: %s", ep->url.tls ? "s" : "",

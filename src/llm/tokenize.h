@@ -47,6 +47,11 @@ struct llm_tokenize_ep {
     const char *const *headers;
     size_t nheaders;
     uint64_t requests; /* tokenize requests sent */
+    /* A constant prefix the endpoint puts before every count (llama-cpp-python's
+     * /extras/tokenize prepends BOS): the tokens of the empty text, probed once when the
+     * dialect is known, subtracted from every count. bos_id: its first token's id (-1: none). */
+    bool bos_checked;
+    int64_t bos, bos_id;
     struct lat_buf req, body;
 };
 

@@ -8,6 +8,11 @@ full, sleeps 200 ms and closes without answering ("dropped mid-request").
 MODE backlog: listen backlog 1 and one accept every 300 ms (Python's http.server has 5 and a
 slow accept loop): SYNs beyond the backlog are dropped and retransmitted by the client after
 1 s. Accepted connections are answered at once (keep-alive).
+MODE lcpp: llama-cpp-python's tokenize endpoint: POST /extras/tokenize {"input": TEXT} answers
+{"tokens": [1, one id per whitespace-separated word]} (BOS prepended, as it does); any other
+path is 404.
+MODE http10: answers every request with "HTTP/1.0 200 OK", no Content-Length, a 5-byte body
+and closes (a close-delimited response).
 Writes its port to PORTFILE once listening; on exit (SIGTERM or SECONDS, default 60) writes
 "requests N dropped M" to COUNTFILE (N: requests read in full, M: dropped after reading).
 """
@@ -31,17 +36,40 @@ async def read_request(reader):
     for line in head.split(b"\r\n"):
         if line.lower().startswith(b"content-length:"):
             n = int(line.split(b":", 1)[1])
-    if n:
-        await reader.readexactly(n)
+    body = await reader.readexactly(n) if n else b""
     stats["requests"] += 1
+    return head.split(b" ")[1], body
 
 
 async def handle(reader, writer):
     try:
         k = 0
         while True:
-            await read_request(reader)
+            path, body = await read_request(reader)
             k += 1
+            if mode == "lcpp":
+                import json
+                try:
+                    text = json.loads(body)["input"]
+                    ok = path == b"/extras/tokenize"
+                except (ValueError, KeyError, TypeError):
+                    ok = False
+                if path != b"/extras/tokenize":
+                    out, st = b'{"detail":"Not Found"}', b"404 Not Found"
+                elif not ok:
+                    out, st = b'{"detail":"unprocessable"}', b"422 Unprocessable Entity"
+                else:
+                    ids = [1] + [100 + len(w) for w in text.split()]
+                    out, st = json.dumps({"tokens": ids}).encode(), b"200 OK"
+                writer.write(b"HTTP/1.1 " + st + b"\r\nContent-Type: application/json\r\n"
+                             b"Content-Length: " + str(len(out)).encode() + b"\r\n\r\n" + out)
+                await writer.drain()
+                continue
+            if mode == "http10":
+                writer.write(b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nhello")
+                await writer.drain()
+                dump()
+                break
             if mode == "drop2" and k == 2:
                 await asyncio.sleep(0.2)
                 stats["dropped"] += 1
