@@ -191,7 +191,9 @@ struct diff_finding {
     bool in[2];      /* present before / after */
     double saving_pct[2], saving_us[2];
     int severity[2];    /* enum doc_severity, -1 when absent */
-    const char *status; /* "resolved", "new", "changed", "unchanged" */
+    const char *status; /* "resolved" (the rule ran after and found nothing), "new", "changed",
+                         * "unchanged", "not judged after" (no rule looked inside the after
+                         * side's steps, or too few steps for a step-variance finding) */
 };
 
 /* A function of the CPU samples (latscope trace --cpu): its self (leaf) and total (anywhere on

@@ -525,9 +525,10 @@ static int doctor_side(struct lat_trace *const *tv, size_t n, const struct diff_
 static int cmp_finding(const void *x, const void *y)
 {
     const struct diff_finding *a = x, *b = y;
-    static const char *const order[] = {"resolved", "new", "changed", "unchanged"};
+    static const char *const order[] = {"resolved", "new", "changed", "unchanged",
+                                        "not judged after"};
     int ia = 0, ib = 0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         if (strcmp(a->status, order[i]) == 0) ia = i;
         if (strcmp(b->status, order[i]) == 0) ib = i;
     }
@@ -581,9 +582,23 @@ static int compare_findings(struct lat_trace *const *a, size_t na, struct lat_tr
     }
     for (size_t k = 0; k < out->nfindings; k++) {
         struct diff_finding *d = &out->findings[k];
+        /* "resolved" is a verdict: only when the after side was judged (a rule looked inside
+         * its steps; for a step-variance finding, the step rules ran: enough steps) */
+        bool judged_after = false;
+        const char *fam = doctor_finding_family(d->id);
+        bool steps_fam = fam && !strcmp(fam, "steps");
+        for (size_t t = 0; !rc && rb && t < rb->ntraces && !judged_after; t++) {
+            struct doc_family_use use[16];
+            size_t nu = doctor_families(&rb->traces[t], use, 16);
+            bool ok = rb->traces[t].judged;
+            for (size_t u = 0; u < nu && steps_fam; u++)
+                if (!strcmp(use[u].name, "steps")) ok = ok && use[u].ran;
+            judged_after = ok;
+        }
         d->status =
-            !d->in[1]   ? "resolved"
-            : !d->in[0] ? "new"
+            !d->in[1] && !judged_after ? "not judged after"
+            : !d->in[1]                ? "resolved"
+            : !d->in[0]                ? "new"
             : fabs(d->saving_pct[1] - d->saving_pct[0]) >= 0.05 || d->severity[0] != d->severity[1]
                 ? "changed"
                 : "unchanged";

@@ -279,6 +279,8 @@ struct doc_family_use {
 };
 /* Fills out[0..max) for summary s; returns the number of families. */
 size_t doctor_families(const struct doc_summary *s, struct doc_family_use *out, size_t max);
+/* The family ("gpu", "cpu", ...) of the rule that makes finding `id`; NULL when none does. */
+const char *doctor_finding_family(const char *id);
 /* True when some trace of r got no rule that looks inside its steps (see doc_summary.judged). */
 bool doctor_any_unjudged(const struct doc_report *r);
 

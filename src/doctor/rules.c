@@ -307,6 +307,16 @@ out:
     return r->err;
 }
 
+const char *doctor_finding_family(const char *id)
+{
+    size_t n = strlen(id);
+    for (size_t i = 0; i < doc_nrules; i++)
+        for (const char *p = doc_rules[i].ids; (p = strstr(p, id)); p += n)
+            if ((p == doc_rules[i].ids || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+                return doc_rules[i].family;
+    return NULL;
+}
+
 size_t doctor_families(const struct doc_summary *s, struct doc_family_use *out, size_t max)
 {
     size_t n = 0;

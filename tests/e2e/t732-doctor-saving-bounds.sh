@@ -4,7 +4,8 @@
 # tail-steps' "<=" is never below the mean minus the median run (what running every run at the
 # median saves at least), cpu-contention says "at least" (its slowed ops leave others out), and
 # the JSON names each bound. diff on two ORT profiles names the runs the doctor judged instead of
-# "steps compared: 0 before, 0 after". Skips without the corpus.
+# "steps compared: 0 before, 0 after", and never calls a finding resolved on a side no rule
+# judged. Skips without the corpus.
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
 tr=${LATSCOPE_TRACES:-}
 [[ -n $tr && -d $tr/ort/py/1.32.0 && -d $tr/cpu/ort ]] || skip "no \$LATSCOPE_TRACES ORT profiles"
@@ -55,5 +56,12 @@ set -e
 contains "$TMPDIR/diff.txt" "steps compared: none in the step table (the doctor judged 10 runs before, 10 after)"
 ! grep -q "steps compared: 0 before, 0 after" "$TMPDIR/diff.txt" || fail "0 steps header"
 [[ $(jq '.doctor_steps_before' "$TMPDIR/diff.json") == 10 ]] || fail "doctor_steps_before"
+# a finding whose after side no rule could judge is not "resolved"
+set +e
+"$LATSCOPE" diff "$LATSCOPE_SRCDIR/tests/data/handmade-doctor-cpurule-python.json" \
+    "$LATSCOPE_SRCDIR/tests/data/handmade-merge-cpu.json" >"$TMPDIR/nj.txt" 2>&1
+set -e
+contains "$TMPDIR/nj.txt" "not judged after cpu-python-overhead"
+! grep -q "resolved  cpu-python-overhead" "$TMPDIR/nj.txt" || fail "resolved on an unjudged side"
 echo "tail-steps on $n ORT profiles: every <= above mean - median"
 exit 0
