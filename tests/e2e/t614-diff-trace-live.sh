@@ -8,6 +8,7 @@
 # increase, its interval above 0; load_phase / store_phase change far less). No timing
 # is asserted beyond these generous ratios. Skips without NVTX headers, the injection library
 # or perf_event_open.
+# exclusive: CPU-sample shares of a live run (a loaded machine starves the short phases)
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
 source "$LATSCOPE_SRCDIR/tests/e2e/lib-cpu.sh"
 cd "$TMPDIR"

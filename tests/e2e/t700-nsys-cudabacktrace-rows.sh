@@ -27,7 +27,7 @@ fi
 [[ $(q "$db" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass = 67") -gt 0 ]] ||
     fail "the hand-made export has no eventClass-67 rows"
 
-# truth: the eventClass-0 cudaMemcpy rows (count | total µs with 3 decimals)
+# expected (SQL): the eventClass-0 cudaMemcpy rows (count | total µs with 3 decimals)
 want=$(q "$db" "SELECT count(*) || '|' || printf('%.3f', sum(R.end - R.start) / 1000.0)
                 FROM CUPTI_ACTIVITY_KIND_RUNTIME R JOIN StringIds S ON S.id = R.nameId
                 WHERE R.eventClass = 0 AND S.value LIKE 'cudaMemcpy%'")
