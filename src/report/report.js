@@ -595,7 +595,11 @@ function tracePage(p, sec, pageIndex) {
 
   /* doctor findings */
   var fc = [];
-  if (!finds.length) fc.push(el('p', { text: 'No finding: the doctor rules found nothing above their thresholds (see the summary numbers).' }));
+  /* the CLI's verdict, in the CLI's words (src/doctor/render.c verdict_text) */
+  var dv = p.doctor && p.doctor.verdict, dt = (p.doctor && p.doctor.traces) || [];
+  var unj = dt.filter(function (t) { return t.judged === false; });
+  if (!finds.length && dv === 'no rule applies') fc.push(el('p', { text: unj.length === 1 ? 'No rule applies to this input (' + (unj[0].what || '') + '). Nothing was judged: this is not a clean bill.' : 'No rule applies to any of these inputs. Nothing was judged.' }));
+  else if (!finds.length) fc.push(el('p', { text: 'No significant finding. The numbers above are under every threshold.' }));
   finds.forEach(function (f) {
     var ev = f.evidence || {}, kv = [], tables = [];
     Object.keys(ev).forEach(function (k) {
