@@ -6,6 +6,7 @@
 
 #include "bench/bench.h"
 #include "core/jsonw.h"
+#include "core/redact.h"
 #include "core/units.h"
 
 #include <stdlib.h>
@@ -195,11 +196,12 @@ void bench_endpoints_write_json(struct jsonw *w, const struct bench_result *r)
     jsonw_str(w, bench_balance_name(r->balance));
     jsonw_key(w, "endpoints");
     jsonw_arr_begin(w);
+    struct lat_buf red = LAT_BUF_INIT; /* a URL's query secrets never reach an output */
     for (unsigned p = 0; p < r->neps; p++) {
         const struct bench_ep_stats *x = &r->eps[p];
         jsonw_obj_begin(w);
         jsonw_key(w, "url");
-        jsonw_str(w, r->ep_urls ? r->ep_urls[p] : "");
+        jsonw_str(w, r->ep_urls ? lat_redacted(&red, r->ep_urls[p]) : "");
         jsonw_key(w, "requests");
         jsonw_u64(w, x->ok);
         jsonw_key(w, "errors");
@@ -239,6 +241,7 @@ void bench_endpoints_write_json(struct jsonw *w, const struct bench_result *r)
         }
         jsonw_obj_end(w);
     }
+    buf_fini(&red);
     jsonw_arr_end(w);
 }
 
@@ -263,11 +266,12 @@ void bench_endpoints_write_text(FILE *f, const struct bench_result *r, bool serv
     const char *fh = r->ep_first_token ? "ttft" : "ttfb";
     fprintf(f, "    %-32s %9s %8s %9s %10s %9s %9s %9s %5s p50 %5s p99\n", "url", "requests",
             "errors", "cancelled", "req/s", "p50 ms", "p90 ms", "p99 ms", fh, fh);
+    struct lat_buf red = LAT_BUF_INIT;
     for (unsigned p = 0; p < r->neps; p++) {
         const struct bench_ep_stats *x = &r->eps[p];
-        fprintf(f, "    %-32s %9llu %8llu %9llu %10.1f", r->ep_urls ? r->ep_urls[p] : "?",
-                (unsigned long long)x->ok, (unsigned long long)x->errors_total,
-                (unsigned long long)x->cancelled,
+        fprintf(f, "    %-32s %9llu %8llu %9llu %10.1f",
+                r->ep_urls ? lat_redacted(&red, r->ep_urls[p]) : "?", (unsigned long long)x->ok,
+                (unsigned long long)x->errors_total, (unsigned long long)x->cancelled,
                 r->duration_s > 0 ? (double)x->ok / r->duration_s : 0);
         if (hist_count(&x->lat))
             fprintf(f, " %9.3f %9.3f %9.3f", (double)hist_value_at_percentile(&x->lat, 50) / 1e6,
@@ -289,6 +293,7 @@ void bench_endpoints_write_text(FILE *f, const struct bench_result *r, bool serv
         if (sep[0] == ',') fputc(')', f);
         fputc('\n', f);
     }
+    buf_fini(&red);
 }
 
 static void csv_us(FILE *f, const struct lat_hist *h, double pct)
@@ -313,6 +318,7 @@ void bench_endpoints_csv(FILE *f, const struct bench_result *const *res, size_t 
             "\nPoint,Endpoint,Requests,Errors,Cancelled,Inferences/Second,p50 latency,"
             "p90 latency,p99 latency,%s p50,%s p99\n",
             fh, fh);
+    struct lat_buf red = LAT_BUF_INIT;
     for (size_t i = 0; i < n; i++) {
         const struct bench_result *r = res[i];
         if (!r || !r->eps || r->neps < 2) continue;
@@ -320,9 +326,9 @@ void bench_endpoints_csv(FILE *f, const struct bench_result *const *res, size_t 
             const struct bench_ep_stats *x = &r->eps[p];
             /* a URL has no comma or quote that needs CSV quoting (they are refused or escaped
              * in a URL); quoted anyway for a spreadsheet */
-            fprintf(f, "%zu,\"%s\",%llu,%llu,%llu,%.2f", i + 1, r->ep_urls ? r->ep_urls[p] : "",
-                    (unsigned long long)x->ok, (unsigned long long)x->errors_total,
-                    (unsigned long long)x->cancelled,
+            fprintf(f, "%zu,\"%s\",%llu,%llu,%llu,%.2f", i + 1,
+                    r->ep_urls ? lat_redacted(&red, r->ep_urls[p]) : "", (unsigned long long)x->ok,
+                    (unsigned long long)x->errors_total, (unsigned long long)x->cancelled,
                     r->duration_s > 0 ? (double)x->ok / r->duration_s : 0);
             csv_us(f, &x->lat, 50);
             csv_us(f, &x->lat, 90);
@@ -332,4 +338,5 @@ void bench_endpoints_csv(FILE *f, const struct bench_result *const *res, size_t 
             fputc('\n', f);
         }
     }
+    buf_fini(&red);
 }

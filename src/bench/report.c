@@ -14,6 +14,7 @@
 #include "bench/sessions.h"
 
 #include "core/jsonw.h"
+#include "core/redact.h"
 #include "hist/hlog.h"
 
 #include <errno.h>
@@ -355,8 +356,11 @@ int bench_report_json(FILE *f, const struct bench_run *r)
     jsonw_obj_begin(&w);
     jsonw_key(&w, "target");
     jsonw_str(&w, r->target);
+    /* the URL and the workload (its request line) as the user gave them, less the secrets of
+     * a query or header (core/redact.h): a result file is shared */
+    struct lat_buf red = LAT_BUF_INIT;
     jsonw_key(&w, "url");
-    jsonw_str(&w, r->url);
+    jsonw_str(&w, lat_redacted(&red, r->url));
     jsonw_key(&w, "mode");
     jsonw_str(&w, r->mode);
     jsonw_key(&w, "arrival");
@@ -375,9 +379,10 @@ int bench_report_json(FILE *f, const struct bench_run *r)
     jsonw_bool(&w, r->interrupted);
     jsonw_key(&w, "workload");
     if (r->workload)
-        jsonw_str(&w, r->workload);
+        jsonw_str(&w, lat_redacted(&red, r->workload));
     else
         jsonw_null(&w);
+    buf_fini(&red);
     json_dist(&w, r);
     jsonw_key(&w, "points");
     jsonw_arr_begin(&w);
@@ -678,8 +683,10 @@ static void text_point(FILE *f, struct bench_point *p, size_t idx)
 
 int bench_report_text(FILE *f, const struct bench_run *r)
 {
-    fprintf(f, "latscope bench %s %s (%s, %u thread%s)\n", r->target, r->url, r->mode, r->threads,
-            r->threads == 1 ? "" : "s");
+    struct lat_buf red = LAT_BUF_INIT;
+    fprintf(f, "latscope bench %s %s (%s, %u thread%s)\n", r->target, lat_redacted(&red, r->url),
+            r->mode, r->threads, r->threads == 1 ? "" : "s");
+    buf_fini(&red);
     if (r->shard && r->shard->count > 1 && !r->dist)
         fprintf(f, "shard %u of %u (%s)\n", r->shard->index, r->shard->count, r->shard->source);
     fprintf(f, "latency is measured from the intended send time (CO-correct); percentiles: %s\n",
