@@ -14,7 +14,7 @@
  * (a terminal's Ctrl-C reaches the command directly); latscope then still collects and writes
  * what was captured. Output paths are checked before the command runs; with `-o -` the trace
  * owns stdout and the command's stdout is redirected to stderr. Secrets on the command line are
- * REDACTED in latscope_command (redact_arg).
+ * REDACTED in latscope_command (lat_redact_buf, core/redact.h).
  */
 #define PR_FMT "trace"
 #include "capture/collect.h"
@@ -22,6 +22,7 @@
 #include "core/err.h"
 #include "core/jsonw.h"
 #include "core/log.h"
+#include "core/redact.h"
 #include "core/units.h"
 #include "export/kineto_write.h"
 #include "export/merge.h"
@@ -566,96 +567,6 @@ static bool env_interesting(const char *name, size_t n)
     return false;
 }
 
-/* Secret-looking name (the metadata rule: TOKEN, KEY, SECRET, PASSWORD, AUTH, ...) of n bytes. */
-static bool secret_name(const char *s, size_t n)
-{
-    char name[128];
-    if (!n || n >= sizeof(name)) return false;
-    memcpy(name, s, n);
-    name[n] = 0;
-    return lat_meta_is_secret(name);
-}
-
-static bool name_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '-' || c == '.';
-}
-
-/* One argument of the traced command as stored in latscope_command, with secrets replaced by
- * REDACTED: the value of NAME=VALUE (also inside a URL query or a longer string, up to '&',
- * ',', ';' or a blank) when NAME looks secret, everything after "NAME:" when NAME looks secret
- * (headers: "Authorization: Bearer x", "X-Api-Key: x"), the token after "Bearer " or "Basic ",
- * the password of a URL's user:pass@, and the whole argument after an option "--NAME" that
- * looks secret (--token, --api-key ...): *hide_next carries that to the next call.
- * malloc'ed (dies on OOM). */
-static char *redact_arg(const char *arg, bool *hide_next)
-{
-    if (*hide_next) {
-        *hide_next = false;
-        if (arg[0] != '-') return xstrdup("REDACTED");
-    }
-    if (arg[0] == '-' && !strchr(arg, '=')) {
-        const char *nm = arg + strspn(arg, "-");
-        if (*nm && secret_name(nm, strlen(nm))) *hide_next = true;
-        return xstrdup(arg);
-    }
-    /* scheme://user:pass@host: the password first. */
-    char *in = xstrdup(arg);
-    char *sch = strstr(in, "://");
-    if (sch) {
-        char *auth = sch + 3, *end = auth + strcspn(auth, "/?#"), *at = NULL;
-        for (char *q = auth; q < end; q++)
-            if (*q == '@') at = q;
-        char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-        if (colon) {
-            char *n = xmalloc(strlen(in) + 16);
-            sprintf(n, "%.*sREDACTED%s", (int)(colon + 1 - in), in, at);
-            free(in);
-            in = n;
-        }
-    }
-    size_t len = strlen(in), o = 0;
-    char *out = xmalloc(len * 2 + 16);
-    for (size_t i = 0; i < len;) {
-        char c = in[i];
-        size_t k = 0;
-        if (!strncasecmp(in + i, "Bearer ", 7))
-            k = 7;
-        else if (!strncasecmp(in + i, "Basic ", 6))
-            k = 6;
-        if (k && (i == 0 || !name_char(in[i - 1]))) {
-            memcpy(out + o, in + i, k);
-            o += k;
-            i += k;
-            size_t e = i + strcspn(in + i, " \"'");
-            if (e > i) {
-                memcpy(out + o, "REDACTED", 8);
-                o += 8;
-            }
-            i = e;
-            continue;
-        }
-        out[o++] = c;
-        i++;
-        if (c != '=' && c != ':') continue;
-        size_t b = i - 1;
-        while (b > 0 && name_char(in[b - 1]))
-            b--;
-        if (!secret_name(in + b, i - 1 - b)) continue;
-        size_t e = c == ':' ? len : i + strcspn(in + i, "&,; \t");
-        if (c == ':' && in[i] == ' ') out[o++] = in[i++];
-        if (e > i) {
-            memcpy(out + o, "REDACTED", 8);
-            o += 8;
-        }
-        i = e;
-    }
-    out[o] = 0;
-    free(in);
-    return out;
-}
-
 static int add_metadata(struct lat_trace *t, const struct trace_args *a, char **cmd,
                         const struct collect_stats *st, lat_ns wall_ns, int code, bool driver,
                         const char *capture_note)
@@ -670,11 +581,17 @@ static int add_metadata(struct lat_trace *t, const struct trace_args *a, char **
     jsonw_init(&w, NULL, false);
     jsonw_arr_begin(&w);
     bool hide_next = false;
+    struct lat_buf red = LAT_BUF_INIT;
     for (size_t i = 0; cmd && cmd[i]; i++) {
-        char *r = redact_arg(cmd[i], &hide_next);
-        jsonw_str(&w, r);
-        free(r);
+        buf_reset(&red);
+        if (lat_redact_buf(&red, cmd[i], &hide_next) < 0) {
+            buf_fini(&red);
+            jsonw_fini(&w);
+            return -ENOMEM;
+        }
+        jsonw_str(&w, red.data);
     }
+    buf_fini(&red);
     jsonw_arr_end(&w);
     if ((rc = meta_json(t, "latscope_command", &w))) return rc;
 

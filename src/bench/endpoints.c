@@ -7,6 +7,7 @@
 #include "bench/bench.h"
 #include "core/esc.h"
 #include "core/jsonw.h"
+#include "core/redact.h"
 #include "core/units.h"
 
 #include <stdlib.h>
@@ -196,11 +197,12 @@ void bench_endpoints_write_json(struct jsonw *w, const struct bench_result *r)
     jsonw_str(w, bench_balance_name(r->balance));
     jsonw_key(w, "endpoints");
     jsonw_arr_begin(w);
+    struct lat_buf red = LAT_BUF_INIT; /* a URL's query secrets never reach an output */
     for (unsigned p = 0; p < r->neps; p++) {
         const struct bench_ep_stats *x = &r->eps[p];
         jsonw_obj_begin(w);
         jsonw_key(w, "url");
-        jsonw_str(w, r->ep_urls ? r->ep_urls[p] : "");
+        jsonw_str(w, r->ep_urls ? lat_redacted(&red, r->ep_urls[p]) : "");
         jsonw_key(w, "requests");
         jsonw_u64(w, x->ok);
         jsonw_key(w, "errors");
@@ -240,6 +242,7 @@ void bench_endpoints_write_json(struct jsonw *w, const struct bench_result *r)
         }
         jsonw_obj_end(w);
     }
+    buf_fini(&red);
     jsonw_arr_end(w);
 }
 
@@ -264,11 +267,12 @@ void bench_endpoints_write_text(FILE *f, const struct bench_result *r, bool serv
     const char *fh = r->ep_first_token ? "ttft" : "ttfb";
     fprintf(f, "    %-32s %9s %8s %9s %10s %9s %9s %9s %5s p50 %5s p99\n", "url", "requests",
             "errors", "cancelled", "req/s", "p50 ms", "p90 ms", "p99 ms", fh, fh);
+    struct lat_buf red = LAT_BUF_INIT;
     for (unsigned p = 0; p < r->neps; p++) {
         const struct bench_ep_stats *x = &r->eps[p];
         char eu[1024]; /* a merged result's URLs are its JSON's: escaped (core/esc.h) */
         fprintf(f, "    %-32s %9llu %8llu %9llu %10.1f",
-                r->ep_urls ? lat_esc_cell(eu, sizeof(eu), r->ep_urls[p]) : "?",
+                r->ep_urls ? lat_esc_cell(eu, sizeof(eu), lat_redacted(&red, r->ep_urls[p])) : "?",
                 (unsigned long long)x->ok, (unsigned long long)x->errors_total,
                 (unsigned long long)x->cancelled,
                 r->duration_s > 0 ? (double)x->ok / r->duration_s : 0);
@@ -292,6 +296,7 @@ void bench_endpoints_write_text(FILE *f, const struct bench_result *r, bool serv
         if (sep[0] == ',') fputc(')', f);
         fputc('\n', f);
     }
+    buf_fini(&red);
 }
 
 static void csv_us(FILE *f, const struct lat_hist *h, double pct)
@@ -316,6 +321,7 @@ void bench_endpoints_csv(FILE *f, const struct bench_result *const *res, size_t 
             "\nPoint,Endpoint,Requests,Errors,Cancelled,Inferences/Second,p50 latency,"
             "p90 latency,p99 latency,%s p50,%s p99\n",
             fh, fh);
+    struct lat_buf red = LAT_BUF_INIT;
     for (size_t i = 0; i < n; i++) {
         const struct bench_result *r = res[i];
         if (!r || !r->eps || r->neps < 2) continue;
@@ -325,7 +331,8 @@ void bench_endpoints_csv(FILE *f, const struct bench_result *const *res, size_t 
              * in a URL); quoted anyway for a spreadsheet; control bytes escaped (core/esc.h) */
             char eu[1024];
             fprintf(f, "%zu,\"%s\",%llu,%llu,%llu,%.2f", i + 1,
-                    r->ep_urls ? lat_esc_cell(eu, sizeof(eu), r->ep_urls[p]) : "",
+                    r->ep_urls ? lat_esc_cell(eu, sizeof(eu), lat_redacted(&red, r->ep_urls[p]))
+                               : "",
                     (unsigned long long)x->ok, (unsigned long long)x->errors_total,
                     (unsigned long long)x->cancelled,
                     r->duration_s > 0 ? (double)x->ok / r->duration_s : 0);
@@ -337,4 +344,5 @@ void bench_endpoints_csv(FILE *f, const struct bench_result *const *res, size_t 
             fputc('\n', f);
         }
     }
+    buf_fini(&red);
 }

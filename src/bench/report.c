@@ -17,6 +17,7 @@
 #include "core/esc.h"
 #include "core/features.h"
 #include "core/jsonw.h"
+#include "core/redact.h"
 #include "hist/hlog.h"
 
 #include <errno.h>
@@ -382,8 +383,11 @@ int bench_report_json(FILE *f, const struct bench_run *r)
     jsonw_key(&w, "target"); /* first: the contract readers sniff (diff/bench.c) */
     jsonw_str(&w, r->target);
     lat_build_json(&w);
+    /* the URL and the workload (its request line) as the user gave them, less the secrets of
+     * a query or header (core/redact.h): a result file is shared */
+    struct lat_buf red = LAT_BUF_INIT;
     jsonw_key(&w, "url");
-    jsonw_str(&w, r->url);
+    jsonw_str(&w, lat_redacted(&red, r->url));
     jsonw_key(&w, "mode");
     jsonw_str(&w, r->mode);
     jsonw_key(&w, "arrival");
@@ -402,9 +406,10 @@ int bench_report_json(FILE *f, const struct bench_run *r)
     jsonw_bool(&w, r->interrupted);
     jsonw_key(&w, "workload");
     if (r->workload)
-        jsonw_str(&w, r->workload);
+        jsonw_str(&w, lat_redacted(&red, r->workload));
     else
         jsonw_null(&w);
+    buf_fini(&red);
     json_dist(&w, r);
     jsonw_key(&w, "points");
     jsonw_arr_begin(&w);
@@ -724,9 +729,12 @@ static void text_point(FILE *f, struct bench_point *p, size_t idx)
 int bench_report_text(FILE *f, const struct bench_run *r)
 {
     /* the URL (and what a merged result read from JSON) is the input's: escaped (core/esc.h) */
+    struct lat_buf red = LAT_BUF_INIT;
     char et[64], eu[2048], es[256];
     fprintf(f, "latscope bench %s %s (%s, %u thread%s)\n", lat_esc_cell(et, sizeof(et), r->target),
-            lat_esc_cell(eu, sizeof(eu), r->url), r->mode, r->threads, r->threads == 1 ? "" : "s");
+            lat_esc_cell(eu, sizeof(eu), lat_redacted(&red, r->url)), r->mode, r->threads,
+            r->threads == 1 ? "" : "s");
+    buf_fini(&red);
     if (r->shard && r->shard->count > 1 && !r->dist)
         fprintf(f, "shard %u of %u (%s)\n", r->shard->index, r->shard->count,
                 lat_esc_cell(es, sizeof(es), r->shard->source));

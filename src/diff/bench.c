@@ -8,6 +8,7 @@
 
 #include "core/err.h"
 #include "core/grow.h"
+#include "core/redact.h"
 #include "hist/hlog.h"
 #include "json/tok.h"
 
@@ -359,7 +360,12 @@ static int load_bench(struct diff_run *r, const char *doc, size_t n, char *err, 
     get_str(doc, n, "arrival", r->arrival, sizeof(r->arrival));
     get_str(doc, n, "rx_time", r->rx_time, sizeof(r->rx_time));
     struct lat_buf wl = LAT_BUF_INIT;
-    if (json_get_str(doc, n, "workload", &wl) == 0 && wl.data) r->workload = strdup(wl.data);
+    if (json_get_str(doc, n, "workload", &wl) == 0 && wl.data) {
+        /* printed in notes: less a query's or header's secrets (core/redact.h) */
+        struct lat_buf red = LAT_BUF_INIT;
+        r->workload = strdup(lat_redacted(&red, wl.data));
+        buf_fini(&red);
+    }
     buf_fini(&wl);
     struct json_val pts;
     if (json_find(doc, n, "points", &pts) != 0 || pts.type != JSON_ARR_BEGIN) {

@@ -10,6 +10,7 @@
 #include "model/events.h"
 #include "core/err.h"
 #include "core/grow.h"
+#include "core/redact.h"
 #include "core/u64map.h"
 
 #include <ctype.h>
@@ -266,25 +267,9 @@ int lat_trace_add_meta(struct lat_trace *t, uint32_t key, uint32_t value)
     return 0;
 }
 
-static bool lat_contains_ci(const char *hay, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (; *hay; hay++) {
-        size_t k = 0;
-        while (k < n && hay[k] && toupper((unsigned char)hay[k]) == needle[k])
-            k++;
-        if (k == n) return true;
-    }
-    return false;
-}
-
 bool lat_meta_is_secret(const char *key)
 {
-    static const char *const pats[] = {"TOKEN",      "KEY",    "SECRET", "PASSWORD",
-                                       "CREDENTIAL", "PASSWD", "AUTH"};
-    for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
-        if (lat_contains_ci(key, pats[i])) return true;
-    return false;
+    return lat_secret_name(key, strlen(key));
 }
 
 const char *lat_ev_kind_name(enum lat_ev_kind k)
