@@ -225,6 +225,7 @@ static int doctor_bench(struct doc_report *r, const char *path)
             .send_lag_p99 = p->stat[DIFF_F_SEND_LAG][4],
             .client_cpu_pct = p->client_cpu_pct,
             .max_thread_busy_pct = p->max_thread_busy_pct,
+            .inflight_cap_hits = p->inflight_cap_hits,
             .lat_hist = p->hist[DIFF_F_LAT],
         };
     }

@@ -234,6 +234,7 @@ static struct diff_point *new_point(struct diff_run *r)
     for (int s = 0; s < DIFF_S__N; s++)
         p->scalar[s] = NAN;
     p->client_cpu_pct = p->max_thread_busy_pct = NAN;
+    p->inflight_cap_hits = -1;
     p->valid = true;
     return p;
 }
@@ -294,6 +295,7 @@ static int load_bench_point(struct diff_run *r, const char *d, size_t n, size_t 
     p->max_thread_busy_pct = get_num(d, n, "max_thread_busy_pct");
     bool ic = false;
     if (json_get_bool(d, n, "invalid_client", &ic) == 0) p->invalid_client = ic;
+    if (json_get_i64(d, n, "inflight_cap_hits", &v) == 0 && v >= 0) p->inflight_cap_hits = v;
     if (p->ok + p->errors)
         p->scalar[DIFF_S_ERROR_RATE] = 100.0 * (double)p->errors / (double)(p->ok + p->errors);
     struct json_val jv;

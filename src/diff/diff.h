@@ -71,6 +71,7 @@ struct diff_point {
     double client_cpu_pct;      /* client CPU, % of one core, all threads */
     double max_thread_busy_pct; /* the busiest client thread's busy time, % */
     bool invalid_client;        /* INVALID because the client could not keep up */
+    int64_t inflight_cap_hits;  /* sends held by --max-inflight (the server's queue), -1 absent */
 };
 
 struct diff_run {

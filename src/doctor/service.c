@@ -25,8 +25,9 @@ static const struct {
 } nagle_quantum_ms[] = {{40.0, 5.0, 10.0}, {200.0, 10.0, 20.0}}; /* Linux TCP_ATO_MIN; others */
 #define NAGLE_TTFB_MAX 5.0
 #define NAGLE_MASS     0.5
-/* client-limited: send lag p99 above this share of latency p99 (and above 1 ms), or the
- * busiest client thread busy at least this %, or bench's invalid_client */
+/* client-limited: send lag p99 above this share of latency p99 (and above 1 ms) while no send
+ * waited for the --max-inflight cap (then the lag is the server's queue, not the client's), or
+ * the busiest client thread busy at least this %, or bench's invalid_client */
 #define CLIENT_LAG_SHARE 0.5
 #define CLIENT_LAG_MIN   1.0
 #define CLIENT_BUSY_PCT  90.0
@@ -100,7 +101,7 @@ static void rule_client(struct doc_report *r, const struct doc_svc_run *run,
                         const struct doc_svc_point *p, int ti)
 {
     bool lag = !isnan(p->send_lag_p99) && !isnan(p->lat_p99) && p->send_lag_p99 > CLIENT_LAG_MIN &&
-               p->send_lag_p99 > CLIENT_LAG_SHARE * p->lat_p99;
+               p->send_lag_p99 > CLIENT_LAG_SHARE * p->lat_p99 && p->inflight_cap_hits == 0;
     bool busy = !isnan(p->max_thread_busy_pct) && p->max_thread_busy_pct >= CLIENT_BUSY_PCT;
     if (!lag && !busy && !p->invalid_client) return;
     struct doc_finding *f = doc_finding_add(r, "client-limited", ti);
@@ -120,6 +121,7 @@ static void rule_client(struct doc_report *r, const struct doc_svc_run *run,
     if (!isnan(p->client_cpu_pct)) doc_kv_num(r, f, "client_cpu_pct", p->client_cpu_pct);
     if (run->threads) doc_kv_int(r, f, "client_threads", run->threads);
     doc_kv_bool(r, f, "invalid_client", p->invalid_client);
+    if (p->inflight_cap_hits >= 0) doc_kv_int(r, f, "inflight_cap_hits", p->inflight_cap_hits);
     if (p->why && *p->why) doc_kv_str(r, f, "invalid_reason", p->why);
     f->severity = DOC_SEV_MEDIUM; /* no saving: the server's numbers are not known */
     doc_set(r, &f->saving_method, "not estimated: the run did not measure the server's limit");

@@ -26,6 +26,8 @@ struct doc_svc_point {
     double ttfb_p50, ttfb_p99;         /* ttfb_ms: first response byte */
     double send_lag_p99;               /* send_lag_ms */
     double client_cpu_pct, max_thread_busy_pct;
+    int64_t
+        inflight_cap_hits; /* > 0: send lag is the server's queue (--max-inflight), -1 unknown */
     const struct lat_hist *lat_hist; /* recorded latency histogram (ns) or NULL */
 };
 

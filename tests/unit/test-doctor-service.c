@@ -20,6 +20,7 @@ static struct doc_svc_point point(double p50, double p99, double ttfb50)
     p.send_lag_p99 = 0.01;
     p.client_cpu_pct = 20;
     p.max_thread_busy_pct = 20;
+    p.inflight_cap_hits = 0;
     return p;
 }
 
@@ -78,6 +79,10 @@ TEST(doctor_service_client_limited)
     p.send_lag_p99 = 10.0; /* sent 10 ms late against 3 ms of latency */
     run1(&p, ids, sizeof(ids));
     ASSERT(strcmp(ids, "client-limited") == 0);
+    /* the same lag with sends held by --max-inflight: the server's queue, not the client */
+    p.inflight_cap_hits = 120;
+    run1(&p, ids, sizeof(ids));
+    ASSERT(strcmp(ids, "") == 0);
     p = point(2.0, 3.0, 1.9);
     p.max_thread_busy_pct = 99.0;
     run1(&p, ids, sizeof(ids));
