@@ -621,6 +621,10 @@ void doctor_write_json(const struct doc_report *r, const struct doc_opts *opt, s
             jsonw_null(w);
         else
             jsonw_str(w, s->what);
+        if (s->service) { /* a bench result: the step and GPU keys above are 0, not measured */
+            jsonw_key(w, "service");
+            jsonw_bool(w, true);
+        }
         jsonw_key(w, "rule_families");
         jsonw_arr_begin(w);
         struct doc_family_use fu[8];

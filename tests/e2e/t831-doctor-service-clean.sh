@@ -13,7 +13,7 @@ expect_rc 0 "$LATSCOPE" doctor "$TMPDIR/clean.json"
 contains "$TMPDIR/out" "No significant finding"
 contains "$TMPDIR/out" "latscope bench result"
 expect_rc 0 "$LATSCOPE" doctor --format json "$TMPDIR/clean.json"
-check_py "$TMPDIR/out" "assert d['findings'] == [], d['findings']"
+check_py "$TMPDIR/out" "assert d['findings'] == [], d['findings']; assert d['traces'][0]['service'] is True"
 # a bench result cut short: the reader's error, never a clean bill
 head -c 200 "$TMPDIR/clean.json" >"$TMPDIR/cut.json"
 expect_rc 2 "$LATSCOPE" doctor "$TMPDIR/cut.json"
