@@ -18,7 +18,9 @@
 #include "core/jsonw.h"
 #include "core/log.h"
 #include "core/par.h"
+#include "diff/diff.h"
 #include "doctor/doctor.h"
+#include "doctor/service.h"
 #include "ingest/ingest.h"
 #include "latscope.h"
 
@@ -43,7 +45,9 @@ static const char usage_text[] =
     "% of the step), what to change (PyTorch / TensorRT / ONNX Runtime) and the next\n"
     "command to run. A clean trace gets \"no significant finding\" with its numbers.\n"
     "\n"
-    "TRACE is a .json / .json.gz file or a directory of per-rank traces.\n"
+    "TRACE is a .json / .json.gz file or a directory of per-rank traces, or a bench result\n"
+    "(latscope bench --format json): then the service rules judge its load points\n"
+    "(nagle-delayed-ack, client-limited, tail-amplification; docs/latscope-doctor.md).\n"
     "\n";
 
 enum { OPT_FORMAT, OPT_FAIL_ON, OPT_OUTPUT, OPT_THRESHOLD };
@@ -180,6 +184,59 @@ static int on_opt(void *ctx, int id, const char *v)
 static int run_doctor(const struct doctor_args *args, const char *const *paths, size_t npaths,
                       const struct lat_opts *opts);
 
+/* True when every path is a bench result (diff_sniff): doctor's service rules judge them. */
+static bool all_bench(const char *const *paths, size_t npaths)
+{
+    for (size_t i = 0; i < npaths; i++) {
+        enum diff_kind k;
+        char e[256];
+        if (strcmp(paths[i], "-") == 0 || diff_sniff(paths[i], &k, e, sizeof(e)) ||
+            k != DIFF_KIND_BENCH)
+            return false;
+    }
+    return npaths > 0;
+}
+
+/* A bench result through diff's bench-JSON reader, each point handed to the service rules. */
+static int doctor_bench(struct doc_report *r, const char *path)
+{
+    struct diff_run *run = NULL;
+    char err[512] = "";
+    int rc = diff_run_load(path, DIFF_KIND_BENCH, &run, err, sizeof(err));
+    if (rc) {
+        pr_err("%s\n", err[0] ? err : lat_strerror(rc));
+        return rc;
+    }
+    struct doc_svc_point *pts = xcalloc(run->npts ? run->npts : 1, sizeof(*pts));
+    for (size_t i = 0; i < run->npts; i++) {
+        const struct diff_point *p = &run->pts[i];
+        pts[i] = (struct doc_svc_point){
+            .load = p->load,
+            .valid = p->valid,
+            .why = p->why,
+            .invalid_client = p->invalid_client,
+            .ok = p->ok,
+            .errors = p->errors,
+            .lat_mean = p->stat[DIFF_F_LAT][0],
+            .lat_p50 = p->stat[DIFF_F_LAT][1],
+            .lat_p99 = p->stat[DIFF_F_LAT][4],
+            .ttfb_p50 = p->stat[DIFF_F_TTFB][1],
+            .ttfb_p99 = p->stat[DIFF_F_TTFB][4],
+            .send_lag_p99 = p->stat[DIFF_F_SEND_LAG][4],
+            .client_cpu_pct = p->client_cpu_pct,
+            .max_thread_busy_pct = p->max_thread_busy_pct,
+            .inflight_cap_hits = p->inflight_cap_hits,
+            .lat_hist = p->hist[DIFF_F_LAT],
+        };
+    }
+    struct doc_svc_run sr = {path, run->target, run->mode, run->threads, pts, run->npts};
+    rc = doctor_run_service(r, &sr);
+    if (rc) pr_err("%s: %s\n", path, lat_strerror(rc));
+    free(pts);
+    diff_run_free(run);
+    return rc;
+}
+
 int cmd_doctor(int argc, char **argv, const struct lat_opts *opts)
 {
     struct doctor_args args = {.fmt = LAT_FMT_TEXT, .fail_on = DOC_SEV_LOW};
@@ -251,6 +308,17 @@ static int run_doctor(const struct doctor_args *args, const char *const *paths, 
         if (ofd != STDOUT_FILENO) close(ofd);
         return LAT_EXIT_USAGE;
     }
+    struct lat_ingest_set *set = NULL;
+    struct doc_skipped *skipped = NULL;
+    if (all_bench(paths, npaths)) { /* bench results: the service rules, no trace loader */
+        for (size_t i = 0; i < npaths; i++)
+            if (doctor_bench(r, paths[i])) {
+                doctor_report_free(r);
+                if (ofd != STDOUT_FILENO) close(ofd);
+                return LAT_EXIT_USAGE;
+            }
+        goto render;
+    }
     /* Directories only (jobs of many ranks): streamed, a few traces in memory at a time (a
      * directory holds no Nsight Compute report, the one input the others need at hand). */
     bool stream = npaths > 0;
@@ -259,7 +327,6 @@ static int run_doctor(const struct doctor_args *args, const char *const *paths, 
         if (strcmp(paths[i], "-") == 0 || stat(paths[i], &st) || !S_ISDIR(st.st_mode))
             stream = false;
     }
-    struct lat_ingest_set *set;
     if (stream) {
         struct doctor_walk dw = {r, &o, false};
         int wrc;
@@ -273,7 +340,7 @@ static int run_doctor(const struct doctor_args *args, const char *const *paths, 
         if (ofd != STDOUT_FILENO) close(ofd);
         return LAT_EXIT_USAGE;
     }
-    struct doc_skipped *skipped = xcalloc(set->n, sizeof(*skipped));
+    skipped = xcalloc(set->n, sizeof(*skipped));
     /* Nsight Compute reports: evidence for the timelines' kernel rules (kept until the end:
      * the summaries point into their traces), and judged on their own too */
     struct lat_ncu_summary *ncs = xcalloc(set->n, sizeof(*ncs));
@@ -349,6 +416,7 @@ static int run_doctor(const struct doctor_args *args, const char *const *paths, 
         if (ofd != STDOUT_FILENO) close(ofd);
         return LAT_EXIT_USAGE;
     }
+render:
     doctor_rank(r);
     int rc = 0;
     char *data = NULL;

@@ -234,6 +234,8 @@ static struct diff_point *new_point(struct diff_run *r)
             p->stat[f][s] = NAN;
     for (int s = 0; s < DIFF_S__N; s++)
         p->scalar[s] = NAN;
+    p->client_cpu_pct = p->max_thread_busy_pct = NAN;
+    p->inflight_cap_hits = -1;
     p->valid = true;
     return p;
 }
@@ -290,6 +292,11 @@ static int load_bench_point(struct diff_run *r, const char *d, size_t n, size_t 
     if (json_get_bool(d, n, "valid", &valid) == 0) p->valid = valid;
     get_str(d, n, "invalid_reason", p->why, sizeof(p->why));
     p->scalar[DIFF_S_THROUGHPUT] = get_num(d, n, "achieved_rps");
+    p->client_cpu_pct = get_num(d, n, "client_cpu_pct");
+    p->max_thread_busy_pct = get_num(d, n, "max_thread_busy_pct");
+    bool ic = false;
+    if (json_get_bool(d, n, "invalid_client", &ic) == 0) p->invalid_client = ic;
+    if (json_get_i64(d, n, "inflight_cap_hits", &v) == 0 && v >= 0) p->inflight_cap_hits = v;
     if (p->ok + p->errors)
         p->scalar[DIFF_S_ERROR_RATE] = 100.0 * (double)p->errors / (double)(p->ok + p->errors);
     struct json_val jv;
@@ -359,6 +366,9 @@ static int load_bench(struct diff_run *r, const char *doc, size_t n, char *err, 
     get_str(doc, n, "mode", r->mode, sizeof(r->mode));
     get_str(doc, n, "arrival", r->arrival, sizeof(r->arrival));
     get_str(doc, n, "rx_time", r->rx_time, sizeof(r->rx_time));
+    int64_t th;
+    if (json_get_i64(doc, n, "threads", &th) == 0 && th > 0 && th < 1000000)
+        r->threads = (unsigned)th;
     struct lat_buf wl = LAT_BUF_INIT;
     if (json_get_str(doc, n, "workload", &wl) == 0 && wl.data) {
         /* printed in notes: less a query's or header's secrets (core/redact.h) */

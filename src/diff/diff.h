@@ -67,6 +67,11 @@ struct diff_point {
     double stat[DIFF_F__N][DIFF_NSTAT]; /* ms; NaN when absent */
     double scalar[DIFF_S__N];           /* NaN when absent */
     struct lat_hist *hist[DIFF_F__N];   /* recorded histogram (ns) or NULL */
+    /* the client's own load (bench JSON; NaN / false when absent): doctor's client-limited */
+    double client_cpu_pct;      /* client CPU, % of one core, all threads */
+    double max_thread_busy_pct; /* the busiest client thread's busy time, % */
+    bool invalid_client;        /* INVALID because the client could not keep up */
+    int64_t inflight_cap_hits;  /* sends held by --max-inflight (the server's queue), -1 absent */
 };
 
 struct diff_run {
@@ -75,6 +80,7 @@ struct diff_run {
     char target[32], mode[32], arrival[32], rx_time[16], estimator[16];
     char *workload; /* or NULL */
     bool llm;
+    unsigned threads; /* client threads ("threads"), 0 when absent */
     struct diff_point *pts;
     size_t npts, pts_cap;
 };

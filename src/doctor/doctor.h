@@ -107,6 +107,7 @@ struct doc_summary {
     unsigned have;           /* what the trace holds (rules.h enum doc_have) */
     unsigned families_ran;   /* bit k: family k of doctor_families() ran */
     bool judged;             /* a rule that looks inside the steps (GPU, CPU, data) ran */
+    bool service;            /* a bench result (doctor/service.h): `what` holds its numbers */
     char *what;              /* when !judged: what the input is and why no rule applies */
     int32_t compute_major;   /* -1 unknown */
     /* HTA-compatible numbers from `latscope analyze` (src/analyze), for cross-checking;

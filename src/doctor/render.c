@@ -180,6 +180,17 @@ static void summary_text(struct out *o, const struct doc_summary *s, bool md)
     units_format_duration(s->step_max, d, sizeof(d));
     double m = s->step_mean > 0 ? (double)s->step_mean : 1.0;
     const char *li = md ? "- " : "  ";
+    if (s->service) { /* a bench result: its load points, one line each */
+        for (const char *p = s->what ? s->what : ""; *p;) {
+            const char *e = strchr(p, '\n');
+            size_t k = e ? (size_t)(e - p) : strlen(p);
+            char line[1024];
+            snprintf(line, sizeof(line), "%.*s", (int)k, p);
+            o_printf(o, "%s%s\n", li, o_s(o, line));
+            p += k + (e != NULL);
+        }
+        return;
+    }
     bool ncu = s->fmt && (s->fmt->caps & LAT_FCAP_NCU_METRICS);
     bool trt = s->fmt && (s->fmt->caps & LAT_FCAP_TRT_LAYERS);
     if (ncu) /* a kernel profile: no step, no timeline */
@@ -349,11 +360,11 @@ int doctor_format_text(const struct doc_report *r, struct lat_buf *b, bool color
         o_printf(&o, "%s#%zu %-6s%s %s%s%s", o_c(&o, C_BOLD), i + 1, sev, o_c(&o, C_RESET),
                  o_c(&o, sev_color(f->severity)), f->id, o_c(&o, C_RESET));
         if (f->saving_us_per_step > 0)
-            o_printf(&o, "  saving %s %s per step (%.1f %%)",
+            o_printf(&o, "  saving %s %s per %s (%.1f %%)",
                      f->saving_bound == DOC_BOUND_LOWER      ? "at least"
                      : f->saving_bound == DOC_BOUND_ESTIMATE ? "≈"
                                                              : "<=",
-                     s1, f->saving_pct);
+                     s1, r->traces[f->trace].service ? "request" : "step", f->saving_pct);
         else
             o_printf(&o, "  saving not estimated");
         if (r->ntraces > 1) o_printf(&o, "  [%s]", o_s(&o, r->traces[f->trace].path));
@@ -615,10 +626,14 @@ void doctor_write_json(const struct doc_report *r, const struct doc_opts *opt, s
         jsonw_key(w, "judged");
         jsonw_bool(w, s->judged);
         jsonw_key(w, "what");
-        if (s->judged || !s->what)
+        if ((s->judged && !s->service) || !s->what)
             jsonw_null(w);
         else
             jsonw_str(w, s->what);
+        if (s->service) { /* a bench result: the step and GPU keys above are 0, not measured */
+            jsonw_key(w, "service");
+            jsonw_bool(w, true);
+        }
         jsonw_key(w, "rule_families");
         jsonw_arr_begin(w);
         struct doc_family_use fu[8];
