@@ -18,6 +18,8 @@
 #include "export/kineto_write.h"
 #include "core/err.h"
 #include "core/jsonw.h"
+#include "core/redact.h"
+#include "json/tok.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -221,8 +223,14 @@ static void kw_event(struct jsonw *w, const struct lat_trace *t, size_t i)
         jsonw_obj_begin(w);
         for (uint32_t k = 0; k < c->nargs[i]; k++) {
             const struct lat_arg *a = &t->args[c->args[i] + k];
-            jsonw_key(w, lat_trace_str(t, a->key));
-            kw_arg_value(w, t, a);
+            const char *key = lat_trace_str(t, a->key);
+            jsonw_key(w, key);
+            /* a string under a secret-looking name (api_key, token...) is not re-exported; numbers
+             * (num_tokens) are no secrets */
+            if ((a->type == LAT_ARG_STR || a->type == LAT_ARG_RAW) && lat_meta_is_secret(key))
+                jsonw_str(w, "REDACTED");
+            else
+                kw_arg_value(w, t, a);
         }
         jsonw_obj_end(w);
     }
@@ -305,6 +313,85 @@ static bool kw_reserved_key(const char *k)
     return false;
 }
 
+/* A metadata value (raw JSON text) written with every string in it redacted (core/redact.h):
+ * a foreign trace's command line (latscope_command, an array of arguments: an option such as
+ * --token hides the next one), URLs with api_key=... in their query. A value with no string, or
+ * one the tokenizer refuses (kept as the reader stored it), is written as it is. */
+static void kw_meta_value(struct jsonw *w, const char *v, size_t n)
+{
+    if (!memchr(v, '"', n)) {
+        jsonw_raw(w, v, n);
+        return;
+    }
+    struct json_tok tk;
+    struct json_token t;
+    struct lat_buf tmp = LAT_BUF_INIT, red = LAT_BUF_INIT;
+    bool hide = false, ok = true;
+    /* first pass: the value must tokenize whole, else write it raw (never half a value) */
+    json_tok_init(&tk, 0);
+    json_tok_feed(&tk, v, n);
+    json_tok_finish(&tk);
+    int rc;
+    while ((rc = json_tok_next(&tk, &t)) == 1 && t.type != JSON_END) {
+    }
+    ok = rc >= 0;
+    json_tok_fini(&tk);
+    if (!ok) {
+        jsonw_raw(w, v, n);
+        return;
+    }
+    json_tok_init(&tk, 0);
+    json_tok_feed(&tk, v, n);
+    json_tok_finish(&tk);
+    while (json_tok_next(&tk, &t) == 1 && t.type != JSON_END) {
+        switch (t.type) {
+        case JSON_OBJ_BEGIN:
+            jsonw_obj_begin(w);
+            break;
+        case JSON_OBJ_END:
+            jsonw_obj_end(w);
+            break;
+        case JSON_ARR_BEGIN:
+            jsonw_arr_begin(w);
+            break;
+        case JSON_ARR_END:
+            jsonw_arr_end(w);
+            break;
+        case JSON_TRUE:
+            jsonw_bool(w, true);
+            break;
+        case JSON_FALSE:
+            jsonw_bool(w, false);
+            break;
+        case JSON_NULL:
+            jsonw_null(w);
+            break;
+        case JSON_NUM:
+            jsonw_raw(w, t.s, t.len);
+            break;
+        case JSON_KEY:
+        case JSON_STR:
+            buf_reset(&tmp);
+            buf_reset(&red);
+            if (buf_append(&tmp, t.s, t.len) || buf_putc(&tmp, 0) ||
+                lat_redact_buf(&red, tmp.data, t.type == JSON_STR ? &hide : NULL)) {
+                buf_reset(&red);
+                buf_puts(&red, "REDACTED"); /* never the original */
+            }
+            if (t.type == JSON_KEY)
+                jsonw_key(w, tmp.data);
+            else
+                jsonw_strn(w, red.data ? red.data : "REDACTED", red.data ? red.len : 8);
+            break;
+        default:
+            break;
+        }
+    }
+    json_tok_fini(&tk);
+    buf_fini(&tmp);
+    buf_fini(&red);
+}
+
 static int kw_write(const struct lat_trace *t, struct kw_sink *s,
                     const struct kineto_write_opts *opts)
 {
@@ -328,7 +415,7 @@ static int kw_write(const struct lat_trace *t, struct kw_sink *s,
             const char *v = lat_trace_str(t, t->meta[i].value);
             size_t n = kw_len(t, t->meta[i].value, v);
             if (n)
-                jsonw_raw(&w, v, n);
+                kw_meta_value(&w, v, n);
             else
                 jsonw_null(&w);
         }
