@@ -6,6 +6,7 @@
 # node) and leaves no temporary; bench --hdr-log on a full disk says ENOSPC like --records and
 # leaves no partial file.
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
+. "$LATSCOPE_SRCDIR/tests/e2e/bench-fixture.sh"
 T=$TMPDIR
 D=$LATSCOPE_SRCDIR/tests/data
 tr=$D/handmade-analyze-basic.json
@@ -57,3 +58,32 @@ echo old >"$T/r.html"
 expect_rc 0 "$LATSCOPE" report -o "$T/r.html" "$tr"
 [[ $(head -c 15 "$T/r.html") == '<!DOCTYPE html>' ]] || fail "r.html not a report: $(head -c 40 "$T/r.html")"
 [[ ! -e $T/r.html.tmp ]] || fail "temporary file left behind"
+
+# ---- (d) bench output files on a full disk: the path, ENOSPC, no partial file left
+start_fixture
+expect_rc 1 "$LATSCOPE" bench -c 1 -n 200 --hdr-log /dev/full "$FIXTURE_URL/"
+contains "$T/err" "latscope: bench: error: --hdr-log /dev/full: No space left on device"
+! grep -q 'Input/output error\|write error' "$T/err" || { cat "$T/err" >&2; fail "EIO wording"; }
+[[ -c /dev/full ]] || fail "bench --hdr-log removed /dev/full"
+# A real full file system: a 64 KiB tmpfs (root only; skipped where mount is not allowed).
+mnt=$T/full
+mkdir -p "$mnt"
+mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null || skip "cannot mount a tmpfs (needs root): (a)-(c) and /dev/full passed"
+trap 'umount "$mnt" 2>/dev/null || true; stop_fixtures' EXIT
+fill() { rm -f "$mnt/fill"; dd if=/dev/zero of="$mnt/fill" bs=1k count="$1" 2>/dev/null || true; }
+# full before the run, then 4 KiB left: the log fails part way (many windows, three tags each)
+for kb in 64 60; do
+    fill $kb
+    expect_rc 1 "$LATSCOPE" bench -c 1 -d 2s --window 50ms --hdr-log "$mnt/h.hlog" "$FIXTURE_URL/"
+    contains "$T/err" "latscope: bench: error: --hdr-log $mnt/h.hlog: No space left on device (the partial file was removed)"
+    ! grep -q 'Input/output error\|write error' "$T/err" || { cat "$T/err" >&2; fail "EIO wording ($kb KiB)"; }
+    [[ $(grep -c -- '--hdr-log' "$T/err") -eq 1 ]] || { cat "$T/err" >&2; fail "more than one --hdr-log line"; }
+    [[ ! -e $mnt/h.hlog ]] || fail "partial --hdr-log file left ($kb KiB filled)"
+    expect_rc 1 "$LATSCOPE" bench -c 1 -n 5000 --records "$mnt/r.jsonl" "$FIXTURE_URL/"
+    contains "$T/err" "latscope: bench: error: --records $mnt/r.jsonl: No space left on device (the partial file was removed)"
+    [[ ! -e $mnt/r.jsonl ]] || fail "partial --records file left ($kb KiB filled)"
+done
+# room enough: the log is written and kept
+rm -f "$mnt/fill"
+expect_rc 0 "$LATSCOPE" bench -c 1 -n 50 --hdr-log "$mnt/h.hlog" "$FIXTURE_URL/"
+head -1 "$mnt/h.hlog" | grep -qF '#[Histogram log format version 1.3]' || fail "--hdr-log not written with room"
