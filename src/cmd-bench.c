@@ -39,6 +39,7 @@
 #include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t bench_stop;
@@ -697,6 +698,17 @@ static int write_records(FILE *f, struct bench_run *run)
     return rc;
 }
 
+/* An output file (--records, --hdr-log) that could not be written: one line with the path the
+ * user gave and the reason. A regular file left partial is removed (and the line says so): a
+ * cut-off log must not pass for a run's results. A device or FIFO is left alone. */
+static void out_file_failed(const char *opt, const char *path, int rc)
+{
+    struct stat st;
+    bool removed = stat(path, &st) == 0 && S_ISREG(st.st_mode) && unlink(path) == 0;
+    pr_err("%s %s: %s%s\n", opt, path, lat_strerror(rc),
+           removed ? " (the partial file was removed)" : "");
+}
+
 /* The live view (bench/live.h) on stderr: one line redrawn in place each window, cut to the
  * terminal's width (a wrapped line could not be redrawn), erased when the point ends. */
 struct live_out {
@@ -968,12 +980,11 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
             exit_code = LAT_EXIT_USAGE;
             goto out;
         }
+        hw_started = true; /* a failed write stays in the writer: reported once, at out */
         if (hlog_writer_start(&hw, hf, (double)clock_realtime_ns() / 1e9) < 0) {
-            pr_err("--hdr-log %s: write error\n", c.hdr_log);
             exit_code = LAT_EXIT_FAILURE;
             goto out;
         }
-        hw_started = true;
     }
 
     struct lat_search search;
@@ -1091,7 +1102,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         rc = write_records(rf, &run);
         rf = NULL;
         if (rc < 0) {
-            pr_err("--records %s: %s\n", c.records, lat_strerror(rc));
+            out_file_failed("--records", c.records, rc);
             exit_code = LAT_EXIT_FAILURE;
         }
     }
@@ -1109,21 +1120,17 @@ out_points:
     }
     free(run.points);
 out:
-    errno = 0;
-    if (hw_started && hlog_writer_finish(&hw) < 0) {
-        /* errno of the failed flush: "No space left on device", not a bare "write error" */
-        pr_err("--hdr-log %s: %s\n", c.hdr_log, errno ? strerror(errno) : "write error");
-        exit_code = LAT_EXIT_FAILURE;
-        hw_started = false;
-        hlog_writer_fini(&hw);
-        if (hf) fclose(hf);
+    if (hf) {
+        /* the writer's first failure (its errno: "No space left on device"), else fclose's */
+        int hrc = hw_started ? hlog_writer_finish(&hw) : 0;
+        if (hw_started) hlog_writer_fini(&hw);
+        errno = 0;
+        if (fclose(hf) != 0 && !hrc) hrc = errno ? -errno : -EIO;
         hf = NULL;
-    }
-    if (hw_started) hlog_writer_fini(&hw);
-    errno = 0;
-    if (hf && fclose(hf) != 0) {
-        pr_err("--hdr-log %s: %s\n", c.hdr_log, errno ? strerror(errno) : "write error");
-        exit_code = LAT_EXIT_FAILURE;
+        if (hrc) {
+            out_file_failed("--hdr-log", c.hdr_log, hrc);
+            exit_code = LAT_EXIT_FAILURE;
+        }
     }
     if (rf) fclose(rf); /* set-up failed before the run: nothing to write */
     gpu_telem_stop(&gtel);

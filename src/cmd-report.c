@@ -130,6 +130,39 @@ struct ctx {
     uint64_t events; /* timeline events over all pages */
 };
 
+/* The output file. A regular file (or a new one) is written to OUT.tmp and renamed over OUT
+ * only when complete, so a failed run leaves an existing report as it was; anything else that
+ * exists (/dev/stdout, a FIFO, /dev/full) is written in place: a rename would replace the
+ * device node itself. Errors name OUT, the path the user gave, never the temporary. */
+struct out_file {
+    FILE *f;
+    char tmp[4096]; /* "" when written in place */
+};
+
+static int out_open(struct out_file *o, const char *out)
+{
+    struct stat st;
+    o->tmp[0] = '\0';
+    if ((stat(out, &st) == 0 && !S_ISREG(st.st_mode)) ||
+        (size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.tmp", out) >= sizeof(o->tmp))
+        o->tmp[0] = '\0';
+    o->f = fopen(o->tmp[0] ? o->tmp : out, "wb");
+    return o->f ? 0 : -errno;
+}
+
+/* Closes the file (rc: the write's result so far), renames it into place; 0 or -errno. */
+static int out_close(struct out_file *o, const char *out, int rc)
+{
+    errno = 0;
+    if (fclose(o->f) != 0 && !rc) rc = errno ? -errno : -EIO;
+    o->f = NULL;
+    if (o->tmp[0]) {
+        if (!rc && rename(o->tmp, out) != 0) rc = -errno;
+        if (rc) remove(o->tmp);
+    }
+    return rc;
+}
+
 static const char *unit_name(enum lat_an_unit u)
 {
     switch (u) {
@@ -965,16 +998,15 @@ static int svg_plot(const char *plot, const char *in, const char *out)
         buf_fini(&b);
         return ret;
     }
-    char tmp[4096];
-    snprintf(tmp, sizeof(tmp), "%s.tmp", out);
-    FILE *f = fopen(tmp, "wb");
-    int rc = f ? 0 : -errno;
-    if (f && fwrite(b.data, 1, b.len, f) != b.len) rc = -EIO;
-    if (f && fclose(f) != 0 && !rc) rc = -EIO;
-    if (!rc && rename(tmp, out) != 0) rc = -errno;
+    struct out_file o;
+    int rc = out_open(&o, out);
+    if (!rc) {
+        errno = 0;
+        if (fwrite(b.data, 1, b.len, o.f) != b.len) rc = errno ? -errno : -EIO;
+        rc = out_close(&o, out, rc);
+    }
     if (rc) {
-        pr_err("%s: %s\n", out, lat_strerror(rc));
-        remove(tmp);
+        pr_err("cannot write %s: %s\n", out, lat_strerror(rc));
         ret = LAT_EXIT_FAILURE;
     } else {
         fprintf(stderr, "latscope report: wrote %s: %s plot, %zu bytes\n", out, plot, b.len);
@@ -1059,23 +1091,20 @@ int cmd_report(int argc, char **argv, const struct lat_opts *opts)
         ret = LAT_EXIT_FAILURE;
     }
     if (ret == LAT_EXIT_OK) {
-        char tmp[4096];
-        snprintf(tmp, sizeof(tmp), "%s.tmp", out);
-        FILE *f = fopen(tmp, "wb");
-        if (!f) {
-            pr_err("%s: %s\n", tmp, strerror(errno));
+        struct out_file o;
+        rc = out_open(&o, out);
+        if (rc) {
+            pr_err("cannot write %s: %s\n", out, lat_strerror(rc));
             ret = LAT_EXIT_FAILURE;
         } else {
             char ttl[512];
             snprintf(ttl, sizeof(ttl), "latscope report: %s%s",
                      title ? title : base_name(inputs[0]),
                      !title && ninputs > 1 ? " and more" : "");
-            rc = rep_page_write(f, ttl, c.w.buf.data ? c.w.buf.data : "{}", c.w.buf.len);
-            if (fclose(f) != 0 && !rc) rc = -EIO;
-            if (!rc && rename(tmp, out) != 0) rc = -errno;
+            rc = rep_page_write(o.f, ttl, c.w.buf.data ? c.w.buf.data : "{}", c.w.buf.len);
+            rc = out_close(&o, out, rc);
             if (rc) {
-                pr_err("%s: %s\n", out, lat_strerror(rc));
-                remove(tmp);
+                pr_err("cannot write %s: %s\n", out, lat_strerror(rc));
                 ret = LAT_EXIT_FAILURE;
             } else {
                 struct stat so;

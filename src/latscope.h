@@ -33,6 +33,11 @@ struct lat_cmd {
     int (*fn)(int argc, char **argv, const struct lat_opts *opts);
     const char *summary;
     bool hidden;
+    /* Exit status when stdout cannot be written (main.c's check at exit); 0: LAT_EXIT_FAILURE.
+     * A command whose exit 1 is a verdict (diff's --fail-if, doctor's --fail-on) sets
+     * LAT_EXIT_USAGE, the status its page gives for a failure to write, so a full disk never
+     * reads as "a rule fired". */
+    int write_error_exit;
 };
 
 /* Subcommands. argv[0] is the subcommand name. Return an enum lat_exit value. */

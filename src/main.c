@@ -15,20 +15,22 @@
 #include <unistd.h>
 
 static const struct lat_cmd commands[] = {
-    {"bench", cmd_bench, "load-test an inference server and measure latency correctly", false},
-    {"trace", cmd_trace, "capture CUDA/NVTX/CPU activity of a program into a Kineto trace", false},
-    {"analyze", cmd_analyze, "where the time goes in a PyTorch/Kineto or Chrome trace", false},
-    {"doctor", cmd_doctor, "ranked findings with evidence, savings and the next step", false},
-    {"report", cmd_report, "render a shareable report from traces and bench results", false},
-    {"diff", cmd_diff, "compare two runs (before/after)", false},
-    {"convert", cmd_convert, "write any trace latscope reads as Kineto JSON (or CPU stacks)",
-     false},
+    {"bench", cmd_bench, "load-test an inference server and measure latency correctly", false, 0},
+    {"trace", cmd_trace, "capture CUDA/NVTX/CPU activity of a program into a Kineto trace", false,
+     0},
+    {"analyze", cmd_analyze, "where the time goes in a PyTorch/Kineto or Chrome trace", false, 0},
+    {"doctor", cmd_doctor, "ranked findings with evidence, savings and the next step", false,
+     LAT_EXIT_USAGE},
+    {"report", cmd_report, "render a shareable report from traces and bench results", false, 0},
+    {"diff", cmd_diff, "compare two runs (before/after)", false, LAT_EXIT_USAGE},
+    {"convert", cmd_convert, "write any trace latscope reads as Kineto JSON (or CPU stacks)", false,
+     0},
     {"tokenize", cmd_tokenize, "count tokens with a tokenizer.json or a server's tokenize endpoint",
-     false},
-    {"version", cmd_version, "print the version", false},
-    {"help", cmd_help, "show help for latscope or a command", false},
-    {"selftest", cmd_selftest, "internal helpers for tests (lint-json, ...)", true},
-    {"serve-test", cmd_serve_test, "fixture inference server for tests and the demo", true},
+     false, 0},
+    {"version", cmd_version, "print the version", false, 0},
+    {"help", cmd_help, "show help for latscope or a command", false, 0},
+    {"selftest", cmd_selftest, "internal helpers for tests (lint-json, ...)", true, 0},
+    {"serve-test", cmd_serve_test, "fixture inference server for tests and the demo", true, 0},
 };
 
 /* Subcommands, reached through their command's function: a man page and completion each. */
@@ -122,17 +124,20 @@ int cmd_help(int argc, char **argv, const struct lat_opts *opts)
     return LAT_EXIT_OK;
 }
 
-/* Flushes and checks stdout: a write error (EPIPE aside) turns success into failure. */
-static int check_stdout(int rc)
+/* Flushes and checks stdout: a write error (EPIPE aside) turns success into failure, exit
+ * status fail (LAT_EXIT_FAILURE, or the command's write_error_exit). */
+static int check_stdout(int rc, int fail)
 {
+    if (!fail) fail = LAT_EXIT_FAILURE;
+    errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout)) {
         if (errno == EPIPE) return rc;
-        pr_err("error writing standard output: %s\n", strerror(errno));
-        return LAT_EXIT_FAILURE;
+        pr_err("writing standard output: %s\n", strerror(errno ? errno : EIO));
+        return fail;
     }
     if (fclose(stdout) != 0 && errno != EPIPE && errno != EBADF) {
-        pr_err("error closing standard output: %s\n", strerror(errno));
-        return LAT_EXIT_FAILURE;
+        pr_err("closing standard output: %s\n", strerror(errno));
+        return fail;
     }
     return rc;
 }
@@ -154,9 +159,9 @@ int main(int argc, char **argv)
             opts.color = false;
         else if (lat_is_help(argv[i])) {
             usage(stdout);
-            return check_stdout(LAT_EXIT_OK);
+            return check_stdout(LAT_EXIT_OK, 0);
         } else if (strcmp(argv[i], "--version") == 0) {
-            return check_stdout(cmd_version(1, argv + i, &opts));
+            return check_stdout(cmd_version(1, argv + i, &opts), 0);
         } else {
             pr_err("unknown option '%s'\n", argv[i]);
             usage(stderr);
@@ -172,7 +177,7 @@ int main(int argc, char **argv)
     const struct lat_cmd *cmds = lat_commands(&n);
     for (size_t k = 0; k < n; k++)
         if (strcmp(cmds[k].name, argv[i]) == 0)
-            return check_stdout(cmds[k].fn(argc - i, argv + i, &opts));
+            return check_stdout(cmds[k].fn(argc - i, argv + i, &opts), cmds[k].write_error_exit);
     pr_err("unknown command '%s'; run 'latscope help'\n", argv[i]);
     return LAT_EXIT_USAGE;
 }

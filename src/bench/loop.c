@@ -429,7 +429,7 @@ int bench_loop_run(const struct bench_plan *pl, struct bench_target *t,
         } else if (!p->res.valid) {
             status = BENCH_LOOP_FAILED;
         }
-        if (wc.hlog_err) pr_warn("--hdr-log %s: %s\n", pl->hdr_log, lat_strerror(wc.hlog_err));
+        /* a failed --hdr-log write stays in the writer: cmd-bench.c reports it once, at the end */
     }
     if (pl->find_max && run->best_point < 0) status = BENCH_LOOP_FAILED;
     for (int k = 0; pl->confidence > 0 && k < CUM__N; k++)

@@ -293,6 +293,12 @@ out:
 
 /* ---- writer ---- */
 
+/* The reason of a failed write (errno cleared before it): "No space left on device", not EIO. */
+static int io_err(void)
+{
+    return errno ? -errno : -EIO;
+}
+
 int hlog_writer_start(struct hlog_writer *w, FILE *f, double start_epoch_s)
 {
     memset(w, 0, sizeof(*w));
@@ -302,12 +308,13 @@ int hlog_writer_start(struct hlog_writer *w, FILE *f, double start_epoch_s)
     char human[64] = "";
     if (gmtime_r(&t, &tm)) strftime(human, sizeof(human), "%Y-%m-%d %H:%M:%S UTC", &tm);
     /* Every header line stays far below the 126 characters HdrHistogram_c's reader allows. */
+    errno = 0;
     if (fprintf(f, "#[Histogram log format version 1.3]\n") < 0 ||
         fprintf(f, "#[StartTime: %.3f (seconds since epoch), %s]\n", start_epoch_s, human) < 0 ||
         fprintf(f, "#[BaseTime: %.3f (seconds since epoch)]\n", start_epoch_s) < 0 ||
         fprintf(f, "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\","
                    "\"Interval_Compressed_Histogram\"\n") < 0)
-        w->err = -EIO;
+        w->err = io_err();
     return w->err;
 }
 
@@ -324,13 +331,15 @@ int hlog_writer_interval(struct hlog_writer *w, const char *tag, double start_s,
     if (!rc) rc = hlog_encode(h, &w->line);
     if (!rc) rc = buf_putc(&w->line, '\n');
     if (rc < 0) return w->err = rc;
-    if (fwrite(w->line.data, 1, w->line.len, w->f) != w->line.len) w->err = -EIO;
+    errno = 0;
+    if (fwrite(w->line.data, 1, w->line.len, w->f) != w->line.len) w->err = io_err();
     return w->err;
 }
 
 int hlog_writer_finish(struct hlog_writer *w)
 {
-    if (!w->err && fflush(w->f) != 0) w->err = -EIO;
+    errno = 0;
+    if (!w->err && fflush(w->f) != 0) w->err = io_err();
     return w->err;
 }
 

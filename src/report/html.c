@@ -105,7 +105,10 @@ int rep_page_write(FILE *f, const char *title, const char *json, size_t n)
             p = m + 1;
         }
     }
-    if (!rc && out.len && fwrite(out.data, 1, out.len, f) != out.len) rc = -EIO;
+    if (!rc && out.len) {
+        errno = 0;
+        if (fwrite(out.data, 1, out.len, f) != out.len) rc = errno ? -errno : -EIO; /* ENOSPC */
+    }
     buf_fini(&out);
     return rc;
 }

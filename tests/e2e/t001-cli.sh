@@ -35,6 +35,6 @@ if grep -q $'\033' "$TMPDIR/err"; then fail "colour escape with NO_COLOR"; fi
 if [[ -w /dev/full ]]; then
     set +e; "$LATSCOPE" help >/dev/full 2>"$TMPDIR/err"; rc=$?; set -e
     [[ $rc -eq 1 ]] || fail "help >/dev/full exited $rc, want 1"
-    contains "$TMPDIR/err" "error writing standard output"
+    contains "$TMPDIR/err" "latscope: error: writing standard output: No space left on device"
 fi
 exit 0

@@ -72,10 +72,10 @@ static int cmd_hidden(int argc, char **argv, const struct lat_opts *o)
 }
 
 static const struct lat_cmd cmds[] = {
-    {"fake", cmd_fake, "a command with a table", false},
-    {"text", cmd_text, "a command with a text help", false},
-    {"secret", cmd_hidden, "a hidden one", true},
-    {"help", cmd_hidden, "not a page", false},
+    {"fake", cmd_fake, "a command with a table", false, 0},
+    {"text", cmd_text, "a command with a text help", false, 0},
+    {"secret", cmd_hidden, "a hidden one", true, 0},
+    {"help", cmd_hidden, "not a page", false, 0},
 };
 static const struct lat_subcmd subs[] = {{"text", "sub", "the subcommand"}};
 static const struct cli_opt globals[] = {{"verbose", 'v', NULL, 0, 0, "more"}, {0}};
