@@ -146,11 +146,18 @@ int ingest_folded_load(struct ingest_src *src, const char *name, const struct la
         }
         uint32_t track;
         if ((rc = stk_track(&b, pid, tid, tname, tnl, &track))) goto oom;
+        b.in_bytes = L.bytes;
         if ((rc = stk_emit(&b, track, 0, count))) {
             if (rc == LAT_E_OVERFLOW) {
-                rc =
-                    fail(err, errsz, nm, rc, "more than %llu samples (line %llu): too many to load",
-                         (unsigned long long)STK_MAX_SAMPLES, (unsigned long long)L.lineno);
+                rc = fail(err, errsz, nm, rc,
+                          "line %llu: weight %llu would make %llu samples, over the limit of "
+                          "%llu for a file of %llu bytes (max(%llu, %llu x bytes), each sample "
+                          "is expanded into an event): split the file or lower its counts",
+                          (unsigned long long)L.lineno, (unsigned long long)count,
+                          (unsigned long long)(b.samples + count > b.samples ? b.samples + count
+                                                                             : UINT64_MAX),
+                          (unsigned long long)stk_cap(&b), (unsigned long long)L.bytes,
+                          STK_CAP_FIXED, STK_CAP_PER_BYTE);
                 goto out;
             }
             goto oom;

@@ -495,7 +495,18 @@ static int build(struct P *p, struct stk_build *b, char *why, size_t whysz)
                     }
                     count = (uint64_t)w;
                 }
-                if ((rc = stk_emit(b, track, ts, count))) goto out;
+                if ((rc = stk_emit(b, track, ts, count))) {
+                    if (rc == LAT_E_OVERFLOW)
+                        snprintf(why, whysz,
+                                 "profile %zu, sample %zu: weight %llu would make %llu samples, "
+                                 "over the limit of %llu for a file of %llu bytes (max(%llu, "
+                                 "%llu x bytes), each sample is expanded into an event)",
+                                 k, i, (unsigned long long)count,
+                                 (unsigned long long)(b->samples + count),
+                                 (unsigned long long)stk_cap(b), (unsigned long long)b->in_bytes,
+                                 STK_CAP_FIXED, STK_CAP_PER_BYTE);
+                    goto out;
+                }
                 if (f > 0) { /* saturating: both are within LAT_TS_MIN..LAT_TS_MAX */
                     lat_ns d = to_ns(w, f);
                     ts = d > LAT_TS_MAX - ts ? LAT_TS_MAX : ts + d;
@@ -537,7 +548,15 @@ static int build(struct P *p, struct stk_build *b, char *why, size_t whysz)
                     const char *d = lat_trace_str(b->t, p->fr[stack[j]].disp);
                     if ((rc = stk_push(b, d, strlen(d)))) goto out;
                 }
-                if ((rc = stk_emit(b, track, ts, 1))) goto out;
+                if ((rc = stk_emit(b, track, ts, 1))) {
+                    if (rc == LAT_E_OVERFLOW)
+                        snprintf(why, whysz,
+                                 "profile %zu: more than %llu samples, the limit for a file of "
+                                 "%llu bytes (max(%llu, %llu x bytes))",
+                                 k, (unsigned long long)stk_cap(b), (unsigned long long)b->in_bytes,
+                                 STK_CAP_FIXED, STK_CAP_PER_BYTE);
+                    goto out;
+                }
             }
         }
     }
@@ -614,6 +633,7 @@ int ingest_speedscope_load(struct ingest_src *src, const char *name,
         rc = fail(err, errsz, nm, LAT_E_NOT_TRACE, "no \"profiles\"");
         goto out;
     }
+    b.in_bytes = p.bytes;
     if ((rc = build(&p, &b, why, sizeof(why)))) {
         if (rc == LAT_E_OVERFLOW && !why[0])
             rc = fail(err, errsz, nm, rc, "more than %llu samples: too many to load",

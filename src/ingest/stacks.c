@@ -14,6 +14,7 @@
 int stk_init(struct stk_build *b, const struct lat_trace_format *format)
 {
     memset(b, 0, sizeof(*b));
+    b->in_bytes = UINT64_MAX; /* one sample per record (perf script): STK_MAX_SAMPLES only */
     int rc = lat_trace_new(&b->t);
     if (rc) return rc;
     lat_trace_set_format(b->t, format);
@@ -159,10 +160,24 @@ int stk_push_pyspy(struct stk_build *b, const char *f, size_t n)
     return push_native(b, f, nn, file, fl);
 }
 
+uint64_t stk_cap_of(uint64_t in_bytes)
+{
+    uint64_t c = in_bytes > STK_MAX_SAMPLES / STK_CAP_PER_BYTE ? STK_MAX_SAMPLES
+                                                               : in_bytes * STK_CAP_PER_BYTE;
+    if (c < STK_CAP_FIXED) c = STK_CAP_FIXED;
+    return c < STK_MAX_SAMPLES ? c : STK_MAX_SAMPLES;
+}
+
+uint64_t stk_cap(const struct stk_build *b)
+{
+    return stk_cap_of(b->in_bytes);
+}
+
 int stk_emit(struct stk_build *b, uint32_t track, lat_ns ts, uint64_t count)
 {
     if (!count) return 0;
-    if (count > STK_MAX_SAMPLES - b->samples) return LAT_E_OVERFLOW;
+    uint64_t cap = stk_cap(b);
+    if (b->samples > cap || count > cap - b->samples) return LAT_E_OVERFLOW;
     struct lat_trace *t = b->t;
     uint32_t sid = b->unknown, leaf = b->unknown;
     int rc;

@@ -27,6 +27,11 @@
 #else
 #define STK_MAX_SAMPLES 20000000ull
 #endif
+/* Weights are expanded into one model event per sample (~90 bytes of RSS each), so a file may
+ * ask for at most max(STK_CAP_FIXED, STK_CAP_PER_BYTE x its bytes read so far) samples (and never
+ * more than STK_MAX_SAMPLES): a 23-byte line "a;b 19999999" cannot take gigabytes. */
+#define STK_CAP_FIXED    400000ull
+#define STK_CAP_PER_BYTE 64ull
 /* The longest line of a text stack file. */
 #define STK_MAX_LINE (16u << 20)
 
@@ -34,6 +39,9 @@ struct stk_build {
     struct lat_trace *t;
     uint32_t k_stack, k_state, v_on, cat, unknown;
     uint64_t samples;
+    uint64_t in_bytes;    /* input bytes read so far, kept current by readers of weighted samples
+                           * (folded, speedscope): see stk_cap(); UINT64_MAX (stk_init): no cap
+                           * but STK_MAX_SAMPLES, for readers of one sample per record */
     struct lat_buf stack; /* the stack being built, root-first */
     size_t nframes;
     uint32_t *arg_of; /* stack string id -> first arg index + 1 (shared args) */
@@ -60,8 +68,12 @@ int stk_push_pyspy(struct stk_build *b, const char *f, size_t n);
  * (line < 0: "py:name (file)"), native ones as stk_push_pyspy. */
 int stk_push_named(struct stk_build *b, const char *name, size_t nn, const char *file, size_t fn,
                    int64_t line);
-/* Adds `count` samples of the current stack at ts on track. LAT_E_OVERFLOW past
- * STK_MAX_SAMPLES. */
+/* The most samples a file of `in_bytes` bytes may hold: max(STK_CAP_FIXED, STK_CAP_PER_BYTE x
+ * in_bytes), at most STK_MAX_SAMPLES. */
+uint64_t stk_cap_of(uint64_t in_bytes);
+uint64_t stk_cap(const struct stk_build *b);
+/* Adds `count` samples of the current stack at ts on track. LAT_E_OVERFLOW when the file's
+ * samples would exceed stk_cap(b) (nothing is added then). */
 int stk_emit(struct stk_build *b, uint32_t track, lat_ns ts, uint64_t count);
 /* Adds metadata key = raw JSON value. */
 int stk_meta(struct stk_build *b, const char *key, const char *json);

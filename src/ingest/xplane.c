@@ -434,6 +434,13 @@ static int add_line(struct xp *x, const struct plane *pl, struct pb line, int64_
             continue;
         }
         const struct emeta *m = em_find(pl, mid);
+        /* empty: nothing to name and nothing to time. Such a record is 2 bytes of input and
+         * would be ~100 of model (and 0.1 MB of gzip inflates to millions of them). */
+        if (!dur && (!m || ((!m->name.p || m->name.end == m->name.p) &&
+                            (!m->disp.p || m->disp.end == m->disp.p)))) {
+            lat_trace_drop(t, LAT_DROP_EMPTY);
+            continue;
+        }
         struct lat_event e;
         memset(&e, 0, sizeof(e));
         e.ts = (lat_ns)tsn;
@@ -686,13 +693,17 @@ int ingest_xplane_load(struct ingest_src *src, const char *name, const struct la
         rc = add_meta_str(t, "xplane_bytes_stats_skipped", num, (size_t)k);
     }
     free(data);
-    if (!rc && t->ev.n == 0 && !t->dropped) {
+    if (!rc && t->ev.n == 0 && t->dropped == t->drops[LAT_DROP_EMPTY]) {
+        char why[96] = "";
+        if (t->dropped)
+            snprintf(why, sizeof(why), " with a name or a duration; %llu empty XEvents left out",
+                     (unsigned long long)t->dropped);
         if (err && errsz)
             snprintf(err, errsz,
                      "%s: a TensorFlow .xplane.pb without timed events (no XLine holds an "
-                     "event): profile a few steps between tf.profiler.experimental.start() and "
-                     "stop()",
-                     nm);
+                     "event%s): profile a few steps between tf.profiler.experimental.start() "
+                     "and stop()",
+                     nm, why);
         rc = LAT_E_NOT_TRACE;
     }
     if (!rc && name && !(t->path = strdup(name))) rc = -ENOMEM;

@@ -320,6 +320,7 @@ const char *lat_drop_reason_name(enum lat_drop_reason r)
         [LAT_DROP_NO_TIME] = "no_time",
         [LAT_DROP_BAD_TIME] = "bad_time",
         [LAT_DROP_NEG_TIME] = "negative_time",
+        [LAT_DROP_EMPTY] = "empty_event",
     };
     return (unsigned)r < LAT_DROP_REASON_COUNT ? names[r] : "other";
 }
@@ -341,6 +342,7 @@ const char *lat_drop_reason_desc(enum lat_drop_reason r)
         [LAT_DROP_NO_TIME] = "a time field missing",
         [LAT_DROP_BAD_TIME] = "a time not a number",
         [LAT_DROP_NEG_TIME] = "a negative time",
+        [LAT_DROP_EMPTY] = "empty: no name, no duration",
     };
     return (unsigned)r < LAT_DROP_REASON_COUNT ? desc[r] : "other";
 }

@@ -164,6 +164,8 @@ enum lat_drop_reason {
     LAT_DROP_NO_TIME,  /* a time field is missing */
     LAT_DROP_BAD_TIME, /* a time field is not a number (a string, null, ...) */
     LAT_DROP_NEG_TIME, /* a time before the run's start (negative) */
+    /* records of binary formats (XEvents of a TensorFlow .xplane.pb) */
+    LAT_DROP_EMPTY, /* no name and no duration: nothing to time or name (an amplification) */
     LAT_DROP_REASON_COUNT
 };
 

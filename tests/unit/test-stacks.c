@@ -8,8 +8,11 @@
 #include "analyze/cpu.h"
 #include "core/err.h"
 #include "ingest/ingest.h"
+#include "ingest/stacks.h"
 #include "test.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *arg_str(const struct lat_trace *t, size_t i, const char *key)
@@ -136,6 +139,68 @@ TEST(stacks_folded_plain_and_errors)
     ASSERT_EQ_I64(ingest_mem("\x01\x02\x03", 3, "handmade-bin.folded", NULL, &t, err, sizeof(err)),
                   LAT_E_NOT_TRACE);
     ASSERT(strstr(err, "collapsed stacks") && strstr(err, "line 1"));
+}
+
+/* Weights are expanded into one event per sample, so a file may ask for at most
+ * max(STK_CAP_FIXED, STK_CAP_PER_BYTE x its bytes) samples (ingest/stacks.h): the boundary, on
+ * one line, over several lines, and for a file long enough that its size sets the cap. */
+TEST(stacks_folded_weight_cap)
+{
+    ASSERT_EQ_U64(stk_cap_of(0), STK_CAP_FIXED);
+    ASSERT_EQ_U64(stk_cap_of(STK_CAP_FIXED / STK_CAP_PER_BYTE), STK_CAP_FIXED);
+    ASSERT_EQ_U64(stk_cap_of(STK_CAP_FIXED / STK_CAP_PER_BYTE + 1),
+                  (STK_CAP_FIXED / STK_CAP_PER_BYTE + 1) * STK_CAP_PER_BYTE);
+    ASSERT_EQ_U64(stk_cap_of(UINT64_MAX), STK_MAX_SAMPLES);
+    ASSERT_EQ_U64(stk_cap_of(STK_MAX_SAMPLES / STK_CAP_PER_BYTE + 1), STK_MAX_SAMPLES);
+
+    struct lat_trace *t;
+    char err[LAT_INGEST_ERRLEN], in[64];
+    int n = snprintf(in, sizeof(in), "a;b %llu\n", STK_CAP_FIXED); /* exactly the cap */
+    ASSERT_RC(ingest_mem(in, (size_t)n, "handmade.folded", NULL, &t, err, sizeof(err)));
+    ASSERT_EQ_U64(t->ev.n, STK_CAP_FIXED);
+    lat_trace_free(t);
+    n = snprintf(in, sizeof(in), "a;b %llu\n", STK_CAP_FIXED + 1);
+    ASSERT_EQ_I64(ingest_mem(in, (size_t)n, "handmade-big.folded", NULL, &t, err, sizeof(err)),
+                  LAT_E_OVERFLOW);
+    ASSERT(strstr(err, "handmade-big.folded") && strstr(err, "line 1") &&
+           strstr(err, "weight 400001") && strstr(err, "limit of 400000"));
+    /* the cap counts the file's samples, not one line's */
+    n = snprintf(in, sizeof(in), "a;b %llu\na;c 2\n", STK_CAP_FIXED - 1);
+    ASSERT_EQ_I64(ingest_mem(in, (size_t)n, "handmade-two.folded", NULL, &t, err, sizeof(err)),
+                  LAT_E_OVERFLOW);
+    ASSERT(strstr(err, "line 2") && strstr(err, "weight 2"));
+    ASSERT(!strstr(err, "19999999"));
+    /* a 20000-byte file: cap 64 x 20000 = 1280000 samples (the line is padded to that size) */
+    size_t len = 20000;
+    char *big = malloc(len + 1);
+    ASSERT(big);
+    for (int over = 0; over <= 1; over++) {
+        char tail[32];
+        int k = snprintf(tail, sizeof(tail), ";f %llu\n", 1280000ull + (unsigned)over);
+        memset(big, 'x', len - (size_t)k);
+        memcpy(big + len - (size_t)k, tail, (size_t)k);
+        int rc = ingest_mem(big, len, "handmade-long.folded", NULL, &t, err, sizeof(err));
+        if (!over) {
+            ASSERT_RC(rc);
+            ASSERT_EQ_U64(t->ev.n, 1280000);
+            lat_trace_free(t);
+        } else {
+            ASSERT_EQ_I64(rc, LAT_E_OVERFLOW);
+            ASSERT(strstr(err, "limit of 1280000") && strstr(err, "20000 bytes"));
+        }
+    }
+    free(big);
+    /* speedscope: one sample of a huge weight (unit "none" = a sample count) */
+    static const char ss[] =
+        "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"profiles\":[{"
+        "\"type\":\"sampled\",\"name\":\"t\",\"unit\":\"none\",\"startValue\":0,\"endValue\":1,"
+        "\"samples\":[[0]],\"weights\":[19999999]}],"
+        "\"shared\":{\"frames\":[{\"name\":\"f\",\"file\":\"/a/m.py\",\"line\":1}]}}";
+    ASSERT_EQ_I64(
+        ingest_mem(ss, sizeof(ss) - 1, "handmade-big.speedscope.json", NULL, &t, err, sizeof(err)),
+        LAT_E_OVERFLOW);
+    ASSERT(strstr(err, "handmade-big.speedscope.json") && strstr(err, "weight 19999999") &&
+           strstr(err, "limit of 400000"));
 }
 
 /* ---- perf script --------------------------------------------------------------------------- */

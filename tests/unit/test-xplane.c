@@ -297,6 +297,55 @@ static int load_pb(const void *p, size_t n, char *err, size_t errsz)
     return rc;
 }
 
+/* An XEvent with no name (no, an unknown or a nameless metadata_id) and no duration is left
+ * out and counted as empty_event: a file of 2-byte empty XEvents must not become millions of
+ * events. Kept: a named event, a named instant and an unnamed event with a duration. */
+TEST(xplane_empty_events_dropped_and_counted)
+{
+    struct enc plane = {.n = 0}, line = {.n = 0}, space = {.n = 0}, empty = {.n = 0};
+    e_int(&plane, 1, 7);
+    e_str(&plane, 2, "/host:CPU");
+    e_int(&line, 1, 100);
+    e_str(&line, 2, "python");
+    e_int(&line, 3, 1000);
+    event(&line, 1, 0, 5000000, 0, 0, 0);       /* "op", 5 µs: kept */
+    event(&line, 1, 6000000, -1, 0, 0, 0);      /* "op", instant: kept */
+    event(&line, 9, 7000000, 1000000, 0, 0, 0); /* unknown metadata, 1 µs: kept as (unknown) */
+    e_msg(&line, 4, &empty);                    /* 22 00: dropped */
+    e_msg(&line, 4, &empty);                    /* dropped */
+    event(&line, 9, 8000000, -1, 0, 0, 0);      /* unknown metadata, no duration: dropped */
+    event(&line, 2, 9000000, 0, 0, 0, 0);       /* nameless metadata, duration 0: dropped */
+    e_msg(&plane, 3, &line);
+    emeta(&plane, 1, "op", NULL);
+    emeta(&plane, 2, "", NULL);
+    e_msg(&space, 1, &plane);
+    struct lat_trace *t = NULL;
+    char err[LAT_INGEST_ERRLEN];
+    ASSERT_RC(ingest_mem(space.b, space.n, "handmade.xplane.pb", NULL, &t, err, sizeof(err)));
+    ASSERT_EQ_U64(t->ev.n, 3);
+    ASSERT_EQ_U64(t->drops[LAT_DROP_EMPTY], 4);
+    ASSERT_EQ_U64(t->dropped, 4);
+    ASSERT_EQ_STR(lat_drop_reason_name(LAT_DROP_EMPTY), "empty_event");
+    char sum[256];
+    ASSERT(lat_trace_drop_summary(t, sum, sizeof(sum)) && strstr(sum, "4 events dropped") &&
+           strstr(sum, "no name, no duration: 4"));
+    lat_trace_free(t);
+
+    /* nothing but empty XEvents: no timed events, and it says how many were left out */
+    struct enc p2 = {.n = 0}, l2 = {.n = 0}, s2 = {.n = 0};
+    e_int(&p2, 1, 7);
+    e_str(&p2, 2, "/host:CPU");
+    e_int(&l2, 1, 100);
+    for (int i = 0; i < 1000; i++)
+        e_msg(&l2, 4, &empty);
+    e_msg(&p2, 3, &l2);
+    e_msg(&s2, 1, &p2);
+    ASSERT_EQ_I64(ingest_mem(s2.b, s2.n, "handmade-empty.xplane.pb", NULL, &t, err, sizeof(err)),
+                  LAT_E_NOT_TRACE);
+    ASSERT(strstr(err, "handmade-empty.xplane.pb") && strstr(err, "without timed events") &&
+           strstr(err, "1000 empty XEvents left out"));
+}
+
 TEST(xplane_broken_files_fail_clearly)
 {
     static unsigned char buf[16384];
