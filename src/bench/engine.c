@@ -72,6 +72,12 @@ enum bc_state {
 #define BENCH_ABORT_GRACE (1 * LAT_NS_PER_S)
 #define BENCH_NO_DEADLINE INT64_MAX
 #define BENCH_MAX_THREADS 256
+
+/* The client gap judges a point only from this many gaps: below it, a nearest-rank p99 is one
+ * of the largest few (with 50 gaps, the maximum), and one scheduler hiccup of a loaded machine
+ * would make the point INVALID. The gaps are still reported. */
+#define BENCH_CLIENT_GAP_MIN_N 100
+
 /* Reads per readable wake-up of one connection: a server that floods (an endless 100 Continue
  * stream, a body faster than we parse) must not keep the thread in do_read(), or no timer
  * (request timeout, pacing, the end of the point) would ever fire. Level-triggered epoll
@@ -1583,7 +1589,7 @@ void bench_result_judge(struct bench_result *r, const struct bench_load *l,
                  "send-lag p99 %.3f ms > %.3g ms: the client did not keep the schedule%s", lag99,
                  o->max_send_lag_p99_ms,
                  r->inflight_cap_hits ? " (max-inflight reached: the server is saturated)" : "");
-    } else if (l->rate <= 0 && hist_count(&r->client_gap) &&
+    } else if (l->rate <= 0 && hist_count(&r->client_gap) >= BENCH_CLIENT_GAP_MIN_N &&
                (double)hist_value_at_percentile(&r->client_gap, 99.0) / 1e6 >
                    o->max_client_gap_p99_ms) {
         /* Closed loop: the client's own time from a response to the next request on the same
