@@ -34,6 +34,23 @@ int lat_parse_format(const char *s, unsigned allowed, enum lat_format *out)
     return -1;
 }
 
+int cli_bad_value(const struct cli_opt *opts, const char *cmd, int id, const char *val,
+                  const char *why)
+{
+    const char *name = "?";
+    for (const struct cli_opt *o = opts; o->lname || o->help; o++)
+        if (o->lname && o->id == id) {
+            name = o->lname;
+            break;
+        }
+    if (why)
+        lat_log_printf(LAT_LOG_ERR, cmd, "--%s: bad value '%s': %s\n", name, val, why);
+    else
+        lat_log_printf(LAT_LOG_ERR, cmd, "--%s: bad value '%s' (see latscope %s --help)\n", name,
+                       val, cmd);
+    return -1;
+}
+
 int cli_format(const char *cmd, const char *val, unsigned allowed, enum lat_format *out)
 {
     if (!lat_parse_format(val, allowed, out)) return 0;

@@ -136,21 +136,10 @@ struct oa_args {
     int port;
 };
 
-static const char *opt_name(int id)
-{
-    for (const struct cli_opt *o = options; o->lname || o->help; o++)
-        if (o->lname && o->id == id) return o->lname;
-    return "?";
-}
-
-/* A wrong value: -1 after "--OPT: bad value 'V'[: why]". */
+/* A wrong value: -1 after "--OPT: bad value 'V'[: why]", as cli_parse's own errors read. */
 static int bad(int id, const char *val, const char *why)
 {
-    if (why)
-        pr_err("--%s: bad value '%s': %s\n", opt_name(id), val, why);
-    else
-        pr_err("--%s: bad value '%s' (see latscope serve-test openai --help)\n", opt_name(id), val);
-    return -1;
+    return cli_bad_value(options, "serve-test openai", id, val, why);
 }
 
 /* A count in lo..hi into *out (an int), else the error. */

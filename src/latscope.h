@@ -152,6 +152,11 @@ bool cli_run(const struct cli_spec *spec, int argc, char **argv, struct cli_resu
 /* A --format value among `allowed` (mask of 1 << LAT_FMT_*): 0, or -1 after printing
  * "--format wants text, json or md, not 'VALUE'" under cmd (the names allowed, in enum order). */
 int cli_format(const char *cmd, const char *val, unsigned allowed, enum lat_format *out);
+/* A wrong option value: -1 after "CMD: error: --OPT: bad value 'V': why" (why NULL: "(see
+ * latscope CMD --help)"), OPT the long name of option id in the table opts: the wording
+ * cli_parse's own errors use, for a command's on_opt callback (serve-test, serve-test openai). */
+int cli_bad_value(const struct cli_opt *opts, const char *cmd, int id, const char *val,
+                  const char *why);
 /* An integer option value in lo..hi; -1 after printing "--opt wants a number (lo..hi)". */
 int cli_int(const char *cmd, const char *opt, const char *val, long long lo, long long hi,
             long long *out);
