@@ -65,27 +65,32 @@ selected() { # NAME: is it selected by the filters?
 
 # mark SCRIPT: prints "EXCLUSIVE TIMEOUT SANSKIP" from the header lines.
 mark() {
-    local ex=0 to=${E2E_TIMEOUT:-300} san=0 truth=- line
+    local ex=0 to=${E2E_TIMEOUT:-300} san=0 truth=- sanwhy='' line
     while IFS= read -r line; do
         case $line in
         '# exclusive' | '# exclusive '* | '# exclusive:'*) ex=1 ;;
         '# timeout: '*) line=${line#'# timeout: '}; [[ ${line%% *} =~ ^[0-9]+$ ]] && to=${line%% *} ;;
-        '# san: skip' | '# san: skip '*) san=1 ;;
+        '# san: skip' | '# san: skip '*) san=1 sanwhy=${line#'# san: skip'} ;;
         '# truth: '*) truth=${line#'# truth: '} ;;
         esac
     done < <(head -30 "$1")
+    sanwhy=${sanwhy# }
+    sanwhy=${sanwhy#(}
+    sanwhy=${sanwhy%)}
+    [[ -n $sanwhy ]] || sanwhy="Python truth generation, no C path the release pass does not run"
     echo "$ex $((to * ${E2E_TIMEOUT_MULT:-1})) $san $truth"
+    echo "$sanwhy"
 }
 
 par=() exc=()
-declare -A tmo sanskip truth
+declare -A tmo sanskip sanwhy truth
 for t in "$dir"/t*.sh; do
     [[ -f $t ]] || continue
     name=$(basename "$t" .sh)
     selected "$name" || continue
-    read -r ex to san tr <<<"$(mark "$t")"
+    { read -r ex to san tr && IFS= read -r why; } <<<"$(mark "$t")"
     [[ ${E2E_TRUTH:-0} == 1 && $tr == - ]] && continue # check-truth runs the truth scripts only
-    tmo[$name]=$to sanskip[$name]=$san truth[$name]=$tr
+    tmo[$name]=$to sanskip[$name]=$san sanwhy[$name]=$why truth[$name]=$tr
     if [[ $ex == 1 ]]; then exc+=("$name"); else par+=("$name"); fi
 done
 
@@ -114,7 +119,7 @@ run_one() {
         { echo "run.sh: mktemp failed" >"$work/$n.out"; echo 0 >"$work/$n.sec"; echo 1 >"$work/$n.rc"; return; }
     t0=$(date +%s.%N)
     if [[ ${LATSCOPE_SAN:-0} == 1 && ${sanskip[$n]} == 1 ]]; then
-        echo "sanitizer pass: Python truth generation, no C path the release pass does not run (# san: skip)" >"$work/$n.out"
+        echo "sanitizer pass: ${sanwhy[$n]} (# san: skip)" >"$work/$n.out"
         rc=77
     elif [[ ${truth[$n]} != - && ${E2E_TRUTH:-0} != 1 ]]; then
         echo "heavy truth check (${truth[$n]}): make check-truth runs it" >"$work/$n.out"

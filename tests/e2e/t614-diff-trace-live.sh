@@ -9,7 +9,7 @@
 # is asserted beyond these generous ratios. Skips without NVTX headers, the injection library
 # or perf_event_open.
 # exclusive: CPU-sample shares of a live run (a loaded machine starves the short phases)
-# san: skip (CPU-sample shares of a live run: the ASan build reads its perf rings slower and lost a whole phase of the before run; the sampler's C paths run under the sanitizers in t350-t367)
+# san: skip (CPU-sample shares of a live run, timed by the release build; the sampler's C paths run under the sanitizers in t350-t367)
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
 source "$LATSCOPE_SRCDIR/tests/e2e/lib-cpu.sh"
 cd "$TMPDIR"

@@ -5,6 +5,10 @@
  * thread (a unit = 1 ms): a run with SLOW = 4 has its compute phase 4x slower than one with
  * SLOW = 1, in range durations and in CPU samples (shares 25/50/25 % become 10/80/10 %).
  * CPU time, not wall time, so the ratio holds on a loaded machine (wall time only grows).
+ * Each phase's length is jittered by a fixed-seed generator to 0.5..1.5 x its mean: with
+ * constant lengths an iteration of 4 ms is exactly two periods of a 499 Hz sampler, every
+ * sample then lands at the same offset of the iteration, and a whole phase gets none (t614
+ * saw store_phase vanish from both runs); the means, hence the shares, are unchanged.
  * Built by the test against the toolkit's NVTX3 headers. Usage: phases-nvtx ITER SLOW
  */
 #define _GNU_SOURCE
@@ -20,10 +24,20 @@ static double cpu_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* xorshift64 from a fixed seed: the same jitter in every run. */
+static unsigned long long rng = 88172645463325252ull;
+static double jitter(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return 0.5 + (double)(rng >> 11) / 9007199254740992.0; /* [0.5, 1.5) */
+}
+
 /* Spins for ms milliseconds of this thread's CPU time. */
 __attribute__((noinline)) static void burn(double ms)
 {
-    double end = cpu_s() + ms / 1e3;
+    double end = cpu_s() + ms * jitter() / 1e3;
     while (cpu_s() < end)
         for (volatile int i = 0; i < 2000; i++) {
         }
