@@ -82,7 +82,7 @@ TEST_OBJS := $(patsubst %.c,$(O)/%.o,$(TEST_SRCS))
 BIN       := $(O)/latscope
 UNIT_BIN  := $(O)/unit-tests
 
-.PHONY: all test unit e2e check check-truth demo perf interop fuzz fuzz-build format format-check clean deps
+.PHONY: all test unit e2e check check-truth demo perf interop fuzz fuzz-build fuzz-campaign fuzz-mutate format format-check clean deps
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -187,6 +187,15 @@ fuzz: fuzz-build
 	    echo "== $$f ($(FUZZ_SECONDS) s)"; \
 	    $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	        $(FUZZ_O)/corpus/$$n tests/fuzz/corpus/$$n || exit 1; done
+
+# fuzz-campaign: every target SECONDS each, JOBS at once (nice 19), new corpus merged back, one row
+# per target appended to docs/fuzz-ledger.tsv and the cumulative table of docs/testing.md rewritten.
+# fuzz-mutate: mutated real files from ../shared/traces through the sanitizer build, SECONDS long.
+fuzz-campaign:
+	$(Q)tests/tools/fuzz-campaign.sh -s $(or $(SECONDS),60) $(if $(JOBS),-j $(JOBS))
+fuzz-mutate:
+	$(Q)$(MAKE) --no-print-directory SAN=address,undefined all
+	$(Q)tests/tools/mutate-real.py --seconds $(or $(SECONDS),60)
 
 FORMAT_FILES = $(shell find src tests -name '*.[ch]' -not -path 'tests/fuzz/corpus/*' 2>/dev/null)
 format:
