@@ -9,6 +9,7 @@
 #include "core/err.h"
 #include "core/grow.h"
 #include "core/redact.h"
+#include "doctor/doctor.h"
 #include "hist/hlog.h"
 #include "json/tok.h"
 
@@ -735,6 +736,7 @@ void diff_bench_result_fini(struct diff_bench_result *r)
         free(r->notes[i]);
     free(r->notes);
     free(r->rows);
+    free(r->findings);
     memset(r, 0, sizeof(*r));
 }
 
@@ -1036,6 +1038,32 @@ static int check_headers(struct diff_run *const *a, size_t na, struct diff_run *
     return rc;
 }
 
+/* doctor's service rules on both sides of bench results (diff_run_doctor), their findings
+ * matched (diff_findings_match): what a change resolved and what it brought. */
+static int service_findings(struct diff_run *const *a, size_t na, struct diff_run *const *b,
+                            size_t nb, struct diff_bench_result *out)
+{
+    for (size_t i = 0; i < na + nb; i++)
+        if ((i < na ? a[i] : b[i - na])->kind != DIFF_KIND_BENCH) return 0;
+    struct doc_report *r[2] = {NULL, NULL};
+    int rc = doctor_report_new(&r[0]);
+    if (!rc) rc = doctor_report_new(&r[1]);
+    for (size_t i = 0; i < na && !rc; i++)
+        rc = diff_run_doctor(r[0], a[i]);
+    for (size_t i = 0; i < nb && !rc; i++)
+        rc = diff_run_doctor(r[1], b[i]);
+    if (!rc) {
+        doctor_rank(r[0]);
+        doctor_rank(r[1]);
+        rc = diff_findings_match(r[0], r[1], na == 1 && nb == 1, &out->findings, &out->nfindings,
+                                 &out->findings_cap);
+        out->service_findings = !rc;
+    }
+    doctor_report_free(r[0]);
+    doctor_report_free(r[1]);
+    return rc;
+}
+
 int diff_bench_compare(struct diff_run *const *a, size_t na, struct diff_run *const *b, size_t nb,
                        const struct diff_bench_opts *o, struct diff_bench_result *out, char *err,
                        size_t errsz)
@@ -1127,7 +1155,9 @@ int diff_bench_compare(struct diff_run *const *a, size_t na, struct diff_run *co
         diff_bench_result_fini(out);
         return LAT_E_USAGE;
     }
-    return 0;
+    rc = service_findings(a, na, b, nb, out);
+    if (rc) diff_bench_result_fini(out);
+    return rc;
 }
 
 /* ---- --fail-if ---- */

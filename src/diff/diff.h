@@ -158,6 +158,11 @@ struct diff_bench_result {
     char **notes; /* warnings: INVALID points, different workloads/clocks, unmatched loads */
     size_t nnotes, notes_cap;
     size_t nloads; /* matched loads */
+    /* doctor's service rules on each side (bench results only; service_findings false for HDR
+     * logs and records): resolved / new / changed / unchanged */
+    bool service_findings;
+    struct diff_finding *findings;
+    size_t nfindings, findings_cap;
 };
 
 /* Compares na runs (before) with nb runs (after): points matched by load, every metric both
@@ -216,10 +221,11 @@ struct diff_op {
     double step_share;  /* delta duration / delta total step time (NaN when undefined) */
 };
 
-/* A doctor finding (by rule id and rank) before and after. */
+/* A doctor finding (by rule id and rank, or a service finding's load point) before and after. */
 struct diff_finding {
     char id[48];
     int32_t rank;
+    char load[64];   /* a bench result's finding: its load point ("" for a run rule or a trace) */
     char title[200]; /* the after title when present, else the before one */
     bool in[2];      /* present before / after */
     double saving_pct[2], saving_us[2];
