@@ -46,7 +46,10 @@ static const char usage_text[] =
     "\n"
     "TRACE is a .json / .json.gz file or a directory of per-rank traces, or a bench result\n"
     "(latscope bench --format json): then the service rules judge its load points\n"
-    "(nagle-delayed-ack, client-limited, tail-amplification; docs/latscope-doctor.md).\n"
+    "(listen-backlog, nagle-delayed-ack, client-limited, keepalive-churn, warm-up,\n"
+    "periodic-stalls, error-burst, tail-amplification, queueing-knee; the shape-over-time\n"
+    "rules need bench --slice; docs/latscope-doctor.md). bench --doctor does the same\n"
+    "right after a run.\n"
     "\n";
 
 enum { OPT_FORMAT, OPT_FAIL_ON, OPT_OUTPUT, OPT_THRESHOLD };
