@@ -123,14 +123,14 @@ void svc_rule_stalls(struct doc_report *r, const struct doc_svc_run *run,
     (void)run;
     if (!p->slices || with_requests(p) < SLICES_MIN) return;
     double m50 = median_p50(p, 0), len = slice_len(p);
-    if (isnan(m50) || len <= 0) return;
+    if (isnan(m50) || !(len > 0)) return;
     double starts[64], worst = 0;
     size_t nev = 0, nstall = 0;
     bool prev = false;
     for (size_t i = 0; i < p->nslices; i++) {
         const struct doc_svc_slice *s = &p->slices[i];
-        bool st = s->requests && !isnan(s->lat_max) && s->lat_max >= STALL_RATIO * m50 &&
-                  s->lat_max - m50 >= STALL_MIN_MS;
+        bool st = s->requests && !isnan(s->start_s) && !isnan(s->lat_max) &&
+                  s->lat_max >= STALL_RATIO * m50 && s->lat_max - m50 >= STALL_MIN_MS;
         if (st) {
             nstall++;
             if (s->lat_max > worst) worst = s->lat_max;
@@ -192,18 +192,16 @@ void svc_rule_error_burst(struct doc_report *r, const struct doc_svc_run *run,
     for (size_t i = 0; i < p->nslices; i++)
         tot += p->slices[i].errors;
     if (tot < BURST_MIN_ERRORS) return;
-    /* the shortest stretch of windows holding BURST_SHARE of the errors */
+    /* the shortest stretch of windows holding BURST_SHARE of the errors (a sliding window:
+     * the counts are not negative, so the left edge only moves right) */
     size_t best_a = 0, best_n = p->nslices + 1;
-    uint64_t best_e = 0;
-    for (size_t a = 0; a < p->nslices; a++) {
-        uint64_t e = 0;
-        for (size_t b = a; b < p->nslices && b - a + 1 < best_n; b++) {
-            e += p->slices[b].errors;
-            if ((double)e >= BURST_SHARE * (double)tot) {
-                best_a = a, best_n = b - a + 1, best_e = e;
-                break;
-            }
-        }
+    uint64_t best_e = 0, e = 0;
+    double need = BURST_SHARE * (double)tot;
+    for (size_t a = 0, b = 0; b < p->nslices; b++) {
+        e += p->slices[b].errors;
+        while (a < b && (double)(e - p->slices[a].errors) >= need)
+            e -= p->slices[a++].errors;
+        if ((double)e >= need && b - a + 1 < best_n) best_a = a, best_n = b - a + 1, best_e = e;
     }
     if (best_n > p->nslices || (double)best_n > BURST_MAX_SPAN * (double)p->nslices) return;
     const struct doc_svc_slice *sa = &p->slices[best_a], *sb = &p->slices[best_a + best_n - 1];
