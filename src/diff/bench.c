@@ -240,7 +240,8 @@ static struct diff_point *new_point(struct diff_run *r)
     p->client_cpu_pct = p->max_thread_busy_pct = NAN;
     p->inflight_cap_hits = -1;
     p->concurrency = p->rate = p->duration_s = p->connect_max_ms = NAN;
-    p->stale_retries = p->slow_connects = p->listen_overflows = p->listen_drops = -1;
+    p->stale_retries = p->server_closes = p->slow_connects = p->listen_overflows = p->listen_drops =
+        -1;
     p->err_connect = p->err_timeout = p->err_reset = p->err_4xx = p->err_5xx = -1;
     p->valid = true;
     return p;
@@ -337,6 +338,7 @@ static int load_bench_point(struct diff_run *r, const char *d, size_t n, size_t 
     p->rate = rate;
     p->duration_s = get_num(d, n, "duration_s");
     p->stale_retries = get_count(d, n, "stale_retries");
+    p->server_closes = get_count(d, n, "server_closes");
     p->slow_connects = get_count(d, n, "backlog/slow_connects");
     p->connect_max_ms = get_num(d, n, "backlog/connect_max_ms");
     p->listen_overflows = get_count(d, n, "backlog/listen_overflows");

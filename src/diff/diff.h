@@ -77,6 +77,7 @@ struct diff_point {
     double concurrency, rate; /* the point's closed-loop N or open-loop offered req/s */
     double duration_s;        /* the throughput window */
     int64_t stale_retries;    /* requests sent again on a fresh connection (keep-alive lost) */
+    int64_t server_closes;    /* responses the server closed after ("Connection: close") */
     int64_t slow_connects;    /* backlog/slow_connects: connects >= 0.9 s (SYN retransmit) */
     double connect_max_ms;    /* backlog/connect_max_ms */
     int64_t listen_overflows, listen_drops; /* backlog/: loopback server's TcpExt rise */

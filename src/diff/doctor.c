@@ -55,6 +55,7 @@ int diff_run_doctor(struct doc_report *r, const struct diff_run *run)
             .achieved_rps = p->scalar[DIFF_S_THROUGHPUT],
             .duration_s = p->duration_s,
             .stale_retries = p->stale_retries,
+            .server_closes = p->server_closes,
             .slow_connects = p->slow_connects,
             .connect_max_ms = p->connect_max_ms,
             .listen_overflows = p->listen_overflows,

@@ -39,6 +39,7 @@ struct doc_svc_point {
     double concurrency, rate;        /* closed-loop N / open-loop offered req/s, NaN */
     double achieved_rps, duration_s; /* NaN when absent */
     int64_t stale_retries;           /* re-sent on a fresh connection (keep-alive lost), -1 */
+    int64_t server_closes;           /* responses the server closed after, as it said, -1 */
     int64_t slow_connects;           /* connects >= 0.9 s (SYN retransmit), -1 unknown */
     double connect_max_ms;           /* the slowest connect, NaN */
     int64_t listen_overflows, listen_drops; /* this host's TcpExt rise (loopback server), -1 */

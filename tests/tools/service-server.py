@@ -6,6 +6,7 @@ to PORTFILE once listening; exits after 120 s. Times count from the first reques
 client's start-up does not use them up.
 
   churn N            closes the connection, without "Connection: close", after N responses
+  close N            answers its N-th response on a connection with "Connection: close", closes
   warmup S SLOW FAST each response takes SLOW ms during the first S s, then FAST ms
   stall PERIOD LEN   every PERIOD ms the whole server blocks for LEN ms (a GC-like pause)
   errors-burst A B   answers 500 to requests between A and B s, else 200 at once
@@ -66,10 +67,12 @@ async def handle(reader, writer):
                 status = b"500 Internal Server Error"
             elif mode == "errors-spread" and nreq % int(args[0]) == 0:
                 status = b"500 Internal Server Error"
+            last = mode in ("churn", "close") and n >= int(args[0])
+            conn = b"close" if last and mode == "close" else b"keep-alive"
             writer.write(b"HTTP/1.1 " + status + b"\r\nContent-Length: 3\r\n"
-                         b"Connection: keep-alive\r\n\r\nok\n")
+                         b"Connection: " + conn + b"\r\n\r\nok\n")
             await writer.drain()
-            if mode == "churn" and n >= int(args[0]):
+            if last:
                 break
     except (asyncio.IncompleteReadError, ConnectionError):
         pass

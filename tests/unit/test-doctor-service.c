@@ -157,6 +157,13 @@ TEST(doctor_service_keepalive)
     p.stale_retries = 500; /* one per 10 requests */
     run1(&p, ids, sizeof(ids));
     ASSERT(strcmp(ids, "keepalive-churn") == 0);
+    p.stale_retries = 0;
+    p.server_closes = 5000; /* "Connection: close" on every response */
+    run1(&p, ids, sizeof(ids));
+    ASSERT(strcmp(ids, "keepalive-churn") == 0);
+    p.server_closes = 4;
+    run1(&p, ids, sizeof(ids));
+    ASSERT(strcmp(ids, "") == 0);
 }
 
 static void fill_slices(struct doc_svc_slice *s, size_t n, double p50)
