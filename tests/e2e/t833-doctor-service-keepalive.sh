@@ -37,7 +37,7 @@ f = [x for x in d['findings'] if x['id'] == 'keepalive-churn']
 assert f, [x['id'] for x in d['findings']]
 ev = f[0]['evidence']
 p = json.load(open('$TMPDIR/said.json'))['points'][0]
-assert p['server_closes'] >= 400 and ev['server_closes'] == p['server_closes'], (ev, p)
+assert p['server_closes'] >= 0.2 * p['requests'] and ev['server_closes'] == p['server_closes'], (ev, p)
 assert 3 <= ev['requests_per_connection'] <= 5, ev
 assert 'Connection: close' in f[0]['title'], f[0]['title']
 "
