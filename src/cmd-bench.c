@@ -25,6 +25,8 @@
 #include "core/err.h"
 #include "core/log.h"
 #include "core/units.h"
+#include "diff/diff.h"
+#include "doctor/doctor.h"
 #include "hist/hlog.h"
 #include "latscope.h"
 #include "stats/search.h"
@@ -101,6 +103,7 @@ enum {
     OPT_GPU_INTERVAL,
     OPT_SLICE,
     OPT_LIVE,
+    OPT_DOCTOR,
     /* the rows of the groups (targets, multi-host): OPT_GROUP + their index in the table */
     OPT_GROUP = 0x400,
 };
@@ -164,6 +167,10 @@ static const struct cli_opt common_opts[] = {
     {"precision", 0, "F", OPT_PRECISION, 0, "--find-max relative precision (default 0.05)"},
     {NULL, 0, NULL, 0, 0, "Output"},
     {"format", 0, "text|json|csv", OPT_FORMAT, 0, "stdout format (default text)"},
+    {"doctor", 0, NULL, OPT_DOCTOR, 0,
+     "after the run, latscope doctor on its result (the service\n"
+     "rules): after the text report on stdout; on stderr with\n"
+     "--format json/csv"},
     {"live", 0, "auto|on|off", OPT_LIVE, 0,
      "a status line on stderr redrawn each --window while a point\n"
      "runs, erased when it ends; auto (default): when stderr is a\n"
@@ -301,7 +308,7 @@ struct cli {
     uint64_t requests, warmup_requests;
     enum lat_format format;
     const char *hdr_log, *records;
-    bool stable, find_max;
+    bool stable, find_max, doctor;
     bool llm; /* the target judges ttft/tpot/itl/chunk_gap SLO terms on its summary */
     const char *slo_text;
     struct slo slo;
@@ -533,6 +540,9 @@ static int on_opt(void *ctx, int id, const char *val)
     case OPT_FIND_MAX:
         c->find_max = true;
         break;
+    case OPT_DOCTOR:
+        c->doctor = true;
+        break;
     case OPT_MAX_RATE:
     case OPT_PRECISION: {
         char *e;
@@ -759,6 +769,41 @@ static void mpi_fail_note(int rank, int size, int status)
     pr_err("--mpi: rank %d of %d stops with exit status %d before the run ended (its error is "
            "above): aborting every rank, none waits for it\n",
            rank, size, status);
+}
+
+/* --doctor: the run's JSON result, read back by diff's reader and judged by doctor's service
+ * rules, the same path as `latscope doctor RESULT.json` (diff_run_doctor). The report goes to
+ * f; the bench's exit status is not changed. */
+static void bench_doctor(FILE *f, const struct bench_run *run, bool color)
+{
+    char *data = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&data, &len);
+    int rc = m ? bench_report_json(m, run) : -ENOMEM;
+    if (m && fclose(m) && !rc) rc = -ENOMEM;
+    struct diff_run *dr = NULL;
+    struct doc_report *r = NULL;
+    char err[512] = "";
+    if (!rc) rc = diff_run_parse("RESULT.json", DIFF_KIND_BENCH, data, len, &dr, err, sizeof(err));
+    if (!rc) rc = doctor_report_new(&r);
+    if (!rc) rc = diff_run_doctor(r, dr);
+    struct lat_buf b = LAT_BUF_INIT;
+    if (!rc) {
+        doctor_rank(r);
+        rc = doctor_format_text(r, &b, color);
+    }
+    if (rc)
+        pr_err("--doctor: %s\n", err[0] ? err : lat_strerror(rc));
+    else {
+        fflush(stdout);
+        fprintf(f, "\n");
+        fwrite(b.data ? b.data : "", 1, b.len, f);
+        fflush(f);
+    }
+    buf_fini(&b);
+    doctor_report_free(r);
+    diff_run_free(dr);
+    free(data);
 }
 
 int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
@@ -1098,6 +1143,8 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     else
         rc = bench_report_text(stdout, &run);
     if (rc < 0) exit_code = LAT_EXIT_FAILURE;
+    if (c.doctor && !(shard.mpi && shard.index != 0) && run.npoints)
+        bench_doctor(c.format == LAT_FMT_TEXT ? stdout : stderr, &run, opts->color);
     if (rf) {
         rc = write_records(rf, &run);
         rf = NULL;

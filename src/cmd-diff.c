@@ -472,6 +472,36 @@ static void text_rules(FILE *f, const struct cli *c, const bool *fired, const bo
 
 /* ---- bench mode ---- */
 
+/* The doctor findings of both sides (traces: saving per step; bench results, service: per
+ * request). */
+static void text_findings(FILE *f, const struct diff_finding *findings, size_t n, bool service,
+                          bool md)
+{
+    const char *of = service ? "of the request" : "of the step";
+    fprintf(f, md ? "\n### doctor findings%s\n\n" : "\ndoctor findings%s\n",
+            service ? " (service rules)" : "");
+    if (!n) fprintf(f, "  (none on either side)\n");
+    for (size_t i = 0; i < n; i++) {
+        const struct diff_finding *d = &findings[i];
+        char rank[24] = "";
+        if (d->rank >= 0) snprintf(rank, sizeof(rank), " (rank %d)", d->rank);
+        char et[2048];
+        fprintf(f, "%s%-9s %s%s: %s", md ? "- " : "  ", d->status, d->id, rank, ESC(et, d->title));
+        if (service && d->saving_pct[0] == 0 && d->saving_pct[1] == 0) /* not estimated */
+            fprintf(f, "; %s%s%s", d->in[0] ? diff_severity_name(d->severity[0]) : "",
+                    d->in[0] && d->in[1] ? " -> " : "",
+                    d->in[1] ? diff_severity_name(d->severity[1]) : "");
+        else if (d->in[0] && d->in[1])
+            fprintf(f, "; saving %.1f %% -> %.1f %% %s, %s -> %s", d->saving_pct[0],
+                    d->saving_pct[1], of, diff_severity_name(d->severity[0]),
+                    diff_severity_name(d->severity[1]));
+        else
+            fprintf(f, "; saving %.1f %% %s (%s)", d->saving_pct[d->in[1]], of,
+                    diff_severity_name(d->severity[d->in[1]]));
+        fputc('\n', f);
+    }
+}
+
 static int diff_bench(struct cli *c, enum diff_kind kind)
 {
     struct diff_run **ra = xcalloc(c->na, sizeof(*ra)), **rb = xcalloc(c->nb, sizeof(*rb));
@@ -541,6 +571,7 @@ static int diff_bench(struct cli *c, enum diff_kind kind)
                 md ? "\n" : "");
         print_notes(f, &res, md);
         text_rows(f, &res, md, c->bo.conf);
+        if (res.service_findings) text_findings(f, res.findings, res.nfindings, true, md);
         if (c->nrules) fputc('\n', f);
         text_rules(f, c, fired, untested, first, md);
     }
@@ -677,27 +708,6 @@ static void text_ops(FILE *f, const struct diff_trace_result *r, size_t top, boo
             md ? "" : "", inc, dec, same);
 }
 
-static void text_findings(FILE *f, const struct diff_trace_result *r, bool md)
-{
-    fprintf(f, md ? "\n### doctor findings\n\n" : "\ndoctor findings\n");
-    if (!r->nfindings) fprintf(f, "  (none on either side)\n");
-    for (size_t i = 0; i < r->nfindings; i++) {
-        const struct diff_finding *d = &r->findings[i];
-        char rank[24] = "";
-        if (d->rank >= 0) snprintf(rank, sizeof(rank), " (rank %d)", d->rank);
-        char et[2048];
-        fprintf(f, "%s%-9s %s%s: %s", md ? "- " : "  ", d->status, d->id, rank, ESC(et, d->title));
-        if (d->in[0] && d->in[1])
-            fprintf(f, "; saving %.1f %% -> %.1f %% of the step, %s -> %s", d->saving_pct[0],
-                    d->saving_pct[1], diff_severity_name(d->severity[0]),
-                    diff_severity_name(d->severity[1]));
-        else
-            fprintf(f, "; saving %.1f %% of the step (%s)", d->saving_pct[d->in[1]],
-                    diff_severity_name(d->severity[d->in[1]]));
-        fputc('\n', f);
-    }
-}
-
 /* The CPU sample table: functions whose total share grew most, then fell most. */
 static void text_cpu(FILE *f, const struct diff_trace_result *r, size_t top, bool md, double conf)
 {
@@ -813,7 +823,7 @@ static int diff_traces(struct cli *c)
                     md ? "\n" : "", md ? "\n" : "");
         print_notes(f, &r.scal, md);
         text_rows(f, &r.scal, md, c->to.conf);
-        text_findings(f, &r, md);
+        text_findings(f, r.findings, r.nfindings, false, md);
         text_ops(f, &r, c->top ? c->top : 20, md);
         text_cpu(f, &r, c->top ? c->top : 20, md, c->to.conf);
         if (c->nrules) fputc('\n', f);

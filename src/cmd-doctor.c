@@ -20,7 +20,6 @@
 #include "core/par.h"
 #include "diff/diff.h"
 #include "doctor/doctor.h"
-#include "doctor/service.h"
 #include "ingest/ingest.h"
 #include "latscope.h"
 
@@ -47,7 +46,10 @@ static const char usage_text[] =
     "\n"
     "TRACE is a .json / .json.gz file or a directory of per-rank traces, or a bench result\n"
     "(latscope bench --format json): then the service rules judge its load points\n"
-    "(nagle-delayed-ack, client-limited, tail-amplification; docs/latscope-doctor.md).\n"
+    "(listen-backlog, nagle-delayed-ack, client-limited, keepalive-churn, warm-up,\n"
+    "periodic-stalls, error-burst, tail-amplification, queueing-knee; the shape-over-time\n"
+    "rules need bench --slice; docs/latscope-doctor.md). bench --doctor does the same\n"
+    "right after a run.\n"
     "\n";
 
 enum { OPT_FORMAT, OPT_FAIL_ON, OPT_OUTPUT, OPT_THRESHOLD };
@@ -207,32 +209,8 @@ static int doctor_bench(struct doc_report *r, const char *path)
         pr_err("%s\n", err[0] ? err : lat_strerror(rc));
         return rc;
     }
-    struct doc_svc_point *pts = xcalloc(run->npts ? run->npts : 1, sizeof(*pts));
-    for (size_t i = 0; i < run->npts; i++) {
-        const struct diff_point *p = &run->pts[i];
-        pts[i] = (struct doc_svc_point){
-            .load = p->load,
-            .valid = p->valid,
-            .why = p->why,
-            .invalid_client = p->invalid_client,
-            .ok = p->ok,
-            .errors = p->errors,
-            .lat_mean = p->stat[DIFF_F_LAT][0],
-            .lat_p50 = p->stat[DIFF_F_LAT][1],
-            .lat_p99 = p->stat[DIFF_F_LAT][4],
-            .ttfb_p50 = p->stat[DIFF_F_TTFB][1],
-            .ttfb_p99 = p->stat[DIFF_F_TTFB][4],
-            .send_lag_p99 = p->stat[DIFF_F_SEND_LAG][4],
-            .client_cpu_pct = p->client_cpu_pct,
-            .max_thread_busy_pct = p->max_thread_busy_pct,
-            .inflight_cap_hits = p->inflight_cap_hits,
-            .lat_hist = p->hist[DIFF_F_LAT],
-        };
-    }
-    struct doc_svc_run sr = {path, run->target, run->mode, run->threads, pts, run->npts};
-    rc = doctor_run_service(r, &sr);
+    rc = diff_run_doctor(r, run);
     if (rc) pr_err("%s: %s\n", path, lat_strerror(rc));
-    free(pts);
     diff_run_free(run);
     return rc;
 }

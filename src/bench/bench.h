@@ -208,6 +208,10 @@ struct bench_result {
      * closed them while idle) and whose request was sent again once on a fresh connection;
      * not errors (issue 17: never billed to the server). */
     uint64_t stale_retries;
+    /* Measured responses after which the server closed the connection as it said it would
+     * ("Connection: close", HTTP/1.0 without keep-alive): each cost the next request a connect
+     * (doctor's keepalive-churn). */
+    uint64_t server_closes;
     /* Listen-backlog evidence (issue 31): connects that took over BENCH_SLOW_CONNECT_NS (a
      * SYN the server's full backlog dropped is retransmitted after 1 s), the slowest connect,
      * and, for a loopback server, how much this host's TcpExt ListenOverflows / ListenDrops

@@ -180,6 +180,7 @@ struct worker {
     struct lat_hist gap; /* closed loop: response arrival -> next send, same connection */
     struct lat_samples exact, exact_act;
     uint64_t ok, bytes, cap_hits, errors[BENCH_ERR__COUNT], interrupted, stale_retries;
+    uint64_t server_closes; /* measured responses that ended with the server's close */
     uint64_t slow_connects;
     lat_ns connect_max;
     int connect_err; /* the first failed connect's -errno (or LAT_E_*), 0: none */
@@ -676,6 +677,7 @@ static void complete(struct bconn *bc, lat_ns now)
     else if (bc->measured)
         record_ok(bc, first);
     if (r->conn_close) {
+        if (bc->measured) bc->w->server_closes++;
         bc_close(bc);
     } else {
         bc->state = BC_IDLE;
@@ -1391,6 +1393,7 @@ static int merge(struct engine *e, struct bench_result *r)
         r->inflight_cap_hits += w->cap_hits;
         r->interrupted_requests += w->interrupted;
         r->stale_retries += w->stale_retries;
+        r->server_closes += w->server_closes;
         r->slow_connects += w->slow_connects;
         if (!r->connect_err) r->connect_err = w->connect_err;
         if (w->connect_max > r->connect_max_ns) r->connect_max_ns = w->connect_max;

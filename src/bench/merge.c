@@ -373,6 +373,7 @@ static int merge_point(struct bench_merged *m, struct shard_doc *sd, size_t n, s
         r->inflight_cap_hits += get_u64(d, dn, "inflight_cap_hits");
         r->interrupted_requests += get_u64(d, dn, "interrupted_requests");
         r->stale_retries += get_u64(d, dn, "stale_retries");
+        r->server_closes += get_u64(d, dn, "server_closes");
         r->slow_connects += get_u64(d, dn, "backlog/slow_connects");
         double cmax = get_num(d, dn, "backlog/connect_max_ms", 0);
         if (cmax * 1e6 > (double)r->connect_max_ns) r->connect_max_ns = (lat_ns)(cmax * 1e6);

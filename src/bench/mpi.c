@@ -300,7 +300,7 @@ int bench_mpi_point_reduce(const struct bench_shard *s, struct bench_run *run,
         rc = reduce_hist(hs[k]);
     for (size_t k = 0; k < p->nllm_hist && !rc; k++)
         rc = reduce_hist(&p->llm_hist[k]);
-    uint64_t cnt[BENCH_ERR__COUNT + 6];
+    uint64_t cnt[BENCH_ERR__COUNT + 7];
     size_t nc = 0;
     cnt[nc++] = r->ok;
     for (int c = 0; c < BENCH_ERR__COUNT; c++)
@@ -308,6 +308,7 @@ int bench_mpi_point_reduce(const struct bench_shard *s, struct bench_run *run,
     cnt[nc++] = r->inflight_cap_hits;
     cnt[nc++] = r->interrupted_requests;
     cnt[nc++] = r->stale_retries;
+    cnt[nc++] = r->server_closes;
     cnt[nc++] = r->bytes;
     cnt[nc++] = r->interrupted || r->stopped_by_rule ? 1 : 0;
     double cpu = r->client_cpu_pct, busy = r->max_thread_busy_pct;
@@ -331,6 +332,7 @@ int bench_mpi_point_reduce(const struct bench_shard *s, struct bench_run *run,
     r->inflight_cap_hits = cnt[nc++];
     r->interrupted_requests = cnt[nc++];
     r->stale_retries = cnt[nc++];
+    r->server_closes = cnt[nc++];
     r->bytes = cnt[nc++];
     uint64_t ended = cnt[nc++];
     (void)ended;

@@ -241,6 +241,8 @@ static void json_point(struct jsonw *w, struct bench_point *p)
     jsonw_u64(w, r->interrupted_requests);
     jsonw_key(w, "stale_retries");
     jsonw_u64(w, r->stale_retries);
+    jsonw_key(w, "server_closes");
+    jsonw_u64(w, r->server_closes);
     jsonw_key(w, "connect_error"); /* the first failed connect's reason (strerror), or null */
     if (r->connect_err)
         jsonw_str(w, lat_strerror(r->connect_err));

@@ -9,6 +9,7 @@
 #include "core/err.h"
 #include "core/grow.h"
 #include "core/redact.h"
+#include "doctor/doctor.h"
 #include "hist/hlog.h"
 #include "json/tok.h"
 
@@ -188,6 +189,8 @@ void diff_run_free(struct diff_run *r)
                 hist_fini(r->pts[i].hist[f]);
                 free(r->pts[i].hist[f]);
             }
+    for (size_t i = 0; i < r->npts; i++)
+        free(r->pts[i].slices);
     free(r->pts);
     free(r->workload);
     free(r->path);
@@ -236,6 +239,10 @@ static struct diff_point *new_point(struct diff_run *r)
         p->scalar[s] = NAN;
     p->client_cpu_pct = p->max_thread_busy_pct = NAN;
     p->inflight_cap_hits = -1;
+    p->concurrency = p->rate = p->duration_s = p->connect_max_ms = NAN;
+    p->stale_retries = p->server_closes = p->slow_connects = p->listen_overflows = p->listen_drops =
+        -1;
+    p->err_connect = p->err_timeout = p->err_reset = p->err_4xx = p->err_5xx = -1;
     p->valid = true;
     return p;
 }
@@ -268,6 +275,36 @@ static double get_num(const char *doc, size_t n, const char *path)
     return json_get_double(doc, n, path, &v) == 0 ? v : NAN;
 }
 
+static int64_t get_count(const char *doc, size_t n, const char *path)
+{
+    int64_t v;
+    return json_get_i64(doc, n, path, &v) == 0 && v >= 0 ? v : -1;
+}
+
+/* The point's "slices" (bench --slice), when it has them. */
+static int load_slices(struct diff_point *p, const char *d, size_t n)
+{
+    struct json_val arr, sv;
+    if (json_find(d, n, "slices", &arr) != 0 || arr.type != JSON_ARR_BEGIN) return 0;
+    struct json_iter it;
+    int rc = json_iter_init(&it, d, n, &arr);
+    while (rc >= 0 && (rc = json_iter_next(&it, NULL, &sv)) == 1) {
+        if (sv.type != JSON_OBJ_BEGIN) continue;
+        const char *s = d + sv.off;
+        if (LAT_GROW(p->slices, p->slices_cap, p->nslices, 1, 16)) return -ENOMEM;
+        struct diff_slice *x = &p->slices[p->nslices++];
+        int64_t q = get_count(s, sv.len, "requests"), e = get_count(s, sv.len, "errors");
+        *x = (struct diff_slice){get_num(s, sv.len, "start_s"),
+                                 get_num(s, sv.len, "end_s"),
+                                 q < 0 ? 0 : (uint64_t)q,
+                                 e < 0 ? 0 : (uint64_t)e,
+                                 get_num(s, sv.len, "latency_ms/p50"),
+                                 get_num(s, sv.len, "latency_ms/p99"),
+                                 get_num(s, sv.len, "latency_ms/max")};
+    }
+    return rc < 0 ? rc : 0;
+}
+
 static int load_bench_point(struct diff_run *r, const char *d, size_t n, size_t idx, char *err,
                             size_t errsz)
 {
@@ -297,6 +334,22 @@ static int load_bench_point(struct diff_run *r, const char *d, size_t n, size_t 
     bool ic = false;
     if (json_get_bool(d, n, "invalid_client", &ic) == 0) p->invalid_client = ic;
     if (json_get_i64(d, n, "inflight_cap_hits", &v) == 0 && v >= 0) p->inflight_cap_hits = v;
+    p->concurrency = conc;
+    p->rate = rate;
+    p->duration_s = get_num(d, n, "duration_s");
+    p->stale_retries = get_count(d, n, "stale_retries");
+    p->server_closes = get_count(d, n, "server_closes");
+    p->slow_connects = get_count(d, n, "backlog/slow_connects");
+    p->connect_max_ms = get_num(d, n, "backlog/connect_max_ms");
+    p->listen_overflows = get_count(d, n, "backlog/listen_overflows");
+    p->listen_drops = get_count(d, n, "backlog/listen_drops");
+    p->err_connect = get_count(d, n, "errors/connect");
+    p->err_timeout = get_count(d, n, "errors/timeout");
+    p->err_reset = get_count(d, n, "errors/reset");
+    p->err_4xx = get_count(d, n, "errors/http_4xx");
+    p->err_5xx = get_count(d, n, "errors/http_5xx");
+    int src = load_slices(p, d, n);
+    if (src) return src;
     if (p->ok + p->errors)
         p->scalar[DIFF_S_ERROR_RATE] = 100.0 * (double)p->errors / (double)(p->ok + p->errors);
     struct json_val jv;
@@ -369,6 +422,10 @@ static int load_bench(struct diff_run *r, const char *doc, size_t n, char *err, 
     int64_t th;
     if (json_get_i64(doc, n, "threads", &th) == 0 && th > 0 && th < 1000000)
         r->threads = (unsigned)th;
+    get_str(doc, n, "find_max/slo", r->fm_slo, sizeof(r->fm_slo));
+    get_str(doc, n, "find_max/search", r->fm_search, sizeof(r->fm_search));
+    r->fm_max_rate = get_num(doc, n, "find_max/max_rate");
+    r->fm_lowest_failing_rate = get_num(doc, n, "find_max/lowest_failing_rate");
     struct lat_buf wl = LAT_BUF_INIT;
     if (json_get_str(doc, n, "workload", &wl) == 0 && wl.data) {
         /* printed in notes: less a query's or header's secrets (core/redact.h) */
@@ -618,6 +675,7 @@ int diff_run_parse(const char *name, enum diff_kind kind, const char *doc, size_
     if (!r) return -ENOMEM;
     r->path = strdup(name);
     r->kind = kind;
+    r->fm_max_rate = r->fm_lowest_failing_rate = NAN;
     int rc = r->path ? 0 : -ENOMEM;
     if (!rc && n == 0) {
         seterr(err, errsz, "%s: empty file (0 bytes)", name);
@@ -680,6 +738,7 @@ void diff_bench_result_fini(struct diff_bench_result *r)
         free(r->notes[i]);
     free(r->notes);
     free(r->rows);
+    free(r->findings);
     memset(r, 0, sizeof(*r));
 }
 
@@ -981,6 +1040,32 @@ static int check_headers(struct diff_run *const *a, size_t na, struct diff_run *
     return rc;
 }
 
+/* doctor's service rules on both sides of bench results (diff_run_doctor), their findings
+ * matched (diff_findings_match): what a change resolved and what it brought. */
+static int service_findings(struct diff_run *const *a, size_t na, struct diff_run *const *b,
+                            size_t nb, struct diff_bench_result *out)
+{
+    for (size_t i = 0; i < na + nb; i++)
+        if ((i < na ? a[i] : b[i - na])->kind != DIFF_KIND_BENCH) return 0;
+    struct doc_report *r[2] = {NULL, NULL};
+    int rc = doctor_report_new(&r[0]);
+    if (!rc) rc = doctor_report_new(&r[1]);
+    for (size_t i = 0; i < na && !rc; i++)
+        rc = diff_run_doctor(r[0], a[i]);
+    for (size_t i = 0; i < nb && !rc; i++)
+        rc = diff_run_doctor(r[1], b[i]);
+    if (!rc) {
+        doctor_rank(r[0]);
+        doctor_rank(r[1]);
+        rc = diff_findings_match(r[0], r[1], na == 1 && nb == 1, &out->findings, &out->nfindings,
+                                 &out->findings_cap);
+        out->service_findings = !rc;
+    }
+    doctor_report_free(r[0]);
+    doctor_report_free(r[1]);
+    return rc;
+}
+
 int diff_bench_compare(struct diff_run *const *a, size_t na, struct diff_run *const *b, size_t nb,
                        const struct diff_bench_opts *o, struct diff_bench_result *out, char *err,
                        size_t errsz)
@@ -1072,7 +1157,9 @@ int diff_bench_compare(struct diff_run *const *a, size_t na, struct diff_run *co
         diff_bench_result_fini(out);
         return LAT_E_USAGE;
     }
-    return 0;
+    rc = service_findings(a, na, b, nb, out);
+    if (rc) diff_bench_result_fini(out);
+    return rc;
 }
 
 /* ---- --fail-if ---- */

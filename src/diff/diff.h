@@ -72,6 +72,25 @@ struct diff_point {
     double max_thread_busy_pct; /* the busiest client thread's busy time, % */
     bool invalid_client;        /* INVALID because the client could not keep up */
     int64_t inflight_cap_hits;  /* sends held by --max-inflight (the server's queue), -1 absent */
+    /* the load and the connection evidence (bench JSON; NaN / -1 when absent): doctor's
+     * service rules */
+    double concurrency, rate; /* the point's closed-loop N or open-loop offered req/s */
+    double duration_s;        /* the throughput window */
+    int64_t stale_retries;    /* requests sent again on a fresh connection (keep-alive lost) */
+    int64_t server_closes;    /* responses the server closed after ("Connection: close") */
+    int64_t slow_connects;    /* backlog/slow_connects: connects >= 0.9 s (SYN retransmit) */
+    double connect_max_ms;    /* backlog/connect_max_ms */
+    int64_t listen_overflows, listen_drops; /* backlog/: loopback server's TcpExt rise */
+    int64_t err_connect, err_timeout, err_reset, err_4xx, err_5xx; /* errors by class */
+    struct diff_slice *slices; /* --slice windows, in time order, or NULL */
+    size_t nslices, slices_cap;
+};
+
+/* One --slice window of a point (bench JSON "slices"); latencies in ms, NaN without one. */
+struct diff_slice {
+    double start_s, end_s;
+    uint64_t requests, errors;
+    double lat_p50, lat_p99, lat_max;
 };
 
 struct diff_run {
@@ -81,6 +100,9 @@ struct diff_run {
     char *workload; /* or NULL */
     bool llm;
     unsigned threads; /* client threads ("threads"), 0 when absent */
+    /* --find-max: the SLO searched and its answer ("find_max"; slo empty without one) */
+    char fm_slo[128], fm_search[16];
+    double fm_max_rate, fm_lowest_failing_rate; /* NaN when null */
     struct diff_point *pts;
     size_t npts, pts_cap;
 };
@@ -93,6 +115,12 @@ int diff_run_load(const char *path, enum diff_kind kind, struct diff_run **out, 
 int diff_run_parse(const char *name, enum diff_kind kind, const char *doc, size_t n,
                    struct diff_run **out, char *err, size_t errsz);
 void diff_run_free(struct diff_run *r);
+
+struct doc_report;
+/* doctor's service rules (doctor/service.h) on every load point of run, appended to r (call
+ * doctor_rank() afterwards): the one path of doctor, bench --doctor and diff on bench results.
+ * 0, -ENOMEM or LAT_E_USAGE. */
+int diff_run_doctor(struct doc_report *r, const struct diff_run *run);
 
 enum diff_verdict {
     DIFF_V_NONE = 0,   /* no interval: cannot say */
@@ -131,6 +159,11 @@ struct diff_bench_result {
     char **notes; /* warnings: INVALID points, different workloads/clocks, unmatched loads */
     size_t nnotes, notes_cap;
     size_t nloads; /* matched loads */
+    /* doctor's service rules on each side (bench results only; service_findings false for HDR
+     * logs and records): resolved / new / changed / unchanged */
+    bool service_findings;
+    struct diff_finding *findings;
+    size_t nfindings, findings_cap;
 };
 
 /* Compares na runs (before) with nb runs (after): points matched by load, every metric both
@@ -189,10 +222,11 @@ struct diff_op {
     double step_share;  /* delta duration / delta total step time (NaN when undefined) */
 };
 
-/* A doctor finding (by rule id and rank) before and after. */
+/* A doctor finding (by rule id and rank, or a service finding's load point) before and after. */
 struct diff_finding {
     char id[48];
     int32_t rank;
+    char load[64];   /* a bench result's finding: its load point ("" for a run rule or a trace) */
     char title[200]; /* the after title when present, else the before one */
     bool in[2];      /* present before / after */
     double saving_pct[2], saving_us[2];

@@ -165,17 +165,26 @@ static void json_ops(struct jsonw *w, const struct diff_trace_result *r)
     jsonw_arr_end(w);
 }
 
-static void json_findings(struct jsonw *w, const struct diff_trace_result *r)
+static void json_findings(struct jsonw *w, const struct diff_finding *findings, size_t n,
+                          bool service)
 {
     jsonw_key(w, "findings");
     jsonw_arr_begin(w);
-    for (size_t i = 0; i < r->nfindings; i++) {
-        const struct diff_finding *d = &r->findings[i];
+    for (size_t i = 0; i < n; i++) {
+        const struct diff_finding *d = &findings[i];
         jsonw_obj_begin(w);
         jsonw_key(w, "id");
         jsonw_str(w, d->id);
-        jsonw_key(w, "rank");
-        jsonw_i64(w, d->rank);
+        if (service) { /* a bench result's: the load point (null: about the whole run) */
+            jsonw_key(w, "load");
+            if (d->load[0])
+                jsonw_str(w, d->load);
+            else
+                jsonw_null(w);
+        } else {
+            jsonw_key(w, "rank");
+            jsonw_i64(w, d->rank);
+        }
         jsonw_key(w, "status");
         jsonw_str(w, d->status);
         jsonw_key(w, "title");
@@ -190,7 +199,8 @@ static void json_findings(struct jsonw *w, const struct diff_trace_result *r)
             jsonw_key(w, "severity");
             jsonw_str(w, diff_severity_name(d->severity[side]));
             json_num(w, "saving_pct", d->saving_pct[side], 4);
-            json_num(w, "saving_us_per_step", d->saving_us[side], 3);
+            json_num(w, service ? "saving_us_per_request" : "saving_us_per_step",
+                     d->saving_us[side], 3);
             jsonw_obj_end(w);
         }
         jsonw_obj_end(w);
@@ -267,6 +277,7 @@ void diff_bench_write_json(struct jsonw *w, const char *const *a, size_t na, con
     jsonw_double(w, o->noise_pct, 6);
     json_notes(w, res);
     json_rows(w, res);
+    if (res->service_findings) json_findings(w, res->findings, res->nfindings, true);
     json_rules(w, rules);
     jsonw_obj_end(w);
 }
@@ -293,7 +304,7 @@ void diff_trace_write_json(struct jsonw *w, const char *a, const char *b,
     jsonw_u64(w, r->doc_steps[1]);
     json_notes(w, &r->scal);
     json_rows(w, &r->scal);
-    json_findings(w, r);
+    json_findings(w, r->findings, r->nfindings, false);
     json_ops(w, r);
     json_cpu(w, r);
     json_rules(w, rules);

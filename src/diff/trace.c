@@ -538,20 +538,19 @@ static int cmp_finding(const void *x, const void *y)
     return (da < db) - (da > db);
 }
 
-static int compare_findings(struct lat_trace *const *a, size_t na, struct lat_trace *const *b,
-                            size_t nb, const struct diff_trace_opts *o,
-                            struct diff_trace_result *out)
+/* The load point a service finding is about (its "load" evidence), "" when none. */
+static const char *finding_load(const struct doc_finding *f)
 {
-    struct doc_report *ra = NULL, *rb = NULL;
-    int rc = doctor_side(a, na, o, &ra);
-    if (!rc) rc = doctor_side(b, nb, o, &rb);
-    /* one trace per side: its findings match whatever its rank is called */
-    bool single = !rc && ra->ntraces == 1 && rb->ntraces == 1;
-    for (int side = 0; side < 2 && !rc; side++) {
-        const struct doc_report *r = side ? rb : ra;
-        for (size_t k = 0; k < r->ntraces; k++)
-            if (r->traces[k].steps_real) out->doc_steps[side] += r->traces[k].nsteps;
-    }
+    for (size_t k = 0; k < f->nkv; k++)
+        if (f->kv[k].type == DOC_KV_STR && f->kv[k].group == 0 && !strcmp(f->kv[k].key, "load"))
+            return f->kv[k].str ? f->kv[k].str : "";
+    return "";
+}
+
+int diff_findings_match(const struct doc_report *ra, const struct doc_report *rb, bool single,
+                        struct diff_finding **findings, size_t *nfindings, size_t *cap)
+{
+    int rc = 0;
     for (int side = 0; side < 2 && !rc; side++) {
         const struct doc_report *r = side ? rb : ra;
         for (size_t i = 0; i < r->n && !rc; i++) {
@@ -559,19 +558,22 @@ static int compare_findings(struct lat_trace *const *a, size_t na, struct lat_tr
             int32_t rank =
                 f->trace >= 0 && (size_t)f->trace < r->ntraces ? r->traces[f->trace].rank : -1;
             if (single) rank = -1;
+            const char *load = finding_load(f);
             struct diff_finding *d = NULL;
-            for (size_t k = 0; k < out->nfindings && !d; k++)
-                if (strcmp(out->findings[k].id, f->id) == 0 && out->findings[k].rank == rank)
-                    d = &out->findings[k];
+            for (size_t k = 0; k < *nfindings && !d; k++)
+                if (strcmp((*findings)[k].id, f->id) == 0 && (*findings)[k].rank == rank &&
+                    strcmp((*findings)[k].load, load) == 0)
+                    d = &(*findings)[k];
             if (!d) {
-                if ((rc = LAT_GROW(out->findings, out->findings_cap, out->nfindings, 1, 16))) break;
-                d = &out->findings[out->nfindings++];
+                if ((rc = LAT_GROW(*findings, *cap, *nfindings, 1, 16))) break;
+                d = &(*findings)[(*nfindings)++];
                 memset(d, 0, sizeof(*d));
                 snprintf(d->id, sizeof(d->id), "%s", f->id);
+                snprintf(d->load, sizeof(d->load), "%s", load);
                 d->rank = rank;
                 d->severity[0] = d->severity[1] = -1;
             }
-            if (d->in[side]) continue; /* one finding per (id, rank) and side: the top one */
+            if (d->in[side]) continue; /* one finding per (id, rank, load) and side: the top one */
             d->in[side] = true;
             d->saving_pct[side] = f->saving_pct;
             d->saving_us[side] = f->saving_us_per_step;
@@ -580,8 +582,8 @@ static int compare_findings(struct lat_trace *const *a, size_t na, struct lat_tr
                 snprintf(d->title, sizeof(d->title), "%s", f->title ? f->title : "");
         }
     }
-    for (size_t k = 0; k < out->nfindings; k++) {
-        struct diff_finding *d = &out->findings[k];
+    for (size_t k = 0; k < *nfindings; k++) {
+        struct diff_finding *d = &(*findings)[k];
         /* "resolved" is a verdict: only when the after side was judged (a rule looked inside
          * its steps; for a step-variance finding, the step rules ran: enough steps) */
         bool judged_after = false;
@@ -603,7 +605,27 @@ static int compare_findings(struct lat_trace *const *a, size_t na, struct lat_tr
                 ? "changed"
                 : "unchanged";
     }
-    if (out->nfindings) qsort(out->findings, out->nfindings, sizeof(*out->findings), cmp_finding);
+    if (*nfindings) qsort(*findings, *nfindings, sizeof(**findings), cmp_finding);
+    return rc;
+}
+
+static int compare_findings(struct lat_trace *const *a, size_t na, struct lat_trace *const *b,
+                            size_t nb, const struct diff_trace_opts *o,
+                            struct diff_trace_result *out)
+{
+    struct doc_report *ra = NULL, *rb = NULL;
+    int rc = doctor_side(a, na, o, &ra);
+    if (!rc) rc = doctor_side(b, nb, o, &rb);
+    /* one trace per side: its findings match whatever its rank is called */
+    bool single = !rc && ra->ntraces == 1 && rb->ntraces == 1;
+    for (int side = 0; side < 2 && !rc; side++) {
+        const struct doc_report *r = side ? rb : ra;
+        for (size_t k = 0; k < r->ntraces; k++)
+            if (r->traces[k].steps_real) out->doc_steps[side] += r->traces[k].nsteps;
+    }
+    if (!rc)
+        rc = diff_findings_match(ra, rb, single, &out->findings, &out->nfindings,
+                                 &out->findings_cap);
     doctor_report_free(ra);
     doctor_report_free(rb);
     return rc;

@@ -26,7 +26,8 @@ static const struct {
 #define NAGLE_TTFB_MAX 5.0
 #define NAGLE_MASS     0.5
 /* client-limited: send lag p99 above this share of latency p99 (and above 1 ms) while no send
- * waited for the --max-inflight cap (then the lag is the server's queue, not the client's), or
+ * waited for the --max-inflight cap (then the lag is the server's queue, not the client's) and no
+ * connect waited for a SYN retransmit (then it is the server's backlog: listen-backlog), or
  * the busiest client thread busy at least this %, or bench's invalid_client */
 #define CLIENT_LAG_SHARE 0.5
 #define CLIENT_LAG_MIN   1.0
@@ -36,9 +37,6 @@ static const struct {
 #define TAIL_RATIO    10.0
 #define TAIL_MIN_MS   1.0
 #define TAIL_MIN_REQS 1000
-
-typedef void (*svc_rule_fn)(struct doc_report *r, const struct doc_svc_run *run,
-                            const struct doc_svc_point *p, int ti);
 
 static const char *bench_next(const struct doc_svc_run *run, char *b, size_t n)
 {
@@ -101,7 +99,8 @@ static void rule_client(struct doc_report *r, const struct doc_svc_run *run,
                         const struct doc_svc_point *p, int ti)
 {
     bool lag = !isnan(p->send_lag_p99) && !isnan(p->lat_p99) && p->send_lag_p99 > CLIENT_LAG_MIN &&
-               p->send_lag_p99 > CLIENT_LAG_SHARE * p->lat_p99 && p->inflight_cap_hits == 0;
+               p->send_lag_p99 > CLIENT_LAG_SHARE * p->lat_p99 && p->inflight_cap_hits == 0 &&
+               p->slow_connects <= 0;
     bool busy = !isnan(p->max_thread_busy_pct) && p->max_thread_busy_pct >= CLIENT_BUSY_PCT;
     if (!lag && !busy && !p->invalid_client) return;
     struct doc_finding *f = doc_finding_add(r, "client-limited", ti);
@@ -163,10 +162,13 @@ static void rule_tail(struct doc_report *r, const struct doc_svc_run *run,
 static const struct {
     const char *id;
     svc_rule_fn fn;
+    bool run; /* judges the whole run once (p NULL), not each point */
 } svc_rules[] = {
-    {"nagle-delayed-ack", rule_nagle},
-    {"client-limited", rule_client},
-    {"tail-amplification", rule_tail},
+    {"listen-backlog", svc_rule_backlog, false},  {"nagle-delayed-ack", rule_nagle, false},
+    {"client-limited", rule_client, false},       {"keepalive-churn", svc_rule_keepalive, false},
+    {"warm-up", svc_rule_warmup, false},          {"periodic-stalls", svc_rule_stalls, false},
+    {"error-burst", svc_rule_error_burst, false}, {"tail-amplification", rule_tail, false},
+    {"queueing-knee", svc_rule_knee, true},
 };
 
 int doctor_run_service(struct doc_report *r, const struct doc_svc_run *run)
@@ -196,8 +198,13 @@ int doctor_run_service(struct doc_report *r, const struct doc_svc_run *run)
                         p->valid ? "" : " (INVALID)");
     }
     if (!(s->what = strdup(line))) return r->err = -ENOMEM;
-    for (size_t k = 0; k < sizeof(svc_rules) / sizeof(svc_rules[0]); k++)
+    for (size_t k = 0; k < sizeof(svc_rules) / sizeof(svc_rules[0]); k++) {
+        if (svc_rules[k].run) {
+            svc_rules[k].fn(r, run, NULL, ti);
+            continue;
+        }
         for (size_t i = 0; i < run->npts; i++)
             svc_rules[k].fn(r, run, &run->pts[i], ti);
+    }
     return r->err;
 }

@@ -15,6 +15,13 @@
 #include "doctor/doctor.h"
 #include "hist/hist.h"
 
+/* One --slice window of a point: latencies in ms (NaN without a request). */
+struct doc_svc_slice {
+    double start_s, end_s;
+    uint64_t requests, errors;
+    double lat_p50, lat_p99, lat_max;
+};
+
 /* One load point of a bench result. Durations in ms; NaN when the result lacks it. */
 struct doc_svc_point {
     const char *load; /* "concurrency 1", "rate 100 req/s" */
@@ -29,12 +36,24 @@ struct doc_svc_point {
     int64_t
         inflight_cap_hits; /* > 0: send lag is the server's queue (--max-inflight), -1 unknown */
     const struct lat_hist *lat_hist; /* recorded latency histogram (ns) or NULL */
+    double concurrency, rate;        /* closed-loop N / open-loop offered req/s, NaN */
+    double achieved_rps, duration_s; /* NaN when absent */
+    int64_t stale_retries;           /* re-sent on a fresh connection (keep-alive lost), -1 */
+    int64_t server_closes;           /* responses the server closed after, as it said, -1 */
+    int64_t slow_connects;           /* connects >= 0.9 s (SYN retransmit), -1 unknown */
+    double connect_max_ms;           /* the slowest connect, NaN */
+    int64_t listen_overflows, listen_drops; /* this host's TcpExt rise (loopback server), -1 */
+    int64_t err_connect, err_timeout, err_reset, err_4xx, err_5xx; /* by class, -1 unknown */
+    const struct doc_svc_slice *slices; /* --slice windows in time order, or NULL */
+    size_t nslices;
 };
 
 struct doc_svc_run {
     const char *path;
-    const char *target, *mode; /* "http", "closed" */
-    unsigned threads;          /* client threads, 0 unknown */
+    const char *target, *mode;                  /* "http", "closed" */
+    unsigned threads;                           /* client threads, 0 unknown */
+    const char *fm_slo;                         /* --find-max: the SLO searched, or "" / NULL */
+    double fm_max_rate, fm_lowest_failing_rate; /* its answer and bracket, NaN */
     const struct doc_svc_point *pts;
     size_t npts;
 };
@@ -42,5 +61,22 @@ struct doc_svc_run {
 /* Runs the service rules on run and appends its summary and findings to r. 0, -ENOMEM or
  * LAT_E_USAGE. Call doctor_rank() afterwards. */
 int doctor_run_service(struct doc_report *r, const struct doc_svc_run *run);
+
+/* The rules kept in files of their own (src/doctor/rule-service-*.c), one row each in
+ * service.c's table. A point rule judges one load point; a run rule (p NULL) the whole run. */
+typedef void (*svc_rule_fn)(struct doc_report *r, const struct doc_svc_run *run,
+                            const struct doc_svc_point *p, int ti);
+void svc_rule_backlog(struct doc_report *r, const struct doc_svc_run *run,
+                      const struct doc_svc_point *p, int ti);
+void svc_rule_keepalive(struct doc_report *r, const struct doc_svc_run *run,
+                        const struct doc_svc_point *p, int ti);
+void svc_rule_warmup(struct doc_report *r, const struct doc_svc_run *run,
+                     const struct doc_svc_point *p, int ti);
+void svc_rule_stalls(struct doc_report *r, const struct doc_svc_run *run,
+                     const struct doc_svc_point *p, int ti);
+void svc_rule_error_burst(struct doc_report *r, const struct doc_svc_run *run,
+                          const struct doc_svc_point *p, int ti);
+void svc_rule_knee(struct doc_report *r, const struct doc_svc_run *run,
+                   const struct doc_svc_point *p, int ti);
 
 #endif

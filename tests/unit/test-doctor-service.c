@@ -21,15 +21,27 @@ static struct doc_svc_point point(double p50, double p99, double ttfb50)
     p.client_cpu_pct = 20;
     p.max_thread_busy_pct = 20;
     p.inflight_cap_hits = 0;
+    p.concurrency = 1;
+    p.rate = p.duration_s = p.connect_max_ms = NAN;
+    p.achieved_rps = 100;
+    p.stale_retries = p.slow_connects = p.listen_overflows = p.listen_drops = 0;
+    p.err_connect = p.err_timeout = p.err_reset = p.err_4xx = p.err_5xx = 0;
     return p;
 }
 
 /* The ids of the findings on one point, comma separated. */
-static void run1(const struct doc_svc_point *p, char *ids, size_t n)
+static void runn(const struct doc_svc_point *p, size_t n_pts, char *ids, size_t n)
 {
     struct doc_report *r = NULL;
     ASSERT(doctor_report_new(&r) == 0);
-    struct doc_svc_run run = {"handmade-bench.json", "http", "closed", 2, p, 1};
+    struct doc_svc_run run = {.path = "handmade-bench.json",
+                              .target = "http",
+                              .mode = "closed",
+                              .threads = 2,
+                              .fm_max_rate = NAN,
+                              .fm_lowest_failing_rate = NAN,
+                              .pts = p,
+                              .npts = n_pts};
     ASSERT(doctor_run_service(r, &run) == 0);
     doctor_rank(r);
     ids[0] = 0;
@@ -37,6 +49,11 @@ static void run1(const struct doc_svc_point *p, char *ids, size_t n)
         snprintf(ids + strlen(ids), n - strlen(ids), "%s%s", i ? "," : "", r->f[i].id);
     ASSERT(r->ntraces == 1 && r->traces[0].service && r->traces[0].judged);
     doctor_report_free(r);
+}
+
+static void run1(const struct doc_svc_point *p, char *ids, size_t n)
+{
+    runn(p, 1, ids, n);
 }
 
 TEST(doctor_service_nagle)
@@ -110,5 +127,130 @@ TEST(doctor_service_tail)
     p = point(2.0, 30.0, 1.9);
     p.ok = 100; /* too few requests for a p99 */
     run1(&p, ids, sizeof(ids));
+    ASSERT(strcmp(ids, "") == 0);
+}
+
+TEST(doctor_service_backlog)
+{
+    char ids[256];
+    struct doc_svc_point p = point(1.0, 1.5, 0.9);
+    p.listen_overflows = p.listen_drops = 12; /* the host's counters alone: not this run's */
+    run1(&p, ids, sizeof(ids));
+    ASSERT(strcmp(ids, "") == 0);
+    p = point(1.0, 1500.0, 0.9);
+    p.ok = 200;
+    p.lat_mean = 40.0;
+    p.slow_connects = 3;
+    p.connect_max_ms = 1030.0;
+    p.send_lag_p99 = 1020.0; /* the wait for the connect: the server's, not the client's */
+    run1(&p, ids, sizeof(ids));
+    ASSERT(strcmp(ids, "listen-backlog") == 0);
+}
+
+TEST(doctor_service_keepalive)
+{
+    char ids[256];
+    struct doc_svc_point p = point(1.0, 1.5, 0.9);
+    p.stale_retries = 20; /* 0.4 %: under the share */
+    run1(&p, ids, sizeof(ids));
+    ASSERT(strcmp(ids, "") == 0);
+    p.stale_retries = 500; /* one per 10 requests */
+    run1(&p, ids, sizeof(ids));
+    ASSERT(strcmp(ids, "keepalive-churn") == 0);
+    p.stale_retries = 0;
+    p.server_closes = 5000; /* "Connection: close" on every response */
+    run1(&p, ids, sizeof(ids));
+    ASSERT(strcmp(ids, "keepalive-churn") == 0);
+    p.server_closes = 4;
+    run1(&p, ids, sizeof(ids));
+    ASSERT(strcmp(ids, "") == 0);
+}
+
+static void fill_slices(struct doc_svc_slice *s, size_t n, double p50)
+{
+    for (size_t i = 0; i < n; i++)
+        s[i] = (struct doc_svc_slice){
+            0.25 * (double)i, 0.25 * (double)(i + 1), 200, 0, p50, p50 * 1.5, p50 * 2};
+}
+
+TEST(doctor_service_slices)
+{
+    char ids[256];
+    struct doc_svc_slice s[20];
+    struct doc_svc_point p = point(1.0, 1.8, 0.9);
+    p.slices = s;
+    p.nslices = 20;
+    fill_slices(s, 20, 1.0);
+    run1(&p, ids, sizeof(ids));
+    ASSERT(strcmp(ids, "") == 0);
+    /* warm-up: the first three windows at 20 ms */
+    for (int i = 0; i < 3; i++)
+        s[i].lat_p50 = 20.0, s[i].lat_p99 = 22.0, s[i].lat_max = 25.0;
+    run1(&p, ids, sizeof(ids));
+    ASSERT(strcmp(ids, "warm-up") == 0);
+    /* slow all along the first half: not a transient */
+    for (int i = 0; i < 10; i++)
+        s[i].lat_p50 = 20.0;
+    run1(&p, ids, sizeof(ids));
+    ASSERT(strcmp(ids, "") == 0);
+    /* a 150 ms stall every 4 windows (1 s) */
+    fill_slices(s, 20, 1.0);
+    for (int i = 2; i < 20; i += 4)
+        s[i].lat_max = 150.0;
+    run1(&p, ids, sizeof(ids));
+    ASSERT(strcmp(ids, "periodic-stalls") == 0);
+    /* four stalls at irregular times: not periodic */
+    fill_slices(s, 20, 1.0);
+    s[1].lat_max = s[3].lat_max = s[11].lat_max = s[18].lat_max = 150.0;
+    run1(&p, ids, sizeof(ids));
+    ASSERT(strcmp(ids, "") == 0);
+    /* errors: 100 in two adjacent windows, then 100 spread one per window */
+    fill_slices(s, 20, 1.0);
+    s[6].errors = s[7].errors = 50;
+    p.errors = 100;
+    run1(&p, ids, sizeof(ids));
+    ASSERT(strcmp(ids, "error-burst") == 0);
+    fill_slices(s, 20, 1.0);
+    for (int i = 0; i < 20; i++)
+        s[i].errors = 5;
+    run1(&p, ids, sizeof(ids));
+    ASSERT(strcmp(ids, "") == 0);
+}
+
+TEST(doctor_service_knee)
+{
+    char ids[256];
+    /* a 2-worker pool of 10 ms: c=1,2 at 10 ms; c=4,8 queue at the 200 req/s capacity */
+    struct doc_svc_point p[4];
+    const double c[4] = {1, 2, 4, 8}, lat[4] = {10, 10, 20, 40}, x[4] = {100, 200, 200, 200};
+    for (int i = 0; i < 4; i++) {
+        p[i] = point(lat[i], lat[i] * 1.2, lat[i]);
+        p[i].concurrency = c[i];
+        p[i].achieved_rps = x[i];
+    }
+    struct doc_report *r = NULL;
+    ASSERT(doctor_report_new(&r) == 0);
+    struct doc_svc_run run = {.path = "handmade-sweep.json",
+                              .target = "http",
+                              .mode = "closed",
+                              .threads = 2,
+                              .fm_max_rate = NAN,
+                              .fm_lowest_failing_rate = NAN,
+                              .pts = p,
+                              .npts = 4};
+    ASSERT(doctor_run_service(r, &run) == 0);
+    ASSERT(r->n == 1 && strcmp(r->f[0].id, "queueing-knee") == 0);
+    ASSERT(r->f[0].severity == DOC_SEV_INFO);
+    double workers = NAN, knee = NAN;
+    for (size_t k = 0; k < r->f[0].nkv; k++) {
+        if (!strcmp(r->f[0].kv[k].key, "implied_workers")) workers = r->f[0].kv[k].num;
+        if (!strcmp(r->f[0].kv[k].key, "knee_load")) knee = r->f[0].kv[k].num;
+    }
+    ASSERT(fabs(workers - 2.0) < 1e-9 && knee == 4);
+    doctor_report_free(r);
+    /* no departure from the service time: no knee */
+    for (int i = 0; i < 4; i++)
+        p[i].lat_p50 = 10.0, p[i].achieved_rps = 100 * c[i];
+    runn(p, 4, ids, sizeof(ids));
     ASSERT(strcmp(ids, "") == 0);
 }
