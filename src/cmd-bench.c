@@ -20,6 +20,7 @@
 #include "bench/sessions.h"
 #include "bench/shard.h"
 #include "bench/slices.h"
+#include "bench/srvprof.h"
 #include "bench/target.h"
 #include "bench/telemetry.h"
 #include "core/err.h"
@@ -101,6 +102,10 @@ enum {
     OPT_GPU_INTERVAL,
     OPT_SLICE,
     OPT_LIVE,
+    OPT_SERVER_PID,
+    OPT_SERVER_SLOW,
+    OPT_SERVER_SAMPLES,
+    OPT_SERVER_FREQ,
     /* the rows of the groups (targets, multi-host): OPT_GROUP + their index in the table */
     OPT_GROUP = 0x400,
 };
@@ -202,6 +207,22 @@ static const struct cli_opt common_opts[] = {
      "errors, p50/p90/p99; TTFT/ITL with --target openai; GPU\n"
      "telemetry when sampled): a request counts in the window its\n"
      "response ended in"},
+    {NULL, 0, NULL, 0, 0,
+     "Server profile: which code made the slow requests slow (one load point,\n"
+     "a local server; docs/latscope-bench.md)"},
+    {"server-pid", 0, "PID", OPT_SERVER_PID, 0,
+     "sample this server process's CPU stacks while the load runs\n"
+     "(perf_event_open, as 'trace --cpu --pid'), on the records'\n"
+     "clock: slow against fast requests, function by function"},
+    {"server-slow", 0, "pNN|D", OPT_SERVER_SLOW, 0,
+     "the slow side: requests at or above this percentile or\n"
+     "latency (default p99); the fast side: at or below p50"},
+    {"server-samples", 0, "FILE", OPT_SERVER_SAMPLES, 0,
+     "write the server's samples as a trace (Kineto JSON, ts 0 =\n"
+     "the --records' 0) for latscope analyze/report"},
+    {"server-freq", 0, "HZ", OPT_SERVER_FREQ, 0,
+     "samples per second per server thread (default 999, at most\n"
+     "1000)"},
     {0},
 };
 
@@ -312,6 +333,8 @@ struct cli {
     struct bench_ep_cfg ep; /* several endpoints, cancellation (bench/endpoints.h) */
     struct deferred *later;
     size_t nlater;
+    struct srvprof_cfg srv;  /* --server-pid (pid 0: none) */
+    const char *srv_samples; /* --server-samples */
 };
 
 static int usage_error(const char *opt, const char *why)
@@ -461,6 +484,34 @@ static int on_opt(void *ctx, int id, const char *val)
     case OPT_RECORDS:
         c->records = val;
         c->eng.keep_records = true;
+        break;
+    case OPT_SERVER_PID:
+        if (units_parse_count(val, &u) < 0 || u == 0 || u > INT32_MAX)
+            rc = usage_error("--server-pid", "expected a process id");
+        else
+            c->srv.pid = (pid_t)u;
+        break;
+    case OPT_SERVER_SLOW:
+        if (val[0] == 'p') {
+            char *e;
+            double v = strtod(val + 1, &e);
+            if (e == val + 1 || *e || !(v > 50 && v < 100))
+                rc = usage_error("--server-slow", "expected a percentile above p50 (p90, p99) or "
+                                                  "a latency (20ms)");
+            else
+                c->srv.slow_pct = v;
+        } else {
+            rc = parse_duration_opt("--server-slow", val, &c->srv.slow_ns);
+        }
+        break;
+    case OPT_SERVER_SAMPLES:
+        c->srv_samples = val;
+        break;
+    case OPT_SERVER_FREQ:
+        if (units_parse_count(val, &u) < 0 || u == 0 || u > 1000)
+            rc = usage_error("--server-freq", "expected samples per second, 1 to 1000");
+        else
+            c->srv.freq_hz = (unsigned)u;
         break;
     case OPT_EXACT:
         if (units_parse_count(val, &u) < 0 || u > 100000000)
@@ -772,6 +823,9 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         .expect_class = 2, .seed = 1, .arrival = BENCH_ARRIVAL_POISSON, .shard = &shard};
     bench_opts_default(&c.eng);
     struct bench_target t = {0};
+    struct srvprof *srv = NULL; /* --server-pid */
+    struct srvprof_result srv_res;
+    memset(&srv_res, 0, sizeof(srv_res));
     /* Several endpoints: their conn targets (eps[0] is the first URL's) and URLs. */
     struct conn_target *eps = NULL;
     const char *ep_urls[BENCH_MAX_ENDPOINTS];
@@ -843,6 +897,23 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     const char *copt = NULL;
     if (tops->check && tops->check(tst, &common, &copt, &why) < 0) {
         exit_code = usage_error(copt, why);
+        goto early;
+    }
+    if (c.srv.pid) {
+        if (c.find_max || nvalues != 1 || shard.count > 1 || shard.mpi) {
+            exit_code = usage_error("--server-pid", "profiles one load point: give one "
+                                                    "--concurrency or --rate value (no sweep, "
+                                                    "--find-max, --shard or --mpi)");
+            goto early;
+        }
+        if (kill(c.srv.pid, 0) < 0 && errno == ESRCH) {
+            exit_code = usage_error("--server-pid", "no such process");
+            goto early;
+        }
+        c.eng.keep_records = true; /* the requests' windows */
+    } else if (c.srv_samples || c.srv.slow_ns || c.srv.slow_pct > 0 || c.srv.freq_hz) {
+        exit_code =
+            usage_error(c.srv_samples ? "--server-samples" : "--server-slow", "needs --server-pid");
         goto early;
     }
     if (!c.duration_ns && !c.requests)
@@ -924,6 +995,16 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
             exit_code = LAT_EXIT_USAGE;
             goto out;
         }
+    }
+
+    if (c.srv_samples) { /* written after the run: a path that cannot be must not cost it */
+        FILE *sf = fopen(c.srv_samples, "w");
+        if (!sf) {
+            pr_err("--server-samples %s: %s\n", c.srv_samples, strerror(errno));
+            exit_code = LAT_EXIT_USAGE;
+            goto out;
+        }
+        fclose(sf);
     }
 
     struct bench_setup setup = {
@@ -1077,7 +1158,30 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     if (gtel.mode != GPU_TELEM_OFF && !gtel.available)
         pr_warn("GPU telemetry unavailable: %s; the run goes on without it\n",
                 gtel.unavailable_why);
+    if (c.srv.pid && (rc = srvprof_start(&c.srv, &srv, swhy, sizeof(swhy))) < 0) {
+        pr_err("%s\n", swhy);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        exit_code = LAT_EXIT_FAILURE;
+        goto out;
+    }
     rc = bench_loop_run(&plan, &t, tops, tst, &shard, &bench_stop, &run);
+    if (srv) { /* the server profile of the (one) point */
+        int src = srvprof_stop(srv);
+        if (src < 0) pr_warn("--server-pid: %s\n", srvprof_strerror(src));
+        for (size_t i = 0; rc >= 0 && i < run.npoints; i++) {
+            if (!run.points[i].ran) continue;
+            src = srvprof_analyze(srv, &run.points[i].res, c.srv_samples, &srv_res);
+            if (src < 0) {
+                pr_err("--server-pid: %s: %s\n", srv_res.why ? srv_res.why : "analysis",
+                       lat_strerror(src));
+                exit_code = LAT_EXIT_FAILURE;
+            } else {
+                run.server_profile = &srv_res;
+            }
+            break;
+        }
+    }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (rc < 0) {
@@ -1085,9 +1189,10 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         exit_code = LAT_EXIT_FAILURE;
         goto out_points;
     }
-    exit_code = rc == BENCH_LOOP_USAGE    ? LAT_EXIT_USAGE
-                : rc == BENCH_LOOP_FAILED ? LAT_EXIT_FAILURE
-                                          : LAT_EXIT_OK;
+    if (exit_code == LAT_EXIT_OK)
+        exit_code = rc == BENCH_LOOP_USAGE    ? LAT_EXIT_USAGE
+                    : rc == BENCH_LOOP_FAILED ? LAT_EXIT_FAILURE
+                                              : LAT_EXIT_OK;
 
     if (shard.mpi && shard.index != 0) /* rank 0 prints the reduced result */
         rc = 0;
@@ -1095,8 +1200,10 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         rc = bench_report_json(stdout, &run);
     else if (c.format == LAT_FMT_CSV)
         rc = bench_report_csv(stdout, &run);
-    else
+    else {
         rc = bench_report_text(stdout, &run);
+        if (!rc && run.server_profile) rc = srvprof_write_text(stdout, run.server_profile, 10);
+    }
     if (rc < 0) exit_code = LAT_EXIT_FAILURE;
     if (rf) {
         rc = write_records(rf, &run);
@@ -1133,6 +1240,8 @@ out:
         }
     }
     if (rf) fclose(rf); /* set-up failed before the run: nothing to write */
+    srvprof_free(srv);
+    srvprof_result_fini(&srv_res);
     gpu_telem_stop(&gtel);
     for (unsigned i = 0; i < neps; i++)
         conn_target_fini(&eps[i]);
