@@ -1162,7 +1162,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         pr_err("%s\n", swhy);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
-        exit_code = LAT_EXIT_FAILURE;
+        exit_code = LAT_EXIT_USAGE /* setup: permission, no such process */;
         goto out;
     }
     rc = bench_loop_run(&plan, &t, tops, tst, &shard, &bench_stop, &run);
