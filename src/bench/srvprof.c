@@ -201,37 +201,50 @@ int srvprof_analyze(struct srvprof *s, const struct bench_result *res, const cha
                     struct srvprof_result *out)
 {
     memset(out, 0, sizeof(*out));
-    out->pid = s->cfg.pid;
-    out->freq_hz = s->cfg.freq_hz;
-    out->period_ns = (lat_ns)(1e9 / s->cfg.freq_hz);
-    out->t0_ns = res->t_first_sched;
-    out->conf = s->cfg.conf;
-    cpuprof_stats(s->cp, out->stats, sizeof(out->stats));
-    if (s->cfg.slow_ns)
-        snprintf(out->slow_rule, sizeof(out->slow_rule), "%.3gms", (double)s->cfg.slow_ns / 1e6);
-    else
-        snprintf(out->slow_rule, sizeof(out->slow_rule), "p%g", s->cfg.slow_pct);
-
     struct lat_trace *t = NULL;
     int rc = lat_trace_new(&t);
     if (rc) return rc;
     lat_trace_set_format(t, &lat_format_latscope);
-    cpuprof_set_origin(s->cp, out->t0_ns);
+    cpuprof_set_origin(s->cp, res->t_first_sched);
+    rc = cpuprof_export(s->cp, t);
+    if (rc < 0) {
+        out->why = "the sampler's samples could not be read";
+    } else if (trace_path && (rc = save_trace(t, trace_path)) < 0) {
+        out->why = "the server trace file could not be written";
+    } else {
+        rc = srvprof_analyze_trace(t, &s->cfg, res, out);
+        if (!rc) out->trace_path = trace_path;
+    }
+    cpuprof_stats(s->cp, out->stats, sizeof(out->stats));
+    lat_trace_free(t);
+    return rc;
+}
+
+int srvprof_analyze_trace(const struct lat_trace *t, const struct srvprof_cfg *cfg_in,
+                          const struct bench_result *res, struct srvprof_result *out)
+{
+    struct srvprof_cfg cfg = *cfg_in, *c = &cfg;
+    if (!c->freq_hz) c->freq_hz = 999;
+    if (!(c->conf > 0 && c->conf < 1)) c->conf = 0.95;
+    if (!c->slow_ns && !(c->slow_pct > 0)) c->slow_pct = 99;
+    memset(out, 0, sizeof(*out));
+    out->pid = c->pid;
+    out->freq_hz = c->freq_hz;
+    out->period_ns = (lat_ns)(1e9 / c->freq_hz);
+    out->t0_ns = res->t_first_sched;
+    out->conf = c->conf;
+    if (c->slow_ns)
+        snprintf(out->slow_rule, sizeof(out->slow_rule), "%.3gms", (double)c->slow_ns / 1e6);
+    else
+        snprintf(out->slow_rule, sizeof(out->slow_rule), "p%g", c->slow_pct);
+
+    int rc = 0;
     lat_ns *ts = NULL, (*win)[2] = NULL, (*wside[2])[2] = {NULL, NULL};
     size_t nts = 0, tscap = 0, nw = 0, nside[2] = {0, 0};
     struct lat_samples lats = {0};
     struct lat_cpu_summary sum[2];
     memset(sum, 0, sizeof(sum));
     struct lat_u64map tracks = {0};
-    rc = cpuprof_export(s->cp, t);
-    if (rc < 0) {
-        out->why = "the sampler's samples could not be read";
-        goto done;
-    }
-    if (trace_path && (rc = save_trace(t, trace_path)) < 0) {
-        out->why = "the server trace file could not be written";
-        goto done;
-    }
     /* The on-CPU samples' times (trace ns), sorted, and the threads they came from. */
     uint32_t k_state = strtab_find(&t->strs, "state", 5);
     uint32_t k_stack = strtab_find(&t->strs, "stack", 5);
@@ -280,7 +293,7 @@ int srvprof_analyze(struct srvprof *s, const struct bench_result *res, const cha
         goto done;
     }
     lat_ns p50 = samples_percentile(&lats, 50);
-    lat_ns slow = s->cfg.slow_ns ? s->cfg.slow_ns : samples_percentile(&lats, s->cfg.slow_pct);
+    lat_ns slow = c->slow_ns ? c->slow_ns : samples_percentile(&lats, c->slow_pct);
     out->p50_ms = (double)p50 / 1e6;
     out->slow_ms = (double)slow / 1e6;
 
@@ -338,8 +351,6 @@ done:
     samples_fini(&lats);
     free(win);
     free(ts);
-    lat_trace_free(t);
-    if (!rc) out->trace_path = trace_path;
     return rc;
 }
 

@@ -91,6 +91,11 @@ int srvprof_stop(struct srvprof *s);
  */
 int srvprof_analyze(struct srvprof *s, const struct bench_result *res, const char *trace_path,
                     struct srvprof_result *out);
+/* The same on samples already in t (the LAT_EV_CPU_SAMPLE layout of capture/cpuprof.h, ts 0 =
+ * res->t_first_sched), without the sampler: what srvprof_analyze() calls, and the unit tests.
+ * cfg's zero fields take the defaults. 0 or -ENOMEM. */
+int srvprof_analyze_trace(const struct lat_trace *t, const struct srvprof_cfg *cfg,
+                          const struct bench_result *res, struct srvprof_result *out);
 void srvprof_result_fini(struct srvprof_result *r);
 void srvprof_free(struct srvprof *s);
 const char *srvprof_strerror(int rc);
