@@ -323,9 +323,14 @@ int srvprof_analyze_trace(const struct lat_trace *t, const struct srvprof_cfg *c
     if ((rc = window_counts(ts, nts, win, nw, &out->samples_in_windows, &out->samples_ambiguous)) <
         0)
         goto done;
-    if (slow <= p50 || !out->slow.requests || !out->fast.requests) {
-        out->why = "no request is both above the slow threshold and slower than the median: "
-                   "no slow/fast comparison (--server-slow sets the threshold)";
+    if (slow <= p50) {
+        out->why = "the slow threshold is not above the point's p50: no slow/fast comparison "
+                   "(--server-slow sets it)";
+        goto done;
+    }
+    if (!out->slow.requests || !out->fast.requests) {
+        out->why = "no request at or above the slow threshold: no slow/fast comparison "
+                   "(--server-slow sets it)";
         goto done;
     }
     struct lat_cpu_opts co = {.top_n = SIZE_MAX, .tid = -1, .period_ns = out->period_ns};
