@@ -323,6 +323,12 @@ int srvprof_analyze_trace(const struct lat_trace *t, const struct srvprof_cfg *c
     if ((rc = window_counts(ts, nts, win, nw, &out->samples_in_windows, &out->samples_ambiguous)) <
         0)
         goto done;
+    /* Each side's samples, each once (what lat_cpu_summarize counts below) */
+    uint64_t amb_side;
+    struct srvprof_side *sd[2] = {&out->fast, &out->slow};
+    for (int k = 0; k < 2; k++)
+        if ((rc = window_counts(ts, nts, wside[k], nside[k], &sd[k]->samples, &amb_side)) < 0)
+            goto done;
     if (slow <= p50) {
         out->why = "the slow threshold is not above the point's p50: no slow/fast comparison "
                    "(--server-slow sets it)";
@@ -339,8 +345,6 @@ int srvprof_analyze_trace(const struct lat_trace *t, const struct srvprof_cfg *c
         co.nwindows = nside[k];
         rc = lat_cpu_summarize(t, &co, &sum[k]);
     }
-    out->fast.samples = sum[0].samples;
-    out->slow.samples = sum[1].samples;
     if (!rc) rc = diff_cpu_rows(sum, 1, 1, out->conf, &out->cmp);
     if (!rc && (!sum[0].samples || !sum[1].samples))
         out->why = "no server CPU sample in the fast or in the slow requests' windows: is "
@@ -391,10 +395,18 @@ int srvprof_write_text(FILE *f, const struct srvprof_result *r, size_t top)
     char lab[2][64];
     snprintf(lab[0], sizeof(lab[0]), "fast (<= p50 %.3f ms)", r->p50_ms);
     snprintf(lab[1], sizeof(lab[1]), "slow (>= %s %.3f ms)", r->slow_rule, r->slow_ms);
-    for (int k = 0; k < 2; k++)
-        fprintf(f, "  %-22s %9llu %9llu %11.3f %13.3f %15.3f\n", lab[k],
+    for (int k = 0; k < 2; k++) {
+        char first[32] = "-";
+        if (isfinite(sd[k]->first_sample_ms))
+            snprintf(first, sizeof(first), "%.3f", sd[k]->first_sample_ms);
+        if (!sd[k]->requests) {
+            fprintf(f, "  %-22s %9d %9s %11s %13s %15s\n", lab[k], 0, "-", "-", "-", "-");
+            continue;
+        }
+        fprintf(f, "  %-22s %9llu %9llu %11.3f %13.3f %15s\n", lab[k],
                 (unsigned long long)sd[k]->requests, (unsigned long long)sd[k]->samples,
-                sd[k]->lat_mean_ms, sd[k]->oncpu_ms, sd[k]->first_sample_ms);
+                sd[k]->lat_mean_ms, sd[k]->oncpu_ms, first);
+    }
     if (!r->have) {
         fprintf(f, "  %s\n", r->why ? r->why : "no comparison");
         return ferror(f) ? -EIO : 0;

@@ -131,6 +131,14 @@ TEST(srvprof_slow_fast)
     ASSERT_EQ_U64(r.cmp.ncpu, 0);
     srvprof_result_fini(&r);
 
+    /* A threshold below the median: no comparison, the sides still counted */
+    cfg.slow_ns = 3 * MS;
+    ASSERT_RC(srvprof_analyze_trace(t, &cfg, &res, &r));
+    ASSERT(!r.have && r.why && strstr(r.why, "p50"));
+    ASSERT_EQ_U64(r.slow.requests, 22);
+    ASSERT_EQ_U64(r.slow.samples, 16 * 4 + 4 * 19 + 7);
+    srvprof_result_fini(&r);
+
     /* Too few requests */
     res.nrecords = 3;
     ASSERT_RC(srvprof_analyze_trace(t, &cfg, &res, &r));
