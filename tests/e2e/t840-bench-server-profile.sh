@@ -126,8 +126,10 @@ PY
 # The text form says the same
 expect_rc 0 "$LATSCOPE" bench "$URL" -n 300 -c 1 -t 1 "${GAP[@]}" --server-pid $SP --server-slow p90
 contains "$TMPDIR/out" "server profile (pid $SP"
-grep -A2 'function (share of on-CPU samples' "$TMPDIR/out" | grep -q 'py:slow_path' ||
-    { cat "$TMPDIR/out"; fail "text: py:slow_path is not the first function"; }
+# (its rank is the JSON run's check: here interpreter frames of the samples whose Python frames
+# were read too late may come first when the machine is busy)
+grep -A10 'function (share of on-CPU samples' "$TMPDIR/out" | grep -Eq 'py:slow_path .* larger share' ||
+    { cat "$TMPDIR/out"; fail "text: no py:slow_path row with a larger share"; }
 
 # Two requests in flight: time windows overlap, and the result says how much
 expect_rc 0 "$LATSCOPE" bench "$URL" -n 200 -c 2 -t 1 "${GAP[@]}" --server-pid $SP --format json
