@@ -222,6 +222,7 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
         uint32_t track = t->ev.track[i];
         const struct lat_track *tr = &t->tracks[track];
         if (o.tid >= 0 && tr->tid != o.tid) continue;
+        if (o.keep && !o.keep(o.keep_ud, i)) continue;
         uint32_t stack_id = 0;
         bool off = false;
         for (uint32_t a = 0; a < t->ev.nargs[i]; a++) {

@@ -168,6 +168,14 @@ static int window_counts(const lat_ns *ts, size_t n, lat_ns (*win)[2], size_t nw
     return 0;
 }
 
+/* What an event of the server's trace is to the analysis. */
+enum sp_class { SP_NONE = 0, SP_PY, SP_NATIVE, SP_UNREAD };
+
+static bool keep_sample(void *ud, size_t i)
+{
+    return ((const uint8_t *)ud)[i] != SP_UNREAD; /* off-CPU intervals are SP_NONE: kept */
+}
+
 static void side_add(struct srvprof_side *sd, const struct bench_record *q, size_t nin,
                      lat_ns first, lat_ns period)
 {
@@ -245,7 +253,14 @@ int srvprof_analyze_trace(const struct lat_trace *t, const struct srvprof_cfg *c
     struct lat_cpu_summary sum[2];
     memset(sum, 0, sizeof(sum));
     struct lat_u64map tracks = {0};
-    /* The on-CPU samples' times (trace ns), sorted, and the threads they came from. */
+    uint8_t *cls = NULL; /* per event: enum sp_class */
+    /* The on-CPU samples: with a Python frame or not, and the threads (bit 1: seen, bit 2: had
+     * a Python frame). A sample without one in a thread that had them is a sample whose
+     * Python frames the sampler could not read (too late): its native frames are the
+     * interpreter's, so it is left out (SP_UNREAD, keep_sample). */
+    rc = -ENOMEM;
+    cls = calloc(t->ev.n ? t->ev.n : 1, 1);
+    if (!cls) goto done;
     uint32_t k_state = strtab_find(&t->strs, "state", 5);
     uint32_t k_stack = strtab_find(&t->strs, "stack", 5);
     for (size_t i = 0; i < t->ev.n; i++) {
@@ -259,19 +274,28 @@ int srvprof_analyze_trace(const struct lat_trace *t, const struct srvprof_cfg *c
                 py = strstr(lat_trace_str(t, arg->str), "py:") != NULL;
         }
         if (off) continue;
+        cls[i] = py ? SP_PY : SP_NATIVE;
+        out->samples_total++;
         out->samples_python += py;
-        rc = -ENOMEM;
-        if (LAT_GROW(ts, tscap, nts, 1, 4096)) goto done;
-        ts[nts++] = t->ev.ts[i];
         uint64_t *seen = lat_u64map_slot(&tracks, t->ev.track[i], NULL);
         if (!seen) goto done;
-        if (!*seen) {
-            *seen = 1;
-            out->threads++;
-        }
+        if (!*seen) out->threads++;
+        *seen |= 1 | (py ? 2 : 0);
     }
+    for (size_t i = 0; i < t->ev.n; i++) {
+        if (!cls[i]) continue;
+        uint64_t tv = 0;
+        lat_u64map_get(&tracks, t->ev.track[i], &tv);
+        if (cls[i] == SP_NATIVE && (tv & 2)) {
+            cls[i] = SP_UNREAD;
+            out->samples_unread++;
+            continue;
+        }
+        if (LAT_GROW(ts, tscap, nts, 1, 4096)) goto done;
+        ts[nts++] = t->ev.ts[i];
+    }
+    rc = 0;
     qsort(ts, nts, sizeof(*ts), lat_cmp_i64);
-    out->samples_total = nts;
 
     /* The requests: windows [t_send, t_end) in trace ns, and the thresholds. */
     rc = -ENOMEM;
@@ -339,7 +363,11 @@ int srvprof_analyze_trace(const struct lat_trace *t, const struct srvprof_cfg *c
                    "(--server-slow sets it)";
         goto done;
     }
-    struct lat_cpu_opts co = {.top_n = SIZE_MAX, .tid = -1, .period_ns = out->period_ns};
+    struct lat_cpu_opts co = {.top_n = SIZE_MAX,
+                              .tid = -1,
+                              .period_ns = out->period_ns,
+                              .keep = keep_sample,
+                              .keep_ud = cls};
     for (int k = 0; k < 2 && !rc; k++) {
         co.windows = (const lat_ns(*)[2])wside[k];
         co.nwindows = nside[k];
@@ -357,6 +385,7 @@ done:
         free(wside[k]);
     }
     lat_u64map_fini(&tracks);
+    free(cls);
     samples_fini(&lats);
     free(win);
     free(ts);
@@ -382,11 +411,11 @@ int srvprof_write_text(FILE *f, const struct srvprof_result *r, size_t top)
             pct(r->samples_ambiguous, r->samples_in_windows), (unsigned long long)r->threads,
             r->threads == 1 ? "" : "s");
     if (r->stats[0]) fprintf(f, "  sampler: %s\n", r->stats);
-    if (r->samples_python && r->samples_python < r->samples_total)
+    if (r->samples_unread)
         fprintf(f,
-                "  %.1f %% of the samples carry no Python frame (read too late, or a native "
-                "thread): a Python function's share below is a lower bound\n",
-                100.0 - pct(r->samples_python, r->samples_total));
+                "  %llu samples (%.1f %%) of Python threads came without their Python frames "
+                "(read too late): left out below\n",
+                (unsigned long long)r->samples_unread, pct(r->samples_unread, r->samples_total));
     if (r->trace_path) fprintf(f, "  samples saved to %s\n", r->trace_path);
     if (!r->requests) return ferror(f) ? -EIO : 0;
     fprintf(f, "  %-22s %9s %9s %11s %13s %15s\n", "requests", "n", "samples", "latency ms",
@@ -479,6 +508,8 @@ void srvprof_write_json(struct jsonw *w, const struct srvprof_result *r, size_t 
     jsonw_u64(w, r->samples_total);
     jsonw_key(w, "samples_with_python_frames");
     jsonw_u64(w, r->samples_python);
+    jsonw_key(w, "samples_unread");
+    jsonw_u64(w, r->samples_unread);
     jsonw_key(w, "samples_in_windows");
     jsonw_u64(w, r->samples_in_windows);
     jsonw_key(w, "samples_ambiguous");

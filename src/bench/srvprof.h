@@ -70,8 +70,11 @@ struct srvprof_result {
     uint64_t requests, samples_total, samples_in_windows, samples_ambiguous;
     uint64_t threads;        /* server threads seen in the samples */
     uint64_t samples_python; /* samples with a Python frame (0: not a Python server) */
-    double p50_ms, slow_ms;  /* the thresholds */
-    char slow_rule[32];      /* "p99", "20ms", ... */
+    /* samples of threads that had Python frames, without them (the sampler read them too
+     * late): left out of everything below samples_total */
+    uint64_t samples_unread;
+    double p50_ms, slow_ms; /* the thresholds */
+    char slow_rule[32];     /* "p99", "20ms", ... */
     struct srvprof_side fast, slow;
     struct diff_trace_result cmp; /* cpu rows: side 0 fast, side 1 slow */
     double conf;

@@ -115,11 +115,11 @@ assert dstart[0] >= 0 and dend[0] >= 0, (dstart[0], dend[0])
 # ... and slow_path's samples are where the server says slow_path ran (an offset of 1.6 ms
 # would move 10 % of them out of its 16 ms intervals)
 assert nslow >= 50 and inside >= 0.9 * nslow, (inside, nslow)
-# The share change against the server's timers: within 5 points, less at most what the samples
-# without Python frames (read too late) could not attribute to slow_path
+# The share change against the server's timers: within 5 points (the samples that came without
+# their Python frames are left out of the shares: sp["samples_unread"])
 change, want = f["change_pct_points"], truth[1] - truth[0]
-lost = 100.0 * nopy[1] / n[1]
-assert want - lost - 5 <= change <= want + 5, (change, want, lost)
+print("samples left out (no Python frames): %d of %d" % (sp["samples_unread"], sp["samples"]))
+assert abs(change - want) <= 5, (change, want)
 PY
     fail "the server profile does not match the server's own timers and clock"
 

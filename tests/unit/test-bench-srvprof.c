@@ -2,7 +2,8 @@
  * test-bench-srvprof.c - unit tests of bench/srvprof.c (bench --server-pid) on hand-built
  * samples and records, without the sampler: the records' base becomes the trace's ts 0, the
  * samples in each request's window, the ones outside every window and in more than one, the
- * slow/fast sides and the function whose share rises.
+ * slow/fast sides and the function whose share rises, and the samples of a Python thread that
+ * came without their Python frames left out.
  */
 #include "test.h"
 
@@ -69,7 +70,9 @@ static void build(struct lat_trace *t, struct bench_record *rec, size_t *nrec)
     /* a failed request: no window */
     rec[n++] = (struct bench_record){T0 + 800 * MS, T0 + 800 * MS, 0, T0 + 900 * MS, 0, 0, 2, 0};
     for (int k = 1000; k < 1003; k++)
-        sample(t, 8, k * MS, "main;idle");
+        sample(t, 8, k * MS, "main;idle"); /* a native thread: kept */
+    /* thread 7 without its Python frames (read too late): left out */
+    sample(t, 7, 120 * MS + MS / 2, "main;_PyEval_EvalFrameDefault");
     *nrec = n;
 }
 
@@ -89,7 +92,8 @@ TEST(srvprof_slow_fast)
     ASSERT(r.have);
     ASSERT_EQ_I64(r.t0_ns, T0);
     ASSERT_EQ_U64(r.requests, 22);
-    ASSERT_EQ_U64(r.samples_total, 16 * 4 + 4 * 19 + 7 + 3);
+    ASSERT_EQ_U64(r.samples_total, 16 * 4 + 4 * 19 + 7 + 3 + 1);
+    ASSERT_EQ_U64(r.samples_unread, 1);
     ASSERT_EQ_U64(r.samples_in_windows, 16 * 4 + 4 * 19 + 7);
     ASSERT_EQ_U64(r.samples_ambiguous, 2); /* 703 and 704 ms */
     ASSERT_EQ_U64(r.samples_python, 16 * 4 + 4 * 19 + 7);
