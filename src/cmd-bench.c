@@ -102,10 +102,6 @@ enum {
     OPT_GPU_INTERVAL,
     OPT_SLICE,
     OPT_LIVE,
-    OPT_SERVER_PID,
-    OPT_SERVER_SLOW,
-    OPT_SERVER_SAMPLES,
-    OPT_SERVER_FREQ,
     /* the rows of the groups (targets, multi-host): OPT_GROUP + their index in the table */
     OPT_GROUP = 0x400,
 };
@@ -207,22 +203,6 @@ static const struct cli_opt common_opts[] = {
      "errors, p50/p90/p99; TTFT/ITL with --target openai; GPU\n"
      "telemetry when sampled): a request counts in the window its\n"
      "response ended in"},
-    {NULL, 0, NULL, 0, 0,
-     "Server profile: which code made the slow requests slow (one load point,\n"
-     "a local server; docs/latscope-bench.md)"},
-    {"server-pid", 0, "PID", OPT_SERVER_PID, 0,
-     "sample this server process's CPU stacks while the load runs\n"
-     "(perf_event_open, as 'trace --cpu --pid'), on the records'\n"
-     "clock: slow against fast requests, function by function"},
-    {"server-slow", 0, "pNN|D", OPT_SERVER_SLOW, 0,
-     "the slow side: requests at or above this percentile or\n"
-     "latency (default p99); the fast side: at or below p50"},
-    {"server-samples", 0, "FILE", OPT_SERVER_SAMPLES, 0,
-     "write the server's samples as a trace (Kineto JSON, ts 0 =\n"
-     "the --records' 0) for latscope analyze/report"},
-    {"server-freq", 0, "HZ", OPT_SERVER_FREQ, 0,
-     "samples per second per server thread (default 999, at most\n"
-     "1000)"},
     {0},
 };
 
@@ -254,6 +234,8 @@ static int table_group[BENCH_TABLE_MAX];
 
 /* table_group[] of the rows of bench_ep_opts (bench/endpoints.h). */
 #define GROUP_EP (-2)
+/* ... and of bench_srv_opts (bench/srvprof.h) */
+#define GROUP_SRV (-3)
 
 static size_t add_group(size_t n, const struct bench_topt *g, int group)
 {
@@ -286,7 +268,8 @@ static const struct cli_opt *build_table(void)
     for (int i = 0; bench_targets[i]; i++)
         n = add_group(n, bench_targets[i]->opts, i);
     n = add_group(n, bench_shard_opts, -1);
-    n = add_group(n, bench_ep_opts, GROUP_EP); /* several endpoints, cancellation */
+    n = add_group(n, bench_ep_opts, GROUP_EP);   /* several endpoints, cancellation */
+    n = add_group(n, bench_srv_opts, GROUP_SRV); /* --server-pid */
     table[n] = (struct cli_opt){0};
     return table;
 }
@@ -333,8 +316,7 @@ struct cli {
     struct bench_ep_cfg ep; /* several endpoints, cancellation (bench/endpoints.h) */
     struct deferred *later;
     size_t nlater;
-    struct srvprof_cfg srv;  /* --server-pid (pid 0: none) */
-    const char *srv_samples; /* --server-samples */
+    struct srvprof_cfg srv; /* --server-pid (pid 0: none) */
 };
 
 static int usage_error(const char *opt, const char *why)
@@ -485,34 +467,6 @@ static int on_opt(void *ctx, int id, const char *val)
         c->records = val;
         c->eng.keep_records = true;
         break;
-    case OPT_SERVER_PID:
-        if (units_parse_count(val, &u) < 0 || u == 0 || u > INT32_MAX)
-            rc = usage_error("--server-pid", "expected a process id");
-        else
-            c->srv.pid = (pid_t)u;
-        break;
-    case OPT_SERVER_SLOW:
-        if (val[0] == 'p') {
-            char *e;
-            double v = strtod(val + 1, &e);
-            if (e == val + 1 || *e || !(v > 50 && v < 100))
-                rc = usage_error("--server-slow", "expected a percentile above p50 (p90, p99) or "
-                                                  "a latency (20ms)");
-            else
-                c->srv.slow_pct = v;
-        } else {
-            rc = parse_duration_opt("--server-slow", val, &c->srv.slow_ns);
-        }
-        break;
-    case OPT_SERVER_SAMPLES:
-        c->srv_samples = val;
-        break;
-    case OPT_SERVER_FREQ:
-        if (units_parse_count(val, &u) < 0 || u == 0 || u > 1000)
-            rc = usage_error("--server-freq", "expected samples per second, 1 to 1000");
-        else
-            c->srv.freq_hz = (unsigned)u;
-        break;
     case OPT_EXACT:
         if (units_parse_count(val, &u) < 0 || u > 100000000)
             rc = usage_error("--exact", "expected a sample count (0 turns it off)");
@@ -603,6 +557,14 @@ static int on_opt(void *ctx, int id, const char *val)
     default: {
         int row = id - OPT_GROUP;
         if (row < 0 || row >= BENCH_TABLE_MAX || !table_src[row]) return -1;
+        if (table_group[row] == GROUP_SRV) {
+            char w[512];
+            if (srvprof_opt(&c->srv, table_src[row]->id, val, w, sizeof(w)) < 0) {
+                pr_err("%s (see 'latscope bench --help')\n", w);
+                return -1;
+            }
+            return 0;
+        }
         if (table_group[row] == GROUP_EP) {
             char w[512];
             if (bench_ep_opt(&c->ep, table_src[row]->id, val, w, sizeof(w)) < 0) {
@@ -911,9 +873,9 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
             goto early;
         }
         c.eng.keep_records = true; /* the requests' windows */
-    } else if (c.srv_samples || c.srv.slow_ns || c.srv.slow_pct > 0 || c.srv.freq_hz) {
-        exit_code =
-            usage_error(c.srv_samples ? "--server-samples" : "--server-slow", "needs --server-pid");
+    } else if (c.srv.samples_path || c.srv.slow_ns || c.srv.slow_pct > 0 || c.srv.freq_hz) {
+        exit_code = usage_error(c.srv.samples_path ? "--server-samples" : "--server-slow",
+                                "needs --server-pid");
         goto early;
     }
     if (!c.duration_ns && !c.requests)
@@ -997,10 +959,10 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         }
     }
 
-    if (c.srv_samples) { /* written after the run: a path that cannot be must not cost it */
-        FILE *sf = fopen(c.srv_samples, "w");
+    if (c.srv.samples_path) { /* written after the run: a path that cannot be must not cost it */
+        FILE *sf = fopen(c.srv.samples_path, "w");
         if (!sf) {
-            pr_err("--server-samples %s: %s\n", c.srv_samples, strerror(errno));
+            pr_err("--server-samples %s: %s\n", c.srv.samples_path, strerror(errno));
             exit_code = LAT_EXIT_USAGE;
             goto out;
         }
@@ -1171,7 +1133,7 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         if (src < 0) pr_warn("--server-pid: %s\n", srvprof_strerror(src));
         for (size_t i = 0; rc >= 0 && i < run.npoints; i++) {
             if (!run.points[i].ran) continue;
-            src = srvprof_analyze(srv, &run.points[i].res, c.srv_samples, &srv_res);
+            src = srvprof_analyze(srv, &run.points[i].res, c.srv.samples_path, &srv_res);
             if (src < 0) {
                 pr_err("--server-pid: %s: %s\n", srv_res.why ? srv_res.why : "analysis",
                        lat_strerror(src));

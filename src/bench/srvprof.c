@@ -14,6 +14,7 @@
 #include "core/log.h"
 #include "core/sort.h"
 #include "core/u64map.h"
+#include "core/units.h"
 #include "export/kineto_write.h"
 #include "hist/samples.h"
 
@@ -24,6 +25,68 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+enum { SRV_OPT_PID = 1, SRV_OPT_SLOW, SRV_OPT_SAMPLES, SRV_OPT_FREQ };
+
+const struct bench_topt bench_srv_opts[] = {
+    {NULL, 0, NULL, 0, 0,
+     "Server profile: which code made the slow requests slow (one load point,\n"
+     "a local server; docs/latscope-bench-server-profile.md)"},
+    {"server-pid", 0, "PID", SRV_OPT_PID, 0,
+     "sample this server process's CPU stacks while the load runs\n"
+     "(perf_event_open, as 'trace --cpu --pid'), on the records'\n"
+     "clock: slow against fast requests, function by function"},
+    {"server-slow", 0, "pNN|D", SRV_OPT_SLOW, 0,
+     "the slow side: requests at or above this percentile or\n"
+     "latency (default p99); the fast side: at or below p50"},
+    {"server-samples", 0, "FILE", SRV_OPT_SAMPLES, 0,
+     "write the server's samples as a trace (Kineto JSON, ts 0 =\n"
+     "the --records' 0) for latscope analyze/report"},
+    {"server-freq", 0, "HZ", SRV_OPT_FREQ, 0,
+     "samples per second per server thread (default 999, at most\n"
+     "1000)"},
+    {0},
+};
+
+int srvprof_opt(struct srvprof_cfg *c, int id, const char *val, char *why, size_t whylen)
+{
+    uint64_t u;
+    char *e;
+    switch (id) {
+    case SRV_OPT_PID:
+        if (units_parse_count(val, &u) < 0 || u == 0 || u > INT32_MAX) break;
+        c->pid = (pid_t)u;
+        return 0;
+    case SRV_OPT_SLOW:
+        if (val[0] == 'p') {
+            double v = strtod(val + 1, &e);
+            if (e == val + 1 || *e || !(v > 50 && v < 100)) break;
+            c->slow_pct = v;
+            return 0;
+        }
+        if (units_parse_duration(val, LAT_NS_PER_S, &c->slow_ns) < 0 || c->slow_ns <= 0) break;
+        return 0;
+    case SRV_OPT_SAMPLES:
+        c->samples_path = val;
+        return 0;
+    case SRV_OPT_FREQ:
+        if (units_parse_count(val, &u) < 0 || u == 0 || u > 1000) break;
+        c->freq_hz = (unsigned)u;
+        return 0;
+    default:
+        snprintf(why, whylen, "unknown --server option");
+        return -1;
+    }
+    static const char *const what[][2] = {
+        [SRV_OPT_PID] = {"--server-pid", "expected a process id"},
+        [SRV_OPT_SLOW] = {"--server-slow",
+                          "expected a percentile above p50 (p90, p99) or a latency (20ms)"},
+        [SRV_OPT_SAMPLES] = {"--server-samples", "expected a file name"},
+        [SRV_OPT_FREQ] = {"--server-freq", "expected samples per second, 1 to 1000"},
+    };
+    snprintf(why, whylen, "%s %s: %s", what[id][0], val, what[id][1]);
+    return -1;
+}
 
 struct srvprof {
     struct srvprof_cfg cfg;

@@ -33,6 +33,7 @@
 #include <sys/types.h>
 
 #include "bench/bench.h"
+#include "bench/topt.h"
 #include "diff/diff.h"
 #include "model/events.h"
 
@@ -45,8 +46,14 @@ struct srvprof_cfg {
      * slow_pct of the point's latencies (default 99) */
     lat_ns slow_ns;
     double slow_pct;
-    double conf; /* interval confidence (default 0.95) */
+    double conf;              /* interval confidence (default 0.95) */
+    const char *samples_path; /* --server-samples, or NULL */
 };
+
+/* The command's options of this group (bench/topt.h rows, handled by srvprof_opt). */
+extern const struct bench_topt bench_srv_opts[];
+/* One option of bench_srv_opts. 0, or -1 with why ("--OPT VALUE: what is wrong"). */
+int srvprof_opt(struct srvprof_cfg *c, int id, const char *val, char *why, size_t whylen);
 
 struct srvprof;
 

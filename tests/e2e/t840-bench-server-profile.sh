@@ -115,11 +115,15 @@ assert dstart[0] >= 0 and dend[0] >= 0, (dstart[0], dend[0])
 # ... and slow_path's samples are where the server says slow_path ran (an offset of 1.6 ms
 # would move 10 % of them out of its 16 ms intervals)
 assert nslow >= 50 and inside >= 0.9 * nslow, (inside, nslow)
-# The share change against the server's timers: within 5 points (the samples that came without
-# their Python frames are left out of the shares: sp["samples_unread"])
+# The share change against the server's timers: within 5 points. The slow side's samples that
+# came without their Python frames (a fraction u, left out of the shares) could have been
+# anywhere: the true share is the kept share x (1 - u) plus between 0 and u, and a busy
+# machine's late reads need not be spread evenly (u is small when the test has the CPUs).
 change, want = f["change_pct_points"], truth[1] - truth[0]
-print("samples left out (no Python frames): %d of %d" % (sp["samples_unread"], sp["samples"]))
-assert abs(change - want) <= 5, (change, want)
+u = nopy[1] / n[1]
+print("samples left out (no Python frames): %d of %d; slow side u = %.3f" % (
+    sp["samples_unread"], sp["samples"], u))
+assert change * (1 - u) - 5 <= want <= change * (1 - u) + 100 * u + 5, (change, want, u)
 PY
     fail "the server profile does not match the server's own timers and clock"
 
