@@ -260,9 +260,24 @@ static void side_finish(struct srvprof_side *sd)
     sd->first_sample_ms = sd->with_samples ? sd->first_sample_ms / (double)sd->with_samples : NAN;
 }
 
-static int save_trace(struct lat_trace *t, const char *path)
+/* Metadata entry key = the JSON number v (raw text, as the readers keep it). */
+static int meta_num(struct lat_trace *t, const char *key, int64_t v)
 {
-    int rc = lat_trace_sort(t);
+    char num[32];
+    int n = snprintf(num, sizeof(num), "%lld", (long long)v);
+    uint32_t k, val;
+    int rc = lat_trace_intern(t, key, strlen(key), &k);
+    if (!rc) rc = lat_trace_intern(t, num, (size_t)n, &val);
+    if (!rc) rc = lat_trace_add_meta(t, k, val);
+    return rc;
+}
+
+/* The samples as a Kineto trace, with where its ts 0 is on CLOCK_MONOTONIC and whose they are. */
+static int save_trace(struct lat_trace *t, const char *path, lat_ns t0, pid_t pid)
+{
+    int rc = meta_num(t, "latscope_t0_monotonic_ns", t0);
+    if (!rc) rc = meta_num(t, "latscope_server_pid", pid);
+    if (!rc) rc = lat_trace_sort(t);
     struct kineto_write_opts wo = {.gzip = -1};
     if (!rc) rc = kineto_write_file(t, path, &wo);
     return rc;
@@ -280,7 +295,7 @@ int srvprof_analyze(struct srvprof *s, const struct bench_result *res, const cha
     rc = cpuprof_export(s->cp, t);
     if (rc < 0) {
         out->why = "the sampler's samples could not be read";
-    } else if (trace_path && (rc = save_trace(t, trace_path)) < 0) {
+    } else if (trace_path && (rc = save_trace(t, trace_path, res->t_first_sched, s->cfg.pid)) < 0) {
         out->why = "the server trace file could not be written";
     } else {
         rc = srvprof_analyze_trace(t, &s->cfg, res, out);

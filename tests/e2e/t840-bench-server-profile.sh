@@ -51,6 +51,7 @@ recs = [json.loads(l) for l in open(sys.argv[2])]
 log = sorted((list(map(int, l.split())) for l in open(sys.argv[3])), key=lambda r: r[2])
 tr = json.load(open(sys.argv[4]))
 starts = [r[2] for r in log]
+assert tr["latscope_t0_monotonic_ns"] == t0, "the saved samples do not say where their ts 0 is"
 slow_thr, fast_thr = round(sp["slow_threshold_ms"] * 1e6), round(sp["fast_threshold_ms"] * 1e6)
 cpu = {0: [0, 0], 1: [0, 0]}  # per side: slow_path CPU ns, do_GET CPU ns (server's timers)
 wins = {0: [], 1: []}
