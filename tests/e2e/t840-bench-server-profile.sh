@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # exclusive: shares of CPU samples need the CPUs to itself (as t353)
 # timeout: 120
-# truth: the server's own timers (time.thread_time_ns around slow_path() and do_GET) and its
-#        own time.monotonic_ns() (CLOCK_MONOTONIC) at each request's start and end
 # t840: bench --server-pid (issue 34) on a real Python ThreadingHTTPServer where 1 request in
 # 10 also runs slow_path() (16 ms of CPU) after common_work() (4 ms): the slow-vs-fast table
 # names py:slow_path first, with a share change that matches the server's own timers; the
 # clocks are one (every server start is after its client send, every client end after the
 # server began its last write; slow_path's samples lie inside the server's slow_path
 # intervals); concurrency 2 reports the time-window ambiguity; analyze reads the samples.
+# The truth is the server's own: time.thread_time_ns() around slow_path() and do_GET, and
+# time.monotonic_ns() (CLOCK_MONOTONIC) at each request's start, last write and end.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-cpu.sh"
 need_cpu
