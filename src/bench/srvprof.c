@@ -325,8 +325,10 @@ int srvprof_analyze_trace(const struct lat_trace *t, const struct srvprof_cfg *c
         snprintf(out->slow_rule, sizeof(out->slow_rule), "p%g", c->slow_pct);
 
     int rc = 0;
-    lat_ns *ts = NULL, (*win)[2] = NULL, (*wside[2])[2] = {NULL, NULL};
-    size_t nts = 0, tscap = 0, nw = 0, nside[2] = {0, 0};
+    /* ts: every on-CPU sample (the windows' on-CPU time, first sample, ambiguity); tsk: those
+     * the function table counts (less the unread ones) */
+    lat_ns *ts = NULL, *tsk = NULL, (*win)[2] = NULL, (*wside[2])[2] = {NULL, NULL};
+    size_t nts = 0, tscap = 0, ntsk = 0, tskcap = 0, nw = 0, nside[2] = {0, 0};
     struct lat_samples lats = {0};
     struct lat_cpu_summary sum[2];
     memset(sum, 0, sizeof(sum));
@@ -364,16 +366,19 @@ int srvprof_analyze_trace(const struct lat_trace *t, const struct srvprof_cfg *c
         if (!cls[i]) continue;
         uint64_t tv = 0;
         lat_u64map_get(&tracks, t->ev.track[i], &tv);
+        if (LAT_GROW(ts, tscap, nts, 1, 4096)) goto done;
+        ts[nts++] = t->ev.ts[i];
         if (cls[i] == SP_NATIVE && (tv & 2)) {
             cls[i] = SP_UNREAD;
             out->samples_unread++;
             continue;
         }
-        if (LAT_GROW(ts, tscap, nts, 1, 4096)) goto done;
-        ts[nts++] = t->ev.ts[i];
+        if (LAT_GROW(tsk, tskcap, ntsk, 1, 4096)) goto done;
+        tsk[ntsk++] = t->ev.ts[i];
     }
     rc = 0;
     qsort(ts, nts, sizeof(*ts), lat_cmp_i64);
+    qsort(tsk, ntsk, sizeof(*tsk), lat_cmp_i64);
 
     /* The requests: windows [t_send, t_end) in trace ns, and the thresholds. */
     rc = -ENOMEM;
@@ -429,7 +434,7 @@ int srvprof_analyze_trace(const struct lat_trace *t, const struct srvprof_cfg *c
     uint64_t amb_side;
     struct srvprof_side *sd[2] = {&out->fast, &out->slow};
     for (int k = 0; k < 2; k++)
-        if ((rc = window_counts(ts, nts, wside[k], nside[k], &sd[k]->samples, &amb_side)) < 0)
+        if ((rc = window_counts(tsk, ntsk, wside[k], nside[k], &sd[k]->samples, &amb_side)) < 0)
             goto done;
     if (slow <= p50) {
         out->why = "the slow threshold is not above the point's p50: no slow/fast comparison "
@@ -467,6 +472,7 @@ done:
     samples_fini(&lats);
     free(win);
     free(ts);
+    free(tsk);
     return rc;
 }
 

@@ -60,7 +60,8 @@ struct srvprof;
 /* One side of the comparison. */
 struct srvprof_side {
     uint64_t requests;
-    uint64_t samples;       /* on-CPU samples in its requests' windows (each once) */
+    uint64_t samples;       /* on-CPU samples in its requests' windows (each once) that the
+                             * function table counts: less samples_unread's */
     double lat_mean_ms;     /* latency from the intended send (the bench's anchor) */
     double oncpu_ms;        /* mean server on-CPU time per request: samples x period */
     uint64_t with_samples;  /* requests with at least one sample in their window */
@@ -78,7 +79,8 @@ struct srvprof_result {
     uint64_t threads;        /* server threads seen in the samples */
     uint64_t samples_python; /* samples with a Python frame (0: not a Python server) */
     /* samples of threads that had Python frames, without them (the sampler read them too
-     * late): left out of everything below samples_total */
+     * late): counted in the windows' on-CPU time, left out of the function table (and of the
+     * sides' `samples`, its denominators) */
     uint64_t samples_unread;
     double p50_ms, slow_ms; /* the thresholds */
     char slow_rule[32];     /* "p99", "20ms", ... */

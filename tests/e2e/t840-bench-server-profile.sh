@@ -109,6 +109,9 @@ print("client end - server's last write start: min %.1f us, p50 %.1f us, max %.1
     dend[0] / 1e3, dend[len(dend) // 2] / 1e3, dend[-1] / 1e3))
 print("slow_path samples inside the server's slow_path intervals: %d of %d (worst %.1f us out)" % (
     inside, nslow, worst / 1e3))
+# the server works only on requests: almost all its samples are in a request's window
+assert sp["samples_in_windows"] >= 0.9 * sp["samples"], (sp["samples_in_windows"], sp["samples"])
+assert sp["samples_ambiguous"] == 0  # one request in flight at a time
 assert f["name"].startswith("py:slow_path ("), f["name"]
 assert f["verdict"] == "larger share"
 # One clock: causality in both directions (a clock offset would break one of them) ...
