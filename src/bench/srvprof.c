@@ -377,8 +377,8 @@ int srvprof_analyze_trace(const struct lat_trace *t, const struct srvprof_cfg *c
         tsk[ntsk++] = t->ev.ts[i];
     }
     rc = 0;
-    qsort(ts, nts, sizeof(*ts), lat_cmp_i64);
-    qsort(tsk, ntsk, sizeof(*tsk), lat_cmp_i64);
+    if (nts) qsort(ts, nts, sizeof(*ts), lat_cmp_i64); /* ts is NULL without samples */
+    if (ntsk) qsort(tsk, ntsk, sizeof(*tsk), lat_cmp_i64);
 
     /* The requests: windows [t_send, t_end) in trace ns, and the thresholds. */
     rc = -ENOMEM;
@@ -487,13 +487,21 @@ int srvprof_write_text(FILE *f, const struct srvprof_result *r, size_t top)
 {
     fprintf(f, "\nserver profile (pid %d, on-CPU samples at %u Hz, one clock: CLOCK_MONOTONIC)\n",
             (int)r->pid, r->freq_hz);
-    fprintf(f,
-            "  samples: %llu, %llu in a request's window (%.1f %%), %llu in more than one "
-            "(%.1f %%: time-window attribution), %llu thread%s\n",
-            (unsigned long long)r->samples_total, (unsigned long long)r->samples_in_windows,
-            pct(r->samples_in_windows, r->samples_total), (unsigned long long)r->samples_ambiguous,
-            pct(r->samples_ambiguous, r->samples_in_windows), (unsigned long long)r->threads,
-            r->threads == 1 ? "" : "s");
+    if (!r->samples_total)
+        fprintf(f, "  samples: 0 (the process did not run on a CPU during the point)\n");
+    else if (!r->samples_in_windows)
+        fprintf(f, "  samples: %llu, none in a request's window, %llu thread%s\n",
+                (unsigned long long)r->samples_total, (unsigned long long)r->threads,
+                r->threads == 1 ? "" : "s");
+    else
+        fprintf(f,
+                "  samples: %llu, %llu in a request's window (%.1f %%), %llu in more than one "
+                "(%.1f %%: time-window attribution), %llu thread%s\n",
+                (unsigned long long)r->samples_total, (unsigned long long)r->samples_in_windows,
+                pct(r->samples_in_windows, r->samples_total),
+                (unsigned long long)r->samples_ambiguous,
+                pct(r->samples_ambiguous, r->samples_in_windows), (unsigned long long)r->threads,
+                r->threads == 1 ? "" : "s");
     if (r->stats[0]) fprintf(f, "  sampler: %s\n", r->stats);
     if (r->samples_unread)
         fprintf(f,
@@ -501,7 +509,10 @@ int srvprof_write_text(FILE *f, const struct srvprof_result *r, size_t top)
                 "(read too late): left out below\n",
                 (unsigned long long)r->samples_unread, pct(r->samples_unread, r->samples_total));
     if (r->trace_path) fprintf(f, "  samples saved to %s\n", r->trace_path);
-    if (!r->requests) return ferror(f) ? -EIO : 0;
+    if (!r->requests) {
+        fprintf(f, "  no completed request: no slow/fast comparison\n");
+        return ferror(f) ? -EIO : 0;
+    }
     fprintf(f, "  %-22s %9s %9s %11s %13s %15s\n", "requests", "n", "samples", "latency ms",
             "server cpu ms", "first sample ms");
     const struct srvprof_side *sd[2] = {&r->fast, &r->slow};

@@ -150,3 +150,30 @@ TEST(srvprof_slow_fast)
     srvprof_result_fini(&r);
     lat_trace_free(t);
 }
+
+TEST(srvprof_no_samples)
+{
+    /* A process that never ran during the requests (or a wrong --server-pid): no comparison,
+     * a reason, no crash on the empty sample set. */
+    struct lat_trace *t;
+    ASSERT_RC(lat_trace_new(&t));
+    struct bench_record rec[8];
+    for (int i = 0; i < 8; i++) {
+        lat_ns a = T0 + i * 10 * MS, len = (i == 7 ? 9 : 2) * MS;
+        rec[i] = (struct bench_record){a, a, a + MS, a + len, 3, 200, -1, 0};
+    }
+    struct bench_result res;
+    memset(&res, 0, sizeof(res));
+    res.records = rec;
+    res.nrecords = 8;
+    res.t_first_sched = T0;
+    struct srvprof_cfg cfg = {.pid = 1};
+    struct srvprof_result r;
+    ASSERT_RC(srvprof_analyze_trace(t, &cfg, &res, &r));
+    ASSERT(!r.have && r.why);
+    ASSERT_EQ_U64(r.samples_total, 0);
+    ASSERT_EQ_U64(r.slow.requests, 1);
+    ASSERT_EQ_U64(r.slow.samples, 0);
+    srvprof_result_fini(&r);
+    lat_trace_free(t);
+}
