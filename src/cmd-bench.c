@@ -20,6 +20,7 @@
 #include "bench/sessions.h"
 #include "bench/shard.h"
 #include "bench/slices.h"
+#include "bench/srvprof.h"
 #include "bench/target.h"
 #include "bench/telemetry.h"
 #include "core/err.h"
@@ -240,6 +241,8 @@ static int table_group[BENCH_TABLE_MAX];
 
 /* table_group[] of the rows of bench_ep_opts (bench/endpoints.h). */
 #define GROUP_EP (-2)
+/* ... and of bench_srv_opts (bench/srvprof.h) */
+#define GROUP_SRV (-3)
 
 static size_t add_group(size_t n, const struct bench_topt *g, int group)
 {
@@ -272,7 +275,8 @@ static const struct cli_opt *build_table(void)
     for (int i = 0; bench_targets[i]; i++)
         n = add_group(n, bench_targets[i]->opts, i);
     n = add_group(n, bench_shard_opts, -1);
-    n = add_group(n, bench_ep_opts, GROUP_EP); /* several endpoints, cancellation */
+    n = add_group(n, bench_ep_opts, GROUP_EP);   /* several endpoints, cancellation */
+    n = add_group(n, bench_srv_opts, GROUP_SRV); /* --server-pid */
     table[n] = (struct cli_opt){0};
     return table;
 }
@@ -319,6 +323,7 @@ struct cli {
     struct bench_ep_cfg ep; /* several endpoints, cancellation (bench/endpoints.h) */
     struct deferred *later;
     size_t nlater;
+    struct srvprof_cfg srv; /* --server-pid (pid 0: none) */
 };
 
 static int usage_error(const char *opt, const char *why)
@@ -562,6 +567,14 @@ static int on_opt(void *ctx, int id, const char *val)
     default: {
         int row = id - OPT_GROUP;
         if (row < 0 || row >= BENCH_TABLE_MAX || !table_src[row]) return -1;
+        if (table_group[row] == GROUP_SRV) {
+            char w[512];
+            if (srvprof_opt(&c->srv, table_src[row]->id, val, w, sizeof(w)) < 0) {
+                pr_err("%s (see 'latscope bench --help')\n", w);
+                return -1;
+            }
+            return 0;
+        }
         if (table_group[row] == GROUP_EP) {
             char w[512];
             if (bench_ep_opt(&c->ep, table_src[row]->id, val, w, sizeof(w)) < 0) {
@@ -817,6 +830,9 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         .expect_class = 2, .seed = 1, .arrival = BENCH_ARRIVAL_POISSON, .shard = &shard};
     bench_opts_default(&c.eng);
     struct bench_target t = {0};
+    struct srvprof *srv = NULL; /* --server-pid */
+    struct srvprof_result srv_res;
+    memset(&srv_res, 0, sizeof(srv_res));
     /* Several endpoints: their conn targets (eps[0] is the first URL's) and URLs. */
     struct conn_target *eps = NULL;
     const char *ep_urls[BENCH_MAX_ENDPOINTS];
@@ -888,6 +904,23 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     const char *copt = NULL;
     if (tops->check && tops->check(tst, &common, &copt, &why) < 0) {
         exit_code = usage_error(copt, why);
+        goto early;
+    }
+    if (c.srv.pid) {
+        if (c.find_max || nvalues != 1 || shard.count > 1 || shard.mpi) {
+            exit_code = usage_error("--server-pid", "profiles one load point: give one "
+                                                    "--concurrency or --rate value (no sweep, "
+                                                    "--find-max, --shard or --mpi)");
+            goto early;
+        }
+        if (kill(c.srv.pid, 0) < 0 && errno == ESRCH) {
+            exit_code = usage_error("--server-pid", "no such process");
+            goto early;
+        }
+        c.eng.keep_records = true; /* the requests' windows */
+    } else if (c.srv.samples_path || c.srv.slow_ns || c.srv.slow_pct > 0 || c.srv.freq_hz) {
+        exit_code = usage_error(c.srv.samples_path ? "--server-samples" : "--server-slow",
+                                "needs --server-pid");
         goto early;
     }
     if (!c.duration_ns && !c.requests)
@@ -969,6 +1002,16 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
             exit_code = LAT_EXIT_USAGE;
             goto out;
         }
+    }
+
+    if (c.srv.samples_path) { /* written after the run: a path that cannot be must not cost it */
+        FILE *sf = fopen(c.srv.samples_path, "w");
+        if (!sf) {
+            pr_err("--server-samples %s: %s\n", c.srv.samples_path, strerror(errno));
+            exit_code = LAT_EXIT_USAGE;
+            goto out;
+        }
+        fclose(sf);
     }
 
     struct bench_setup setup = {
@@ -1122,7 +1165,30 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
     if (gtel.mode != GPU_TELEM_OFF && !gtel.available)
         pr_warn("GPU telemetry unavailable: %s; the run goes on without it\n",
                 gtel.unavailable_why);
+    if (c.srv.pid && (rc = srvprof_start(&c.srv, &srv, swhy, sizeof(swhy))) < 0) {
+        pr_err("%s\n", swhy);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        exit_code = LAT_EXIT_USAGE /* setup: permission, no such process */;
+        goto out;
+    }
     rc = bench_loop_run(&plan, &t, tops, tst, &shard, &bench_stop, &run);
+    if (srv) { /* the server profile of the (one) point */
+        int src = srvprof_stop(srv);
+        if (src < 0) pr_warn("--server-pid: %s\n", srvprof_strerror(src));
+        for (size_t i = 0; rc >= 0 && i < run.npoints; i++) {
+            if (!run.points[i].ran) continue;
+            src = srvprof_analyze(srv, &run.points[i].res, c.srv.samples_path, &srv_res);
+            if (src < 0) {
+                pr_err("--server-pid: %s: %s\n", srv_res.why ? srv_res.why : "analysis",
+                       lat_strerror(src));
+                exit_code = LAT_EXIT_FAILURE;
+            } else {
+                run.server_profile = &srv_res;
+            }
+            break;
+        }
+    }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (rc < 0) {
@@ -1130,9 +1196,10 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         exit_code = LAT_EXIT_FAILURE;
         goto out_points;
     }
-    exit_code = rc == BENCH_LOOP_USAGE    ? LAT_EXIT_USAGE
-                : rc == BENCH_LOOP_FAILED ? LAT_EXIT_FAILURE
-                                          : LAT_EXIT_OK;
+    if (exit_code == LAT_EXIT_OK)
+        exit_code = rc == BENCH_LOOP_USAGE    ? LAT_EXIT_USAGE
+                    : rc == BENCH_LOOP_FAILED ? LAT_EXIT_FAILURE
+                                              : LAT_EXIT_OK;
 
     if (shard.mpi && shard.index != 0) /* rank 0 prints the reduced result */
         rc = 0;
@@ -1140,8 +1207,10 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         rc = bench_report_json(stdout, &run);
     else if (c.format == LAT_FMT_CSV)
         rc = bench_report_csv(stdout, &run);
-    else
+    else {
         rc = bench_report_text(stdout, &run);
+        if (!rc && run.server_profile) rc = srvprof_write_text(stdout, run.server_profile, 10);
+    }
     if (rc < 0) exit_code = LAT_EXIT_FAILURE;
     if (c.doctor && !(shard.mpi && shard.index != 0) && run.npoints)
         bench_doctor(c.format == LAT_FMT_TEXT ? stdout : stderr, &run, opts->color);
@@ -1180,6 +1249,8 @@ out:
         }
     }
     if (rf) fclose(rf); /* set-up failed before the run: nothing to write */
+    srvprof_free(srv);
+    srvprof_result_fini(&srv_res);
     gpu_telem_stop(&gtel);
     for (unsigned i = 0; i < neps; i++)
         conn_target_fini(&eps[i]);

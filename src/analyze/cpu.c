@@ -79,21 +79,59 @@ struct thr {
     uint32_t track;
 };
 
-static bool in_windows(const struct lat_cpu_opts *o, lat_ns ts)
+/* The windows filter, sorted by start, with the longest window's length: an event only
+ * looks at the windows that start at most that long before it (bench --server-pid passes one
+ * window per request: tens of thousands). */
+struct wins {
+    lat_ns (*w)[2]; /* NULL: no filter */
+    size_t n;
+    lat_ns maxlen;
+};
+
+static int wins_init(struct wins *W, const struct lat_cpu_opts *o)
 {
-    if (!o->nwindows) return true;
-    for (size_t i = 0; i < o->nwindows; i++)
-        if (ts >= o->windows[i][0] && ts < o->windows[i][1]) return true;
+    memset(W, 0, sizeof(*W));
+    if (!o->nwindows) return 0;
+    W->w = malloc(o->nwindows * sizeof(*W->w));
+    if (!W->w) return -ENOMEM;
+    memcpy(W->w, o->windows, o->nwindows * sizeof(*W->w));
+    W->n = o->nwindows;
+    qsort(W->w, W->n, sizeof(*W->w), lat_cmp_i64); /* by the first member, the start */
+    for (size_t i = 0; i < W->n; i++)
+        if (W->w[i][1] - W->w[i][0] > W->maxlen) W->maxlen = W->w[i][1] - W->w[i][0];
+    return 0;
+}
+
+/* Index of the first window that starts at or after x. */
+static size_t wins_from(const struct wins *W, lat_ns x)
+{
+    size_t lo = 0, hi = W->n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (W->w[m][0] < x)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo;
+}
+
+static bool in_windows(const struct wins *W, lat_ns ts)
+{
+    if (!W->w) return true;
+    for (size_t i = wins_from(W, ts - W->maxlen); i < W->n && W->w[i][0] <= ts; i++)
+        if (ts < W->w[i][1]) return true;
     return false;
 }
 
-static lat_ns overlap(const struct lat_cpu_opts *o, lat_ns a, lat_ns b)
+/* Σ over the windows of their overlap with [a, b) (overlapping windows count each). */
+static lat_ns overlap(const struct wins *W, lat_ns a, lat_ns b)
 {
-    if (!o->nwindows) return b - a;
+    if (!W->w) return b - a;
     lat_ns sum = 0;
-    for (size_t i = 0; i < o->nwindows; i++) {
-        lat_ns x = a > o->windows[i][0] ? a : o->windows[i][0];
-        lat_ns y = b < o->windows[i][1] ? b : o->windows[i][1];
+    for (size_t i = wins_from(W, a - W->maxlen); i < W->n && W->w[i][0] < b; i++) {
+        lat_ns x = a > W->w[i][0] ? a : W->w[i][0];
+        lat_ns y = b < W->w[i][1] ? b : W->w[i][1];
         if (y > x) sum += y - x;
     }
     return sum;
@@ -176,12 +214,15 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
     uint32_t k_stack = strtab_find(&t->strs, "stack", 5);
     uint32_t k_state = strtab_find(&t->strs, "state", 5);
     bool have_keys = k_stack != UINT32_MAX && k_state != UINT32_MAX;
+    struct wins W;
+    if (wins_init(&W, &o)) return -ENOMEM;
 
     for (size_t i = 0; have_keys && i < t->ev.n; i++) {
         if (t->ev.kind[i] != LAT_EV_CPU_SAMPLE) continue;
         uint32_t track = t->ev.track[i];
         const struct lat_track *tr = &t->tracks[track];
         if (o.tid >= 0 && tr->tid != o.tid) continue;
+        if (o.keep && !o.keep(o.keep_ud, i)) continue;
         uint32_t stack_id = 0;
         bool off = false;
         for (uint32_t a = 0; a < t->ev.nargs[i]; a++) {
@@ -191,7 +232,7 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
                 off = !strcmp(lat_trace_str(t, arg->str), "off");
         }
         lat_ns ts = t->ev.ts[i], dur = t->ev.dur[i];
-        if (off ? overlap(&o, ts, ts + dur) <= 0 : !in_windows(&o, ts)) continue;
+        if (off ? overlap(&W, ts, ts + dur) <= 0 : !in_windows(&W, ts)) continue;
         uint64_t *ti = lat_u64map_slot(&track_thr, track, NULL); /* thread index + 1 */
         if (!ti) goto out;
         if (!*ti) {
@@ -207,7 +248,7 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
         if (ts < x->t.first_ns) x->t.first_ns = ts;
         if (ts + dur > x->t.last_ns) x->t.last_ns = ts + dur;
         if (off) {
-            lat_ns ov = overlap(&o, ts, ts + dur);
+            lat_ns ov = overlap(&W, ts, ts + dur);
             x->t.off_ns += ov;
             x->t.off_intervals++;
             out->off_ns += ov;
@@ -405,6 +446,7 @@ out:
     lat_u64map_fini(&track_thr);
     lat_u64map_fini(&pair);
     lat_u64map_fini(&stack_count);
+    free(W.w);
     if (rc) lat_cpu_summary_fini(out);
     return rc;
 }

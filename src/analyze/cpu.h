@@ -37,6 +37,10 @@ struct lat_cpu_opts {
     const lat_ns (*windows)[2];
     size_t nwindows;
     bool keep_lines; /* do not merge Python frames across line numbers */
+    /* Optional: only the events i of t with keep(keep_ud, i) true count (bench --server-pid
+     * leaves out the samples whose Python frames the sampler could not read). */
+    bool (*keep)(void *keep_ud, size_t i);
+    void *keep_ud;
 };
 
 struct lat_cpu_func {

@@ -12,6 +12,7 @@
  */
 #include "bench/report.h"
 #include "bench/sessions.h"
+#include "bench/srvprof.h"
 
 #include "core/err.h"
 #include "core/esc.h"
@@ -418,6 +419,7 @@ int bench_report_json(FILE *f, const struct bench_run *r)
     for (size_t i = 0; i < r->npoints; i++)
         if (r->points[i].ran) json_point(&w, &r->points[i]);
     jsonw_arr_end(&w);
+    if (r->server_profile) srvprof_write_json(&w, r->server_profile, 20);
     if (r->slo) {
         jsonw_key(&w, "find_max");
         jsonw_obj_begin(&w);

@@ -17,6 +17,8 @@
 #include "llm/metrics.h"
 
 /* Server-side time per request from Triton's statistics API (deltas over one point). */
+struct srvprof_result;
+
 struct bench_server_stats {
     bool have;
     uint64_t count; /* successful inferences counted by the server */
@@ -91,6 +93,9 @@ struct bench_run {
      * how it was combined (JSON "distributed"); NULL for a plain single-process run. */
     const struct bench_shard *shard;
     const struct bench_dist *dist;
+    /* --server-pid: the server profile of the point (bench/srvprof.h, JSON
+     * "server_profile"), or NULL. */
+    const struct srvprof_result *server_profile;
 };
 
 /* Each returns 0 or -EIO (write error) / -ENOMEM. */

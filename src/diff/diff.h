@@ -268,6 +268,14 @@ int diff_trace_compare(struct lat_trace *const *a, size_t na, struct lat_trace *
                        const struct diff_trace_opts *o, struct diff_trace_result *out, char *err,
                        size_t errsz);
 void diff_trace_result_fini(struct diff_trace_result *r);
+/* The CPU rows of a comparison from CPU summaries already made (analyze/cpu.h: sum[0..na) the
+ * before side, sum[na..na + nb) the after side, each with every function: top_n SIZE_MAX):
+ * adds to out->cpu_samples, fills out->cpu / ncpu / cpu_pool (freed by
+ * diff_trace_result_fini), intervals at confidence conf. `latscope diff` and bench
+ * --server-pid (slow against fast requests) share it. 0 or -ENOMEM. */
+struct lat_cpu_summary;
+int diff_cpu_rows(const struct lat_cpu_summary *sum, size_t na, size_t nb, double conf,
+                  struct diff_trace_result *out);
 
 /* ---- JSON documents (diff/json.c): what `latscope diff --format json` prints ---- */
 

@@ -665,28 +665,17 @@ static int cmp_cpu_func(const void *x, const void *y, void *ctx)
     return strcmp(a->name, b->name);
 }
 
-/* Summarizes the CPU samples of every selected trace of both sides (lat_cpu_summarize, all
- * functions), merges functions by name and side, and gives each its share change with a
- * two-proportion interval. Sides without samples leave the table empty. */
-static int cpu_rows(struct lat_trace *const *a, size_t na, struct lat_trace *const *b, size_t nb,
-                    const struct diff_trace_opts *o, struct diff_trace_result *out)
+int diff_cpu_rows(const struct lat_cpu_summary *sum, size_t na, size_t nb, double conf,
+                  struct diff_trace_result *out)
 {
-    size_t nt = na + nb;
-    struct lat_cpu_summary *sum = calloc(nt ? nt : 1, sizeof(*sum));
-    if (!sum) return -ENOMEM;
+    size_t nt = na + nb, nent = 0;
     int rc = 0;
-    size_t nent = 0;
-    struct lat_cpu_opts co = {.top_n = SIZE_MAX, .tid = -1};
-    for (size_t k = 0; k < nt && !rc; k++) {
-        const struct lat_trace *t = k < na ? a[k] : b[k - na];
-        if (o->rank >= 0 && t->rank != o->rank) continue;
-        rc = lat_cpu_summarize(t, &co, &sum[k]);
-        if (rc) break;
+    for (size_t k = 0; k < nt; k++) {
         out->cpu_samples[k < na ? 0 : 1] += sum[k].samples;
         nent += sum[k].nfuncs;
     }
     struct cpu_ent *ent = NULL;
-    if (!rc && out->cpu_samples[0] + out->cpu_samples[1] && nent) {
+    if (out->cpu_samples[0] + out->cpu_samples[1] && nent) {
         ent = malloc(nent * sizeof(*ent));
         if (!ent) rc = -ENOMEM;
     }
@@ -720,9 +709,9 @@ static int cpu_rows(struct lat_trace *const *a, size_t na, struct lat_trace *con
             for (size_t i = 0; i < out->ncpu; i++) {
                 struct diff_cpu_func *d = &out->cpu[i];
                 d->ci_self = dstat_prop_diff(d->self[0], out->cpu_samples[0], d->self[1],
-                                             out->cpu_samples[1], o->conf);
+                                             out->cpu_samples[1], conf);
                 d->ci_total = dstat_prop_diff(d->total[0], out->cpu_samples[0], d->total[1],
-                                              out->cpu_samples[1], o->conf);
+                                              out->cpu_samples[1], conf);
                 if (!d->ci_total.have)
                     d->ci_self.why = d->ci_total.why = "no CPU samples on a side";
             }
@@ -730,6 +719,26 @@ static int cpu_rows(struct lat_trace *const *a, size_t na, struct lat_trace *con
         }
     }
     free(ent);
+    return rc;
+}
+
+/* Summarizes the CPU samples of every selected trace of both sides (lat_cpu_summarize, all
+ * functions), then compares them (diff_cpu_rows). Sides without samples leave the table
+ * empty. */
+static int cpu_rows(struct lat_trace *const *a, size_t na, struct lat_trace *const *b, size_t nb,
+                    const struct diff_trace_opts *o, struct diff_trace_result *out)
+{
+    size_t nt = na + nb;
+    struct lat_cpu_summary *sum = calloc(nt ? nt : 1, sizeof(*sum));
+    if (!sum) return -ENOMEM;
+    int rc = 0;
+    struct lat_cpu_opts co = {.top_n = SIZE_MAX, .tid = -1};
+    for (size_t k = 0; k < nt && !rc; k++) {
+        const struct lat_trace *t = k < na ? a[k] : b[k - na];
+        if (o->rank >= 0 && t->rank != o->rank) continue;
+        rc = lat_cpu_summarize(t, &co, &sum[k]);
+    }
+    if (!rc) rc = diff_cpu_rows(sum, na, nb, o->conf, out);
     for (size_t k = 0; k < nt; k++)
         lat_cpu_summary_fini(&sum[k]);
     free(sum);
