@@ -29,8 +29,12 @@ function setAttrs(e, attrs) {
   if (!attrs) return;
   for (var k in attrs) {
     if (!Object.prototype.hasOwnProperty.call(attrs, k) || attrs[k] == null) continue;
-    if (k === 'text') e.textContent = String(attrs[k]);
+    if (k === 'text' && attrs['class'] === 'name' && String(attrs[k]).length > NAME_SHOW) {
+      e.textContent = shortName(attrs[k]); /* a name cell: the whole name on hover */
+      if (attrs.title == null) e.setAttribute('title', String(attrs[k]));
+    } else if (k === 'text') e.textContent = String(attrs[k]);
     else if (k === 'onclick') e.addEventListener('click', attrs[k]);
+    else if (k === 'style') e.style.cssText = String(attrs[k]); /* CSSOM: the CSP blocks style="" */
     else e.setAttribute(k, String(attrs[k]));
   }
 }
@@ -80,6 +84,12 @@ function fmtField(f, v) {
 function isNumUnit(u) { return u !== 'str' && u !== 'ktype' && u !== 'bool'; }
 
 /* ---- generic pieces ---- */
+/* Names are shown up to NAME_SHOW characters and an ellipsis; the whole name, as embedded (at
+ * most 4096 bytes: longer ones were cut by the writer, docs/latscope-report.md), is the cell's
+ * title (hover) and the timeline's selection text (copy). */
+var NAME_SHOW = 256;
+function shortName(s) { s = s == null ? '' : String(s); return s.length > NAME_SHOW ? s.slice(0, NAME_SHOW) + '\u2026' : s; }
+function longTitle(s) { s = s == null ? '' : String(s); return s.length > NAME_SHOW ? s : null; }
 function card(title, kids) { return el('div', { 'class': 'card' }, [title ? el('h2', { text: title }) : null].concat(kids)); }
 function kpi(label, value, key) { return el('div', { 'class': 'kpi', 'data-key': key }, [el('b', { text: value }), el('span', { text: label })]); }
 function fieldTable(rows, fields, keys, onName) {
@@ -90,7 +100,7 @@ function fieldTable(rows, fields, keys, onName) {
     return el('tr', null, fs.map(function (f) {
       var num = isNumUnit(f.unit);
       if (onName && (f.key === 'name' || f.key === 'kernel' || f.key === 'op') && r[f.key] && !r.others)
-        return el('td', { 'class': 'name' }, el('a', { 'class': 'jump', title: 'find on the timeline', text: fmtField(f, r[f.key]), onclick: function () { onName(r[f.key]); } }));
+        return el('td', { 'class': 'name', title: longTitle(r[f.key]) }, el('a', { 'class': 'jump', title: longTitle(r[f.key]) ? null : 'find on the timeline', text: shortName(fmtField(f, r[f.key])), onclick: function () { onName(r[f.key]); } }));
       return el('td', { 'class': num ? 'num' : 'name', text: fmtField(f, r[f.key]) });
     }));
   });
@@ -451,19 +461,19 @@ Timeline.prototype.hit = function (x, y) {
   if (k < B.idx.length && B.idx[k] === Math.floor(t / w) && Math.min(B.depth[k], L.rows - 1) === row) return { lane: li, bin: k, lv: lv };
   return null;
 };
-Timeline.prototype.describe = function (h) {
-  var L = this.lanes[h.lane];
+Timeline.prototype.describe = function (h, short) {
+  var L = this.lanes[h.lane], nm = short ? shortName : String;
   if (h.bin != null) {
     var B = this.levels[h.lv].lanes[h.lane], w = this.levels[h.lv].w, tp = B.top[h.bin];
-    return L.label + ' · ' + B.n[h.bin] + ' small event(s) starting in ' + this.fmtT(w) + ' at ' + this.fmtT(B.idx[h.bin] * w) + ' · busy ' + (B.busy[h.bin] / 10).toFixed(1) + ' %' + (tp >= 0 ? ' · longest: ' + this.names[L.name[tp]] : '') + ' (zoom in for single events)';
+    return L.label + ' · ' + B.n[h.bin] + ' small event(s) starting in ' + this.fmtT(w) + ' at ' + this.fmtT(B.idx[h.bin] * w) + ' · busy ' + (B.busy[h.bin] / 10).toFixed(1) + ' %' + (tp >= 0 ? ' · longest: ' + nm(this.names[L.name[tp]]) : '') + ' (zoom in for single events)';
   }
   var i = h.i;
-  return this.names[L.name[i]] + '\n' + this.kinds[L.kind[i]] + ' · ' + L.label + '\nstart ' + this.fmtT(L.ts[i]) + ' · duration ' + this.fmtT(L.dur[i]) + ' · depth ' + L.depth[i];
+  return nm(this.names[L.name[i]]) + '\n' + this.kinds[L.kind[i]] + ' · ' + L.label + '\nstart ' + this.fmtT(L.ts[i]) + ' · duration ' + this.fmtT(L.dur[i]) + ' · depth ' + L.depth[i];
 };
 Timeline.prototype.hover = function (x, y) {
   var h = this.hit(x, y);
   if (!h) { this.tip.style.display = 'none'; return; }
-  this.tip.textContent = this.describe(h);
+  this.tip.textContent = this.describe(h, true);
   this.tip.style.whiteSpace = 'pre-wrap';
   this.tip.style.display = 'block';
   this.tip.style.left = Math.min(x + 12, this.cw - 360) + 'px';
