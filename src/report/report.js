@@ -586,13 +586,50 @@ function flameGraph(stacks) {
 /* ---- trace pages ---- */
 var STEP_PARTS = ['gpu_compute_us', 'comm_us', 'copies_us', 'gpu_other_us', 'cpu_only_us', 'idle_us'];
 var STEP_COLORS = ['#2f6fdf', '#8e44ad', '#e67e22', '#16a085', '#d4ac0d', '#c9ced6'];
+var CPU_STEP_PARTS = ['cpu_dataloader_us', 'cpu_ops_us', 'cpu_python_us', 'cpu_other_us'];
+var CPU_STEP_COLORS = ['#8e44ad', '#2f6fdf', '#d4ac0d', '#c9ced6'];
+/* The format sections analyze embeds per rank (src/analyze/render.c lat_an_sections): drawn
+ * generically, a value table for the scalars and a table per array of rows. */
+var FORMAT_SECTIONS = [['ort', 'ONNX Runtime'], ['tensorrt', 'TensorRT'], ['tensorflow', 'TensorFlow'], ['ncu', 'Nsight Compute'], ['nsys_stats', 'nsys stats']];
+function fmtKeyed(k, v) {
+  if (v == null) return '–';
+  if (typeof v !== 'number') return typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v);
+  if (/_us$/.test(k)) return fmtUs(v);
+  if (/_ns$/.test(k)) return fmtUs(v / 1000);
+  if (/_pct$|^pct$/.test(k)) return fmtNum(v, 2) + ' %';
+  if (/_bytes$|^bytes$/.test(k)) return fmtBytes(v);
+  return fmtNum(v);
+}
+function sectionCard(title, o) {
+  var kv = [], kids = [];
+  function rowsTable(k, v) {
+    var cols = [];
+    v.forEach(function (r) { Object.keys(r).forEach(function (c) { if (cols.indexOf(c) < 0 && r[c] != null && typeof r[c] !== 'object') cols.push(c); }); });
+    if (!cols.length) return;
+    kids.push(el('h3', { text: k.replace(/_/g, ' ') }));
+    kids.push(simpleTable(cols.map(function (c) { return c.replace(/_/g, ' '); }), v.map(function (r) { return cols.map(function (c) { return fmtKeyed(c, r[c]); }); }), cols.map(function (c) { return typeof v[0][c] === 'number' || /_us$|_pct$|^calls$/.test(c); })));
+  }
+  Object.keys(o).forEach(function (k) {
+    var v = o[k];
+    if (v == null) return;
+    if (Array.isArray(v)) { if (v.length && typeof v[0] === 'object' && v[0] !== null) rowsTable(k, v); else if (v.length) kv.push([k.replace(/_/g, ' '), v.join(', ')]); return; }
+    if (typeof v === 'object') { Object.keys(v).forEach(function (k2) { if (v[k2] != null && typeof v[k2] !== 'object') kv.push([(k + ' ' + k2).replace(/_/g, ' '), fmtKeyed(k2, v[k2])]); }); return; }
+    kv.push([k.replace(/_/g, ' '), fmtKeyed(k, v)]);
+  });
+  return card(title, [kv.length ? simpleTable(['', 'value'], kv, [false, true], 'kv') : null].concat(kids));
+}
 function labelOf(fields, key) { var f = fields.filter(function (x) { return x.key === key; })[0]; return f ? f.label : key; }
 function tracePage(p, sec, pageIndex) {
   var A = p.analysis, F = p.fields, tl = null;
   var ranks = A.ranks || [];
   var tlHost = el('div');
   var r0 = ranks[0] || {};
-  var kp = [kpi('events', fmtNum(r0.events, 0), 'events'), kpi('ranks', String(ranks.length), 'ranks'), kpi('steps', fmtNum((r0.steps || []).length, 0), 'steps')];
+  var kp = [kpi('events', fmtNum(r0.events, 0), 'events'), kpi('ranks', String(ranks.length), 'ranks')];
+  /* an ONNX Runtime profile has runs, not ProfilerSteps (as doctor and analyze count them) */
+  if (!(r0.steps || []).length && r0.ort && r0.ort.runs != null) {
+    kp.push(kpi('model runs', fmtNum(r0.ort.runs, 0), 'ort.runs'));
+    kp.push(kpi('run mean', fmtUs(r0.ort.run_mean_us), 'ort.run_mean_us'));
+  } else kp.push(kpi('steps', fmtNum((r0.steps || []).length, 0), 'steps'));
   if (A.whole && A.whole.temporal) {
     kp.push(kpi('GPU idle', fmtNum(A.whole.temporal.idle_pct, 2) + ' %', 'temporal.idle_pct'));
     kp.push(kpi('GPU compute', fmtNum(A.whole.temporal.compute_pct, 2) + ' %', 'temporal.compute_pct'));
@@ -602,6 +639,7 @@ function tracePage(p, sec, pageIndex) {
   kp.push(kpi('findings', String(finds.length), 'findings'));
   sec.appendChild(el('div', { 'class': 'kpis', style: 'margin-bottom:14px' }, kp));
   if (A.preprocessing && A.preprocessing.warning) sec.appendChild(el('p', { 'class': 'mut', text: 'note: ' + A.preprocessing.warning }));
+  if (r0.not_applicable && r0.not_applicable.length) sec.appendChild(el('p', { 'class': 'mut', 'data-key': 'not_applicable', text: 'not applicable: ' + r0.not_applicable.map(function (n) { return n.section.replace(/_/g, ' ') + ' (' + n.why + ')'; }).join('; ') }));
 
   /* doctor findings */
   var fc = [];
@@ -654,13 +692,22 @@ function tracePage(p, sec, pageIndex) {
     tl.nextMatch();
     tl.wrap.scrollIntoView({ block: 'center' });
   }
+  var absent = []; /* cards with nothing to show: one line at the end, not "none" cards first */
   ranks.forEach(function (R) {
     var parts = [];
     var rl = ranks.length > 1 ? ' — rank ' + R.rank : '';
+    var cpu = R.cpu_only === true; /* no GPU activity: steps split as analyze's text does */
+    FORMAT_SECTIONS.forEach(function (fs) { if (R[fs[0]] && typeof R[fs[0]] === 'object') parts.push(sectionCard(fs[1] + rl, R[fs[0]])); });
+    function table(title, rows, fields, keys, onName) {
+      if (rows && rows.length) parts.push(card(title + rl, [fieldTable(rows, fields, keys, onName)]));
+      else absent.push(title.toLowerCase() + rl);
+    }
     if (R.steps && R.steps.length) {
-      var labels = STEP_PARTS.map(function (k) { return labelOf(F.steps, k); });
-      parts.push(card('Per-step breakdown' + rl, [stackedBars(R.steps.map(function (s) { return { label: 'step ' + s.step, parts: STEP_PARTS.map(function (k) { return s[k]; }) }; }), labels, STEP_COLORS, fmtUs),
-        fieldTable(R.steps, F.steps)]));
+      var sp = cpu ? CPU_STEP_PARTS : STEP_PARTS, sc = cpu ? CPU_STEP_COLORS : STEP_COLORS;
+      var labels = sp.map(function (k) { return labelOf(F.steps, k); });
+      parts.push(card('Per-step breakdown' + (cpu ? ' (CPU-only trace)' : '') + rl, [stackedBars(R.steps.map(function (s) { return { label: 'step ' + s.step, parts: sp.map(function (k) { return s[k]; }) }; }), labels, sc, fmtUs),
+        cpu ? el('p', { 'class': 'mut', text: 'ops: inside a cpu_op; python: in Python code outside any op; other: neither (interpreter, profiler, waiting)' }) : null,
+        fieldTable(R.steps, F.steps, cpu ? ['step', 'ts_us', 'dur_us'].concat(CPU_STEP_PARTS) : null)]));
     }
     var g2 = [];
     if (R.temporal) {
@@ -674,10 +721,11 @@ function tracePage(p, sec, pageIndex) {
     if (R.memcpy && R.memcpy.length) g2.push(card('Memory copies' + rl, [fieldTable(R.memcpy, F.memcpy)]));
     if (g2.length) parts.push(el('div', { 'class': 'grid2' }, g2));
     var find = R === ranks[0] ? findOnTimeline : null; /* the timeline shows the first rank */
-    parts.push(card('Top kernels' + rl, [fieldTable(R.top_kernels, F.top_kernels, null, find)]));
-    parts.push(card('Top operators by total time' + rl, [fieldTable(R.top_ops, F.top_ops, ['name', 'count', 'total_us', 'self_us', 'gpu_us', 'kernels'], find)]));
-    parts.push(card('Top operators by self time' + rl, [fieldTable(R.top_ops_self, F.top_ops, ['name', 'count', 'self_us', 'total_us', 'gpu_us', 'kernels'], find)]));
-    parts.push(card('Operator → kernel mapping' + rl, [fieldTable(R.op_kernels, F.op_kernels, null, find)]));
+    var gpuCols = cpu ? [] : ['gpu_us', 'kernels'];
+    table('Top kernels', R.top_kernels, F.top_kernels, null, find);
+    table('Top operators by total time', R.top_ops, F.top_ops, ['name', 'count', 'total_us', 'self_us'].concat(gpuCols), find);
+    table('Top operators by self time', R.top_ops_self, F.top_ops, ['name', 'count', 'self_us', 'total_us'].concat(gpuCols), find);
+    table('Operator → kernel mapping', R.op_kernels, F.op_kernels, null, find);
     if (R.syncs && R.syncs.calls && R.syncs.calls.length) parts.push(card('Synchronisations' + rl, [fieldTable(R.syncs.calls, F.syncs)]));
     if (R.cpu && R.cpu.top_stacks && R.cpu.top_stacks.length) {
       var C = R.cpu;
@@ -689,6 +737,7 @@ function tracePage(p, sec, pageIndex) {
     }
     parts.forEach(function (x) { sec.appendChild(x); });
   });
+  if (absent.length) sec.appendChild(el('p', { 'class': 'mut', 'data-key': 'absent', text: 'Not in this trace: ' + absent.join(', ') + '.' }));
   /* the timeline needs a laid-out width: built when its page is first shown */
   return function () {
     var q0 = now();
