@@ -768,13 +768,24 @@ function parseSlo(s) { /* "lat.p99<=20ms,ttft.p99<=200ms" -> [{metric,p,ms}] */
 }
 function benchPage(p, sec) {
   var b = p.bench, pts = b.points || [];
-  sec.appendChild(el('div', { 'class': 'kpis', style: 'margin-bottom:14px' }, [kpi('target', String(b.target), 'target'), kpi('mode', String(b.mode), 'mode'), kpi('points', String(pts.length), 'points'),
-    pts.length ? kpi('p99 latency (last point)', fmtMs(pts[pts.length - 1].latency_ms && pts[pts.length - 1].latency_ms.p99), 'p99') : null,
-    pts.length ? kpi('achieved (last point)', fmtNum(pts[pts.length - 1].achieved_rps) + ' req/s', 'achieved_rps') : null]));
+  /* find-max: the headline is the answer (find_max.point: the best point under the SLO), not the
+   * last probe, which is often a failed one */
+  var fm = b.find_max, fmi = fm && typeof fm.point === 'number' && pts[fm.point] ? fm.point : -1;
+  var hp = fm ? (fmi >= 0 ? pts[fmi] : null) : pts[pts.length - 1], hw = fm ? 'at the answer' : 'last point';
+  var hk = [kpi('target', String(b.target), 'target'), kpi('mode', String(b.mode), 'mode'), kpi('points', String(pts.length), 'points')];
+  if (fm) {
+    var ans = fm.max_rate != null ? fmtNum(fm.max_rate) + ' req/s' : fm.max_concurrency != null ? 'concurrency ' + fm.max_concurrency : 'none met the SLO';
+    hk.unshift(kpi('max load under SLO ' + String(fm.slo || ''), ans, 'find_max.answer'));
+  }
+  if (hp) {
+    hk.push(kpi('p99 latency (' + hw + ')', fmtMs(hp.latency_ms && hp.latency_ms.p99), 'p99'));
+    hk.push(kpi('achieved (' + hw + ')', fmtNum(hp.achieved_rps) + ' req/s', 'achieved_rps'));
+  }
+  sec.appendChild(el('div', { 'class': 'kpis', style: 'margin-bottom:14px' }, hk));
   if (b.anchor) sec.appendChild(el('p', { 'class': 'mut', text: b.anchor }));
   var rows = pts.map(function (pt) {
     var L = pt.latency_ms || {}, e = pt.errors || {};
-    return [pointLabel(pt), fmtNum(pt.requests, 0), fmtNum(e.total, 0), fmtNum(pt.achieved_rps), fmtMs(L.p50), fmtMs(L.p99), fmtMs(L.max), fmtMs(pt.latency_actual_ms && pt.latency_actual_ms.p99), pt.valid ? 'yes' : 'no: ' + (pt.invalid_reason || '')];
+    return [pointLabel(pt) + (fm && pts.indexOf(pt) === fmi ? ' (answer)' : ''), fmtNum(pt.requests, 0), fmtNum(e.total, 0), fmtNum(pt.achieved_rps), fmtMs(L.p50), fmtMs(L.p99), fmtMs(L.max), fmtMs(pt.latency_actual_ms && pt.latency_actual_ms.p99), pt.valid ? 'yes' : 'no: ' + (pt.invalid_reason || '')];
   });
   sec.appendChild(card('Load points', [simpleTable(['point', 'requests', 'errors', 'req/s', 'p50', 'p99', 'max', 'p99 (actual send)', 'valid'], rows, [false, true, true, true, true, true, true, true, false])]));
   /* percentile distributions */
