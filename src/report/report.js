@@ -13,6 +13,7 @@ window.addEventListener('error', function (e) {
 });
 
 var SVGNS = 'http://www.w3.org/2000/svg';
+var TL_MAX_ROWS = 64; /* rows of a timeline lane (nesting depth 0..63); the lane scrolls */
 function el(tag, attrs, kids) {
   var e = document.createElement(tag);
   setAttrs(e, attrs);
@@ -223,21 +224,21 @@ function Timeline(host, tl, title) {
     var n = ln.ts.length, ts = new Float64Array(n), dur = new Float64Array(n), maxEnd = new Float64Array(n);
     var acc = 0, me = -Infinity;
     for (var i = 0; i < n; i++) { acc += ln.ts[i]; ts[i] = acc; dur[i] = ln.dur[i]; me = Math.max(me, acc + ln.dur[i]); maxEnd[i] = me; }
-    var rows = Math.min(ln.maxdepth + 1, 10);
+    var rows = Math.min(ln.maxdepth + 1, TL_MAX_ROWS); /* deeper events are not drawn (counted) */
     var corr = null;
     if (ln.corr) { /* delta-decoded: 0 none, v > 0 prev + v, v < 0 prev + v + 1 */
       corr = new Float64Array(n);
       for (var c = 0, pc = 0; c < n; c++) { var v = ln.corr[c]; if (v) { pc += v > 0 ? v : v + 1; corr[c] = pc; } }
     }
-    var L = { label: ln.label, gpu: ln.gpu, n: n, corr: corr, ts: ts, dur: dur, maxEnd: maxEnd, name: Int32Array.from(ln.name), kind: Uint8Array.from(ln.kind), depth: Uint16Array.from(ln.depth), rows: rows, y: y, h: rows * self.rowH + 6 };
+    var L = { label: ln.label, gpu: ln.gpu, n: n, corr: corr, ts: ts, dur: dur, maxEnd: maxEnd, name: Int32Array.from(ln.name), kind: Uint8Array.from(ln.kind), depth: Uint16Array.from(ln.depth), rows: rows, md: ln.maxdepth, deep: ln.maxdepth + 1 > rows, y: y, h: rows * self.rowH + 6 };
     y += L.h;
     return L;
   });
   /* a canvas is at most ~32k px tall: fewer rows per lane when there are many lanes */
-  [3, 1].forEach(function (cap) {
+  [16, 3, 1].forEach(function (cap) {
     if (y <= 16000) return;
     y = 0;
-    self.lanes.forEach(function (L) { L.rows = Math.min(L.rows, cap); L.y = y; L.h = L.rows * self.rowH + 6; y += L.h; });
+    self.lanes.forEach(function (L) { L.rows = Math.min(L.rows, cap); L.deep = L.md + 1 > L.rows; L.y = y; L.h = L.rows * self.rowH + 6; y += L.h; });
   });
   this.height = Math.max(y, 40);
   this.levels = tl.levels.map(function (lv) {
@@ -353,7 +354,7 @@ Timeline.prototype.draw = function () {
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
   g.clearRect(0, 0, cw, h);
   var self = this, LW = this.labelW, PW = this.plotW(), v0 = this.v0, v1 = this.v1, upp = (v1 - v0) / PW;
-  var lv = this.level(), drawn = 0;
+  var lv = this.level(), drawn = 0, hidden = 0;
   function X(t) { return LW + (t - v0) / upp; }
   g.font = '10px system-ui,sans-serif';
   g.textBaseline = 'middle';
@@ -375,11 +376,13 @@ Timeline.prototype.draw = function () {
     g.fillStyle = L.gpu ? '#2f6fdf' : '#1d2330';
     g.save(); g.beginPath(); g.rect(0, y0, LW - 4, L.h); g.clip();
     g.fillText(L.label, 4, y0 + 9);
+    if (L.deep) { g.fillStyle = '#c0392b'; g.fillText('nesting deeper than ' + L.rows + ' rows: not drawn', 4, y0 + 9 + rh); }
     g.restore();
     g.save(); g.beginPath(); g.rect(LW, y0, PW, L.h); g.clip();
     var lastX = new Float64Array(L.rows).fill(-1);
     function evRect(i) {
-      var d = L.depth[i]; if (d >= L.rows) d = L.rows - 1;
+      var d = L.depth[i];
+      if (d >= L.rows) { hidden++; return; } /* never overdrawn on the last row */
       var xa = X(L.ts[i]), xb = X(L.ts[i] + L.dur[i]);
       if (xa < LW - 1) xa = LW - 1;
       if (xb > LW + PW + 1) xb = LW + PW + 1;
@@ -402,7 +405,8 @@ Timeline.prototype.draw = function () {
       var B = self.levels[lv].lanes[li], w = self.levels[lv].w;
       var k0 = firstGE(B.idx, Math.floor(v0 / w) - 1);
       for (var k = k0; k < B.idx.length && B.idx[k] * w <= v1; k++) {
-        var d = B.depth[k]; if (d >= L.rows) d = L.rows - 1;
+        var d = B.depth[k];
+        if (d >= L.rows) { hidden++; continue; }
         var tpi = B.top[k], nm = tpi >= 0 ? L.name[tpi] : -1;
         var hit = self.match ? (nm >= 0 && self.match[nm]) : 1;
         g.globalAlpha = 0.3 + 0.7 * Math.min(1, B.busy[k] / 1000);
@@ -436,8 +440,9 @@ Timeline.prototype.draw = function () {
     g.beginPath(); g.moveTo(xb2, yb); g.lineTo(xb2 - 4, yb - 7); g.lineTo(xb2 + 4, yb - 7); g.closePath(); g.fill();
     g.lineWidth = 1;
   }
-  this.info.textContent = (lv < 0 ? 'raw events' : 'LOD level ' + lv + ' (bins of ' + this.fmtT(this.levels[lv].w) + ')') + ' · ' + drawn + ' drawn · view ' + this.fmtT(v1 - v0) + ' of ' + this.fmtT(this.span) + ' · ' + this.tl.events + ' events';
+  this.info.textContent = (lv < 0 ? 'raw events' : 'LOD level ' + lv + ' (bins of ' + this.fmtT(this.levels[lv].w) + ')') + ' · ' + drawn + ' drawn' + (hidden ? ' · ' + hidden + ' nested deeper than their lane\'s rows not drawn' : '') + ' · view ' + this.fmtT(v1 - v0) + ' of ' + this.fmtT(this.span) + ' · ' + this.tl.events + ' events';
   this.lastDrawn = drawn;
+  this.lastHidden = hidden;
 };
 Timeline.prototype.laneAt = function (y) {
   y -= 20;
@@ -449,7 +454,7 @@ Timeline.prototype.hit = function (x, y) {
   if (li < 0 || x < this.labelW) return null;
   var L = this.lanes[li], row = Math.floor((y - 20 - L.y - 3) / this.rowH), t = this.xToT(x), tol = 2 * (this.v1 - this.v0) / this.plotW();
   var lv = this.level(), best = -1;
-  function ok(i) { var d = Math.min(L.depth[i], L.rows - 1); return d === row && L.ts[i] - tol <= t && L.ts[i] + L.dur[i] + tol >= t; }
+  function ok(i) { return L.depth[i] === row && L.ts[i] - tol <= t && L.ts[i] + L.dur[i] + tol >= t; }
   if (lv < 0) {
     for (var i = firstEnd(L.maxEnd, t - tol); i < L.n && L.ts[i] <= t + tol; i++) if (ok(i)) best = i;
     return best >= 0 ? { lane: li, i: best } : null;
@@ -458,7 +463,7 @@ Timeline.prototype.hit = function (x, y) {
   for (var j = firstEnd(B.bigMaxEnd, t - tol); j < B.big.length && L.ts[B.big[j]] <= t + tol; j++) if (ok(B.big[j])) best = B.big[j];
   if (best >= 0) return { lane: li, i: best };
   var k = firstGE(B.idx, Math.floor(t / w));
-  if (k < B.idx.length && B.idx[k] === Math.floor(t / w) && Math.min(B.depth[k], L.rows - 1) === row) return { lane: li, bin: k, lv: lv };
+  if (k < B.idx.length && B.idx[k] === Math.floor(t / w) && B.depth[k] === row) return { lane: li, bin: k, lv: lv };
   return null;
 };
 Timeline.prototype.describe = function (h, short) {
@@ -1105,6 +1110,11 @@ function main() {
       return false;
     });
     extra += ' · flowtest ' + ft.selBox.textContent.replace(/\n/g, ' | ');
+  }
+  /* #rowtest: each lane's rows, deepest nesting and events not drawn at the whole view (t810) */
+  if (/rowtest/.test(location.hash || '') && TIMELINES.length) {
+    var rt = TIMELINES[0];
+    extra += ' · rowtest ' + rt.lanes.map(function (L) { var md = 0; for (var i = 0; i < L.n; i++) if (L.depth[i] > md) md = L.depth[i]; return L.label + ' rows ' + L.rows + ' depth ' + md; }).join(', ') + ' | drawn ' + rt.lastDrawn + ' hidden ' + rt.lastHidden;
   }
   /* #findtest: click the first table name that links to the timeline (t601) */
   if (/findtest/.test(location.hash || '') && TIMELINES.length) {
