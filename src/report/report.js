@@ -986,8 +986,15 @@ function diffPage(d, pages, sec) {
   if (!x) { sec.appendChild(el('p', { 'class': 'mut', text: 'latscope diff cannot compare these inputs: ' + (d.error || 'unknown reason') })); return; }
   var rows = x.rows || [];
   var nreg = rows.filter(function (r) { return r.verdict === 'REGRESSION'; }).length, nimp = rows.filter(function (r) { return r.verdict === 'improvement'; }).length;
-  sec.appendChild(el('div', { 'class': 'kpis' }, [kpi('metrics compared', String(rows.length), 'diff-rows'), kpi('regressions', String(nreg), 'diff-regressions'), kpi('improvements', String(nimp), 'diff-improvements'),
-    kpi('confidence', fmtNum(100 * x.confidence, 0) + ' %', 'diff-conf')].concat(x.kind === 'trace' ? [kpi('steps before / after', x.steps_before + ' / ' + x.steps_after, 'diff-steps')] : [])));
+  /* CPU samples (latscope diff's cpu_functions): the comparison a CPU-sample trace pair has */
+  var cf = x.cpu_functions || [], cfCh = cf.filter(function (f) { return f.verdict === 'larger share' || f.verdict === 'smaller share'; });
+  var dk = [];
+  if (rows.length || !cf.length) dk.push(kpi('metrics compared', String(rows.length), 'diff-rows'), kpi('regressions', String(nreg), 'diff-regressions'), kpi('improvements', String(nimp), 'diff-improvements'));
+  if (cf.length) dk.push(kpi('CPU functions compared', fmtNum(cf.length, 0), 'diff-cpu-functions'), kpi('with a changed share', fmtNum(cfCh.length, 0), 'diff-cpu-changed'),
+    kpi('CPU samples before / after', fmtNum(x.cpu_samples_before, 0) + ' / ' + fmtNum(x.cpu_samples_after, 0), 'diff-cpu-samples'));
+  dk.push(kpi('confidence', fmtNum(100 * x.confidence, 0) + ' %', 'diff-conf'));
+  if (x.kind === 'trace' && (x.steps_before || x.steps_after)) dk.push(kpi('steps before / after', x.steps_before + ' / ' + x.steps_after, 'diff-steps'));
+  sec.appendChild(el('div', { 'class': 'kpis' }, dk));
   (x.warnings || []).forEach(function (w) { sec.appendChild(el('p', { 'class': 'mut', text: 'warning: ' + w })); });
   /* side-by-side distributions */
   if (x.kind === 'bench') {
@@ -1002,9 +1009,19 @@ function diffPage(d, pages, sec) {
     var ta = ((A.analysis || {}).whole || {}).temporal || {}, tb = ((B.analysis || {}).whole || {}).temporal || {};
     var kids = [];
     if (st[0].pts.length || st[1].pts.length) kids.push(card('Step durations, before and after (first rank)', [lineChart({ series: st, xLabel: 'step (in order)', yLabel: 'duration', yFmt: fmtMs })]));
-    kids.push(card('Temporal breakdown (GPU, whole trace)', [stackedBars([{ label: 'before', parts: [ta.compute_us, ta.non_compute_us, ta.idle_us] }, { label: 'after', parts: [tb.compute_us, tb.non_compute_us, tb.idle_us] }],
+    if (ta.compute_us != null || tb.compute_us != null) kids.push(card('Temporal breakdown (GPU, whole trace)', [stackedBars([{ label: 'before', parts: [ta.compute_us, ta.non_compute_us, ta.idle_us] }, { label: 'after', parts: [tb.compute_us, tb.non_compute_us, tb.idle_us] }],
       ['compute', 'non-compute', 'idle'], ['#2f6fdf', '#e67e22', '#bdc3c7'], fmtUs, { rowh: 22 })]));
-    sec.appendChild(el('div', { 'class': 'grid2' }, kids));
+    if (kids.length) sec.appendChild(el('div', { 'class': 'grid2' }, kids));
+  }
+  if (cf.length) {
+    var top = cfCh.slice().sort(function (a, b) { return Math.abs(b.total_pct_after - b.total_pct_before) - Math.abs(a.total_pct_after - a.total_pct_before); }).slice(0, 25);
+    var pp = function (v) { return fmtNum(v, 2) + ' %'; };
+    sec.appendChild(card('CPU functions by change of total share of the on-CPU samples (' + fmtNum(cfCh.length, 0) + ' of ' + fmtNum(cf.length, 0) + ' changed at ' + fmtNum(100 * x.confidence, 0) + ' % confidence)', [
+      top.length ? signedBars(top.map(function (f) { var dv = f.total_pct_after - f.total_pct_before; return { label: f.function, v: dv, color: dv > 0 ? '#c0392b' : '#27ae60', tip: f.verdict }; }), function (v) { return fmtSigned(v, 2) + ' pp'; }) : el('p', { 'class': 'mut', text: 'no function changed its share significantly' }),
+      simpleTable(['function', 'self before', 'self after', 'total before', 'total after', 'Δ total', 'interval of Δ total', 'verdict'], (top.length ? top : cf.slice(0, 25)).map(function (f) {
+        var ci = f.ci_total_pct_points;
+        return [f.function, pp(f.self_pct_before), pp(f.self_pct_after), pp(f.total_pct_before), pp(f.total_pct_after), fmtSigned(f.total_pct_after - f.total_pct_before, 2) + ' pp', ci ? '[' + fmtSigned(ci[0], 2) + ', ' + fmtSigned(ci[1], 2) + '] pp' : '–', f.verdict];
+      }), [false, true, true, true, true, true, true, false], 'diff-cpu')]));
   }
   /* ranked contributors */
   if (x.kind === 'trace') {
@@ -1022,7 +1039,7 @@ function diffPage(d, pages, sec) {
     if (sig.length) sec.appendChild(card('Ranked contributors: significant changes by size (worse in red)', [signedBars(sig.slice(0, 25).map(function (r) { return { label: r.section + ' · ' + r.label, v: r.delta_pct, color: verdictColor(r.verdict), tip: r.verdict + ', ' + fmtNum(r.before, 3) + ' → ' + fmtNum(r.after, 3) + ' ' + r.unit }; }), function (v) { return fmtSigned(v, 1) + ' %'; })]));
     else sec.appendChild(el('p', { 'class': 'mut', text: 'no metric changed significantly (at ' + fmtNum(100 * x.confidence, 0) + ' % confidence)' }));
   }
-  sec.appendChild(card('Every compared metric (latscope diff rows)', [diffRowsTable(rows)]));
+  if (rows.length) sec.appendChild(card('Every compared metric (latscope diff rows)', [diffRowsTable(rows)]));
 }
 
 /* ---- main ---- */
