@@ -143,6 +143,24 @@ function stackedBars(rows, parts, colors, fmt, opts) {
   return el('div', null, [legend(parts.map(function (p, k) { return [p, colors[k]]; })), svg]);
 }
 
+/* Axis ticks at a round step (1, 2 or 5 x 10^k) from 0 or lo to past hi: {step, v:[...]} */
+function niceTicks(lo, hi, n) {
+  var span = hi - lo;
+  if (!(span > 0)) span = Math.abs(hi) || 1;
+  var raw = span / n, mag = Math.pow(10, Math.floor(Math.log10(raw))), f = raw / mag;
+  var step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+  var a = Math.floor(lo / step + 1e-9) * step, v = [];
+  for (var x = a; x <= hi + step * 0.999 && v.length < 40; x += step) v.push(Math.round(x / step) * step);
+  return { step: step, v: v };
+}
+/* One unit for a whole axis of milliseconds (s, ms or µs from its largest tick) and as many
+ * decimals as its step needs: "0 ms, 0.5 ms, 1 ms", never "500 µs, 1.000 ms". */
+function msAxisFmt(max, step) {
+  var u = max >= 1000 ? ['s', 1000] : max >= 1 ? ['ms', 1] : ['µs', 0.001];
+  var st = step / u[1], dec = Math.max(0, Math.min(6, -Math.floor(Math.log10(st) + 1e-9)));
+  if (st * Math.pow(10, dec) % 1 > 1e-6) dec++; /* a step of 2.5 */
+  return function (v) { return fmtNum(v / u[1], dec) + ' ' + u[0]; };
+}
 /* Line chart. o: {series:[{name,color,pts:[[x,y]],dash}], xlog10, xTicks:[[x,label]], xLabel,
  * yLabel, yFmt, hlines:[{y,label,color}], vlines:[{x,label,color}]} */
 function lineChart(o) {
@@ -153,22 +171,28 @@ function lineChart(o) {
   (o.vlines || []).forEach(function (v) { xs.push(v.x); });
   var x0 = o.x0 != null ? o.x0 : Math.min.apply(null, xs.concat([0])), x1 = Math.max.apply(null, xs.concat([x0 + 1e-9]));
   if (o.xTicks && o.xTicks.length) x1 = Math.max(x1, o.xTicks[o.xTicks.length - 1][0]);
-  var y1 = Math.max.apply(null, ys.concat([1e-9])) * 1.08, y0 = 0;
+  var yt = niceTicks(0, Math.max.apply(null, ys.concat([1e-9])) * 1.04, 5), y0 = 0, y1 = yt.v[yt.v.length - 1];
   function X(x) { return L + (W - L - R) * (x - x0) / ((x1 - x0) || 1); }
   function Y(y) { return T + (H - T - B) * (1 - (y - y0) / ((y1 - y0) || 1)); }
   var svg = sv('svg', { width: '100%', viewBox: '0 0 ' + W + ' ' + H, role: 'img' });
   svg.appendChild(sv('rect', { x: L, y: T, width: W - L - R, height: H - T - B, fill: '#fbfcfd', stroke: '#e3e6ec' }));
   var yf = o.yFmt || function (v) { return fmtNum(v); };
-  for (var i = 0; i <= 4; i++) {
-    var yv = y0 + (y1 - y0) * i / 4;
+  var yaf = o.yFmt === fmtMs ? msAxisFmt(y1, yt.step) : function (v) { var d = Math.max(0, -Math.floor(Math.log10(yt.step) + 1e-9)); return fmtNum(v, d); };
+  yt.v.forEach(function (yv) {
     svg.appendChild(sv('line', { x1: L, x2: W - R, y1: Y(yv), y2: Y(yv), stroke: '#eef0f3' }));
-    svg.appendChild(sv('text', { x: L - 6, y: Y(yv) + 4, 'text-anchor': 'end', text: yf(yv) }));
-  }
+    svg.appendChild(sv('text', { x: L - 6, y: Y(yv) + 4, 'text-anchor': 'end', 'class': 'ytick', text: yaf(yv) }));
+  });
   var ticks = o.xTicks;
-  if (!ticks) { ticks = []; for (var k = 0; k <= 5; k++) { var xv = x0 + (x1 - x0) * k / 5; ticks.push([xv, fmtNum(xv)]); } }
-  ticks.forEach(function (t) {
-    svg.appendChild(sv('line', { x1: X(t[0]), x2: X(t[0]), y1: T, y2: H - B, stroke: '#eef0f3' }));
-    svg.appendChild(sv('text', { x: X(t[0]), y: H - B + 14, 'text-anchor': 'middle', text: t[1] }));
+  if (!ticks) {
+    var xt = niceTicks(x0, x1, 5), xd = Math.max(0, -Math.floor(Math.log10(xt.step) + 1e-9));
+    ticks = xt.v.filter(function (v) { return v >= x0 - 1e-9 && v <= x1 + 1e-9; }).map(function (v) { return [v, fmtNum(v, xd)]; });
+  }
+  ticks.forEach(function (t, ti) {
+    var tx = X(t[0]), tw = String(t[1]).length * 6.2; /* ~ the label's width at 11 px */
+    /* labels stay inside the plot's width: the last one ends at the edge, the first starts there */
+    var anchor = tx + tw / 2 > W - 2 ? 'end' : tx - tw / 2 < L - 30 ? 'start' : 'middle';
+    svg.appendChild(sv('line', { x1: tx, x2: tx, y1: T, y2: H - B, stroke: '#eef0f3' }));
+    svg.appendChild(sv('text', { x: anchor === 'end' ? Math.min(tx, W - 2) : tx, y: H - B + 14, 'text-anchor': anchor, 'class': 'xtick', text: t[1] }));
   });
   if (o.xLabel) svg.appendChild(sv('text', { x: (L + W - R) / 2, y: H - 6, 'text-anchor': 'middle', text: o.xLabel }));
   if (o.yLabel) svg.appendChild(sv('text', { x: 12, y: T + (H - T - B) / 2, transform: 'rotate(-90 12 ' + (T + (H - T - B) / 2) + ')', 'text-anchor': 'middle', text: o.yLabel }));
