@@ -708,8 +708,19 @@ function tracePage(p, sec, pageIndex) {
       f.next_step ? el('p', { 'class': 'mut', text: 'next: ' + f.next_step }) : null
     ])));
   });
-  sec.appendChild(card('Timeline' + (p.timeline_rank != null ? ' (rank ' + p.timeline_rank + ')' : ''), [tlHost]));
+  /* the first screen: what is slow and what to do, then the findings, then the timeline */
+  var hl = [];
+  if (finds.length) {
+    hl.push(['top finding', finds[0].severity + ': ' + finds[0].title]);
+    if (finds[0].recommendation) hl.push(['do', finds[0].recommendation]);
+  }
+  var tk = (r0.top_kernels || [])[0], to = (r0.top_ops_self || [])[0], ot = r0.ort && (r0.ort.op_types || [])[0];
+  if (tk) hl.push(['top GPU kernel', tk.name + ' — ' + fmtUs(tk.sum_us) + ' in ' + fmtNum(tk.count, 0) + ' calls']);
+  if (ot) hl.push(['top ONNX Runtime op type', ot.name + ' — ' + fmtUs(ot.total_us) + (ot.pct != null ? ' (' + fmtNum(ot.pct, 1) + ' % of node time)' : '')]);
+  if (to) hl.push(['top CPU op by self time', to.name + ' — ' + fmtUs(to.self_us) + (r0.ops_self_total_us > 0 ? ' (' + fmtNum(100 * to.self_us / r0.ops_self_total_us, 1) + ' % of op self time)' : '')]);
+  if (hl.length) sec.appendChild(card('What is slow' + (ranks.length > 1 ? ' (first rank)' : ''), [el('table', { 'class': 'headline kv' }, el('tbody', null, hl.map(function (r) { return el('tr', null, [el('th', { text: r[0] }), el('td', { text: r[0] === 'do' ? r[1] : shortName(r[1]) })]); })))]));
   sec.appendChild(card('Doctor findings', fc));
+  sec.appendChild(card('Timeline' + (p.timeline_rank != null ? ' (rank ' + p.timeline_rank + ')' : ''), [tlHost]));
 
   /* a name in a table: search it on the timeline and go to its first instance */
   function findOnTimeline(name) {
@@ -925,19 +936,26 @@ function compareTraces(pages, sec) {
   var ta = (A.analysis.whole || {}).temporal || {}, tb = (B.analysis.whole || {}).temporal || {};
   var ra = A.analysis.ranks[0] || {}, rb = B.analysis.ranks[0] || {};
   function stepMean(r) { var s = r.steps || []; return s.length ? s.reduce(function (x, y) { return x + y.dur_us; }, 0) / s.length : null; }
-  sec.appendChild(card(A.title + ' → ' + B.title, [simpleTable(['', A.title, B.title, 'Δ'], [
-    ['mean step', fmtUs(stepMean(ra)), fmtUs(stepMean(rb)), pctDelta(stepMean(ra), stepMean(rb))],
-    ['GPU kernel time', fmtUs(ta.kernel_time_us), fmtUs(tb.kernel_time_us), pctDelta(ta.kernel_time_us, tb.kernel_time_us)],
+  var gpu = ta.kernel_time_us != null || tb.kernel_time_us != null; /* GPU rows only where a side has GPU activity */
+  var sum = [['mean step', fmtUs(stepMean(ra)), fmtUs(stepMean(rb)), pctDelta(stepMean(ra), stepMean(rb))]];
+  if (gpu) sum.push(['GPU kernel time', fmtUs(ta.kernel_time_us), fmtUs(tb.kernel_time_us), pctDelta(ta.kernel_time_us, tb.kernel_time_us)],
     ['GPU idle %', fmtNum(ta.idle_pct, 2), fmtNum(tb.idle_pct, 2), ''],
-    ['GPU compute %', fmtNum(ta.compute_pct, 2), fmtNum(tb.compute_pct, 2), ''],
-    ['findings', String(((A.doctor || {}).findings || []).length), String(((B.doctor || {}).findings || []).length), '']], [false, true, true, true])]));
-  var m = {};
-  (ra.top_kernels || []).forEach(function (k) { if (!k.others) (m[k.name] = m[k.name] || { a: 0, b: 0 }).a = k.sum_us; });
-  (rb.top_kernels || []).forEach(function (k) { if (!k.others) (m[k.name] = m[k.name] || { a: 0, b: 0 }).b = k.sum_us; });
-  var rows = Object.keys(m).map(function (n) { return [n, m[n].a, m[n].b, m[n].b - m[n].a]; });
-  rows.sort(function (x, y) { return Math.abs(y[3]) - Math.abs(x[3]); });
-  sec.appendChild(card('Kernels ranked by change of total time (among each trace\'s top kernels; absent = 0)', [simpleTable(['kernel', A.title, B.title, 'Δ'],
-    rows.map(function (r) { return [r[0], fmtUs(r[1]), fmtUs(r[2]), (r[3] >= 0 ? '+' : '') + fmtUs(r[3])]; }), [false, true, true, true])]));
+    ['GPU compute %', fmtNum(ta.compute_pct, 2), fmtNum(tb.compute_pct, 2), '']);
+  sum.push(['findings', String(((A.doctor || {}).findings || []).length), String(((B.doctor || {}).findings || []).length), '']);
+  sec.appendChild(card(A.title + ' → ' + B.title, [simpleTable(['', A.title, B.title, 'Δ'], sum, [false, true, true, true])]));
+  /* names ranked by change: kernels (sum_us), else CPU ops by self time */
+  function ranked(key, val, what, col) {
+    var m = {};
+    (ra[key] || []).forEach(function (k) { if (!k.others) (m[k.name] = m[k.name] || { a: 0, b: 0 }).a = k[val]; });
+    (rb[key] || []).forEach(function (k) { if (!k.others) (m[k.name] = m[k.name] || { a: 0, b: 0 }).b = k[val]; });
+    var rows = Object.keys(m).map(function (n) { return [n, m[n].a, m[n].b, m[n].b - m[n].a]; });
+    if (!rows.length) return false;
+    rows.sort(function (x, y) { return Math.abs(y[3]) - Math.abs(x[3]); });
+    sec.appendChild(card(what + ' ranked by change of ' + col + ' (among each trace\'s top ' + what.toLowerCase() + '; absent = 0)', [simpleTable([what.toLowerCase().replace(/s$/, ''), A.title, B.title, 'Δ'],
+      rows.map(function (r) { return [r[0], fmtUs(r[1]), fmtUs(r[2]), (r[3] >= 0 ? '+' : '') + fmtUs(r[3])]; }), [false, true, true, true])]));
+    return true;
+  }
+  if (!ranked('top_kernels', 'sum_us', 'Kernels', 'total time')) ranked('top_ops_self', 'self_us', 'Operators', 'self time');
 }
 
 /* ---- bench --records pages: completions, errors and tokens per second ---- */

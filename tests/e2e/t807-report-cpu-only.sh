@@ -6,7 +6,7 @@
 # cpu_ops_us / cpu_python_us; the operator tables have no GPU columns; the empty GPU tables
 # (top kernels, operator -> kernel mapping) are not drawn as "none" cards but named in one
 # "Not in this trace" line after the content.
-# truth: analyze --format json of the same trace
+# Ground truth: analyze --format json of the same trace.
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
 . "$LATSCOPE_SRCDIR/tests/e2e/report-lib.sh"
 tr=$(need_trace torch-cpu/resnet18_b1/resnet18_b1.pt.trace.json)

@@ -6,7 +6,7 @@
 # analyze --format json has. An ONNX Runtime page shows its model runs and their mean (analyze's
 # ort.runs / run_mean_us) instead of "0 steps", names the not-applicable analyses as analyze
 # does, has no GPU column and no "Top kernels: none" card.
-# truth: analyze --format json of the same files
+# Ground truth: analyze --format json of the same files.
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
 . "$LATSCOPE_SRCDIR/tests/e2e/report-lib.sh"
 ort=$(need_trace cpu/ort/resnet18_ort_profile_2026-11-29_19-53-46_878.json)

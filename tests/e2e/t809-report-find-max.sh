@@ -7,7 +7,7 @@
 # "(answer)". Reads only the find_max fields that exist (point, max_rate, slo). On a loaded
 # machine the answer may be the last probe, so the same result with a failed probe appended
 # after it (fm2.json) is reported too: its KPIs must still be the answer's.
-# truth: the bench JSON of the same run
+# Ground truth: the bench JSON of the same run.
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
 . "$LATSCOPE_SRCDIR/tests/e2e/bench-fixture.sh"
 . "$LATSCOPE_SRCDIR/tests/e2e/report-lib.sh"

@@ -7,7 +7,7 @@
 # lists the functions of the largest share change with diff's numbers; no "metrics compared"
 # KPI, no empty "Every compared metric" table and no GPU temporal card on a pair without rows
 # or kernels.
-# truth: latscope diff --format json of the same pair
+# Ground truth: latscope diff --format json of the same pair.
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
 . "$LATSCOPE_SRCDIR/tests/e2e/report-lib.sh"
 a=$(need_trace cpu-stacks/pyspy0.4.3_ort_transformer.raw.txt)
