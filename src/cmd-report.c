@@ -811,6 +811,7 @@ static int write_diffs(struct ctx *c, const char *const *inputs, const enum inpu
         char err[1024] = "";
         struct jsonw d;
         jsonw_init(&d, NULL, false);
+        d.str_max = REP_STR_MAX;
         int rc = diff_doc(&d, kinds[i], inputs[first], inputs[i], err, sizeof(err));
         if (rc == 0 && jsonw_finish(&d) < 0) rc = -ENOMEM;
         if (rc < 0) {
@@ -1050,6 +1051,7 @@ int cmd_report(int argc, char **argv, const struct lat_opts *opts)
     if (!out) out = "report.html";
     lat_ns t0 = clock_now_ns();
     jsonw_init(&c.w, NULL, false);
+    c.w.str_max = REP_STR_MAX;
     jsonw_obj_begin(&c.w);
     jsonw_key(&c.w, "tool");
     jsonw_str(&c.w, "latscope report");

@@ -240,7 +240,17 @@ void jsonw_strn(struct jsonw *w, const char *s, size_t n)
 {
     jsonw_sep(w);
     if (!w->err) {
+        bool cut = w->str_max && n > w->str_max;
+        if (cut) {
+            n = w->str_max;
+            while (n && ((unsigned char)s[n] & 0xc0) == 0x80) /* s[n]: a continuation byte */
+                n--;
+        }
         int rc = json_escape(&w->buf, s, n);
+        if (!rc && cut) {
+            w->buf.len--;                             /* the closing quote */
+            rc = buf_puts(&w->buf, "\xe2\x80\xa6\""); /* U+2026 */
+        }
         if (rc)
             w->err = rc;
         else if (w->buf.len >= JSONW_FLUSH_AT)

@@ -28,6 +28,10 @@ struct jsonw {
     bool after_key;
     int err;        /* first error (-ENOMEM, -EIO, LAT_E_USAGE), sticky */
     int base_depth; /* jsonw_init_at: the depth the value is written at */
+    /* 0 (jsonw_init's default): strings are written whole. N > 0: a string value longer than N
+     * bytes is cut to at most N bytes at a UTF-8 character boundary and ends in U+2026 "…"
+     * (keys are never cut). The report sets it so a 20 MB name costs KB, not MB per copy. */
+    size_t str_max;
 };
 
 void jsonw_init(struct jsonw *w, FILE *out, bool pretty);

@@ -13,6 +13,7 @@ window.addEventListener('error', function (e) {
 });
 
 var SVGNS = 'http://www.w3.org/2000/svg';
+var TL_MAX_ROWS = 64; /* rows of a timeline lane (nesting depth 0..63); the lane scrolls */
 function el(tag, attrs, kids) {
   var e = document.createElement(tag);
   setAttrs(e, attrs);
@@ -29,8 +30,12 @@ function setAttrs(e, attrs) {
   if (!attrs) return;
   for (var k in attrs) {
     if (!Object.prototype.hasOwnProperty.call(attrs, k) || attrs[k] == null) continue;
-    if (k === 'text') e.textContent = String(attrs[k]);
+    if (k === 'text' && attrs['class'] === 'name' && String(attrs[k]).length > NAME_SHOW) {
+      e.textContent = shortName(attrs[k]); /* a name cell: the whole name on hover */
+      if (attrs.title == null) e.setAttribute('title', String(attrs[k]));
+    } else if (k === 'text') e.textContent = String(attrs[k]);
     else if (k === 'onclick') e.addEventListener('click', attrs[k]);
+    else if (k === 'style') e.style.cssText = String(attrs[k]); /* CSSOM: the CSP blocks style="" */
     else e.setAttribute(k, String(attrs[k]));
   }
 }
@@ -80,6 +85,12 @@ function fmtField(f, v) {
 function isNumUnit(u) { return u !== 'str' && u !== 'ktype' && u !== 'bool'; }
 
 /* ---- generic pieces ---- */
+/* Names are shown up to NAME_SHOW characters and an ellipsis; the whole name, as embedded (at
+ * most 4096 bytes: longer ones were cut by the writer, docs/latscope-report.md), is the cell's
+ * title (hover) and the timeline's selection text (copy). */
+var NAME_SHOW = 256;
+function shortName(s) { s = s == null ? '' : String(s); return s.length > NAME_SHOW ? s.slice(0, NAME_SHOW) + '\u2026' : s; }
+function longTitle(s) { s = s == null ? '' : String(s); return s.length > NAME_SHOW ? s : null; }
 function card(title, kids) { return el('div', { 'class': 'card' }, [title ? el('h2', { text: title }) : null].concat(kids)); }
 function kpi(label, value, key) { return el('div', { 'class': 'kpi', 'data-key': key }, [el('b', { text: value }), el('span', { text: label })]); }
 function fieldTable(rows, fields, keys, onName) {
@@ -90,7 +101,7 @@ function fieldTable(rows, fields, keys, onName) {
     return el('tr', null, fs.map(function (f) {
       var num = isNumUnit(f.unit);
       if (onName && (f.key === 'name' || f.key === 'kernel' || f.key === 'op') && r[f.key] && !r.others)
-        return el('td', { 'class': 'name' }, el('a', { 'class': 'jump', title: 'find on the timeline', text: fmtField(f, r[f.key]), onclick: function () { onName(r[f.key]); } }));
+        return el('td', { 'class': 'name', title: longTitle(r[f.key]) }, el('a', { 'class': 'jump', title: longTitle(r[f.key]) ? null : 'find on the timeline', text: shortName(fmtField(f, r[f.key])), onclick: function () { onName(r[f.key]); } }));
       return el('td', { 'class': num ? 'num' : 'name', text: fmtField(f, r[f.key]) });
     }));
   });
@@ -132,6 +143,24 @@ function stackedBars(rows, parts, colors, fmt, opts) {
   return el('div', null, [legend(parts.map(function (p, k) { return [p, colors[k]]; })), svg]);
 }
 
+/* Axis ticks at a round step (1, 2 or 5 x 10^k) from 0 or lo to past hi: {step, v:[...]} */
+function niceTicks(lo, hi, n) {
+  var span = hi - lo;
+  if (!(span > 0)) span = Math.abs(hi) || 1;
+  var raw = span / n, mag = Math.pow(10, Math.floor(Math.log10(raw))), f = raw / mag;
+  var step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+  var a = Math.floor(lo / step + 1e-9) * step, v = [];
+  for (var x = a; x <= hi + step * 0.999 && v.length < 40; x += step) v.push(Math.round(x / step) * step);
+  return { step: step, v: v };
+}
+/* One unit for a whole axis of milliseconds (s, ms or µs from its largest tick) and as many
+ * decimals as its step needs: "0 ms, 0.5 ms, 1 ms", never "500 µs, 1.000 ms". */
+function msAxisFmt(max, step) {
+  var u = max >= 1000 ? ['s', 1000] : max >= 1 ? ['ms', 1] : ['µs', 0.001];
+  var st = step / u[1], dec = Math.max(0, Math.min(6, -Math.floor(Math.log10(st) + 1e-9)));
+  if (st * Math.pow(10, dec) % 1 > 1e-6) dec++; /* a step of 2.5 */
+  return function (v) { return fmtNum(v / u[1], dec) + ' ' + u[0]; };
+}
 /* Line chart. o: {series:[{name,color,pts:[[x,y]],dash}], xlog10, xTicks:[[x,label]], xLabel,
  * yLabel, yFmt, hlines:[{y,label,color}], vlines:[{x,label,color}]} */
 function lineChart(o) {
@@ -142,22 +171,28 @@ function lineChart(o) {
   (o.vlines || []).forEach(function (v) { xs.push(v.x); });
   var x0 = o.x0 != null ? o.x0 : Math.min.apply(null, xs.concat([0])), x1 = Math.max.apply(null, xs.concat([x0 + 1e-9]));
   if (o.xTicks && o.xTicks.length) x1 = Math.max(x1, o.xTicks[o.xTicks.length - 1][0]);
-  var y1 = Math.max.apply(null, ys.concat([1e-9])) * 1.08, y0 = 0;
+  var yt = niceTicks(0, Math.max.apply(null, ys.concat([1e-9])) * 1.04, 5), y0 = 0, y1 = yt.v[yt.v.length - 1];
   function X(x) { return L + (W - L - R) * (x - x0) / ((x1 - x0) || 1); }
   function Y(y) { return T + (H - T - B) * (1 - (y - y0) / ((y1 - y0) || 1)); }
   var svg = sv('svg', { width: '100%', viewBox: '0 0 ' + W + ' ' + H, role: 'img' });
   svg.appendChild(sv('rect', { x: L, y: T, width: W - L - R, height: H - T - B, fill: '#fbfcfd', stroke: '#e3e6ec' }));
   var yf = o.yFmt || function (v) { return fmtNum(v); };
-  for (var i = 0; i <= 4; i++) {
-    var yv = y0 + (y1 - y0) * i / 4;
+  var yaf = o.yFmt === fmtMs ? msAxisFmt(y1, yt.step) : function (v) { var d = Math.max(0, -Math.floor(Math.log10(yt.step) + 1e-9)); return fmtNum(v, d); };
+  yt.v.forEach(function (yv) {
     svg.appendChild(sv('line', { x1: L, x2: W - R, y1: Y(yv), y2: Y(yv), stroke: '#eef0f3' }));
-    svg.appendChild(sv('text', { x: L - 6, y: Y(yv) + 4, 'text-anchor': 'end', text: yf(yv) }));
-  }
+    svg.appendChild(sv('text', { x: L - 6, y: Y(yv) + 4, 'text-anchor': 'end', 'class': 'ytick', text: yaf(yv) }));
+  });
   var ticks = o.xTicks;
-  if (!ticks) { ticks = []; for (var k = 0; k <= 5; k++) { var xv = x0 + (x1 - x0) * k / 5; ticks.push([xv, fmtNum(xv)]); } }
-  ticks.forEach(function (t) {
-    svg.appendChild(sv('line', { x1: X(t[0]), x2: X(t[0]), y1: T, y2: H - B, stroke: '#eef0f3' }));
-    svg.appendChild(sv('text', { x: X(t[0]), y: H - B + 14, 'text-anchor': 'middle', text: t[1] }));
+  if (!ticks) {
+    var xt = niceTicks(x0, x1, 5), xd = Math.max(0, -Math.floor(Math.log10(xt.step) + 1e-9));
+    ticks = xt.v.filter(function (v) { return v >= x0 - 1e-9 && v <= x1 + 1e-9; }).map(function (v) { return [v, fmtNum(v, xd)]; });
+  }
+  ticks.forEach(function (t, ti) {
+    var tx = X(t[0]), tw = String(t[1]).length * 6.2; /* ~ the label's width at 11 px */
+    /* labels stay inside the plot's width: the last one ends at the edge, the first starts there */
+    var anchor = tx + tw / 2 > W - 2 ? 'end' : tx - tw / 2 < L - 30 ? 'start' : 'middle';
+    svg.appendChild(sv('line', { x1: tx, x2: tx, y1: T, y2: H - B, stroke: '#eef0f3' }));
+    svg.appendChild(sv('text', { x: anchor === 'end' ? Math.min(tx, W - 2) : tx, y: H - B + 14, 'text-anchor': anchor, 'class': 'xtick', text: t[1] }));
   });
   if (o.xLabel) svg.appendChild(sv('text', { x: (L + W - R) / 2, y: H - 6, 'text-anchor': 'middle', text: o.xLabel }));
   if (o.yLabel) svg.appendChild(sv('text', { x: 12, y: T + (H - T - B) / 2, transform: 'rotate(-90 12 ' + (T + (H - T - B) / 2) + ')', 'text-anchor': 'middle', text: o.yLabel }));
@@ -213,21 +248,21 @@ function Timeline(host, tl, title) {
     var n = ln.ts.length, ts = new Float64Array(n), dur = new Float64Array(n), maxEnd = new Float64Array(n);
     var acc = 0, me = -Infinity;
     for (var i = 0; i < n; i++) { acc += ln.ts[i]; ts[i] = acc; dur[i] = ln.dur[i]; me = Math.max(me, acc + ln.dur[i]); maxEnd[i] = me; }
-    var rows = Math.min(ln.maxdepth + 1, 10);
+    var rows = Math.min(ln.maxdepth + 1, TL_MAX_ROWS); /* deeper events are not drawn (counted) */
     var corr = null;
     if (ln.corr) { /* delta-decoded: 0 none, v > 0 prev + v, v < 0 prev + v + 1 */
       corr = new Float64Array(n);
       for (var c = 0, pc = 0; c < n; c++) { var v = ln.corr[c]; if (v) { pc += v > 0 ? v : v + 1; corr[c] = pc; } }
     }
-    var L = { label: ln.label, gpu: ln.gpu, n: n, corr: corr, ts: ts, dur: dur, maxEnd: maxEnd, name: Int32Array.from(ln.name), kind: Uint8Array.from(ln.kind), depth: Uint16Array.from(ln.depth), rows: rows, y: y, h: rows * self.rowH + 6 };
+    var L = { label: ln.label, gpu: ln.gpu, n: n, corr: corr, ts: ts, dur: dur, maxEnd: maxEnd, name: Int32Array.from(ln.name), kind: Uint8Array.from(ln.kind), depth: Uint16Array.from(ln.depth), rows: rows, md: ln.maxdepth, deep: ln.maxdepth + 1 > rows, y: y, h: rows * self.rowH + 6 };
     y += L.h;
     return L;
   });
   /* a canvas is at most ~32k px tall: fewer rows per lane when there are many lanes */
-  [3, 1].forEach(function (cap) {
+  [16, 3, 1].forEach(function (cap) {
     if (y <= 16000) return;
     y = 0;
-    self.lanes.forEach(function (L) { L.rows = Math.min(L.rows, cap); L.y = y; L.h = L.rows * self.rowH + 6; y += L.h; });
+    self.lanes.forEach(function (L) { L.rows = Math.min(L.rows, cap); L.deep = L.md + 1 > L.rows; L.y = y; L.h = L.rows * self.rowH + 6; y += L.h; });
   });
   this.height = Math.max(y, 40);
   this.levels = tl.levels.map(function (lv) {
@@ -343,7 +378,7 @@ Timeline.prototype.draw = function () {
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
   g.clearRect(0, 0, cw, h);
   var self = this, LW = this.labelW, PW = this.plotW(), v0 = this.v0, v1 = this.v1, upp = (v1 - v0) / PW;
-  var lv = this.level(), drawn = 0;
+  var lv = this.level(), drawn = 0, hidden = 0;
   function X(t) { return LW + (t - v0) / upp; }
   g.font = '10px system-ui,sans-serif';
   g.textBaseline = 'middle';
@@ -365,11 +400,13 @@ Timeline.prototype.draw = function () {
     g.fillStyle = L.gpu ? '#2f6fdf' : '#1d2330';
     g.save(); g.beginPath(); g.rect(0, y0, LW - 4, L.h); g.clip();
     g.fillText(L.label, 4, y0 + 9);
+    if (L.deep) { g.fillStyle = '#c0392b'; g.fillText('nesting deeper than ' + L.rows + ' rows: not drawn', 4, y0 + 9 + rh); }
     g.restore();
     g.save(); g.beginPath(); g.rect(LW, y0, PW, L.h); g.clip();
     var lastX = new Float64Array(L.rows).fill(-1);
     function evRect(i) {
-      var d = L.depth[i]; if (d >= L.rows) d = L.rows - 1;
+      var d = L.depth[i];
+      if (d >= L.rows) { hidden++; return; } /* never overdrawn on the last row */
       var xa = X(L.ts[i]), xb = X(L.ts[i] + L.dur[i]);
       if (xa < LW - 1) xa = LW - 1;
       if (xb > LW + PW + 1) xb = LW + PW + 1;
@@ -392,7 +429,8 @@ Timeline.prototype.draw = function () {
       var B = self.levels[lv].lanes[li], w = self.levels[lv].w;
       var k0 = firstGE(B.idx, Math.floor(v0 / w) - 1);
       for (var k = k0; k < B.idx.length && B.idx[k] * w <= v1; k++) {
-        var d = B.depth[k]; if (d >= L.rows) d = L.rows - 1;
+        var d = B.depth[k];
+        if (d >= L.rows) { hidden++; continue; }
         var tpi = B.top[k], nm = tpi >= 0 ? L.name[tpi] : -1;
         var hit = self.match ? (nm >= 0 && self.match[nm]) : 1;
         g.globalAlpha = 0.3 + 0.7 * Math.min(1, B.busy[k] / 1000);
@@ -426,8 +464,9 @@ Timeline.prototype.draw = function () {
     g.beginPath(); g.moveTo(xb2, yb); g.lineTo(xb2 - 4, yb - 7); g.lineTo(xb2 + 4, yb - 7); g.closePath(); g.fill();
     g.lineWidth = 1;
   }
-  this.info.textContent = (lv < 0 ? 'raw events' : 'LOD level ' + lv + ' (bins of ' + this.fmtT(this.levels[lv].w) + ')') + ' · ' + drawn + ' drawn · view ' + this.fmtT(v1 - v0) + ' of ' + this.fmtT(this.span) + ' · ' + this.tl.events + ' events';
+  this.info.textContent = (lv < 0 ? 'raw events' : 'LOD level ' + lv + ' (bins of ' + this.fmtT(this.levels[lv].w) + ')') + ' · ' + drawn + ' drawn' + (hidden ? ' · ' + hidden + ' nested deeper than their lane\'s rows not drawn' : '') + ' · view ' + this.fmtT(v1 - v0) + ' of ' + this.fmtT(this.span) + ' · ' + this.tl.events + ' events';
   this.lastDrawn = drawn;
+  this.lastHidden = hidden;
 };
 Timeline.prototype.laneAt = function (y) {
   y -= 20;
@@ -439,7 +478,7 @@ Timeline.prototype.hit = function (x, y) {
   if (li < 0 || x < this.labelW) return null;
   var L = this.lanes[li], row = Math.floor((y - 20 - L.y - 3) / this.rowH), t = this.xToT(x), tol = 2 * (this.v1 - this.v0) / this.plotW();
   var lv = this.level(), best = -1;
-  function ok(i) { var d = Math.min(L.depth[i], L.rows - 1); return d === row && L.ts[i] - tol <= t && L.ts[i] + L.dur[i] + tol >= t; }
+  function ok(i) { return L.depth[i] === row && L.ts[i] - tol <= t && L.ts[i] + L.dur[i] + tol >= t; }
   if (lv < 0) {
     for (var i = firstEnd(L.maxEnd, t - tol); i < L.n && L.ts[i] <= t + tol; i++) if (ok(i)) best = i;
     return best >= 0 ? { lane: li, i: best } : null;
@@ -448,22 +487,22 @@ Timeline.prototype.hit = function (x, y) {
   for (var j = firstEnd(B.bigMaxEnd, t - tol); j < B.big.length && L.ts[B.big[j]] <= t + tol; j++) if (ok(B.big[j])) best = B.big[j];
   if (best >= 0) return { lane: li, i: best };
   var k = firstGE(B.idx, Math.floor(t / w));
-  if (k < B.idx.length && B.idx[k] === Math.floor(t / w) && Math.min(B.depth[k], L.rows - 1) === row) return { lane: li, bin: k, lv: lv };
+  if (k < B.idx.length && B.idx[k] === Math.floor(t / w) && B.depth[k] === row) return { lane: li, bin: k, lv: lv };
   return null;
 };
-Timeline.prototype.describe = function (h) {
-  var L = this.lanes[h.lane];
+Timeline.prototype.describe = function (h, short) {
+  var L = this.lanes[h.lane], nm = short ? shortName : String;
   if (h.bin != null) {
     var B = this.levels[h.lv].lanes[h.lane], w = this.levels[h.lv].w, tp = B.top[h.bin];
-    return L.label + ' · ' + B.n[h.bin] + ' small event(s) starting in ' + this.fmtT(w) + ' at ' + this.fmtT(B.idx[h.bin] * w) + ' · busy ' + (B.busy[h.bin] / 10).toFixed(1) + ' %' + (tp >= 0 ? ' · longest: ' + this.names[L.name[tp]] : '') + ' (zoom in for single events)';
+    return L.label + ' · ' + B.n[h.bin] + ' small event(s) starting in ' + this.fmtT(w) + ' at ' + this.fmtT(B.idx[h.bin] * w) + ' · busy ' + (B.busy[h.bin] / 10).toFixed(1) + ' %' + (tp >= 0 ? ' · longest: ' + nm(this.names[L.name[tp]]) : '') + ' (zoom in for single events)';
   }
   var i = h.i;
-  return this.names[L.name[i]] + '\n' + this.kinds[L.kind[i]] + ' · ' + L.label + '\nstart ' + this.fmtT(L.ts[i]) + ' · duration ' + this.fmtT(L.dur[i]) + ' · depth ' + L.depth[i];
+  return nm(this.names[L.name[i]]) + '\n' + this.kinds[L.kind[i]] + ' · ' + L.label + '\nstart ' + this.fmtT(L.ts[i]) + ' · duration ' + this.fmtT(L.dur[i]) + ' · depth ' + L.depth[i];
 };
 Timeline.prototype.hover = function (x, y) {
   var h = this.hit(x, y);
   if (!h) { this.tip.style.display = 'none'; return; }
-  this.tip.textContent = this.describe(h);
+  this.tip.textContent = this.describe(h, true);
   this.tip.style.whiteSpace = 'pre-wrap';
   this.tip.style.display = 'block';
   this.tip.style.left = Math.min(x + 12, this.cw - 360) + 'px';
@@ -576,13 +615,50 @@ function flameGraph(stacks) {
 /* ---- trace pages ---- */
 var STEP_PARTS = ['gpu_compute_us', 'comm_us', 'copies_us', 'gpu_other_us', 'cpu_only_us', 'idle_us'];
 var STEP_COLORS = ['#2f6fdf', '#8e44ad', '#e67e22', '#16a085', '#d4ac0d', '#c9ced6'];
+var CPU_STEP_PARTS = ['cpu_dataloader_us', 'cpu_ops_us', 'cpu_python_us', 'cpu_other_us'];
+var CPU_STEP_COLORS = ['#8e44ad', '#2f6fdf', '#d4ac0d', '#c9ced6'];
+/* The format sections analyze embeds per rank (src/analyze/render.c lat_an_sections): drawn
+ * generically, a value table for the scalars and a table per array of rows. */
+var FORMAT_SECTIONS = [['ort', 'ONNX Runtime'], ['tensorrt', 'TensorRT'], ['tensorflow', 'TensorFlow'], ['ncu', 'Nsight Compute'], ['nsys_stats', 'nsys stats']];
+function fmtKeyed(k, v) {
+  if (v == null) return '–';
+  if (typeof v !== 'number') return typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v);
+  if (/_us$/.test(k)) return fmtUs(v);
+  if (/_ns$/.test(k)) return fmtUs(v / 1000);
+  if (/_pct$|^pct$/.test(k)) return fmtNum(v, 2) + ' %';
+  if (/_bytes$|^bytes$/.test(k)) return fmtBytes(v);
+  return fmtNum(v);
+}
+function sectionCard(title, o) {
+  var kv = [], kids = [];
+  function rowsTable(k, v) {
+    var cols = [];
+    v.forEach(function (r) { Object.keys(r).forEach(function (c) { if (cols.indexOf(c) < 0 && r[c] != null && typeof r[c] !== 'object') cols.push(c); }); });
+    if (!cols.length) return;
+    kids.push(el('h3', { text: k.replace(/_/g, ' ') }));
+    kids.push(simpleTable(cols.map(function (c) { return c.replace(/_/g, ' '); }), v.map(function (r) { return cols.map(function (c) { return fmtKeyed(c, r[c]); }); }), cols.map(function (c) { return typeof v[0][c] === 'number' || /_us$|_pct$|^calls$/.test(c); })));
+  }
+  Object.keys(o).forEach(function (k) {
+    var v = o[k];
+    if (v == null) return;
+    if (Array.isArray(v)) { if (v.length && typeof v[0] === 'object' && v[0] !== null) rowsTable(k, v); else if (v.length) kv.push([k.replace(/_/g, ' '), v.join(', ')]); return; }
+    if (typeof v === 'object') { Object.keys(v).forEach(function (k2) { if (v[k2] != null && typeof v[k2] !== 'object') kv.push([(k + ' ' + k2).replace(/_/g, ' '), fmtKeyed(k2, v[k2])]); }); return; }
+    kv.push([k.replace(/_/g, ' '), fmtKeyed(k, v)]);
+  });
+  return card(title, [kv.length ? simpleTable(['', 'value'], kv, [false, true], 'kv') : null].concat(kids));
+}
 function labelOf(fields, key) { var f = fields.filter(function (x) { return x.key === key; })[0]; return f ? f.label : key; }
 function tracePage(p, sec, pageIndex) {
   var A = p.analysis, F = p.fields, tl = null;
   var ranks = A.ranks || [];
   var tlHost = el('div');
   var r0 = ranks[0] || {};
-  var kp = [kpi('events', fmtNum(r0.events, 0), 'events'), kpi('ranks', String(ranks.length), 'ranks'), kpi('steps', fmtNum((r0.steps || []).length, 0), 'steps')];
+  var kp = [kpi('events', fmtNum(r0.events, 0), 'events'), kpi('ranks', String(ranks.length), 'ranks')];
+  /* an ONNX Runtime profile has runs, not ProfilerSteps (as doctor and analyze count them) */
+  if (!(r0.steps || []).length && r0.ort && r0.ort.runs != null) {
+    kp.push(kpi('model runs', fmtNum(r0.ort.runs, 0), 'ort.runs'));
+    kp.push(kpi('run mean', fmtUs(r0.ort.run_mean_us), 'ort.run_mean_us'));
+  } else kp.push(kpi('steps', fmtNum((r0.steps || []).length, 0), 'steps'));
   if (A.whole && A.whole.temporal) {
     kp.push(kpi('GPU idle', fmtNum(A.whole.temporal.idle_pct, 2) + ' %', 'temporal.idle_pct'));
     kp.push(kpi('GPU compute', fmtNum(A.whole.temporal.compute_pct, 2) + ' %', 'temporal.compute_pct'));
@@ -592,6 +668,7 @@ function tracePage(p, sec, pageIndex) {
   kp.push(kpi('findings', String(finds.length), 'findings'));
   sec.appendChild(el('div', { 'class': 'kpis', style: 'margin-bottom:14px' }, kp));
   if (A.preprocessing && A.preprocessing.warning) sec.appendChild(el('p', { 'class': 'mut', text: 'note: ' + A.preprocessing.warning }));
+  if (r0.not_applicable && r0.not_applicable.length) sec.appendChild(el('p', { 'class': 'mut', 'data-key': 'not_applicable', text: 'not applicable: ' + r0.not_applicable.map(function (n) { return n.section.replace(/_/g, ' ') + ' (' + n.why + ')'; }).join('; ') }));
 
   /* doctor findings */
   var fc = [];
@@ -631,8 +708,19 @@ function tracePage(p, sec, pageIndex) {
       f.next_step ? el('p', { 'class': 'mut', text: 'next: ' + f.next_step }) : null
     ])));
   });
-  sec.appendChild(card('Timeline' + (p.timeline_rank != null ? ' (rank ' + p.timeline_rank + ')' : ''), [tlHost]));
+  /* the first screen: what is slow and what to do, then the findings, then the timeline */
+  var hl = [];
+  if (finds.length) {
+    hl.push(['top finding', finds[0].severity + ': ' + finds[0].title]);
+    if (finds[0].recommendation) hl.push(['do', finds[0].recommendation]);
+  }
+  var tk = (r0.top_kernels || [])[0], to = (r0.top_ops_self || [])[0], ot = r0.ort && (r0.ort.op_types || [])[0];
+  if (tk) hl.push(['top GPU kernel', tk.name + ' — ' + fmtUs(tk.sum_us) + ' in ' + fmtNum(tk.count, 0) + ' calls']);
+  if (ot) hl.push(['top ONNX Runtime op type', ot.name + ' — ' + fmtUs(ot.total_us) + (ot.pct != null ? ' (' + fmtNum(ot.pct, 1) + ' % of node time)' : '')]);
+  if (to) hl.push(['top CPU op by self time', to.name + ' — ' + fmtUs(to.self_us) + (r0.ops_self_total_us > 0 ? ' (' + fmtNum(100 * to.self_us / r0.ops_self_total_us, 1) + ' % of op self time)' : '')]);
+  if (hl.length) sec.appendChild(card('What is slow' + (ranks.length > 1 ? ' (first rank)' : ''), [el('table', { 'class': 'headline kv' }, el('tbody', null, hl.map(function (r) { return el('tr', null, [el('th', { text: r[0] }), el('td', { text: r[0] === 'do' ? r[1] : shortName(r[1]) })]); })))]));
   sec.appendChild(card('Doctor findings', fc));
+  sec.appendChild(card('Timeline' + (p.timeline_rank != null ? ' (rank ' + p.timeline_rank + ')' : ''), [tlHost]));
 
   /* a name in a table: search it on the timeline and go to its first instance */
   function findOnTimeline(name) {
@@ -644,13 +732,22 @@ function tracePage(p, sec, pageIndex) {
     tl.nextMatch();
     tl.wrap.scrollIntoView({ block: 'center' });
   }
+  var absent = []; /* cards with nothing to show: one line at the end, not "none" cards first */
   ranks.forEach(function (R) {
     var parts = [];
     var rl = ranks.length > 1 ? ' — rank ' + R.rank : '';
+    var cpu = R.cpu_only === true; /* no GPU activity: steps split as analyze's text does */
+    FORMAT_SECTIONS.forEach(function (fs) { if (R[fs[0]] && typeof R[fs[0]] === 'object') parts.push(sectionCard(fs[1] + rl, R[fs[0]])); });
+    function table(title, rows, fields, keys, onName) {
+      if (rows && rows.length) parts.push(card(title + rl, [fieldTable(rows, fields, keys, onName)]));
+      else absent.push(title.toLowerCase() + rl);
+    }
     if (R.steps && R.steps.length) {
-      var labels = STEP_PARTS.map(function (k) { return labelOf(F.steps, k); });
-      parts.push(card('Per-step breakdown' + rl, [stackedBars(R.steps.map(function (s) { return { label: 'step ' + s.step, parts: STEP_PARTS.map(function (k) { return s[k]; }) }; }), labels, STEP_COLORS, fmtUs),
-        fieldTable(R.steps, F.steps)]));
+      var sp = cpu ? CPU_STEP_PARTS : STEP_PARTS, sc = cpu ? CPU_STEP_COLORS : STEP_COLORS;
+      var labels = sp.map(function (k) { return labelOf(F.steps, k); });
+      parts.push(card('Per-step breakdown' + (cpu ? ' (CPU-only trace)' : '') + rl, [stackedBars(R.steps.map(function (s) { return { label: 'step ' + s.step, parts: sp.map(function (k) { return s[k]; }) }; }), labels, sc, fmtUs),
+        cpu ? el('p', { 'class': 'mut', text: 'ops: inside a cpu_op; python: in Python code outside any op; other: neither (interpreter, profiler, waiting)' }) : null,
+        fieldTable(R.steps, F.steps, cpu ? ['step', 'ts_us', 'dur_us'].concat(CPU_STEP_PARTS) : null)]));
     }
     var g2 = [];
     if (R.temporal) {
@@ -664,10 +761,11 @@ function tracePage(p, sec, pageIndex) {
     if (R.memcpy && R.memcpy.length) g2.push(card('Memory copies' + rl, [fieldTable(R.memcpy, F.memcpy)]));
     if (g2.length) parts.push(el('div', { 'class': 'grid2' }, g2));
     var find = R === ranks[0] ? findOnTimeline : null; /* the timeline shows the first rank */
-    parts.push(card('Top kernels' + rl, [fieldTable(R.top_kernels, F.top_kernels, null, find)]));
-    parts.push(card('Top operators by total time' + rl, [fieldTable(R.top_ops, F.top_ops, ['name', 'count', 'total_us', 'self_us', 'gpu_us', 'kernels'], find)]));
-    parts.push(card('Top operators by self time' + rl, [fieldTable(R.top_ops_self, F.top_ops, ['name', 'count', 'self_us', 'total_us', 'gpu_us', 'kernels'], find)]));
-    parts.push(card('Operator → kernel mapping' + rl, [fieldTable(R.op_kernels, F.op_kernels, null, find)]));
+    var gpuCols = cpu ? [] : ['gpu_us', 'kernels'];
+    table('Top kernels', R.top_kernels, F.top_kernels, null, find);
+    table('Top operators by total time', R.top_ops, F.top_ops, ['name', 'count', 'total_us', 'self_us'].concat(gpuCols), find);
+    table('Top operators by self time', R.top_ops_self, F.top_ops, ['name', 'count', 'self_us', 'total_us'].concat(gpuCols), find);
+    table('Operator → kernel mapping', R.op_kernels, F.op_kernels, null, find);
     if (R.syncs && R.syncs.calls && R.syncs.calls.length) parts.push(card('Synchronisations' + rl, [fieldTable(R.syncs.calls, F.syncs)]));
     if (R.cpu && R.cpu.top_stacks && R.cpu.top_stacks.length) {
       var C = R.cpu;
@@ -679,6 +777,7 @@ function tracePage(p, sec, pageIndex) {
     }
     parts.forEach(function (x) { sec.appendChild(x); });
   });
+  if (absent.length) sec.appendChild(el('p', { 'class': 'mut', 'data-key': 'absent', text: 'Not in this trace: ' + absent.join(', ') + '.' }));
   /* the timeline needs a laid-out width: built when its page is first shown */
   return function () {
     var q0 = now();
@@ -709,13 +808,24 @@ function parseSlo(s) { /* "lat.p99<=20ms,ttft.p99<=200ms" -> [{metric,p,ms}] */
 }
 function benchPage(p, sec) {
   var b = p.bench, pts = b.points || [];
-  sec.appendChild(el('div', { 'class': 'kpis', style: 'margin-bottom:14px' }, [kpi('target', String(b.target), 'target'), kpi('mode', String(b.mode), 'mode'), kpi('points', String(pts.length), 'points'),
-    pts.length ? kpi('p99 latency (last point)', fmtMs(pts[pts.length - 1].latency_ms && pts[pts.length - 1].latency_ms.p99), 'p99') : null,
-    pts.length ? kpi('achieved (last point)', fmtNum(pts[pts.length - 1].achieved_rps) + ' req/s', 'achieved_rps') : null]));
+  /* find-max: the headline is the answer (find_max.point: the best point under the SLO), not the
+   * last probe, which is often a failed one */
+  var fm = b.find_max, fmi = fm && typeof fm.point === 'number' && pts[fm.point] ? fm.point : -1;
+  var hp = fm ? (fmi >= 0 ? pts[fmi] : null) : pts[pts.length - 1], hw = fm ? 'at the answer' : 'last point';
+  var hk = [kpi('target', String(b.target), 'target'), kpi('mode', String(b.mode), 'mode'), kpi('points', String(pts.length), 'points')];
+  if (fm) {
+    var ans = fm.max_rate != null ? fmtNum(fm.max_rate) + ' req/s' : fm.max_concurrency != null ? 'concurrency ' + fm.max_concurrency : 'none met the SLO';
+    hk.unshift(kpi('max load under SLO ' + String(fm.slo || ''), ans, 'find_max.answer'));
+  }
+  if (hp) {
+    hk.push(kpi('p99 latency (' + hw + ')', fmtMs(hp.latency_ms && hp.latency_ms.p99), 'p99'));
+    hk.push(kpi('achieved (' + hw + ')', fmtNum(hp.achieved_rps) + ' req/s', 'achieved_rps'));
+  }
+  sec.appendChild(el('div', { 'class': 'kpis', style: 'margin-bottom:14px' }, hk));
   if (b.anchor) sec.appendChild(el('p', { 'class': 'mut', text: b.anchor }));
   var rows = pts.map(function (pt) {
     var L = pt.latency_ms || {}, e = pt.errors || {};
-    return [pointLabel(pt), fmtNum(pt.requests, 0), fmtNum(e.total, 0), fmtNum(pt.achieved_rps), fmtMs(L.p50), fmtMs(L.p99), fmtMs(L.max), fmtMs(pt.latency_actual_ms && pt.latency_actual_ms.p99), pt.valid ? 'yes' : 'no: ' + (pt.invalid_reason || '')];
+    return [pointLabel(pt) + (fm && pts.indexOf(pt) === fmi ? ' (answer)' : ''), fmtNum(pt.requests, 0), fmtNum(e.total, 0), fmtNum(pt.achieved_rps), fmtMs(L.p50), fmtMs(L.p99), fmtMs(L.max), fmtMs(pt.latency_actual_ms && pt.latency_actual_ms.p99), pt.valid ? 'yes' : 'no: ' + (pt.invalid_reason || '')];
   });
   sec.appendChild(card('Load points', [simpleTable(['point', 'requests', 'errors', 'req/s', 'p50', 'p99', 'max', 'p99 (actual send)', 'valid'], rows, [false, true, true, true, true, true, true, true, false])]));
   /* percentile distributions */
@@ -826,19 +936,26 @@ function compareTraces(pages, sec) {
   var ta = (A.analysis.whole || {}).temporal || {}, tb = (B.analysis.whole || {}).temporal || {};
   var ra = A.analysis.ranks[0] || {}, rb = B.analysis.ranks[0] || {};
   function stepMean(r) { var s = r.steps || []; return s.length ? s.reduce(function (x, y) { return x + y.dur_us; }, 0) / s.length : null; }
-  sec.appendChild(card(A.title + ' → ' + B.title, [simpleTable(['', A.title, B.title, 'Δ'], [
-    ['mean step', fmtUs(stepMean(ra)), fmtUs(stepMean(rb)), pctDelta(stepMean(ra), stepMean(rb))],
-    ['GPU kernel time', fmtUs(ta.kernel_time_us), fmtUs(tb.kernel_time_us), pctDelta(ta.kernel_time_us, tb.kernel_time_us)],
+  var gpu = ta.kernel_time_us != null || tb.kernel_time_us != null; /* GPU rows only where a side has GPU activity */
+  var sum = [['mean step', fmtUs(stepMean(ra)), fmtUs(stepMean(rb)), pctDelta(stepMean(ra), stepMean(rb))]];
+  if (gpu) sum.push(['GPU kernel time', fmtUs(ta.kernel_time_us), fmtUs(tb.kernel_time_us), pctDelta(ta.kernel_time_us, tb.kernel_time_us)],
     ['GPU idle %', fmtNum(ta.idle_pct, 2), fmtNum(tb.idle_pct, 2), ''],
-    ['GPU compute %', fmtNum(ta.compute_pct, 2), fmtNum(tb.compute_pct, 2), ''],
-    ['findings', String(((A.doctor || {}).findings || []).length), String(((B.doctor || {}).findings || []).length), '']], [false, true, true, true])]));
-  var m = {};
-  (ra.top_kernels || []).forEach(function (k) { if (!k.others) (m[k.name] = m[k.name] || { a: 0, b: 0 }).a = k.sum_us; });
-  (rb.top_kernels || []).forEach(function (k) { if (!k.others) (m[k.name] = m[k.name] || { a: 0, b: 0 }).b = k.sum_us; });
-  var rows = Object.keys(m).map(function (n) { return [n, m[n].a, m[n].b, m[n].b - m[n].a]; });
-  rows.sort(function (x, y) { return Math.abs(y[3]) - Math.abs(x[3]); });
-  sec.appendChild(card('Kernels ranked by change of total time (among each trace\'s top kernels; absent = 0)', [simpleTable(['kernel', A.title, B.title, 'Δ'],
-    rows.map(function (r) { return [r[0], fmtUs(r[1]), fmtUs(r[2]), (r[3] >= 0 ? '+' : '') + fmtUs(r[3])]; }), [false, true, true, true])]));
+    ['GPU compute %', fmtNum(ta.compute_pct, 2), fmtNum(tb.compute_pct, 2), '']);
+  sum.push(['findings', String(((A.doctor || {}).findings || []).length), String(((B.doctor || {}).findings || []).length), '']);
+  sec.appendChild(card(A.title + ' → ' + B.title, [simpleTable(['', A.title, B.title, 'Δ'], sum, [false, true, true, true])]));
+  /* names ranked by change: kernels (sum_us), else CPU ops by self time */
+  function ranked(key, val, what, col) {
+    var m = {};
+    (ra[key] || []).forEach(function (k) { if (!k.others) (m[k.name] = m[k.name] || { a: 0, b: 0 }).a = k[val]; });
+    (rb[key] || []).forEach(function (k) { if (!k.others) (m[k.name] = m[k.name] || { a: 0, b: 0 }).b = k[val]; });
+    var rows = Object.keys(m).map(function (n) { return [n, m[n].a, m[n].b, m[n].b - m[n].a]; });
+    if (!rows.length) return false;
+    rows.sort(function (x, y) { return Math.abs(y[3]) - Math.abs(x[3]); });
+    sec.appendChild(card(what + ' ranked by change of ' + col + ' (among each trace\'s top ' + what.toLowerCase() + '; absent = 0)', [simpleTable([what.toLowerCase().replace(/s$/, ''), A.title, B.title, 'Δ'],
+      rows.map(function (r) { return [r[0], fmtUs(r[1]), fmtUs(r[2]), (r[3] >= 0 ? '+' : '') + fmtUs(r[3])]; }), [false, true, true, true])]));
+    return true;
+  }
+  if (!ranked('top_kernels', 'sum_us', 'Kernels', 'total time')) ranked('top_ops_self', 'self_us', 'Operators', 'self time');
 }
 
 /* ---- bench --records pages: completions, errors and tokens per second ---- */
@@ -911,8 +1028,15 @@ function diffPage(d, pages, sec) {
   if (!x) { sec.appendChild(el('p', { 'class': 'mut', text: 'latscope diff cannot compare these inputs: ' + (d.error || 'unknown reason') })); return; }
   var rows = x.rows || [];
   var nreg = rows.filter(function (r) { return r.verdict === 'REGRESSION'; }).length, nimp = rows.filter(function (r) { return r.verdict === 'improvement'; }).length;
-  sec.appendChild(el('div', { 'class': 'kpis' }, [kpi('metrics compared', String(rows.length), 'diff-rows'), kpi('regressions', String(nreg), 'diff-regressions'), kpi('improvements', String(nimp), 'diff-improvements'),
-    kpi('confidence', fmtNum(100 * x.confidence, 0) + ' %', 'diff-conf')].concat(x.kind === 'trace' ? [kpi('steps before / after', x.steps_before + ' / ' + x.steps_after, 'diff-steps')] : [])));
+  /* CPU samples (latscope diff's cpu_functions): the comparison a CPU-sample trace pair has */
+  var cf = x.cpu_functions || [], cfCh = cf.filter(function (f) { return f.verdict === 'larger share' || f.verdict === 'smaller share'; });
+  var dk = [];
+  if (rows.length || !cf.length) dk.push(kpi('metrics compared', String(rows.length), 'diff-rows'), kpi('regressions', String(nreg), 'diff-regressions'), kpi('improvements', String(nimp), 'diff-improvements'));
+  if (cf.length) dk.push(kpi('CPU functions compared', fmtNum(cf.length, 0), 'diff-cpu-functions'), kpi('with a changed share', fmtNum(cfCh.length, 0), 'diff-cpu-changed'),
+    kpi('CPU samples before / after', fmtNum(x.cpu_samples_before, 0) + ' / ' + fmtNum(x.cpu_samples_after, 0), 'diff-cpu-samples'));
+  dk.push(kpi('confidence', fmtNum(100 * x.confidence, 0) + ' %', 'diff-conf'));
+  if (x.kind === 'trace' && (x.steps_before || x.steps_after)) dk.push(kpi('steps before / after', x.steps_before + ' / ' + x.steps_after, 'diff-steps'));
+  sec.appendChild(el('div', { 'class': 'kpis' }, dk));
   (x.warnings || []).forEach(function (w) { sec.appendChild(el('p', { 'class': 'mut', text: 'warning: ' + w })); });
   /* side-by-side distributions */
   if (x.kind === 'bench') {
@@ -927,9 +1051,19 @@ function diffPage(d, pages, sec) {
     var ta = ((A.analysis || {}).whole || {}).temporal || {}, tb = ((B.analysis || {}).whole || {}).temporal || {};
     var kids = [];
     if (st[0].pts.length || st[1].pts.length) kids.push(card('Step durations, before and after (first rank)', [lineChart({ series: st, xLabel: 'step (in order)', yLabel: 'duration', yFmt: fmtMs })]));
-    kids.push(card('Temporal breakdown (GPU, whole trace)', [stackedBars([{ label: 'before', parts: [ta.compute_us, ta.non_compute_us, ta.idle_us] }, { label: 'after', parts: [tb.compute_us, tb.non_compute_us, tb.idle_us] }],
+    if (ta.compute_us != null || tb.compute_us != null) kids.push(card('Temporal breakdown (GPU, whole trace)', [stackedBars([{ label: 'before', parts: [ta.compute_us, ta.non_compute_us, ta.idle_us] }, { label: 'after', parts: [tb.compute_us, tb.non_compute_us, tb.idle_us] }],
       ['compute', 'non-compute', 'idle'], ['#2f6fdf', '#e67e22', '#bdc3c7'], fmtUs, { rowh: 22 })]));
-    sec.appendChild(el('div', { 'class': 'grid2' }, kids));
+    if (kids.length) sec.appendChild(el('div', { 'class': 'grid2' }, kids));
+  }
+  if (cf.length) {
+    var top = cfCh.slice().sort(function (a, b) { return Math.abs(b.total_pct_after - b.total_pct_before) - Math.abs(a.total_pct_after - a.total_pct_before); }).slice(0, 25);
+    var pp = function (v) { return fmtNum(v, 2) + ' %'; };
+    sec.appendChild(card('CPU functions by change of total share of the on-CPU samples (' + fmtNum(cfCh.length, 0) + ' of ' + fmtNum(cf.length, 0) + ' changed at ' + fmtNum(100 * x.confidence, 0) + ' % confidence)', [
+      top.length ? signedBars(top.map(function (f) { var dv = f.total_pct_after - f.total_pct_before; return { label: f.function, v: dv, color: dv > 0 ? '#c0392b' : '#27ae60', tip: f.verdict }; }), function (v) { return fmtSigned(v, 2) + ' pp'; }) : el('p', { 'class': 'mut', text: 'no function changed its share significantly' }),
+      simpleTable(['function', 'self before', 'self after', 'total before', 'total after', 'Δ total', 'interval of Δ total', 'verdict'], (top.length ? top : cf.slice(0, 25)).map(function (f) {
+        var ci = f.ci_total_pct_points;
+        return [f.function, pp(f.self_pct_before), pp(f.self_pct_after), pp(f.total_pct_before), pp(f.total_pct_after), fmtSigned(f.total_pct_after - f.total_pct_before, 2) + ' pp', ci ? '[' + fmtSigned(ci[0], 2) + ', ' + fmtSigned(ci[1], 2) + '] pp' : '–', f.verdict];
+      }), [false, true, true, true, true, true, true, false], 'diff-cpu')]));
   }
   /* ranked contributors */
   if (x.kind === 'trace') {
@@ -947,7 +1081,7 @@ function diffPage(d, pages, sec) {
     if (sig.length) sec.appendChild(card('Ranked contributors: significant changes by size (worse in red)', [signedBars(sig.slice(0, 25).map(function (r) { return { label: r.section + ' · ' + r.label, v: r.delta_pct, color: verdictColor(r.verdict), tip: r.verdict + ', ' + fmtNum(r.before, 3) + ' → ' + fmtNum(r.after, 3) + ' ' + r.unit }; }), function (v) { return fmtSigned(v, 1) + ' %'; })]));
     else sec.appendChild(el('p', { 'class': 'mut', text: 'no metric changed significantly (at ' + fmtNum(100 * x.confidence, 0) + ' % confidence)' }));
   }
-  sec.appendChild(card('Every compared metric (latscope diff rows)', [diffRowsTable(rows)]));
+  if (rows.length) sec.appendChild(card('Every compared metric (latscope diff rows)', [diffRowsTable(rows)]));
 }
 
 /* ---- main ---- */
@@ -1035,6 +1169,11 @@ function main() {
       return false;
     });
     extra += ' · flowtest ' + ft.selBox.textContent.replace(/\n/g, ' | ');
+  }
+  /* #rowtest: each lane's rows, deepest nesting and events not drawn at the whole view (t810) */
+  if (/rowtest/.test(location.hash || '') && TIMELINES.length) {
+    var rt = TIMELINES[0];
+    extra += ' · rowtest ' + rt.lanes.map(function (L) { var md = 0; for (var i = 0; i < L.n; i++) if (L.depth[i] > md) md = L.depth[i]; return L.label + ' rows ' + L.rows + ' depth ' + md; }).join(', ') + ' | drawn ' + rt.lastDrawn + ' hidden ' + rt.lastHidden;
   }
   /* #findtest: click the first table name that links to the timeline (t601) */
   if (/findtest/.test(location.hash || '') && TIMELINES.length) {

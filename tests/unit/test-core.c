@@ -4,6 +4,7 @@
 
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/sha256.h"
 #include "core/strtab.h"
 #include "core/units.h"
 
@@ -143,4 +144,39 @@ TEST(clock_realtime_to_mono_brackets)
     lat_ns back = clock_realtime_to_mono(clock_realtime_ns() - 3600 * LAT_NS_PER_S);
     ASSERT_OP_I64(now - back, >=, 3600 * LAT_NS_PER_S - LAT_NS_PER_MS);
     ASSERT_OP_I64(now - back, <=, 3600 * LAT_NS_PER_S + LAT_NS_PER_MS);
+}
+
+static void hex(char *s, const uint8_t *d, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        snprintf(s + 2 * i, 3, "%02x", d[i]);
+}
+
+/* FIPS 180-4 examples, and the padding edge: 55 bytes fit one block, 56 need two */
+TEST(sha256_known_digests)
+{
+    static const struct {
+        const char *in;
+        size_t reps;
+        const char *want;
+    } v[] = {
+        {"", 1, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"abc", 1, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1,
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+        {"a", 1000000, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"},
+        {"a", 55, "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318"},
+        {"a", 56, "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a"},
+    };
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        struct lat_buf b = LAT_BUF_INIT;
+        for (size_t r = 0; r < v[i].reps; r++)
+            ASSERT_RC(buf_puts(&b, v[i].in));
+        uint8_t d[LAT_SHA256_LEN];
+        char s[2 * LAT_SHA256_LEN + 1];
+        lat_sha256(b.data ? b.data : "", b.len, d);
+        hex(s, d, sizeof(d));
+        ASSERT_EQ_STR(s, v[i].want);
+        buf_fini(&b);
+    }
 }

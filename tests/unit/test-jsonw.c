@@ -65,3 +65,27 @@ TEST(jsonw_unbalanced_is_an_error)
     ASSERT(jsonw_finish(&w) != 0);
     jsonw_fini(&w);
 }
+
+/* str_max: longer values are cut at a character boundary with an ellipsis, keys never */
+TEST(jsonw_str_max_cuts_values_at_utf8_boundaries)
+{
+    struct jsonw w;
+    jsonw_init(&w, NULL, false);
+    w.str_max = 4;
+    jsonw_obj_begin(&w);
+    jsonw_key(&w, "long_key");
+    jsonw_str(&w, "abcd"); /* exactly the cap: whole */
+    jsonw_key(&w, "b");
+    jsonw_str(&w, "abcde"); /* one over: cut */
+    jsonw_key(&w, "c");
+    jsonw_str(&w, "abc\xc3\xa9"); /* é would end at byte 5: cut before it, not inside */
+    jsonw_key(&w, "d");
+    jsonw_strn(&w, "\"\"\"\"\"", 5); /* escapes are not counted against the cap: 4 quotes kept */
+    jsonw_obj_end(&w);
+    ASSERT_RC(jsonw_finish(&w));
+    ASSERT_RC(buf_putc(&w.buf, 0));
+    ASSERT_EQ_STR(w.buf.data,
+                  "{\"long_key\":\"abcd\",\"b\":\"abcd\xe2\x80\xa6\",\"c\":\"abc\xe2\x80\xa6\","
+                  "\"d\":\"\\\"\\\"\\\"\\\"\xe2\x80\xa6\"}");
+    jsonw_fini(&w);
+}
