@@ -238,20 +238,12 @@ static int cmp_stepv(const void *a, const void *b)
     return x->dur < y->dur ? -1 : x->dur > y->dur;
 }
 
-static const char *meta_of(const struct lat_trace *t, const char *key)
-{
-    for (size_t i = 0; i < t->nmeta; i++)
-        if (!strcmp(lat_trace_str(t, t->meta[i].key), key))
-            return lat_trace_str(t, t->meta[i].value);
-    return NULL;
-}
-
 int lat_tf_summarize(const struct lat_trace *t, size_t top_n, struct lat_tf_summary *s)
 {
     memset(s, 0, sizeof(*s));
-    const char *un = meta_of(t, "tf_ops_unnamed");
+    const char *un = lat_trace_meta(t, "tf_ops_unnamed");
     if (un) s->ops_unnamed = strtoull(un, NULL, 10);
-    s->steps_note = meta_of(t, "tf_steps_note");
+    s->steps_note = lat_trace_meta(t, "na_steps");
     if (!top_n) top_n = 15;
     const struct lat_event_cols *ev = &t->ev;
     uint32_t k_type = strtab_find(&t->strs, "op_type", 7);

@@ -13,7 +13,7 @@
  *     and its share of the step time (not TF's "IDLE" row, whose base differs;
  * docs/trace-input.md);
  *   - input pipeline: the union of IteratorGetNext* / Iterator::* events inside the steps;
- *   - what the input cannot say (reader metadata tf_ops_unnamed / tf_steps_note): op events
+ *   - what the input cannot say (reader metadata tf_ops_unnamed / na_steps): op events
  *     named by type only, steps that cannot be told from other regions.
  * Rows point into the trace's strings: the summary must not outlive the trace.
  */
@@ -64,7 +64,7 @@ struct lat_tf_summary {
     uint64_t ops_unnamed;   /* graph op events whose node the file does not name (xprof's
                              * streaming trace_viewer@ JSON): rows "(any of N TYPE nodes)" */
     const char *steps_note; /* why the file's steps cannot be identified (reader metadata
-                             * tf_steps_note), NULL when it can say */
+                             * na_steps), NULL when it can say */
 };
 
 extern const struct lat_an_table lat_tf_table;      /* struct lat_tf_summary (one row) */

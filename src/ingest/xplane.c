@@ -1070,7 +1070,7 @@ static int tf_map(struct lat_trace *t, const char *frames, size_t flen)
             "xprof's streaming trace_viewer@ JSON keeps no step_num on its regions: the "
             "Trace(..., step_num=N) steps cannot be told from other regions; analyze the "
             ".xplane.pb it was converted from";
-        if ((rc = add_meta_str(t, "tf_steps_note", note, sizeof(note) - 1))) goto out;
+        if ((rc = add_meta_str(t, "na_steps", note, sizeof(note) - 1))) goto out;
     }
     rc = 0;
 out:

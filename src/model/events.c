@@ -169,6 +169,15 @@ int lat_trace_add_arg(struct lat_trace *t, const struct lat_arg *a, uint32_t *in
     return 0;
 }
 
+const char *lat_trace_meta(const struct lat_trace *t, const char *key)
+{
+    uint32_t id = strtab_find(&t->strs, key, strlen(key));
+    if (id == UINT32_MAX) return NULL;
+    for (size_t i = 0; i < t->nmeta; i++)
+        if (t->meta[i].key == id) return lat_trace_str(t, t->meta[i].value);
+    return NULL;
+}
+
 uint64_t lat_sample_weight(const struct lat_trace *t, size_t i, uint32_t k_weight)
 {
     if (k_weight == UINT32_MAX) return 1;

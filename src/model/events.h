@@ -308,6 +308,11 @@ int lat_trace_track(struct lat_trace *t, int64_t pid, int64_t tid, uint32_t pid_
 int lat_trace_add_flow(struct lat_trace *t, const struct lat_flow *f);
 int lat_trace_add_device(struct lat_trace *t, const struct lat_device *d);
 int lat_trace_add_meta(struct lat_trace *t, uint32_t key, uint32_t value);
+/* The value of metadata `key` as the reader stored it (raw JSON text, or plain text for the keys
+ * a reader adds itself), NULL when absent; the first one. Reader keys read by the analyses:
+ * "na_steps" = why an input of steps-capable format has none (overrides the format's
+ * na_steps, model/format.h). */
+const char *lat_trace_meta(const struct lat_trace *t, const char *key);
 
 /* True when a metadata/environment key looks secret (*TOKEN*, *KEY*, *SECRET*, *PASSWORD*,
  * *CREDENTIAL*, case-insensitive): its value must be shown as "REDACTED". */

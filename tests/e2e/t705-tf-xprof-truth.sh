@@ -101,4 +101,5 @@ PY
 expect_rc 0 "$LATSCOPE" analyze "$at"
 contains "$TMPDIR/out" "steps  none identifiable: xprof's streaming trace_viewer@ JSON keeps no step_num"
 contains "$TMPDIR/out" "graph op events are named by their type only"
+contains "$TMPDIR/out" "not applicable: GPU timeline (no /device: plane in the profile: a CPU-only run); steps (xprof's streaming trace_viewer@ JSON keeps no step_num"
 echo "t705: ok"
