@@ -86,6 +86,7 @@ static uint64_t build_stacks(const struct lat_trace *t, struct stackset *ss, int
 {
     uint32_t k_stack = strtab_find(&t->strs, "stack", 5);
     uint32_t k_state = strtab_find(&t->strs, "state", 5);
+    uint32_t k_weight = strtab_find(&t->strs, "weight", 6);
     uint64_t n = 0;
     uint32_t *fr = NULL;
     size_t cap = 0;
@@ -114,8 +115,9 @@ static uint64_t build_stacks(const struct lat_trace *t, struct stackset *ss, int
         }
         uint32_t id;
         if (*err || (*err = stackset_intern(ss, fr, (uint32_t)nf, &id))) break;
-        ss->stacks[id].count++;
-        n++;
+        uint64_t w = lat_sample_weight(t, i, k_weight); /* a folded line's count */
+        ss->stacks[id].count += w;
+        n += w;
     }
     free(fr);
     return n;

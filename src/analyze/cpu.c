@@ -213,6 +213,7 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
     /* The arg keys are interned strings: look them up once (absent: no samples). */
     uint32_t k_stack = strtab_find(&t->strs, "stack", 5);
     uint32_t k_state = strtab_find(&t->strs, "state", 5);
+    uint32_t k_weight = strtab_find(&t->strs, "weight", 6);
     bool have_keys = k_stack != UINT32_MAX && k_state != UINT32_MAX;
     struct wins W;
     if (wins_init(&W, &o)) return -ENOMEM;
@@ -255,11 +256,12 @@ int lat_cpu_summarize(const struct lat_trace *t, const struct lat_cpu_opts *opts
             out->off_intervals++;
             continue;
         }
-        x->t.samples++;
-        out->samples++;
+        uint64_t w = lat_sample_weight(t, i, k_weight); /* a folded line's count: one event */
+        x->t.samples += w;
+        out->samples += w;
         uint64_t *c = lat_u64map_slot(&pair, (*ti - 1) << 32 | stack_id, NULL);
         if (!c) goto out;
-        (*c)++;
+        *c += w;
         if (LAT_GROW(sts, stscap, nsts, 1, 1024)) goto out;
         /* thread index in the top bits, time below: sorting groups by thread, then time. */
         sts[nsts++] = (int64_t)((uint64_t)(*ti - 1) << 48 | ((uint64_t)ts & 0xffffffffffffull));

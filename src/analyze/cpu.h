@@ -2,7 +2,8 @@
  * cpu.h - the CPU section of `latscope analyze` / `doctor`: a pure function over the
  * LAT_EV_CPU_SAMPLE events of a struct lat_trace (what `latscope trace --cpu` records, see
  * capture/cpuprof.h: arg "stack" = frames root-first separated by ';', arg "state" = "on" for
- * an on-CPU sample instant, "off" for an off-CPU interval with its dur).
+ * an on-CPU sample instant, "off" for an off-CPU interval with its dur; an on-CPU event counts
+ * lat_sample_weight() samples: arg "weight", 1 without).
  *
  * lat_cpu_summarize() gives:
  *   - top functions by self samples (leaf frame) and by total samples (anywhere on the stack,

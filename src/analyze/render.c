@@ -474,7 +474,9 @@ static unsigned not_applicable(const struct lat_an_rank *r, struct an_na *na, si
         bits |= NA_GPU;
     }
     if (!r->nsteps) {
-        na[(*nna)++] = (struct an_na){"steps", t->fmt->na_steps ? t->fmt->na_steps
+        const char *why = lat_trace_meta(t, "na_steps"); /* the reader knows better */
+        na[(*nna)++] = (struct an_na){"steps", why                ? why
+                                               : t->fmt->na_steps ? t->fmt->na_steps
                                                : t->role == LAT_TRACE_KERNEL_PROFILE
                                                    ? "a kernel profile has no iterations"
                                                    : "no ProfilerStep#N in this input"};

@@ -241,6 +241,9 @@ static int cmp_stepv(const void *a, const void *b)
 int lat_tf_summarize(const struct lat_trace *t, size_t top_n, struct lat_tf_summary *s)
 {
     memset(s, 0, sizeof(*s));
+    const char *un = lat_trace_meta(t, "tf_ops_unnamed");
+    if (un) s->ops_unnamed = strtoull(un, NULL, 10);
+    s->steps_note = lat_trace_meta(t, "na_steps");
     if (!top_n) top_n = 15;
     const struct lat_event_cols *ev = &t->ev;
     uint32_t k_type = strtab_find(&t->strs, "op_type", 7);
@@ -405,6 +408,13 @@ void lat_tf_write_json(struct jsonw *w, const struct lat_tf_summary *s)
     jsonw_u64(w, s->op_types_total);
     jsonw_key(w, "ops_total");
     jsonw_u64(w, s->nodes_total);
+    jsonw_key(w, "ops_unnamed");
+    jsonw_u64(w, s->ops_unnamed);
+    jsonw_key(w, "steps_note");
+    if (s->steps_note)
+        jsonw_str(w, s->steps_note);
+    else
+        jsonw_null(w);
     rows_json(w, "step_regions", &lat_tf_step_table, s->step_groups, sizeof(*s->step_groups),
               s->nstep_groups);
     rows_json(w, "op_types", &lat_tf_row_table, s->op_types, sizeof(*s->op_types), s->nop_types);
@@ -440,6 +450,11 @@ void lat_tf_format_text(const struct lat_tf_summary *s, FILE *f)
     fprintf(f, "\nTensorFlow  %llu op events: self time %s, graph %s, eager %s (%.1f%%)\n",
             (unsigned long long)s->ops, d(s->op_self, b[0]), d(s->graph_self, b[1]),
             d(s->eager_self, b[2]), s->eager_pct);
+    if (s->ops_unnamed)
+        fprintf(f,
+                "  %llu graph op events are named by their type only (no \"sf\"): the file does "
+                "not say which node of a type ran; rows \"(any of N TYPE nodes)\" sum them\n",
+                (unsigned long long)s->ops_unnamed);
     if (s->steps) {
         fprintf(f, "steps  %llu: total %s, mean %s, p50 %s, p90 %s, max %s\n",
                 (unsigned long long)s->steps, d(s->step_total, b[0]),
@@ -457,6 +472,8 @@ void lat_tf_format_text(const struct lat_tf_summary *s, FILE *f)
         if (s->input_pipeline)
             fprintf(f, "; input pipeline %s (%.1f%%)", d(s->input_pipeline, b[3]), s->input_pct);
         fprintf(f, "\n");
+    } else if (s->steps_note) {
+        fprintf(f, "steps  none identifiable: %s\n", s->steps_note);
     } else {
         fprintf(f, "steps  none (no tf.profiler.experimental.Trace(..., step_num=N) region)\n");
     }

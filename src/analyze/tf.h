@@ -12,7 +12,9 @@
  *   - host idle: the time inside the steps (their union) when no op runs on any host thread,
  *     and its share of the step time (not TF's "IDLE" row, whose base differs;
  * docs/trace-input.md);
- *   - input pipeline: the union of IteratorGetNext* / Iterator::* events inside the steps.
+ *   - input pipeline: the union of IteratorGetNext* / Iterator::* events inside the steps;
+ *   - what the input cannot say (reader metadata tf_ops_unnamed / na_steps): op events
+ *     named by type only, steps that cannot be told from other regions.
  * Rows point into the trace's strings: the summary must not outlive the trace.
  */
 #ifndef LAT_ANALYZE_TF_H
@@ -59,6 +61,10 @@ struct lat_tf_summary {
     size_t nop_types, nnodes, op_types_total, nodes_total;
     struct lat_tf_step_row *step_groups;
     size_t nstep_groups;
+    uint64_t ops_unnamed;   /* graph op events whose node the file does not name (xprof's
+                             * streaming trace_viewer@ JSON): rows "(any of N TYPE nodes)" */
+    const char *steps_note; /* why the file's steps cannot be identified (reader metadata
+                             * na_steps), NULL when it can say */
 };
 
 extern const struct lat_an_table lat_tf_table;      /* struct lat_tf_summary (one row) */

@@ -114,11 +114,12 @@ static unsigned trace_has(const struct doc_ctx *c)
     if (doc_trt_judgeable(t)) h |= DOC_HAVE_TRT;
     if (c->o->job_ranks >= 3 && c->steps_real && c->nsteps && t->role == LAT_TRACE_TIMELINE)
         h |= DOC_HAVE_RANKS;
-    size_t nsamples = 0;
+    uint64_t nsamples = 0;
+    uint32_t k_weight = strtab_find(&t->strs, "weight", 6);
     for (size_t i = 0; i < t->ev.n; i++) {
         uint16_t k = t->ev.kind[i];
         if (k == LAT_EV_RUNTIME || k == LAT_EV_DRIVER) h |= DOC_HAVE_GPU;
-        if (k == LAT_EV_CPU_SAMPLE) nsamples++;
+        if (k == LAT_EV_CPU_SAMPLE) nsamples += lat_sample_weight(t, i, k_weight);
         if (k == LAT_EV_CPU_OP && t->ev.dur[i] > 0 && !doc_is_step_event(c, i) &&
             doc_step_at(c, t->ev.ts[i]) >= 0)
             h |= DOC_HAVE_CPU_OPS;
@@ -132,8 +133,12 @@ static void describe_input(struct doc_ctx *c, struct doc_summary *s)
 {
     const struct lat_trace *t = c->t;
     size_t nk[LAT_EV_KIND_COUNT] = {0};
-    for (size_t i = 0; i < t->ev.n; i++)
+    uint64_t nsamples = 0; /* CPU samples count by weight (one event may be many) */
+    uint32_t k_weight = strtab_find(&t->strs, "weight", 6);
+    for (size_t i = 0; i < t->ev.n; i++) {
         if (t->ev.kind[i] < LAT_EV_KIND_COUNT) nk[t->ev.kind[i]]++;
+        if (t->ev.kind[i] == LAT_EV_CPU_SAMPLE) nsamples += lat_sample_weight(t, i, k_weight);
+    }
     const char *fmt = t->format ? t->format : "trace";
     const char *what = t->fmt ? t->fmt->what : NULL;
     char kinds[256] = "";
@@ -145,8 +150,8 @@ static void describe_input(struct doc_ctx *c, struct doc_summary *s)
         o += (size_t)snprintf(kinds + o, sizeof(kinds) - o, ", %zu annotations",
                               nk[LAT_EV_USER_ANNOTATION]);
     if (nk[LAT_EV_CPU_SAMPLE] && o < sizeof(kinds))
-        o += (size_t)snprintf(kinds + o, sizeof(kinds) - o, ", %zu CPU samples",
-                              nk[LAT_EV_CPU_SAMPLE]);
+        o += (size_t)snprintf(kinds + o, sizeof(kinds) - o, ", %llu CPU samples",
+                              (unsigned long long)nsamples);
     if (nk[LAT_EV_OTHER] && o < sizeof(kinds))
         o += (size_t)snprintf(kinds + o, sizeof(kinds) - o, ", %zu event%s of other categories",
                               nk[LAT_EV_OTHER], nk[LAT_EV_OTHER] == 1 ? "" : "s");

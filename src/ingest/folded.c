@@ -3,7 +3,9 @@
  * as py-spy `record --format raw`, Brendan Gregg's stackcollapse-*.pl, inferno and `latscope
  * trace --cpu --folded` write them.
  *
- * Each line becomes COUNT samples of its stack (stacks.h: the same model as `trace --cpu`).
+ * Each line becomes COUNT samples of its stack (stacks.h: the same model as `trace --cpu`): one
+ * event of weight COUNT, never COUNT events, so a file's memory is O(its lines), whatever the
+ * counts (their sum is at most STK_MAX_WEIGHT).
  * py-spy decorations are understood: a first frame "thread (TID)" / "thread (TID): NAME" (-t)
  * is the thread, not a frame (py-spy --subprocesses' "process PID:..." too), Python frames
  * "func (file.py:line)" become "py:func (file.py:line)", native ones (--native) "sym (lib.so)"
@@ -146,18 +148,13 @@ int ingest_folded_load(struct ingest_src *src, const char *name, const struct la
         }
         uint32_t track;
         if ((rc = stk_track(&b, pid, tid, tname, tnl, &track))) goto oom;
-        b.in_bytes = L.bytes;
         if ((rc = stk_emit(&b, track, 0, count))) {
             if (rc == LAT_E_OVERFLOW) {
                 rc = fail(err, errsz, nm, rc,
-                          "line %llu: weight %llu would make %llu samples, over the limit of "
-                          "%llu for a file of %llu bytes (max(%llu, %llu x bytes), each sample "
-                          "is expanded into an event): split the file or lower its counts",
-                          (unsigned long long)L.lineno, (unsigned long long)count,
-                          (unsigned long long)(b.samples + count > b.samples ? b.samples + count
-                                                                             : UINT64_MAX),
-                          (unsigned long long)stk_cap(&b), (unsigned long long)L.bytes,
-                          STK_CAP_FIXED, STK_CAP_PER_BYTE);
+                          "line %llu: count %llu makes more than %llu samples (2^53) or the file "
+                          "has more than %llu lines: split the file",
+                          (unsigned long long)L.lineno, (unsigned long long)count, STK_MAX_WEIGHT,
+                          (unsigned long long)STK_MAX_SAMPLES);
                 goto out;
             }
             goto oom;
@@ -188,7 +185,7 @@ int ingest_folded_load(struct ingest_src *src, const char *name, const struct la
              (unsigned long long)b.samples, (unsigned long long)lines, threads ? "true" : "false");
     if ((rc = stk_meta(&b, "latscope_stacks", meta))) goto oom;
     if (opts && opts->stats) {
-        opts->stats->input_events += b.samples;
+        opts->stats->input_events += b.events;
         opts->stats->json_bytes += L.bytes;
         opts->stats->raw_bytes += src_raw_done(src);
         opts->stats->gzip = src_is_gzip(src);

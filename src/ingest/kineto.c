@@ -886,11 +886,13 @@ static int kx_event(struct kx *k, const struct json_token *first, struct kind_ca
     ev.e.step = -1;
     ev.e.correlation = -1;
     ev.e.external_id = -1;
+    size_t nkeys = 0;
     for (;;) {
         rc = kx_next(k, &key);
         if (rc < 0) return rc;
         if (key.type == JSON_OBJ_END) break;
         if (key.type != JSON_KEY) return LAT_E_INTERNAL;
+        nkeys++;
         /* Dispatch on the key; its text is gone after the next token. */
         enum {
             F_OTHER,
@@ -1053,6 +1055,7 @@ static int kx_event(struct kx *k, const struct json_token *first, struct kind_ca
         }
         if (rc) return rc;
     }
+    if (!ev.ph && !nkeys) return 0; /* "{}": the last element TF's (xprof's) writer puts there */
     if (!ev.ph) {
         /* No phase: unusable as an event (trtexec/other JSON arrays land here). */
         kx_drop(k, &ev, kc, LAT_DROP_NO_PHASE);

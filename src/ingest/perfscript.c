@@ -402,7 +402,7 @@ int ingest_perf_script_load(struct ingest_src *src, const char *name,
         if (hz >= 1 && hz <= 100000 && (rc = stk_meta(&b, "latscope_cpu_sample_hz", v))) goto oom;
     }
     if (opts && opts->stats) {
-        opts->stats->input_events += b.samples;
+        opts->stats->input_events += b.events;
         opts->stats->json_bytes += L.bytes;
         opts->stats->raw_bytes += src_raw_done(src);
         opts->stats->gzip = src_is_gzip(src);

@@ -14,10 +14,11 @@
  * at startValue + the weights before it (the profile's own sample clock, which is what
  * speedscope's time-order view shows; py-spy starts every thread at 0, so threads are not
  * aligned to each other). Each sample counts once; with unit "none" the weight is a count (no
- * time). When all weights of time unit are equal, 1/weight goes to latscope_cpu_sample_hz. An
- * evented profile (instrumented open/close times) is sampled on its timeline every 1/HZ
- * (HZ = 10 kHz, less for a profile longer than 200 s so that it yields at most 2 M samples):
- * the stack open at each instant is one sample. Memory profiles (unit "bytes") are refused.
+ * time), kept as the event's weight (stacks.h: one event, never expanded). When all weights of time
+ * unit are equal, 1/weight goes to latscope_cpu_sample_hz. An evented profile (instrumented
+ * open/close times) is sampled on its timeline every 1/HZ (HZ = 10 kHz, less for a profile longer
+ * than 200 s so that it yields at most 2 M samples): the stack open at each instant is one sample.
+ * Memory profiles (unit "bytes") are refused.
  */
 #include "core/err.h"
 #include "core/grow.h"
@@ -485,7 +486,7 @@ static int build(struct P *p, struct stk_build *b, char *why, size_t whysz)
                 double w = i < pr->nw ? pr->w[i] : 0;
                 uint64_t count = 1;
                 if (f == 0) {
-                    if (w != floor(w) || w > (double)STK_MAX_SAMPLES) {
+                    if (w != floor(w) || w > (double)STK_MAX_WEIGHT) {
                         snprintf(why, whysz,
                                  "profile %zu (unit \"none\"): weight %g of sample %zu is not a "
                                  "sample count",
@@ -498,13 +499,11 @@ static int build(struct P *p, struct stk_build *b, char *why, size_t whysz)
                 if ((rc = stk_emit(b, track, ts, count))) {
                     if (rc == LAT_E_OVERFLOW)
                         snprintf(why, whysz,
-                                 "profile %zu, sample %zu: weight %llu would make %llu samples, "
-                                 "over the limit of %llu for a file of %llu bytes (max(%llu, "
-                                 "%llu x bytes), each sample is expanded into an event)",
-                                 k, i, (unsigned long long)count,
-                                 (unsigned long long)(b->samples + count),
-                                 (unsigned long long)stk_cap(b), (unsigned long long)b->in_bytes,
-                                 STK_CAP_FIXED, STK_CAP_PER_BYTE);
+                                 "profile %zu, sample %zu: weight %llu makes more than %llu "
+                                 "samples (2^53) in the file, or it has more than %llu sample "
+                                 "records: split the file",
+                                 k, i, (unsigned long long)count, STK_MAX_WEIGHT,
+                                 (unsigned long long)stk_cap(b));
                     goto out;
                 }
                 if (f > 0) { /* saturating: both are within LAT_TS_MIN..LAT_TS_MAX */
@@ -647,7 +646,7 @@ int ingest_speedscope_load(struct ingest_src *src, const char *name,
         goto out;
     }
     if (opts && opts->stats) {
-        opts->stats->input_events += b.samples;
+        opts->stats->input_events += b.events;
         opts->stats->json_bytes += p.bytes;
         opts->stats->raw_bytes += src_raw_done(src);
         opts->stats->gzip = src_is_gzip(src);

@@ -20,6 +20,7 @@ int stk_init(struct stk_build *b, const struct lat_trace_format *format)
     lat_trace_set_format(b->t, format);
     if ((rc = lat_trace_intern(b->t, "stack", 5, &b->k_stack)) ||
         (rc = lat_trace_intern(b->t, "state", 5, &b->k_state)) ||
+        (rc = lat_trace_intern(b->t, "weight", 6, &b->k_weight)) ||
         (rc = lat_trace_intern(b->t, "on", 2, &b->v_on)) ||
         (rc = lat_trace_intern(b->t, "cpu_sample", 10, &b->cat)) ||
         (rc = lat_trace_intern(b->t, "[unknown]", 9, &b->unknown)))
@@ -177,7 +178,8 @@ int stk_emit(struct stk_build *b, uint32_t track, lat_ns ts, uint64_t count)
 {
     if (!count) return 0;
     uint64_t cap = stk_cap(b);
-    if (b->samples > cap || count > cap - b->samples) return LAT_E_OVERFLOW;
+    if (b->events >= cap || b->samples > STK_MAX_WEIGHT || count > STK_MAX_WEIGHT - b->samples)
+        return LAT_E_OVERFLOW;
     struct lat_trace *t = b->t;
     uint32_t sid = b->unknown, leaf = b->unknown;
     int rc;
@@ -188,18 +190,27 @@ int stk_emit(struct stk_build *b, uint32_t track, lat_ns ts, uint64_t count)
         size_t ln = b->stack.len - (size_t)(s - b->stack.data);
         if (ln && (rc = lat_trace_intern(t, s, ln, &leaf))) return rc;
     }
-    if (sid >= b->arg_of_cap) {
-        size_t old = b->arg_of_cap;
-        if ((rc = LAT_GROW(b->arg_of, b->arg_of_cap, sid, 1, 1024))) return rc;
-        memset(b->arg_of + old, 0, (b->arg_of_cap - old) * sizeof(*b->arg_of));
-    }
-    if (!b->arg_of[sid]) {
-        struct lat_arg a1 = {.key = b->k_stack, .type = LAT_ARG_STR, .str = sid};
-        struct lat_arg a2 = {.key = b->k_state, .type = LAT_ARG_STR, .str = b->v_on};
-        uint32_t first, second;
-        if ((rc = lat_trace_add_arg(t, &a1, &first)) || (rc = lat_trace_add_arg(t, &a2, &second)))
+    struct lat_arg a1 = {.key = b->k_stack, .type = LAT_ARG_STR, .str = sid};
+    struct lat_arg a2 = {.key = b->k_state, .type = LAT_ARG_STR, .str = b->v_on};
+    uint32_t first, second, third;
+    if (count > 1) { /* its own three args: stack, state, weight */
+        struct lat_arg a3 = {.key = b->k_weight, .type = LAT_ARG_INT, .v.i = (int64_t)count};
+        if ((rc = lat_trace_add_arg(t, &a1, &first)) || (rc = lat_trace_add_arg(t, &a2, &second)) ||
+            (rc = lat_trace_add_arg(t, &a3, &third)))
             return rc;
-        b->arg_of[sid] = first + 1;
+    } else {
+        if (sid >= b->arg_of_cap) {
+            size_t old = b->arg_of_cap;
+            if ((rc = LAT_GROW(b->arg_of, b->arg_of_cap, sid, 1, 1024))) return rc;
+            memset(b->arg_of + old, 0, (b->arg_of_cap - old) * sizeof(*b->arg_of));
+        }
+        if (!b->arg_of[sid]) {
+            if ((rc = lat_trace_add_arg(t, &a1, &first)) ||
+                (rc = lat_trace_add_arg(t, &a2, &second)))
+                return rc;
+            b->arg_of[sid] = first + 1;
+        }
+        first = b->arg_of[sid] - 1;
     }
     struct lat_event e = {
         .ts = ts,
@@ -214,12 +225,12 @@ int stk_emit(struct stk_build *b, uint32_t track, lat_ns ts, uint64_t count)
         .step = -1,
         .correlation = -1,
         .external_id = -1,
-        .args = b->arg_of[sid] - 1,
-        .nargs = 2,
+        .args = first,
+        .nargs = count > 1 ? 3 : 2,
         .ph = 'i',
     };
-    for (uint64_t k = 0; k < count; k++)
-        if ((rc = lat_trace_add_event(t, &e))) return rc;
+    if ((rc = lat_trace_add_event(t, &e))) return rc;
+    b->events++;
     b->samples += count;
     return 0;
 }

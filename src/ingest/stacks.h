@@ -7,7 +7,10 @@
  * "cpu_sample", arg "stack" (frames root-first, ';'-separated) and arg "state" = "on". Frame
  * names follow the capture's conventions, so analyze/cpu.c merges and colours them the same way:
  * Python frames "py:func (file:line)", kernel frames "func_[k]", a native frame without a symbol
- * "[module]", an empty stack "[unknown]". Samples of one stack share their two args.
+ * "[module]", an empty stack "[unknown]". Samples of one stack share their two args. A record
+ * that stands for COUNT > 1 samples (a folded line's count, a speedscope weight of unit "none")
+ * is ONE event with a third arg "weight" = COUNT (lat_sample_weight(), model/events.h): weights
+ * are kept, never expanded, so `a;b 19999999` is one event of 19 999 999 samples.
  */
 #ifndef LAT_INGEST_STACKS_H
 #define LAT_INGEST_STACKS_H
@@ -20,28 +23,34 @@
 #include "ingest/source.h"
 #include "model/events.h"
 
-/* At most this many samples in one file (each costs ~80 bytes of model; fuzzing builds: fewer,
- * to stay inside the fuzzer's memory limit). */
+/* At most this many sample events in one file (each costs ~80 bytes of model; fuzzing builds:
+ * fewer, to stay inside the fuzzer's memory limit). */
 #if defined(LAT_FUZZING) && LAT_FUZZING
 #define STK_MAX_SAMPLES 1000000ull
 #else
 #define STK_MAX_SAMPLES 20000000ull
 #endif
-/* Weights are expanded into one model event per sample (~90 bytes of RSS each), so a file may
- * ask for at most max(STK_CAP_FIXED, STK_CAP_PER_BYTE x its bytes read so far) samples (and never
- * more than STK_MAX_SAMPLES): a 23-byte line "a;b 19999999" cannot take gigabytes. */
+/* Events a reader makes that are not records of the file (a speedscope evented profile sampled on
+ * its timeline) are bounded by its size: at most max(STK_CAP_FIXED, STK_CAP_PER_BYTE x its bytes
+ * read so far) events (and never more than STK_MAX_SAMPLES). Weights cost nothing: one event
+ * whatever the count. */
 #define STK_CAP_FIXED    400000ull
 #define STK_CAP_PER_BYTE 64ull
+/* The most samples (the sum of the weights) of one file: 2^53, so that every count and share
+ * computed from them in a double is exact. */
+#define STK_MAX_WEIGHT (1ull << 53)
 /* The longest line of a text stack file. */
 #define STK_MAX_LINE (16u << 20)
 
 struct stk_build {
     struct lat_trace *t;
     uint32_t k_stack, k_state, v_on, cat, unknown;
-    uint64_t samples;
-    uint64_t in_bytes;    /* input bytes read so far, kept current by readers of weighted samples
-                           * (folded, speedscope): see stk_cap(); UINT64_MAX (stk_init): no cap
-                           * but STK_MAX_SAMPLES, for readers of one sample per record */
+    uint32_t k_weight;
+    uint64_t samples;     /* the samples (sum of the weights) */
+    uint64_t events;      /* the sample events made */
+    uint64_t in_bytes;    /* input bytes read so far, kept current by readers that make events
+                           * of their own (speedscope): see stk_cap(); UINT64_MAX (stk_init): no
+                           * cap but STK_MAX_SAMPLES */
     struct lat_buf stack; /* the stack being built, root-first */
     size_t nframes;
     uint32_t *arg_of; /* stack string id -> first arg index + 1 (shared args) */
@@ -68,12 +77,13 @@ int stk_push_pyspy(struct stk_build *b, const char *f, size_t n);
  * (line < 0: "py:name (file)"), native ones as stk_push_pyspy. */
 int stk_push_named(struct stk_build *b, const char *name, size_t nn, const char *file, size_t fn,
                    int64_t line);
-/* The most samples a file of `in_bytes` bytes may hold: max(STK_CAP_FIXED, STK_CAP_PER_BYTE x
- * in_bytes), at most STK_MAX_SAMPLES. */
+/* The most sample events a file of `in_bytes` bytes may hold: max(STK_CAP_FIXED,
+ * STK_CAP_PER_BYTE x in_bytes), at most STK_MAX_SAMPLES. */
 uint64_t stk_cap_of(uint64_t in_bytes);
 uint64_t stk_cap(const struct stk_build *b);
-/* Adds `count` samples of the current stack at ts on track. LAT_E_OVERFLOW when the file's
- * samples would exceed stk_cap(b) (nothing is added then). */
+/* Adds `count` samples of the current stack at ts on track: one event, of weight `count`.
+ * LAT_E_OVERFLOW (nothing added) when the file's events would exceed stk_cap(b) or its samples
+ * STK_MAX_WEIGHT. */
 int stk_emit(struct stk_build *b, uint32_t track, lat_ns ts, uint64_t count);
 /* Adds metadata key = raw JSON value. */
 int stk_meta(struct stk_build *b, const char *key, const char *json);

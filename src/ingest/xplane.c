@@ -35,6 +35,7 @@
  */
 #include "core/err.h"
 #include "core/grow.h"
+#include "core/u64map.h"
 #include "ingest/formats.h"
 
 #include <errno.h>
@@ -795,6 +796,30 @@ static const char *sf_name(const struct lat_trace *t, int64_t sf, size_t *len, c
     return NULL;
 }
 
+/* An integer arg: INT/UINT/BOOL, or a STR of decimal digits (xprof 2.24's trace_viewer JSON
+ * writes every arg as a string: "step_num": "3", "is_eager": "0"). */
+static bool arg_int_of(const struct lat_trace *t, const struct lat_arg *a, int64_t *v)
+{
+    if (!a) return false;
+    if (a->type == LAT_ARG_INT || a->type == LAT_ARG_BOOL) {
+        *v = a->v.i;
+        return true;
+    }
+    if (a->type == LAT_ARG_UINT) {
+        *v = a->v.u > INT64_MAX ? INT64_MAX : (int64_t)a->v.u;
+        return true;
+    }
+    if (a->type != LAT_ARG_STR) return false;
+    const char *s = lat_trace_str(t, a->str);
+    int64_t n = 0;
+    size_t i = 0;
+    for (; s[i] >= '0' && s[i] <= '9' && i < 18; i++)
+        n = n * 10 + (s[i] - '0');
+    if (!i || s[i]) return false;
+    *v = n;
+    return true;
+}
+
 /* "name:Type" with a Type that is an identifier (TF op types are [A-Za-z0-9_]+). */
 static bool split_tf_op(const char *s, size_t n, size_t *colon)
 {
@@ -830,6 +855,40 @@ static bool device_track(const struct lat_trace *t, uint32_t track)
 
 static int tf_map(struct lat_trace *t, const char *frames, size_t flen);
 
+/* The graph's op types from stackFrames (every frame's "name" is a node "scope/op:Type"):
+ * type string id -> (nodes of that type << 32) | string id of the node's full name (its first
+ * one). For the events of xprof's streaming trace_viewer@ JSON, which are named by type alone
+ * and carry no "sf". */
+static int frame_types(struct lat_trace *t, const char *frames, size_t flen, struct lat_u64map *m)
+{
+    const char *p = frames, *end = frames + flen;
+    int rc;
+    while (p && (p = memmem(p, (size_t)(end - p), "\"name\"", 6)) != NULL) {
+        p += 6;
+        while (p < end && (*p == ' ' || *p == ':'))
+            p++;
+        if (p >= end || *p != '"') continue;
+        const char *s = ++p;
+        while (p < end && *p != '"' && *p != '\\')
+            p++;
+        if (p >= end || *p != '"') continue; /* escapes: not a plain node name */
+        size_t n = (size_t)(p - s), colon;
+        if (!split_tf_op(s, n, &colon)) continue;
+        uint32_t type, node;
+        if ((rc = lat_trace_intern(t, s + colon + 1, n - colon - 1, &type)) ||
+            (rc = lat_trace_intern(t, s, n, &node)))
+            return rc;
+        bool added;
+        uint64_t *v = lat_u64map_slot(m, type, &added);
+        if (!v) return -ENOMEM;
+        if (added)
+            *v = (uint64_t)1 << 32 | node;
+        else if ((uint32_t)*v != node)
+            *v += (uint64_t)1 << 32; /* frames are distinct nodes; a repeat is not counted */
+    }
+    return 0;
+}
+
 int ingest_tf_finish(struct lat_trace *t)
 {
     const char *frames = NULL;
@@ -856,16 +915,21 @@ static int tf_map(struct lat_trace *t, const char *frames, size_t flen)
     uint32_t k_step = strtab_find(&t->strs, "step_num", 8);
     uint32_t k_eager = strtab_find(&t->strs, "is_eager", 8);
     uint32_t k_stepname = strtab_find(&t->strs, "step_name", 9);
+    uint32_t k_long = strtab_find(&t->strs, "long_name", 9);
+    uint32_t k_uid = strtab_find(&t->strs, "uid", 3);
     int rc;
     int32_t steps = 0;
-    size_t nops = 0;
+    size_t nops = 0, unnamed = 0, nsf = 0, nuid = 0;
     char buf[1024];
+    /* xprof's streaming trace_viewer@ JSON: ops named by type, their nodes only in stackFrames */
+    struct lat_u64map ftypes = {0};
+    if (frames && (rc = frame_types(t, frames, flen, &ftypes))) goto out;
     /* Kineto's category names for what the events became (TF writes none): the analyses that
      * follow HTA keep only events with a category */
     uint32_t c_op, c_ann;
     if ((rc = lat_trace_intern(t, "cpu_op", 6, &c_op)) ||
         (rc = lat_trace_intern(t, "tf_traceme", 10, &c_ann)))
-        return rc;
+        goto out;
     for (size_t i = 0; i < t->ev.n; i++) {
         if (!(t->ev.flags[i] & LAT_EVF_GPU) && !t->ev.cat[i] && !device_track(t, t->ev.track[i]))
             t->ev.cat[i] = c_ann; /* an op below becomes cpu_op */
@@ -875,16 +939,18 @@ static int tf_map(struct lat_trace *t, const char *frames, size_t flen)
         const char *nm = lat_trace_str(t, t->ev.name[i]);
         size_t nl = strlen(nm);
         const struct lat_arg *st = arg_of(t, i, k_step);
-        if (st && (st->type == LAT_ARG_INT || st->type == LAT_ARG_UINT)) {
+        int64_t stepv, eagerv;
+        if (arg_of(t, i, k_uid)) nuid++;
+        if (arg_int_of(t, st, &stepv)) {
             /* a tf.profiler.experimental.Trace(name, step_num=N) region: one step */
             t->ev.kind[i] = LAT_EV_USER_ANNOTATION;
             t->ev.flags[i] |= LAT_EVF_STEP;
             t->ev.step[i] = steps < INT32_MAX ? steps++ : steps;
             if (!arg_of(t, i, k_stepname)) { /* xplane: name it as TF's trace viewer does */
-                int n = snprintf(buf, sizeof(buf), "%s %lld", nm, (long long)st->v.i);
+                int n = snprintf(buf, sizeof(buf), "%s %lld", nm, (long long)stepv);
                 uint32_t id;
                 if (n > 0 && (size_t)n < sizeof(buf)) {
-                    if ((rc = lat_trace_intern(t, buf, (size_t)n, &id))) return rc;
+                    if ((rc = lat_trace_intern(t, buf, (size_t)n, &id))) goto out;
                     t->ev.name[i] = id;
                 }
             }
@@ -894,27 +960,61 @@ static int tf_map(struct lat_trace *t, const char *frames, size_t flen)
         const char *full = NULL;
         size_t fl = 0;
         const struct lat_arg *sf = arg_of(t, i, k_sf);
-        const struct lat_arg *ie = arg_of(t, i, k_eager);
+        const struct lat_arg *ln = arg_of(t, i, k_long);
+        bool eager = arg_int_of(t, arg_of(t, i, k_eager), &eagerv) && eagerv != 0;
+        uint64_t fv = 0;
+        if (sf) nsf++;
         if (split_tf_op(nm, nl, &colon)) {
             full = nm;
             fl = nl;
         } else if (sf && sf->type == LAT_ARG_INT) {
             full = sf_name(t, sf->v.i, &fl, frames, flen);
             if (full && !split_tf_op(full, fl, &colon)) full = NULL;
+        } else if (ln && ln->type == LAT_ARG_STR) { /* xprof 2.24 trace_viewer: "long_name" */
+            full = lat_trace_str(t, ln->str);
+            fl = strlen(full);
+            if (!split_tf_op(full, fl, &colon)) full = NULL;
+        } else if (!sf && lat_u64map_get(&ftypes, t->ev.name[i], &fv)) {
+            /* named by a type of the graph's stackFrames, no "sf": one of its nodes of that type;
+             * which one is said only when it has a single one */
+            if (fv >> 32 == 1) {
+                full = lat_trace_str(t, (uint32_t)fv);
+                fl = strlen(full);
+                if (!split_tf_op(full, fl, &colon)) full = NULL;
+            } else {
+                int n = snprintf(buf, sizeof(buf), "(any of %llu %s nodes)",
+                                 (unsigned long long)(fv >> 32), nm);
+                if (n <= 0 || (size_t)n >= sizeof(buf) || nl >= sizeof(buf)) continue;
+                static const char *const keys[] = {"op_type", "tf_mode"};
+                const char *vals[] = {nm, eager ? "eager" : "graph"};
+                size_t vl[] = {nl, 5};
+                uint32_t id;
+                char tbuf[1024];
+                memcpy(tbuf, nm, nl + 1);
+                vals[0] = tbuf;
+                if ((rc = add_str_args(t, i, 2, keys, vals, vl)) ||
+                    (rc = lat_trace_intern(t, buf, (size_t)n, &id)))
+                    goto out;
+                t->ev.name[i] = id;
+                t->ev.kind[i] = LAT_EV_CPU_OP;
+                if (t->ev.cat[i] == c_ann) t->ev.cat[i] = c_op;
+                nops++;
+                unnamed++;
+                continue;
+            }
         }
         if (full && fl < sizeof(buf)) {
             /* a graph op (executor): name = node name, op_type = its type */
             char nbuf[1024];
             memcpy(nbuf, full, fl);
             nbuf[fl] = 0;
-            bool eager = ie && ie->type == LAT_ARG_INT && ie->v.i != 0;
             static const char *const keys[] = {"tf_op", "op_type", "tf_mode"};
             const char *vals[] = {nbuf, nbuf + colon + 1, eager ? "eager" : "graph"};
             size_t vl[] = {fl, fl - colon - 1, 5};
             uint32_t id;
             if ((rc = add_str_args(t, i, 3, keys, vals, vl)) ||
                 (rc = lat_trace_intern(t, nbuf, colon, &id)))
-                return rc;
+                goto out;
             t->ev.name[i] = id;
             t->ev.kind[i] = LAT_EV_CPU_OP;
             if (t->ev.cat[i] == c_ann) t->ev.cat[i] = c_op;
@@ -939,7 +1039,7 @@ static int tf_map(struct lat_trace *t, const char *frames, size_t flen)
             uint32_t id;
             if ((rc = add_str_args(t, i, 2, keys, vals, vl)) ||
                 (rc = lat_trace_intern(t, buf, ol, &id)))
-                return rc;
+                goto out;
             t->ev.name[i] = id;
             t->ev.kind[i] = LAT_EV_CPU_OP;
             if (t->ev.cat[i] == c_ann) t->ev.cat[i] = c_op;
@@ -957,8 +1057,25 @@ static int tf_map(struct lat_trace *t, const char *frames, size_t flen)
     }
     char num[32];
     int n = snprintf(num, sizeof(num), "%zu", nops);
-    if ((rc = add_meta_str(t, "tf_ops", num, (size_t)n))) return rc;
-    return 0;
+    if ((rc = add_meta_str(t, "tf_ops", num, (size_t)n))) goto out;
+    if (unnamed) { /* analyze/tf.c says which ops the file does not name */
+        n = snprintf(num, sizeof(num), "%zu", unnamed);
+        if ((rc = add_meta_str(t, "tf_ops_unnamed", num, (size_t)n))) goto out;
+    }
+    if (!steps && nuid && frames && !nsf) {
+        /* xprof's streaming trace_viewer@ JSON: every event's args but "uid"/"group_id" are
+         * fetched by the viewer on a click, not written: a Trace(step_num=N) region is a plain
+         * region there */
+        static const char note[] =
+            "xprof's streaming trace_viewer@ JSON keeps no step_num on its regions: the "
+            "Trace(..., step_num=N) steps cannot be told from other regions; analyze the "
+            ".xplane.pb it was converted from";
+        if ((rc = add_meta_str(t, "na_steps", note, sizeof(note) - 1))) goto out;
+    }
+    rc = 0;
+out:
+    lat_u64map_fini(&ftypes);
+    return rc;
 }
 
 bool ingest_tf_chrome_like(const struct lat_trace *t)

@@ -169,6 +169,29 @@ int lat_trace_add_arg(struct lat_trace *t, const struct lat_arg *a, uint32_t *in
     return 0;
 }
 
+const char *lat_trace_meta(const struct lat_trace *t, const char *key)
+{
+    uint32_t id = strtab_find(&t->strs, key, strlen(key));
+    if (id == UINT32_MAX) return NULL;
+    for (size_t i = 0; i < t->nmeta; i++)
+        if (t->meta[i].key == id) return lat_trace_str(t, t->meta[i].value);
+    return NULL;
+}
+
+uint64_t lat_sample_weight(const struct lat_trace *t, size_t i, uint32_t k_weight)
+{
+    if (k_weight == UINT32_MAX) return 1;
+    uint32_t first = t->ev.args[i], n = t->ev.nargs[i];
+    for (uint32_t k = 0; k < n; k++) {
+        const struct lat_arg *a = &t->args[first + k];
+        if (a->key != k_weight) continue;
+        if (a->type == LAT_ARG_INT && a->v.i > 0) return (uint64_t)a->v.i;
+        if (a->type == LAT_ARG_UINT && a->v.u > 0) return a->v.u;
+        return 1;
+    }
+    return 1;
+}
+
 const struct lat_arg *lat_trace_arg(const struct lat_trace *t, size_t i, const char *key)
 {
     uint32_t id = strtab_find(&t->strs, key, strlen(key));

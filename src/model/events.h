@@ -295,6 +295,11 @@ const struct lat_arg *lat_trace_arg(const struct lat_trace *t, size_t i, const c
 /* Integer value of arg `key` of event i (INT/UINT/BOOL, or a STR holding an integer);
  * returns false when absent or not an integer. */
 bool lat_trace_arg_int(const struct lat_trace *t, size_t i, const char *key, int64_t *out);
+/* How many samples the LAT_EV_CPU_SAMPLE event i stands for: its arg "weight" (an integer >= 1:
+ * the stack-file readers keep a folded line's count or a speedscope weight so, never expanding
+ * it), else 1. k_weight = strtab_find(&t->strs, "weight", 6), looked up once by the caller
+ * (UINT32_MAX: no event has one). Every consumer of CPU samples counts through this. */
+uint64_t lat_sample_weight(const struct lat_trace *t, size_t i, uint32_t k_weight);
 
 /* Finds or adds the track (pid, tid, pid_str, tid_str); returns its index through *index. */
 int lat_trace_track(struct lat_trace *t, int64_t pid, int64_t tid, uint32_t pid_str,
@@ -303,6 +308,11 @@ int lat_trace_track(struct lat_trace *t, int64_t pid, int64_t tid, uint32_t pid_
 int lat_trace_add_flow(struct lat_trace *t, const struct lat_flow *f);
 int lat_trace_add_device(struct lat_trace *t, const struct lat_device *d);
 int lat_trace_add_meta(struct lat_trace *t, uint32_t key, uint32_t value);
+/* The value of metadata `key` as the reader stored it (raw JSON text, or plain text for the keys
+ * a reader adds itself), NULL when absent; the first one. Reader keys read by the analyses:
+ * "na_steps" = why an input of steps-capable format has none (overrides the format's
+ * na_steps, model/format.h). */
+const char *lat_trace_meta(const struct lat_trace *t, const char *key);
 
 /* True when a metadata/environment key looks secret (*TOKEN*, *KEY*, *SECRET*, *PASSWORD*,
  * *CREDENTIAL*, case-insensitive): its value must be shown as "REDACTED". */

@@ -31,14 +31,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     if (strcmp(t->format, "kineto") && strcmp(t->format, "chrome")) { /* a stack file */
+        uint64_t weights = 0; /* the samples: one event per record, of its weight */
+        uint32_t kw = strtab_find(&t->strs, "weight", 6);
         for (size_t i = 0; i < t->ev.n; i++) {
             if (t->ev.kind[i] != LAT_EV_CPU_SAMPLE) abort();
+            weights += lat_sample_weight(t, i, kw);
             const struct lat_arg *a = lat_trace_arg(t, i, "stack");
             if (!a || a->type != LAT_ARG_STR || strchr(lat_trace_str(t, a->str), '\n')) abort();
         }
         struct lat_cpu_summary s;
         if (lat_cpu_summarize(t, NULL, &s) == 0) {
-            if (s.samples != t->ev.n) abort();
+            if (s.samples != weights) abort();
             for (size_t i = 0; i < s.nfuncs; i++)
                 if (s.funcs[i].self > s.funcs[i].total || s.funcs[i].total > s.samples) abort();
             lat_cpu_summary_fini(&s);

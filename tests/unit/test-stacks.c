@@ -21,17 +21,23 @@ static const char *arg_str(const struct lat_trace *t, size_t i, const char *key)
     return a && a->type == LAT_ARG_STR ? lat_trace_str(t, a->str) : NULL;
 }
 
-/* Samples of event stack `stack` on thread tid (-2: any). */
+/* Samples (by weight) of event stack `stack` on thread tid (-2: any); NULL: every stack. */
 static uint64_t count_stack(const struct lat_trace *t, const char *stack, int64_t tid)
 {
     uint64_t n = 0;
+    uint32_t kw = strtab_find(&t->strs, "weight", 6);
     for (size_t i = 0; i < t->ev.n; i++) {
         if (t->ev.kind[i] != LAT_EV_CPU_SAMPLE) continue;
         if (tid != -2 && t->tracks[t->ev.track[i]].tid != tid) continue;
         const char *s = arg_str(t, i, "stack");
-        if (s && !strcmp(s, stack)) n++;
+        if (!stack || (s && !strcmp(s, stack))) n += lat_sample_weight(t, i, kw);
     }
     return n;
+}
+
+static uint64_t nsamples(const struct lat_trace *t)
+{
+    return count_stack(t, NULL, -2);
 }
 
 static const struct lat_cpu_func *func(const struct lat_cpu_summary *s, const char *name)
@@ -75,7 +81,8 @@ TEST(stacks_folded_handmade)
         ASSERT_RC(ingest_mem(handmade_folded, sizeof(handmade_folded) - 1, "handmade.folded", &o,
                              &t, err, sizeof(err)));
         ASSERT_EQ_STR(t->format, "collapsed-stacks");
-        ASSERT_EQ_U64(t->ev.n, 16);
+        ASSERT_EQ_U64(t->ev.n, 4); /* one event per line, of weight COUNT */
+        ASSERT_EQ_U64(nsamples(t), 16);
         for (size_t i = 0; i < t->ev.n; i++) {
             ASSERT_EQ_I64(t->ev.kind[i], LAT_EV_CPU_SAMPLE);
             ASSERT_EQ_I64(t->ev.ts[i], 0); /* no timestamps in the format */
@@ -118,7 +125,8 @@ TEST(stacks_folded_plain_and_errors)
     /* stackcollapse-perf.pl output: frames kept as they are, one anonymous thread */
     static const char plain[] = "python;[libc.so.6];do_syscall_64_[k] 5\npython;main 1\n";
     ASSERT_RC(ingest_mem(plain, sizeof(plain) - 1, "handmade", NULL, &t, err, sizeof(err)));
-    ASSERT_EQ_U64(t->ev.n, 6);
+    ASSERT_EQ_U64(t->ev.n, 2);
+    ASSERT_EQ_U64(nsamples(t), 6);
     ASSERT_EQ_U64(count_stack(t, "python;[libc.so.6];do_syscall_64_[k]", -1), 5);
     ASSERT_EQ_STR(lat_trace_str(t, t->ev.name[0]), "do_syscall_64_[k]");
     lat_trace_free(t);
@@ -141,10 +149,10 @@ TEST(stacks_folded_plain_and_errors)
     ASSERT(strstr(err, "collapsed stacks") && strstr(err, "line 1"));
 }
 
-/* Weights are expanded into one event per sample, so a file may ask for at most
- * max(STK_CAP_FIXED, STK_CAP_PER_BYTE x its bytes) samples (ingest/stacks.h): the boundary, on
- * one line, over several lines, and for a file long enough that its size sets the cap. */
-TEST(stacks_folded_weight_cap)
+/* Weights are kept, never expanded (ingest/stacks.h): "a;b 19999999" is one event of weight
+ * 19999999, at any size of file; the sum of a file's weights is at most STK_MAX_WEIGHT (2^53),
+ * across lines too. The event cap (STK_CAP_*) is for events a reader makes of its own. */
+TEST(stacks_folded_weight_kept)
 {
     ASSERT_EQ_U64(stk_cap_of(0), STK_CAP_FIXED);
     ASSERT_EQ_U64(stk_cap_of(STK_CAP_FIXED / STK_CAP_PER_BYTE), STK_CAP_FIXED);
@@ -154,53 +162,50 @@ TEST(stacks_folded_weight_cap)
     ASSERT_EQ_U64(stk_cap_of(STK_MAX_SAMPLES / STK_CAP_PER_BYTE + 1), STK_MAX_SAMPLES);
 
     struct lat_trace *t;
-    char err[LAT_INGEST_ERRLEN], in[64];
-    int n = snprintf(in, sizeof(in), "a;b %llu\n", STK_CAP_FIXED); /* exactly the cap */
+    char err[LAT_INGEST_ERRLEN], in[96];
+    int n = snprintf(in, sizeof(in), "a;b 19999999\na;c 1\na;b 3\n");
     ASSERT_RC(ingest_mem(in, (size_t)n, "handmade.folded", NULL, &t, err, sizeof(err)));
-    ASSERT_EQ_U64(t->ev.n, STK_CAP_FIXED);
+    ASSERT_EQ_U64(t->ev.n, 3);
+    ASSERT_EQ_U64(nsamples(t), 20000003);
+    ASSERT_EQ_U64(count_stack(t, "a;b", -2), 20000002);
+    ASSERT_EQ_U64(t->ev.nargs[1], 2); /* a count of 1: no weight arg */
+    struct lat_cpu_summary s;
+    ASSERT_RC(lat_cpu_summarize(t, NULL, &s));
+    ASSERT_EQ_U64(s.samples, 20000003);
+    ASSERT_EQ_U64(self_of(&s, "b"), 20000002);
+    ASSERT_EQ_U64(self_of(&s, "c"), 1);
+    ASSERT_EQ_U64(s.funcs_total[0].total, 20000003); /* a */
+    ASSERT_EQ_U64(s.threads[0].samples, 20000003);
+    lat_cpu_summary_fini(&s);
     lat_trace_free(t);
-    n = snprintf(in, sizeof(in), "a;b %llu\n", STK_CAP_FIXED + 1);
+    /* exactly 2^53 loads; one more sample, on one line or over two, is refused */
+    n = snprintf(in, sizeof(in), "a;b %llu\n", STK_MAX_WEIGHT);
+    ASSERT_RC(ingest_mem(in, (size_t)n, "handmade-max.folded", NULL, &t, err, sizeof(err)));
+    ASSERT_EQ_U64(nsamples(t), STK_MAX_WEIGHT);
+    lat_trace_free(t);
+    n = snprintf(in, sizeof(in), "a;b %llu\n", STK_MAX_WEIGHT + 1);
     ASSERT_EQ_I64(ingest_mem(in, (size_t)n, "handmade-big.folded", NULL, &t, err, sizeof(err)),
                   LAT_E_OVERFLOW);
     ASSERT(strstr(err, "handmade-big.folded") && strstr(err, "line 1") &&
-           strstr(err, "weight 400001") && strstr(err, "limit of 400000"));
-    /* the cap counts the file's samples, not one line's */
-    n = snprintf(in, sizeof(in), "a;b %llu\na;c 2\n", STK_CAP_FIXED - 1);
+           strstr(err, "count 9007199254740993") && strstr(err, "2^53"));
+    n = snprintf(in, sizeof(in), "a;b %llu\na;c 2\n", STK_MAX_WEIGHT - 1);
     ASSERT_EQ_I64(ingest_mem(in, (size_t)n, "handmade-two.folded", NULL, &t, err, sizeof(err)),
                   LAT_E_OVERFLOW);
-    ASSERT(strstr(err, "line 2") && strstr(err, "weight 2"));
-    ASSERT(!strstr(err, "19999999"));
-    /* a 20000-byte file: cap 64 x 20000 = 1280000 samples (the line is padded to that size) */
-    size_t len = 20000;
-    char *big = malloc(len + 1);
-    ASSERT(big);
-    for (int over = 0; over <= 1; over++) {
-        char tail[32];
-        int k = snprintf(tail, sizeof(tail), ";f %llu\n", 1280000ull + (unsigned)over);
-        memset(big, 'x', len - (size_t)k);
-        memcpy(big + len - (size_t)k, tail, (size_t)k);
-        int rc = ingest_mem(big, len, "handmade-long.folded", NULL, &t, err, sizeof(err));
-        if (!over) {
-            ASSERT_RC(rc);
-            ASSERT_EQ_U64(t->ev.n, 1280000);
-            lat_trace_free(t);
-        } else {
-            ASSERT_EQ_I64(rc, LAT_E_OVERFLOW);
-            ASSERT(strstr(err, "limit of 1280000") && strstr(err, "20000 bytes"));
-        }
-    }
-    free(big);
-    /* speedscope: one sample of a huge weight (unit "none" = a sample count) */
+    ASSERT(strstr(err, "line 2") && strstr(err, "count 2"));
+    /* speedscope: one sample of a huge weight (unit "none" = a sample count): one event */
     static const char ss[] =
         "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"profiles\":[{"
         "\"type\":\"sampled\",\"name\":\"t\",\"unit\":\"none\",\"startValue\":0,\"endValue\":1,"
-        "\"samples\":[[0]],\"weights\":[19999999]}],"
+        "\"samples\":[[0],[0]],\"weights\":[19999999,1]}],"
         "\"shared\":{\"frames\":[{\"name\":\"f\",\"file\":\"/a/m.py\",\"line\":1}]}}";
-    ASSERT_EQ_I64(
-        ingest_mem(ss, sizeof(ss) - 1, "handmade-big.speedscope.json", NULL, &t, err, sizeof(err)),
-        LAT_E_OVERFLOW);
-    ASSERT(strstr(err, "handmade-big.speedscope.json") && strstr(err, "weight 19999999") &&
-           strstr(err, "limit of 400000"));
+    ASSERT_RC(
+        ingest_mem(ss, sizeof(ss) - 1, "handmade-big.speedscope.json", NULL, &t, err, sizeof(err)));
+    ASSERT_EQ_U64(t->ev.n, 2);
+    ASSERT_EQ_U64(nsamples(t), 20000000);
+    ASSERT_RC(lat_cpu_summarize(t, NULL, &s));
+    ASSERT_EQ_U64(s.samples, 20000000);
+    lat_cpu_summary_fini(&s);
+    lat_trace_free(t);
 }
 
 /* ---- perf script --------------------------------------------------------------------------- */
@@ -436,7 +441,7 @@ TEST(stacks_shared_samples_load)
     char err[LAT_INGEST_ERRLEN];
     /* the numbers the files hold (t167/t166/t168 recompute them with awk/python) */
     ASSERT_RC(ingest_open(raw, NULL, &t, err, sizeof(err)));
-    ASSERT_EQ_U64(t->ev.n, 749); /* sum of the counts */
+    ASSERT_EQ_U64(nsamples(t), 749); /* sum of the counts */
     lat_trace_free(t);
     ASSERT_RC(ingest_open(ss, NULL, &t, err, sizeof(err)));
     ASSERT_EQ_U64(t->ev.n, 767); /* samples of its one profile */

@@ -289,6 +289,86 @@ TEST(tf_trace_viewer_json_mapped_like_xplane)
     lat_trace_free(t);
 }
 
+/* xprof 2.24's two trace_viewer JSONs (issue 29), hand-made with the structure of a real TF 2.21
+ * LSTM profile (t705 checks the real files against TF's framework_op_stats). The streaming
+ * "trace_viewer@" one: events named by op type with only "uid"/"group_id" args, no "sf", the
+ * nodes only in stackFrames (MatMul twice, Conv2D once), step regions without step_num. The
+ * other ("trace_viewer"): every arg a string ("long_name": "node:Type", "is_eager": "0",
+ * "step_num": "3") and a last element {}. */
+TEST(tf_trace_viewer_xprof224_handmade)
+{
+    static const char head[] =
+        "{\"displayTimeUnit\":\"ns\",\"returnedEventsSize\":6,\"filteredByVisibility\":true,"
+        "\"stackFrames\":{\"1\":{\"name\":\"m/while/MatMul:MatMul\"},"
+        "\"2\":{\"name\":\"m/while/MatMul_1:MatMul\"},\"3\":{\"name\":\"m/conv:Conv2D\"}},"
+        "\"traceEvents\":[{\"args\":{\"name\":\"vm /host:CPU\"},\"name\":\"process_name\","
+        "\"ph\":\"M\",\"pid\":1701},{\"args\":{\"name\":\"python\"},\"name\":\"thread_name\","
+        "\"ph\":\"M\",\"pid\":1701,\"tid\":1},{\"args\":{\"name\":\"tf_Compute/-5\"},"
+        "\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1701,\"tid\":2},";
+    static const char streaming[] =
+        "{\"pid\":1701,\"tid\":1,\"name\":\"step\",\"ts\":1,\"dur\":100,\"ph\":\"X\","
+        "\"args\":{\"uid\":0}},"
+        "{\"pid\":1701,\"tid\":2,\"name\":\"MatMul\",\"ts\":10,\"dur\":4,\"ph\":\"X\","
+        "\"args\":{\"group_id\":0,\"uid\":0}},"
+        "{\"pid\":1701,\"tid\":2,\"name\":\"MatMul\",\"ts\":20,\"dur\":6,\"ph\":\"X\","
+        "\"args\":{\"group_id\":0,\"uid\":0}},"
+        "{\"pid\":1701,\"tid\":2,\"name\":\"Conv2D\",\"ts\":30,\"dur\":5,\"ph\":\"X\","
+        "\"args\":{\"uid\":0}},"
+        "{\"pid\":1701,\"tid\":2,\"name\":\"ExecutorDoneCallback\",\"ts\":40,\"dur\":2,"
+        "\"ph\":\"X\",\"args\":{\"uid\":0}}]}";
+    static const char plain[] =
+        "{\"args\":{\"step_num\":\"3\"},\"dur\":100,\"name\":\"step\",\"ph\":\"X\",\"pid\":1701,"
+        "\"tid\":1,\"ts\":1},"
+        "{\"args\":{\"group_id\":\"0\",\"is_eager\":\"0\",\"long_name\":\"m/while/MatMul:MatMul\"},"
+        "\"dur\":4,\"name\":\"MatMul\",\"ph\":\"X\",\"pid\":1701,\"tid\":2,\"ts\":10},"
+        "{\"args\":{\"group_id\":\"0\",\"is_eager\":\"1\",\"long_name\":\"m/e/MatMul_1:MatMul\"},"
+        "\"dur\":6,\"name\":\"MatMul\",\"ph\":\"X\",\"pid\":1701,\"tid\":2,\"ts\":20},"
+        "{\"args\":{},\"dur\":2,\"name\":\"ExecutorDoneCallback\",\"ph\":\"X\",\"pid\":1701,"
+        "\"tid\":2,\"ts\":40},{}]}";
+    char js[4096];
+    for (int v = 0; v < 2; v++) {
+        int n = snprintf(js, sizeof(js), "%s%s", head, v ? plain : streaming);
+        ASSERT(n > 0 && (size_t)n < sizeof(js));
+        struct lat_trace *t = NULL;
+        char err[512] = "";
+        ASSERT_RC(ingest_mem(js, (size_t)n, "handmade.trace.json", NULL, &t, err, sizeof(err)));
+        ASSERT_EQ_STR(t->format, "tf-trace-viewer");
+        struct lat_tf_summary s;
+        ASSERT_RC(lat_tf_summarize(t, 100, &s));
+        if (!v) {
+            /* 3 graph ops, 15 µs; Conv2D has one node: named; MatMul two: by type */
+            ASSERT_EQ_U64(s.ops, 3);
+            ASSERT_EQ_I64(s.graph_self, 15000);
+            ASSERT_EQ_U64(s.ops_unnamed, 2);
+            size_t c = find_ev(t, "m/conv", 0);
+            ASSERT(c != SIZE_MAX && t->ev.kind[c] == LAT_EV_CPU_OP);
+            size_t m = find_ev(t, "(any of 2 MatMul nodes)", 0);
+            ASSERT(m != SIZE_MAX && t->ev.kind[m] == LAT_EV_CPU_OP);
+            ASSERT_EQ_STR(arg_s(t, m, "op_type"), "MatMul");
+            ASSERT_EQ_STR(arg_s(t, m, "tf_mode"), "graph");
+            ASSERT(find_ev(t, "(any of 2 MatMul nodes)", m + 1) != SIZE_MAX);
+            /* the step cannot be identified: none, and the reason */
+            ASSERT_EQ_U64(s.steps, 0);
+            ASSERT(s.steps_note && strstr(s.steps_note, "step_num") &&
+                   strstr(s.steps_note, ".xplane.pb"));
+        } else {
+            /* long_name names both; is_eager "1" is eager; step_num "3" is a step */
+            ASSERT_EQ_U64(s.ops, 2);
+            ASSERT_EQ_I64(s.graph_self, 4000);
+            ASSERT_EQ_I64(s.eager_self, 6000);
+            ASSERT_EQ_U64(s.ops_unnamed, 0);
+            ASSERT(find_ev(t, "m/while/MatMul", 0) != SIZE_MAX);
+            ASSERT(find_ev(t, "m/e/MatMul_1", 0) != SIZE_MAX);
+            ASSERT_EQ_U64(s.steps, 1);
+            ASSERT(s.steps_note == NULL);
+            ASSERT(find_ev(t, "step 3", 0) != SIZE_MAX);
+            ASSERT_EQ_U64(t->dropped, 0); /* the last {} is no event, nor a drop */
+        }
+        lat_tf_summary_fini(&s);
+        lat_trace_free(t);
+    }
+}
+
 static int load_pb(const void *p, size_t n, char *err, size_t errsz)
 {
     struct lat_trace *t = NULL;
