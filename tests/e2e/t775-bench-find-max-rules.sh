@@ -12,9 +12,11 @@ need_python
 start_fixture --service fixed:1ms --workers 2
 
 # 1. A search on the fixture (capacity 2000 req/s). Whatever the machine's load makes of it
-#    (an answer, or "inconclusive"), the rules hold.
+#    (an answer, or "inconclusive"), the rules hold. (p99 <= 500 ms: a loaded machine misses
+#    a tight SLO at every rate, and the search would halve down to 1 req/s, where a p99 probe
+#    lasts 125 s.)
 set +e
-"$LATSCOPE" bench --find-max --slo 'p99<=20ms' -r 50 --max-rate 3200 --precision 0.5 \
+"$LATSCOPE" bench --find-max --slo 'p99<=500ms' -r 100 --max-rate 3200 --precision 0.5 \
     --duration 200ms -t 1 --max-send-lag 50 --format json "$FIXTURE_URL/" >"$TMPDIR/fm.json" \
     2>"$TMPDIR/fm.err"
 rc=$?
@@ -38,10 +40,12 @@ for p in d['points']:
     if p['slo']['pass'] is False: assert p['valid'] is False, p
     if p['slo']['pass'] is False and not p['invalid_client']: assert 'SLO' in p['invalid_reason'], p
     if p['valid']: assert p['slo']['pass'] is True, p
-# every rate that missed once was measured again
+# every rate that missed once was measured again (unless the search stopped there: the
+# client could not drive it any more)
 rates = [p['rate'] for p in d['points'] if not p['invalid_client']]
+stop = f['client_limit'] if f['client_limited'] else None
 for p in d['points']:
-    if not p['invalid_client'] and p['slo']['pass'] is False:
+    if not p['invalid_client'] and p['slo']['pass'] is False and p['rate'] != stop:
         assert rates.count(p['rate']) >= 2, (p['rate'], rates)
 "
 
@@ -99,7 +103,7 @@ for o in "$TMPDIR/none.txt" "$TMPDIR/c.txt"; do
     ! grep -Eq 'between ([0-9.]+)( req/s)? \(met[^)]*\) and \1( req/s)? \(missed' "$o" ||
         fail "equal ends: $(grep between "$o")"
 done
-"$LATSCOPE" bench --find-max --slo 'p99<=20ms' -r 50 --max-rate 3200 --precision 0.5 \
+"$LATSCOPE" bench --find-max --slo 'p99<=500ms' -r 100 --max-rate 3200 --precision 0.5 \
     --duration 200ms -t 1 --max-send-lag 50 "$FIXTURE_URL/" >"$TMPDIR/fm.txt" 2>/dev/null || true
 ! grep -Eq 'between ([0-9.]+)( req/s)? \(met[^)]*\) and \1( req/s)? \(missed' "$TMPDIR/fm.txt" ||
     fail "equal ends: $(grep between "$TMPDIR/fm.txt")"
