@@ -36,6 +36,7 @@
 
 #include "core/err.h"
 #include "core/log.h"
+#include "core/pctl.h"
 #include "net/loop.h"
 #include "stats/sched.h"
 
@@ -73,10 +74,10 @@ enum bc_state {
 #define BENCH_NO_DEADLINE INT64_MAX
 #define BENCH_MAX_THREADS 256
 
-/* The client gap judges a point only from this many gaps: below it, a nearest-rank p99 is one
- * of the largest few (with 50 gaps, the maximum), and one scheduler hiccup of a loaded machine
- * would make the point INVALID. The gaps are still reported. */
-#define BENCH_CLIENT_GAP_MIN_N 100
+/* The client gap judges a point only from lat_pctl_min_n(99) = 100 gaps (core/pctl.h): below
+ * it, a nearest-rank p99 is the maximum, and one scheduler hiccup of a loaded machine would
+ * make the point INVALID. The gaps are still reported. */
+#define BENCH_CLIENT_GAP_MIN_N lat_pctl_min_n(99.0)
 
 /* Reads per readable wake-up of one connection: a server that floods (an endless 100 Continue
  * stream, a body faster than we parse) must not keep the thread in do_read(), or no timer

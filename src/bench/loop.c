@@ -12,9 +12,11 @@
 #include "bench/telemetry.h"
 #include "core/err.h"
 #include "core/log.h"
+#include "core/pctl.h"
 #include "stats/stable.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,8 +155,10 @@ static bool on_window(void *ud, const struct bench_window *w)
                 all = false; /* an error budget is judged at the end */
                 break;
             }
-            if (slo_term_eval_hist(t, &c->cum[slo_cum_index(t)], c->confidence, &obs, &more) !=
-                SLO_PASS)
+            const struct lat_hist *h = &c->cum[slo_cum_index(t)];
+            if (t->stat == SLO_PCTL && hist_count(h) < lat_pctl_min_n(t->pct))
+                all = false; /* a pNN from fewer samples is their maximum (core/pctl.h) */
+            else if (slo_term_eval_hist(t, h, c->confidence, &obs, &more) != SLO_PASS)
                 all = false;
         }
         if (all) stop = true;
@@ -211,6 +215,143 @@ static void judge_slo(const struct bench_plan *c, struct bench_point *p, bool ma
     }
 }
 
+/* ---- --find-max probes (docs/latscope-bench.md "--find-max") ----
+ *
+ * Each probe runs until every percentile term has lat_pctl_min_n(pct) samples (p99: 100). A
+ * probe that misses the SLO, or passes without the claim established at the search's
+ * confidence (LoadGen early stopping, stats/earlystop.h), is near the boundary: it is measured
+ * again, and a third time when the two disagree (the majority is fed to the search, the rate
+ * is "noisy"). The answer is the range between the highest rate met in every measurement and
+ * the lowest above it missed in every one; wider than FIND_MAX_SPREAD, or with a rate below it
+ * missed every time, the noise made the search inconclusive and it says so. */
+#define FIND_MAX_MEASURES   3    /* measurements of a probe near the boundary, at most */
+#define FIND_MAX_SPREAD     1.5  /* a range wider than this (high / low) is inconclusive */
+#define FIND_MAX_CONFIDENCE 0.95 /* the near-boundary test without --confidence */
+#define FIND_MAX_SIZE_SLACK 1.25 /* a probe is sized for this many times the samples needed */
+
+/* The samples a term needs (its pNN from fewer is their maximum); 1 for mean/max/errors. */
+static uint64_t fm_term_need(const struct slo_term *t)
+{
+    return t->stat == SLO_PCTL ? lat_pctl_min_n(t->pct) : 1;
+}
+
+static uint64_t fm_need(const struct slo *slo)
+{
+    uint64_t need = 1;
+    for (int i = 0; slo && i < slo->n; i++)
+        if (slo->t[i].stat != SLO_ERRORS && fm_term_need(&slo->t[i]) > need)
+            need = fm_term_need(&slo->t[i]);
+    return need;
+}
+
+/* The samples point p holds for term t (the engine's histograms, or the LLM summary). */
+static uint64_t fm_term_samples(const struct slo_term *t, const struct bench_point *p)
+{
+    if (bench_slo_llm_metric(t->metric)) {
+        if (!p->llm) return 0;
+        const struct llm_summary *s = p->llm;
+        return !strcmp(t->metric, "ttft")   ? s->ttft.n
+               : !strcmp(t->metric, "tpot") ? s->tpot.n
+               : !strcmp(t->metric, "itl")  ? s->itl.n
+                                            : s->chunk_gap.n;
+    }
+    return hist_count(slo_hist(t, &p->res.lat, &p->res.send_lag));
+}
+
+/* The first term of p with fewer samples than it needs, or -1; its count in *have. */
+static int fm_short_term(const struct slo *slo, const struct bench_point *p, uint64_t *have)
+{
+    for (int i = 0; i < slo->n; i++) {
+        const struct slo_term *t = &slo->t[i];
+        if (t->stat == SLO_ERRORS) continue;
+        *have = fm_term_samples(t, p);
+        if (*have < fm_term_need(t)) return i;
+    }
+    return -1;
+}
+
+/* True when every upper-bound percentile term the engine measured holds at confidence c
+ * (LoadGen's claim, as --confidence); mean, max and LLM terms have no such test (false: a
+ * pass on them is near the boundary only through its repeat rule, see below). */
+static bool fm_established(const struct slo *slo, const struct bench_point *p, double c)
+{
+    bool any = false;
+    for (int i = 0; i < slo->n; i++) {
+        const struct slo_term *t = &slo->t[i];
+        if (t->stat == SLO_ERRORS) continue;
+        if (t->stat != SLO_PCTL || bench_slo_llm_metric(t->metric) ||
+            !(t->op == SLO_LE || t->op == SLO_LT))
+            return false;
+        double obs;
+        uint64_t more;
+        if (slo_term_eval_hist(t, slo_hist(t, &p->res.lat, &p->res.send_lag), c, &obs, &more) !=
+            SLO_PASS)
+            return false;
+        any = true;
+    }
+    return any;
+}
+
+/* The measurements of the value being probed. */
+struct fm_probe {
+    double value;
+    unsigned measures, passes, short_tries;
+    double scale;  /* the probe's duration, times the plan's (too few samples last time) */
+    int last_pass; /* index of the last passing measurement, -1 */
+};
+
+/* One value's final verdict, for the range. */
+struct fm_final {
+    double value;
+    bool all_pass, all_fail;
+};
+
+static void fm_range(const struct bench_plan *pl, struct bench_run *run, const struct fm_final *f,
+                     size_t nf)
+{
+    double lo = 0, hi = 0, fail_below = 0;
+    bool any_pass = false;
+    for (size_t k = 0; k < nf; k++) {
+        if (!f[k].all_fail) any_pass = true;
+        if (f[k].all_pass && f[k].value > lo) lo = f[k].value;
+    }
+    for (size_t k = 0; k < nf; k++) {
+        if (!f[k].all_fail) continue;
+        if (f[k].value > lo && (hi == 0 || f[k].value < hi)) hi = f[k].value;
+        if (f[k].value < lo && f[k].value > fail_below) fail_below = f[k].value;
+    }
+    run->range_low = lo;
+    run->range_high = hi;
+    const char *unit = pl->find_conc ? "" : " req/s";
+    char *why = run->inconclusive_reason;
+    size_t wl = sizeof(run->inconclusive_reason);
+    if (run->inconclusive) return; /* said already (too few samples) */
+    if (run->client_limited) {
+        run->inconclusive = true;
+        snprintf(why, wl, "the client could not drive %g%s (%.160s)", run->client_limit, unit,
+                 run->client_limit_reason);
+    } else if (any_pass && lo == 0) {
+        run->inconclusive = true;
+        snprintf(why, wl, "no probed %s met the SLO in every measurement (%zu noisy)",
+                 pl->find_conc ? "concurrency" : "rate", run->nnoisy);
+    } else if (fail_below > 0) {
+        run->inconclusive = true;
+        snprintf(why, wl, "%g%s missed the SLO in every measurement but %g%s above it met it",
+                 fail_below, unit, lo, unit);
+    } else if (lo > 0 && hi > 0 && hi > FIND_MAX_SPREAD * lo) {
+        run->inconclusive = true;
+        snprintf(why, wl,
+                 "the SLO was met and missed between %g%s and %g%s (wider than %gx: %zu noisy "
+                 "probe%s)",
+                 lo, unit, hi, unit, FIND_MAX_SPREAD, run->nnoisy, run->nnoisy == 1 ? "" : "s");
+    } else if (lo > 0 && hi == 0 && pl->search &&
+               (!pl->search->end_reason ||
+                strcmp(pl->search->end_reason, "the maximum rate meets the SLO") != 0)) {
+        run->inconclusive = true;
+        snprintf(why, wl, "no probe above %g%s missed the SLO in every measurement", lo, unit);
+    }
+}
+
 int bench_loop_run(const struct bench_plan *pl, struct bench_target *t,
                    const struct bench_target_ops *tops, void *tst, const struct bench_shard *shard,
                    volatile sig_atomic_t *stop, struct bench_run *run)
@@ -247,13 +388,23 @@ int bench_loop_run(const struct bench_plan *pl, struct bench_target *t,
         hist_fini(&mpi_h[1]);
         return -ENOMEM;
     }
-    unsigned client_tries = 0;   /* --find-max: client-INVALID measurements of this probe */
+    unsigned client_tries = 0; /* --find-max: client-INVALID measurements of this probe */
+    struct fm_probe fp = {.value = -1, .scale = 1, .last_pass = -1};
+    struct fm_final finals[SEARCH_MAX_STEPS];
+    size_t nfinal = 0;
+    uint64_t fm_need_n = pl->find_max ? fm_need(pl->slo) : 0;
+    if (pl->find_max) {
+        run->min_samples = fm_need_n;
+        run->fm_confidence = pl->confidence > 0 ? pl->confidence : FIND_MAX_CONFIDENCE;
+    }
     bool after_err_said = false; /* a --records-detail/--hdr-log write error was reported */
     for (size_t i = 0; i < pl->nvalues && !*stop; i++) {
         struct bench_point *p = &run->points[i];
         struct bench_load *l = &p->load;
         double value = pl->find_max ? search_next(pl->search) : pl->values[i];
         if (pl->find_max && value <= 0) break;
+        if (pl->find_max && value != fp.value)
+            fp = (struct fm_probe){.value = value, .scale = 1, .last_pass = -1};
         if (pl->open_loop) {
             l->rate = value;
             l->arrival = pl->arrival;
@@ -271,6 +422,21 @@ int bench_loop_run(const struct bench_plan *pl, struct bench_target *t,
         if (pl->offsets) {
             l->offsets = pl->offsets;
             l->noffsets = pl->noffsets;
+        }
+        if (pl->find_max) {
+            /* a probe long enough for the samples its percentiles need (open loop: at the
+             * rate; closed loop: measured after, and the probe re-run longer if short) */
+            if (l->requests && l->requests < fm_need_n) l->requests = fm_need_n;
+            if (!l->requests && pl->open_loop) {
+                double need_s = FIND_MAX_SIZE_SLACK * (double)fm_need_n / value;
+                if (need_s * 1e9 > (double)l->duration_ns) l->duration_ns = (lat_ns)(need_s * 1e9);
+            }
+            if (fp.scale > 1) {
+                if (l->requests)
+                    l->requests = (uint64_t)ceil((double)l->requests * fp.scale);
+                else
+                    l->duration_ns = (lat_ns)((double)l->duration_ns * fp.scale);
+            }
         }
         bench_load_finish(l, pl->eng);
         if (shard_prepare_point(shard, i, l, pl->eng, stop, swhy, sizeof(swhy)) < 0) {
@@ -392,14 +558,19 @@ int bench_loop_run(const struct bench_plan *pl, struct bench_target *t,
         }
         if (pl->stable) {
             enum stable_verdict v = stable.verdict;
-            p->stability = v == STABLE_NOT_YET ? "not_reached" : stable_verdict_name(v);
+            p->stability = stable_verdict_name(v); /* docs/latscope-bench.md, t776 */
             if (v == STABLE_GAVE_UP || v == STABLE_NOT_YET)
                 pr_warn("point %zu: throughput/latency did not stabilize (%s)\n", i + 1,
                         p->stability);
             else if (v == STABLE_THROUGHPUT_ONLY)
                 pr_warn("point %zu: latency is not stabilizing\n", i + 1);
         }
-        judge_slo(pl, p, !pl->find_max, pl->confidence > 0 ? cum : NULL);
+        /* a missed SLO makes the point INVALID in every mode (a find-max probe too: its miss
+         * is a server verdict, invalid_client stays false, and the search takes it as one) */
+        bool measured = p->res.valid; /* not INVALID before the SLO (errors, client, Ctrl-C) */
+        judge_slo(pl, p, true, pl->confidence > 0 ? cum : NULL);
+        uint64_t have = 0;
+        int short_term = pl->find_max && measured ? fm_short_term(pl->slo, p, &have) : -1;
         if (p->res.interrupted) run->interrupted = true;
         if (pl->find_max && p->res.interrupted) {
             /* An interrupted probe is no verdict: the search ends without it. */
@@ -418,18 +589,80 @@ int bench_loop_run(const struct bench_plan *pl, struct bench_target *t,
                 status = BENCH_LOOP_FAILED;
                 break;
             }
+        } else if (pl->find_max && short_term >= 0) {
+            /* Too few samples for a percentile: no verdict (its pNN would be the maximum of a
+             * few); measure it again, longer, and stop after FIND_MAX_CLIENT_TRIES. */
+            const struct slo_term *st = &pl->slo->t[short_term];
+            char tt[64];
+            slo_term_format(st, tt, sizeof(tt));
+            client_tries = 0;
+            if (++fp.short_tries < FIND_MAX_CLIENT_TRIES) {
+                double grow = have ? 1.25 * (double)fm_term_need(st) / (double)have : 4;
+                fp.scale *= grow < 2 ? 2 : grow > 10 ? 10 : grow;
+                pr_warn("find-max: %s %g: %llu samples for %s, which needs %llu; measuring it "
+                        "again %.3gx longer\n",
+                        pl->find_conc ? "concurrency" : "rate", value, (unsigned long long)have, tt,
+                        (unsigned long long)fm_term_need(st), fp.scale);
+            } else {
+                run->inconclusive = true;
+                snprintf(run->inconclusive_reason, sizeof(run->inconclusive_reason),
+                         "%s %g had %llu samples for %s in %u measurements, which needs %llu",
+                         pl->find_conc ? "concurrency" : "rate", value, (unsigned long long)have,
+                         tt, fp.short_tries, (unsigned long long)fm_term_need(st));
+                status = BENCH_LOOP_FAILED;
+                break;
+            }
         } else if (pl->find_max) {
             client_tries = 0;
             bool pass = p->res.valid && p->slo.pass;
-            search_feed(pl->search, value, pass);
-            if (pass && (run->best_point < 0 || value > run->max_rate)) {
-                run->best_point = (int)i;
+            fp.measures++;
+            if (pass) {
+                fp.passes++;
+                fp.last_pass = (int)i;
+            }
+            bool final = false, fpass = false;
+            if (fp.measures == 1) {
+                /* a miss, or a pass not established at the confidence: near the boundary */
+                final = pass && fm_established(pl->slo, p, run->fm_confidence);
+                fpass = pass;
+            } else if (fp.measures == 2 && fp.passes != 1) {
+                final = true;
+                fpass = fp.passes == 2;
+            } else if (fp.measures >= FIND_MAX_MEASURES) {
+                final = true;
+                fpass = 2 * fp.passes > fp.measures;
+            }
+            if (!final) {
+                if (pl->say_probes)
+                    pr_info("find-max: %s %g %s; measuring it again\n",
+                            pl->find_conc ? "concurrency" : "rate", value,
+                            fp.measures == 1 ? (pass ? "met the SLO without the claim "
+                                                       "established: near the boundary"
+                                                     : "missed the SLO")
+                                             : "met the SLO once and missed it once");
+                continue;
+            }
+            bool noisy = fp.passes > 0 && fp.passes < fp.measures;
+            if (noisy && run->nnoisy < sizeof(run->noisy) / sizeof(run->noisy[0]))
+                run->noisy[run->nnoisy++] = value;
+            if (noisy)
+                pr_warn("find-max: %s %g met the SLO in %u of %u measurements (noisy)\n",
+                        pl->find_conc ? "concurrency" : "rate", value, fp.passes, fp.measures);
+            if (nfinal < SEARCH_MAX_STEPS)
+                finals[nfinal++] = (struct fm_final){value, !noisy && fpass, !noisy && !fpass};
+            search_feed(pl->search, value, fpass);
+            if (fpass && (run->best_point < 0 || value > run->max_rate)) {
+                run->best_point = fp.last_pass;
                 run->max_rate = value;
             }
         } else if (!p->res.valid) {
             status = BENCH_LOOP_FAILED;
         }
         /* a failed --hdr-log write stays in the writer: cmd-bench.c reports it once, at the end */
+    }
+    if (pl->find_max) {
+        fm_range(pl, run, finals, nfinal);
+        if (run->inconclusive) status = BENCH_LOOP_FAILED;
     }
     if (pl->find_max && run->best_point < 0) status = BENCH_LOOP_FAILED;
     for (int k = 0; pl->confidence > 0 && k < CUM__N; k++)

@@ -368,6 +368,17 @@ static double knee_fail_rate(const struct bench_run *r)
     return fail;
 }
 
+/* The two ends of a find-max range, each with the fewest decimals from d0 (up to 6) that
+ * print them apart: "1.1 and 1.1" for 1.0625 and 1.125 would be no range. */
+static void fm_value_pair(char *a, char *b, size_t len, double lo, double hi, int d0)
+{
+    for (int d = d0; d <= 6; d++) {
+        snprintf(a, len, "%.*f", d, lo);
+        snprintf(b, len, "%.*f", d, hi);
+        if (strcmp(a, b) != 0 || lo == hi) break;
+    }
+}
+
 /* A find_max member that exists in one search kind only: the value, or null. */
 static void json_kind_value(struct jsonw *w, const char *key, bool have, double v)
 {
@@ -466,6 +477,29 @@ int bench_report_json(FILE *f, const struct bench_run *r)
             jsonw_str(&w, r->client_limit_reason);
         else
             jsonw_null(&w);
+        /* the answer as a range (bench/loop.c): met in every measurement .. missed in every
+         * one above it; inconclusive when noise, the client or too few samples left none */
+        jsonw_key(&w, "range");
+        jsonw_obj_begin(&w);
+        json_kind_value(&w, "low", r->range_low > 0, r->range_low);
+        json_kind_value(&w, "high", r->range_high > 0, r->range_high);
+        jsonw_key(&w, "confidence");
+        jsonw_double(&w, r->fm_confidence, 6);
+        jsonw_key(&w, "min_samples");
+        jsonw_u64(&w, r->min_samples);
+        jsonw_key(&w, "noisy");
+        jsonw_arr_begin(&w);
+        for (size_t k = 0; k < r->nnoisy; k++)
+            jsonw_fixed(&w, r->noisy[k], 3);
+        jsonw_arr_end(&w);
+        jsonw_key(&w, "inconclusive");
+        jsonw_bool(&w, r->inconclusive);
+        jsonw_key(&w, "inconclusive_reason");
+        if (r->inconclusive)
+            jsonw_str(&w, r->inconclusive_reason);
+        else
+            jsonw_null(&w);
+        jsonw_obj_end(&w);
         jsonw_obj_end(&w);
     }
     jsonw_obj_end(&w);
@@ -773,38 +807,54 @@ int bench_report_text(FILE *f, const struct bench_run *r)
         }
     }
     if (r->slo) {
-        if (r->best_point >= 0 && r->find_concurrency) {
-            double fail = knee_fail_rate(r);
+        const char *unit = r->find_concurrency ? "" : " req/s";
+        const char *what = r->find_concurrency ? "concurrency" : "rate";
+        char lo[32], hi[32];
+        fm_value_pair(lo, hi, sizeof(lo), r->range_low, r->range_high, r->find_concurrency ? 0 : 1);
+        if (r->best_point >= 0 && r->find_concurrency)
             fprintf(f, "\nfind-max: highest concurrency meeting %s: %.0f (point %d, %.3f req/s)\n",
                     r->slo, r->max_rate, r->best_point + 1,
                     r->points[r->best_point].res.achieved_rps);
-            if (fail > 0)
-                fprintf(f, "find-max: knee between concurrency %.0f (met) and %.0f (missed)\n",
-                        r->max_rate, fail);
-        } else if (r->best_point >= 0) {
+        else if (r->best_point >= 0)
             fprintf(f, "\nfind-max: highest rate meeting %s: %.1f req/s (point %d)\n", r->slo,
                     r->max_rate, r->best_point + 1);
-            double fail = knee_fail_rate(r);
-            if (fail > 0)
-                fprintf(f, "find-max: knee between %.1f req/s (met) and %.1f req/s (missed)\n",
-                        r->max_rate, fail);
-        }
-        if (r->best_point >= 0) {
+        else
+            fprintf(f, "\nfind-max: no probed %s met %s\n", what, r->slo);
+        if (r->min_samples)
+            fprintf(f,
+                    "find-max: each verdict came from %llu samples or more (its percentiles need "
+                    "them); "
+                    "a miss, or a pass not established at confidence %g, was measured again\n",
+                    (unsigned long long)r->min_samples, r->fm_confidence);
+        for (size_t k = 0; k < r->nnoisy; k++)
+            fprintf(f,
+                    "find-max: %s %g%s met the SLO in some measurements and missed it in "
+                    "others (noisy)\n",
+                    what, r->noisy[k], unit);
+        if (r->inconclusive)
+            fprintf(f, "find-max: INCONCLUSIVE: %s%s\n", r->inconclusive_reason,
+                    r->best_point >= 0 ? "; the highest passing probe above is no answer" : "");
+        else if (r->range_low > 0 && r->range_high > 0)
+            fprintf(f,
+                    "find-max: the knee lies between %s%s (met in every measurement) and %s%s "
+                    "(missed in every measurement)\n",
+                    lo, unit, hi, unit);
+        else if (r->range_low > 0)
+            fprintf(f, "find-max: the SLO holds up to %s%s at least (the search's maximum)\n", lo,
+                    unit);
+        if (r->best_point >= 0 && !r->inconclusive) {
             const struct llm_summary *ls = r->points[r->best_point].llm;
             if (ls && ls->has_slo)
                 fprintf(f,
                         "find-max: at the knee %.3f req/s completed, goodput %.3f req/s "
                         "(%.2f %% of requests met every per-request limit)\n",
                         ls->req_s, ls->goodput_rps, 100.0 * ls->goodput_fraction);
-        } else
-            fprintf(f, "\nfind-max: no probed %s met %s\n",
-                    r->find_concurrency ? "concurrency" : "rate", r->slo);
+        }
         if (r->client_limited)
             fprintf(f,
                     "find-max: stopped at %s %g: the client could not drive that load (%s); "
                     "this is not the server's limit%s\n",
-                    r->find_concurrency ? "concurrency" : "rate", r->client_limit,
-                    r->client_limit_reason,
+                    what, r->client_limit, r->client_limit_reason,
                     r->best_point >= 0 ? ", which is at least the highest passing probe above"
                                        : "");
     }

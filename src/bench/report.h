@@ -89,6 +89,18 @@ struct bench_run {
     bool client_limited;
     double client_limit;
     char client_limit_reason[256];
+    /* --find-max's answer as a range (bench/loop.c): the highest value met in every
+     * measurement and the lowest above it missed in every one (0: none); min_samples the
+     * samples each probe's percentiles had (core/pctl.h lat_pctl_min_n); fm_confidence the
+     * level a pass had to be established at not to be measured again; inconclusive (with the
+     * reason) when noise, the client or too few samples leave no answer; noisy the values met
+     * in some measurements and missed in others. */
+    double range_low, range_high, fm_confidence;
+    uint64_t min_samples;
+    bool inconclusive;
+    char inconclusive_reason[256];
+    double noisy[8];
+    size_t nnoisy;
     /* Multi-host: this process's shard (JSON "shard"), and for a merged or MPI-reduced run
      * how it was combined (JSON "distributed"); NULL for a plain single-process run. */
     const struct bench_shard *shard;

@@ -21,6 +21,19 @@ uint64_t lat_rank_nearest(double pct, uint64_t n)
     return (uint64_t)r;
 }
 
+uint64_t lat_pctl_min_n(double pct)
+{
+    if (!(pct > 0.0)) return 1;
+    if (pct >= 100.0) return UINT64_MAX;
+    /* rank(n) < n  <=>  ceil(p n / 100) <= n - 1  <=>  n >= 100 / (100 - p): start there
+     * (rounded down, so a float error cannot skip the answer) and step up exactly. */
+    uint64_t n = (uint64_t)floor(100.0 / (100.0 - pct));
+    if (n < 1) n = 1;
+    while (lat_rank_nearest(pct, n) >= n)
+        n++;
+    return n;
+}
+
 int64_t lat_pctl_i64(const int64_t *sorted, size_t n, double pct)
 {
     return n ? sorted[lat_rank_nearest(pct, n) - 1] : 0;

@@ -27,6 +27,12 @@
 
 /* The 1-based nearest rank of percentile pct among n values (0 when n is 0). */
 uint64_t lat_rank_nearest(double pct, uint64_t n);
+/* The fewest values for which percentile pct is not simply the maximum: the smallest n with
+ * lat_rank_nearest(pct, n) < n (p99: 100, p99.9: 1000, p90: 10, p50: 2; 1 for pct <= 0,
+ * UINT64_MAX for pct >= 100). Below it a "pNN" is the largest sample, and one outlier decides
+ * it: bench judges a pNN (an SLO term, a --find-max probe, the client gap) only from this many
+ * samples (docs/metrics.md "Enough samples"). */
+uint64_t lat_pctl_min_n(double pct);
 /* sorted[lat_rank_nearest(pct, n) - 1]; 0 when n is 0. */
 int64_t lat_pctl_i64(const int64_t *sorted, size_t n, double pct);
 double lat_pctl_f64(const double *sorted, size_t n, double pct);

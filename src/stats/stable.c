@@ -70,8 +70,8 @@ void stable_last_means(const struct lat_stable *s, double *throughput, double *l
 const char *stable_verdict_name(enum stable_verdict v)
 {
     switch (v) {
-    case STABLE_NOT_YET:
-        return "measuring";
+    case STABLE_NOT_YET: /* the point ended before a verdict (also its final name) */
+        return "not reached";
     case STABLE_YES:
         return "stable";
     case STABLE_THROUGHPUT_ONLY:

@@ -12,11 +12,14 @@ expect_rc 0 "$LATSCOPE" bench -c 1 --duration 20s --window 200ms --slo 'p90<=50m
     --confidence 0.9 --format json "$FIXTURE_URL/"
 check_py "$TMPDIR/out" "
 p = d['points'][0]
-assert p['stopped_by_rule'] is True and p['duration_s'] < 10, p['duration_s']
+# ended by the rule, before the 20 s asked for, with at least the samples a p90 needs (10)
+assert p['stopped_by_rule'] is True and p['duration_s'] < 20, p['duration_s']
+assert p['requests'] >= 10, p['requests']
 s = p['slo']
 assert s['pass'] is True and s['confidence'] == 0.9
 assert s['terms'][0]['term'].endswith('p90<=50ms') and s['terms'][0]['verdict'] == 'pass', s
 "
+cap=$(jq_py "$TMPDIR/out" "d['points'][0]['achieved_rps']")
 expect_rc 1 "$LATSCOPE" bench -c 1 -n 50 --slo 'p50<=1ms' --format json "$FIXTURE_URL/"
 check_py "$TMPDIR/out" "
 p = d['points'][0]
@@ -34,9 +37,12 @@ set -e
 check_py "$TMPDIR/fm.json" "
 f = d['find_max']
 assert d['mode'] == 'find-max' and f['slo'] == 'p99<=60ms'
-rates = [p['rate'] for p in d['points']]
+rates = list(dict.fromkeys(p['rate'] for p in d['points']))
 assert rates[:2] == [50, 100], rates          # bracket by doubling
-assert 100 <= f['max_rate'] <= 250, (f, rates)  # capacity 200/s
+# capacity 200/s at most (a loaded machine only slows the fixture): above it the queue of
+# constant arrivals grows; at least half the capacity this machine measured above (c=1)
+assert f['max_rate'] <= 250, (f, rates)
+assert f['max_rate'] >= 0.5 * min($cap, 200), (f, rates, $cap)
 best = d['points'][f['point']]
 assert best['rate'] == f['max_rate'] and best['slo']['pass'] is True
 "

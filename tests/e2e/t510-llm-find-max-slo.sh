@@ -23,7 +23,11 @@ d = json.load(open(sys.argv[1]))
 fm, pts = d["find_max"], d["points"]
 assert fm["slo"] == "ttft.p99<=200ms", fm
 knee = fm["knee_rate"]
-assert knee is not None and 12 <= knee < 22, fm   # truth: 21.6 on an idle machine
+# The knee is 20 (a probe is sized for 100 samples: the queue above 20 req/s grows for long); at
+# most the capacity (load only slows the fixture), at least half of what this machine's fixture
+# served at the first (lowest) probe: 2 slots / its mean request time
+cap = 2 / (pts[0]["latency_ms"]["mean"] / 1e3)
+assert knee is not None and 0.5 * min(cap, 20) <= knee < 22, (fm, cap)
 assert fm["max_rate"] == knee, fm
 assert fm["lowest_failing_rate"] is not None and knee < fm["lowest_failing_rate"] <= 2 * knee, fm
 best = pts[fm["point"]]
@@ -40,16 +44,17 @@ assert 0 < fm["goodput_fraction"] <= 1, fm
 assert best["good_requests"] > 0
 PY
 
-# A TPOT SLO the fixture can never meet (10 ms per token): no rate passes, exit 1.
+# A TPOT SLO the fixture can never meet (10 ms per token): no rate passes, exit 1. (p50: -n 6
+# is enough samples for it; a p99 would raise each probe to 100 requests, docs/metrics.md.)
 set +e
 "$LATSCOPE" bench --target openai "$URL" --input-tokens 8 --output-tokens 7 --rate 4 \
-    --max-send-lag 50 --find-max --slo 'tpot.p99<=5ms' --max-rate 4 --precision 0.5 -n 6 \
+    --max-send-lag 50 --find-max --slo 'tpot.p50<=5ms' --max-rate 4 --precision 0.5 -n 6 \
     -t 1 >"$TMPDIR/out2" 2>"$TMPDIR/err2"
 rc=$?
 set -e
 [[ $rc -eq 1 ]] || fail "tpot find-max exited $rc: $(cat "$TMPDIR/err2")"
-grep -q "find-max: no probed rate met tpot.p99<=5ms" "$TMPDIR/out2" || fail "$(cat "$TMPDIR/out2")"
-grep -Eq "tpot.p99<=5ms observed (9|10)\.[0-9]+ ms FAIL" "$TMPDIR/out2" || fail "$(cat "$TMPDIR/out2")"
+grep -q "find-max: no probed rate met tpot.p50<=5ms" "$TMPDIR/out2" || fail "$(cat "$TMPDIR/out2")"
+grep -Eq "tpot.p50<=5ms observed (9|10)\.[0-9]+ ms FAIL" "$TMPDIR/out2" || fail "$(cat "$TMPDIR/out2")"
 
 # Usage errors name the problem.
 expect_usage() {

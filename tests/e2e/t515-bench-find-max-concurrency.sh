@@ -6,20 +6,28 @@
 # least one request in five queues for a busy worker's residual service time (up to 200 ms), so
 # p90 <= 150 ms holds at 4 and fails at 5. Passing probes end as soon as "p90 <= 150 ms" is proven at 99 % (44 requests with
 # none over: the LoadGen table in load-testing.md), before their 200-request limit. Probes:
-# 3 (met), 6 (missed), then bisection 4 (met), 5 (missed). No assertion on time (loaded CI).
+# 3 (met), 6 (missed, measured again), then bisection 4 (met), 5 (missed, again). No assertion
+# on time (loaded CI).
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
 . "$LATSCOPE_SRCDIR/tests/e2e/bench-fixture.sh"
 need_python
 start_fixture --service fixed:100ms --workers 4
+# (--max-client-gap 1000: the test is about the search; a loaded machine's client gap of
+# 20-40 ms would make every probe client-INVALID, and the search rightly inconclusive)
 expect_rc 0 "$LATSCOPE" bench "$FIXTURE_URL/" --find-max -c 3:16 --slo 'p90<=150ms' \
-    --confidence 0.99 -n 200 --duration 60s -t 1 --format json
+    --confidence 0.99 -n 200 --duration 60s -t 1 --max-client-gap 1000 --format json
 python3 - "$TMPDIR/out" <<'PY' || fail "result above (JSON in the run's \$TMPDIR/out)"
 import json, sys
 d = json.load(open(sys.argv[1]))
 fm, pts = d["find_max"], d["points"]
 assert fm["search"] == "concurrency" and fm["slo"] == "p90<=150ms", fm
 assert fm["max_concurrency"] == 4 and fm["lowest_failing_concurrency"] == 5, fm
-assert [p["concurrency"] for p in pts] == [3, 6, 4, 5], [p["concurrency"] for p in pts]
+# a pass proven at 0.99 is not measured again, a miss is (issue 31: near the boundary); a
+# probe the loaded client could not drive (client gap) is no verdict and comes again too
+cs = [p["concurrency"] for p in pts]
+assert list(dict.fromkeys(cs)) == [3, 6, 4, 5], cs
+assert [p["concurrency"] for p in pts if not p["invalid_client"]] == [3, 6, 6, 4, 5, 5], cs
+assert fm["range"]["low"] == 4 and fm["range"]["high"] == 5 and fm["range"]["confidence"] == 0.99, fm
 for p in pts:
     t = p["slo"]["terms"][0]
     assert p["slo"]["confidence"] == 0.99, p["slo"]

@@ -74,6 +74,23 @@ TEST(pctl_rank_edges)
     ASSERT_EQ_U64(lat_rank_nearest(99.999999999, 100000000000ULL), 99999999999ULL);
 }
 
+/* lat_pctl_min_n: the fewest values whose pNN is not the maximum, and one fewer is. */
+TEST(pctl_min_n_is_the_first_count_below_the_maximum)
+{
+    ASSERT_EQ_U64(lat_pctl_min_n(99), 100);
+    ASSERT_EQ_U64(lat_pctl_min_n(99.9), 1000);
+    ASSERT_EQ_U64(lat_pctl_min_n(90), 10);
+    ASSERT_EQ_U64(lat_pctl_min_n(50), 2);
+    ASSERT_EQ_U64(lat_pctl_min_n(0), 1);
+    ASSERT_EQ_U64(lat_pctl_min_n(100), UINT64_MAX);
+    const double ps[] = {10, 33.3, 50, 75, 90, 95, 97.5, 99, 99.5, 99.9, 99.99};
+    for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+        uint64_t n = lat_pctl_min_n(ps[k]);
+        ASSERT_OP_I64((int64_t)lat_rank_nearest(ps[k], n), <, (int64_t)n);
+        if (n > 1) ASSERT_EQ_U64(lat_rank_nearest(ps[k], n - 1), n - 1);
+    }
+}
+
 TEST(pctl_values_median_and_linear)
 {
     const int64_t v[] = {10, 20, 30, 40};
