@@ -1,5 +1,6 @@
 /*
- * internal.h - helpers shared by diff/bench.c and diff/trace.c.
+ * internal.h - helpers shared by diff/bench.c and diff/trace.c: rows.c (rows, notes, verdicts)
+ * and findings.c (the findings matcher), below both.
  */
 #ifndef LAT_DIFF_INTERNAL_H
 #define LAT_DIFF_INTERNAL_H
