@@ -75,8 +75,10 @@ struct lat_event {
 /* An event linked to nothing: no stream, device, step, correlation or external id (-1 each, what
  * the fields above mean by "absent"), every other field 0. Every reader starts an event from it
  * and sets what its record knows, so "absent" is spelled once. */
-static inline struct lat_event lat_event_unlinked(void) {
-    return (struct lat_event){.stream = -1, .device = -1, .step = -1, .correlation = -1, .external_id = -1};
+static inline struct lat_event lat_event_unlinked(void)
+{
+    return (struct lat_event){
+        .stream = -1, .device = -1, .step = -1, .correlation = -1, .external_id = -1};
 }
 
 /* Columns of the events (struct of arrays); n events, capacity cap. */
