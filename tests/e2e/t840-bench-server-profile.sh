@@ -131,6 +131,26 @@ assert change * (1 - u) - 5 <= want <= change * (1 - u) + 100 * u + 5, (change, 
 PY
     fail "the server profile does not match the server's own timers and clock"
 
+# doctor on the result names the function (the slow-request-code service rule) with the same
+# numbers as the table
+# (exit 1: a finding at severity low or above, the default --fail-on low)
+expect_rc 1 "$LATSCOPE" doctor --format json "$TMPDIR/res.json"
+"$py" - "$TMPDIR/out" "$TMPDIR/res.json" <<'PY' || { cat "$TMPDIR/out"; fail "doctor: no slow-request-code finding matching the table"; }
+import json, sys
+d, res = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+fs = [f for f in d["findings"] if f["id"] == "slow-request-code"]
+assert len(fs) == 1, [f["id"] for f in d["findings"]]
+ev = fs[0]["evidence"]
+best = max((f for f in res["server_profile"]["functions"] if f["ci_lo_pct_points"] is not None
+            and f["ci_lo_pct_points"] > 1), key=lambda f: f["change_pct_points"])
+assert ev["function"] == best["name"] and ev["function"].startswith("py:slow_path ("), (ev, best)
+assert abs(ev["change_points"] - best["change_pct_points"]) < 1e-6, (ev, best)
+assert ev["slow_requests"] == res["server_profile"]["slow"]["requests"], ev
+print("doctor:", fs[0]["title"])
+PY
+expect_rc 1 "$LATSCOPE" doctor "$TMPDIR/res.json"
+contains "$TMPDIR/out" "py:slow_path"
+
 # The text form says the same
 expect_rc 0 "$LATSCOPE" bench "$URL" -n 300 -c 1 -t 1 "${GAP[@]}" --server-pid $SP --server-slow p90
 contains "$TMPDIR/out" "server profile (pid $SP"
