@@ -295,6 +295,8 @@ static int decode_tensor(struct rd r, struct kpb_tensor *t)
 int kpb_decode_infer_resp(const uint8_t *p, size_t n, struct kpb_infer_resp *resp)
 {
     memset(resp, 0, sizeof(*resp));
+    static const uint8_t none;
+    if (!p) p = &none, n = 0; /* the empty message (a NULL buffer: no pointer arithmetic) */
     struct rd r = {p, p + n};
     struct field f;
     while (r.p < r.e) {
@@ -336,6 +338,8 @@ int kpb_decode_infer_resp(const uint8_t *p, size_t n, struct kpb_infer_resp *res
 int kpb_decode_metadata(const uint8_t *p, size_t n, struct kpb_metadata *m)
 {
     memset(m, 0, sizeof(*m));
+    static const uint8_t none;
+    if (!p) p = &none, n = 0; /* the empty message (a NULL buffer: no pointer arithmetic) */
     struct rd r = {p, p + n};
     struct field f;
     while (r.p < r.e) {
@@ -369,8 +373,10 @@ int kpb_metadata_inputs(const struct kpb_metadata *m, struct bench_input *in, si
         if (t->name.n == 0 || t->name.n >= sizeof(x->name) || memchr(t->name.p, 0, t->name.n))
             return errf(err, errlen, LAT_E_PB_PARSE, "model metadata input %zu: unusable name", i);
         memcpy(x->name, t->name.p, t->name.n);
-        if (t->datatype.n >= sizeof(x->datatype) || memchr(t->datatype.p, 0, t->datatype.n))
-            return errf(err, errlen, LAT_E_PB_PARSE, "input %s: unusable datatype", x->name);
+        if (t->datatype.n == 0 || t->datatype.n >= sizeof(x->datatype) ||
+            memchr(t->datatype.p, 0, t->datatype.n))
+            return errf(err, errlen, LAT_E_PB_PARSE, "input %s: missing or unusable datatype",
+                        x->name);
         memcpy(x->datatype, t->datatype.p, t->datatype.n);
         if (!bench_datatype_valid(x->datatype))
             return errf(err, errlen, LAT_E_PB_PARSE, "input %s: missing or unknown datatype",

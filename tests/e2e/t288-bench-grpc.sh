@@ -28,17 +28,18 @@ py=$("$LATSCOPE_SRCDIR/tests/tools/grpc-venv.sh") || skip "$py"
 start_server() {
     local name=$1
     shift
+    : >"$TMPDIR/$name.out" # before the background job opens it: awk below reads it at once
     "$py" "$S" --count-file "$TMPDIR/$name.count" "$@" >"$TMPDIR/$name.out" 2>"$TMPDIR/$name.err" &
     FIXTURE_PIDS+=($!)
     PORT=
     for _ in $(seq 1 100); do
-        PORT=$(awk '/^port /{print $2}' "$TMPDIR/$name.out" 2>/dev/null)
+        PORT=$(awk '/^port /{print $2}' "$TMPDIR/$name.out" 2>/dev/null || true)
         [[ -n $PORT ]] && break
         sleep 0.1
     done
     [[ -n $PORT ]] || { cat "$TMPDIR/$name.err" >&2; fail "$name: the server did not start"; }
 }
-count() { cat "$TMPDIR/$1.count"; }
+count() { cat "$TMPDIR/$1.count" 2>/dev/null || echo "none"; }
 
 # 1. correct answers; inputs from ModelMetadata (no --input); exactly -n calls reach the server
 start_server ok --model simple
