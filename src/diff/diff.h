@@ -14,6 +14,7 @@
 
 #include "core/clock.h"
 #include "diff/stats.h"
+#include "doctor/service.h"
 #include "hist/hist.h"
 
 enum diff_kind {
@@ -105,6 +106,7 @@ struct diff_run {
     double fm_max_rate, fm_lowest_failing_rate; /* NaN when null */
     struct diff_point *pts;
     size_t npts, pts_cap;
+    struct doc_svc_srvprof srv; /* "server_profile" (bench --server-pid); srv.present */
 };
 
 /* Loads a bench JSON, an HDR log or bench --records JSONL. 0, or LAT_E_* / -errno with err naming
