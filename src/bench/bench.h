@@ -103,6 +103,7 @@ struct bench_mux_end {
     int status;                    /* HTTP :status, 0 when none came */
     lat_ns t_send, t_first, t_end; /* t_send: the request's first frame went out (0: unknown) */
     uint64_t bytes;                /* response payload bytes */
+    int err;                       /* connect/reset: the connection's -errno, 0 when none */
 };
 typedef void (*bench_mux_done_fn)(void *slot, const struct bench_mux_end *end);
 struct bench_mux_ops {
@@ -110,8 +111,8 @@ struct bench_mux_ops {
     void *(*worker_new)(void *ud, struct lat_loop *loop, unsigned thread, unsigned nslots,
                         bench_mux_done_fn done);
     /* Starts slot idx's request (slot goes back in done()). -1, or an enum bench_err when it
-     * could not start (then no done() comes). */
-    int (*submit)(void *mx, unsigned idx, void *slot, bool measured);
+     * could not start (then no done() comes; *err: the connect's -errno, 0 when none). */
+    int (*submit)(void *mx, unsigned idx, void *slot, bool measured, int *err);
     /* The engine gave up on slot idx (timeout, interrupt): reset its stream; no done(). */
     void (*cancel)(void *mx, unsigned idx);
     void (*worker_free)(void *mx);

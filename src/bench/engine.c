@@ -568,9 +568,12 @@ static void mux_write(struct bconn *bc, lat_ns now)
     bc->state = BC_READING;
     loop_timer_start(&w->loop, &bc->timer, bc->t_send + w->e->o->request_timeout_ns);
     uint32_t gen = bc->gen;
-    int cls = w->e->t->mux->submit(w->mx, (unsigned)(bc - w->conns), bc, bc->measured);
-    if (cls >= 0 && cls < BENCH_ERR__COUNT && bc->gen == gen && bc->busy)
+    int err = 0;
+    int cls = w->e->t->mux->submit(w->mx, (unsigned)(bc - w->conns), bc, bc->measured, &err);
+    if (cls >= 0 && cls < BENCH_ERR__COUNT && bc->gen == gen && bc->busy) {
+        bc->c.err = err; /* the connect's reason, for connect_error */
         fail(bc, (enum bench_err)cls, now);
+    }
 }
 
 /* The transport's report of a slot's end (bench_mux_done_fn). */
@@ -584,6 +587,7 @@ static void mux_done(void *slot, const struct bench_mux_end *d)
     bc->resp.t_end = d->t_end;
     bc->resp.body_bytes = d->bytes;
     bc->resp.done = true;
+    bc->c.err = d->err;
     if (d->cls >= 0 && d->cls < BENCH_ERR__COUNT)
         fail(bc, (enum bench_err)d->cls, d->t_end);
     else

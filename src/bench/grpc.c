@@ -66,6 +66,7 @@ struct gworker {
     uint64_t opened, streams, codes[BENCH_GRPC_NCODES];
     unsigned max_open;
     uint32_t server_max;
+    int connect_err; /* the last failed connect's -errno */
 };
 
 static int errf(char *err, size_t len, int rc, const char *fmt, ...)
@@ -167,7 +168,8 @@ static void on_close(struct h2_stream *s, enum h2_end how, lat_ns t)
                               .t_send = s->t_sent,
                               .t_first = s->t_first,
                               .t_end = t,
-                              .bytes = gs->bytes};
+                              .bytes = gs->bytes,
+                              .err = s->err};
     gw->done(gs->slot, &e);
 }
 
@@ -216,8 +218,11 @@ static struct h2_conn *pick(struct gworker *gw)
         if (!h2_usable(gw->conns[i])) {
             h2_conn_free(gw->conns[i]);
             gw->conns[i] = NULL;
-            if (h2_conn_new(&gw->conns[i], gw->loop, gw->g->conn, gw->g->authority, &call_cbs) < 0)
+            int rc = h2_conn_new(&gw->conns[i], gw->loop, gw->g->conn, gw->g->authority, &call_cbs);
+            if (rc < 0) {
+                gw->connect_err = rc;
                 continue;
+            }
             gw->opened++;
         }
         if (!best || h2_open_streams(gw->conns[i]) < h2_open_streams(best)) best = gw->conns[i];
@@ -226,14 +231,17 @@ static struct h2_conn *pick(struct gworker *gw)
     return best;
 }
 
-static int mx_submit(void *mx, unsigned idx, void *slot, bool measured)
+static int mx_submit(void *mx, unsigned idx, void *slot, bool measured, int *err)
 {
     struct gworker *gw = mx;
     struct grpc_run *g = gw->g;
     if (idx >= gw->nslots) return BENCH_ERR_MALFORMED;
     struct gslot *gs = &gw->slots[idx];
     struct h2_conn *h = pick(gw);
-    if (!h) return BENCH_ERR_CONNECT;
+    if (!h) {
+        *err = gw->connect_err;
+        return BENCH_ERR_CONNECT;
+    }
     gs->slot = slot;
     gs->measured = measured;
     gs->have_status = gs->bad = false;
@@ -374,6 +382,10 @@ static int read_metadata(struct grpc_run *g, struct kserve_opts *o, char *err, s
                  kpb_code_name((unsigned)sc.gs.grpc_status)
                      ? kpb_code_name((unsigned)sc.gs.grpc_status)
                      : "?");
+        else if (cls == BENCH_ERR_CONNECT)
+            errf(err, errlen, LAT_E_NOT_FOUND,
+                 "ModelMetadata: cannot connect: %s (is the server up? or pass --input)",
+                 lat_strerror(sc.gs.st.err ? sc.gs.st.err : -ECONNREFUSED));
         else
             errf(err, errlen, LAT_E_NOT_FOUND,
                  "ModelMetadata failed (%s); is it a KServe v2 gRPC server? or pass --input",

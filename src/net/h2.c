@@ -33,7 +33,7 @@ struct h2_conn {
     const struct h2_cbs *cb;
     nghttp2_session *s;
     char authority[272];
-    bool registered, dead, goaway_recv, free_pending, connected_once;
+    bool registered, dead, goaway_recv, free_pending, connected_once, settings_recv;
     unsigned interest, depth, nopen;
     lat_ns t_rx; /* arrival of the bytes being parsed */
     uint8_t *wbuf;
@@ -88,6 +88,7 @@ static void die(struct h2_conn *h, enum h2_end how)
         struct h2_stream *s = h->streams;
         if (s->id > 0) nghttp2_session_set_stream_user_data(h->s, s->id, NULL);
         unlink_stream(s);
+        s->err = h->c.err;
         h->cb->close(s, how, t);
     }
     h->depth--;
@@ -175,6 +176,8 @@ static int on_frame_recv(nghttp2_session *ss, const nghttp2_frame *f, void *ud)
 {
     struct h2_conn *h = ud;
     if (f->hd.type == NGHTTP2_GOAWAY) h->goaway_recv = true;
+    if (f->hd.type == NGHTTP2_SETTINGS && !(f->hd.flags & NGHTTP2_FLAG_ACK))
+        h->settings_recv = true;
     if (f->hd.type == NGHTTP2_RST_STREAM) {
         struct h2_stream *s = nghttp2_session_get_stream_user_data(ss, f->hd.stream_id);
         if (s) {
@@ -357,6 +360,7 @@ int h2_submit(struct h2_conn *h, struct h2_stream *s, const char *path, const st
     s->t_sent = s->t_first = 0;
     s->rst_recv = false;
     s->code = 0;
+    s->err = 0;
     nghttp2_data_provider dp = {.source = {.ptr = s}, .read_callback = read_body};
     int32_t id = nghttp2_submit_request(h->s, NULL, va, k, &dp, s);
     if (id < 0) return id == NGHTTP2_ERR_NOMEM ? -ENOMEM : LAT_E_UNSUPPORTED;
@@ -399,7 +403,7 @@ unsigned h2_open_streams(const struct h2_conn *h)
 
 uint32_t h2_max_streams(const struct h2_conn *h)
 {
-    return h && h->s
+    return h && h->s && h->settings_recv
                ? nghttp2_session_get_remote_settings(h->s, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
                : UINT32_MAX;
 }

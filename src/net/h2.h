@@ -42,6 +42,7 @@ struct h2_stream {
     size_t len, off;
     int32_t id;     /* 0: not open */
     uint32_t code;  /* H2_END_RST: the RST_STREAM error code */
+    int err;        /* H2_END_CONN/CONNECT: the connection's -errno (0: EOF or unknown) */
     bool rst_recv;  /* internal */
     lat_ns t_sent;  /* its HEADERS frame went out (0: not yet) */
     lat_ns t_first; /* the first response frame arrived (0: none) */
@@ -77,7 +78,8 @@ int h2_submit(struct h2_conn *h, struct h2_stream *s, const char *path, const st
 void h2_cancel(struct h2_stream *s);
 /* False once the connection failed, was closed or got a GOAWAY: open a new one. */
 bool h2_usable(const struct h2_conn *h);
-/* Streams open on h now, and the server's SETTINGS_MAX_CONCURRENT_STREAMS (UINT32_MAX: none). */
+/* Streams open on h now, and the server's SETTINGS_MAX_CONCURRENT_STREAMS (UINT32_MAX: none,
+ * or no SETTINGS from it yet). */
 unsigned h2_open_streams(const struct h2_conn *h);
 uint32_t h2_max_streams(const struct h2_conn *h);
 

@@ -105,4 +105,22 @@ if '$kind' == 'goaway':  # each GOAWAY closes its connection: the next call open
     assert p['grpc']['connections'] == 10, p['grpc']
 "
 done
+
+# 5. over --timeout: timeout class, the stream reset (CANCEL), its connection kept
+start_server late --delay-ms 400
+expect_rc 1 "$LATSCOPE" bench "grpc://127.0.0.1:$PORT" --model m --input INPUT0:1x4:FP32 \
+    -c 1 -t 1 -n 3 --timeout 100ms --format json
+cp "$TMPDIR/out" "$TMPDIR/late.json"
+check_py "$TMPDIR/late.json" "
+p = d['points'][0]
+assert p['errors']['timeout'] == 3 and p['errors']['total'] == 3, p['errors']
+assert p['grpc']['connections'] == 1, p['grpc']
+"
+
+# 6. nothing listening: connect errors with their reason; the metadata call says so
+dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+expect_rc 1 "$LATSCOPE" bench "grpc://127.0.0.1:$dead" --model m --input INPUT0:1x4:FP32 -c 1 -n 5
+contains "$TMPDIR/out" "connect 5 [Connection refused]"
+expect_rc 2 "$LATSCOPE" bench "grpc://127.0.0.1:$dead" --model m -n 1
+contains "$TMPDIR/err" "ModelMetadata: cannot connect: Connection refused"
 echo "ok"
