@@ -467,7 +467,10 @@ static void start_connect(struct bconn *bc, lat_ns now)
     struct worker *w = bc->w;
     if (w->mx) { /* the transport owns the connections: the slot is ready at once */
         bc->state = BC_IDLE;
-        if (bc->busy) start_write(bc, now);
+        if (bc->busy)
+            start_write(bc, now);
+        else
+            reopen_done(bc, now); /* after a cancel */
         return;
     }
     bc->reused = false;
@@ -566,7 +569,12 @@ static void mux_write(struct bconn *bc, lat_ns now)
     bc->cancel_tok = 0;
     bc->cancel_due = false;
     bc->state = BC_READING;
-    loop_timer_start(&w->loop, &bc->timer, bc->t_send + w->e->o->request_timeout_ns);
+    lat_ns deadline = bc->t_send + w->e->o->request_timeout_ns;
+    if (bc->cancel && w->e->o->cancel.after_ns > 0) { /* --cancel-after (not by tokens) */
+        bc->cancel_at = bc->t_send + w->e->o->cancel.after_ns;
+        if (bc->cancel_at < deadline) deadline = bc->cancel_at;
+    }
+    loop_timer_start(&w->loop, &bc->timer, deadline);
     uint32_t gen = bc->gen;
     int err = 0;
     int cls = w->e->t->mux->submit(w->mx, (unsigned)(bc - w->conns), bc, bc->measured, &err);
@@ -875,7 +883,9 @@ static void conn_timer(struct lat_loop *l, struct loop_timer *tm, lat_ns now)
         break;
     case BC_WRITING:
     case BC_READING:
-        if (bc->cancel_at && now >= bc->cancel_at && bc->state == BC_READING) {
+        if (bc->cancel_at && now >= bc->cancel_at && bc->w->mx) {
+            cancel_req(bc, now); /* the transport resets the call's stream */
+        } else if (bc->cancel_at && now >= bc->cancel_at && bc->state == BC_READING) {
             /* --cancel-after: the client gives up, after reading what has arrived (a
              * response already here completes: it was not cancelled) */
             bc->cancel_due = true;

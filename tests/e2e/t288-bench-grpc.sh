@@ -117,6 +117,17 @@ assert p['errors']['timeout'] == 3 and p['errors']['total'] == 3, p['errors']
 assert p['grpc']['connections'] == 1, p['grpc']
 "
 
+# --cancel-after: the cancelled calls' streams are reset (RST_STREAM CANCEL) on a kept connection
+expect_rc 0 "$LATSCOPE" bench "grpc://127.0.0.1:$PORT" --model m --input INPUT0:1x4:FP32 \
+    -c 2 -t 1 -n 20 --timeout 2s --cancel-after 100ms --cancel-share 0.5 --format json
+cp "$TMPDIR/out" "$TMPDIR/cancel.json"
+check_py "$TMPDIR/cancel.json" "
+p = d['points'][0]
+assert p['errors']['total'] == 0 and p['cancelled'] > 0 and p['requests'] > 0, p['errors']
+assert p['requests'] + p['cancelled'] == 20, (p['requests'], p['cancelled'])
+assert p['grpc']['connections'] == 1, p['grpc']
+"
+
 # 6. nothing listening: connect errors with their reason; the metadata call says so
 dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 expect_rc 1 "$LATSCOPE" bench "grpc://127.0.0.1:$dead" --model m --input INPUT0:1x4:FP32 -c 1 -n 5
