@@ -25,6 +25,7 @@
 
 #define GRPC_INFER_PATH "/inference.GRPCInferenceService/ModelInfer"
 #define GRPC_META_PATH  "/inference.GRPCInferenceService/ModelMetadata"
+#define GRPC_STATS_PATH "/inference.GRPCInferenceService/ModelStatistics"
 #define GRPC_MAX_MSG    (256u << 20)
 #define GRPC_MAX_HDRS   64
 
@@ -41,6 +42,8 @@ struct grpc_run {
     _Atomic uint64_t connections, streams, codes[BENCH_GRPC_NCODES];
     _Atomic unsigned max_streams;
     _Atomic uint32_t server_max;
+    bool stats_ok; /* the point's before-snapshot of ModelStatistics was read */
+    struct triton_counts before;
 };
 
 struct gworker;
@@ -344,72 +347,101 @@ static void sync_data(struct h2_stream *s, const uint8_t *p, size_t n, lat_ns t)
 static const struct h2_cbs sync_cbs = {
     .header = sync_header, .data = sync_data, .close = sync_close};
 
-static int read_metadata(struct grpc_run *g, struct kserve_opts *o, char *err, size_t errlen)
+/* One unary call on a connection and loop of its own, waited for up to timeout (the setup's
+ * metadata, the statistics around each point: the bench's connections are the workers'). 0
+ * with *cls (-1: success, the answer in sc->gs.fr.msg), or a negative code when it could not
+ * start (*cls BENCH_ERR_CONNECT). The caller finishes sc with kpb_framer_fini. */
+static int sync_unary(const struct grpc_run *g, const char *path, const struct lat_buf *req,
+                      lat_ns timeout, struct sync_call *sc, int *cls)
 {
-    struct lat_buf req = LAT_BUF_INIT, framed = LAT_BUF_INIT;
+    struct lat_buf framed = LAT_BUF_INIT;
     struct lat_loop loop;
     struct h2_conn *h = NULL;
-    struct sync_call sc;
-    memset(&sc, 0, sizeof(sc));
-    kpb_framer_init(&sc.gs.fr, 16u << 20);
-    sc.gs.grpc_status = -1;
+    memset(sc, 0, sizeof(*sc));
+    kpb_framer_init(&sc->gs.fr, 16u << 20);
+    sc->gs.grpc_status = -1;
+    *cls = BENCH_ERR_CONNECT;
     int rc = loop_init(&loop, 4);
     if (rc < 0) return rc;
-    rc = kpb_build_metadata_req(&req, g->model, g->version);
-    if (!rc) rc = kpb_frame(&framed, req.data, req.len);
+    rc = kpb_frame(&framed, req->data, req->len);
     if (!rc) rc = h2_conn_new(&h, &loop, g->conn, g->authority, &sync_cbs);
-    if (rc < 0) {
-        errf(err, errlen, rc,
-             "ModelMetadata: cannot connect: %s (is the server up? or pass --input)",
-             lat_strerror(rc));
-        goto out;
+    if (!rc) {
+        sc->gs.st.ud = sc;
+        sc->gs.st.body = (const uint8_t *)framed.data;
+        sc->gs.st.len = framed.len;
+        rc = h2_submit(h, &sc->gs.st, path, g->hdrs, g->nhdrs);
     }
-    sc.gs.st.ud = &sc;
-    sc.gs.st.body = (const uint8_t *)framed.data;
-    sc.gs.st.len = framed.len;
-    rc = h2_submit(h, &sc.gs.st, GRPC_META_PATH, g->hdrs, g->nhdrs);
-    lat_ns until = clock_now_ns() + 5 * LAT_NS_PER_S;
-    while (!rc && !sc.closed && clock_now_ns() < until)
-        if (loop_run_once(&loop, 50 * LAT_NS_PER_MS) < 0) break;
-    int code;
-    int cls = sc.closed ? call_class(&sc.gs, sc.how, false, &code) : BENCH_ERR_TIMEOUT;
-    if (rc < 0 || cls >= 0) {
-        if (cls == BENCH_ERR_GRPC_STATUS)
-            errf(err, errlen, LAT_E_NOT_FOUND,
-                 "ModelMetadata for model %s answered grpc-status %d (%s); check --model or "
-                 "pass --input",
-                 g->model, sc.gs.grpc_status,
-                 kpb_code_name((unsigned)sc.gs.grpc_status)
-                     ? kpb_code_name((unsigned)sc.gs.grpc_status)
-                     : "?");
-        else if (cls == BENCH_ERR_CONNECT)
-            errf(err, errlen, LAT_E_NOT_FOUND,
-                 "ModelMetadata: cannot connect: %s (is the server up? or pass --input)",
-                 lat_strerror(sc.gs.st.err ? sc.gs.st.err : -ECONNREFUSED));
-        else
-            errf(err, errlen, LAT_E_NOT_FOUND,
-                 "ModelMetadata failed (%s); is it a KServe v2 gRPC server? or pass --input",
-                 bench_err_names[cls >= 0 ? cls : BENCH_ERR_MALFORMED]);
-        rc = LAT_E_NOT_FOUND;
-        goto out;
+    if (!rc) {
+        lat_ns until = clock_now_ns() + timeout;
+        while (!sc->closed && clock_now_ns() < until)
+            if (loop_run_once(&loop, 50 * LAT_NS_PER_MS) < 0) break;
+        int code;
+        *cls = sc->closed ? call_class(&sc->gs, sc->how, false, &code) : BENCH_ERR_TIMEOUT;
     }
-    struct kpb_metadata m;
-    rc = kpb_decode_metadata((const uint8_t *)sc.gs.fr.msg.data, sc.gs.fr.msg.len, &m);
-    if (rc < 0) {
-        errf(err, errlen, rc, "ModelMetadata: %s; pass --input", lat_strerror(rc));
-        goto out;
-    }
-    rc = kpb_metadata_inputs(&m, o->inputs, &o->ninputs, err, errlen);
-out:
     if (h) {
-        if (sc.gs.st.h) h2_cancel(&sc.gs.st);
+        if (sc->gs.st.h) h2_cancel(&sc->gs.st);
         h2_conn_free(h);
     }
     loop_fini(&loop);
-    kpb_framer_fini(&sc.gs.fr);
-    buf_fini(&req);
     buf_fini(&framed);
+    if (rc < 0) sc->gs.st.err = rc;
     return rc;
+}
+
+static int read_metadata(struct grpc_run *g, struct kserve_opts *o, char *err, size_t errlen)
+{
+    struct lat_buf req = LAT_BUF_INIT;
+    struct sync_call sc;
+    int cls = -1;
+    int rc = kpb_build_metadata_req(&req, g->model, g->version);
+    if (rc) return rc;
+    rc = sync_unary(g, GRPC_META_PATH, &req, 5 * LAT_NS_PER_S, &sc, &cls);
+    buf_fini(&req);
+    if (cls == BENCH_ERR_GRPC_STATUS) {
+        const char *name = kpb_code_name((unsigned)sc.gs.grpc_status);
+        rc = errf(err, errlen, LAT_E_NOT_FOUND,
+                  "ModelMetadata for model %s answered grpc-status %d (%s); check --model or "
+                  "pass --input",
+                  g->model, sc.gs.grpc_status, name ? name : "?");
+    } else if (cls == BENCH_ERR_CONNECT) {
+        rc = errf(err, errlen, LAT_E_NOT_FOUND,
+                  "ModelMetadata: cannot connect: %s (is the server up? or pass --input)",
+                  lat_strerror(sc.gs.st.err ? sc.gs.st.err : -ECONNREFUSED));
+    } else if (cls >= 0) {
+        rc = errf(err, errlen, LAT_E_NOT_FOUND,
+                  "ModelMetadata failed (%s); is it a KServe v2 gRPC server? or pass --input",
+                  bench_err_names[cls]);
+    } else {
+        struct kpb_metadata m;
+        rc = kpb_decode_metadata((const uint8_t *)sc.gs.fr.msg.data, sc.gs.fr.msg.len, &m);
+        if (rc < 0)
+            errf(err, errlen, rc, "ModelMetadata: %s; pass --input", lat_strerror(rc));
+        else
+            rc = kpb_metadata_inputs(&m, o->inputs, &o->ninputs, err, errlen);
+    }
+    kpb_framer_fini(&sc.gs.fr);
+    return rc;
+}
+
+/* Triton's ModelStatistics for the model: 0, or a negative code (a server without it). */
+static int read_stats(const struct grpc_run *g, struct triton_counts *c)
+{
+    struct lat_buf req = LAT_BUF_INIT;
+    struct sync_call sc;
+    int cls = -1;
+    int rc = kpb_build_metadata_req(&req, g->model, g->version);
+    if (!rc) rc = sync_unary(g, GRPC_STATS_PATH, &req, 5 * LAT_NS_PER_S, &sc, &cls);
+    buf_fini(&req);
+    if (rc) return rc;
+    struct kpb_stats s;
+    rc = cls >= 0 ? LAT_E_NOT_FOUND
+                  : kpb_decode_stats((const uint8_t *)sc.gs.fr.msg.data, sc.gs.fr.msg.len,
+                                     g->version, &s);
+    kpb_framer_fini(&sc.gs.fr);
+    if (rc) return rc;
+    *c = (struct triton_counts){s.success_count,    s.success_ns,       s.queue_ns,
+                                s.compute_input_ns, s.compute_infer_ns, s.compute_output_ns};
+    return 0;
 }
 
 static int add_headers(struct grpc_run *g, const char *const *headers, size_t n, char *err,
@@ -487,6 +519,7 @@ int grpc_setup(struct grpc_run **out, struct kserve_opts *o, struct bench_target
 
 void grpc_point_begin(struct grpc_run *g)
 {
+    g->stats_ok = read_stats(g, &g->before) == 0;
     atomic_store(&g->connections, 0);
     atomic_store(&g->streams, 0);
     atomic_store(&g->max_streams, 0);
@@ -495,8 +528,12 @@ void grpc_point_begin(struct grpc_run *g)
         atomic_store(&g->codes[c], 0);
 }
 
-void grpc_point_end(struct grpc_run *g, struct bench_grpc_stats *out)
+void grpc_point_end(struct grpc_run *g, struct bench_grpc_stats *out,
+                    struct bench_server_stats *srv)
 {
+    struct triton_counts after;
+    memset(srv, 0, sizeof(*srv));
+    if (g->stats_ok && read_stats(g, &after) == 0) triton_counts_delta(&g->before, &after, srv);
     memset(out, 0, sizeof(*out));
     out->have = true;
     out->connections = atomic_load(&g->connections);

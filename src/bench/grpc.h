@@ -27,9 +27,12 @@ struct grpc_run;
 int grpc_setup(struct grpc_run **out, struct kserve_opts *o, struct bench_target *t,
                const char *const *headers, size_t nheaders, unsigned conns, char *err,
                size_t errlen);
+/* Before a point: Triton's ModelStatistics snapshot (a server without it: none). */
 void grpc_point_begin(struct grpc_run *g);
-/* The point's connections, streams and status codes (after its workers finished). */
-void grpc_point_end(struct grpc_run *g, struct bench_grpc_stats *out);
+/* The point's connections, streams and status codes (after its workers finished), and the
+ * server's queue and compute time per request from ModelStatistics (srv->have false without). */
+void grpc_point_end(struct grpc_run *g, struct bench_grpc_stats *out,
+                    struct bench_server_stats *srv);
 void grpc_describe(const struct grpc_run *g, char *out, size_t cap);
 void grpc_free(struct grpc_run *g);
 

@@ -357,6 +357,89 @@ int kpb_decode_metadata(const uint8_t *p, size_t n, struct kpb_metadata *m)
     return 0;
 }
 
+/* StatisticDuration {count 1, ns 2}. */
+static int decode_duration(struct rd r, uint64_t *count, uint64_t *ns)
+{
+    struct field f;
+    while (r.p < r.e) {
+        int rc = next_field(&r, &f);
+        if (rc) return rc;
+        if ((f.num == 1 || f.num == 2) && f.wt != 0) return LAT_E_PB_PARSE;
+        if (f.num == 1 && count) *count += f.v;
+        if (f.num == 2) *ns += f.v;
+    }
+    return 0;
+}
+
+static int decode_model_stats(struct rd r, const char *version, struct kpb_stats *out, bool *hit)
+{
+    struct kpb_stats s;
+    memset(&s, 0, sizeof(s));
+    struct kpb_str ver = {NULL, 0};
+    struct field f;
+    while (r.p < r.e) {
+        int rc = next_field(&r, &f);
+        if (rc) return rc;
+        if ((f.num == 2 || f.num == 6) && f.wt != 2) return LAT_E_PB_PARSE;
+        if (f.num == 2) ver = str_of(&f);
+        if (f.num != 6) continue;
+        struct field g;
+        while (f.sub.p < f.sub.e) {
+            if ((rc = next_field(&f.sub, &g))) return rc;
+            if (g.num >= 1 && g.num <= 6 && g.wt != 2) return LAT_E_PB_PARSE;
+            uint64_t ign = 0;
+            switch (g.num) {
+            case 1:
+                rc = decode_duration(g.sub, &s.success_count, &s.success_ns);
+                break;
+            case 3:
+                rc = decode_duration(g.sub, &ign, &s.queue_ns);
+                break;
+            case 4:
+                rc = decode_duration(g.sub, &ign, &s.compute_input_ns);
+                break;
+            case 5:
+                rc = decode_duration(g.sub, &ign, &s.compute_infer_ns);
+                break;
+            case 6:
+                rc = decode_duration(g.sub, &ign, &s.compute_output_ns);
+                break;
+            default:
+                break;
+            }
+            if (rc) return rc;
+        }
+    }
+    if (version && *version && (ver.n != strlen(version) || memcmp(ver.p, version, ver.n)))
+        return 0;
+    *hit = true;
+    out->success_count += s.success_count;
+    out->success_ns += s.success_ns;
+    out->queue_ns += s.queue_ns;
+    out->compute_input_ns += s.compute_input_ns;
+    out->compute_infer_ns += s.compute_infer_ns;
+    out->compute_output_ns += s.compute_output_ns;
+    return 0;
+}
+
+int kpb_decode_stats(const uint8_t *p, size_t n, const char *version, struct kpb_stats *out)
+{
+    memset(out, 0, sizeof(*out));
+    static const uint8_t none;
+    if (!p) p = &none, n = 0;
+    struct rd r = {p, p + n};
+    struct field f;
+    bool hit = false;
+    while (r.p < r.e) {
+        int rc = next_field(&r, &f);
+        if (rc) return rc;
+        if (f.num != 1) continue;
+        if (f.wt != 2) return LAT_E_PB_PARSE;
+        if ((rc = decode_model_stats(f.sub, version, out, &hit))) return rc;
+    }
+    return hit ? 0 : LAT_E_NOT_FOUND;
+}
+
 int kpb_metadata_inputs(const struct kpb_metadata *m, struct bench_input *in, size_t *n, char *err,
                         size_t errlen)
 {

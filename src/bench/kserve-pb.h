@@ -65,13 +65,24 @@ int kpb_frame(struct lat_buf *out, const void *msg, size_t len);
 int kpb_build_infer(struct lat_buf *out, const char *model, const char *version, const char *id,
                     const struct bench_input *in, size_t n, unsigned batch, uint64_t seed,
                     char *err, size_t errlen);
-/* Appends a ModelMetadataRequest. 0 or -ENOMEM. */
+/* Appends a ModelMetadataRequest (also a ModelStatisticsRequest: the same fields). 0 or
+ * -ENOMEM. */
 int kpb_build_metadata_req(struct lat_buf *out, const char *model, const char *version);
 
 /* Decode one message (without the gRPC prefix). 0 or LAT_E_PB_PARSE: not a valid message,
  * or (infer) raw_output_contents given for some outputs only. */
 int kpb_decode_infer_resp(const uint8_t *p, size_t n, struct kpb_infer_resp *r);
 int kpb_decode_metadata(const uint8_t *p, size_t n, struct kpb_metadata *m);
+/* Triton's cumulative counters of one model (ModelStatisticsResponse model_stats 1 {version 2,
+ * inference_stats 6 {success 1, queue 3, compute_input 4, compute_infer 5, compute_output 6:
+ * each {count 1, ns 2}}}), summed over the entries of `version` (all when NULL or ""). 0,
+ * LAT_E_NOT_FOUND (no entry), or LAT_E_PB_PARSE. */
+struct kpb_stats {
+    uint64_t success_count, success_ns;
+    uint64_t queue_ns, compute_input_ns, compute_infer_ns, compute_output_ns;
+};
+int kpb_decode_stats(const uint8_t *p, size_t n, const char *version, struct kpb_stats *out);
+
 /* The metadata's inputs as --input specs (random fill); 0 or LAT_E_PB_PARSE with err set
  * (no inputs, a name or datatype too long or unknown, a bad shape). */
 int kpb_metadata_inputs(const struct kpb_metadata *m, struct bench_input *in, size_t *n, char *err,

@@ -370,15 +370,7 @@ void kserve_stats_after(struct kserve_ctx *k, const struct bench_target *t,
     struct triton_counts after;
     memset(out, 0, sizeof(*out));
     if (!k->stats_ok || read_stats(k, t, &after) < 0) return;
-    if (after.success_count <= k->before.success_count) return;
-    double n = (double)(after.success_count - k->before.success_count);
-    out->have = true;
-    out->count = after.success_count - k->before.success_count;
-    out->queue_us = (double)(after.queue_ns - k->before.queue_ns) / n / 1e3;
-    out->compute_input_us = (double)(after.compute_input_ns - k->before.compute_input_ns) / n / 1e3;
-    out->compute_infer_us = (double)(after.compute_infer_ns - k->before.compute_infer_ns) / n / 1e3;
-    out->compute_output_us =
-        (double)(after.compute_output_ns - k->before.compute_output_ns) / n / 1e3;
+    triton_counts_delta(&k->before, &after, out);
 }
 
 void kserve_fini(struct kserve_ctx *k)
@@ -519,7 +511,7 @@ static void kserve_before(void *st, const struct bench_point_ctx *pc, const stru
 {
     struct kserve_state *s = st;
     if (s->g) {
-        grpc_point_begin(s->g); /* Triton's statistics over gRPC: not yet */
+        grpc_point_begin(s->g);
         return;
     }
     kserve_stats_before(&s->k, t);
@@ -530,7 +522,7 @@ static int kserve_after(void *st, const struct bench_target *t, struct bench_poi
 {
     struct kserve_state *s = st;
     if (s->g) {
-        grpc_point_end(s->g, &p->grpc);
+        grpc_point_end(s->g, &p->grpc, &p->server);
         return 0;
     }
     kserve_stats_after(&s->k, t, &p->server);

@@ -2,6 +2,7 @@
 # exclusive: compares latency with the test server's configured delay
 # t288-bench-grpc: `bench grpc://` (KServe v2 ModelInfer over HTTP/2, issue 36) against
 # tests/tools/grpc-v2-server.py: grpcio's server (inputs from ModelMetadata, exact call counts,
+# Triton's ModelStatistics as the server breakdown,
 # latency near its --delay-ms, many streams on one connection, grpc-status faults by code) and
 # the raw HTTP/2 engine for RST_STREAM, GOAWAY and garbage DATA, each counted in its own class.
 # Skips when grpcio cannot be installed (tests/tools/grpc-venv.sh); without nghttp2 in the build,
@@ -57,6 +58,10 @@ g = p['grpc']
 assert g['streams'] == 300 and g['status']['OK'] == 300, g
 assert 1 <= g['connections'] <= 2, g
 assert p['valid'] is True
+s = p['server']  # ModelStatistics before and after the point: the server's own per-call times
+assert s['count'] == 300, s
+assert (s['queue_ms'], s['compute_input_ms'], s['compute_infer_ms'], s['compute_output_ms']) == \
+    (0.25, 0.1, 1.0, 0.05), s
 "
 # an unknown model: ModelMetadata's NOT_FOUND, named
 expect_rc 2 "$LATSCOPE" bench "grpc://127.0.0.1:$PORT" --model nosuch -n 1

@@ -1,9 +1,10 @@
 /*
  * fuzz-kserve-pb.c - libFuzzer target for the KServe v2 gRPC decoders (src/bench/kserve-pb.c):
  * the bytes are a gRPC response stream, fed through the message framer in pieces whose sizes
- * the first byte picks, and the first message is decoded as a ModelInferResponse and as a
- * ModelMetadataResponse (and its inputs). Checks invariants: the framer keeps the same first
- * message whatever the piece size, every decoded string lies inside the input.
+ * the first byte picks, and the first message is decoded as a ModelInferResponse, a
+ * ModelMetadataResponse (and its inputs) and a ModelStatisticsResponse. Checks invariants: the
+ * framer keeps the same first message whatever the piece size, every decoded string lies inside the
+ * input.
  */
 #include "bench/kserve-pb.h"
 
@@ -30,6 +31,11 @@ static void decode(const uint8_t *p, size_t n)
         }
         if (r.nraw && r.nraw != r.nout) abort();
     }
+    struct kpb_stats st;
+    int rc = kpb_decode_stats(p, n, NULL, &st);
+    struct kpb_stats one;
+    if (kpb_decode_stats(p, n, "1", &one) == 0 && (rc != 0 || one.success_count > st.success_count))
+        abort(); /* one version's counts are part of all versions' */
     struct kpb_metadata m;
     if (kpb_decode_metadata(p, n, &m) == 0) {
         struct bench_input in[KPB_MAX_TENSORS];

@@ -3,12 +3,13 @@
 
 Two engines, one command line:
   --engine grpcio  grpcio's server with generic handlers (the messages hand-encoded below):
-                   ModelInfer, ModelMetadata, ServerReady; --delay-ms, --status-every N
+                   ModelInfer, ModelMetadata, ModelStatistics, ServerReady; --delay-ms, --status-every N
                    --status-code C (abort every Nth call with that grpc-status).
   --engine raw     a hand-made HTTP/2 server on a plain socket, for what grpcio will not do:
                    --rst-every N (RST_STREAM INTERNAL_ERROR), --goaway-every N (GOAWAY that
                    refuses the call, then close), --garbage-every N (a DATA payload that is no
-                   gRPC message), --delay-ms. Every other call is answered correctly.
+                   gRPC message), --delay-ms. Every other call is answered correctly; a call
+                   without inputs (ModelMetadata, ModelStatistics) gets UNIMPLEMENTED.
 Calls are counted from 1; the count of ModelInfer calls received is written to --count-file
 after each one. Prints "port N" on stdout once listening (--port 0 picks one).
 """
@@ -153,10 +154,23 @@ def run_grpcio(a, count):
     def ready(req, ctx):
         return varint(1 << 3 | 0) + varint(1)
 
+    def stats(req, ctx):
+        """Triton's ModelStatistics: per call 250 us queue, 100 us input, 1 ms infer, 50 us
+        output, exactly (the test checks the per-request breakdown bench derives)."""
+        n = count.n
+
+        def dur(c, ns):
+            return varint(1 << 3) + varint(c) + varint(2 << 3) + varint(ns)
+        inf = field(1, dur(n, n * int(a.delay_ms * 1e6))) + field(3, dur(n, n * 250000)) + \
+            field(4, dur(n, n * 100000)) + field(5, dur(n, n * 1000000)) + field(6, dur(n, n * 50000))
+        name = (a.model or "m").encode()
+        return field(1, field(1, name) + field(2, b"1") + varint(4 << 3) + varint(n) + field(6, inf))
+
     h = grpc.method_handlers_generic_handler("inference.GRPCInferenceService", {
         "ModelInfer": grpc.unary_unary_rpc_method_handler(infer),
         "ModelMetadata": grpc.unary_unary_rpc_method_handler(meta),
         "ServerReady": grpc.unary_unary_rpc_method_handler(ready),
+        "ModelStatistics": grpc.unary_unary_rpc_method_handler(stats),
     })
     srv = grpc.server(futures.ThreadPoolExecutor(max_workers=a.workers))
     srv.add_generic_rpc_handlers((h,))
@@ -215,6 +229,12 @@ def serve_conn(s, a, count):
                     s.sendall(frame(WINDOW_UPDATE, 0, 0, struct.pack(">I", n)))
             if t in (HEADERS, DATA) and flags & END_STREAM and sid in bodies:
                 body = bodies.pop(sid)
+                if not any(num == 5 for num, _, _ in read_fields(body[5:])):
+                    # not a ModelInferRequest (no inputs: ModelMetadata, ModelStatistics):
+                    # a trailers-only UNIMPLEMENTED, not counted
+                    s.sendall(frame(HEADERS, END_HEADERS | END_STREAM, sid, b"\x88" +
+                                    lit("content-type", "application/grpc") + lit("grpc-status", "12")))
+                    continue
                 k = count.bump()
                 if a.delay_ms:
                     time.sleep(a.delay_ms / 1000.0)

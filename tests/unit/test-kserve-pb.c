@@ -244,3 +244,25 @@ TEST(kpb_code_names)
     ASSERT_EQ_STR(kpb_code_name(16), "UNAUTHENTICATED");
     ASSERT(kpb_code_name(17) == NULL);
 }
+
+TEST(kpb_decode_stats_versions)
+{
+    /* model_stats 1 {version 2 "1", inference_stats 6 {success 1 {count 4, ns 40}, queue 3
+     * {ns 8}, compute_infer 5 {ns 20}}} and a second entry, version "2", success count 1 */
+    static const uint8_t m[] = {
+        0x0a, 0x15, 0x12, 0x01, '1',  0x32, 0x0e, 0x0a, 0x04, 0x08, 0x04, 0x10, 0x28,
+        0x1a, 0x02, 0x10, 0x08, 0x2a, 0x02, 0x10, 0x14, 0x20, 0x07, /* inference_count 4: skipped */
+        0x0a, 0x0b, 0x12, 0x01, '2',  0x32, 0x06, 0x0a, 0x04, 0x08, 0x01, 0x10, 0x02};
+    struct kpb_stats s;
+    ASSERT_EQ_I64(kpb_decode_stats(m, sizeof(m), "1", &s), 0);
+    ASSERT_EQ_U64(s.success_count, 4);
+    ASSERT_EQ_U64(s.success_ns, 40);
+    ASSERT_EQ_U64(s.queue_ns, 8);
+    ASSERT_EQ_U64(s.compute_infer_ns, 20);
+    ASSERT_EQ_I64(kpb_decode_stats(m, sizeof(m), NULL, &s), 0); /* every version */
+    ASSERT_EQ_U64(s.success_count, 5);
+    ASSERT_EQ_U64(s.success_ns, 42);
+    ASSERT_EQ_I64(kpb_decode_stats(m, sizeof(m), "3", &s), LAT_E_NOT_FOUND);
+    static const uint8_t bad[] = {0x0a, 0x04, 0x32, 0x02, 0x08, 0x01}; /* success as a varint */
+    ASSERT_EQ_I64(kpb_decode_stats(bad, sizeof(bad), NULL, &s), LAT_E_PB_PARSE);
+}
