@@ -255,14 +255,16 @@ static int mx_submit(void *mx, unsigned idx, void *slot, bool measured, int *err
     gs->st.body = (const uint8_t *)g->msg.data;
     gs->st.len = g->msg.len;
     gs->active = true;
+    /* h's counts before the submit: a write that fails inside it closes the stream, and the
+     * callbacks may free h (pick() replaces a failed connection) before it returns */
+    unsigned open = h2_open_streams(h) + 1;
+    uint32_t sm = h2_max_streams(h);
     if (h2_submit(h, &gs->st, GRPC_INFER_PATH, g->hdrs, g->nhdrs) < 0) {
         gs->active = false;
         return BENCH_ERR_RESET;
     }
     gw->streams++;
-    unsigned open = h2_open_streams(h);
     if (open > gw->max_open) gw->max_open = open;
-    uint32_t sm = h2_max_streams(h);
     if (sm != UINT32_MAX && sm > gw->server_max) gw->server_max = sm;
     return -1;
 }

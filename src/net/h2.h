@@ -71,7 +71,9 @@ int h2_conn_new(struct h2_conn **out, struct lat_loop *loop, const struct conn_t
 /* Closes the connection: every open stream closes with H2_END_CONN first. NULL allowed. */
 void h2_conn_free(struct h2_conn *h);
 /* Starts a POST of path with headers hdrs[0..n) and s->body[0..s->len). 0, or a negative
- * code (the connection cannot take streams: h2_usable() is false). */
+ * code (the connection cannot take streams: h2_usable() is false). Its first bytes are written
+ * at once (outside callbacks): a write failing there closes s, and h may be freed by what its
+ * close callbacks do before h2_submit returns 0, so the caller must not use h after. */
 int h2_submit(struct h2_conn *h, struct h2_stream *s, const char *path, const struct h2_hdr *hdrs,
               size_t n);
 /* Resets s (RST_STREAM CANCEL) and forgets it: no callback comes for it. */
