@@ -454,7 +454,8 @@ static int load_server_profile(struct diff_run *r, const char *doc, size_t n)
                                   .pct_slow = get_num(f, fv.len, "total_pct_slow"),
                                   .change = get_num(f, fv.len, "change_pct_points"),
                                   .lo = get_num(f, fv.len, "ci_lo_pct_points"),
-                                  .hi = get_num(f, fv.len, "ci_hi_pct_points")};
+                                  .hi = get_num(f, fv.len, "ci_hi_pct_points"),
+                                  .depth = get_num(f, fv.len, "mean_depth_slow")};
     }
     return rc < 0 ? rc : 0;
 }

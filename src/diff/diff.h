@@ -244,6 +244,8 @@ struct diff_finding {
 struct diff_cpu_func {
     const char *name; /* owned by the result */
     uint64_t self[2], total[2];
+    uint64_t depth_sum[2]; /* Σ over each side's `total` samples of its depth (root = 0): the
+                            * mean depth depth_sum / total tells callers from callees */
     struct dstat_ci ci_self, ci_total;
 };
 

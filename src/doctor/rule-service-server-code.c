@@ -3,7 +3,9 @@
  * the load ran and compared the samples inside the slow requests' windows (above p99, or an SLO)
  * with those inside the fast ones' (below p50). When a function's share of the slow requests'
  * samples is larger with its whole interval above SC_MIN_LO points, the finding names the
- * function with the largest change: the code the slow requests spent their extra time in.
+ * function with the largest change, or the deepest function (mean stack depth in the slow
+ * requests' samples) whose change is at least SC_NEAR of it: the code the slow requests spent
+ * their extra time in, not the framework's caller of it.
  * Evidence: both shares, the change and its interval, the two sides' requests, samples, mean
  * latency and server CPU per request, the share of ambiguous samples (in more than one
  * request's window). docs/latscope-doctor.md, docs/latscope-bench-server-profile.md.
@@ -17,6 +19,7 @@
 
 #define SC_MIN_LO     1.0  /* points: the interval's low end above this */
 #define SC_MEDIUM_PTS 10.0 /* a change of this many points or more: medium severity */
+#define SC_NEAR       0.8  /* "nearly as large": this share of the largest change */
 
 void svc_rule_server_code(struct doc_report *r, const struct doc_svc_run *run,
                           const struct doc_svc_point *p, int ti)
@@ -24,13 +27,21 @@ void svc_rule_server_code(struct doc_report *r, const struct doc_svc_run *run,
     (void)p;
     const struct doc_svc_srvprof *s = run->srv;
     if (!s || !s->present || strcmp(s->comparison, "ok") != 0) return;
-    const struct doc_svc_func *best = NULL;
+    /* The largest significant change first; then, of the functions whose change is nearly as
+     * large (an inclusive share: the callers of the slow code gain as much as it does, a web
+     * framework's route handler as much as the user's handler under it), the deepest one. */
+    const struct doc_svc_func *top = NULL, *best = NULL;
     for (size_t i = 0; i < s->nfuncs; i++) {
         const struct doc_svc_func *c = &s->funcs[i];
         if (isnan(c->lo) || isnan(c->change) || c->lo <= SC_MIN_LO) continue;
-        if (!best || c->change > best->change) best = c;
+        if (!top || c->change > top->change) top = c;
     }
-    if (!best) return;
+    if (!top) return;
+    for (size_t i = 0; i < s->nfuncs; i++) {
+        const struct doc_svc_func *c = &s->funcs[i];
+        if (isnan(c->lo) || c->lo <= SC_MIN_LO || c->change < SC_NEAR * top->change) continue;
+        if (!best || (!isnan(c->depth) && (isnan(best->depth) || c->depth > best->depth))) best = c;
+    }
     struct doc_finding *f = doc_finding_add(r, "slow-request-code", ti);
     if (!f) return;
     const char *rule = s->slow_rule[0] ? s->slow_rule : "p99";
@@ -45,6 +56,11 @@ void svc_rule_server_code(struct doc_report *r, const struct doc_svc_run *run,
     doc_kv_num(r, f, "change_points", best->change);
     doc_kv_num(r, f, "ci_lo_points", best->lo);
     doc_kv_num(r, f, "ci_hi_points", best->hi);
+    if (!isnan(best->depth)) doc_kv_num(r, f, "mean_depth_slow", best->depth);
+    if (best != top) {
+        doc_kv_str(r, f, "largest_change_function", top->name);
+        doc_kv_num(r, f, "largest_change_points", top->change);
+    }
     doc_kv_str(r, f, "slow_rule", rule);
     doc_kv_num(r, f, "slow_threshold_ms", s->slow_ms);
     doc_kv_num(r, f, "fast_threshold_ms", s->fast_ms);

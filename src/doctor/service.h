@@ -55,6 +55,7 @@ struct doc_svc_func {
     char *name;
     double pct_fast, pct_slow;
     double change, lo, hi;
+    double depth; /* mean depth in the slow side's stacks (root = 0), NaN when absent */
 };
 
 /* bench --server-pid's result ("server_profile"; docs/latscope-bench-server-profile.md), read

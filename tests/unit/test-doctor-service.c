@@ -260,7 +260,14 @@ TEST(doctor_service_knee)
 TEST(doctor_service_server_code)
 {
     struct doc_svc_point p = point(4.0, 20.0, 3.9);
-    struct doc_svc_func funcs[3] = {
+    struct doc_svc_func funcs[4] = {
+        {.name = "py:route (framework.py:9)",
+         .pct_fast = 20,
+         .pct_slow = 88,
+         .change = 68.5,
+         .lo = 61,
+         .hi = 76,
+         .depth = 3},
         {.name = "py:do_GET (server.py:40)",
          .pct_fast = 99,
          .pct_slow = 99,
@@ -272,7 +279,8 @@ TEST(doctor_service_server_code)
          .pct_slow = 70,
          .change = 68,
          .lo = 60,
-         .hi = 75},
+         .hi = 75,
+         .depth = 6},
         {.name = "py:encode (server.py:20)",
          .pct_fast = 5,
          .pct_slow = 9,
@@ -296,7 +304,7 @@ TEST(doctor_service_server_code)
                                   .fast_cpu_ms = 3.8,
                                   .ambiguous_pct = 0,
                                   .funcs = funcs,
-                                  .nfuncs = 3};
+                                  .nfuncs = 4};
     struct doc_svc_run run = {.path = "handmade-srvprof.json",
                               .target = "http",
                               .mode = "closed",
@@ -308,7 +316,8 @@ TEST(doctor_service_server_code)
                               .srv = &srv};
     for (int c = 0; c < 4; c++) {
         if (c == 1) srv.comparison[0] = 0, strcat(srv.comparison, "too few slow requests");
-        if (c == 2) strcpy(srv.comparison, "ok"), funcs[1].lo = 0.5, funcs[2].lo = -0.2;
+        if (c == 2)
+            strcpy(srv.comparison, "ok"), funcs[0].lo = funcs[2].lo = 0.5, funcs[3].lo = -0.2;
         if (c == 3) run.srv = NULL;
         struct doc_report *r = NULL;
         ASSERT(doctor_report_new(&r) == 0);
@@ -316,6 +325,7 @@ TEST(doctor_service_server_code)
         doctor_rank(r);
         if (c == 0) {
             ASSERT(r->n == 1 && strcmp(r->f[0].id, "slow-request-code") == 0);
+            /* the framework's route gains as much (inclusive shares): the deeper slow path */
             ASSERT(strstr(r->f[0].title, "py:slow_path (server.py:12)") != NULL);
             ASSERT(r->f[0].severity == DOC_SEV_MEDIUM);
         } else {
