@@ -44,24 +44,27 @@ endif
 # Required Debian packages (scripts/deps.sh installs them): zlib, OpenSSL.
 # Optional ones are probed; a missing one turns its feature off (LAT_HAVE_<NAME> = 0).
 REQ_PKGS := zlib openssl
-OPT_PKGS := libdw libdeflate sqlite3 libisal ompi-c
+OPT_PKGS := libdw libdeflate sqlite3 libisal ompi-c libnghttp2
 have_pkg  = $(shell pkg-config --exists $(1) 2>/dev/null && echo 1 || echo 0)
 HAVE_LIBDW      := $(call have_pkg,libdw)
 HAVE_LIBDEFLATE := $(call have_pkg,libdeflate)
 HAVE_SQLITE3    := $(call have_pkg,sqlite3)
 HAVE_ISAL       := $(call have_pkg,libisal)
+HAVE_NGHTTP2    := $(if $(filter 0,$(NGHTTP2)),0,$(call have_pkg,libnghttp2))
 # Open MPI (libopenmpi-dev): `bench --mpi` (src/bench/mpi.c, compiled only with it). MPI=0
 # builds without it even when installed.
 HAVE_MPI        := $(if $(filter 0,$(MPI)),0,$(call have_pkg,ompi-c))
 HAVE_CUPTI      := $(shell test -f $(CUDA_HOME)/include/cupti.h && echo 1 || echo 0)
 USED_PKGS := $(REQ_PKGS) $(if $(filter 1,$(HAVE_LIBDW)),libdw libelf) \
              $(if $(filter 1,$(HAVE_LIBDEFLATE)),libdeflate) $(if $(filter 1,$(HAVE_SQLITE3)),sqlite3) \
-             $(if $(filter 1,$(HAVE_ISAL)),libisal) $(if $(filter 1,$(HAVE_MPI)),ompi-c)
+             $(if $(filter 1,$(HAVE_ISAL)),libisal) $(if $(filter 1,$(HAVE_MPI)),ompi-c) \
+             $(if $(filter 1,$(HAVE_NGHTTP2)),libnghttp2)
 PKG_CFLAGS := $(shell pkg-config --cflags $(USED_PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(USED_PKGS) 2>/dev/null)
 FEATURES   := -DLAT_HAVE_LIBDW=$(HAVE_LIBDW) -DLAT_HAVE_LIBDEFLATE=$(HAVE_LIBDEFLATE) \
               -DLAT_HAVE_SQLITE3=$(HAVE_SQLITE3) -DLAT_HAVE_CUPTI=$(HAVE_CUPTI) \
-              -DLAT_HAVE_ISAL=$(HAVE_ISAL) -DLAT_HAVE_MPI=$(HAVE_MPI)
+              -DLAT_HAVE_ISAL=$(HAVE_ISAL) -DLAT_HAVE_MPI=$(HAVE_MPI) \
+              -DLAT_HAVE_NGHTTP2=$(HAVE_NGHTTP2)
 
 CFLAGS_ALL := $(BASE_CFLAGS) $(FEATURES) $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL := $(PKG_LIBS) -lpthread -lm $(LDLIBS)

@@ -16,7 +16,7 @@ set -euo pipefail
 
 pkgs=(
     build-essential make pkg-config git
-    zlib1g-dev libssl-dev libsqlite3-dev libdw-dev libelf-dev libdeflate-dev libisal-dev
+    zlib1g-dev libssl-dev libsqlite3-dev libdw-dev libelf-dev libdeflate-dev libisal-dev libnghttp2-dev
     clang libclang-rt-14-dev clang-format-14
     jq procps curl python3 openssl xxd sqlite3 libxml2-utils
     openmpi-bin libopenmpi-dev

@@ -679,8 +679,10 @@ static int parse_args(int argc, char **argv, struct cli *c, struct http1_url *ur
     c->eng.balance = c->ep.balance;
     c->eng.cancel = c->ep.cancel;
     c->url = pos0;
-    if (http1_url_parse(c->url, url, &why) < 0) return usage_error(c->url, why);
+    if (http1_url_parse_grpc(c->url, url, &why) < 0) return usage_error(c->url, why);
     if (!c->tops) c->tops = bench_target_default(url);
+    if (url->grpc && !c->tops->grpc)
+        return usage_error(c->url, "grpc:// works with --target kserve only (KServe v2 / Triton)");
     c->llm = c->tops->llm_slo;
     c->tst = c->tops->create ? c->tops->create() : NULL;
     if (c->tops->create && !c->tst) {

@@ -51,6 +51,11 @@ enum bench_err {
      * finish_reason (llama-cpp-python's interrupted streams), or fewer tokens than
      * min_tokens/ignore_eos demanded (llm_errors.truncated, the same requests). */
     BENCH_ERR_TRUNCATED,
+    /* gRPC (grpc://): the call ended with a non-zero grpc-status (by code: bench_point.grpc),
+     * the server reset the stream (RST_STREAM), or its GOAWAY refused or cut the stream. */
+    BENCH_ERR_GRPC_STATUS,
+    BENCH_ERR_RST_STREAM,
+    BENCH_ERR_GOAWAY,
     BENCH_ERR__COUNT,
 };
 
@@ -84,6 +89,35 @@ struct bench_req_ops {
     uint64_t (*progress)(void *cs, lat_ns *t_first);
 };
 
+/*
+ * A multiplexing transport (bench grpc://, bench/grpc.h): the engine's slots are streams on
+ * connections the transport owns, not connections of their own. The engine still schedules,
+ * times (t_sched, the request timeout) and counts every request; the transport opens its
+ * connections on the worker's loop, starts each slot's request on one of them and reports its
+ * end through done(), called on the worker thread, never from inside submit() for that slot
+ * unless submit returned -1.
+ */
+struct lat_loop;
+struct bench_mux_end {
+    int cls;                       /* -1: success, else an enum bench_err */
+    int status;                    /* HTTP :status, 0 when none came */
+    lat_ns t_send, t_first, t_end; /* t_send: the request's first frame went out (0: unknown) */
+    uint64_t bytes;                /* response payload bytes */
+    int err;                       /* connect/reset: the connection's -errno, 0 when none */
+};
+typedef void (*bench_mux_done_fn)(void *slot, const struct bench_mux_end *end);
+struct bench_mux_ops {
+    /* Per worker thread: its state for nslots slots on loop; NULL when out of memory. */
+    void *(*worker_new)(void *ud, struct lat_loop *loop, unsigned thread, unsigned nslots,
+                        bench_mux_done_fn done);
+    /* Starts slot idx's request (slot goes back in done()). -1, or an enum bench_err when it
+     * could not start (then no done() comes; *err: the connect's -errno, 0 when none). */
+    int (*submit)(void *mx, unsigned idx, void *slot, bool measured, int *err);
+    /* The engine gave up on slot idx (timeout, interrupt): reset its stream; no done(). */
+    void (*cancel)(void *mx, unsigned idx);
+    void (*worker_free)(void *mx);
+};
+
 /* What to send and how to judge the answer; read-only and shared by all workers. */
 struct bench_target {
     struct conn_target conn;
@@ -96,6 +130,8 @@ struct bench_target {
     size_t expect_body_len;
     const struct bench_req_ops *ops; /* NULL: send `request` every time */
     void *ops_ud;
+    const struct bench_mux_ops *mux; /* non-NULL: requests go through it (no `request`) */
+    void *mux_ud;
     /* Optional, with ops and replay (bench_load.offsets): called before each dispatch with
      * the arrival's index in the offsets list, so request k gets trace line k whatever the
      * thread builds it. */

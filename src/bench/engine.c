@@ -192,6 +192,7 @@ struct worker {
     lat_ns first_msched, last_msched; /* intended send times of the measured requests issued */
     struct bench_record *rec;
     size_t nrec, caprec;
+    void *mx; /* t->mux's per-thread state */
     lat_ns cpu_start, cpu_end, wall_start, wall_end, wait_start;
 
     pthread_mutex_t ivl_lock;
@@ -224,6 +225,7 @@ static void set_interest(struct bconn *bc, unsigned ev)
 
 static void bc_close(struct bconn *bc)
 {
+    if (bc->w->mx) bc->w->e->t->mux->cancel(bc->w->mx, (unsigned)(bc - bc->w->conns));
     if (bc->registered) {
         loop_del(&bc->w->loop, &bc->io);
         bc->registered = false;
@@ -323,8 +325,8 @@ static bool stale_retry(struct bconn *bc, enum bench_err cls, lat_ns now)
 {
     struct worker *w = bc->w;
     const struct bench_target *t = w->e->t;
-    if (cls != BENCH_ERR_RESET || !bc->busy || !bc->reused || bc->retried || bc->resp.t_first ||
-        bc->resp.status)
+    if (t->mux || cls != BENCH_ERR_RESET || !bc->busy || !bc->reused || bc->retried ||
+        bc->resp.t_first || bc->resp.status)
         return false;
     if (bc->wpos > 0) {
         long unacked = conn_unacked(&bc->c);
@@ -463,6 +465,14 @@ static void connect_done(struct bconn *bc, lat_ns now)
 static void start_connect(struct bconn *bc, lat_ns now)
 {
     struct worker *w = bc->w;
+    if (w->mx) { /* the transport owns the connections: the slot is ready at once */
+        bc->state = BC_IDLE;
+        if (bc->busy)
+            start_write(bc, now);
+        else
+            reopen_done(bc, now); /* after a cancel */
+        return;
+    }
     bc->reused = false;
     bc->t_conn = now;
     enum lat_io s = conn_connect(&bc->c);
@@ -543,10 +553,63 @@ static void do_write(struct bconn *bc, lat_ns now)
     set_interest(bc, LOOP_READ);
 }
 
+static void complete(struct bconn *bc, lat_ns now);
+
+/* t->mux: the request goes out as a stream of the transport's connections. */
+static void mux_write(struct bconn *bc, lat_ns now)
+{
+    struct worker *w = bc->w;
+    http1_resp_init(&bc->resp, false, NULL, NULL);
+    bc->matched = true;
+    bc->t_send = clock_now_ns();
+    if (!w->e->open_loop && bc->prev_end && bc->measured && bc->t_send >= bc->prev_end)
+        hist_record(&w->gap, bc->t_send - bc->prev_end);
+    bc->prev_end = 0;
+    bc->cancel_at = 0;
+    bc->cancel_tok = 0;
+    bc->cancel_due = false;
+    bc->state = BC_READING;
+    lat_ns deadline = bc->t_send + w->e->o->request_timeout_ns;
+    if (bc->cancel && w->e->o->cancel.after_ns > 0) { /* --cancel-after (not by tokens) */
+        bc->cancel_at = bc->t_send + w->e->o->cancel.after_ns;
+        if (bc->cancel_at < deadline) deadline = bc->cancel_at;
+    }
+    loop_timer_start(&w->loop, &bc->timer, deadline);
+    uint32_t gen = bc->gen;
+    int err = 0;
+    int cls = w->e->t->mux->submit(w->mx, (unsigned)(bc - w->conns), bc, bc->measured, &err);
+    if (cls >= 0 && cls < BENCH_ERR__COUNT && bc->gen == gen && bc->busy) {
+        bc->c.err = err; /* the connect's reason, for connect_error */
+        fail(bc, (enum bench_err)cls, now);
+    }
+}
+
+/* The transport's report of a slot's end (bench_mux_done_fn). */
+static void mux_done(void *slot, const struct bench_mux_end *d)
+{
+    struct bconn *bc = slot;
+    if (!bc->busy || bc->state != BC_READING) return;
+    if (d->t_send > bc->t_send) bc->t_send = d->t_send;
+    bc->resp.status = d->status;
+    bc->resp.t_first = d->t_first;
+    bc->resp.t_end = d->t_end;
+    bc->resp.body_bytes = d->bytes;
+    bc->resp.done = true;
+    bc->c.err = d->err;
+    if (d->cls >= 0 && d->cls < BENCH_ERR__COUNT)
+        fail(bc, (enum bench_err)d->cls, d->t_end);
+    else
+        complete(bc, clock_now_ns());
+}
+
 static void start_write(struct bconn *bc, lat_ns now)
 {
     struct worker *w = bc->w;
     const struct bench_target *t = w->e->t;
+    if (w->mx) {
+        mux_write(bc, now);
+        return;
+    }
     bc->reused = bc->nresp > 0;
     if (bc->reused && w->peer_closes && !t->conn.tls) {
         /* This server closes kept-alive connections: one peek (only for such servers) finds
@@ -820,7 +883,9 @@ static void conn_timer(struct lat_loop *l, struct loop_timer *tm, lat_ns now)
         break;
     case BC_WRITING:
     case BC_READING:
-        if (bc->cancel_at && now >= bc->cancel_at && bc->state == BC_READING) {
+        if (bc->cancel_at && now >= bc->cancel_at && bc->w->mx) {
+            cancel_req(bc, now); /* the transport resets the call's stream */
+        } else if (bc->cancel_at && now >= bc->cancel_at && bc->state == BC_READING) {
             /* --cancel-after: the client gives up, after reading what has arrived (a
              * response already here completes: it was not cancelled) */
             bc->cancel_due = true;
@@ -1169,6 +1234,10 @@ static void *worker_main(void *arg)
         ops_end(bc, BENCH_ERR_TIMEOUT, t);
         bc_close(bc);
     }
+    if (w->mx) {
+        e->t->mux->worker_free(w->mx);
+        w->mx = NULL;
+    }
     w->cpu_end = thread_cpu_ns();
     w->wall_end = clock_now_ns();
     atomic_store(&w->finished, true);
@@ -1217,6 +1286,10 @@ static int hists_init(struct lat_hist *const *h, size_t n)
 static void worker_fini(struct worker *w)
 {
     if (!w->e) return; /* never initialized */
+    if (w->mx) {       /* a worker that never ran */
+        w->e->t->mux->worker_free(w->mx);
+        w->mx = NULL;
+    }
     if (w->conns) {
         for (unsigned i = 0; i < w->cap; i++) {
             conn_close(&w->conns[i].c);
@@ -1301,6 +1374,8 @@ static int worker_init(struct worker *w, struct engine *e, unsigned id, unsigned
         if (e->t->ops && !(bc->cs = e->t->ops->conn_new(e->t->ops_ud, id))) return -ENOMEM;
     }
     loop_timer_init(&w->pace, pace_timer, w);
+    if (e->t->mux && !(w->mx = e->t->mux->worker_new(e->t->mux_ud, &w->loop, id, cap, mux_done)))
+        return -ENOMEM;
     return 0;
 }
 

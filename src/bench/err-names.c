@@ -6,6 +6,6 @@
 #include "bench/bench.h"
 
 const char *const bench_err_names[BENCH_ERR__COUNT] = {
-    "connect",   "timeout",  "reset",  "http_4xx",  "http_5xx",
-    "malformed", "mismatch", "stream", "client_fd", "truncated",
+    "connect", "timeout",   "reset",     "http_4xx",    "http_5xx",   "malformed", "mismatch",
+    "stream",  "client_fd", "truncated", "grpc_status", "rst_stream", "goaway",
 };

@@ -10,6 +10,7 @@
  */
 #include "bench/kserve.h"
 
+#include "bench/grpc.h"
 #include "bench/target.h"
 #include "core/err.h"
 #include "core/jsonw.h"
@@ -369,15 +370,7 @@ void kserve_stats_after(struct kserve_ctx *k, const struct bench_target *t,
     struct triton_counts after;
     memset(out, 0, sizeof(*out));
     if (!k->stats_ok || read_stats(k, t, &after) < 0) return;
-    if (after.success_count <= k->before.success_count) return;
-    double n = (double)(after.success_count - k->before.success_count);
-    out->have = true;
-    out->count = after.success_count - k->before.success_count;
-    out->queue_us = (double)(after.queue_ns - k->before.queue_ns) / n / 1e3;
-    out->compute_input_us = (double)(after.compute_input_ns - k->before.compute_input_ns) / n / 1e3;
-    out->compute_infer_us = (double)(after.compute_infer_ns - k->before.compute_infer_ns) / n / 1e3;
-    out->compute_output_us =
-        (double)(after.compute_output_ns - k->before.compute_output_ns) / n / 1e3;
+    triton_counts_delta(&k->before, &after, out);
 }
 
 void kserve_fini(struct kserve_ctx *k)
@@ -392,7 +385,7 @@ void kserve_fini(struct kserve_ctx *k)
 
 /* ---- the kserve bench target (bench/target.h) ---- */
 
-enum { KS_OPT_MODEL = 1, KS_OPT_MODEL_VERSION, KS_OPT_INPUT, KS_OPT_BATCH };
+enum { KS_OPT_MODEL = 1, KS_OPT_MODEL_VERSION, KS_OPT_INPUT, KS_OPT_BATCH, KS_OPT_GRPC_CONNS };
 
 static const struct bench_topt kserve_opts_table[] = {
     {NULL, 0, NULL, 0, 0,
@@ -404,6 +397,9 @@ static const struct bench_topt kserve_opts_table[] = {
      "kserve input tensor (repeatable); without\nit, inputs come from GET /v2/models/NAME "
      "metadata"},
     {"batch", 0, "N", KS_OPT_BATCH, 0, "kserve: leading dimension of every input (default 1)"},
+    {"grpc-connections", 0, "N", KS_OPT_GRPC_CONNS, 0,
+     "kserve over grpc://HOST:PORT (HTTP/2): connections per\nthread, each carrying many "
+     "streams (default 1)"},
     {0},
 };
 
@@ -411,6 +407,8 @@ struct kserve_state {
     struct kserve_opts o;
     struct kserve_ctx k;
     struct lat_buf body; /* -d */
+    struct grpc_run *g;  /* grpc:// */
+    unsigned grpc_conns; /* --grpc-connections */
 };
 
 static void *kserve_create(void)
@@ -420,7 +418,7 @@ static void *kserve_create(void)
 
 static bool kserve_claims(const struct http1_url *url)
 {
-    return strncmp(url->path, "/v2/", 4) == 0;
+    return url->grpc || strncmp(url->path, "/v2/", 4) == 0;
 }
 
 static int kserve_opt(void *st, int id, const char *v, char *why, size_t whylen)
@@ -448,6 +446,14 @@ static int kserve_opt(void *st, int id, const char *v, char *why, size_t whylen)
         s->o.batch = (unsigned)u;
         return 0;
     }
+    case KS_OPT_GRPC_CONNS: {
+        uint64_t u;
+        if (units_parse_count(v, &u) < 0 || u == 0 || u > 1024)
+            return errf(why, whylen, LAT_E_USAGE,
+                        "--grpc-connections: expected a whole number from 1 to 1024");
+        s->grpc_conns = (unsigned)u;
+        return 0;
+    }
     }
     return 1;
 }
@@ -460,6 +466,19 @@ static int kserve_tsetup(void *st, const struct bench_setup *bs, struct bench_ta
     s->o.seed = bs->seed;
     for (size_t k = 0; k < s->o.ninputs; k++)
         s->o.inputs[k].max_bytes = bs->max_input;
+    if (t->url.grpc) {
+        if (bs->body_arg)
+            return errf(why, whylen, LAT_E_USAGE,
+                        "-d: not with grpc:// (the request is a protobuf message built from "
+                        "--input or the model's metadata)");
+        int rc =
+            grpc_setup(&s->g, &s->o, t, bs->headers, bs->nheaders, s->grpc_conns, err, sizeof(err));
+        if (rc < 0)
+            return errf(why, whylen, rc, "kserve grpc: %s", err[0] ? err : lat_strerror(rc));
+        return 0;
+    }
+    if (s->grpc_conns)
+        return errf(why, whylen, LAT_E_USAGE, "--grpc-connections: only with a grpc:// URL");
     if (bs->body_arg) {
         /* The user's body, sent as given (issue 17 item 5: an auto-selected kserve target sent
          * its own tensor instead); the statistics are still read around each point. */
@@ -480,12 +499,21 @@ static int kserve_tsetup(void *st, const struct bench_setup *bs, struct bench_ta
 
 static void kserve_describe(void *st, const struct bench_target *t, char *out, size_t cap)
 {
+    struct kserve_state *s = st;
+    if (s->g) {
+        grpc_describe(s->g, out, cap);
+        return;
+    }
     bench_describe_request(out, cap, "kserve", t->request, t->request ? t->request_len : 0);
 }
 
 static void kserve_before(void *st, const struct bench_point_ctx *pc, const struct bench_target *t)
 {
     struct kserve_state *s = st;
+    if (s->g) {
+        grpc_point_begin(s->g);
+        return;
+    }
     kserve_stats_before(&s->k, t);
 }
 
@@ -493,6 +521,10 @@ static int kserve_after(void *st, const struct bench_target *t, struct bench_poi
                         size_t whylen)
 {
     struct kserve_state *s = st;
+    if (s->g) {
+        grpc_point_end(s->g, &p->grpc, &p->server);
+        return 0;
+    }
     kserve_stats_after(&s->k, t, &p->server);
     return 0;
 }
@@ -502,6 +534,7 @@ static void kserve_destroy(void *st)
     struct kserve_state *s = st;
     if (!s) return;
     kserve_fini(&s->k);
+    grpc_free(s->g);
     buf_fini(&s->body);
     free(s);
 }
@@ -509,6 +542,7 @@ static void kserve_destroy(void *st)
 const struct bench_target_ops bench_target_kserve = {
     .name = "kserve",
     .opts = kserve_opts_table,
+    .grpc = true,
     .claims = kserve_claims,
     .create = kserve_create,
     .opt = kserve_opt,

@@ -41,6 +41,21 @@ struct triton_counts {
     uint64_t queue_ns, compute_input_ns, compute_infer_ns, compute_output_ns;
 };
 
+/* The per-request server time between two snapshots (after - before over the successes in
+ * between: perf_analyzer's averages); out->have stays false without a success in between. */
+static inline void triton_counts_delta(const struct triton_counts *b, const struct triton_counts *a,
+                                       struct bench_server_stats *out)
+{
+    if (a->success_count <= b->success_count) return;
+    double n = (double)(a->success_count - b->success_count);
+    out->have = true;
+    out->count = a->success_count - b->success_count;
+    out->queue_us = (double)(a->queue_ns - b->queue_ns) / n / 1e3;
+    out->compute_input_us = (double)(a->compute_input_ns - b->compute_input_ns) / n / 1e3;
+    out->compute_infer_us = (double)(a->compute_infer_ns - b->compute_infer_ns) / n / 1e3;
+    out->compute_output_us = (double)(a->compute_output_ns - b->compute_output_ns) / n / 1e3;
+}
+
 struct kserve_ctx {
     char model[256], version[64];
     const char **get_hdrs; /* -H headers for the GETs (no Content-Type/Length) */

@@ -11,6 +11,7 @@
  * quantities latscope measures.
  */
 #include "bench/report.h"
+#include "bench/kserve-pb.h"
 #include "bench/sessions.h"
 #include "bench/srvprof.h"
 
@@ -342,6 +343,29 @@ static void json_point(struct jsonw *w, struct bench_point *p)
         jsonw_obj_end(w);
     } else {
         jsonw_null(w);
+    }
+    if (p->grpc.have) { /* only on grpc:// runs */
+        jsonw_key(w, "grpc");
+        jsonw_obj_begin(w);
+        jsonw_key(w, "connections");
+        jsonw_u64(w, p->grpc.connections);
+        jsonw_key(w, "streams");
+        jsonw_u64(w, p->grpc.streams);
+        jsonw_key(w, "max_streams_per_connection");
+        jsonw_u64(w, p->grpc.max_streams);
+        jsonw_key(w, "server_max_concurrent_streams");
+        if (p->grpc.server_max_streams)
+            jsonw_u64(w, p->grpc.server_max_streams);
+        else
+            jsonw_null(w);
+        jsonw_key(w, "status");
+        jsonw_obj_begin(w);
+        for (unsigned c = 0; c < BENCH_GRPC_NCODES; c++) {
+            jsonw_key(w, kpb_code_name(c));
+            jsonw_u64(w, p->grpc.codes[c]);
+        }
+        jsonw_obj_end(w);
+        jsonw_obj_end(w);
     }
     jsonw_obj_end(w);
 }
@@ -725,6 +749,22 @@ static void text_point(FILE *f, struct bench_point *p, size_t idx)
                 "infer %.3f ms, output %.3f ms\n",
                 p->server.queue_us / 1e3, p->server.compute_input_us / 1e3,
                 p->server.compute_infer_us / 1e3, p->server.compute_output_us / 1e3);
+    if (p->grpc.have) {
+        fprintf(f, "  grpc: %llu streams on %llu connections (at most %u open on one",
+                (unsigned long long)p->grpc.streams, (unsigned long long)p->grpc.connections,
+                p->grpc.max_streams);
+        if (p->grpc.server_max_streams)
+            fprintf(f, "; server allows %u", (unsigned)p->grpc.server_max_streams);
+        fprintf(f, ")");
+        const char *sep = "; status";
+        for (unsigned c = 1; c < BENCH_GRPC_NCODES; c++)
+            if (p->grpc.codes[c]) {
+                fprintf(f, "%s %s %llu", sep, kpb_code_name(c),
+                        (unsigned long long)p->grpc.codes[c]);
+                sep = ",";
+            }
+        fprintf(f, "\n");
+    }
     bench_endpoints_write_text(f, r, p->server.have); /* cancellation, several endpoints */
     if (p->stability) fprintf(f, "  stability: %s\n", p->stability);
     if (p->slo.have) {

@@ -25,6 +25,17 @@ struct bench_server_stats {
     double queue_us, compute_input_us, compute_infer_us, compute_output_us;
 };
 
+/* bench grpc://: the point's connections and streams, and its calls by grpc-status code. */
+#define BENCH_GRPC_NCODES 17 /* codes 0..16; a larger code counts as UNKNOWN (2) */
+struct bench_grpc_stats {
+    bool have;
+    uint64_t connections;              /* HTTP/2 connections opened during the point */
+    uint64_t streams;                  /* streams (calls) started */
+    unsigned max_streams;              /* most streams open on one connection at once */
+    uint32_t server_max_streams;       /* the server's SETTINGS_MAX_CONCURRENT_STREAMS (0: none) */
+    uint64_t codes[BENCH_GRPC_NCODES]; /* measured calls that ended with each grpc-status */
+};
+
 /* The SLO verdict of one point (--slo, with --confidence for early stopping). */
 struct bench_slo_term_result {
     char text[64];        /* the term, canonical ("e2e.p99<=200ms") */
@@ -45,6 +56,7 @@ struct bench_point {
     struct bench_load load;
     struct bench_result res;
     struct bench_server_stats server;
+    struct bench_grpc_stats grpc;
     struct bench_slo_result slo;
     const char *stability;   /* --stable verdict name, or NULL */
     struct llm_summary *llm; /* --target openai: LLM metrics of this point, else NULL */

@@ -68,6 +68,8 @@ struct bench_target_ops {
     /* SLO terms on ttft, tpot, itl and chunk_gap are judged on this target's point summary
      * (bench_point.llm), not only e2e and send_lag. */
     bool llm_slo;
+    /* It takes grpc:// URLs (kserve: the v2 GRPCInferenceService); the others are refused. */
+    bool grpc;
     /* The default target for a URL without --target (kserve: a path under /v2/). */
     bool (*claims)(const struct http1_url *url);
     /* The target's state with its defaults; NULL when out of memory. */

@@ -37,6 +37,8 @@ const char *lat_strerror(int rc)
         return "malformed HTTP response";
     case LAT_E_SSE_PARSE:
         return "malformed server-sent event stream";
+    case LAT_E_PB_PARSE:
+        return "malformed protobuf or gRPC message";
     case LAT_E_HLOG:
         return "malformed HdrHistogram log";
     case LAT_E_NO_DRIVER:

@@ -26,6 +26,7 @@ enum lat_err {
     LAT_E_HTTP_PARSE = -10200,
     LAT_E_SSE_PARSE = -10201,
     LAT_E_HLOG = -10202,
+    LAT_E_PB_PARSE = -10203, /* not a valid protobuf / gRPC message */
     /* capture: -10300 .. -10399 */
     LAT_E_NO_DRIVER = -10300,
     LAT_E_PERM = -10301,

@@ -26,8 +26,11 @@
 #if LAT_HAVE_CUPTI
 #include <cupti_version.h>
 #endif
+#if LAT_HAVE_NGHTTP2
+#include <nghttp2/nghttp2.h>
+#endif
 
-enum { F_ZLIB, F_OPENSSL, F_ISAL, F_LIBDEFLATE, F_SQLITE, F_LIBDW, F_MPI, F_CUPTI, F_N };
+enum { F_ZLIB, F_OPENSSL, F_ISAL, F_LIBDEFLATE, F_SQLITE, F_LIBDW, F_MPI, F_CUPTI, F_NGHTTP2, F_N };
 
 static struct lat_feature feats[F_N] = {
     [F_ZLIB] = {"zlib", "zlib", "gzip input and output", true, ""},
@@ -45,6 +48,8 @@ static struct lat_feature feats[F_N] = {
     [F_CUPTI] = {"cuda-capture", "CUPTI",
                  "latscope trace: CUDA capture (liblatscope-cupti.so; CUPTI loaded at run time)",
                  LAT_HAVE_CUPTI, ""},
+    [F_NGHTTP2] = {"nghttp2", "nghttp2", "bench grpc://: KServe v2 / Triton over gRPC (HTTP/2)",
+                   LAT_HAVE_NGHTTP2, ""},
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -90,6 +95,9 @@ static void fill(void)
 #if LAT_HAVE_CUPTI && defined(CUPTI_API_VERSION)
     snprintf(b, sizeof(b), "API %d", (int)CUPTI_API_VERSION);
     put(F_CUPTI, b);
+#endif
+#if LAT_HAVE_NGHTTP2
+    put(F_NGHTTP2, nghttp2_version(0)->version_str);
 #endif
 }
 

@@ -348,7 +348,7 @@ int http1_build_request(struct lat_buf *out, const char *method, const char *hos
     return rc;
 }
 
-int http1_url_parse(const char *url, struct http1_url *u, const char **why)
+static int url_parse(const char *url, struct http1_url *u, bool grpc_ok, const char **why)
 {
     memset(u, 0, sizeof(*u));
     const char *p;
@@ -357,8 +357,12 @@ int http1_url_parse(const char *url, struct http1_url *u, const char **why)
     } else if (strncasecmp(url, "https://", 8) == 0) {
         p = url + 8;
         u->tls = true;
+    } else if (grpc_ok && strncasecmp(url, "grpc://", 7) == 0) {
+        p = url + 7; /* gRPC over plain HTTP/2 (h2c): bench --target kserve */
+        u->grpc = true;
     } else {
-        *why = "URL must start with http:// or https://";
+        *why = grpc_ok ? "URL must start with http://, https:// or grpc://"
+                       : "URL must start with http:// or https://";
         return LAT_E_USAGE;
     }
     size_t auth = strcspn(p, "/?#");
@@ -404,7 +408,7 @@ int http1_url_parse(const char *url, struct http1_url *u, const char **why)
         }
         snprintf(u->port, sizeof(u->port), "%ld", port);
     } else {
-        snprintf(u->port, sizeof(u->port), "%s", u->tls ? "443" : "80");
+        snprintf(u->port, sizeof(u->port), "%s", u->tls ? "443" : u->grpc ? "8001" : "80");
     }
     if (*p && *p != '/' && *p != '?') {
         *why = "unexpected character after host:port in URL";
@@ -422,4 +426,14 @@ int http1_url_parse(const char *url, struct http1_url *u, const char **why)
         return LAT_E_USAGE;
     }
     return 0;
+}
+
+int http1_url_parse(const char *url, struct http1_url *u, const char **why)
+{
+    return url_parse(url, u, false, why);
+}
+
+int http1_url_parse_grpc(const char *url, struct http1_url *u, const char **why)
+{
+    return url_parse(url, u, true, why);
 }

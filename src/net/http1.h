@@ -85,14 +85,18 @@ int http1_build_request(struct lat_buf *out, const char *method, const char *hos
                         const char *const *headers, size_t nheaders, const void *body,
                         size_t body_len);
 
-/* A parsed http:// or https:// URL. Returns 0 or LAT_E_USAGE with *why set. */
+/* A parsed http://, https:// or grpc:// URL (grpc: plain HTTP/2, default port 8001, Triton's).
+ * Returns 0 or LAT_E_USAGE with *why set. */
 struct http1_url {
     bool tls;
+    bool grpc;
     char host[256]; /* without brackets for IPv6 */
     char port[8];
     char hostport[272]; /* for the Host header: as written, default port omitted */
     char path[2048];    /* path + query, "/" at least */
 };
 int http1_url_parse(const char *url, struct http1_url *u, const char **why);
+/* The same, grpc:// allowed too (bench's URL). */
+int http1_url_parse_grpc(const char *url, struct http1_url *u, const char **why);
 
 #endif

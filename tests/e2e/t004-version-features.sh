@@ -6,7 +6,7 @@
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
 . "$LATSCOPE_SRCDIR/tests/e2e/bench-fixture.sh"
 D=$LATSCOPE_SRCDIR/tests/data
-feats="zlib openssl isa-l libdeflate sqlite libdw mpi cuda-capture"
+feats="zlib openssl isa-l libdeflate sqlite libdw mpi cuda-capture nghttp2"
 
 expect_rc 0 "$LATSCOPE" version
 cp "$TMPDIR/out" "$TMPDIR/text"
@@ -43,7 +43,7 @@ EOF
 flags=$(dirname "$LATSCOPE")/flags
 if [[ -f $flags ]]; then
     for p in "isa-l ISAL" "libdeflate LIBDEFLATE" "sqlite SQLITE3" "libdw LIBDW" "mpi MPI" \
-        "cuda-capture CUPTI"; do
+        "cuda-capture CUPTI" "nghttp2 NGHTTP2"; do
         set -- $p
         want=$(grep -oE -- "-DLAT_HAVE_$2=[01]" "$flags" | head -1 | cut -d= -f2)
         [[ -n $want ]] || fail "no LAT_HAVE_$2 in $flags"
