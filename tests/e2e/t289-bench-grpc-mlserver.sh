@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # timeout: 600
+# truth: downloads Seldon MLServer from PyPI (~150 MB, about 2 minutes) into build/venv-mlserver
 # t289-bench-grpc-mlserver: `bench grpc://` against a real KServe v2 server, Seldon MLServer
 # (from PyPI, tests/tools/mlserver-venv.sh; skips when it cannot be installed): a custom model
 # that doubles its FP32 [-1, 4] input, served over HTTP and gRPC by one process. The gRPC run
