@@ -1160,14 +1160,8 @@ int cpuprof_export(struct cpuprof *p, struct lat_trace *t)
         int64_t real = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
         origin = now_ns() - (real - t->base_time_ns);
     }
-    uint32_t k_stack, k_state, v_on, v_off, cat, unknown;
-    if ((rc = lat_trace_intern(t, "stack", 5, &k_stack)) ||
-        (rc = lat_trace_intern(t, "state", 5, &k_state)) ||
-        (rc = lat_trace_intern(t, "on", 2, &v_on)) ||
-        (rc = lat_trace_intern(t, "off", 3, &v_off)) ||
-        (rc = lat_trace_intern(t, "cpu_sample", 10, &cat)) ||
-        (rc = lat_trace_intern(t, "[unknown]", 9, &unknown)))
-        return rc;
+    struct lat_cpu_ids ids;
+    if ((rc = lat_cpu_ids_init(t, &ids))) return rc;
     size_t cap = 1 << 16;
     char *buf = malloc(cap);
     uint32_t *stack_str = calloc(p->stacks.nstacks + 1, sizeof(*stack_str));
@@ -1198,31 +1192,14 @@ int cpuprof_export(struct cpuprof *p, struct lat_trace *t)
                 break;
             }
         }
-        struct lat_arg a1 = {.key = k_stack, .type = LAT_ARG_STR, .str = stack_str[s->stack]};
-        struct lat_arg a2 = {.key = k_state, .type = LAT_ARG_STR, .str = s->off ? v_off : v_on};
-        uint32_t first, second;
-        if ((rc = lat_trace_add_arg(t, &a1, &first)) || (rc = lat_trace_add_arg(t, &a2, &second)))
-            goto out;
-        struct lat_event e = {
-            .ts = s->ts - origin,
-            .dur = s->dur,
-            .name = *leaf_id,
-            .cat = cat,
-            .track = track,
-            .kind = LAT_EV_CPU_SAMPLE,
-            .flags = s->off ? 0 : LAT_EVF_INSTANT,
-            .stream = -1,
-            .device = -1,
-            .step = -1,
-            .correlation = -1,
-            .external_id = -1,
-            .args = first,
-            .nargs = 2,
-            .ph = s->off ? 'X' : 'i',
-        };
-        if ((rc = lat_trace_add_event(t, &e))) goto out;
+        struct lat_cpu_sample smp = {.ts = s->ts - origin,
+                                     .dur = s->dur,
+                                     .track = track,
+                                     .stack = stack_str[s->stack],
+                                     .leaf = *leaf_id,
+                                     .off = s->off};
+        if ((rc = lat_trace_add_cpu_sample(t, &ids, &smp, UINT32_MAX, NULL))) goto out;
     }
-    (void)unknown;
 out:
     free(buf);
     free(stack_str);

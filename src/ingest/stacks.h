@@ -44,8 +44,8 @@
 
 struct stk_build {
     struct lat_trace *t;
-    uint32_t k_stack, k_state, v_on, cat, unknown;
-    uint32_t k_weight;
+    struct lat_cpu_ids ids;
+    uint32_t unknown;
     uint64_t samples;     /* the samples (sum of the weights) */
     uint64_t events;      /* the sample events made */
     uint64_t in_bytes;    /* input bytes read so far, kept current by readers that make events
