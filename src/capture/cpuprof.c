@@ -47,6 +47,7 @@
 #include "core/grow.h"
 #include "core/log.h"
 #include "core/pctl.h"
+#include "model/pyframe.h"
 
 #define CP_MAX_FRAMES  256
 #define CP_RING_PAGES  128 /* 512 KiB + 1 page: perf_event_mlock_kb's default per CPU */
@@ -475,12 +476,8 @@ static void py_read(struct cpuprof *p, struct cp_proc *pr, pid_t tid, int64_t sa
     for (int i = 0; i < np; i++) {
         const struct pyframe *f = &pf[np - 1 - i];
         char buf[600];
-        const char *file = strrchr(f->file, '/');
-        if (f->line >= 0)
-            snprintf(buf, sizeof(buf), "py:%s (%s:%d)", f->func, file ? file + 1 : f->file,
-                     f->line);
-        else
-            snprintf(buf, sizeof(buf), "py:%s (%s)", f->func, file ? file + 1 : f->file);
+        lat_py_frame_name(buf, sizeof(buf), f->func, strlen(f->func), f->file, strlen(f->file),
+                          f->line);
         if (frame_str(p, buf, &out->id[i])) out->id[i] = 0;
         out->gstart[i] = i == 0 || f->entry;
     }

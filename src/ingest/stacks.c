@@ -4,6 +4,7 @@
 #include "ingest/stacks.h"
 #include "core/err.h"
 #include "core/grow.h"
+#include "model/pyframe.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -115,21 +116,13 @@ int stk_push_named(struct stk_build *b, const char *name, size_t nn, const char 
         nn -= 3;
     }
     char small[1024];
-    size_t need = nn + fn + 32;
-    char *tmp = need <= sizeof(small) ? small : malloc(need);
+    size_t need = lat_py_frame_name(small, sizeof(small), name, nn, file, fn, line);
+    if (need < sizeof(small)) return stk_push(b, small, need);
+    char *tmp = malloc(need + 1);
     if (!tmp) return -ENOMEM;
-    memcpy(tmp, "py:", 3);
-    size_t o = 3;
-    memcpy(tmp + o, name, nn);
-    o += nn;
-    memcpy(tmp + o, " (", 2);
-    o += 2;
-    memcpy(tmp + o, file, fn);
-    o += fn;
-    if (line >= 0) o += (size_t)snprintf(tmp + o, need - o, ":%lld", (long long)line);
-    tmp[o++] = ')';
-    int rc = stk_push(b, tmp, o);
-    if (tmp != small) free(tmp);
+    lat_py_frame_name(tmp, need + 1, name, nn, file, fn, line);
+    int rc = stk_push(b, tmp, need);
+    free(tmp);
     return rc;
 }
 
