@@ -127,20 +127,16 @@ int analysis_add_critpath(struct lat_trace *t, const struct lat_an_rank *r, size
                 if (!rc) rc = lat_trace_add_arg(t, &a2, &arg);
                 if (!rc) rc = lat_trace_add_arg(t, &a3, &arg);
                 uint32_t name = e->attr != UINT32_MAX ? t->ev.name[e->attr] : tn;
-                struct lat_event ev = {.ts = a,
-                                       .dur = b - a,
-                                       .name = name,
-                                       .cat = cat,
-                                       .track = track,
-                                       .kind = LAT_EV_OTHER,
-                                       .stream = -1,
-                                       .device = -1,
-                                       .step = -1,
-                                       .correlation = -1,
-                                       .external_id = -1,
-                                       .args = arg0,
-                                       .nargs = 3,
-                                       .ph = 'X'};
+                struct lat_event ev = lat_event_unlinked();
+                ev.ts = a;
+                ev.dur = b - a;
+                ev.name = name;
+                ev.cat = cat;
+                ev.track = track;
+                ev.kind = LAT_EV_OTHER;
+                ev.args = arg0;
+                ev.nargs = 3;
+                ev.ph = 'X';
                 if (!rc) rc = lat_trace_add_event(t, &ev);
                 if (!rc) (*spans)++;
                 continue;

@@ -636,6 +636,8 @@ void srvprof_write_json(struct jsonw *w, const struct srvprof_result *r, size_t 
         json_num(w, "total_pct_slow", diff_cpu_share(&r->cmp, c->total, 1), 3);
         json_num(w, "self_pct_fast", diff_cpu_share(&r->cmp, c->self, 0), 3);
         json_num(w, "self_pct_slow", diff_cpu_share(&r->cmp, c->self, 1), 3);
+        json_num(w, "mean_depth_slow",
+                 c->total[1] ? (double)c->depth_sum[1] / (double)c->total[1] : NAN, 2);
         const struct dstat_ci *ci = &c->ci_total;
         json_num(w, "change_pct_points", ci->have ? 100 * ci->est : NAN, 3);
         json_num(w, "ci_lo_pct_points", ci->have ? 100 * ci->lo : NAN, 3);

@@ -456,7 +456,8 @@ static const char *overhead_name(uint32_t k)
 
 static int do_api(struct proc *p, const struct lcap_api *a)
 {
-    struct lat_event e = {.stream = -1, .device = -1, .step = -1, .external_id = -1, .ph = 'X'};
+    struct lat_event e = lat_event_unlinked();
+    e.ph = 'X';
     struct argv v = {.n = 0};
     uint32_t ix;
     int rc;
@@ -491,7 +492,8 @@ static const struct lat_device *find_device(const struct lat_trace *t, int32_t i
 
 static int do_kernel(struct proc *p, const struct lcap_kernel *k)
 {
-    struct lat_event e = {.step = -1, .external_id = -1, .ph = 'X'};
+    struct lat_event e = lat_event_unlinked();
+    e.ph = 'X';
     struct argv v = {.n = 0};
     uint32_t ix;
     int rc;
@@ -561,7 +563,8 @@ static int copy_common(struct proc *p, struct lat_event *e, struct argv *v, uint
 
 static int do_memcpy(struct proc *p, const struct lcap_memcpy *m)
 {
-    struct lat_event e = {.step = -1, .external_id = -1, .ph = 'X'};
+    struct lat_event e = lat_event_unlinked();
+    e.ph = 'X';
     struct argv v = {.n = 0};
     char name[96];
     uint32_t ix;
@@ -591,7 +594,8 @@ static int do_memcpy(struct proc *p, const struct lcap_memcpy *m)
 
 static int do_memset(struct proc *p, const struct lcap_memset *m)
 {
-    struct lat_event e = {.step = -1, .external_id = -1, .ph = 'X'};
+    struct lat_event e = lat_event_unlinked();
+    e.ph = 'X';
     struct argv v = {.n = 0};
     char name[64];
     uint32_t ix;
@@ -611,7 +615,8 @@ static int do_memset(struct proc *p, const struct lcap_memset *m)
 
 static int do_sync(struct proc *p, const struct lcap_cudasync *s)
 {
-    struct lat_event e = {.step = -1, .external_id = -1, .ph = 'X'};
+    struct lat_event e = lat_event_unlinked();
+    e.ph = 'X';
     struct argv v = {.n = 0};
     int rc;
     if (!span(p, s->start, s->end, &e.ts, &e.dur)) return 0;
@@ -640,14 +645,14 @@ static int do_sync(struct proc *p, const struct lcap_cudasync *s)
 
 static int do_overhead(struct proc *p, const struct lcap_overhead *o)
 {
-    struct lat_event e = {.stream = -1, .device = -1, .step = -1, .external_id = -1, .ph = 'X'};
+    struct lat_event e = lat_event_unlinked();
+    e.ph = 'X';
     struct argv v = {.n = 0};
     int rc;
     if (!span(p, o->start, o->end, &e.ts, &e.dur)) return 0;
     e.kind = LAT_EV_OVERHEAD;
     if ((rc = intern(p->t, "overhead", &e.cat))) return rc;
     if ((rc = intern(p->t, overhead_name(o->kind), &e.name))) return rc;
-    e.correlation = -1;
     if ((rc = lat_trace_track(p->t, -1, 0, 0, 0, false, &e.track))) return rc;
     if ((rc = add_event(p->t, &e, &v, NULL))) return rc;
     p->st->overheads++;
@@ -684,8 +689,8 @@ static int do_device(struct proc *p, const struct lcap_device *d)
 static int nvtx_emit_range(struct proc *p, uint32_t tid, lat_ns ts_mono, lat_ns end_mono,
                            uint32_t msg, uint32_t domain)
 {
-    struct lat_event e = {
-        .stream = -1, .device = -1, .step = -1, .external_id = -1, .correlation = -1, .ph = 'X'};
+    struct lat_event e = lat_event_unlinked();
+    e.ph = 'X';
     struct argv v = {.n = 0};
     int rc;
     if (!in_window(p, ts_mono)) {
@@ -748,13 +753,9 @@ static int do_nvtx(struct proc *p, const struct lcap_nvtx *n)
             p->st->gated++;
             return 0;
         }
-        struct lat_event e = {.stream = -1,
-                              .device = -1,
-                              .step = -1,
-                              .external_id = -1,
-                              .correlation = -1,
-                              .ph = 'i',
-                              .flags = LAT_EVF_INSTANT};
+        struct lat_event e = lat_event_unlinked();
+        e.ph = 'i';
+        e.flags = LAT_EVF_INSTANT;
         struct argv v = {.n = 0};
         e.kind = LAT_EV_INSTANT; /* as the reader normalizes ph i */
         if ((rc = intern(p->t, "user_annotation", &e.cat))) return rc;
@@ -825,18 +826,16 @@ static int project_ranges(struct proc *p)
             }
         }
         if (dev < 0) continue;
-        struct lat_event ev = {.ts = s,
-                               .dur = e - s,
-                               .name = rg->name,
-                               .cat = cat,
-                               .kind = LAT_EV_GPU_ANNOTATION,
-                               .flags = LAT_EVF_GPU,
-                               .stream = stream,
-                               .device = dev,
-                               .step = -1,
-                               .correlation = -1,
-                               .external_id = -1,
-                               .ph = 'X'};
+        struct lat_event ev = lat_event_unlinked();
+        ev.ts = s;
+        ev.dur = e - s;
+        ev.name = rg->name;
+        ev.cat = cat;
+        ev.kind = LAT_EV_GPU_ANNOTATION;
+        ev.flags = LAT_EVF_GPU;
+        ev.stream = stream;
+        ev.device = dev;
+        ev.ph = 'X';
         struct argv v = {.n = 0};
         if ((rc = gpu_track(p, dev, stream, &ev.track))) return rc;
         if ((rc = add_event(p->t, &ev, &v, NULL))) return rc;

@@ -192,6 +192,9 @@ void diff_run_free(struct diff_run *r)
     for (size_t i = 0; i < r->npts; i++)
         free(r->pts[i].slices);
     free(r->pts);
+    for (size_t i = 0; i < r->srv.nfuncs; i++)
+        free(r->srv.funcs[i].name);
+    free(r->srv.funcs);
     free(r->workload);
     free(r->path);
     free(r);
@@ -402,6 +405,61 @@ static int load_bench_point(struct diff_run *r, const char *d, size_t n, size_t 
     return 0;
 }
 
+/* "server_profile" (bench --server-pid): the slow-vs-fast comparison doctor's slow-request-code
+ * rule and the report read. Absent: srv.present stays false. */
+static int load_server_profile(struct diff_run *r, const char *doc, size_t n)
+{
+    struct json_val sp;
+    if (json_find(doc, n, "server_profile", &sp) != 0 || sp.type != JSON_OBJ_BEGIN) return 0;
+    const char *d = doc + sp.off;
+    size_t dn = sp.len;
+    struct doc_svc_srvprof *s = &r->srv;
+    s->present = true;
+    int64_t v;
+    s->pid = json_get_i64(d, dn, "pid", &v) == 0 ? v : -1;
+    get_str(d, dn, "comparison", s->comparison, sizeof(s->comparison));
+    get_str(d, dn, "slow_rule", s->slow_rule, sizeof(s->slow_rule));
+    s->slow_ms = get_num(d, dn, "slow_threshold_ms");
+    s->fast_ms = get_num(d, dn, "fast_threshold_ms");
+    int64_t c;
+    s->slow_requests = (c = get_count(d, dn, "slow/requests")) > 0 ? (uint64_t)c : 0;
+    s->fast_requests = (c = get_count(d, dn, "fast/requests")) > 0 ? (uint64_t)c : 0;
+    s->slow_samples = (c = get_count(d, dn, "slow/samples")) > 0 ? (uint64_t)c : 0;
+    s->fast_samples = (c = get_count(d, dn, "fast/samples")) > 0 ? (uint64_t)c : 0;
+    s->slow_lat_ms = get_num(d, dn, "slow/latency_mean_ms");
+    s->fast_lat_ms = get_num(d, dn, "fast/latency_mean_ms");
+    s->slow_cpu_ms = get_num(d, dn, "slow/server_cpu_ms");
+    s->fast_cpu_ms = get_num(d, dn, "fast/server_cpu_ms");
+    s->ambiguous_pct = get_num(d, dn, "ambiguous_pct");
+    struct json_val arr, fv;
+    if (json_find(d, dn, "functions", &arr) != 0 || arr.type != JSON_ARR_BEGIN) return 0;
+    struct json_iter it;
+    int rc = json_iter_init(&it, d, dn, &arr);
+    size_t cap = 0;
+    while (rc >= 0 && (rc = json_iter_next(&it, NULL, &fv)) == 1) {
+        if (fv.type != JSON_OBJ_BEGIN) continue;
+        const char *f = d + fv.off;
+        struct lat_buf nb = LAT_BUF_INIT;
+        if (json_get_str(f, fv.len, "name", &nb) != 0 || !nb.data) {
+            buf_fini(&nb);
+            continue;
+        }
+        int grc = LAT_GROW(s->funcs, cap, s->nfuncs, 1, 8);
+        char *name = grc ? NULL : strdup(nb.data);
+        buf_fini(&nb);
+        if (!name) return -ENOMEM;
+        s->funcs[s->nfuncs++] =
+            (struct doc_svc_func){.name = name,
+                                  .pct_fast = get_num(f, fv.len, "total_pct_fast"),
+                                  .pct_slow = get_num(f, fv.len, "total_pct_slow"),
+                                  .change = get_num(f, fv.len, "change_pct_points"),
+                                  .lo = get_num(f, fv.len, "ci_lo_pct_points"),
+                                  .hi = get_num(f, fv.len, "ci_hi_pct_points"),
+                                  .depth = get_num(f, fv.len, "mean_depth_slow")};
+    }
+    return rc < 0 ? rc : 0;
+}
+
 static int load_bench(struct diff_run *r, const char *doc, size_t n, char *err, size_t errsz)
 {
     uint64_t off = 0;
@@ -434,6 +492,10 @@ static int load_bench(struct diff_run *r, const char *doc, size_t n, char *err, 
         buf_fini(&red);
     }
     buf_fini(&wl);
+    if ((rc = load_server_profile(r, doc, n))) {
+        seterr(err, errsz, "%s: cannot read \"server_profile\" (%s)", r->path, lat_strerror(rc));
+        return rc;
+    }
     struct json_val pts;
     if (json_find(doc, n, "points", &pts) != 0 || pts.type != JSON_ARR_BEGIN) {
         seterr(err, errsz, "%s: no \"points\" array: not a `latscope bench --format json` result",

@@ -14,6 +14,7 @@
 
 #include "core/clock.h"
 #include "diff/stats.h"
+#include "doctor/service.h"
 #include "hist/hist.h"
 
 enum diff_kind {
@@ -105,6 +106,7 @@ struct diff_run {
     double fm_max_rate, fm_lowest_failing_rate; /* NaN when null */
     struct diff_point *pts;
     size_t npts, pts_cap;
+    struct doc_svc_srvprof srv; /* "server_profile" (bench --server-pid); srv.present */
 };
 
 /* Loads a bench JSON, an HDR log or bench --records JSONL. 0, or LAT_E_* / -errno with err naming
@@ -242,6 +244,8 @@ struct diff_finding {
 struct diff_cpu_func {
     const char *name; /* owned by the result */
     uint64_t self[2], total[2];
+    uint64_t depth_sum[2]; /* Σ over each side's `total` samples of its depth (root = 0): the
+                            * mean depth depth_sum / total tells callers from callees */
     struct dstat_ci ci_self, ci_total;
 };
 

@@ -78,7 +78,8 @@ int diff_run_doctor(struct doc_report *r, const struct diff_run *run)
                              .fm_max_rate = run->fm_max_rate,
                              .fm_lowest_failing_rate = run->fm_lowest_failing_rate,
                              .pts = pts,
-                             .npts = run->npts};
+                             .npts = run->npts,
+                             .srv = run->srv.present ? &run->srv : NULL};
     int rc = doctor_run_service(r, &sr);
     free(pts);
     free(sl);

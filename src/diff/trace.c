@@ -548,7 +548,7 @@ static int compare_findings(struct lat_trace *const *a, size_t na, struct lat_tr
 
 struct cpu_ent {
     const char *name; /* points into a summary */
-    uint64_t self, total;
+    uint64_t self, total, depth_sum;
     int side;
 };
 
@@ -597,7 +597,8 @@ int diff_cpu_rows(const struct lat_cpu_summary *sum, size_t na, size_t nb, doubl
         for (size_t k = 0; k < nt; k++)
             for (size_t i = 0; i < sum[k].nfuncs; i++) {
                 const struct lat_cpu_func *f = &sum[k].funcs[i];
-                ent[n++] = (struct cpu_ent){f->name, f->self, f->total, k < na ? 0 : 1};
+                ent[n++] =
+                    (struct cpu_ent){f->name, f->self, f->total, f->depth_sum, k < na ? 0 : 1};
                 bytes += strlen(f->name) + 1;
             }
         qsort(ent, n, sizeof(*ent), cmp_cpu_ent);
@@ -618,6 +619,7 @@ int diff_cpu_rows(const struct lat_cpu_summary *sum, size_t na, size_t nb, doubl
                 }
                 d->self[ent[i].side] += ent[i].self;
                 d->total[ent[i].side] += ent[i].total;
+                d->depth_sum[ent[i].side] += ent[i].depth_sum;
             }
             for (size_t i = 0; i < out->ncpu; i++) {
                 struct diff_cpu_func *d = &out->cpu[i];

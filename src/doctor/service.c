@@ -168,7 +168,7 @@ static const struct {
     {"client-limited", rule_client, false},       {"keepalive-churn", svc_rule_keepalive, false},
     {"warm-up", svc_rule_warmup, false},          {"periodic-stalls", svc_rule_stalls, false},
     {"error-burst", svc_rule_error_burst, false}, {"tail-amplification", rule_tail, false},
-    {"queueing-knee", svc_rule_knee, true},
+    {"queueing-knee", svc_rule_knee, true},       {"slow-request-code", svc_rule_server_code, true},
 };
 
 int doctor_run_service(struct doc_report *r, const struct doc_svc_run *run)

@@ -48,6 +48,32 @@ struct doc_svc_point {
     size_t nslices;
 };
 
+/* One function of bench --server-pid's slow-vs-fast comparison ("server_profile/functions"):
+ * its inclusive share of each side's server samples (%) and the change with its interval (points
+ * of share; NaN without an interval). */
+struct doc_svc_func {
+    char *name;
+    double pct_fast, pct_slow;
+    double change, lo, hi;
+    double depth; /* mean depth in the slow side's stacks (root = 0), NaN when absent */
+};
+
+/* bench --server-pid's result ("server_profile"; docs/latscope-bench-server-profile.md), read
+ * by diff's bench reader; present only when the run had one. */
+struct doc_svc_srvprof {
+    bool present;
+    int64_t pid;
+    char comparison[128]; /* "ok", or why there is no comparison */
+    char slow_rule[64];   /* "p99", "slo ..." */
+    double slow_ms, fast_ms;
+    uint64_t slow_requests, fast_requests, slow_samples, fast_samples;
+    double slow_lat_ms, fast_lat_ms; /* latency means of each side */
+    double slow_cpu_ms, fast_cpu_ms; /* server on-CPU time per request */
+    double ambiguous_pct;            /* samples in more than one request's window */
+    struct doc_svc_func *funcs;      /* the largest changes first, as bench wrote them */
+    size_t nfuncs;
+};
+
 struct doc_svc_run {
     const char *path;
     const char *target, *mode;                  /* "http", "closed" */
@@ -56,6 +82,7 @@ struct doc_svc_run {
     double fm_max_rate, fm_lowest_failing_rate; /* its answer and bracket, NaN */
     const struct doc_svc_point *pts;
     size_t npts;
+    const struct doc_svc_srvprof *srv; /* bench --server-pid's comparison, or NULL */
 };
 
 /* Runs the service rules on run and appends its summary and findings to r. 0, -ENOMEM or
@@ -78,5 +105,7 @@ void svc_rule_error_burst(struct doc_report *r, const struct doc_svc_run *run,
                           const struct doc_svc_point *p, int ti);
 void svc_rule_knee(struct doc_report *r, const struct doc_svc_run *run,
                    const struct doc_svc_point *p, int ti);
+void svc_rule_server_code(struct doc_report *r, const struct doc_svc_run *run,
+                          const struct doc_svc_point *p, int ti);
 
 #endif

@@ -881,11 +881,7 @@ static int kx_event(struct kx *k, const struct json_token *first, struct kind_ca
         return kx_skip(k, first);
     }
     memset(&ev, 0, sizeof(ev));
-    ev.e.stream = -1;
-    ev.e.device = -1;
-    ev.e.step = -1;
-    ev.e.correlation = -1;
-    ev.e.external_id = -1;
+    ev.e = lat_event_unlinked();
     size_t nkeys = 0;
     for (;;) {
         rc = kx_next(k, &key);

@@ -478,16 +478,12 @@ static int sum_row(struct ncsv *x, const struct csv_rec *r)
         x->bad_rows++;
         return 0;
     }
-    struct lat_event e = {.kind = LAT_EV_OTHER,
-                          .flags = LAT_EVF_NO_DUR,
-                          .cat = x->cat_row,
-                          .track = x->track_row,
-                          .stream = -1,
-                          .device = -1,
-                          .step = -1,
-                          .correlation = -1,
-                          .external_id = -1,
-                          .ph = 'X'};
+    struct lat_event e = lat_event_unlinked();
+    e.kind = LAT_EV_OTHER;
+    e.flags = LAT_EVF_NO_DUR;
+    e.cat = x->cat_row;
+    e.track = x->track_row;
+    e.ph = 'X';
     if (lat_trace_intern(t, name, nl, &e.name)) return -ENOMEM;
     uint32_t first = 0, n = 0, rs, us;
     bool is_time = false;

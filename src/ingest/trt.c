@@ -797,18 +797,13 @@ static int emit_layers(struct trt_eng *e, struct lat_trace *t)
         for (size_t i = 0; i < e->nlayers; i++) {
             struct trt_layer *l = &e->layers[i];
             if ((pass == 0) != l->has_profile) continue;
-            struct lat_event ev = {0};
+            struct lat_event ev = lat_event_unlinked();
             ev.ts = at;
             ev.dur = l->has_profile ? (lat_ns)llround(l->avg_ms * 1e6) : 0;
             if (!l->has_profile) ev.flags = LAT_EVF_NO_DUR;
             ev.kind = LAT_EV_OTHER;
             ev.cat = cat;
             ev.track = tr;
-            ev.stream = -1;
-            ev.device = -1;
-            ev.step = -1;
-            ev.correlation = -1;
-            ev.external_id = -1;
             ev.ph = 'X';
             if ((rc = intern(t, l->name, &ev.name))) return rc;
             uint32_t f = 0, n = 0;
@@ -854,18 +849,14 @@ static int emit_queries(struct trt_eng *e, struct lat_trace *t)
         const int64_t se[4][2] = {
             {q->enq0, q->enq1}, {q->h2d0, q->h2d1}, {q->c0, q->c1}, {q->d2h0, q->d2h1}};
         for (int k = 0; k < 4; k++) {
-            struct lat_event ev = {0};
+            struct lat_event ev = lat_event_unlinked();
             ev.ts = se[k][0];
             ev.dur = se[k][1] - se[k][0];
             ev.kind = LAT_EV_OTHER;
             ev.cat = cid[k];
             ev.name = nid[k];
             ev.track = k ? tg : th;
-            ev.stream = -1;
-            ev.device = -1;
             ev.step = i < INT32_MAX ? (int32_t)i : INT32_MAX;
-            ev.correlation = -1;
-            ev.external_id = -1;
             ev.ph = 'X';
             if ((rc = lat_trace_add_event(t, &ev))) return rc;
         }

@@ -442,16 +442,12 @@ static int add_line(struct xp *x, const struct plane *pl, struct pb line, int64_
             lat_trace_drop(t, LAT_DROP_EMPTY);
             continue;
         }
-        struct lat_event e;
-        memset(&e, 0, sizeof(e));
+        struct lat_event e = lat_event_unlinked();
         e.ts = (lat_ns)tsn;
         e.dur = (lat_ns)(endn - tsn);
         e.track = track;
         e.stream = device ? li.id : -1;
         e.device = device && pid >= 0 && pid <= INT32_MAX ? (int32_t)pid : -1;
-        e.step = -1;
-        e.correlation = -1;
-        e.external_id = -1;
         e.ph = 'X';
         if (ps % 1000000 != 0 || dur % 1000000 != 0) {
             e.flags |= LAT_EVF_FRAC_TS;

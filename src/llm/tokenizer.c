@@ -12,6 +12,7 @@
 #include "llm/tokenizer.h"
 
 #include "core/err.h"
+#include "core/grow.h"
 #include "json/tok.h"
 
 #include <errno.h>
@@ -79,16 +80,11 @@ static uint64_t hash_u64(uint64_t x)
 static int arena_put(struct llm_tokenizer *t, const char *p, size_t n, uint32_t *off)
 {
     if (t->arena_len + n > UINT32_MAX) return LAT_E_OVERFLOW;
-    if (t->arena_len + n > t->arena_cap) {
-        size_t nc = t->arena_cap ? t->arena_cap * 2 : 1 << 16;
-        while (nc < t->arena_len + n)
-            nc *= 2;
-        char *na = realloc(t->arena, nc);
-        if (!na) return -ENOMEM;
-        t->arena = na;
-        t->arena_cap = nc;
-    }
-    memcpy(t->arena + t->arena_len, p, n);
+    int rc = LAT_GROW(t->arena, t->arena_cap, t->arena_len, n, (size_t)1 << 16);
+    if (rc) return rc;
+    /* an empty string (fuzz-tokenizer: a "" token) copies nothing, also into an arena not yet
+     * allocated (memcpy to NULL + 0 is undefined) */
+    if (n) memcpy(t->arena + t->arena_len, p, n);
     *off = (uint32_t)t->arena_len;
     t->arena_len += n;
     return 0;

@@ -72,6 +72,15 @@ struct lat_event {
     char ph;             /* original phase: 'X', 'B', 'i', 'C', ... */
 };
 
+/* An event linked to nothing: no stream, device, step, correlation or external id (-1 each, what
+ * the fields above mean by "absent"), every other field 0. Every reader starts an event from it
+ * and sets what its record knows, so "absent" is spelled once. */
+static inline struct lat_event lat_event_unlinked(void)
+{
+    return (struct lat_event){
+        .stream = -1, .device = -1, .step = -1, .correlation = -1, .external_id = -1};
+}
+
 /* Columns of the events (struct of arrays); n events, capacity cap. */
 struct lat_event_cols {
     size_t n, cap;

@@ -828,6 +828,8 @@ function benchPage(p, sec) {
     return [pointLabel(pt) + (fm && pts.indexOf(pt) === fmi ? ' (answer)' : ''), fmtNum(pt.requests, 0), fmtNum(e.total, 0), fmtNum(pt.achieved_rps), fmtMs(L.p50), fmtMs(L.p99), fmtMs(L.max), fmtMs(pt.latency_actual_ms && pt.latency_actual_ms.p99), pt.valid ? 'yes' : 'no: ' + (pt.invalid_reason || '')];
   });
   sec.appendChild(card('Load points', [simpleTable(['point', 'requests', 'errors', 'req/s', 'p50', 'p99', 'max', 'p99 (actual send)', 'valid'], rows, [false, true, true, true, true, true, true, true, false])]));
+  /* bench --server-pid: which server code the slow requests spent their time in, under the points */
+  if (b.server_profile) sec.appendChild(serverProfileCard(b.server_profile));
   /* percentile distributions */
   var dist = [];
   pts.forEach(function (pt, i) {
@@ -883,6 +885,28 @@ function benchPage(p, sec) {
   });
   sec.appendChild(card('Errors', [errRows.length ? simpleTable(['point', 'total', 'connect', 'timeout', 'reset', '4xx', '5xx', 'malformed', 'mismatch'], errRows, [false, true, true, true, true, true, true, true, true]) : el('p', { 'class': 'mut', text: 'no failed request' })]));
   sec.appendChild(el('p', { 'class': 'mut', text: 'Latency and throughput over time: give the run\'s --hdr-log file as another input.' }));
+}
+/* bench --server-pid: the server's CPU samples inside the slow requests' windows against those
+ * inside the fast ones' (docs/latscope-bench-server-profile.md), function by function. */
+function serverProfileCard(sp) {
+  var S = sp.slow || {}, Fs = sp.fast || {}, pp = function (v) { return v == null ? '–' : fmtNum(v, 1) + ' %'; };
+  var sides = simpleTable(['side', 'rule', 'requests', 'server samples', 'with samples', 'mean latency', 'server CPU per request'], [
+    ['slow', String(sp.slow_rule || 'p99') + ' (above ' + fmtMs(sp.slow_threshold_ms) + ')', fmtNum(S.requests, 0), fmtNum(S.samples, 0), fmtNum(S.requests_with_samples, 0), fmtMs(S.latency_mean_ms), fmtMs(S.server_cpu_ms)],
+    ['fast', 'below p50 (' + fmtMs(sp.fast_threshold_ms) + ')', fmtNum(Fs.requests, 0), fmtNum(Fs.samples, 0), fmtNum(Fs.requests_with_samples, 0), fmtMs(Fs.latency_mean_ms), fmtMs(Fs.server_cpu_ms)]],
+    [false, false, true, true, true, true, true], 'srvprof-sides');
+  var note = 'pid ' + sp.pid + ', ' + fmtNum(sp.samples, 0) + ' samples at ' + fmtNum(sp.freq_hz, 0) + ' Hz on ' + String(sp.clock) + ', ' + fmtNum(sp.samples_in_windows, 0) + ' in a request\'s window, ' +
+    fmtNum(sp.ambiguous_pct, 1) + ' % of those in more than one (concurrent requests: attributed by time window only)';
+  var kids = [el('p', { 'class': 'mut', text: note }), sides];
+  var fs = sp.functions || [];
+  if (sp.comparison !== 'ok') kids.push(el('p', { 'class': 'mut srvprof-none', text: 'no comparison: ' + String(sp.comparison) }));
+  else if (fs.length) {
+    var col = function (f) { return f.verdict === 'larger share' ? '#c0392b' : f.verdict === 'smaller share' ? '#27ae60' : '#95a5a6'; };
+    kids.push(signedBars(fs.slice(0, 15).map(function (f) { return { label: f.name, v: f.change_pct_points, color: col(f), tip: f.verdict + ', ' + pp(f.total_pct_fast) + ' → ' + pp(f.total_pct_slow) }; }), function (v) { return fmtSigned(v, 1) + ' pp'; }));
+    kids.push(simpleTable(['function', 'share, fast', 'share, slow', 'Δ', 'interval of Δ', 'self, fast', 'self, slow', 'verdict'], fs.map(function (f) {
+      return [f.name, pp(f.total_pct_fast), pp(f.total_pct_slow), fmtSigned(f.change_pct_points, 1) + ' pp', f.ci_lo_pct_points == null ? '–' : '[' + fmtSigned(f.ci_lo_pct_points, 1) + ', ' + fmtSigned(f.ci_hi_pct_points, 1) + '] pp', pp(f.self_pct_fast), pp(f.self_pct_slow), f.verdict];
+    }), [false, true, true, true, true, true, true, false], 'srvprof-functions'));
+  }
+  return card('Server code of the slow requests (bench --server-pid)', kids);
 }
 
 function hlogPage(p, sec) {

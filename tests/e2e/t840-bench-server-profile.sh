@@ -11,6 +11,7 @@
 # time.monotonic_ns() (CLOCK_MONOTONIC) at each request's start, last write and end.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib-cpu.sh"
+source "$(dirname "$0")/report-lib.sh"
 need_cpu
 py=$(command -v python3.11 || command -v python3 || true)
 [[ -n $py ]] || skip "no python3"
@@ -130,6 +131,48 @@ print("samples left out (no Python frames): %d of %d; slow side u = %.3f" % (
 assert change * (1 - u) - 5 <= want <= change * (1 - u) + 100 * u + 5, (change, want, u)
 PY
     fail "the server profile does not match the server's own timers and clock"
+
+# doctor on the result names the function (the slow-request-code service rule) with the same
+# numbers as the table
+# (exit 1: a finding at severity low or above, the default --fail-on low)
+expect_rc 1 "$LATSCOPE" doctor --format json "$TMPDIR/res.json"
+"$py" - "$TMPDIR/out" "$TMPDIR/res.json" <<'PY' || { cat "$TMPDIR/out"; fail "doctor: no slow-request-code finding matching the table"; }
+import json, sys
+d, res = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+fs = [f for f in d["findings"] if f["id"] == "slow-request-code"]
+assert len(fs) == 1, [f["id"] for f in d["findings"]]
+ev = fs[0]["evidence"]
+best = [f for f in res["server_profile"]["functions"] if f["name"] == ev["function"]][0]
+assert ev["function"].startswith("py:slow_path ("), (ev, best)
+assert abs(ev["change_points"] - best["change_pct_points"]) < 1e-6, (ev, best)
+assert ev["slow_requests"] == res["server_profile"]["slow"]["requests"], ev
+print("doctor:", fs[0]["title"])
+PY
+expect_rc 1 "$LATSCOPE" doctor "$TMPDIR/res.json"
+contains "$TMPDIR/out" "py:slow_path"
+
+# report shows the comparison: a self-contained page; in headless Chromium (when installed) the
+# "Server code of the slow requests" card whose function table starts with the table's first
+# function and shows both sides' request counts
+expect_rc 0 "$LATSCOPE" report "$TMPDIR/res.json" -o "$TMPDIR/r.html"
+report_self_contained "$TMPDIR/r.html"
+if command -v chromium >/dev/null; then
+    report_dom_ok "$TMPDIR/r.html" 0
+    "$py" - "$TMPDIR/body" "$TMPDIR/res.json" <<'PY' || fail "report: the server-profile card does not show the result's comparison"
+import html, json, re, sys
+body, sp = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))["server_profile"]
+assert "Server code of the slow requests" in body
+t = re.search(r'<table class="srvprof-functions">.*?<tbody>(.*?)</tbody>', body, re.S).group(1)
+first = html.unescape(re.search(r'<td class="name">(.*?)</td>', t).group(1))
+assert first == sp["functions"][0]["name"], (first, sp["functions"][0]["name"])
+s = re.search(r'<table class="srvprof-sides">.*?<tbody>(.*?)</tbody>', body, re.S).group(1)
+cells = [html.unescape(c) for c in re.findall(r'<td class="[a-z]+">(.*?)</td>', s)]
+assert cells[0] == "slow" and cells[2] == "{:,}".format(sp["slow"]["requests"]), cells
+print("report: first function", first, "; slow requests", cells[2])
+PY
+else
+    echo "chromium not installed: the report's server-profile card was not rendered (apt-get install chromium)"
+fi
 
 # The text form says the same
 expect_rc 0 "$LATSCOPE" bench "$URL" -n 300 -c 1 -t 1 "${GAP[@]}" --server-pid $SP --server-slow p90

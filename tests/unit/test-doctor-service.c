@@ -254,3 +254,83 @@ TEST(doctor_service_knee)
     runn(p, 4, ids, sizeof(ids));
     ASSERT(strcmp(ids, "") == 0);
 }
+
+/* slow-request-code: the function with the largest significant gain in share is named; no
+ * finding without a comparison or when every interval reaches down to SC_MIN_LO points. */
+TEST(doctor_service_server_code)
+{
+    struct doc_svc_point p = point(4.0, 20.0, 3.9);
+    struct doc_svc_func funcs[4] = {
+        {.name = "py:route (framework.py:9)",
+         .pct_fast = 20,
+         .pct_slow = 88,
+         .change = 68.5,
+         .lo = 61,
+         .hi = 76,
+         .depth = 3},
+        {.name = "py:do_GET (server.py:40)",
+         .pct_fast = 99,
+         .pct_slow = 99,
+         .change = 0.1,
+         .lo = -1,
+         .hi = 1},
+        {.name = "py:slow_path (server.py:12)",
+         .pct_fast = 2,
+         .pct_slow = 70,
+         .change = 68,
+         .lo = 60,
+         .hi = 75,
+         .depth = 6},
+        {.name = "py:encode (server.py:20)",
+         .pct_fast = 5,
+         .pct_slow = 9,
+         .change = 4,
+         .lo = 2,
+         .hi = 6},
+    };
+    struct doc_svc_srvprof srv = {.present = true,
+                                  .pid = 42,
+                                  .comparison = "ok",
+                                  .slow_rule = "p99",
+                                  .slow_ms = 19.5,
+                                  .fast_ms = 4.1,
+                                  .slow_requests = 30,
+                                  .fast_requests = 150,
+                                  .slow_samples = 400,
+                                  .fast_samples = 700,
+                                  .slow_lat_ms = 20.2,
+                                  .fast_lat_ms = 4.0,
+                                  .slow_cpu_ms = 19,
+                                  .fast_cpu_ms = 3.8,
+                                  .ambiguous_pct = 0,
+                                  .funcs = funcs,
+                                  .nfuncs = 4};
+    struct doc_svc_run run = {.path = "handmade-srvprof.json",
+                              .target = "http",
+                              .mode = "closed",
+                              .threads = 1,
+                              .fm_max_rate = NAN,
+                              .fm_lowest_failing_rate = NAN,
+                              .pts = &p,
+                              .npts = 1,
+                              .srv = &srv};
+    for (int c = 0; c < 4; c++) {
+        if (c == 1) srv.comparison[0] = 0, strcat(srv.comparison, "too few slow requests");
+        if (c == 2)
+            strcpy(srv.comparison, "ok"), funcs[0].lo = funcs[2].lo = 0.5, funcs[3].lo = -0.2;
+        if (c == 3) run.srv = NULL;
+        struct doc_report *r = NULL;
+        ASSERT(doctor_report_new(&r) == 0);
+        ASSERT(doctor_run_service(r, &run) == 0);
+        doctor_rank(r);
+        if (c == 0) {
+            ASSERT(r->n == 1 && strcmp(r->f[0].id, "slow-request-code") == 0);
+            /* the framework's route gains as much (inclusive shares): the deeper slow path */
+            ASSERT(strstr(r->f[0].title, "py:slow_path (server.py:12)") != NULL);
+            ASSERT(r->f[0].severity == DOC_SEV_MEDIUM);
+        } else {
+            ASSERT(r->n == 0);
+        }
+        doctor_report_free(r);
+    }
+}
