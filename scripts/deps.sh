@@ -8,6 +8,8 @@
 # the report tests (t601 skips without it). libxml2-utils: xmllint, t603 checks the SVG plots with it.
 # LATSCOPE_DEPS_INTEROP=1 adds what `make interop` needs (tests/interop/run.sh: a venv, GNU time,
 # cmake/ninja/g++ for llama-cpp-python's build, wrk as a third client on the plain JSON endpoint).
+# LATSCOPE_DEPS_LOAD=1 adds stress-ng, the background load of `scripts/check-under-load.sh`
+# (issue 28: make check under `stress-ng --cpu 2`) and of the sampler's loaded measurements.
 # LATSCOPE_DEPS_DEB=1 adds what `dpkg-buildpackage -us -uc -b` needs for debian/ (dpkg-dev,
 # debhelper; docs/install.md; t821 skips without them).
 set -euo pipefail
@@ -24,6 +26,9 @@ if [[ "${LATSCOPE_DEPS_PERF:-0}" == 1 ]]; then
 fi
 if [[ "${LATSCOPE_DEPS_INTEROP:-0}" == 1 ]]; then
     pkgs+=(python3-venv python3-pip time cmake ninja-build wrk)
+fi
+if [[ "${LATSCOPE_DEPS_LOAD:-0}" == 1 ]]; then
+    pkgs+=(stress-ng)
 fi
 if [[ "${LATSCOPE_DEPS_DEB:-0}" == 1 ]]; then
     pkgs+=(dpkg-dev debhelper)

@@ -6,7 +6,7 @@
 # that is not possible (no python3-venv, no network, LATSCOPE_NO_DOWNLOADS=1): the calling test
 # skips. LATSCOPE_<NAME>_NO_INSTALL=1 uses an existing venv only; LATSCOPE_<NAME>_INSTALL_TIMEOUT
 # (seconds, default 300) bounds the install. The one venv helper of the tests that need a Python
-# package (tokenizers-venv.sh and the ORT server of t841 use it).
+# package (tokenizers-, torch- and tf-venv.sh and the ORT server of t841 use it).
 set -u
 name=${1:?usage: pip-venv.sh NAME IMPORTS PKG...}
 imports=${2:?usage: pip-venv.sh NAME IMPORTS PKG...}
