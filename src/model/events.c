@@ -229,23 +229,17 @@ int lat_trace_add_cpu_sample(struct lat_trace *t, struct lat_cpu_ids *ids,
             if ((rc = lat_trace_add_arg(t, &a3, &idx))) return rc;
         }
     }
-    struct lat_event e = {
-        .ts = s->ts,
-        .dur = s->off ? s->dur : 0,
-        .name = s->leaf,
-        .cat = ids->cat,
-        .track = s->track,
-        .kind = LAT_EV_CPU_SAMPLE,
-        .flags = s->off ? 0 : LAT_EVF_INSTANT,
-        .stream = -1,
-        .device = -1,
-        .step = -1,
-        .correlation = -1,
-        .external_id = -1,
-        .args = first,
-        .nargs = weighted ? 3 : 2,
-        .ph = s->off ? 'X' : 'i',
-    };
+    struct lat_event e = lat_event_unlinked();
+    e.ts = s->ts;
+    e.dur = s->off ? s->dur : 0;
+    e.name = s->leaf;
+    e.cat = ids->cat;
+    e.track = s->track;
+    e.kind = LAT_EV_CPU_SAMPLE;
+    e.flags = s->off ? 0 : LAT_EVF_INSTANT;
+    e.args = first;
+    e.nargs = weighted ? 3 : 2;
+    e.ph = s->off ? 'X' : 'i';
     if ((rc = lat_trace_add_event(t, &e))) return rc;
     if (first_arg) *first_arg = first;
     return 0;
