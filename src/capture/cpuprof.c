@@ -47,6 +47,7 @@
 #include "core/grow.h"
 #include "core/log.h"
 #include "core/pctl.h"
+#include "model/pyframe.h"
 
 #define CP_MAX_FRAMES  256
 #define CP_RING_PAGES  128 /* 512 KiB + 1 page: perf_event_mlock_kb's default per CPU */
@@ -113,6 +114,19 @@ struct cp_sample {
     bool off;
 };
 
+/* What became of the Python frames of one on-CPU sample of a Python process (py_on, py_main). */
+enum cp_pyout {
+    CP_PY_OK = 0,  /* Python frames merged in (a cut-short native unwind too) */
+    CP_PY_LATE,    /* read more than CP_MAX_LAG_NS after the sample: left out */
+    CP_PY_STALE,   /* the frame chain changed between the sample and the read: left out */
+    CP_PY_TORN,    /* the read failed (a chain changing under it, a thread gone) */
+    CP_PY_NOFRAME, /* the thread held no Python frame (start-up, exit, a native thread) */
+    CP_PY_NOTREAD, /* not read: the process's frame reader was not open (yet) */
+    CP_PY_OUTS
+};
+static const char *const cp_pyout_key[CP_PY_OUTS] = {"with_python", "late",     "stale",
+                                                     "torn",        "no_frame", "not_read"};
+
 struct cpuprof {
     struct cpuprof_opts o;
     pid_t pid;
@@ -150,6 +164,9 @@ struct cpuprof {
     uint64_t py_lag[CP_LAG_BUCKETS], py_lag_n;
     int64_t py_lag_max;
     uint32_t py_unsupported_version;
+    /* on-CPU samples of processes whose frame reader opened, by outcome: every thread, and the
+     * processes' main threads (tid == pid) */
+    uint64_t py_on[CP_PY_OUTS], py_main[CP_PY_OUTS];
     /* staging of one drain pass: records copied out of the rings, Python stacks read first */
     uint8_t *stage;
     struct {
@@ -475,12 +492,8 @@ static void py_read(struct cpuprof *p, struct cp_proc *pr, pid_t tid, int64_t sa
     for (int i = 0; i < np; i++) {
         const struct pyframe *f = &pf[np - 1 - i];
         char buf[600];
-        const char *file = strrchr(f->file, '/');
-        if (f->line >= 0)
-            snprintf(buf, sizeof(buf), "py:%s (%s:%d)", f->func, file ? file + 1 : f->file,
-                     f->line);
-        else
-            snprintf(buf, sizeof(buf), "py:%s (%s)", f->func, file ? file + 1 : f->file);
+        lat_py_frame_name(buf, sizeof(buf), f->func, strlen(f->func), f->file, strlen(f->file),
+                          f->line);
         if (frame_str(p, buf, &out->id[i])) out->id[i] = 0;
         out->gstart[i] = i == 0 || f->entry;
     }
@@ -501,19 +514,23 @@ static bool native_complete(const struct cpuprof *p, const uint32_t *nat, uint32
  * Interpreter internals between the first and the last Python frame are left out unless
  * py_internals is set (py-spy --native's view). */
 static uint32_t py_merge(struct cpuprof *p, const struct cp_pyread *py, const uint32_t *nat,
-                         uint32_t n, uint32_t *out, uint32_t cap)
+                         uint32_t n, uint32_t *out, uint32_t cap, enum cp_pyout *why)
 {
     int np = py ? py->np : 0;
+    *why = CP_PY_OK;
     if (np > 0 && py->lag > CP_MAX_LAG_NS) {
         /* The collector got the CPU too late (a loaded machine): the thread has likely moved
          * on, so its Python frames would be a guess. Native frames only, counted. */
         p->py_late++;
+        *why = CP_PY_LATE;
         np = 0;
     } else if (np < 0) {
         p->py_torn++;
+        *why = CP_PY_TORN;
         np = 0;
     } else if (np == 0) {
         p->py_nothread++;
+        *why = CP_PY_NOFRAME;
     }
     if (np <= 0) {
         memcpy(out, nat, n * sizeof(*out));
@@ -541,6 +558,7 @@ static uint32_t py_merge(struct cpuprof *p, const struct cp_pyread *py, const ui
             /* One group per C-level eval call: a different count means the thread moved on
              * between the sample and our read. Keep the native stack, counted. */
             p->py_stale++;
+            *why = CP_PY_STALE;
             memcpy(out, nat, n * sizeof(*out));
             return n;
         }
@@ -698,10 +716,16 @@ static void handle_sample(struct cpuprof *p, const void *rec, size_t len)
         user[i] = sym_cached(p, pr, nu - 1 - i == 0 ? a : a - 1, false);
     }
     uint32_t n = nu;
+    enum cp_pyout why = CP_PY_NOTREAD;
     if (p->cur_py && p->cur_py->done)
-        n = py_merge(p, p->cur_py, user, nu, all, CP_MAX_FRAMES);
+        n = py_merge(p, p->cur_py, user, nu, all, CP_MAX_FRAMES, &why);
     else
         memcpy(all, user, nu * sizeof(*user));
+    /* on-CPU samples of a Python process (one whose frame reader opened at some point) */
+    if (!off && (pr->py || why != CP_PY_NOTREAD)) {
+        p->py_on[why]++;
+        if (s.tid == s.pid) p->py_main[why]++;
+    }
     for (uint32_t i = 0; i < nk && n < CP_MAX_FRAMES * 2; i++)
         all[n++] = sym_cached(p, pr, kips[nk - 1 - i], true);
     uint32_t stack;
@@ -1123,6 +1147,24 @@ static const char *leaf_name(const struct cpuprof *p, uint32_t stack, bool off)
 
 static void lag_percentiles(const struct cpuprof *p, int64_t *p50, int64_t *p99);
 
+static uint64_t pyout_total(const uint64_t *c)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < CP_PY_OUTS; i++)
+        n += c[i];
+    return n;
+}
+
+/* {"samples": N, "with_python": n, "late": n, ...}: on-CPU samples of Python processes by what
+ * became of their Python frames (enum cp_pyout). */
+static void pyout_json(const uint64_t *c, char *buf, size_t len)
+{
+    int o = snprintf(buf, len, "{\"samples\":%" PRIu64, pyout_total(c));
+    for (int i = 0; i < CP_PY_OUTS && o > 0 && (size_t)o < len; i++)
+        o += snprintf(buf + o, len - (size_t)o, ",\"%s\":%" PRIu64, cp_pyout_key[i], c[i]);
+    if (o > 0 && (size_t)o < len) snprintf(buf + o, len - (size_t)o, "}");
+}
+
 int cpuprof_export(struct cpuprof *p, struct lat_trace *t)
 {
     if (!p || !t) return LAT_E_USAGE;
@@ -1135,9 +1177,12 @@ int cpuprof_export(struct cpuprof *p, struct lat_trace *t)
         (rc = lat_trace_intern(t, hz, strlen(hz), &mv)) || (rc = lat_trace_add_meta(t, mk, mv)))
         return rc;
     /* What happened to the samples (raw JSON metadata): nothing dropped without a count. */
-    char js[768];
+    char js[1536];
     int64_t p50 = -1, p99 = -1;
     lag_percentiles(p, &p50, &p99);
+    char on_js[256], main_js[256];
+    pyout_json(p->py_on, on_js, sizeof(on_js));
+    pyout_json(p->py_main, main_js, sizeof(main_js));
     int jn =
         snprintf(js, sizeof(js),
                  "{\"samples\":%" PRIu64 ",\"off_cpu_intervals\":%" PRIu64 ",\"lost\":%" PRIu64
@@ -1145,10 +1190,11 @@ int cpuprof_export(struct cpuprof *p, struct lat_trace *t)
                  ",\"python_stale\":%" PRIu64 ",\"python_torn\":%" PRIu64
                  ",\"python_no_frames\":%" PRIu64 ",\"python_unwind_cut_short\":%" PRIu64
                  ",\"python_lag_p50_us_max\":%" PRId64 ",\"python_lag_p99_us_max\":%" PRId64
-                 ",\"python_max_lag_ms\":%d,\"interpreter_frames_folded\":%s}",
+                 ",\"python_max_lag_ms\":%d,\"interpreter_frames_folded\":%s"
+                 ",\"python_on_cpu\":%s,\"python_main_thread\":%s}",
                  p->n_on, p->n_off, p->lost, p->dwarf, p->py_samples, p->py_late, p->py_stale,
                  p->py_torn, p->py_nothread, p->py_truncated, p50, p99, CP_MAX_LAG_NS / 1000000,
-                 p->o.py_internals ? "false" : "true");
+                 p->o.py_internals ? "false" : "true", on_js, main_js);
     if (jn > 0 && (size_t)jn < sizeof(js) &&
         ((rc = lat_trace_intern(t, "latscope_cpu_stats", 18, &mk)) ||
          (rc = lat_trace_intern(t, js, (size_t)jn, &mv)) || (rc = lat_trace_add_meta(t, mk, mv))))
@@ -1160,14 +1206,8 @@ int cpuprof_export(struct cpuprof *p, struct lat_trace *t)
         int64_t real = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
         origin = now_ns() - (real - t->base_time_ns);
     }
-    uint32_t k_stack, k_state, v_on, v_off, cat, unknown;
-    if ((rc = lat_trace_intern(t, "stack", 5, &k_stack)) ||
-        (rc = lat_trace_intern(t, "state", 5, &k_state)) ||
-        (rc = lat_trace_intern(t, "on", 2, &v_on)) ||
-        (rc = lat_trace_intern(t, "off", 3, &v_off)) ||
-        (rc = lat_trace_intern(t, "cpu_sample", 10, &cat)) ||
-        (rc = lat_trace_intern(t, "[unknown]", 9, &unknown)))
-        return rc;
+    struct lat_cpu_ids ids;
+    if ((rc = lat_cpu_ids_init(t, &ids))) return rc;
     size_t cap = 1 << 16;
     char *buf = malloc(cap);
     uint32_t *stack_str = calloc(p->stacks.nstacks + 1, sizeof(*stack_str));
@@ -1198,31 +1238,14 @@ int cpuprof_export(struct cpuprof *p, struct lat_trace *t)
                 break;
             }
         }
-        struct lat_arg a1 = {.key = k_stack, .type = LAT_ARG_STR, .str = stack_str[s->stack]};
-        struct lat_arg a2 = {.key = k_state, .type = LAT_ARG_STR, .str = s->off ? v_off : v_on};
-        uint32_t first, second;
-        if ((rc = lat_trace_add_arg(t, &a1, &first)) || (rc = lat_trace_add_arg(t, &a2, &second)))
-            goto out;
-        struct lat_event e = {
-            .ts = s->ts - origin,
-            .dur = s->dur,
-            .name = *leaf_id,
-            .cat = cat,
-            .track = track,
-            .kind = LAT_EV_CPU_SAMPLE,
-            .flags = s->off ? 0 : LAT_EVF_INSTANT,
-            .stream = -1,
-            .device = -1,
-            .step = -1,
-            .correlation = -1,
-            .external_id = -1,
-            .args = first,
-            .nargs = 2,
-            .ph = s->off ? 'X' : 'i',
-        };
-        if ((rc = lat_trace_add_event(t, &e))) goto out;
+        struct lat_cpu_sample smp = {.ts = s->ts - origin,
+                                     .dur = s->dur,
+                                     .track = track,
+                                     .stack = stack_str[s->stack],
+                                     .leaf = *leaf_id,
+                                     .off = s->off};
+        if ((rc = lat_trace_add_cpu_sample(t, &ids, &smp, UINT32_MAX, NULL))) goto out;
     }
-    (void)unknown;
 out:
     free(buf);
     free(stack_str);
@@ -1301,6 +1324,16 @@ void cpuprof_stats(const struct cpuprof *p, char *buf, size_t len)
                       " with a native unwind cut short (outer Python frames put at the root)",
                       p->py_late, CP_MAX_LAG_NS / 1000000, p->py_stale, p->py_torn, p->py_nothread,
                       p->py_truncated);
+    uint64_t mt = pyout_total(p->py_main);
+    if (n > 0 && (size_t)n < len && mt)
+        n += snprintf(buf + n, len - (size_t)n,
+                      "; main threads: %" PRIu64 " of %" PRIu64
+                      " on-CPU samples with Python frames (%.1f %%), without: %" PRIu64
+                      " late, %" PRIu64 " frame chain changed, %" PRIu64 " torn, %" PRIu64
+                      " no Python frame, %" PRIu64 " not read",
+                      p->py_main[CP_PY_OK], mt, 100.0 * (double)p->py_main[CP_PY_OK] / (double)mt,
+                      p->py_main[CP_PY_LATE], p->py_main[CP_PY_STALE], p->py_main[CP_PY_TORN],
+                      p->py_main[CP_PY_NOFRAME], p->py_main[CP_PY_NOTREAD]);
     if (n > 0 && (size_t)n < len && p->py_folded && !p->o.py_internals)
         n += snprintf(buf + n, len - (size_t)n,
                       "; %" PRIu64 " interpreter frames between Python frames folded away",

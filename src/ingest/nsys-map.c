@@ -522,32 +522,15 @@ int nsys_map_sample(struct nsys_map *m, int64_t start, int64_t gtid, const char 
     while (leaf > 0 && stack[leaf - 1] != ';')
         leaf--;
     uint32_t sid, lid;
-    if (!m->k_stack &&
-        (lat_trace_intern(t, "stack", 5, &m->k_stack) ||
-         lat_trace_intern(t, "state", 5, &m->k_state) || lat_trace_intern(t, "on", 2, &m->v_on) ||
-         lat_trace_intern(t, "cpu_sample", 10, &m->cat_sample)))
-        return -ENOMEM;
+    if (!m->cpu_ids) {
+        if (lat_cpu_ids_init(t, &m->cpu)) return -ENOMEM;
+        m->cpu_ids = true;
+    }
     if (lat_trace_intern(t, stack, n, &sid) || lat_trace_intern(t, stack + leaf, n - leaf, &lid))
         return -ENOMEM;
-    struct lat_arg a1 = {.key = m->k_stack, .type = LAT_ARG_STR, .str = sid};
-    struct lat_arg a2 = {.key = m->k_state, .type = LAT_ARG_STR, .str = m->v_on};
-    uint32_t first, second;
-    if (lat_trace_add_arg(t, &a1, &first) || lat_trace_add_arg(t, &a2, &second)) return -ENOMEM;
-    struct lat_event e = {.ts = start,
-                          .name = lid,
-                          .cat = m->cat_sample,
-                          .kind = LAT_EV_CPU_SAMPLE,
-                          .flags = LAT_EVF_INSTANT,
-                          .stream = -1,
-                          .device = -1,
-                          .step = -1,
-                          .correlation = -1,
-                          .external_id = -1,
-                          .args = first,
-                          .nargs = 2,
-                          .ph = 'i'};
-    if (lat_trace_track(t, gid_pid(gtid), gid_tid(gtid), 0, 0, false, &e.track)) return -ENOMEM;
-    return lat_trace_add_event(t, &e) ? -ENOMEM : 0;
+    struct lat_cpu_sample smp = {.ts = start, .stack = sid, .leaf = lid};
+    if (lat_trace_track(t, gid_pid(gtid), gid_tid(gtid), 0, 0, false, &smp.track)) return -ENOMEM;
+    return lat_trace_add_cpu_sample(t, &m->cpu, &smp, UINT32_MAX, NULL) ? -ENOMEM : 0;
 }
 
 int nsys_map_finish(struct nsys_map *m)

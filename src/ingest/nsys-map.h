@@ -88,8 +88,9 @@ struct nsys_map {
     size_t nthreads, nprocs, ndomains, cthreads, cprocs, cdomains;
     uint64_t rows_in[NSYS_TAB_COUNT];
     uint64_t backtrace_rows; /* RUNTIME rows of a CUDA backtrace class (67..69), skipped */
-    uint32_t k_stack, k_state, v_on, cat_sample; /* CPU samples (0 until the first) */
-    struct nsys_enum_map en[NSYS_ENUM_COUNT];    /* from the export; n == 0: built-in */
+    struct lat_cpu_ids cpu;  /* CPU samples' ids, interned at the first (cpu_ids) */
+    bool cpu_ids;
+    struct nsys_enum_map en[NSYS_ENUM_COUNT]; /* from the export; n == 0: built-in */
     /* what the export's ENUM tables said against the built-in ones: values whose symbol has
      * another number here (differ) */
     uint64_t enum_differ;

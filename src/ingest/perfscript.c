@@ -18,6 +18,7 @@
 #include "core/grow.h"
 #include "ingest/formats.h"
 #include "ingest/stacks.h"
+#include "model/pyframe.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -130,8 +131,8 @@ static int parse_frame(struct sample *s, const char *l, size_t n, bool *is_frame
         const char *c = memchr(sym + 4, ':', sl - 4);
         if (c && sl + 8 < sizeof(tmp)) {
             size_t fl = (size_t)(c - (sym + 4)), pl = sl - 4 - fl - 1;
-            int k = snprintf(tmp, sizeof(tmp), "py:%.*s (%.*s)", (int)fl, sym + 4, (int)pl, c + 1);
-            if (k > 0 && (size_t)k < sizeof(tmp)) return add_frame(s, tmp, (size_t)k);
+            size_t k = lat_py_frame_name(tmp, sizeof(tmp), sym + 4, fl, c + 1, pl, -1);
+            if (k < sizeof(tmp)) return add_frame(s, tmp, k);
         }
     }
     return add_frame(s, sym, sl);

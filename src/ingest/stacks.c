@@ -4,6 +4,7 @@
 #include "ingest/stacks.h"
 #include "core/err.h"
 #include "core/grow.h"
+#include "model/pyframe.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -18,11 +19,7 @@ int stk_init(struct stk_build *b, const struct lat_trace_format *format)
     int rc = lat_trace_new(&b->t);
     if (rc) return rc;
     lat_trace_set_format(b->t, format);
-    if ((rc = lat_trace_intern(b->t, "stack", 5, &b->k_stack)) ||
-        (rc = lat_trace_intern(b->t, "state", 5, &b->k_state)) ||
-        (rc = lat_trace_intern(b->t, "weight", 6, &b->k_weight)) ||
-        (rc = lat_trace_intern(b->t, "on", 2, &b->v_on)) ||
-        (rc = lat_trace_intern(b->t, "cpu_sample", 10, &b->cat)) ||
+    if ((rc = lat_cpu_ids_init(b->t, &b->ids)) ||
         (rc = lat_trace_intern(b->t, "[unknown]", 9, &b->unknown)))
         return rc;
     return 0;
@@ -119,21 +116,13 @@ int stk_push_named(struct stk_build *b, const char *name, size_t nn, const char 
         nn -= 3;
     }
     char small[1024];
-    size_t need = nn + fn + 32;
-    char *tmp = need <= sizeof(small) ? small : malloc(need);
+    size_t need = lat_py_frame_name(small, sizeof(small), name, nn, file, fn, line);
+    if (need < sizeof(small)) return stk_push(b, small, need);
+    char *tmp = malloc(need + 1);
     if (!tmp) return -ENOMEM;
-    memcpy(tmp, "py:", 3);
-    size_t o = 3;
-    memcpy(tmp + o, name, nn);
-    o += nn;
-    memcpy(tmp + o, " (", 2);
-    o += 2;
-    memcpy(tmp + o, file, fn);
-    o += fn;
-    if (line >= 0) o += (size_t)snprintf(tmp + o, need - o, ":%lld", (long long)line);
-    tmp[o++] = ')';
-    int rc = stk_push(b, tmp, o);
-    if (tmp != small) free(tmp);
+    lat_py_frame_name(tmp, need + 1, name, nn, file, fn, line);
+    int rc = stk_push(b, tmp, need);
+    free(tmp);
     return rc;
 }
 
@@ -190,46 +179,20 @@ int stk_emit(struct stk_build *b, uint32_t track, lat_ns ts, uint64_t count)
         size_t ln = b->stack.len - (size_t)(s - b->stack.data);
         if (ln && (rc = lat_trace_intern(t, s, ln, &leaf))) return rc;
     }
-    struct lat_arg a1 = {.key = b->k_stack, .type = LAT_ARG_STR, .str = sid};
-    struct lat_arg a2 = {.key = b->k_state, .type = LAT_ARG_STR, .str = b->v_on};
-    uint32_t first, second, third;
-    if (count > 1) { /* its own three args: stack, state, weight */
-        struct lat_arg a3 = {.key = b->k_weight, .type = LAT_ARG_INT, .v.i = (int64_t)count};
-        if ((rc = lat_trace_add_arg(t, &a1, &first)) || (rc = lat_trace_add_arg(t, &a2, &second)) ||
-            (rc = lat_trace_add_arg(t, &a3, &third)))
-            return rc;
-    } else {
+    uint32_t shared = UINT32_MAX;
+    if (count == 1) { /* samples of one stack share their two args */
         if (sid >= b->arg_of_cap) {
             size_t old = b->arg_of_cap;
             if ((rc = LAT_GROW(b->arg_of, b->arg_of_cap, sid, 1, 1024))) return rc;
             memset(b->arg_of + old, 0, (b->arg_of_cap - old) * sizeof(*b->arg_of));
         }
-        if (!b->arg_of[sid]) {
-            if ((rc = lat_trace_add_arg(t, &a1, &first)) ||
-                (rc = lat_trace_add_arg(t, &a2, &second)))
-                return rc;
-            b->arg_of[sid] = first + 1;
-        }
-        first = b->arg_of[sid] - 1;
+        if (b->arg_of[sid]) shared = b->arg_of[sid] - 1;
     }
-    struct lat_event e = {
-        .ts = ts,
-        .dur = 0,
-        .name = leaf,
-        .cat = b->cat,
-        .track = track,
-        .kind = LAT_EV_CPU_SAMPLE,
-        .flags = LAT_EVF_INSTANT,
-        .stream = -1,
-        .device = -1,
-        .step = -1,
-        .correlation = -1,
-        .external_id = -1,
-        .args = first,
-        .nargs = count > 1 ? 3 : 2,
-        .ph = 'i',
-    };
-    if ((rc = lat_trace_add_event(t, &e))) return rc;
+    struct lat_cpu_sample smp = {
+        .ts = ts, .track = track, .stack = sid, .leaf = leaf, .weight = count};
+    uint32_t first;
+    if ((rc = lat_trace_add_cpu_sample(t, &b->ids, &smp, shared, &first))) return rc;
+    if (count == 1) b->arg_of[sid] = first + 1;
     b->events++;
     b->samples += count;
     return 0;

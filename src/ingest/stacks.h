@@ -6,7 +6,8 @@
  * LAT_EV_CPU_SAMPLE instant per sample on its thread's track, name = leaf frame, cat
  * "cpu_sample", arg "stack" (frames root-first, ';'-separated) and arg "state" = "on". Frame
  * names follow the capture's conventions, so analyze/cpu.c merges and colours them the same way:
- * Python frames "py:func (file:line)", kernel frames "func_[k]", a native frame without a symbol
+ * Python frames "py:func (file:line)" (model/pyframe.h: the file shortened as py-spy raw does),
+ * kernel frames "func_[k]", a native frame without a symbol
  * "[module]", an empty stack "[unknown]". Samples of one stack share their two args. A record
  * that stands for COUNT > 1 samples (a folded line's count, a speedscope weight of unit "none")
  * is ONE event with a third arg "weight" = COUNT (lat_sample_weight(), model/events.h): weights
@@ -44,8 +45,8 @@
 
 struct stk_build {
     struct lat_trace *t;
-    uint32_t k_stack, k_state, v_on, cat, unknown;
-    uint32_t k_weight;
+    struct lat_cpu_ids ids;
+    uint32_t unknown;
     uint64_t samples;     /* the samples (sum of the weights) */
     uint64_t events;      /* the sample events made */
     uint64_t in_bytes;    /* input bytes read so far, kept current by readers that make events
@@ -73,8 +74,8 @@ int stk_push(struct stk_build *b, const char *f, size_t n);
 /* Appends a frame written as py-spy does: "func (file.py:line)" -> "py:func (file.py:line)";
  * "0x7f.. (libc.so.6)" -> "[libc.so.6]"; "sym (libfoo.so)" -> "sym"; anything else as it is. */
 int stk_push_pyspy(struct stk_build *b, const char *f, size_t n);
-/* Appends a frame from a name and file (speedscope): Python files give "py:name (file:line)"
- * (line < 0: "py:name (file)"), native ones as stk_push_pyspy. */
+/* Appends a frame from a name and file (speedscope): Python files give lat_py_frame_name()'s
+ * "py:name (file:line)" (line < 0: "py:name (file)"), native ones as stk_push_pyspy. */
 int stk_push_named(struct stk_build *b, const char *name, size_t nn, const char *file, size_t fn,
                    int64_t line);
 /* The most sample events a file of `in_bytes` bytes may hold: max(STK_CAP_FIXED,

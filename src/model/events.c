@@ -192,6 +192,59 @@ uint64_t lat_sample_weight(const struct lat_trace *t, size_t i, uint32_t k_weigh
     return 1;
 }
 
+int lat_cpu_ids_init(struct lat_trace *t, struct lat_cpu_ids *ids)
+{
+    ids->k_weight = ids->v_off = UINT32_MAX;
+    int rc;
+    if ((rc = lat_trace_intern(t, "stack", 5, &ids->k_stack)) ||
+        (rc = lat_trace_intern(t, "state", 5, &ids->k_state)) ||
+        (rc = lat_trace_intern(t, "on", 2, &ids->v_on)) ||
+        (rc = lat_trace_intern(t, "cpu_sample", 10, &ids->cat)))
+        return rc;
+    return 0;
+}
+
+int lat_trace_add_cpu_sample(struct lat_trace *t, struct lat_cpu_ids *ids,
+                             const struct lat_cpu_sample *s, uint32_t shared_args,
+                             uint32_t *first_arg)
+{
+    int rc;
+    bool weighted = s->weight > 1;
+    if (weighted && s->weight > (uint64_t)INT64_MAX) return LAT_E_OVERFLOW;
+    if (s->off && ids->v_off == UINT32_MAX && (rc = lat_trace_intern(t, "off", 3, &ids->v_off)))
+        return rc;
+    if (weighted && ids->k_weight == UINT32_MAX &&
+        (rc = lat_trace_intern(t, "weight", 6, &ids->k_weight)))
+        return rc;
+    uint32_t first = shared_args, idx;
+    if (weighted || shared_args == UINT32_MAX) {
+        struct lat_arg a1 = {.key = ids->k_stack, .type = LAT_ARG_STR, .str = s->stack};
+        struct lat_arg a2 = {
+            .key = ids->k_state, .type = LAT_ARG_STR, .str = s->off ? ids->v_off : ids->v_on};
+        if ((rc = lat_trace_add_arg(t, &a1, &first)) || (rc = lat_trace_add_arg(t, &a2, &idx)))
+            return rc;
+        if (weighted) {
+            struct lat_arg a3 = {
+                .key = ids->k_weight, .type = LAT_ARG_INT, .v.i = (int64_t)s->weight};
+            if ((rc = lat_trace_add_arg(t, &a3, &idx))) return rc;
+        }
+    }
+    struct lat_event e = lat_event_unlinked();
+    e.ts = s->ts;
+    e.dur = s->off ? s->dur : 0;
+    e.name = s->leaf;
+    e.cat = ids->cat;
+    e.track = s->track;
+    e.kind = LAT_EV_CPU_SAMPLE;
+    e.flags = s->off ? 0 : LAT_EVF_INSTANT;
+    e.args = first;
+    e.nargs = weighted ? 3 : 2;
+    e.ph = s->off ? 'X' : 'i';
+    if ((rc = lat_trace_add_event(t, &e))) return rc;
+    if (first_arg) *first_arg = first;
+    return 0;
+}
+
 const struct lat_arg *lat_trace_arg(const struct lat_trace *t, size_t i, const char *key)
 {
     uint32_t id = strtab_find(&t->strs, key, strlen(key));

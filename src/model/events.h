@@ -310,6 +310,34 @@ bool lat_trace_arg_int(const struct lat_trace *t, size_t i, const char *key, int
  * (UINT32_MAX: no event has one). Every consumer of CPU samples counts through this. */
 uint64_t lat_sample_weight(const struct lat_trace *t, size_t i, uint32_t k_weight);
 
+/* CPU stack samples (LAT_EV_CPU_SAMPLE): the one layout every producer writes (`trace --cpu`,
+ * the stack-file readers, nsys) and every consumer reads. An on-CPU sample is an instant (ph 'i')
+ * named after its leaf frame, cat "cpu_sample", on its thread's track, with args "stack" (frames
+ * root-first, ';'-separated) and "state" = "on"; an off-CPU interval is ph 'X' with its dur and
+ * "state" = "off"; a record standing for COUNT > 1 samples has a third arg "weight" = COUNT
+ * (lat_sample_weight()). The string ids a producer interns once (lat_cpu_ids_init; "off" and
+ * "weight" are interned when first used): */
+struct lat_cpu_ids {
+    uint32_t k_stack, k_state, k_weight, v_on, v_off, cat; /* k_weight/v_off: UINT32_MAX unused */
+};
+int lat_cpu_ids_init(struct lat_trace *t, struct lat_cpu_ids *ids);
+struct lat_cpu_sample {
+    lat_ns ts;
+    lat_ns dur;      /* off-CPU intervals: the time off the CPU; on-CPU samples: 0 */
+    uint32_t track;  /* index into trace->tracks */
+    uint32_t stack;  /* string id of the stack */
+    uint32_t leaf;   /* string id of its leaf frame: the event's name */
+    uint64_t weight; /* the samples it stands for: 0 or 1 = one (no "weight" arg), <= INT64_MAX */
+    bool off;        /* an off-CPU interval */
+};
+/* Adds sample s: its args, then its event. shared_args = UINT32_MAX adds new args; else it is
+ * the first arg of an earlier sample of the same stack and state and weight 1, whose two args
+ * this one (of weight 1 too) shares. *first_arg (when not NULL) receives the event's first arg.
+ * 0, -ENOMEM or LAT_E_OVERFLOW. */
+int lat_trace_add_cpu_sample(struct lat_trace *t, struct lat_cpu_ids *ids,
+                             const struct lat_cpu_sample *s, uint32_t shared_args,
+                             uint32_t *first_arg);
+
 /* Finds or adds the track (pid, tid, pid_str, tid_str); returns its index through *index. */
 int lat_trace_track(struct lat_trace *t, int64_t pid, int64_t tid, uint32_t pid_str,
                     uint32_t tid_str, bool gpu, uint32_t *index);

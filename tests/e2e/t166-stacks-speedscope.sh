@@ -19,10 +19,16 @@ want=$(jq '[.profiles[].samples | length] | add' "$ss")
 got=$(jq "$C.samples" "$TMPDIR/an.json")
 [[ $want == "$got" && $want -gt 0 ]] || fail "samples: latscope $got, file $want"
 
-# leaf (self) counts per function, file without the line, as py-spy/speedscope frames say;
-# a sample with no frame is "[unknown]"
-jq -r '.shared.frames as $f | .profiles[].samples[] |
-       if length == 0 then "[unknown]" else ($f[.[-1]] | "py:\(.name) (\(.file))") end' "$ss" |
+# leaf (self) counts per function, file without the line, as py-spy/speedscope frames say with
+# the file shortened as py-spy's raw output does (latscope's one frame spelling, model/pyframe.h):
+# an absolute path from after its last import root (site-packages, dist-packages, lib/python3.N)
+# on, else its basename; a sample with no frame is "[unknown]"
+jq -r 'def short: if startswith("/") | not then . else split("/") as $c |
+         ([range(1; ($c | length) - 1) | select($c[.] == "site-packages" or $c[.] == "dist-packages" or
+           (($c[.] | test("^python3[0-9.]*$")) and ($c[. - 1] == "lib" or $c[. - 1] == "lib64")))] | last) as $r |
+         if $r == null then $c[-1] else $c[$r + 1:] | join("/") end end;
+       .shared.frames as $f | .profiles[].samples[] |
+       if length == 0 then "[unknown]" else ($f[.[-1]] | "py:\(.name) (\(.file | short))") end' "$ss" |
     LC_ALL=C sort | uniq -c | sort -k1,1nr -k2 | awk '{n=$1; $1=""; sub(/^ /,""); print n "\t" $0}' >"$TMPDIR/self.jq"
 jq -r "$C.top_functions_self[] | select(.self > 0) | \"\(.self)\t\(.function)\"" "$TMPDIR/an.json" |
     sort -k1,1nr -k2 >"$TMPDIR/self.lat"

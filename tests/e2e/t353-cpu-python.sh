@@ -21,6 +21,21 @@ in_range "$hot" 55 78 "hot_py share"
 # Caller order and lines: <module> -> run_rounds -> hot_py, lines inside each function.
 grep -Eq 'py:<module> \(hot.py:3[0-9]\);py:run_rounds \(hot.py:2[5-9]\);py:hot_py \(hot.py:1[2-6]\)' \
     "$TMPDIR/p.folded" || fail "no <module>;run_rounds;hot_py stack with lines"
+# Samples without Python frames are counted by reason (issue 35 item 1): the summary names the
+# main threads' share, and the JSON's counts add up, its "with_python" being exactly the
+# main-thread on-CPU samples whose stack holds a Python frame.
+grep -Eq 'main threads: [0-9]+ of [0-9]+ on-CPU samples with Python frames \([0-9.]+ %\), without: [0-9]+ late' \
+    "$TMPDIR/cpu.err" || fail "no main-thread Python-frame count in the summary"
+if cpu_have_trace && command -v jq >/dev/null; then
+    j=$TMPDIR/cpu-trace.json
+    jq -e '.latscope_cpu_stats.python_main_thread as $m | $m.samples > 0 and
+           ($m.with_python + $m.late + $m.stale + $m.torn + $m.no_frame + $m.not_read) == $m.samples' \
+        "$j" >/dev/null || fail "python_main_thread counts do not add up: $(jq -c .latscope_cpu_stats "$j")"
+    got=$(jq '[.traceEvents[] | select(.cat == "cpu_sample" and .ph == "i" and .pid == .tid and
+               (.args.stack | contains("py:")))] | length' "$j")
+    want=$(jq '.latscope_cpu_stats.python_main_thread.with_python' "$j")
+    [[ $got == "$want" ]] || fail "with_python $want, but $got main-thread samples hold Python frames"
+fi
 # Interleaved: native frames of the interpreter below the Python ones (the interpreter has
 # no frame pointers: that needs DWARF unwinding).
 grep -q 'no DWARF unwinding in this build' "$TMPDIR/cpu.err" && exit 0

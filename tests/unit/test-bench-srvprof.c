@@ -24,27 +24,11 @@ static uint32_t str(struct lat_trace *t, const char *s)
 /* One on-CPU sample at trace time ts (ns from T0) on thread tid. */
 static void sample(struct lat_trace *t, int64_t tid, lat_ns ts, const char *stack)
 {
-    uint32_t track, first, second;
-    ASSERT_RC(lat_trace_track(t, 100, tid, 0, 0, false, &track));
-    struct lat_arg a1 = {.key = str(t, "stack"), .type = LAT_ARG_STR, .str = str(t, stack)};
-    struct lat_arg a2 = {.key = str(t, "state"), .type = LAT_ARG_STR, .str = str(t, "on")};
-    ASSERT_RC(lat_trace_add_arg(t, &a1, &first));
-    ASSERT_RC(lat_trace_add_arg(t, &a2, &second));
-    struct lat_event e = {.ts = ts,
-                          .name = str(t, "leaf"),
-                          .cat = str(t, "cpu_sample"),
-                          .track = track,
-                          .kind = LAT_EV_CPU_SAMPLE,
-                          .flags = LAT_EVF_INSTANT,
-                          .stream = -1,
-                          .device = -1,
-                          .step = -1,
-                          .correlation = -1,
-                          .external_id = -1,
-                          .args = first,
-                          .nargs = 2,
-                          .ph = 'i'};
-    ASSERT_RC(lat_trace_add_event(t, &e));
+    struct lat_cpu_ids ids;
+    ASSERT_RC(lat_cpu_ids_init(t, &ids));
+    struct lat_cpu_sample s = {.ts = ts, .stack = str(t, stack), .leaf = str(t, "leaf")};
+    ASSERT_RC(lat_trace_track(t, 100, tid, 0, 0, false, &s.track));
+    ASSERT_RC(lat_trace_add_cpu_sample(t, &ids, &s, UINT32_MAX, NULL));
 }
 
 static const char WORK[] = "main;py:handle (app.py:10);py:work (app.py:30)";

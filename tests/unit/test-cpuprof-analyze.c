@@ -20,30 +20,16 @@ static uint32_t str(struct lat_trace *t, const char *s)
 static void add(struct lat_trace *t, int64_t tid, lat_ns ts, lat_ns dur, const char *stack,
                 bool off)
 {
-    uint32_t track, first, second;
-    ASSERT_RC(lat_trace_track(t, 100, tid, 0, 0, false, &track));
-    struct lat_arg a1 = {.key = str(t, "stack"), .type = LAT_ARG_STR, .str = str(t, stack)};
-    struct lat_arg a2 = {
-        .key = str(t, "state"), .type = LAT_ARG_STR, .str = str(t, off ? "off" : "on")};
-    ASSERT_RC(lat_trace_add_arg(t, &a1, &first));
-    ASSERT_RC(lat_trace_add_arg(t, &a2, &second));
+    struct lat_cpu_ids ids;
+    ASSERT_RC(lat_cpu_ids_init(t, &ids));
     const char *leaf = strrchr(stack, ';');
-    struct lat_event e = {.ts = ts,
-                          .dur = dur,
-                          .name = str(t, leaf ? leaf + 1 : stack),
-                          .cat = str(t, "cpu_sample"),
-                          .track = track,
-                          .kind = LAT_EV_CPU_SAMPLE,
-                          .flags = off ? 0 : LAT_EVF_INSTANT,
-                          .stream = -1,
-                          .device = -1,
-                          .step = -1,
-                          .correlation = -1,
-                          .external_id = -1,
-                          .args = first,
-                          .nargs = 2,
-                          .ph = off ? 'X' : 'i'};
-    ASSERT_RC(lat_trace_add_event(t, &e));
+    struct lat_cpu_sample s = {.ts = ts,
+                               .dur = dur,
+                               .stack = str(t, stack),
+                               .leaf = str(t, leaf ? leaf + 1 : stack),
+                               .off = off};
+    ASSERT_RC(lat_trace_track(t, 100, tid, 0, 0, false, &s.track));
+    ASSERT_RC(lat_trace_add_cpu_sample(t, &ids, &s, UINT32_MAX, NULL));
 }
 
 static const struct lat_cpu_func *find(const struct lat_cpu_func *f, size_t n, const char *name)

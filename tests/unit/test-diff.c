@@ -414,31 +414,15 @@ static uint32_t cpu_str(struct lat_trace *t, const char *s)
 /* n on-CPU samples of stack (root-first, ';'-separated), 10 ms apart from *ts. */
 static void cpu_samples(struct lat_trace *t, lat_ns *ts, int n, const char *stack)
 {
-    uint32_t track, first, second;
-    ASSERT_RC(lat_trace_track(t, 100, 1, 0, 0, false, &track));
+    struct lat_cpu_ids ids;
+    ASSERT_RC(lat_cpu_ids_init(t, &ids));
     const char *leaf = strrchr(stack, ';');
+    struct lat_cpu_sample s = {.stack = cpu_str(t, stack),
+                               .leaf = cpu_str(t, leaf ? leaf + 1 : stack)};
+    ASSERT_RC(lat_trace_track(t, 100, 1, 0, 0, false, &s.track));
     for (int i = 0; i < n; i++, *ts += 10000000) {
-        struct lat_arg a1 = {
-            .key = cpu_str(t, "stack"), .type = LAT_ARG_STR, .str = cpu_str(t, stack)};
-        struct lat_arg a2 = {
-            .key = cpu_str(t, "state"), .type = LAT_ARG_STR, .str = cpu_str(t, "on")};
-        ASSERT_RC(lat_trace_add_arg(t, &a1, &first));
-        ASSERT_RC(lat_trace_add_arg(t, &a2, &second));
-        struct lat_event e = {.ts = *ts,
-                              .name = cpu_str(t, leaf ? leaf + 1 : stack),
-                              .cat = cpu_str(t, "cpu_sample"),
-                              .track = track,
-                              .kind = LAT_EV_CPU_SAMPLE,
-                              .flags = LAT_EVF_INSTANT,
-                              .stream = -1,
-                              .device = -1,
-                              .step = -1,
-                              .correlation = -1,
-                              .external_id = -1,
-                              .args = first,
-                              .nargs = 2,
-                              .ph = 'i'};
-        ASSERT_RC(lat_trace_add_event(t, &e));
+        s.ts = *ts;
+        ASSERT_RC(lat_trace_add_cpu_sample(t, &ids, &s, UINT32_MAX, NULL));
     }
 }
 

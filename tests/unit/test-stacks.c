@@ -9,6 +9,7 @@
 #include "core/err.h"
 #include "ingest/ingest.h"
 #include "ingest/stacks.h"
+#include "model/pyframe.h"
 #include "test.h"
 
 #include <stdio.h>
@@ -346,9 +347,8 @@ TEST(stacks_speedscope_sampled_handmade)
                              &t, err, sizeof(err)));
         ASSERT_EQ_STR(t->format, "speedscope");
         ASSERT_EQ_U64(t->ev.n, 5);
-        ASSERT_EQ_U64(count_stack(t, "py:<module> (/a/m.py:1);py:f (/a/m.py:5)", 11), 2);
-        ASSERT_EQ_U64(
-            count_stack(t, "py:<module> (/a/m.py:1);py:f (/a/m.py:5);py:g (/a/m.py:9)", 11), 1);
+        ASSERT_EQ_U64(count_stack(t, "py:<module> (m.py:1);py:f (m.py:5)", 11), 2);
+        ASSERT_EQ_U64(count_stack(t, "py:<module> (m.py:1);py:f (m.py:5);py:g (m.py:9)", 11), 1);
         ASSERT_EQ_U64(count_stack(t, "[unknown]", 11), 1);
         ASSERT_EQ_U64(count_stack(t, "[libc.so.6]", 1), 1); /* tid = profile index */
         ASSERT_EQ_I64(t->ev.ts[0], 0);
@@ -450,5 +450,99 @@ TEST(stacks_shared_samples_load)
     ASSERT_RC(ingest_open(perf, NULL, &t, err, sizeof(err)));
     ASSERT_EQ_U64(t->ev.n, 1035);                                       /* header lines */
     ASSERT_EQ_STR(ingest_meta_get(t, "latscope_cpu_sample_hz"), "499"); /* period 2004008 */
+    lat_trace_free(t);
+}
+
+/* ---- one frame-naming convention (model/pyframe.h) ------------------------------------------ */
+
+TEST(pyframe_name_spelling)
+{
+    char b[64];
+    ASSERT_EQ_U64(lat_py_frame_name(b, sizeof(b), "Enc.forward", 11, "/opt/x/enc.py", 13, 7),
+                  strlen("py:Enc.forward (enc.py:7)"));
+    ASSERT_EQ_STR(b, "py:Enc.forward (enc.py:7)");
+    lat_py_frame_name(b, sizeof(b), "f", 1, "json/encoder.py", 15, -1); /* py-spy raw's path */
+    ASSERT_EQ_STR(b, "py:f (json/encoder.py)");
+    const char *full = "/usr/lib/python3.11/json/encoder.py";
+    lat_py_frame_name(b, sizeof(b), "f", 1, full, strlen(full), 3);
+    ASSERT_EQ_STR(b, "py:f (json/encoder.py:3)");
+    full = "/opt/v/lib/python3.11/site-packages/np/linalg/__init__.py";
+    lat_py_frame_name(b, sizeof(b), "f", 1, full, strlen(full), 3);
+    ASSERT_EQ_STR(b, "py:f (np/linalg/__init__.py:3)");
+    full = "/usr/lib/python3/dist-packages/a/b.py"; /* Debian's python3 packages */
+    lat_py_frame_name(b, sizeof(b), "f", 1, full, strlen(full), 3);
+    ASSERT_EQ_STR(b, "py:f (a/b.py:3)");
+    full = "/home/u/python3/x.py"; /* python3 not under lib/: no import root */
+    lat_py_frame_name(b, sizeof(b), "f", 1, full, strlen(full), 3);
+    ASSERT_EQ_STR(b, "py:f (x.py:3)");
+    lat_py_frame_name(b, sizeof(b), "_load", 5, "<frozen importlib._bootstrap>", 29, 690);
+    ASSERT_EQ_STR(b, "py:_load (<frozen importlib._bootstrap>:690)");
+    lat_py_frame_name(b, sizeof(b), "<module>", 8, "m.py", 4, 1);
+    ASSERT_EQ_STR(b, "py:<module> (m.py:1)");
+    /* cut short as snprintf: the length it needs, a NUL inside the buffer */
+    ASSERT_EQ_U64(lat_py_frame_name(b, 8, "tokenize", 8, "/a/p.py", 7, 22),
+                  strlen("py:tokenize (p.py:22)"));
+    ASSERT_EQ_STR(b, "py:toke");
+    ASSERT_EQ_U64(lat_py_frame_name(NULL, 0, "f", 1, "p.py", 4, 3), strlen("py:f (p.py:3)"));
+}
+
+/* The same frame of the same program as py-spy writes it in each of its formats (hand-made in
+ * py-spy 0.4.3's spellings: speedscope keeps the absolute co_filename, raw the path relative to
+ * its sys.path entry) and as a CPython 3.12 perf trampoline in `perf script`: every reader gives
+ * the name `trace --cpu` gives the frame (cpuprof.c spells its frames with lat_py_frame_name()
+ * from the co_filename and line it reads), so `latscope diff` matches them by name. */
+static const char pyspy_ss[] =
+    "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"profiles\":[{\"type\":"
+    "\"sampled\",\"name\":\"Thread 7 \\\"MainThread\\\"\",\"unit\":\"seconds\",\"startValue\":0,"
+    "\"endValue\":0.01,\"samples\":[[0,1,2]],\"weights\":[0.01]}],\"shared\":{\"frames\":["
+    "{\"name\":\"<module>\",\"file\":\"/abs/path/phase_torch.py\",\"line\":40},"
+    "{\"name\":\"Enc.tokenize\",\"file\":\"/abs/path/phase_torch.py\",\"line\":22},"
+    "{\"name\":\"JSONEncoder.encode\",\"file\":\"/usr/lib/python3.11/json/encoder.py\","
+    "\"line\":201}]},"
+    "\"exporter\":\"py-spy@0.4.3\"}";
+static const char pyspy_raw[] = "<module> (phase_torch.py:40);Enc.tokenize (phase_torch.py:22);"
+                                "JSONEncoder.encode (json/encoder.py:201) 1\n";
+static const char perf_tramp[] =
+    "python 100/101 [002] 10.000100:     250000 cpu-clock: \n"
+    "\t          4005d0 py::Enc.tokenize:/abs/path/phase_torch.py+0x10 "
+    "(/tmp/perf-100.map)\n"
+    "\t          400600 py::<module>:/abs/path/phase_torch.py+0x20 "
+    "(/tmp/perf-100.map)\n";
+
+TEST(stacks_pyspy_names_equal_own_capture)
+{
+    char own_mod[128], own_tok[128], own_enc[128], own_stack[400];
+    /* what trace --cpu's frame reader makes of the co_filename and line it reads */
+    const char *prog = "/abs/path/phase_torch.py", *lib = "/usr/lib/python3.11/json/encoder.py";
+    lat_py_frame_name(own_mod, sizeof(own_mod), "<module>", 8, prog, strlen(prog), 40);
+    lat_py_frame_name(own_tok, sizeof(own_tok), "Enc.tokenize", 12, prog, strlen(prog), 22);
+    lat_py_frame_name(own_enc, sizeof(own_enc), "JSONEncoder.encode", 18, lib, strlen(lib), 201);
+    snprintf(own_stack, sizeof(own_stack), "%s;%s;%s", own_mod, own_tok, own_enc);
+    ASSERT_EQ_STR(own_stack, "py:<module> (phase_torch.py:40);py:Enc.tokenize (phase_torch.py:22);"
+                             "py:JSONEncoder.encode (json/encoder.py:201)");
+    struct {
+        const char *data, *name;
+        size_t n;
+    } in[] = {
+        {pyspy_ss, "handmade-pyspy.speedscope.json", sizeof(pyspy_ss) - 1},
+        {pyspy_raw, "handmade-pyspy.raw.txt", sizeof(pyspy_raw) - 1},
+    };
+    for (size_t k = 0; k < sizeof(in) / sizeof(in[0]); k++) {
+        struct lat_trace *t;
+        char err[LAT_INGEST_ERRLEN];
+        struct lat_ingest_opts o = {0};
+        ASSERT_RC(ingest_mem(in[k].data, in[k].n, in[k].name, &o, &t, err, sizeof(err)));
+        ASSERT_EQ_U64(count_stack(t, own_stack, -2), nsamples(t));
+        ASSERT_EQ_STR(lat_trace_str(t, t->ev.name[0]), own_enc);
+        lat_trace_free(t);
+    }
+    /* perf's trampolines carry no line: the name analyze merges every line into */
+    struct lat_trace *t;
+    char err[LAT_INGEST_ERRLEN];
+    struct lat_ingest_opts o = {0};
+    ASSERT_RC(ingest_mem(perf_tramp, sizeof(perf_tramp) - 1, "handmade.perf-script.txt", &o, &t,
+                         err, sizeof(err)));
+    ASSERT_EQ_U64(
+        count_stack(t, "py:<module> (phase_torch.py);py:Enc.tokenize (phase_torch.py)", -2), 1);
     lat_trace_free(t);
 }
