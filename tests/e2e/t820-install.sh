@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# exclusive: make install relinks build/latscope (its version stamp) while other scripts would run it
 # t820-install: `make install DESTDIR=D PREFIX=/usr` from the already-built build/ (nothing is
 # recompiled) gives a working latscope: it runs, analyzes a hand-made trace as the build does,
 # finds liblatscope-cupti.so at its installed path (and a copy of it names every place it
