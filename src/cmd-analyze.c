@@ -11,6 +11,7 @@
 #include "analyze/analysis.h"
 #include "analyze/memtl.h"
 #include "analyze/render.h"
+#include "analyze/stream.h"
 #include "core/buf.h"
 #include "core/clock.h"
 #include "core/err.h"
@@ -402,34 +403,9 @@ struct stream_job {
     size_t nskips, skips_cap;
 };
 
-static int consume_record(struct stream_job *sj, const unsigned char *p, size_t n, size_t *used);
+static int consume_record(struct stream_job *sj, const unsigned char *p, size_t n);
 
 #define STREAM_FALLBACK 100 /* MPI: duplicate ranks in a directory; rank 0 alone runs the job */
-
-static void pk_bytes(struct lat_buf *b, const void *p, size_t n)
-{
-    if (buf_append(b, p, n)) {
-        pr_err("out of memory\n");
-        exit(LAT_EXIT_FAILURE);
-    }
-}
-
-struct rd {
-    const unsigned char *p;
-    size_t n, at;
-    bool bad;
-};
-
-static void rd_bytes(struct rd *r, void *dst, size_t n)
-{
-    if (r->bad || r->n - r->at < n) {
-        r->bad = true;
-        memset(dst, 0, n);
-        return;
-    }
-    memcpy(dst, r->p + r->at, n);
-    r->at += n;
-}
 
 static int srank_cmp(const void *x, const void *y)
 {
@@ -443,48 +419,93 @@ static int mskip_cmp(const void *x, const void *y)
     return a->index < b->index ? -1 : a->index > b->index;
 }
 
-/* MPI, after pass 1: every process's files (loaded or skipped) and scan to every process, so
- * that all number the ranks, drop the same last steps and align by the same offset. 0,
- * STREAM_FALLBACK (a directory with two traces of one rank: which one is kept depends on the
- * file order over all processes), -1 (error, said). */
-static int exchange_pass1(struct stream_job *sj, const struct lat_ingest_set *set, int mrank,
-                          int msize)
+/* This process's share of the set (i % msize == mrank) as pass 1 left it. *n: how many. */
+static struct an_stream_file *my_files(const struct stream_job *sj,
+                                       const struct lat_ingest_set *set, int mrank, int msize,
+                                       size_t *n)
 {
-    struct lat_buf b = LAT_BUF_INIT;
-    uint8_t have = sj->scan.have_ts;
-    uint32_t ns = (uint32_t)sj->scan.nsteps, nf = 0;
-    pk_bytes(&b, &have, 1);
-    pk_bytes(&b, &sj->scan.min_ts, sizeof(sj->scan.min_ts));
-    pk_bytes(&b, &ns, sizeof(ns));
-    if (ns) pk_bytes(&b, sj->scan.steps, ns * sizeof(*sj->scan.steps));
-    for (size_t i = 0; i < set->n; i++)
-        nf += i % (size_t)msize == (size_t)mrank;
-    pk_bytes(&b, &nf, sizeof(nf));
-    size_t k = 0;
+    struct an_stream_file *files = xcalloc(set->n / (size_t)msize + 1, sizeof(*files));
+    size_t k = 0, m = 0;
     for (size_t i = (size_t)mrank; i < set->n; i += (size_t)msize) {
         const struct lat_ingest_file *f = &set->files[i];
-        uint32_t idx = (uint32_t)i;
-        uint8_t st = (uint8_t)f->status, flags = 0;
-        int32_t rank = -1;
         while (k < sj->nr && sj->r[k].index < i)
             k++;
         bool loaded = k < sj->nr && sj->r[k].index == i;
-        if (loaded) {
-            rank = sj->r[k].rank;
-            flags = (uint8_t)(1 | sj->r[k].timeline << 1 | sj->r[k].rules << 2);
-        }
         const char *why = ingest_status_skipped(f->status) ? ingest_file_reason(f) : "";
-        uint32_t wl = (uint32_t)strlen(why);
-        pk_bytes(&b, &idx, sizeof(idx));
-        pk_bytes(&b, &st, 1);
-        pk_bytes(&b, &flags, 1);
-        pk_bytes(&b, &rank, sizeof(rank));
-        pk_bytes(&b, &wl, sizeof(wl));
-        pk_bytes(&b, why, wl);
+        files[m++] = (struct an_stream_file){.index = (uint32_t)i,
+                                             .status = (uint8_t)f->status,
+                                             .loaded = loaded,
+                                             .timeline = loaded && sj->r[k].timeline,
+                                             .rules = loaded && sj->r[k].rules,
+                                             .rank = loaded ? sj->r[k].rank : -1,
+                                             .reason = why,
+                                             .reason_len = strlen(why)};
+    }
+    *n = m;
+    return files;
+}
+
+struct pass1_in {
+    struct stream_job *sj;
+    const struct lat_ingest_set *set;
+    bool dup; /* a process found two traces of one rank in a directory */
+};
+
+/* A file another process (or this one) sent: a loaded rank, or a skipped file to name. */
+static int on_pass1_file(void *ctx, const struct an_stream_file *f)
+{
+    struct pass1_in *in = ctx;
+    struct stream_job *sj = in->sj;
+    if (f->status == LAT_INGEST_DUP_RANK) in->dup = true;
+    if (f->loaded) {
+        XGROW(sj->r, sj->cap, sj->nr, 1, 64);
+        sj->r[sj->nr++] = (struct srank){xstrdup(in->set->files[f->index].path), f->index, f->rank,
+                                         f->timeline, f->rules};
+    } else if (ingest_status_skipped((enum lat_ingest_status)f->status)) {
+        XGROW(sj->skips, sj->skips_cap, sj->nskips, 1, 16);
+        char *w = xcalloc(f->reason_len + 1, 1);
+        memcpy(w, f->reason, f->reason_len);
+        sj->skips[sj->nskips++] = (struct mskip){f->index, f->status, w};
+    }
+    return 0;
+}
+
+/* Two loaded traces of one rank in one directory (ingest's one-trace-per-rank rule)? */
+static bool dup_dir_rank(const struct stream_job *sj)
+{
+    for (size_t i = 0; i < sj->nr; i++) {
+        if (!sj->r[i].rules) continue;
+        const char *pi = sj->r[i].path, *si = strrchr(pi, '/');
+        for (size_t j = 0; j < i; j++) {
+            const char *pj = sj->r[j].path, *sjj = strrchr(pj, '/');
+            if (!sj->r[j].rules || sj->r[j].rank != sj->r[i].rank || !si || !sjj) continue;
+            if (si - pi == sjj - pj && !strncmp(pi, pj, (size_t)(si - pi))) return true;
+        }
+    }
+    return false;
+}
+
+/* MPI, after pass 1: every process's files (loaded or skipped) and scan to every process, so
+ * that all number the ranks, drop the same last steps and align by the same offset
+ * (analyze/stream.c's bytes). 0, STREAM_FALLBACK (a directory with two traces of one rank:
+ * which one is kept depends on the file order over all processes; rare, so rank 0 does that job
+ * alone), -1 (error, said). */
+static int exchange_pass1(struct stream_job *sj, const struct lat_ingest_set *set, int mrank,
+                          int msize)
+{
+    size_t nf = 0;
+    struct an_stream_file *files = my_files(sj, set, mrank, msize, &nf);
+    struct lat_buf b = LAT_BUF_INIT;
+    int rc = an_stream_pass1_pack(&b, &sj->scan, files, nf);
+    free(files);
+    if (rc) {
+        buf_fini(&b);
+        pr_err("out of memory\n");
+        return -1;
     }
     char *all = NULL;
     size_t *offs = NULL;
-    int rc = lat_mpi_allgather(b.data ? b.data : "", b.len, &all, &offs);
+    rc = lat_mpi_allgather(b.data ? b.data : "", b.len, &all, &offs);
     buf_fini(&b);
     if (rc) {
         pr_err("MPI: exchanging the ranks failed\n");
@@ -495,80 +516,20 @@ static int exchange_pass1(struct stream_job *sj, const struct lat_ingest_set *se
     for (size_t i = 0; i < sj->nr; i++)
         free(sj->r[i].path);
     sj->nr = 0;
-    analysis_scan_fini(&sj->scan);
-    int64_t *steps = NULL;
-    size_t nsteps = 0, scap = 0;
-    bool dup = false, bad = false;
-    for (int p = 0; p < msize && !bad; p++) {
-        struct rd r = {(const unsigned char *)all + offs[p], offs[p + 1] - offs[p], 0, false};
-        int64_t mn;
-        rd_bytes(&r, &have, 1);
-        rd_bytes(&r, &mn, sizeof(mn));
-        rd_bytes(&r, &ns, sizeof(ns));
-        if (have && (!sj->scan.have_ts || mn < sj->scan.min_ts)) sj->scan.min_ts = mn;
-        sj->scan.have_ts |= have;
-        if (!r.bad && ns > (r.n - r.at) / sizeof(int64_t)) r.bad = true;
-        if (!r.bad && ns) {
-            XGROW(steps, scap, nsteps, ns, 64);
-            rd_bytes(&r, steps + nsteps, ns * sizeof(*steps));
-            nsteps += ns;
-        }
-        rd_bytes(&r, &nf, sizeof(nf));
-        for (uint32_t q = 0; q < nf && !r.bad; q++) {
-            uint32_t idx, wl;
-            uint8_t st, flags;
-            int32_t rank;
-            rd_bytes(&r, &idx, sizeof(idx));
-            rd_bytes(&r, &st, 1);
-            rd_bytes(&r, &flags, 1);
-            rd_bytes(&r, &rank, sizeof(rank));
-            rd_bytes(&r, &wl, sizeof(wl));
-            if (r.bad || wl > r.n - r.at || idx >= set->n) {
-                r.bad = true;
-                break;
-            }
-            if (st == LAT_INGEST_DUP_RANK) dup = true;
-            if (flags & 1) {
-                XGROW(sj->r, sj->cap, sj->nr, 1, 64);
-                sj->r[sj->nr++] = (struct srank){xstrdup(set->files[idx].path), idx, rank,
-                                                 (flags >> 1) & 1, (flags >> 2) & 1};
-            } else if (ingest_status_skipped((enum lat_ingest_status)st)) {
-                XGROW(sj->skips, sj->skips_cap, sj->nskips, 1, 16);
-                char *w = xcalloc(wl + 1, 1);
-                memcpy(w, r.p + r.at, wl);
-                sj->skips[sj->nskips++] = (struct mskip){idx, st, w};
-            }
-            r.at += wl;
-        }
-        bad |= r.bad;
-    }
+    struct pass1_in in = {sj, set, false};
+    rc = an_stream_pass1_unpack(all, offs, msize, set->n, &sj->scan, on_pass1_file, &in);
     free(all);
     free(offs);
-    if (bad) {
-        free(steps);
-        pr_err("MPI: a process sent bad bytes\n");
+    if (rc) {
+        if (rc == LAT_E_TRUNCATED)
+            pr_err("MPI: a process sent bad bytes\n");
+        else
+            pr_err("MPI: the ranks: %s\n", lat_strerror(rc));
         return -1;
     }
     if (sj->nr) qsort(sj->r, sj->nr, sizeof(*sj->r), srank_cmp);
     if (sj->nskips) qsort(sj->skips, sj->nskips, sizeof(*sj->skips), mskip_cmp);
-    if (nsteps) qsort(steps, nsteps, sizeof(*steps), lat_cmp_i64);
-    size_t u = 0;
-    for (size_t i = 0; i < nsteps; i++)
-        if (!u || steps[i] != steps[u - 1]) steps[u++] = steps[i];
-    sj->scan.steps = steps;
-    sj->scan.nsteps = sj->scan.cap = u;
-    /* one trace per rank in a directory (ingest's rule): two with one rank make the file order
-     * over all processes matter; rare, so rank 0 does that job alone */
-    for (size_t i = 0; i < sj->nr && !dup; i++) {
-        if (!sj->r[i].rules) continue;
-        const char *pi = sj->r[i].path, *si = strrchr(pi, '/');
-        for (size_t j = 0; j < i && !dup; j++) {
-            const char *pj = sj->r[j].path, *sjj = strrchr(pj, '/');
-            if (!sj->r[j].rules || sj->r[j].rank != sj->r[i].rank || !si || !sjj) continue;
-            if (si - pi == sjj - pj && !strncmp(pi, pj, (size_t)(si - pi))) dup = true;
-        }
-    }
-    return dup ? STREAM_FALLBACK : 0;
+    return in.dup || dup_dir_rank(sj) ? STREAM_FALLBACK : 0;
 }
 
 /* MPI, after pass 2: every process's records to rank 0, consumed there in file order. */
@@ -585,32 +546,12 @@ static int collect_records(struct stream_job *sj)
         return -1;
     }
     if (!all) return 0; /* not rank 0 */
-    struct rec {
-        uint32_t idx;
-        size_t at, len;
-    } *recs = NULL;
-    size_t n = 0, rcap = 0, total = offs ? offs[sj->msize] : 0;
-    for (size_t at = 0; at + sizeof(uint64_t) + sizeof(uint32_t) <= total;) {
-        uint64_t len;
-        uint32_t idx;
-        memcpy(&len, all + at, sizeof(len));
-        if (len > total - at - sizeof(len)) break;
-        memcpy(&idx, all + at + sizeof(len), sizeof(idx));
-        XGROW(recs, rcap, n, 1, 64);
-        recs[n++] = (struct rec){idx, at + sizeof(len), (size_t)len};
-        at += sizeof(len) + (size_t)len;
-    }
-    for (size_t i = 1; i < n; i++) /* insertion sort by file index (nearly sorted per process) */
-        for (size_t j = i; j > 0 && recs[j - 1].idx > recs[j].idx; j--) {
-            struct rec t = recs[j];
-            recs[j] = recs[j - 1];
-            recs[j - 1] = t;
-        }
-    rc = n == sj->nr ? 0 : LAT_E_TRUNCATED;
-    for (size_t i = 0; !rc && i < n; i++) {
-        size_t used = 0;
-        rc = consume_record(sj, (const unsigned char *)all + recs[i].at, recs[i].len, &used);
-    }
+    struct an_stream_span *recs = NULL;
+    size_t n = 0;
+    rc = an_stream_split(all, offs ? offs[sj->msize] : 0, &recs, &n);
+    if (!rc) rc = n == sj->nr ? 0 : LAT_E_TRUNCATED;
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = consume_record(sj, (const unsigned char *)all + recs[i].at, recs[i].len);
     free(recs);
     free(all);
     free(offs);
@@ -636,37 +577,57 @@ static int scan_visit(void *ctx, struct lat_ingest_set *set, size_t i)
     return rc;
 }
 
-/* One rank's record: [u32 file index][i32 rank][u64 fragment bytes][fragment][analysis_rank_pack
- * bytes]. Made by the process that analysed the rank, consumed in file order by the one that
- * prints (the same process without MPI). */
-static int consume_record(struct stream_job *sj, const unsigned char *p, size_t n, size_t *used)
+/* One rank's record (analyze/stream.h), made by the process that analysed the rank, consumed in
+ * file order by the one that prints (the same process without MPI): its part of the report to
+ * the temporary file, its analysis into the job. */
+static int consume_record(struct stream_job *sj, const unsigned char *p, size_t n)
 {
-    uint32_t idx;
-    int32_t rank;
-    uint64_t flen;
-    const size_t hdr = sizeof(idx) + sizeof(rank) + sizeof(flen);
-    if (n < hdr) return LAT_E_TRUNCATED;
-    memcpy(&idx, p, sizeof(idx));
-    memcpy(&rank, p + sizeof(idx), sizeof(rank));
-    memcpy(&flen, p + sizeof(idx) + sizeof(rank), sizeof(flen));
-    if (flen > n - hdr) return LAT_E_TRUNCATED;
-    long off = ftell(sj->tmp);
-    if (off < 0 || (flen && fwrite(p + hdr, 1, (size_t)flen, sj->tmp) != flen)) return -EIO;
-    struct lat_analysis *one = NULL;
-    size_t bl = 0;
-    int rc = analysis_rank_unpack(p + hdr + flen, n - hdr - (size_t)flen, &bl, &one);
+    struct an_stream_record rec;
+    int rc = an_stream_record_read(p, n, &rec);
     if (rc) return rc;
-    const struct lat_an_rank *r = &one->ranks[0];
+    long off = ftell(sj->tmp);
+    if (off < 0 || (rec.flen && fwrite(rec.frag, 1, rec.flen, sj->tmp) != rec.flen)) {
+        analysis_free(rec.one);
+        return -EIO;
+    }
+    const struct lat_an_rank *r = &rec.one->ranks[0];
     sj->cp_found |= r->cp_found;
     if (r->cp_instances > sj->cp_most) sj->cp_most = r->cp_instances;
     sj->ntimeline += r->trace->role == LAT_TRACE_TIMELINE;
-    rc = analysis_job_add(sj->job, one);
-    analysis_free(one);
+    rc = analysis_job_add(sj->job, rec.one);
+    analysis_free(rec.one);
     if (rc) return rc;
     XGROW(sj->frags, sj->frags_cap, sj->nfrags, 1, 64);
-    sj->frags[sj->nfrags++] = (struct sfrag){rank, off, (size_t)flen};
-    *used = hdr + (size_t)flen + bl;
+    sj->frags[sj->nfrags++] = (struct sfrag){rec.rank, off, rec.flen};
     return 0;
+}
+
+/* The rank's part of the report, rendered while its trace is here. 0 or -errno. */
+static int render_rank(const struct stream_job *sj, const struct lat_analysis *an,
+                       struct lat_buf *frag)
+{
+    int rc;
+    if (sj->args->fmt == LAT_FMT_JSON) {
+        struct jsonw w;
+        jsonw_init_at(&w, NULL, sj->args->pretty, 2);
+        analyze_write_rank_json(&w, an, 0, &sj->ro);
+        rc = jsonw_finish(&w);
+        *frag = w.buf; /* the writer's buffer (no FILE): taken over */
+        return rc;
+    }
+    char *data = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&data, &len);
+    if (!m) {
+        rc = -ENOMEM;
+    } else {
+        analyze_format_rank_text(m, an, 0, &sj->ro);
+        rc = ferror(m) ? -EIO : 0;
+        if (fclose(m) && !rc) rc = -ENOMEM;
+    }
+    if (!rc && buf_append(frag, data ? data : "", len)) rc = -ENOMEM;
+    free(data);
+    return rc;
 }
 
 static int rank_visit(void *ctx, struct lat_ingest_set *set, size_t i)
@@ -696,48 +657,15 @@ static int rank_visit(void *ctx, struct lat_ingest_set *set, size_t i)
         pr_err("%s: analysis failed: %s\n", f->path, lat_strerror(rc));
         return rc;
     }
-    /* the rank's part of the report, rendered while its trace is here */
     struct lat_buf frag = LAT_BUF_INIT;
-    if (sj->args->fmt == LAT_FMT_JSON) {
-        struct jsonw w;
-        jsonw_init_at(&w, NULL, sj->args->pretty, 2);
-        analyze_write_rank_json(&w, an, 0, &sj->ro);
-        rc = jsonw_finish(&w);
-        frag = w.buf; /* the writer's buffer (no FILE): taken over */
-    } else {
-        char *data = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&data, &len);
-        if (!m) {
-            rc = -ENOMEM;
-        } else {
-            analyze_format_rank_text(m, an, 0, &sj->ro);
-            rc = ferror(m) ? -EIO : 0;
-            if (fclose(m) && !rc) rc = -ENOMEM;
-        }
-        if (!rc && buf_append(&frag, data ? data : "", len)) rc = -ENOMEM;
-        free(data);
-    }
-    uint32_t idx = (uint32_t)i;
-    uint64_t flen = frag.len, reclen = 0;
-    size_t at = sj->out.len, start = at + sizeof(reclen);
-    if (!rc &&
-        (buf_append(&sj->out, &reclen, sizeof(reclen)) || buf_append(&sj->out, &idx, sizeof(idx)) ||
-         buf_append(&sj->out, &t->rank, sizeof(t->rank)) ||
-         buf_append(&sj->out, &flen, sizeof(flen)) ||
-         buf_append(&sj->out, frag.data ? frag.data : "", frag.len)))
-        rc = -ENOMEM;
-    if (!rc) rc = analysis_rank_pack(an, &sj->out);
-    if (!rc) { /* the record's length before it: the printing process splits a buffer */
-        reclen = sj->out.len - start;
-        memcpy(sj->out.data + at, &reclen, sizeof(reclen));
-    }
+    rc = render_rank(sj, an, &frag);
+    size_t start = 0;
+    if (!rc)
+        rc = an_stream_record_put(&sj->out, (uint32_t)i, t->rank, frag.data, frag.len, an, &start);
     buf_fini(&frag);
     analysis_free(an);
     if (!rc && !sj->deferred) { /* one process: consumed now, the buffer stays small */
-        size_t used = 0;
-        rc = consume_record(sj, (const unsigned char *)sj->out.data + start, sj->out.len - start,
-                            &used);
+        rc = consume_record(sj, (const unsigned char *)sj->out.data + start, sj->out.len - start);
         buf_reset(&sj->out);
     }
     if (rc) pr_err("%s: %s\n", f->path, lat_strerror(rc));
@@ -786,6 +714,140 @@ static int ranks_text(void *ctx, FILE *f)
     return 0;
 }
 
+/* --critical-path NAME[:N]: the annotation was found and has instance N. 0, or LAT_EXIT_USAGE
+ * (said). */
+static int check_cp(const struct analysis_opts *ao, bool found, uint64_t most)
+{
+    if (!ao->critical_path || !ao->cp_annotation || !*ao->cp_annotation) return 0;
+    if (!found) {
+        pr_err("--critical-path: no event name contains '%s' (give a user annotation or op "
+               "name from the trace, e.g. ProfilerStep, or '' for the whole trace)\n",
+               ao->cp_annotation);
+        return LAT_EXIT_USAGE;
+    }
+    if ((uint64_t)ao->cp_instance >= most) {
+        pr_err("--critical-path: '%s' has %llu instance(s) (0..%llu), not %lld\n",
+               ao->cp_annotation, (unsigned long long)most,
+               (unsigned long long)(most ? most - 1 : 0), (long long)ao->cp_instance);
+        return LAT_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Two timelines with one rank: -1 (said by the printing process), else 0. */
+static int stream_dup_rank(const struct stream_job *sj, bool root)
+{
+    struct sfrag *byrank = xcalloc(sj->nr ? sj->nr : 1, sizeof(*byrank));
+    for (size_t i = 0; i < sj->nr; i++)
+        byrank[i] = (struct sfrag){sj->r[i].timeline ? sj->r[i].rank : INT32_MIN, (long)i, 0};
+    qsort(byrank, sj->nr, sizeof(*byrank), frag_cmp);
+    for (size_t i = 1; i < sj->nr; i++)
+        if (byrank[i].rank != INT32_MIN && byrank[i].rank == byrank[i - 1].rank) {
+            size_t a = (size_t)byrank[i - 1].off, b = (size_t)byrank[i].off;
+            if (a > b) {
+                size_t t = a;
+                a = b;
+                b = t;
+            }
+            if (root)
+                pr_err("%s and %s both have rank %d: give the ranks of one job\n", sj->r[a].path,
+                       sj->r[b].path, sj->r[b].rank);
+            free(byrank);
+            return -1;
+        }
+    free(byrank);
+    return 0;
+}
+
+/* Pass 1: the ranks, and what the preprocessing computes across them (every process the same
+ * under MPI). 0, STREAM_FALLBACK, or -1 (said). */
+static int stream_pass1(struct stream_job *sj, const char **inputs, size_t ninputs,
+                        const struct lat_ingest_opts *io, size_t batch, struct lat_ingest_set **set)
+{
+    bool mpi = sj->msize > 1, root = sj->mrank == 0;
+    int rc;
+    *set = lat_walk_traces("analyze", inputs, ninputs, io, batch, scan_visit, sj, false, &rc);
+    if (mpi) {
+        if (lat_mpi_max(*set == NULL)) return -1; /* that process said why; all stop */
+        int x = exchange_pass1(sj, *set, sj->mrank, sj->msize);
+        if (lat_mpi_max(x < 0)) return -1;
+        if (lat_mpi_max(x == STREAM_FALLBACK)) return STREAM_FALLBACK;
+        if (!sj->nr) {
+            if (root)
+                pr_err("no trace could be loaded (%zu file%s skipped)\n", sj->nskips,
+                       sj->nskips == 1 ? "" : "s");
+            return -1;
+        }
+    } else if (!*set) {
+        return -1;
+    }
+    /* the ranks, as the in-memory path numbers them */
+    int32_t pos = 0, top = -1;
+    for (size_t i = 0; i < sj->nr; i++) {
+        if (!sj->r[i].timeline) continue;
+        if (sj->r[i].rank < 0) sj->r[i].rank = pos;
+        pos++;
+        if (sj->r[i].rank > top) top = sj->r[i].rank;
+    }
+    for (size_t i = 0; i < sj->nr; i++)
+        if (!sj->r[i].timeline && top < INT32_MAX) sj->r[i].rank = ++top;
+    if (stream_dup_rank(sj, root)) return -1;
+    analysis_scan_opts(&sj->scan, &sj->ao);
+    return 0;
+}
+
+/* The job's report from the ranks' fragments; the exit code. */
+static int stream_print(struct stream_job *sj, const struct lat_analysis *an,
+                        const struct lat_ingest_set *set2)
+{
+    bool mpi = sj->msize > 1;
+    int rc = check_cp(&sj->args->ao, sj->cp_found, sj->cp_most);
+    if (rc) return rc;
+    if (sj->nfrags) qsort(sj->frags, sj->nfrags, sizeof(*sj->frags), frag_cmp);
+    struct analyze_skipped *skipped = xcalloc(set2->n ? set2->n : 1, sizeof(*skipped));
+    size_t nskipped = 0;
+    for (size_t i = 0; mpi && i < sj->nskips; i++)
+        skipped[nskipped++] = (struct analyze_skipped){
+            .path = set2->files[sj->skips[i].index].path,
+            .status = ingest_status_name((enum lat_ingest_status)sj->skips[i].status),
+            .reason = sj->skips[i].reason,
+        };
+    for (size_t i = 0; !mpi && i < set2->n; i++)
+        if (ingest_status_skipped(set2->files[i].status))
+            skipped[nskipped++] = (struct analyze_skipped){
+                .path = set2->files[i].path,
+                .status = ingest_status_name(set2->files[i].status),
+                .reason = ingest_file_reason(&set2->files[i]),
+            };
+    sj->ro.skipped = skipped;
+    sj->ro.nskipped = nskipped;
+    sj->ro.ranks_json = ranks_json;
+    sj->ro.ranks_text = ranks_text;
+    sj->ro.ranks_ctx = sj;
+    sj->ro.ranks_timeline = sj->ntimeline;
+    if (sj->args->fmt == LAT_FMT_JSON)
+        rc = print_json(an, sj->args->pretty, &sj->ro);
+    else
+        rc = analyze_format_text(stdout, an, &sj->ro);
+    free(skipped);
+    return rc < 0 ? LAT_EXIT_FAILURE : LAT_EXIT_OK;
+}
+
+static void stream_job_fini(struct stream_job *sj)
+{
+    analysis_job_free(sj->job);
+    analysis_scan_fini(&sj->scan);
+    if (sj->tmp) fclose(sj->tmp);
+    for (size_t i = 0; i < sj->nr; i++)
+        free(sj->r[i].path);
+    free(sj->r);
+    free(sj->frags);
+    buf_fini(&sj->out);
+    for (size_t i = 0; i < sj->nskips; i++)
+        free(sj->skips[i].reason);
+    free(sj->skips);
+}
+
 static int analyze_streamed(const struct analyze_args *args, const char **inputs, size_t ninputs,
                             int mrank, int msize)
 {
@@ -803,58 +865,11 @@ static int analyze_streamed(const struct analyze_args *args, const char **inputs
     struct lat_analysis *an = NULL;
     lat_ns w0 = clock_now_ns(), c0 = clock_cpu_ns();
 
-    /* pass 1: ranks, and what the preprocessing computes across them */
-    set = lat_walk_traces("analyze", inputs, ninputs, &io, batch, scan_visit, &sj, false, &rc);
-    if (mpi) {
-        if (lat_mpi_max(set == NULL)) goto out; /* that process said why; all stop */
-        int x = exchange_pass1(&sj, set, mrank, msize);
-        if (lat_mpi_max(x < 0)) goto out;
-        if (lat_mpi_max(x == STREAM_FALLBACK)) {
-            ret = STREAM_FALLBACK;
-            goto out;
-        }
-        if (!sj.nr) {
-            if (root)
-                pr_err("no trace could be loaded (%zu file%s skipped)\n", sj.nskips,
-                       sj.nskips == 1 ? "" : "s");
-            goto out;
-        }
-    } else if (!set) {
+    int p1 = stream_pass1(&sj, inputs, ninputs, &io, batch, &set);
+    if (p1) {
+        if (p1 == STREAM_FALLBACK) ret = STREAM_FALLBACK;
         goto out;
     }
-    /* the ranks, as the in-memory path numbers them */
-    int32_t pos = 0, top = -1;
-    for (size_t i = 0; i < sj.nr; i++) {
-        if (!sj.r[i].timeline) continue;
-        if (sj.r[i].rank < 0) sj.r[i].rank = pos;
-        pos++;
-        if (sj.r[i].rank > top) top = sj.r[i].rank;
-    }
-    for (size_t i = 0; i < sj.nr; i++)
-        if (!sj.r[i].timeline && top < INT32_MAX) sj.r[i].rank = ++top;
-    {
-        struct sfrag *byrank = xcalloc(sj.nr ? sj.nr : 1, sizeof(*byrank));
-        for (size_t i = 0; i < sj.nr; i++)
-            byrank[i] = (struct sfrag){sj.r[i].timeline ? sj.r[i].rank : INT32_MIN, (long)i, 0};
-        qsort(byrank, sj.nr, sizeof(*byrank), frag_cmp);
-        for (size_t i = 1; i < sj.nr; i++)
-            if (byrank[i].rank != INT32_MIN && byrank[i].rank == byrank[i - 1].rank) {
-                size_t a = (size_t)byrank[i - 1].off, b = (size_t)byrank[i].off;
-                if (a > b) {
-                    size_t t = a;
-                    a = b;
-                    b = t;
-                }
-                if (root)
-                    pr_err("%s and %s both have rank %d: give the ranks of one job\n", sj.r[a].path,
-                           sj.r[b].path, sj.r[b].rank);
-                free(byrank);
-                goto out;
-            }
-        free(byrank);
-    }
-    analysis_scan_opts(&sj.scan, &sj.ao);
-
     /* pass 2: one rank at a time, rendered to a temporary file */
     ret = LAT_EXIT_FAILURE;
     int bad = analysis_job_new(&sj.ao, &sj.job) || !(sj.tmp = tmpfile());
@@ -889,65 +904,10 @@ static int analyze_streamed(const struct analyze_args *args, const char **inputs
             "%.3f s cpu\n",
             sj.nr, batch, mpi ? ", over " : "", mpi ? msize : 0, mpi ? " MPI processes" : "",
             (double)(clock_now_ns() - w0) / 1e9, (double)(clock_cpu_ns() - c0) / 1e9);
-    const struct analysis_opts *ao = &args->ao;
-    if (ao->critical_path && ao->cp_annotation && *ao->cp_annotation) {
-        if (!sj.cp_found) {
-            pr_err("--critical-path: no event name contains '%s' (give a user annotation or op "
-                   "name from the trace, e.g. ProfilerStep, or '' for the whole trace)\n",
-                   ao->cp_annotation);
-            ret = LAT_EXIT_USAGE;
-            goto out;
-        }
-        if ((uint64_t)ao->cp_instance >= sj.cp_most) {
-            pr_err("--critical-path: '%s' has %llu instance(s) (0..%llu), not %lld\n",
-                   ao->cp_annotation, (unsigned long long)sj.cp_most,
-                   (unsigned long long)(sj.cp_most ? sj.cp_most - 1 : 0),
-                   (long long)ao->cp_instance);
-            ret = LAT_EXIT_USAGE;
-            goto out;
-        }
-    }
-    if (sj.nfrags) qsort(sj.frags, sj.nfrags, sizeof(*sj.frags), frag_cmp);
-    struct analyze_skipped *skipped = xcalloc(set2->n ? set2->n : 1, sizeof(*skipped));
-    size_t nskipped = 0;
-    for (size_t i = 0; mpi && i < sj.nskips; i++)
-        skipped[nskipped++] = (struct analyze_skipped){
-            .path = set2->files[sj.skips[i].index].path,
-            .status = ingest_status_name((enum lat_ingest_status)sj.skips[i].status),
-            .reason = sj.skips[i].reason,
-        };
-    for (size_t i = 0; !mpi && i < set2->n; i++)
-        if (ingest_status_skipped(set2->files[i].status))
-            skipped[nskipped++] = (struct analyze_skipped){
-                .path = set2->files[i].path,
-                .status = ingest_status_name(set2->files[i].status),
-                .reason = ingest_file_reason(&set2->files[i]),
-            };
-    sj.ro.skipped = skipped;
-    sj.ro.nskipped = nskipped;
-    sj.ro.ranks_json = ranks_json;
-    sj.ro.ranks_text = ranks_text;
-    sj.ro.ranks_ctx = &sj;
-    sj.ro.ranks_timeline = sj.ntimeline;
-    if (args->fmt == LAT_FMT_JSON)
-        rc = print_json(an, args->pretty, &sj.ro);
-    else
-        rc = analyze_format_text(stdout, an, &sj.ro);
-    free(skipped);
-    ret = rc < 0 ? LAT_EXIT_FAILURE : LAT_EXIT_OK;
+    ret = stream_print(&sj, an, set2);
 out:
     analysis_free(an);
-    analysis_job_free(sj.job);
-    analysis_scan_fini(&sj.scan);
-    if (sj.tmp) fclose(sj.tmp);
-    for (size_t i = 0; i < sj.nr; i++)
-        free(sj.r[i].path);
-    free(sj.r);
-    free(sj.frags);
-    buf_fini(&sj.out);
-    for (size_t i = 0; i < sj.nskips; i++)
-        free(sj.skips[i].reason);
-    free(sj.skips);
+    stream_job_fini(&sj);
     ingest_set_free(set);
     ingest_set_free(set2);
     return ret;
@@ -983,50 +943,10 @@ static int memory_timeline(const char *path, enum lat_format fmt, bool pretty)
         lat_memraw_fini(&m);
         return LAT_EXIT_FAILURE;
     }
-    int64_t t0 = m.n ? m.times[0] : 0, tpeak = m.n ? m.times[m.peak_index] : 0;
-    for (size_t i = 0; i < m.n; i++)
-        if (m.times[i] < t0) t0 = m.times[i];
     if (fmt == LAT_FMT_JSON) {
         struct jsonw w;
         jsonw_init(&w, stdout, pretty);
-        jsonw_obj_begin(&w);
-        lat_build_json(&w);
-        jsonw_key(&w, "memory_timeline_raw");
-        jsonw_obj_begin(&w);
-        jsonw_key(&w, "path");
-        jsonw_str(&w, path);
-        jsonw_key(&w, "rows");
-        jsonw_u64(&w, m.rows);
-        jsonw_key(&w, "points");
-        jsonw_u64(&w, m.n);
-        jsonw_key(&w, "start_time");
-        jsonw_i64(&w, t0);
-        jsonw_key(&w, "peak_total_bytes");
-        jsonw_i64(&w, m.peak_total);
-        jsonw_key(&w, "peak_index");
-        jsonw_u64(&w, m.peak_index);
-        jsonw_key(&w, "peak_time");
-        jsonw_i64(&w, tpeak);
-        jsonw_key(&w, "peak_after_start");
-        jsonw_i64(&w, tpeak - t0);
-        jsonw_key(&w, "categories");
-        jsonw_arr_begin(&w);
-        for (int c = 0; c < LAT_MEMRAW_CATS; c++) {
-            jsonw_obj_begin(&w);
-            jsonw_key(&w, "name");
-            jsonw_str(&w, lat_memraw_category(c));
-            jsonw_key(&w, "peak_bytes");
-            jsonw_i64(&w, m.peak[c]);
-            jsonw_key(&w, "at_peak_bytes");
-            jsonw_i64(&w, m.n ? m.sizes[m.peak_index][c] : 0);
-            jsonw_key(&w, "final_bytes");
-            jsonw_i64(&w, m.n ? m.sizes[m.n - 1][c] : 0);
-            jsonw_obj_end(&w);
-        }
-        jsonw_arr_end(&w);
-        jsonw_obj_end(&w);
-        jsonw_obj_end(&w);
-        int jrc = jsonw_finish(&w);
+        int jrc = lat_memraw_json(&w, &m, path);
         jsonw_fini(&w);
         putchar('\n');
         if (jrc) {
@@ -1035,147 +955,90 @@ static int memory_timeline(const char *path, enum lat_format fmt, bool pretty)
             return LAT_EXIT_FAILURE;
         }
     } else {
-        char b1[32], b2[32], b3[32];
-        printf("memory timeline %s: %llu rows, %zu points over %.3f ms\n", path,
-               (unsigned long long)m.rows, m.n, m.n ? (double)(m.times[m.n - 1] - t0) / 1e6 : 0.0);
-        printf("peak %s at %.3f ms (point %zu)\n",
-               units_format_bytes(m.peak_total > 0 ? (uint64_t)m.peak_total : 0, b1, 32),
-               (double)(tpeak - t0) / 1e6, m.peak_index);
-        printf("  category                 at peak         peak        final\n");
-        for (int c = 0; c < LAT_MEMRAW_CATS; c++) {
-            int64_t at = m.n ? m.sizes[m.peak_index][c] : 0, fin = m.n ? m.sizes[m.n - 1][c] : 0;
-            printf("  %-18s %12s %12s %12s\n", lat_memraw_category(c),
-                   units_format_bytes(at > 0 ? (uint64_t)at : 0, b1, 32),
-                   units_format_bytes(m.peak[c] > 0 ? (uint64_t)m.peak[c] : 0, b2, 32),
-                   units_format_bytes(fin > 0 ? (uint64_t)fin : 0, b3, 32));
-        }
+        lat_memraw_format_text(stdout, &m, path);
     }
     lat_memraw_fini(&m);
     return LAT_EXIT_OK;
 }
 
-int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
+/* Files given one by one: a missing rank is its position among the timeline inputs; kernel
+ * profiles (ncu) are no rank of the job: numbered after the ranks, never a duplicate. -1 (said)
+ * when two timelines have one rank. */
+static int number_ranks(struct lat_trace **traces, size_t ntraces)
 {
-    struct analyze_args args = {.fmt = LAT_FMT_TEXT, .stream = -1};
-    int ret = LAT_EXIT_FAILURE;
-    analysis_opts_default(&args.ao);
-    struct cli_spec spec = {"analyze", usage_text, footer_text, options, on_opt, &args, false};
-    struct cli_result cr;
-    int status;
-    if (!cli_run(&spec, argc, argv, &cr, &status)) {
-        free(args.cp_name);
-        return status;
+    int32_t pos = 0, top = -1;
+    for (size_t i = 0; i < ntraces; i++) {
+        if (traces[i]->role != LAT_TRACE_TIMELINE) continue;
+        if (traces[i]->rank < 0) traces[i]->rank = pos;
+        pos++;
+        if (traces[i]->rank > top) top = traces[i]->rank;
     }
-    if (getenv("CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE") &&
-        !strcmp(getenv("CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE"), "1"))
-        args.ao.cp_zero_weight_launch = true; /* HTA's own switch, for comparing graph sizes */
-    if (args.memraw) {
-        free(args.cp_name);
-        if (cr.npos) {
-            pr_err("--memory-timeline reads the raw file alone: no trace argument with it\n");
-            cli_result_fini(&cr);
-            return LAT_EXIT_USAGE;
-        }
-        cli_result_fini(&cr);
-        return memory_timeline(args.memraw, args.fmt, args.pretty);
-    }
-    if (!cr.npos) {
-        free(args.cp_name);
-        pr_err("no trace given: latscope analyze TRACE.json[.gz]|DIR...\n");
-        cli_result_fini(&cr);
-        return LAT_EXIT_USAGE;
-    }
-    const char **inputs = cr.pos;
-    size_t ninputs = cr.npos;
-    enum lat_format fmt = args.fmt;
-    struct analysis_opts ao = args.ao;
-    bool pretty = args.pretty, by_shape = args.by_shape;
-    char *cp_name = args.cp_name;
+    for (size_t i = 0; i < ntraces; i++)
+        if (traces[i]->role != LAT_TRACE_TIMELINE && top < INT32_MAX) traces[i]->rank = ++top;
+    for (size_t i = 0; i < ntraces; i++)
+        for (size_t j = 0; j < i; j++)
+            if (traces[i]->role == LAT_TRACE_TIMELINE && traces[j]->role == LAT_TRACE_TIMELINE &&
+                traces[i]->rank == traces[j]->rank) {
+                pr_err("%s and %s both have rank %d: give the ranks of one job\n",
+                       traces[j]->path ? traces[j]->path : "?",
+                       traces[i]->path ? traces[i]->path : "?", traces[i]->rank);
+                return -1;
+            }
+    return 0;
+}
 
-    if (lat_check_output("analyze", "--write-trace", args.write_trace, "nothing was read")) {
-        free(inputs);
-        free(cp_name);
-        return LAT_EXIT_USAGE;
+/* The analysis of the loaded traces, checked and printed; the exit code. */
+static int analyze_run_print(const struct analyze_args *args, struct lat_trace **traces,
+                             size_t ntraces, struct analyze_render_opts *ro, struct progress *prog)
+{
+    struct analysis_opts ao = args->ao;
+    ao.progress = on_analyze;
+    ao.progress_arg = prog;
+    struct lat_analysis *an = NULL;
+    lat_ns w0 = clock_now_ns(), c0 = clock_cpu_ns();
+    int rc = analysis_run(traces, ntraces, &ao, &an);
+    progress_done(prog);
+    pr_info("loaded %zu trace(s) in %.3f s; analyses took %.3f s wall, %.3f s cpu\n", ntraces,
+            (double)(w0 - prog->start) / 1e9, (double)(clock_now_ns() - w0) / 1e9,
+            (double)(clock_cpu_ns() - c0) / 1e9);
+    if (rc == LAT_E_NOT_FOUND) {
+        pr_err("no trace has rank %d\n", ao.only_rank);
+        return LAT_EXIT_FAILURE;
     }
-    /* mpirun -n N latscope analyze: the processes split the rank files (streamed), rank 0
-     * prints; one rank or --write-trace: rank 0 alone */
-    int erank = 0, esize = lat_mpi_env_size(&erank), mrank = 0, msize = 1;
-    if (esize > 1) {
-        if (lat_mpi_start(&mrank, &msize)) {
-            if (erank != 0) {
-                free(inputs);
-                free(cp_name);
-                return LAT_EXIT_OK;
-            }
-            pr_warn("started by mpirun with %d processes, but this latscope was built without "
-                    "MPI (libopenmpi-dev): this process analyses every file, the others "
-                    "nothing\n",
-                    esize);
-        } else if (args.write_trace || ao.only_rank >= 0 || args.stream == 0) {
-            lat_mpi_stop(); /* rank 0 alone, without MPI from here */
-            if (mrank != 0) {
-                free(inputs);
-                free(cp_name);
-                return LAT_EXIT_OK;
-            }
-            msize = 1;
-        } else {
-            args.stream = 1;
-        }
+    if (rc < 0) {
+        pr_err("analysis failed: %s\n", lat_strerror(rc));
+        return LAT_EXIT_FAILURE;
     }
-    if (msize > 1) {
-        ret = analyze_streamed(&args, inputs, ninputs, mrank, msize);
-        lat_mpi_stop();
-        if (ret == STREAM_FALLBACK) {
-            if (mrank == 0) {
-                pr_info("a directory holds two traces of one rank: rank 0 analyses the job "
-                        "alone\n");
-                ret = analyze_streamed(&args, inputs, ninputs, 0, 1);
-            } else {
-                ret = LAT_EXIT_OK;
-            }
-        }
-        free(inputs);
-        free(cp_name);
-        return ret;
+    bool found = false;
+    uint64_t most = 0;
+    for (size_t r = 0; r < an->nranks; r++) {
+        found |= an->ranks[r].cp_found;
+        if (an->ranks[r].cp_instances > most) most = an->ranks[r].cp_instances;
     }
-    bool forced = args.stream == 1;
-    if (args.stream < 0) args.stream = auto_stream(inputs, ninputs);
-    if (args.stream && (args.write_trace || ao.only_rank >= 0)) {
-        if (forced) {
-            pr_err("--stream analyses every rank: not with --rank or --write-trace\n");
-            free(inputs);
-            free(cp_name);
-            return LAT_EXIT_USAGE;
-        }
-        args.stream = 0; /* one rank: it fits */
+    int ret = check_cp(&ao, found, most);
+    if (!ret && args->write_trace && write_trace(an, traces, ntraces, args->write_trace) < 0)
+        ret = LAT_EXIT_FAILURE;
+    if (!ret) {
+        if (args->fmt == LAT_FMT_JSON)
+            rc = print_json(an, args->pretty, ro);
+        else
+            analyze_format_text(stdout, an, ro); /* a write error: main's stdout check */
+        ret = rc < 0 ? LAT_EXIT_FAILURE : LAT_EXIT_OK;
     }
-    for (size_t i = 0; args.stream && i < ninputs; i++)
-        if (!strcmp(inputs[i], "-")) {
-            if (forced) {
-                pr_err("--stream reads every input twice: not '-' (stdin); give a file\n");
-                free(inputs);
-                free(cp_name);
-                return LAT_EXIT_USAGE;
-            }
-            args.stream = 0;
-        }
-    if (args.stream) {
-        ret = analyze_streamed(&args, inputs, ninputs, 0, 1);
-        free(inputs);
-        free(cp_name);
-        return ret;
-    }
+    analysis_free(an);
+    return ret;
+}
+
+/* The in-memory path: every trace loaded (lat_load_traces), then analysed together. */
+static int analyze_loaded(const struct analyze_args *args, const char **inputs, size_t ninputs,
+                          const struct lat_opts *opts)
+{
     struct progress prog = {.enabled = opts->progress, .start = clock_now_ns()};
     struct lat_ingest_opts io = {.progress = on_read, .progress_ctx = &prog};
-    if (ao.threads == 1) io.flags |= LAT_INGEST_NO_THREAD; /* everything on this thread */
+    if (args->ao.threads == 1) io.flags |= LAT_INGEST_NO_THREAD; /* everything on this thread */
     struct lat_ingest_set *set = lat_load_traces("analyze", inputs, ninputs, &io);
     progress_done(&prog);
-    if (!set) {
-        free(inputs);
-        free(cp_name);
-        return LAT_EXIT_USAGE;
-    }
+    if (!set) return LAT_EXIT_USAGE;
     struct lat_trace **traces = xcalloc(set->n, sizeof(*traces));
     struct analyze_skipped *skipped = xcalloc(set->n, sizeof(*skipped));
     size_t ntraces = 0, nskipped = 0;
@@ -1198,89 +1061,126 @@ int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
         if (lat_trace_drop_summary(traces[i], why, sizeof(why)))
             pr_warn("%s: %s\n", traces[i]->path ? traces[i]->path : "-", why);
     }
-    /* files given one by one: a missing rank is its position among the timeline inputs; kernel
-     * profiles (ncu) are no rank of the job: numbered after the ranks, never a duplicate */
-    int32_t pos = 0, top = -1;
-    for (size_t i = 0; i < ntraces; i++) {
-        if (traces[i]->role != LAT_TRACE_TIMELINE) continue;
-        if (traces[i]->rank < 0) traces[i]->rank = pos;
-        pos++;
-        if (traces[i]->rank > top) top = traces[i]->rank;
+    int ret = LAT_EXIT_USAGE;
+    if (!number_ranks(traces, ntraces)) {
+        struct analyze_render_opts ro = {.warn = on_render_warn,
+                                         .skipped = skipped,
+                                         .nskipped = nskipped,
+                                         .input_notes = set->note,
+                                         .group_by_input_shape = args->by_shape};
+        ret = analyze_run_print(args, traces, ntraces, &ro, &prog);
     }
-    for (size_t i = 0; i < ntraces; i++)
-        if (traces[i]->role != LAT_TRACE_TIMELINE && top < INT32_MAX) traces[i]->rank = ++top;
-    for (size_t i = 0; i < ntraces; i++)
-        for (size_t j = 0; j < i; j++)
-            if (traces[i]->role == LAT_TRACE_TIMELINE && traces[j]->role == LAT_TRACE_TIMELINE &&
-                traces[i]->rank == traces[j]->rank) {
-                pr_err("%s and %s both have rank %d: give the ranks of one job\n",
-                       traces[j]->path ? traces[j]->path : "?",
-                       traces[i]->path ? traces[i]->path : "?", traces[i]->rank);
-                ret = LAT_EXIT_USAGE;
-                goto out;
-            }
-
-    ao.progress = on_analyze;
-    ao.progress_arg = &prog;
-    struct lat_analysis *an = NULL;
-    lat_ns w0 = clock_now_ns(), c0 = clock_cpu_ns();
-    int rc = analysis_run(traces, ntraces, &ao, &an);
-    progress_done(&prog);
-    pr_info("loaded %zu trace(s) in %.3f s; analyses took %.3f s wall, %.3f s cpu\n", ntraces,
-            (double)(w0 - prog.start) / 1e9, (double)(clock_now_ns() - w0) / 1e9,
-            (double)(clock_cpu_ns() - c0) / 1e9);
-    if (rc == LAT_E_NOT_FOUND) {
-        pr_err("no trace has rank %d\n", ao.only_rank);
-        goto out;
-    }
-    if (rc < 0) {
-        pr_err("analysis failed: %s\n", lat_strerror(rc));
-        goto out;
-    }
-    if (ao.critical_path && ao.cp_annotation && *ao.cp_annotation) {
-        bool found = false;
-        uint64_t most = 0;
-        for (size_t r = 0; r < an->nranks; r++) {
-            found |= an->ranks[r].cp_found;
-            if (an->ranks[r].cp_instances > most) most = an->ranks[r].cp_instances;
-        }
-        if (!found) {
-            pr_err("--critical-path: no event name contains '%s' (give a user annotation or op "
-                   "name from the trace, e.g. ProfilerStep, or '' for the whole trace)\n",
-                   ao.cp_annotation);
-            analysis_free(an);
-            ret = LAT_EXIT_USAGE;
-            goto out;
-        }
-        if ((uint64_t)ao.cp_instance >= most) {
-            pr_err("--critical-path: '%s' has %llu instance(s) (0..%llu), not %lld\n",
-                   ao.cp_annotation, (unsigned long long)most,
-                   (unsigned long long)(most ? most - 1 : 0), (long long)ao.cp_instance);
-            analysis_free(an);
-            ret = LAT_EXIT_USAGE;
-            goto out;
-        }
-    }
-    if (args.write_trace && (rc = write_trace(an, traces, ntraces, args.write_trace)) < 0) {
-        analysis_free(an);
-        goto out;
-    }
-    struct analyze_render_opts ro = {.warn = on_render_warn,
-                                     .skipped = skipped,
-                                     .nskipped = nskipped,
-                                     .input_notes = set->note,
-                                     .group_by_input_shape = by_shape};
-    if (fmt == LAT_FMT_JSON)
-        rc = print_json(an, pretty, &ro);
-    else
-        analyze_format_text(stdout, an, &ro); /* a write error: main's stdout check */
-    analysis_free(an);
-    ret = rc < 0 ? LAT_EXIT_FAILURE : LAT_EXIT_OK;
-out:
     ingest_set_free(set); /* owns the traces */
     free(traces);
     free(skipped);
-    free(inputs);
-    free(cp_name);
+    return ret;
+}
+
+/* mpirun -n N latscope analyze: the processes split the rank files (streamed), rank 0 prints;
+ * one rank or --write-trace: rank 0 alone. -1 to go on (*msize 1: this process alone, or the
+ * job is shared), else the exit code of this process. */
+static int mpi_setup(struct analyze_args *args, int *mrank, int *msize)
+{
+    int erank = 0, esize = lat_mpi_env_size(&erank);
+    *mrank = 0;
+    *msize = 1;
+    if (esize <= 1) return -1;
+    if (lat_mpi_start(mrank, msize)) {
+        if (erank != 0) return LAT_EXIT_OK;
+        pr_warn("started by mpirun with %d processes, but this latscope was built without "
+                "MPI (libopenmpi-dev): this process analyses every file, the others "
+                "nothing\n",
+                esize);
+    } else if (args->write_trace || args->ao.only_rank >= 0 || args->stream == 0) {
+        lat_mpi_stop(); /* rank 0 alone, without MPI from here */
+        if (*mrank != 0) return LAT_EXIT_OK;
+        *msize = 1;
+    } else {
+        args->stream = 1;
+    }
+    return -1;
+}
+
+/* The job shared by msize MPI processes; rank 0 alone when a directory holds two traces of one
+ * rank. */
+static int analyze_mpi(const struct analyze_args *args, const char **inputs, size_t ninputs,
+                       int mrank, int msize)
+{
+    int ret = analyze_streamed(args, inputs, ninputs, mrank, msize);
+    lat_mpi_stop();
+    if (ret != STREAM_FALLBACK) return ret;
+    if (mrank != 0) return LAT_EXIT_OK;
+    pr_info("a directory holds two traces of one rank: rank 0 analyses the job alone\n");
+    return analyze_streamed(args, inputs, ninputs, 0, 1);
+}
+
+/* --stream / --no-stream / by the input size: args->stream 0 or 1 after. -1 to go on, or
+ * LAT_EXIT_USAGE (said). */
+static int choose_stream(struct analyze_args *args, const char **inputs, size_t ninputs)
+{
+    bool forced = args->stream == 1;
+    if (args->stream < 0) args->stream = auto_stream(inputs, ninputs);
+    if (args->stream && (args->write_trace || args->ao.only_rank >= 0)) {
+        if (forced) {
+            pr_err("--stream analyses every rank: not with --rank or --write-trace\n");
+            return LAT_EXIT_USAGE;
+        }
+        args->stream = 0; /* one rank: it fits */
+    }
+    for (size_t i = 0; args->stream && i < ninputs; i++)
+        if (!strcmp(inputs[i], "-")) {
+            if (forced) {
+                pr_err("--stream reads every input twice: not '-' (stdin); give a file\n");
+                return LAT_EXIT_USAGE;
+            }
+            args->stream = 0;
+        }
+    return -1;
+}
+
+static int analyze_inputs(struct analyze_args *args, const char **inputs, size_t ninputs,
+                          const struct lat_opts *opts)
+{
+    if (lat_check_output("analyze", "--write-trace", args->write_trace, "nothing was read"))
+        return LAT_EXIT_USAGE;
+    int mrank, msize;
+    int ret = mpi_setup(args, &mrank, &msize);
+    if (ret >= 0) return ret;
+    if (msize > 1) return analyze_mpi(args, inputs, ninputs, mrank, msize);
+    if ((ret = choose_stream(args, inputs, ninputs)) >= 0) return ret;
+    if (args->stream) return analyze_streamed(args, inputs, ninputs, 0, 1);
+    return analyze_loaded(args, inputs, ninputs, opts);
+}
+
+int cmd_analyze(int argc, char **argv, const struct lat_opts *opts)
+{
+    struct analyze_args args = {.fmt = LAT_FMT_TEXT, .stream = -1};
+    analysis_opts_default(&args.ao);
+    struct cli_spec spec = {"analyze", usage_text, footer_text, options, on_opt, &args, false};
+    struct cli_result cr;
+    int status;
+    if (!cli_run(&spec, argc, argv, &cr, &status)) {
+        free(args.cp_name);
+        return status;
+    }
+    if (getenv("CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE") &&
+        !strcmp(getenv("CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE"), "1"))
+        args.ao.cp_zero_weight_launch = true; /* HTA's own switch, for comparing graph sizes */
+    int ret;
+    if (args.memraw) {
+        if (cr.npos) {
+            pr_err("--memory-timeline reads the raw file alone: no trace argument with it\n");
+            ret = LAT_EXIT_USAGE;
+        } else {
+            ret = memory_timeline(args.memraw, args.fmt, args.pretty);
+        }
+    } else if (!cr.npos) {
+        pr_err("no trace given: latscope analyze TRACE.json[.gz]|DIR...\n");
+        ret = LAT_EXIT_USAGE;
+    } else {
+        ret = analyze_inputs(&args, cr.pos, cr.npos, opts);
+    }
+    free(args.cp_name);
+    cli_result_fini(&cr);
     return ret;
 }

@@ -123,6 +123,88 @@ static uint64_t build_stacks(const struct lat_trace *t, struct stackset *ss, int
     return n;
 }
 
+/* The output's format by its name; -1 (said) when the name says none. */
+static int out_kind_of(const char *out, enum out_kind *kind)
+{
+    *kind = OUT_KINETO;
+    if (has_sfx(out, ".folded") || has_sfx(out, ".collapsed"))
+        *kind = OUT_FOLDED;
+    else if (has_sfx(out, ".svg"))
+        *kind = OUT_SVG;
+    else if (strcmp(out, "-") && !has_sfx(out, ".json") && !has_sfx(out, ".json.gz") &&
+             !has_sfx(out, ".gz")) {
+        pr_err("-o %s: the name says which format to write: .json or .json.gz (Kineto), "
+               ".folded / .collapsed (folded stacks) or .svg (flame graph)\n",
+               out);
+        return -1;
+    }
+    return 0;
+}
+
+/* Kineto JSON, with its provenance: how the reader gives an ONNX Runtime profile its meaning
+ * again. The exit code. */
+static int write_kineto(struct lat_trace *t, const char *in, const char *out, bool pretty)
+{
+    bool have = false;
+    for (size_t i = 0; i < t->nmeta && !have; i++)
+        have = !strcmp(lat_trace_str(t, t->meta[i].key), "latscope_converted_from");
+    if (!have && t->format) {
+        char v[64];
+        snprintf(v, sizeof(v), "\"%s\"", t->format);
+        uint32_t k, val;
+        if (lat_trace_intern(t, "latscope_converted_from", 23, &k) ||
+            lat_trace_intern(t, v, strlen(v), &val) || lat_trace_add_meta(t, k, val)) {
+            pr_err("%s\n", lat_strerror(-ENOMEM));
+            return LAT_EXIT_FAILURE;
+        }
+    }
+    struct kineto_write_opts wo = {.pretty = pretty, .gzip = -1};
+    int rc = kineto_write_file(t, out, &wo);
+    if (rc) {
+        pr_err("%s: write failed: %s\n", out, lat_strerror(rc));
+        return LAT_EXIT_FAILURE;
+    }
+    pr_info("wrote %s: %zu events (%s) from %s\n", out, t->ev.n, t->format ? t->format : "trace",
+            in);
+    return LAT_EXIT_OK;
+}
+
+/* Folded stacks or a flame graph of the trace's CPU samples. The exit code. */
+static int write_stacks(const struct lat_trace *t, enum out_kind kind, const char *in,
+                        const char *out, const char *title)
+{
+    struct stackset ss;
+    stackset_init(&ss);
+    int e = 0, rc, ret = LAT_EXIT_OK;
+    uint64_t n = build_stacks(t, &ss, &e);
+    FILE *f = NULL;
+    if (e) {
+        pr_err("%s: %s\n", in, lat_strerror(e));
+        ret = LAT_EXIT_FAILURE;
+    } else if (!n) {
+        pr_err("%s: no CPU samples to draw (%s output needs a CPU sampler's trace: `latscope "
+               "trace --cpu`, py-spy, perf script, collapsed stacks); nothing written\n",
+               in, kind == OUT_SVG ? "flame graph" : "folded");
+        ret = LAT_EXIT_USAGE;
+    } else if (!(f = !strcmp(out, "-") ? stdout : fopen(out, "w"))) {
+        pr_err("%s: %s\n", out, strerror(errno));
+        ret = LAT_EXIT_FAILURE;
+    } else {
+        rc = kind == OUT_SVG ? stackset_write_svg(&ss, f, title ? title : in)
+                             : stackset_write_folded(&ss, f);
+        if (f != stdout && fclose(f) && !rc) rc = -errno;
+        if (rc) {
+            pr_err("%s: write failed: %s\n", out, lat_strerror(rc));
+            ret = LAT_EXIT_FAILURE;
+        } else {
+            pr_info("wrote %s: %llu samples, %u distinct stacks from %s\n", out,
+                    (unsigned long long)n, ss.nstacks, in);
+        }
+    }
+    stackset_fini(&ss);
+    return ret;
+}
+
 int cmd_convert(int argc, char **argv, const struct lat_opts *opts)
 {
     (void)opts;
@@ -137,8 +219,7 @@ int cmd_convert(int argc, char **argv, const struct lat_opts *opts)
         cli_result_fini(&cr);
         return LAT_EXIT_USAGE;
     }
-    const char *in = cr.npos ? cr.pos[0] : NULL, *out = args.out, *title = args.title;
-    bool pretty = args.pretty;
+    const char *in = cr.npos ? cr.pos[0] : NULL, *out = args.out;
     cli_result_fini(&cr); /* in points into argv, not into cr */
     if (!in || !out) {
         pr_err("%s\n", !in ? "no input given: latscope convert INPUT -o OUTPUT"
@@ -147,19 +228,8 @@ int cmd_convert(int argc, char **argv, const struct lat_opts *opts)
     }
     if (lat_check_output("convert", "-o", out, "nothing was read")) /* before the input */
         return LAT_EXIT_USAGE;
-    enum out_kind kind = OUT_KINETO;
-    if (has_sfx(out, ".folded") || has_sfx(out, ".collapsed"))
-        kind = OUT_FOLDED;
-    else if (has_sfx(out, ".svg"))
-        kind = OUT_SVG;
-    else if (strcmp(out, "-") && !has_sfx(out, ".json") && !has_sfx(out, ".json.gz") &&
-             !has_sfx(out, ".gz")) {
-        pr_err("-o %s: the name says which format to write: .json or .json.gz (Kineto), "
-               ".folded / .collapsed (folded stacks) or .svg (flame graph)\n",
-               out);
-        return LAT_EXIT_USAGE;
-    }
-
+    enum out_kind kind;
+    if (out_kind_of(out, &kind)) return LAT_EXIT_USAGE;
     /* every arg: the promoted ones (stream, correlation, External id...) are written back */
     struct lat_ingest_opts io = {.flags = LAT_INGEST_ARGS_ALL};
     struct lat_ingest_set *set = lat_load_traces("convert", &in, 1, &io);
@@ -173,66 +243,8 @@ int cmd_convert(int argc, char **argv, const struct lat_opts *opts)
     struct lat_trace *t = NULL;
     for (size_t i = 0; i < set->n && !t; i++)
         t = set->files[i].trace;
-
-    int rc = 0, ret = LAT_EXIT_OK;
-    if (kind == OUT_KINETO) {
-        /* provenance; and how the reader gives an ONNX Runtime profile its meaning again */
-        bool have = false;
-        for (size_t i = 0; i < t->nmeta && !have; i++)
-            have = !strcmp(lat_trace_str(t, t->meta[i].key), "latscope_converted_from");
-        if (!have && t->format) {
-            char v[64];
-            snprintf(v, sizeof(v), "\"%s\"", t->format);
-            uint32_t k, val;
-            if (lat_trace_intern(t, "latscope_converted_from", 23, &k) ||
-                lat_trace_intern(t, v, strlen(v), &val) || lat_trace_add_meta(t, k, val)) {
-                pr_err("%s\n", lat_strerror(-ENOMEM));
-                ingest_set_free(set);
-                return LAT_EXIT_FAILURE;
-            }
-        }
-        struct kineto_write_opts wo = {.pretty = pretty, .gzip = -1};
-        rc = kineto_write_file(t, out, &wo);
-        if (rc) {
-            pr_err("%s: write failed: %s\n", out, lat_strerror(rc));
-            ret = LAT_EXIT_FAILURE;
-        } else {
-            pr_info("wrote %s: %zu events (%s) from %s\n", out, t->ev.n,
-                    t->format ? t->format : "trace", in);
-        }
-    } else {
-        struct stackset ss;
-        stackset_init(&ss);
-        int e = 0;
-        uint64_t n = build_stacks(t, &ss, &e);
-        if (e) {
-            pr_err("%s: %s\n", in, lat_strerror(e));
-            ret = LAT_EXIT_FAILURE;
-        } else if (!n) {
-            pr_err("%s: no CPU samples to draw (%s output needs a CPU sampler's trace: `latscope "
-                   "trace --cpu`, py-spy, perf script, collapsed stacks); nothing written\n",
-                   in, kind == OUT_SVG ? "flame graph" : "folded");
-            ret = LAT_EXIT_USAGE;
-        } else {
-            FILE *f = !strcmp(out, "-") ? stdout : fopen(out, "w");
-            if (!f) {
-                pr_err("%s: %s\n", out, strerror(errno));
-                ret = LAT_EXIT_FAILURE;
-            } else {
-                rc = kind == OUT_SVG ? stackset_write_svg(&ss, f, title ? title : in)
-                                     : stackset_write_folded(&ss, f);
-                if (f != stdout && fclose(f) && !rc) rc = -errno;
-                if (rc) {
-                    pr_err("%s: write failed: %s\n", out, lat_strerror(rc));
-                    ret = LAT_EXIT_FAILURE;
-                } else {
-                    pr_info("wrote %s: %llu samples, %u distinct stacks from %s\n", out,
-                            (unsigned long long)n, ss.nstacks, in);
-                }
-            }
-        }
-        stackset_fini(&ss);
-    }
+    int ret = kind == OUT_KINETO ? write_kineto(t, in, out, args.pretty)
+                                 : write_stacks(t, kind, in, out, args.title);
     ingest_set_free(set);
     return ret;
 }

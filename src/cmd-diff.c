@@ -132,30 +132,12 @@ static bool parse_double(const char *s, double lo, double hi, double *out)
     return true;
 }
 
-static int on_opt(void *ctx, int id, const char *val)
+/* --confidence, --resamples, --seed, --noise: the bench comparison's statistics. */
+static int stat_opt(struct cli *c, int id, const char *val)
 {
-    struct cli *c = ctx;
     uint64_t u;
     double d;
     switch (id) {
-    case OPT_FORMAT:
-        return cli_format(PR_FMT, val, 0xf, &c->fmt);
-    case OPT_ALLOW_UNTESTED:
-        c->allow_untested = true;
-        return 0;
-    case OPT_FAIL_IF: {
-        const char *why = "";
-        if (c->nrules == MAX_RULES) {
-            pr_err("at most %d --fail-if rules\n", MAX_RULES);
-            return -1;
-        }
-        if (diff_rule_parse(val, &c->rules[c->nrules], &why)) {
-            pr_err("--fail-if '%s': %s\n", val, why);
-            return -1;
-        }
-        c->nrules++;
-        return 0;
-    }
     case OPT_CONFIDENCE:
         if (!parse_double(val, 0.5, 0.9999, &d)) {
             pr_err("--confidence wants a number in 0.5..0.9999 (0.95), not '%s'\n", val);
@@ -177,13 +159,45 @@ static int on_opt(void *ctx, int id, const char *val)
         }
         c->bo.seed = u;
         return 0;
-    case OPT_NOISE:
+    default: /* OPT_NOISE */
         if (!parse_double(val, 0, 1000, &d)) {
             pr_err("--noise wants a percentage (2 = 2 %%), not '%s'\n", val);
             return -1;
         }
         c->bo.noise_pct = d;
         return 0;
+    }
+}
+
+/* --iteration N,M...: the ProfilerSteps compared. */
+static int iteration_opt(struct cli *c, const char *val)
+{
+    char buf[512];
+    snprintf(buf, sizeof(buf), "%s", val);
+    size_t n = 0;
+    uint64_t u;
+    char *save = NULL;
+    for (char *s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+        if (n == MAX_ITERS || !parse_u64(s, 0, INT32_MAX, &u)) {
+            pr_err("--iteration wants ProfilerStep numbers (1009,1010), not '%s'\n", val);
+            return -1;
+        }
+        c->iters[n++] = (int32_t)u;
+    }
+    if (!n) {
+        pr_err("--iteration wants ProfilerStep numbers\n");
+        return -1;
+    }
+    c->to.iters = c->iters;
+    c->to.niters = n;
+    return 0;
+}
+
+/* --rank, --iteration, --device, --include-last-step, --normalize: the trace comparison. */
+static int trace_opt(struct cli *c, int id, const char *val)
+{
+    uint64_t u;
+    switch (id) {
     case OPT_RANK:
         if (!parse_u64(val, 0, INT32_MAX, &u)) {
             pr_err("--rank wants a rank number, not '%s'\n", val);
@@ -191,26 +205,8 @@ static int on_opt(void *ctx, int id, const char *val)
         }
         c->to.rank = (int32_t)u;
         return 0;
-    case OPT_ITERATION: {
-        char buf[512];
-        snprintf(buf, sizeof(buf), "%s", val);
-        size_t n = 0;
-        char *save = NULL;
-        for (char *s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
-            if (n == MAX_ITERS || !parse_u64(s, 0, INT32_MAX, &u)) {
-                pr_err("--iteration wants ProfilerStep numbers (1009,1010), not '%s'\n", val);
-                return -1;
-            }
-            c->iters[n++] = (int32_t)u;
-        }
-        if (!n) {
-            pr_err("--iteration wants ProfilerStep numbers\n");
-            return -1;
-        }
-        c->to.iters = c->iters;
-        c->to.niters = n;
-        return 0;
-    }
+    case OPT_ITERATION:
+        return iteration_opt(c, val);
     case OPT_DEVICE:
         if (!strcmp(val, "all"))
             c->to.device = DIFF_DEV_ALL;
@@ -223,6 +219,38 @@ static int on_opt(void *ctx, int id, const char *val)
             return -1;
         }
         return 0;
+    case OPT_LAST_STEP:
+        c->to.include_last_step = true;
+        return 0;
+    default: /* OPT_NORMALIZE */
+        c->to.normalize = true;
+        return 0;
+    }
+}
+
+static int on_opt(void *ctx, int id, const char *val)
+{
+    struct cli *c = ctx;
+    uint64_t u;
+    switch (id) {
+    case OPT_FORMAT:
+        return cli_format(PR_FMT, val, 0xf, &c->fmt);
+    case OPT_ALLOW_UNTESTED:
+        c->allow_untested = true;
+        return 0;
+    case OPT_FAIL_IF: {
+        const char *why = "";
+        if (c->nrules == MAX_RULES) {
+            pr_err("at most %d --fail-if rules\n", MAX_RULES);
+            return -1;
+        }
+        if (diff_rule_parse(val, &c->rules[c->nrules], &why)) {
+            pr_err("--fail-if '%s': %s\n", val, why);
+            return -1;
+        }
+        c->nrules++;
+        return 0;
+    }
     case OPT_TOP:
         if (!parse_u64(val, 1, 1000000, &u)) {
             pr_err("--top wants a count, not '%s'\n", val);
@@ -230,12 +258,17 @@ static int on_opt(void *ctx, int id, const char *val)
         }
         c->top = (size_t)u;
         return 0;
+    case OPT_CONFIDENCE:
+    case OPT_RESAMPLES:
+    case OPT_SEED:
+    case OPT_NOISE:
+        return stat_opt(c, id, val);
+    case OPT_RANK:
+    case OPT_ITERATION:
+    case OPT_DEVICE:
     case OPT_LAST_STEP:
-        c->to.include_last_step = true;
-        return 0;
     case OPT_NORMALIZE:
-        c->to.normalize = true;
-        return 0;
+        return trace_opt(c, id, val);
     }
     pr_err("internal error: option %d is not handled\n", id);
     return -1;

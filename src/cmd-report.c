@@ -28,7 +28,10 @@
 #include "hist/hlog.h"
 #include "ingest/ingest.h"
 #include "latscope.h"
+#include "report/bench.h"
+#include "report/hlog.h"
 #include "report/html.h"
+#include "report/page.h"
 #include "report/records.h"
 #include "report/svg.h"
 #include "report/timeline.h"
@@ -227,12 +230,6 @@ static void write_fields(struct jsonw *w)
     jsonw_obj_end(w);
 }
 
-static const char *base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s && s[1] ? s + 1 : p;
-}
-
 /* Kind of a file by its first bytes: gzip -> trace; a JSON object whose top-level keys (in the
  * first 256 KiB) include "points" -> bench, "traceEvents" -> trace; '#' or HISTF lines -> hlog;
  * anything else: a trace (ingest says what is wrong with it). */
@@ -280,23 +277,25 @@ static void on_warn(void *ctx, const char *msg)
     pr_warn("%s\n", msg);
 }
 
-static int trace_page(struct ctx *c, const char *path)
+/* The traces of a trace page: a directory's ranks (a bad or duplicate file skipped with a
+ * message) or one file. 0 with *set (a directory; NULL for a file) and traces[0..*n), or an exit
+ * code (said). */
+static int trace_load(const char *path, struct lat_ingest_set **set, struct lat_trace ***traces,
+                      size_t *n)
 {
-    struct lat_trace **traces = NULL;
-    struct lat_ingest_set *set = NULL;
-    size_t ntraces = 0;
     char err[LAT_INGEST_ERRLEN] = "";
     struct stat st;
-    int ret = LAT_EXIT_USAGE;
+    *set = NULL;
+    *n = 0;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        int rc = ingest_dir(path, NULL, &set, err, sizeof(err));
+        int rc = ingest_dir(path, NULL, set, err, sizeof(err));
         if (rc < 0) {
             pr_err("%s: %s\n", path, err[0] ? err : lat_strerror(rc));
             return LAT_EXIT_USAGE;
         }
-        traces = xcalloc(set->n + 1, sizeof(*traces));
-        for (size_t k = 0; k < set->n; k++) {
-            struct lat_ingest_file *f = &set->files[k];
+        *traces = xcalloc((*set)->n + 1, sizeof(**traces));
+        for (size_t k = 0; k < (*set)->n; k++) {
+            struct lat_ingest_file *f = &(*set)->files[k];
             if (f->status == LAT_INGEST_ERROR) {
                 pr_err("%s: %s (skipped)\n", f->path, f->err[0] ? f->err : lat_strerror(f->rc));
                 continue;
@@ -307,74 +306,59 @@ static int trace_page(struct ctx *c, const char *path)
                 continue;
             }
             f->trace->rank = f->rank;
-            traces[ntraces++] = f->trace;
+            (*traces)[(*n)++] = f->trace;
         }
-        if (!ntraces) {
+        if (!*n) {
             pr_err("%s: no trace in the directory could be loaded\n", path);
-            goto out;
-        }
-    } else {
-        struct lat_trace *t = NULL;
-        int rc = ingest_open(path, NULL, &t, err, sizeof(err));
-        if (rc < 0) {
-            pr_err("%s: %s\n", path, err[0] ? err : lat_strerror(rc));
             return LAT_EXIT_USAGE;
         }
-        traces = xcalloc(1, sizeof(*traces));
-        traces[ntraces++] = t; /* rank -1: analyze uses its position, doctor shows null */
+        return 0;
     }
-
-    struct analysis_opts ao;
-    analysis_opts_default(&ao);
-    ao.top_n = c->top_n;
-    struct lat_analysis *an = NULL;
-    int rc = analysis_run(traces, ntraces, &ao, &an);
+    struct lat_trace *t = NULL;
+    int rc = ingest_open(path, NULL, &t, err, sizeof(err));
     if (rc < 0) {
-        pr_err("%s: analysis failed: %s\n", path, lat_strerror(rc));
-        ret = LAT_EXIT_FAILURE;
-        goto out;
+        pr_err("%s: %s\n", path, err[0] ? err : lat_strerror(rc));
+        return LAT_EXIT_USAGE;
     }
-    struct doc_opts dopt;
-    doctor_opts_default(&dopt);
+    *traces = xcalloc(1, sizeof(**traces));
+    (*traces)[(*n)++] = t; /* rank -1: analyze uses its position, doctor shows null */
+    return 0;
+}
+
+/* Doctor's findings of every trace, with the analysis of its rank. 0 or -ENOMEM. */
+static int trace_doctor(struct lat_trace **traces, size_t ntraces, const struct lat_analysis *an,
+                        const struct doc_opts *dopt, struct doc_report **out)
+{
     struct doc_report *dr = NULL;
-    if (doctor_report_new(&dr)) goto oom;
+    if (doctor_report_new(&dr)) return -ENOMEM;
     for (size_t i = 0; i < ntraces; i++) {
-        if (doctor_run(dr, traces[i], &dopt) < 0) {
+        if (doctor_run(dr, traces[i], dopt) < 0) {
             doctor_report_free(dr);
-            analysis_free(an);
-            goto oom;
+            return -ENOMEM;
         }
         for (size_t r = 0; r < an->nranks; r++)
             if (an->ranks[r].trace == traces[i])
                 doctor_add_analysis(dr, dr->ntraces - 1, &an->ranks[r]);
     }
     doctor_rank(dr);
-    /* the timeline shows the first rank */
-    const struct lat_trace *tt = an->nranks ? an->ranks[0].trace : traces[0];
-    struct rep_tl *tl = NULL;
-    rc = rep_tl_build(tt, &tl);
-    if (rc == LAT_E_OVERFLOW) {
-        pr_warn("%s: its events span more than 73 years: the page has no timeline\n", path);
-    } else if (rc < 0) {
-        doctor_report_free(dr);
-        analysis_free(an);
-        goto oom;
-    }
-    struct jsonw *w = &c->w;
-    jsonw_obj_begin(w);
-    jsonw_key(w, "kind");
-    jsonw_str(w, "trace");
-    jsonw_key(w, "path");
-    jsonw_str(w, path);
-    jsonw_key(w, "title");
-    jsonw_str(w, base_name(path));
+    *out = dr;
+    return 0;
+}
+
+/* The page object: the analyze JSON, its field tables, doctor's JSON, the first rank's
+ * timeline. */
+static void trace_page_write(struct jsonw *w, const char *path, const struct lat_analysis *an,
+                             const struct doc_report *dr, const struct doc_opts *dopt,
+                             const struct rep_tl *tl)
+{
+    rep_page_begin(w, "trace", path);
     jsonw_key(w, "analysis");
     struct analyze_render_opts ro = {.warn = on_warn};
     analyze_write_json(w, an, &ro);
     jsonw_key(w, "fields");
     write_fields(w);
     jsonw_key(w, "doctor");
-    doctor_write_json(dr, &dopt, w);
+    doctor_write_json(dr, dopt, w);
     jsonw_key(w, "timeline_rank");
     jsonw_i64(w, an->nranks ? an->ranks[0].rank : 0);
     jsonw_key(w, "timeline");
@@ -383,6 +367,32 @@ static int trace_page(struct ctx *c, const char *path)
     else
         jsonw_null(w);
     jsonw_obj_end(w);
+}
+
+/* Analysis, findings and timeline of the loaded traces, as a page. 0 or an exit code (said). */
+static int trace_page_of(struct ctx *c, const char *path, struct lat_trace **traces, size_t ntraces)
+{
+    struct analysis_opts ao;
+    analysis_opts_default(&ao);
+    ao.top_n = c->top_n;
+    struct lat_analysis *an = NULL;
+    int rc = analysis_run(traces, ntraces, &ao, &an);
+    if (rc < 0) {
+        pr_err("%s: analysis failed: %s\n", path, lat_strerror(rc));
+        return LAT_EXIT_FAILURE;
+    }
+    struct doc_opts dopt;
+    doctor_opts_default(&dopt);
+    struct doc_report *dr = NULL;
+    struct rep_tl *tl = NULL;
+    if (trace_doctor(traces, ntraces, an, &dopt, &dr) < 0) goto oom;
+    /* the timeline shows the first rank */
+    rc = rep_tl_build(an->nranks ? an->ranks[0].trace : traces[0], &tl);
+    if (rc == LAT_E_OVERFLOW)
+        pr_warn("%s: its events span more than 73 years: the page has no timeline\n", path);
+    else if (rc < 0)
+        goto oom;
+    trace_page_write(&c->w, path, an, dr, &dopt, tl);
     if (tl) {
         c->events += tl->nevents;
         pr_info("%s: %zu rank(s), %zu finding(s), timeline of %zu events in %zu lanes, %zu LOD "
@@ -392,12 +402,21 @@ static int trace_page(struct ctx *c, const char *path)
     rep_tl_free(tl);
     doctor_report_free(dr);
     analysis_free(an);
-    ret = 0;
-    goto out;
+    return 0;
 oom:
+    doctor_report_free(dr);
+    analysis_free(an);
     pr_err("%s: out of memory\n", path);
-    ret = LAT_EXIT_FAILURE;
-out:
+    return LAT_EXIT_FAILURE;
+}
+
+static int trace_page(struct ctx *c, const char *path)
+{
+    struct lat_ingest_set *set = NULL;
+    struct lat_trace **traces = NULL;
+    size_t ntraces = 0;
+    int ret = trace_load(path, &set, &traces, &ntraces);
+    if (!ret) ret = trace_page_of(c, path, traces, ntraces);
     if (set)
         ingest_set_free(set);
     else if (traces && ntraces)
@@ -406,287 +425,48 @@ out:
     return ret;
 }
 
-/* ---- bench results ------------------------------------------------------------------------- */
-
-static int bench_page(struct ctx *c, const char *path)
+/* A page from a file a report module reads (bench.c, hlog.c, records.c): its bytes handed to
+ * write(); LAT_E_USAGE's message names the file. */
+static int module_page(struct ctx *c, const char *path, size_t max,
+                       int (*write)(struct jsonw *w, const char *path, const char *doc, size_t len,
+                                    char *err, size_t errsz))
 {
     struct lat_buf b = LAT_BUF_INIT;
-    int rc = buf_read_file(&b, path, (size_t)1 << 30);
-    if (rc < 0) {
-        pr_err("%s: %s\n", path, lat_strerror(rc));
-        buf_fini(&b);
-        return LAT_EXIT_USAGE;
-    }
-    /* validate the whole document: one JSON object with a "points" array */
-    struct json_tok t;
-    struct json_token tk;
-    json_tok_init(&t, 0);
-    json_tok_feed(&t, b.data, b.len);
-    json_tok_finish(&t);
-    bool points = false, top_obj = false, url_key = false;
-    int depth_pts = -1;
-    /* The document as embedded: "url" and "workload" strings (the run's and its endpoints')
-     * pass through the one redaction (core/redact.h), so a result written before it, or by
-     * another tool, brings no query secret into the report. */
-    struct lat_buf out = LAT_BUF_INIT, red = LAT_BUF_INIT, dec = LAT_BUF_INIT;
-    size_t copied = 0;
-    while ((rc = json_tok_next(&t, &tk)) == 1) {
-        if (tk.type == JSON_END) break;
-        if (tk.type == JSON_STR && url_key && tk.off < b.len && b.data[tk.off] == '"') {
-            buf_reset(&dec);
-            if (buf_append(&dec, tk.s, tk.len) < 0 || buf_puts(&dec, "") < 0) rc = -ENOMEM;
-            const char *r = rc < 0 ? "REDACTED" : lat_redacted(&red, dec.data);
-            if (strcmp(r, dec.data ? dec.data : "") != 0) {
-                size_t e = (size_t)tk.off + 1; /* the raw string's end: its closing quote */
-                while (e < b.len && b.data[e] != '"')
-                    e += b.data[e] == '\\' ? 2 : 1;
-                struct jsonw sw;
-                jsonw_init(&sw, NULL, false);
-                jsonw_str(&sw, r);
-                jsonw_finish(&sw);
-                if (buf_append(&out, b.data + copied, (size_t)tk.off - copied) < 0 ||
-                    buf_append(&out, sw.buf.data, sw.buf.len) < 0)
-                    rc = -ENOMEM;
-                jsonw_fini(&sw);
-                copied = e + 1 < b.len ? e + 1 : b.len;
-                if (rc < 0) break;
-            }
-        }
-        url_key = tk.type == JSON_KEY && ((tk.len == 3 && !memcmp(tk.s, "url", 3)) ||
-                                          (tk.len == 8 && !memcmp(tk.s, "workload", 8)));
-        if (tk.depth == 0 && tk.type == JSON_OBJ_BEGIN) top_obj = true;
-        if (tk.type == JSON_KEY && tk.depth == 1 && tk.len == 6 && !memcmp(tk.s, "points", 6))
-            depth_pts = 1;
-        else if (depth_pts == 1 && tk.depth == 1) {
-            points = tk.type == JSON_ARR_BEGIN;
-            depth_pts = -1;
-        }
-    }
-    buf_fini(&red);
-    buf_fini(&dec);
-    if (rc == -ENOMEM) {
-        pr_err("%s: %s\n", path, lat_strerror(rc));
-        json_tok_fini(&t);
-        buf_fini(&out);
-        buf_fini(&b);
-        return LAT_EXIT_FAILURE;
-    }
-    if (copied) { /* something was redacted: the rest after it */
-        if (buf_append(&out, b.data + copied, b.len - copied) < 0) {
-            pr_err("%s: %s\n", path, lat_strerror(-ENOMEM));
-            json_tok_fini(&t);
-            buf_fini(&out);
-            buf_fini(&b);
-            return LAT_EXIT_FAILURE;
-        }
-        buf_fini(&b);
-        b = out;
-    } else {
-        buf_fini(&out);
-    }
-    if (rc < 0) {
-        pr_err("%s: not valid JSON at byte %llu: %s (a `latscope bench --format json` result "
-               "was expected)\n",
-               path, (unsigned long long)json_tok_erroff(&t), json_tok_errmsg(&t));
-        json_tok_fini(&t);
-        buf_fini(&b);
-        return LAT_EXIT_USAGE;
-    }
-    json_tok_fini(&t);
-    if (!top_obj || !points) {
-        pr_err("%s: a JSON object without a \"points\" array: not a `latscope bench --format "
-               "json` result\n",
-               path);
-        buf_fini(&b);
-        return LAT_EXIT_USAGE;
-    }
-    /* trim trailing whitespace: jsonw_raw writes verbatim */
-    while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == ' ' ||
-                     b.data[b.len - 1] == '\r' || b.data[b.len - 1] == '\t'))
-        b.len--;
-    struct jsonw *w = &c->w;
-    jsonw_obj_begin(w);
-    jsonw_key(w, "kind");
-    jsonw_str(w, "bench");
-    jsonw_key(w, "path");
-    jsonw_str(w, path);
-    jsonw_key(w, "title");
-    jsonw_str(w, base_name(path));
-    jsonw_key(w, "bench");
-    jsonw_raw(w, b.data, b.len);
-    jsonw_obj_end(w);
-    buf_fini(&b);
-    return 0;
-}
-
-/* ---- HDR interval logs --------------------------------------------------------------------- */
-
-struct tagacc {
-    char tag[HLOG_MAX_TAG + 1];
-    struct lat_hist all;
-    struct lat_buf iv; /* JSON rows of the intervals, comma-separated */
-};
-
-static double ms(int64_t ns)
-{
-    return (double)ns / 1e6;
-}
-
-static int hlog_page(struct ctx *c, const char *path)
-{
-    struct lat_buf b = LAT_BUF_INIT;
-    int rc = buf_read_file(&b, path, (size_t)1 << 31);
-    if (rc < 0) {
-        pr_err("%s: %s\n", path, lat_strerror(rc));
-        buf_fini(&b);
-        return LAT_EXIT_USAGE;
-    }
-    struct hlog_reader r;
-    hlog_reader_init(&r, b.data ? b.data : "", b.len);
-    struct tagacc *tags = NULL;
-    size_t ntags = 0, tcap = 0, nint = 0;
-    struct hlog_entry e;
-    int ret = 0;
-    while ((rc = hlog_reader_next(&r, &e)) == 1) {
-        size_t k = 0;
-        while (k < ntags && strcmp(tags[k].tag, e.tag))
-            k++;
-        if (k == ntags) {
-            XGROW(tags, tcap, ntags, 1, 4);
-            memset(&tags[k], 0, sizeof(tags[k]));
-            memcpy(tags[k].tag, e.tag, sizeof(e.tag));
-            if (hist_init(&tags[k].all, e.hist.cfg.lowest, e.hist.cfg.highest,
-                          e.hist.cfg.sig_figs)) {
-                hist_fini(&e.hist);
-                rc = -ENOMEM;
-                break;
-            }
-            ntags++;
-        }
-        hist_add(&tags[k].all, &e.hist);
-        const struct lat_hist *h = &e.hist;
-        /* [start_s, length_s, count, p50, p90, p99, max] in ms; no percentiles when empty;
-         * a time that is not finite (a hand-edited log) is null, never "inf" */
-        struct lat_buf *iv = &tags[k].iv;
-        bool have = hist_count(h) > 0;
-        double col[7] = {e.start_s,
-                         e.length_s,
-                         (double)hist_count(h),
-                         have ? ms(hist_value_at_percentile(h, 50)) : NAN,
-                         have ? ms(hist_value_at_percentile(h, 90)) : NAN,
-                         have ? ms(hist_value_at_percentile(h, 99)) : NAN,
-                         have ? ms(hist_max(h)) : NAN};
-        int brc = buf_puts(iv, iv->len ? ",[" : "[");
-        for (int ci = 0; ci < 7 && !brc; ci++) {
-            if (ci) brc = buf_putc(iv, ',');
-            if (brc) break;
-            if (!isfinite(col[ci]))
-                brc = buf_puts(iv, "null");
-            else if (ci == 2)
-                brc = buf_printf(iv, "%llu", (unsigned long long)hist_count(h));
-            else
-                brc = buf_printf(iv, ci < 2 ? "%.3f" : "%.6f", col[ci]);
-        }
-        if (!brc) brc = buf_putc(iv, ']');
-        if (brc) {
-            hist_fini(&e.hist);
-            rc = -ENOMEM;
-            break;
-        }
-        hist_fini(&e.hist);
-        nint++;
-    }
-    if (rc < 0) {
-        pr_err("%s: line %d: not an HdrHistogram interval log: %s\n", path, r.line,
-               r.why ? r.why : lat_strerror(rc));
-        ret = LAT_EXIT_USAGE;
-    } else if (!nint) {
-        pr_err("%s: no interval in the HDR log (a `latscope bench --hdr-log` file was "
-               "expected)\n",
-               path);
-        ret = LAT_EXIT_USAGE;
-    }
-    if (!ret) {
-        struct jsonw *w = &c->w;
-        jsonw_obj_begin(w);
-        jsonw_key(w, "kind");
-        jsonw_str(w, "hlog");
-        jsonw_key(w, "path");
-        jsonw_str(w, path);
-        jsonw_key(w, "title");
-        jsonw_str(w, base_name(path));
-        jsonw_key(w, "intervals");
-        jsonw_u64(w, nint);
-        jsonw_key(w, "tags");
-        jsonw_arr_begin(w);
-        for (size_t k = 0; k < ntags; k++) {
-            const struct lat_hist *h = &tags[k].all;
-            uint64_t n = hist_count(h);
-            jsonw_obj_begin(w);
-            jsonw_key(w, "tag");
-            jsonw_str(w, tags[k].tag);
-            jsonw_key(w, "total");
-            jsonw_u64(w, n);
-            jsonw_key(w, "mean_ms");
-            jsonw_double(w, hist_mean(h) / 1e6, 9);
-            jsonw_key(w, "max_ms");
-            jsonw_double(w, ms(hist_max(h)), 9);
-            /* the percentile curve: 20 points per decade of 1/(1-q) up to the count, then max */
-            jsonw_key(w, "pct");
-            jsonw_arr_begin(w);
-            for (int i = 0; n; i++) {
-                double inv = pow(10.0, i / 20.0); /* 1 / (1 - q) */
-                if (i > 0 && inv > (double)n) break;
-                double p = 100.0 * (1.0 - 1.0 / inv);
-                jsonw_arr_begin(w);
-                jsonw_double(w, p, 9);
-                jsonw_double(w, ms(hist_value_at_percentile(h, p)), 9);
-                jsonw_arr_end(w);
-            }
-            if (n) {
-                jsonw_arr_begin(w);
-                jsonw_i64(w, 100);
-                jsonw_double(w, ms(hist_max(h)), 9);
-                jsonw_arr_end(w);
-            }
-            jsonw_arr_end(w);
-            jsonw_key(w, "iv");
-            jsonw_arr_begin(w);
-            if (tags[k].iv.len) jsonw_raw(w, tags[k].iv.data, tags[k].iv.len);
-            jsonw_arr_end(w);
-            jsonw_obj_end(w);
-        }
-        jsonw_arr_end(w);
-        jsonw_obj_end(w);
-    }
-    for (size_t k = 0; k < ntags; k++) {
-        hist_fini(&tags[k].all);
-        buf_fini(&tags[k].iv);
-    }
-    free(tags);
-    buf_fini(&b);
-    return ret;
-}
-
-/* ---- bench --records JSONL: errors and tokens/s over time --------------------------------- */
-
-static int records_page(struct ctx *c, const char *path)
-{
-    struct lat_buf b = LAT_BUF_INIT;
-    int rc = buf_read_file(&b, path, (size_t)1 << 31);
+    int rc = buf_read_file(&b, path, max);
     if (rc < 0) {
         pr_err("%s: %s\n", path, lat_strerror(rc));
         buf_fini(&b);
         return LAT_EXIT_USAGE;
     }
     char err[1024] = "";
-    rc = rep_records_write(&c->w, path, b.data ? b.data : "", b.len, err, sizeof(err));
+    rc = write(&c->w, path, b.data ? b.data : "", b.len, err, sizeof(err));
     buf_fini(&b);
+    if (rc == -ENOMEM) {
+        pr_err("%s: %s\n", path, lat_strerror(rc));
+        return LAT_EXIT_FAILURE;
+    }
     if (rc) {
         pr_err("%s\n", err[0] ? err : lat_strerror(rc));
-        return rc == -ENOMEM ? LAT_EXIT_FAILURE : LAT_EXIT_USAGE;
+        return LAT_EXIT_USAGE;
     }
     return 0;
+}
+
+/* ---- bench results, HDR interval logs, bench --records JSONL (src/report/) ----------------- */
+
+static int bench_page(struct ctx *c, const char *path)
+{
+    return module_page(c, path, (size_t)1 << 30, rep_bench_write);
+}
+
+static int hlog_page(struct ctx *c, const char *path)
+{
+    return module_page(c, path, (size_t)1 << 31, rep_hlog_write);
+}
+
+static int records_page(struct ctx *c, const char *path)
+{
+    return module_page(c, path, (size_t)1 << 31, rep_records_write);
 }
 
 /* ---- diff pages: `latscope diff` of two inputs of a kind ------------------------------------ */
@@ -897,7 +677,7 @@ static int plot_bench(struct lat_buf *b, const char *plot, const char *in, char 
                 ns++;
             }
         }
-        snprintf(title, sizeof(title), "latency by percentile: %s", base_name(in));
+        snprintf(title, sizeof(title), "latency by percentile: %s", rep_base_name(in));
         c.xpct = true;
         c.xlabel = "percentile (log scale of 1/(1-q))";
         c.ylabel = "latency";
@@ -913,7 +693,7 @@ static int plot_bench(struct lat_buf *b, const char *plot, const char *in, char 
             ss[ns++] =
                 (struct rep_svg_series){qn[q], xs + (size_t)q * np, ys + (size_t)q * np, np, false};
         }
-        snprintf(title, sizeof(title), "latency vs load: %s", base_name(in));
+        snprintf(title, sizeof(title), "latency vs load: %s", rep_base_name(in));
         c.xlabel = "achieved throughput (req/s)";
         c.xunit = NULL;
         c.ylabel = "latency";
@@ -974,7 +754,8 @@ static int plot_steps(struct lat_buf *b, const char *in, char *err, size_t errsz
             labels[i] = lab[i];
         }
         char title[512];
-        snprintf(title, sizeof(title), "per-step breakdown (rank %d): %s", rk->rank, base_name(in));
+        snprintf(title, sizeof(title), "per-step breakdown (rank %d): %s", rk->rank,
+                 rep_base_name(in));
         if (rep_svg_stacked(b, title, "ms", parts, 6, labels, v, n)) ret = LAT_EXIT_FAILURE;
         free(v);
         free(lab);
@@ -1018,37 +799,70 @@ static int svg_plot(const char *plot, const char *in, const char *out)
 
 /* ---- main ---------------------------------------------------------------------------------- */
 
-int cmd_report(int argc, char **argv, const struct lat_opts *opts)
+/* The page of each input, its kind decided by content (kinds[i]). The exit code. */
+static int write_pages(struct ctx *c, const char *const *inputs, size_t ninputs,
+                       enum input_kind *kinds)
 {
-    (void)opts;
-    struct report_args args = {.top_n = 10};
-    struct cli_spec spec = {"report", usage_text, NULL, options, on_opt, &args, false};
-    struct cli_result cr;
-    int status;
-    if (!cli_run(&spec, argc, argv, &cr, &status)) return status;
-    const char *out = args.out, *title = args.title, *plot = args.plot;
-    bool svg = args.svg;
-    const char **inputs = cr.pos;
-    size_t ninputs = cr.npos;
-    enum input_kind *kinds = xcalloc(ninputs + 1, sizeof(*kinds));
-    struct ctx c = {.top_n = args.top_n};
-    if (!ninputs) {
-        pr_err("no input given: latscope report TRACE|BENCH.json|RUN.hlog... -o report.html\n");
-        goto usage;
-    }
-    if (svg || plot) {
-        if (!svg || !plot || ninputs != 1) {
-            pr_err("%s\n", !svg    ? "--plot draws SVG: add --format svg"
-                           : !plot ? "--format svg wants --plot percentiles|load|steps"
-                                   : "--format svg draws one INPUT");
-            goto usage;
+    int ret = LAT_EXIT_OK;
+    for (size_t i = 0; i < ninputs && ret == LAT_EXIT_OK; i++) {
+        struct stat st;
+        if (stat(inputs[i], &st) != 0) {
+            pr_err("%s: %s\n", inputs[i], strerror(errno));
+            return LAT_EXIT_USAGE;
         }
-        int prc = svg_plot(plot, inputs[0], out ? out : "plot.svg");
-        free(inputs);
-        free(kinds);
-        return prc;
+        enum input_kind k = S_ISDIR(st.st_mode) ? IN_TRACE : sniff(inputs[i]);
+        enum diff_kind dk;
+        char derr[256];
+        if (k == IN_TRACE && !S_ISDIR(st.st_mode) &&
+            diff_sniff(inputs[i], &dk, derr, sizeof(derr)) == 0 && dk == DIFF_KIND_RECORDS)
+            k = IN_RECORDS;
+        kinds[i] = k;
+        if (k == IN_BENCH)
+            ret = bench_page(c, inputs[i]);
+        else if (k == IN_HLOG)
+            ret = hlog_page(c, inputs[i]);
+        else if (k == IN_RECORDS)
+            ret = records_page(c, inputs[i]);
+        else
+            ret = trace_page(c, inputs[i]);
     }
-    if (!out) out = "report.html";
+    return ret;
+}
+
+/* The page around the data c->w holds, written to out. The exit code. */
+static int write_report(const struct ctx *c, const char *out, const char *title,
+                        const char *const *inputs, size_t ninputs, lat_ns t0)
+{
+    struct out_file o;
+    int rc = out_open(&o, out);
+    if (rc) {
+        pr_err("cannot write %s: %s\n", out, lat_strerror(rc));
+        return LAT_EXIT_FAILURE;
+    }
+    char ttl[512];
+    snprintf(ttl, sizeof(ttl), "latscope report: %s%s", title ? title : rep_base_name(inputs[0]),
+             !title && ninputs > 1 ? " and more" : "");
+    rc = rep_page_write(o.f, ttl, c->w.buf.data ? c->w.buf.data : "{}", c->w.buf.len);
+    rc = out_close(&o, out, rc);
+    if (rc) {
+        pr_err("cannot write %s: %s\n", out, lat_strerror(rc));
+        return LAT_EXIT_FAILURE;
+    }
+    struct stat so;
+    double mb = stat(out, &so) == 0 ? (double)so.st_size / 1e6 : 0;
+    fprintf(stderr,
+            "latscope report: wrote %s: %.2f MB, %zu page(s), %llu timeline events, in "
+            "%.2f s\n",
+            out, mb, ninputs, (unsigned long long)c->events, (double)(clock_now_ns() - t0) / 1e9);
+    return LAT_EXIT_OK;
+}
+
+/* The HTML report of the inputs: their pages, the diff pages, the file. The exit code. */
+static int report_html(const struct report_args *args, const char *const *inputs, size_t ninputs)
+{
+    const char *out = args->out ? args->out : "report.html";
+    enum input_kind *kinds = xcalloc(ninputs + 1, sizeof(*kinds));
+    struct ctx c = {.top_n = args->top_n};
     lat_ns t0 = clock_now_ns();
     jsonw_init(&c.w, NULL, false);
     c.w.str_max = REP_STR_MAX;
@@ -1060,30 +874,7 @@ int cmd_report(int argc, char **argv, const struct lat_opts *opts)
     lat_build_json(&c.w);
     jsonw_key(&c.w, "pages");
     jsonw_arr_begin(&c.w);
-    int ret = LAT_EXIT_OK;
-    for (size_t i = 0; i < ninputs && ret == LAT_EXIT_OK; i++) {
-        struct stat st;
-        if (stat(inputs[i], &st) != 0) {
-            pr_err("%s: %s\n", inputs[i], strerror(errno));
-            ret = LAT_EXIT_USAGE;
-            break;
-        }
-        enum input_kind k = S_ISDIR(st.st_mode) ? IN_TRACE : sniff(inputs[i]);
-        enum diff_kind dk;
-        char derr[256];
-        if (k == IN_TRACE && !S_ISDIR(st.st_mode) &&
-            diff_sniff(inputs[i], &dk, derr, sizeof(derr)) == 0 && dk == DIFF_KIND_RECORDS)
-            k = IN_RECORDS;
-        kinds[i] = k;
-        if (k == IN_BENCH)
-            ret = bench_page(&c, inputs[i]);
-        else if (k == IN_HLOG)
-            ret = hlog_page(&c, inputs[i]);
-        else if (k == IN_RECORDS)
-            ret = records_page(&c, inputs[i]);
-        else
-            ret = trace_page(&c, inputs[i]);
-    }
+    int ret = write_pages(&c, inputs, ninputs, kinds);
     jsonw_arr_end(&c.w);
     if (ret == LAT_EXIT_OK) ret = write_diffs(&c, inputs, kinds, ninputs);
     jsonw_obj_end(&c.w);
@@ -1092,41 +883,43 @@ int cmd_report(int argc, char **argv, const struct lat_opts *opts)
         pr_err("building the report: %s\n", lat_strerror(rc));
         ret = LAT_EXIT_FAILURE;
     }
-    if (ret == LAT_EXIT_OK) {
-        struct out_file o;
-        rc = out_open(&o, out);
-        if (rc) {
-            pr_err("cannot write %s: %s\n", out, lat_strerror(rc));
-            ret = LAT_EXIT_FAILURE;
-        } else {
-            char ttl[512];
-            snprintf(ttl, sizeof(ttl), "latscope report: %s%s",
-                     title ? title : base_name(inputs[0]),
-                     !title && ninputs > 1 ? " and more" : "");
-            rc = rep_page_write(o.f, ttl, c.w.buf.data ? c.w.buf.data : "{}", c.w.buf.len);
-            rc = out_close(&o, out, rc);
-            if (rc) {
-                pr_err("cannot write %s: %s\n", out, lat_strerror(rc));
-                ret = LAT_EXIT_FAILURE;
-            } else {
-                struct stat so;
-                double mb = stat(out, &so) == 0 ? (double)so.st_size / 1e6 : 0;
-                fprintf(stderr,
-                        "latscope report: wrote %s: %.2f MB, %zu page(s), %llu timeline events, in "
-                        "%.2f s\n",
-                        out, mb, ninputs, (unsigned long long)c.events,
-                        (double)(clock_now_ns() - t0) / 1e9);
-            }
-        }
-    }
+    if (ret == LAT_EXIT_OK) ret = write_report(&c, out, args->title, inputs, ninputs, t0);
     jsonw_fini(&c.w);
-    free(inputs);
     free(kinds);
     return ret;
-usage:
+}
+
+int cmd_report(int argc, char **argv, const struct lat_opts *opts)
+{
+    (void)opts;
+    struct report_args args = {.top_n = 10};
+    struct cli_spec spec = {"report", usage_text, NULL, options, on_opt, &args, false};
+    struct cli_result cr;
+    int status;
+    if (!cli_run(&spec, argc, argv, &cr, &status)) return status;
+    const char **inputs = cr.pos;
+    size_t ninputs = cr.npos;
+    int ret;
+    if (!ninputs) {
+        pr_err("no input given: latscope report TRACE|BENCH.json|RUN.hlog... -o report.html\n");
+        ret = -1;
+    } else if (args.svg || args.plot) {
+        if (!args.svg || !args.plot || ninputs != 1) {
+            pr_err("%s\n", !args.svg    ? "--plot draws SVG: add --format svg"
+                           : !args.plot ? "--format svg wants --plot percentiles|load|steps"
+                                        : "--format svg draws one INPUT");
+            ret = -1;
+        } else {
+            ret = svg_plot(args.plot, inputs[0], args.out ? args.out : "plot.svg");
+        }
+    } else {
+        ret = report_html(&args, inputs, ninputs);
+    }
     free(inputs);
-    free(kinds);
-    fputs("usage: latscope report [OPTIONS] INPUT... -o report.html  (--help for details)\n",
-          stderr);
-    return LAT_EXIT_USAGE;
+    if (ret < 0) {
+        fputs("usage: latscope report [OPTIONS] INPUT... -o report.html  (--help for details)\n",
+              stderr);
+        return LAT_EXIT_USAGE;
+    }
+    return ret;
 }

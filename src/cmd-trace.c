@@ -14,15 +14,16 @@
  * (a terminal's Ctrl-C reaches the command directly); latscope then still collects and writes
  * what was captured. Output paths are checked before the command runs; with `-o -` the trace
  * owns stdout and the command's stdout is redirected to stderr. Secrets on the command line are
- * REDACTED in latscope_command (lat_redact_buf, core/redact.h).
+ * REDACTED in latscope_command (capture/meta.c). The launch itself (held child, capture
+ * environment, forwarded signals) is capture/launch.c; this file is the flow and its messages.
  */
 #define PR_FMT "trace"
 #include "capture/collect.h"
 #include "capture/cpuprof.h"
+#include "capture/launch.h"
+#include "capture/meta.h"
 #include "core/err.h"
-#include "core/jsonw.h"
 #include "core/log.h"
-#include "core/redact.h"
 #include "core/units.h"
 #include "export/kineto_write.h"
 #include "export/merge.h"
@@ -30,10 +31,7 @@
 #include "latscope.h"
 #include "model/events.h"
 
-#include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -299,241 +297,30 @@ static double secs(lat_ns ns)
     return (double)ns / 1e9;
 }
 
-static bool file_exists(const char *p)
-{
-    struct stat sb;
-    return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
-}
-
-/* libcupti.so.13 from the toolkit, when present; else the library searches the usual paths. */
-static const char *find_cupti(void)
-{
-    static char buf[PATH_MAX];
-    const char *home = getenv("CUDA_HOME");
-    const char *cands[] = {"/lib64/libcupti.so.13", "/lib/libcupti.so.13",
-                           "/extras/CUPTI/lib64/libcupti.so.13"};
-    const char *homes[] = {home, "/usr/local/cuda"};
-    for (size_t h = 0; h < 2; h++) {
-        if (!homes[h] || !*homes[h]) continue;
-        for (size_t i = 0; i < 3; i++) {
-            int w = snprintf(buf, sizeof(buf), "%s%s", homes[h], cands[i]);
-            if (w > 0 && (size_t)w < sizeof(buf) && file_exists(buf)) return buf;
-        }
-    }
-    return NULL;
-}
-
-/* True when the NVIDIA driver library can be loaded; *why gets dlerror() otherwise. */
-static bool have_driver(char *why, size_t len)
-{
-    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-    if (h) {
-        dlclose(h);
-        return true;
-    }
-    const char *e = dlerror();
-    snprintf(why, len, "%s", e ? e : "libcuda.so.1 not found");
-    return false;
-}
-
-static void rm_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
-        char p[PATH_MAX];
-        snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-        unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
 /* --- running the command ------------------------------------------------------------------- */
-
-static volatile sig_atomic_t g_child = -1;
-static volatile sig_atomic_t g_stop;
-
-static void on_forward(int sig)
-{
-    if (g_child > 0) kill((pid_t)g_child, sig);
-    g_stop = 1;
-}
-
-/* SIGINT from the terminal (si_code SI_KERNEL) reached the child too: it is in our process
- * group. One sent by a process (kill, timeout, a supervisor: si_code <= 0) reached only us, so
- * it is forwarded, as SIGTERM and SIGHUP always are. */
-static void on_int(int sig, siginfo_t *si, void *ctx)
-{
-    (void)ctx;
-    if (si && si->si_code <= 0 && g_child > 0) kill((pid_t)g_child, sig);
-    g_stop = 1;
-}
-
-static void install_parent_signals(struct sigaction *old_int, struct sigaction *old_term,
-                                   struct sigaction *old_hup)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sigemptyset(&sa.sa_mask);
-    sa.sa_sigaction = on_int;
-    sa.sa_flags = SA_SIGINFO;
-    sigaction(SIGINT, &sa, old_int);
-    sa.sa_flags = 0;
-    sa.sa_handler = on_forward;
-    sigaction(SIGTERM, &sa, old_term);
-    sigaction(SIGHUP, &sa, old_hup);
-}
-
-struct child_env {
-    const char *names[16];
-    char *values[16];
-    size_t n;
-};
-
-static void env_add(struct child_env *e, const char *name, const char *value)
-{
-    if (e->n < 16) {
-        e->names[e->n] = name;
-        e->values[e->n] = xstrdup(value);
-        e->n++;
-    }
-}
-
-static void env_add_i64(struct child_env *e, const char *name, int64_t v)
-{
-    char buf[32];
-    snprintf(buf, sizeof(buf), "%" PRId64, v);
-    env_add(e, name, buf);
-}
-
-static void env_free(struct child_env *e)
-{
-    for (size_t i = 0; i < e->n; i++)
-        free(e->values[i]);
-    e->n = 0;
-}
-
-/*
- * Forks CMD held on a pipe; returns its pid (or -1) with *go the write end that releases it and
- * *errfd the read end that reports an exec failure (errno as 4 bytes, EOF on success).
- */
-static pid_t spawn_held(char **cmd, const struct child_env *env, bool stdout_to_err, int *go,
-                        int *errfd)
-{
-    int gp[2], ep[2];
-    if (pipe2(gp, O_CLOEXEC) < 0) return -1;
-    if (pipe2(ep, O_CLOEXEC) < 0) {
-        close(gp[0]);
-        close(gp[1]);
-        return -1;
-    }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(gp[0]);
-        close(gp[1]);
-        close(ep[0]);
-        close(ep[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        char c;
-        close(gp[1]);
-        close(ep[0]);
-        while (read(gp[0], &c, 1) < 0 && errno == EINTR)
-            ;
-        close(gp[0]);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGHUP, SIG_DFL);
-        /* -o -: the trace owns stdout; the command's output goes to stderr. */
-        if (stdout_to_err && dup2(2, 1) < 0) _exit(127);
-        for (size_t i = 0; env && i < env->n; i++)
-            setenv(env->names[i], env->values[i], 1);
-        execvp(cmd[0], cmd);
-        int e = errno;
-        ssize_t w = write(ep[1], &e, sizeof(e));
-        (void)w;
-        _exit(127);
-    }
-    close(gp[0]);
-    close(ep[1]);
-    *go = gp[1];
-    *errfd = ep[0];
-    return pid;
-}
-
-/* Releases the held child; returns 0 or the exec errno. */
-static int release_child(int go, int errfd)
-{
-    char c = 1;
-    ssize_t w = write(go, &c, 1);
-    (void)w;
-    close(go);
-    int e = 0;
-    ssize_t r;
-    while ((r = read(errfd, &e, sizeof(e))) < 0 && errno == EINTR)
-        ;
-    close(errfd);
-    return r == (ssize_t)sizeof(e) ? e : 0;
-}
-
-static int exit_code_of(int status)
-{
-    if (WIFEXITED(status)) return WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-    return LAT_EXIT_FAILURE;
-}
-
-/* Waits for pid, polling the CPU sampler when there is one. Returns the wait status. */
-static int wait_child(pid_t pid, struct cpuprof *cp, lat_ns cpu_stop_at, bool *cpu_stopped,
-                      int *cpu_err)
-{
-    int status = 0;
-    for (;;) {
-        pid_t r = waitpid(pid, &status, cp && !*cpu_stopped ? WNOHANG : 0);
-        if (r == pid) return status;
-        if (r < 0 && errno != EINTR) return 0;
-        if (cp && !*cpu_stopped) {
-            int rc = cpuprof_poll(cp, 100);
-            if (rc < 0 && !*cpu_err) *cpu_err = rc;
-            if (cpu_stop_at && now_ns() >= cpu_stop_at) {
-                rc = cpuprof_stop(cp);
-                if (rc < 0 && !*cpu_err) *cpu_err = rc;
-                *cpu_stopped = true;
-            }
-        }
-    }
-}
 
 static int run_off(char **cmd)
 {
     int go, errfd;
-    pid_t pid = spawn_held(cmd, NULL, false, &go, &errfd);
+    pid_t pid = launch_spawn_held(cmd, NULL, false, &go, &errfd);
     if (pid < 0) {
         pr_err("cannot start '%s': %s\n", cmd[0], strerror(errno));
         return LAT_EXIT_FAILURE;
     }
-    g_child = pid;
-    struct sigaction oi, ot, oh;
-    install_parent_signals(&oi, &ot, &oh);
+    struct launch_signals sig;
+    launch_signals_install(&sig, pid);
     lat_ns t0 = now_ns();
-    int e = release_child(go, errfd);
+    int e = launch_release(go, errfd);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     lat_ns wall = now_ns() - t0;
-    sigaction(SIGINT, &oi, NULL);
-    sigaction(SIGTERM, &ot, NULL);
-    sigaction(SIGHUP, &oh, NULL);
+    launch_signals_restore(&sig);
     if (e) {
         pr_err("cannot run '%s': %s\n", cmd[0], strerror(e));
         return 127;
     }
-    int code = exit_code_of(status);
+    int code = launch_exit_code(status);
     fprintf(stderr, "latscope trace --off: wall time %.6f s (nothing loaded), exit status %d\n",
             secs(wall), code);
     return code;
@@ -541,139 +328,24 @@ static int run_off(char **cmd)
 
 /* --- metadata ------------------------------------------------------------------------------- */
 
-static int meta_json(struct lat_trace *t, const char *key, struct jsonw *w)
-{
-    uint32_t k, v;
-    int rc = jsonw_finish(w);
-    if (!rc) rc = lat_trace_intern(t, key, strlen(key), &k);
-    if (!rc) rc = lat_trace_intern(t, w->buf.data ? w->buf.data : "null", w->buf.len, &v);
-    if (!rc) rc = lat_trace_add_meta(t, k, v);
-    jsonw_fini(w);
-    return rc;
-}
-
-/* CUDA/NCCL/torch-related variables only; secret-looking names are REDACTED. */
-static bool env_interesting(const char *name, size_t n)
-{
-    static const char *const pre[] = {
-        "CUDA",         "NCCL",   "TORCH", "PYTORCH", "CUBLAS",          "CUDNN",
-        "NVIDIA",       "TRITON", "NVTX",  "TF32",    "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-        "TENSORRT",     "TRT_",   "ORT_",  "CUPTI",   "LATSCOPE",        "HF_",
-        "TRANSFORMERS", "VLLM",   NULL};
-    for (size_t i = 0; pre[i]; i++) {
-        size_t l = strlen(pre[i]);
-        if (n >= l && strncmp(name, pre[i], l) == 0) return true;
-    }
-    return false;
-}
-
 static int add_metadata(struct lat_trace *t, const struct trace_args *a, char **cmd,
                         const struct collect_stats *st, lat_ns wall_ns, int code, bool driver,
                         const char *capture_note)
 {
-    struct jsonw w;
-    int rc;
-
-    jsonw_init(&w, NULL, false);
-    jsonw_str(&w, lat_version);
-    if ((rc = meta_json(t, "latscope_version", &w))) return rc;
-
-    jsonw_init(&w, NULL, false);
-    jsonw_arr_begin(&w);
-    bool hide_next = false;
-    struct lat_buf red = LAT_BUF_INIT;
-    for (size_t i = 0; cmd && cmd[i]; i++) {
-        buf_reset(&red);
-        if (lat_redact_buf(&red, cmd[i], &hide_next) < 0) {
-            buf_fini(&red);
-            jsonw_fini(&w);
-            return -ENOMEM;
-        }
-        jsonw_str(&w, red.data);
-    }
-    buf_fini(&red);
-    jsonw_arr_end(&w);
-    if ((rc = meta_json(t, "latscope_command", &w))) return rc;
-
-    jsonw_init(&w, NULL, false);
-    jsonw_obj_begin(&w);
-    for (char **e = environ; e && *e; e++) {
-        const char *eq = strchr(*e, '=');
-        if (!eq) continue;
-        size_t n = (size_t)(eq - *e);
-        if (!env_interesting(*e, n)) continue;
-        char name[256];
-        if (n >= sizeof(name)) continue;
-        memcpy(name, *e, n);
-        name[n] = 0;
-        jsonw_key(&w, name);
-        jsonw_str(&w, lat_meta_is_secret(name) ? "REDACTED" : eq + 1);
-    }
-    jsonw_obj_end(&w);
-    if ((rc = meta_json(t, "latscope_env", &w))) return rc;
-
-    jsonw_init(&w, NULL, false);
-    jsonw_obj_begin(&w);
-    jsonw_key(&w, "cuda");
-    jsonw_bool(&w, a->cuda);
-    jsonw_key(&w, "nvtx");
-    jsonw_bool(&w, a->nvtx);
-    jsonw_key(&w, "cpu");
-    jsonw_bool(&w, a->cpu);
-    jsonw_key(&w, "driver");
-    jsonw_bool(&w, driver);
-    if (capture_note) {
-        jsonw_key(&w, "note");
-        jsonw_str(&w, capture_note);
-    }
-    jsonw_key(&w, "wall_ns");
-    jsonw_i64(&w, wall_ns);
-    jsonw_key(&w, "exit_status");
-    jsonw_i64(&w, code);
-    jsonw_key(&w, "delay_ns");
-    jsonw_i64(&w, a->delay_ns);
-    jsonw_key(&w, "duration_ns");
-    jsonw_i64(&w, a->duration_ns);
-    jsonw_key(&w, "processes");
-    jsonw_u64(&w, st->files);
-    jsonw_key(&w, "cupti_dropped");
-    jsonw_u64(&w, st->cupti_dropped);
-    jsonw_key(&w, "lost_records");
-    jsonw_u64(&w, st->lost);
-    jsonw_key(&w, "zero_timestamps");
-    jsonw_u64(&w, st->zero_ts);
-    jsonw_key(&w, "unmatched_nvtx");
-    jsonw_u64(&w, st->unmatched_nvtx);
-    jsonw_key(&w, "clock_syncs");
-    jsonw_u64(&w, st->nsyncs);
-    jsonw_key(&w, "clock_steps");
-    jsonw_u64(&w, st->clock_steps);
-    jsonw_key(&w, "injection_self_ns");
-    jsonw_i64(&w, st->self_ns);
-    jsonw_key(&w, "status");
-    jsonw_arr_begin(&w);
-    for (size_t i = 0; i < st->nmsgs; i++) {
-        jsonw_obj_begin(&w);
-        jsonw_key(&w, "pid");
-        jsonw_u64(&w, st->msgs[i].pid);
-        jsonw_key(&w, "kind");
-        jsonw_str(&w, collect_status_name(st->msgs[i].code));
-        jsonw_key(&w, "message");
-        jsonw_str(&w, st->msgs[i].text);
-        jsonw_obj_end(&w);
-    }
-    jsonw_arr_end(&w);
-    jsonw_obj_end(&w);
-    if ((rc = meta_json(t, "latscope_capture", &w))) return rc;
-
-    if (st->cupti_runtime) {
-        jsonw_init(&w, NULL, false);
-        jsonw_u64(&w, st->cupti_runtime);
-        if ((rc = meta_json(t, "cupti_version", &w))) return rc;
-    }
-    jsonw_init(&w, NULL, false);
-    jsonw_str(&w, a->output);
-    return meta_json(t, "traceName", &w);
+    struct capture_meta m = {.cmd = cmd,
+                             .env = environ,
+                             .output = a->output,
+                             .note = capture_note,
+                             .cuda = a->cuda,
+                             .nvtx = a->nvtx,
+                             .cpu = a->cpu,
+                             .driver = driver,
+                             .wall_ns = wall_ns,
+                             .delay_ns = a->delay_ns,
+                             .duration_ns = a->duration_ns,
+                             .exit_status = code,
+                             .st = st};
+    return capture_meta_add(t, &m);
 }
 
 static void report_statuses(const struct collect_stats *st)
@@ -717,93 +389,92 @@ static int write_cpu_files(struct cpuprof *cp, const struct trace_args *a)
 
 /* --- the traced run ------------------------------------------------------------------------ */
 
-static int run_traced(const struct trace_args *a)
-{
-    char lib[PATH_MAX], dir[PATH_MAX], why[512] = "";
-    struct child_env env = {.n = 0};
-    struct lat_trace *t = NULL;
-    struct cpuprof *cp = NULL;
+/* What a traced run found and collected, from the checks before the launch to the write. */
+struct traced_run {
+    char lib[PATH_MAX]; /* liblatscope-cupti.so, when have_lib */
+    char dir[PATH_MAX]; /* the capture directory */
+    bool have_lib, driver;
+    const char *note; /* why CUDA/NVTX capture is off, for latscope_capture */
+    lat_ns launch, start_ns, stop_ns, wall;
+    struct cpuprof *cp;
     struct collect_stats st;
-    bool have_lib = false, driver = false, cpu_stopped = false;
-    int cpu_err = 0, code = LAT_EXIT_FAILURE, rc;
-    const char *note = NULL;
-    lat_ns t0, wall = 0;
+};
 
-    memset(&st, 0, sizeof(st));
-    dir[0] = 0;
-    if (a->cuda || a->nvtx) {
-        const char *busy[] = {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH"};
-        for (size_t i = 0; i < 2; i++) {
-            const char *v = getenv(busy[i]);
-            if (v && *v && (i == 0 ? a->cuda : a->nvtx)) {
-                pr_err("%s is already set (%s): another tool (Nsight Systems?) injects into "
-                       "this process; unset it or run without --%s\n",
-                       busy[i], v, i == 0 ? "cuda" : "nvtx");
-                return LAT_EXIT_FAILURE;
-            }
+/* What CUDA/NVTX capture needs: no other injector, the library, the driver. -1 (said) when the
+ * command must not run; a missing library or driver only turns capture off. */
+static int capture_setup(const struct trace_args *a, struct traced_run *r)
+{
+    if (!a->cuda && !a->nvtx) return 0;
+    const char *busy[] = {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH"};
+    for (size_t i = 0; i < 2; i++) {
+        const char *v = getenv(busy[i]);
+        if (v && *v && (i == 0 ? a->cuda : a->nvtx)) {
+            pr_err("%s is already set (%s): another tool (Nsight Systems?) injects into "
+                   "this process; unset it or run without --%s\n",
+                   busy[i], v, i == 0 ? "cuda" : "nvtx");
+            return -1;
         }
-        char tried[2048];
-        have_lib = !lat_find_installed("liblatscope-cupti.so", "LATSCOPE_CUPTI_SO", lib,
-                                       sizeof(lib), tried, sizeof(tried));
-        if (have_lib) {
-            pr_info("capture library: %s\n", lib);
-        } else {
-            note = "capture library not found";
-            pr_warn("liblatscope-cupti.so not found (looked for %s)%s; CUDA/NVTX capture is "
-                    "off, running the command anyway\n",
-                    tried,
-                    LAT_HAVE_CUPTI ? ": install it with `make install` or set LATSCOPE_CUPTI_SO"
-                                   : ": this latscope was built without the CUDA toolkit's "
-                                     "cupti.h, so the library was never built (see "
-                                     "docs/install.md)");
-        }
+    }
+    char tried[2048];
+    r->have_lib = !lat_find_installed("liblatscope-cupti.so", "LATSCOPE_CUPTI_SO", r->lib,
+                                      sizeof(r->lib), tried, sizeof(tried));
+    if (r->have_lib) {
+        pr_info("capture library: %s\n", r->lib);
+    } else {
+        r->note = "capture library not found";
+        pr_warn("liblatscope-cupti.so not found (looked for %s)%s; CUDA/NVTX capture is "
+                "off, running the command anyway\n",
+                tried,
+                LAT_HAVE_CUPTI ? ": install it with `make install` or set LATSCOPE_CUPTI_SO"
+                               : ": this latscope was built without the CUDA toolkit's "
+                                 "cupti.h, so the library was never built (see "
+                                 "docs/install.md)");
     }
     if (a->cuda) {
-        driver = have_driver(why, sizeof(why));
-        if (!driver) {
-            note = "no NVIDIA driver";
+        char why[512] = "";
+        r->driver = launch_have_driver(why, sizeof(why));
+        if (!r->driver) {
+            r->note = "no NVIDIA driver";
             pr_warn("no NVIDIA driver: %s; CUDA capture is off%s, running the command anyway\n",
-                    why, a->nvtx && have_lib ? " (NVTX ranges are still recorded)" : "");
+                    why, a->nvtx && r->have_lib ? " (NVTX ranges are still recorded)" : "");
         }
     }
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof(dir), "%s/latscope-trace.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        pr_err("cannot create a capture directory in %s: %s\n", tmp && *tmp ? tmp : "/tmp",
-               strerror(errno));
-        return LAT_EXIT_FAILURE;
-    }
-    lat_ns launch = now_ns();
-    lat_ns start_ns = a->delay_ns ? launch + a->delay_ns : 0;
-    lat_ns stop_ns = a->duration_ns ? launch + a->delay_ns + a->duration_ns : 0;
-    if (have_lib) {
-        env_add(&env, "LATSCOPE_TRACE_DIR", dir);
-        env_add(&env, "LATSCOPE_CUDA", a->cuda && driver ? "1" : "0");
-        env_add(&env, "LATSCOPE_NVTX", a->nvtx ? "1" : "0");
-        env_add(&env, "LATSCOPE_DRIVER", a->no_driver_api ? "0" : "1");
-        env_add(&env, "LATSCOPE_CUDA_EVENTS", a->events ? "1" : "0");
-        env_add(&env, "LATSCOPE_EXTCORR", a->extcorr ? "1" : "0");
-        if (start_ns) env_add_i64(&env, "LATSCOPE_START_NS", start_ns);
-        if (stop_ns) env_add_i64(&env, "LATSCOPE_STOP_NS", stop_ns);
-        /* A user-set LATSCOPE_CUPTI_LIB is inherited as is; else the toolkit's libcupti. */
-        const char *user = getenv("LATSCOPE_CUPTI_LIB");
-        const char *cupti = user && *user ? NULL : find_cupti();
-        if (cupti) env_add(&env, "LATSCOPE_CUPTI_LIB", cupti);
-        if (a->cuda && driver) env_add(&env, "CUDA_INJECTION64_PATH", lib);
-        if (a->nvtx) env_add(&env, "NVTX_INJECTION64_PATH", lib);
-    }
+    return 0;
+}
 
+/* Runs the command with the capture environment, the CPU sampler attached before its first
+ * instruction. 0 with *code its exit code; 1 with *code 127 when exec failed; -1 when it could
+ * not start (said). */
+static int run_command(const struct trace_args *a, struct traced_run *r, int *code)
+{
+    struct launch_env env = {.n = 0};
+    if (r->have_lib) {
+        struct launch_capture c = {.dir = r->dir,
+                                   .lib = r->lib,
+                                   .cupti_lib = launch_cupti_lib(),
+                                   .cuda = a->cuda && r->driver,
+                                   .nvtx = a->nvtx,
+                                   .driver_api = !a->no_driver_api,
+                                   .cuda_events = a->events,
+                                   .extcorr = a->extcorr,
+                                   .start_ns = r->start_ns,
+                                   .stop_ns = r->stop_ns};
+        int rc = launch_capture_env(&env, &c);
+        if (rc < 0) {
+            launch_env_free(&env);
+            pr_err("the command's environment: %s\n", lat_strerror(rc));
+            return -1;
+        }
+    }
     int go, errfd;
-    pid_t pid = spawn_held(a->cmd, &env, !strcmp(a->output, "-"), &go, &errfd);
-    env_free(&env);
+    pid_t pid = launch_spawn_held(a->cmd, &env, !strcmp(a->output, "-"), &go, &errfd);
+    launch_env_free(&env);
     if (pid < 0) {
         pr_err("cannot start '%s': %s\n", a->cmd[0], strerror(errno));
-        rm_tree(dir);
-        return LAT_EXIT_FAILURE;
+        return -1;
     }
-    g_child = pid;
-    struct sigaction oi, ot, oh;
-    install_parent_signals(&oi, &ot, &oh);
+    struct launch_signals sig;
+    launch_signals_install(&sig, pid);
     if (a->cpu) {
         struct cpuprof_opts co = {.freq_hz = a->freq,
                                   .kernel_stacks = true,
@@ -811,91 +482,137 @@ static int run_traced(const struct trace_args *a)
                                   .python = true,
                                   .follow_children = true,
                                   .py_internals = a->py_internals};
-        rc = cpuprof_start(pid, true, &co, &cp);
+        int rc = cpuprof_start(pid, true, &co, &r->cp);
         if (rc < 0) {
             pr_warn("CPU sampling is off: %s\n", cpuprof_strerror(rc));
-            cp = NULL;
+            r->cp = NULL;
         }
     }
-    t0 = now_ns();
-    int e = release_child(go, errfd);
+    lat_ns t0 = now_ns();
+    int e = launch_release(go, errfd);
     lat_ns cpu_stop_at = a->duration_ns ? t0 + a->delay_ns + a->duration_ns : 0;
-    int status = wait_child(pid, cp, cpu_stop_at, &cpu_stopped, &cpu_err);
-    wall = now_ns() - t0;
-    g_child = -1;
-    sigaction(SIGINT, &oi, NULL);
-    sigaction(SIGTERM, &ot, NULL);
-    sigaction(SIGHUP, &oh, NULL);
+    bool cpu_stopped = false;
+    int cpu_err = 0;
+    int status = launch_wait(pid, r->cp, cpu_stop_at, &cpu_stopped, &cpu_err);
+    r->wall = now_ns() - t0;
+    launch_signals_restore(&sig);
     if (e) {
         pr_err("cannot run '%s': %s\n", a->cmd[0], strerror(e));
-        code = 127;
-        goto out;
+        *code = 127;
+        return 1;
     }
-    code = exit_code_of(status);
-    if (cp && !cpu_stopped) {
-        rc = cpuprof_stop(cp);
+    *code = launch_exit_code(status);
+    if (r->cp && !cpu_stopped) {
+        int rc = cpuprof_stop(r->cp);
         if (rc < 0 && !cpu_err) cpu_err = rc;
     }
     if (cpu_err) pr_warn("CPU sampling: %s\n", cpuprof_strerror(cpu_err));
+    return 0;
+}
 
-    if (lat_trace_new(&t) < 0) {
-        pr_err("out of memory\n");
-        goto out;
-    }
+/* The capture files and CPU samples into t; *code fails when a --folded/--flamegraph file
+ * could not be written. */
+static void collect_traced(const struct trace_args *a, struct traced_run *r, struct lat_trace *t,
+                           int *code)
+{
     lat_trace_set_format(t, &lat_format_latscope);
-    t->base_time_ns = clock_realtime_ns() - (now_ns() - launch);
-    struct collect_opts co = {.origin_ns = launch,
-                              .start_ns = start_ns,
-                              .stop_ns = stop_ns,
+    t->base_time_ns = clock_realtime_ns() - (now_ns() - r->launch);
+    struct collect_opts co = {.origin_ns = r->launch,
+                              .start_ns = r->start_ns,
+                              .stop_ns = r->stop_ns,
                               .gpu_annotations = true,
                               .demangle = true};
-    rc = collect_dir(t, dir, &co, &st);
-    if (rc < 0) pr_err("reading the capture files in %s: %s\n", dir, lat_strerror(rc));
-    report_statuses(&st);
-    if (st.bad_files) pr_warn("%u capture file(s) unreadable\n", st.bad_files);
-    if (st.truncated_files)
+    int rc = collect_dir(t, r->dir, &co, &r->st);
+    if (rc < 0) pr_err("reading the capture files in %s: %s\n", r->dir, lat_strerror(rc));
+    report_statuses(&r->st);
+    if (r->st.bad_files) pr_warn("%u capture file(s) unreadable\n", r->st.bad_files);
+    if (r->st.truncated_files)
         pr_warn("%u capture file(s) cut short (process killed?); kept what was complete\n",
-                st.truncated_files);
-    if (st.cupti_dropped || st.lost)
+                r->st.truncated_files);
+    if (r->st.cupti_dropped || r->st.lost)
         pr_warn("dropped records: %" PRIu64 " by CUPTI, %" PRIu64 " by latscope\n",
-                st.cupti_dropped, st.lost);
-    if (cp) {
+                r->st.cupti_dropped, r->st.lost);
+    if (r->cp) {
         /* CPU samples on the same time base as the CUDA events (ts 0 = launch). */
-        cpuprof_set_origin(cp, launch);
-        rc = cpuprof_export(cp, t);
+        cpuprof_set_origin(r->cp, r->launch);
+        rc = cpuprof_export(r->cp, t);
         if (rc < 0) pr_warn("CPU samples not added: %s\n", cpuprof_strerror(rc));
-        if (write_cpu_files(cp, a) < 0 && code == 0) code = LAT_EXIT_FAILURE;
+        if (write_cpu_files(r->cp, a) < 0 && *code == 0) *code = LAT_EXIT_FAILURE;
         char stats[2048];
-        cpuprof_stats(cp, stats, sizeof(stats));
+        cpuprof_stats(r->cp, stats, sizeof(stats));
         if (stats[0]) fprintf(stderr, "latscope trace: cpu: %s\n", stats);
     }
-    if ((rc = add_metadata(t, a, a->cmd, &st, wall, code, driver, note)) < 0 ||
+}
+
+static void print_wrote(const char *output, const struct lat_trace *t,
+                        const struct collect_stats *st)
+{
+    fprintf(stderr,
+            "latscope trace: wrote %s: %zu events (%" PRIu64 " API calls, %" PRIu64
+            " kernels, %" PRIu64 " memcpys, %" PRIu64 " memsets, %" PRIu64 " syncs, %" PRIu64
+            " NVTX ranges) from %u process file(s)\n",
+            output, t->ev.n, st->api, st->kernels, st->memcpys, st->memsets, st->syncs,
+            st->nvtx_ranges, st->files);
+}
+
+/* Collects what the run captured and writes the trace; returns the exit code (the command's,
+ * unless an output failed). */
+static int write_traced(const struct trace_args *a, struct traced_run *r, int code)
+{
+    struct lat_trace *t = NULL;
+    if (lat_trace_new(&t) < 0) {
+        pr_err("out of memory\n");
+        return code;
+    }
+    collect_traced(a, r, t, &code);
+    int rc;
+    if ((rc = add_metadata(t, a, a->cmd, &r->st, r->wall, code, r->driver, r->note)) < 0 ||
         (rc = lat_trace_sort(t)) < 0) {
         pr_err("building the trace: %s\n", lat_strerror(rc));
-        goto out;
+        lat_trace_free(t);
+        return code;
     }
     struct kineto_write_opts wo = {.pretty = a->pretty, .gzip = -1};
     rc = kineto_write_file(t, a->output, &wo);
     if (rc < 0) {
         pr_err("%s: %s\n", a->output, lat_strerror(rc));
         if (code == 0) code = LAT_EXIT_FAILURE;
-        goto out;
+    } else {
+        print_wrote(a->output, t, &r->st);
+        fprintf(stderr, "latscope trace: command wall time %.6f s (traced), exit status %d\n",
+                secs(r->wall), code);
     }
-    fprintf(stderr,
-            "latscope trace: wrote %s: %zu events (%" PRIu64 " API calls, %" PRIu64
-            " kernels, %" PRIu64 " memcpys, %" PRIu64 " memsets, %" PRIu64 " syncs, %" PRIu64
-            " NVTX ranges) from %u process file(s)\n",
-            a->output, t->ev.n, st.api, st.kernels, st.memcpys, st.memsets, st.syncs,
-            st.nvtx_ranges, st.files);
-    fprintf(stderr, "latscope trace: command wall time %.6f s (traced), exit status %d\n",
-            secs(wall), code);
-out:
-    if (a->keep)
-        fprintf(stderr, "latscope trace: raw capture files kept in %s\n", dir);
-    else
-        rm_tree(dir);
-    cpuprof_free(cp);
     lat_trace_free(t);
+    return code;
+}
+
+static int run_traced(const struct trace_args *a)
+{
+    struct traced_run r;
+    memset(&r, 0, sizeof(r));
+    if (capture_setup(a, &r) < 0) return LAT_EXIT_FAILURE;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(r.dir, sizeof(r.dir), "%s/latscope-trace.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(r.dir)) {
+        pr_err("cannot create a capture directory in %s: %s\n", tmp && *tmp ? tmp : "/tmp",
+               strerror(errno));
+        return LAT_EXIT_FAILURE;
+    }
+    r.launch = now_ns();
+    r.start_ns = a->delay_ns ? r.launch + a->delay_ns : 0;
+    r.stop_ns = a->duration_ns ? r.launch + a->delay_ns + a->duration_ns : 0;
+    int code = LAT_EXIT_FAILURE;
+    int rc = run_command(a, &r, &code);
+    if (rc < 0) {
+        launch_rm_dir(r.dir);
+        return LAT_EXIT_FAILURE;
+    }
+    if (rc == 0) code = write_traced(a, &r, code);
+    if (a->keep)
+        fprintf(stderr, "latscope trace: raw capture files kept in %s\n", r.dir);
+    else
+        launch_rm_dir(r.dir);
+    cpuprof_free(r.cp);
     return code;
 }
 
@@ -918,11 +635,10 @@ static int run_attach(const struct trace_args *a)
         pr_err("cannot sample pid %d: %s\n", (int)a->pid, cpuprof_strerror(rc));
         return LAT_EXIT_FAILURE;
     }
-    struct sigaction oi, ot, oh;
-    g_child = -1;
-    install_parent_signals(&oi, &ot, &oh);
+    struct launch_signals sig;
+    launch_signals_install(&sig, -1);
     lat_ns t0 = now_ns();
-    while (!g_stop && !(a->duration_ns && now_ns() - t0 >= a->duration_ns)) {
+    while (!launch_stop_requested() && !(a->duration_ns && now_ns() - t0 >= a->duration_ns)) {
         if (kill(a->pid, 0) < 0 && errno == ESRCH) break;
         rc = cpuprof_poll(cp, 100);
         if (rc < 0) {
@@ -930,9 +646,7 @@ static int run_attach(const struct trace_args *a)
             break;
         }
     }
-    sigaction(SIGINT, &oi, NULL);
-    sigaction(SIGTERM, &ot, NULL);
-    sigaction(SIGHUP, &oh, NULL);
+    launch_signals_restore(&sig);
     int code = LAT_EXIT_OK;
     rc = cpuprof_stop(cp);
     if (rc < 0) pr_warn("CPU sampling: %s\n", cpuprof_strerror(rc));
@@ -1017,12 +731,7 @@ static int run_merge(const struct trace_args *a)
         pr_err("%s: %s\n", a->output, lat_strerror(rc));
         code = LAT_EXIT_FAILURE;
     } else {
-        fprintf(stderr,
-                "latscope trace: wrote %s: %zu events (%" PRIu64 " API calls, %" PRIu64
-                " kernels, %" PRIu64 " memcpys, %" PRIu64 " memsets, %" PRIu64 " syncs, %" PRIu64
-                " NVTX ranges) from %u process file(s)\n",
-                a->output, t->ev.n, st.api, st.kernels, st.memcpys, st.memsets, st.syncs,
-                st.nvtx_ranges, st.files);
+        print_wrote(a->output, t, &st);
     }
     lat_trace_free(t);
     return code;

@@ -14,11 +14,15 @@
  *    _process_raw_events (hta/memory_analysis.py at f4d0062c): a new point at each new time,
  *    each row adds its bytes to its category (8: Parameter, Optimizer state, Input, Temporary,
  *    Activation, Gradient, Autograd, Unknown), negative times become the smallest positive one.
+ * 3. That raw file's report (`analyze --memory-timeline RAW`): JSON and text.
  */
 #include "analyze/memtl.h"
 #include "analyze/internal.h"
 #include "core/err.h"
+#include "core/features.h"
 #include "core/grow.h"
+#include "core/jsonw.h"
+#include "core/units.h"
 
 #include <stdio.h>
 
@@ -405,4 +409,82 @@ const char *lat_memraw_category(int c)
                                                        "Temporary", "Activation",      "Gradient",
                                                        "Autograd",  "Unknown"};
     return c >= 0 && c < LAT_MEMRAW_CATS ? names[c] : "?";
+}
+
+/* ---- 3. the raw file's report ------------------------------------------------------------- */
+
+/* The first time (the points' smallest) and the peak's time. */
+static void memraw_times(const struct lat_memraw *m, int64_t *t0, int64_t *tpeak)
+{
+    *t0 = m->n ? m->times[0] : 0;
+    *tpeak = m->n ? m->times[m->peak_index] : 0;
+    for (size_t i = 0; i < m->n; i++)
+        if (m->times[i] < *t0) *t0 = m->times[i];
+}
+
+int lat_memraw_json(struct jsonw *w, const struct lat_memraw *m, const char *path)
+{
+    int64_t t0, tpeak;
+    memraw_times(m, &t0, &tpeak);
+    jsonw_obj_begin(w);
+    lat_build_json(w);
+    jsonw_key(w, "memory_timeline_raw");
+    jsonw_obj_begin(w);
+    jsonw_key(w, "path");
+    jsonw_str(w, path);
+    jsonw_key(w, "rows");
+    jsonw_u64(w, m->rows);
+    jsonw_key(w, "points");
+    jsonw_u64(w, m->n);
+    jsonw_key(w, "start_time");
+    jsonw_i64(w, t0);
+    jsonw_key(w, "peak_total_bytes");
+    jsonw_i64(w, m->peak_total);
+    jsonw_key(w, "peak_index");
+    jsonw_u64(w, m->peak_index);
+    jsonw_key(w, "peak_time");
+    jsonw_i64(w, tpeak);
+    jsonw_key(w, "peak_after_start");
+    jsonw_i64(w, tpeak - t0);
+    jsonw_key(w, "categories");
+    jsonw_arr_begin(w);
+    for (int c = 0; c < LAT_MEMRAW_CATS; c++) {
+        jsonw_obj_begin(w);
+        jsonw_key(w, "name");
+        jsonw_str(w, lat_memraw_category(c));
+        jsonw_key(w, "peak_bytes");
+        jsonw_i64(w, m->peak[c]);
+        jsonw_key(w, "at_peak_bytes");
+        jsonw_i64(w, m->n ? m->sizes[m->peak_index][c] : 0);
+        jsonw_key(w, "final_bytes");
+        jsonw_i64(w, m->n ? m->sizes[m->n - 1][c] : 0);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
+    jsonw_obj_end(w);
+    return jsonw_finish(w);
+}
+
+static const char *memraw_bytes(int64_t v, char *buf)
+{
+    return units_format_bytes(v > 0 ? (uint64_t)v : 0, buf, 32);
+}
+
+void lat_memraw_format_text(FILE *f, const struct lat_memraw *m, const char *path)
+{
+    int64_t t0, tpeak;
+    memraw_times(m, &t0, &tpeak);
+    char b1[32], b2[32], b3[32];
+    fprintf(f, "memory timeline %s: %llu rows, %zu points over %.3f ms\n", path,
+            (unsigned long long)m->rows, m->n,
+            m->n ? (double)(m->times[m->n - 1] - t0) / 1e6 : 0.0);
+    fprintf(f, "peak %s at %.3f ms (point %zu)\n", memraw_bytes(m->peak_total, b1),
+            (double)(tpeak - t0) / 1e6, m->peak_index);
+    fprintf(f, "  category                 at peak         peak        final\n");
+    for (int c = 0; c < LAT_MEMRAW_CATS; c++) {
+        int64_t at = m->n ? m->sizes[m->peak_index][c] : 0, fin = m->n ? m->sizes[m->n - 1][c] : 0;
+        fprintf(f, "  %-18s %12s %12s %12s\n", lat_memraw_category(c), memraw_bytes(at, b1),
+                memraw_bytes(m->peak[c], b2), memraw_bytes(fin, b3));
+    }
 }

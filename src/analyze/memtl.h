@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define LAT_MEMRAW_CATS 8 /* HTA's _CATEGORY_TO_INDEX */
 
@@ -44,5 +45,12 @@ void lat_memraw_fini(struct lat_memraw *m);
 const char *lat_memraw_category(int c);
 /* c10::DeviceType of a [memory] record: "CPU", "CUDA", ... */
 const char *lat_an_mem_device_name(int64_t device_type);
+
+/* The raw file's report after lat_memraw_finish(): the JSON document (build metadata, then
+ * "memory_timeline_raw": points, peak, categories) to w (0 or the writer's error), and the same
+ * as a text table to f. path is the file's name as given. */
+struct jsonw;
+int lat_memraw_json(struct jsonw *w, const struct lat_memraw *m, const char *path);
+void lat_memraw_format_text(FILE *f, const struct lat_memraw *m, const char *path);
 
 #endif

@@ -8,6 +8,7 @@
 #include "core/err.h"
 #include "core/grow.h"
 #include "core/jsonw.h"
+#include "report/page.h"
 #include "json/tok.h"
 
 #include <errno.h>
@@ -27,12 +28,6 @@ struct rpoint {
     struct rbin *bins; /* by sec, dense from 0 */
     size_t nbins, bins_cap;
 };
-
-static const char *base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s && s[1] ? s + 1 : p;
-}
 
 int rep_records_write(struct jsonw *w, const char *path, const char *doc, size_t len, char *err,
                       size_t errsz)
@@ -152,13 +147,7 @@ int rep_records_write(struct jsonw *w, const char *path, const char *doc, size_t
         ret = LAT_E_USAGE;
     }
     if (!ret) {
-        jsonw_obj_begin(w);
-        jsonw_key(w, "kind");
-        jsonw_str(w, "records");
-        jsonw_key(w, "path");
-        jsonw_str(w, path);
-        jsonw_key(w, "title");
-        jsonw_str(w, base_name(path));
+        rep_page_begin(w, "records", path);
         jsonw_key(w, "llm");
         jsonw_bool(w, llm);
         jsonw_key(w, "requests");
