@@ -9,6 +9,7 @@
 #include "llm/azure.h"
 
 #include "core/err.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -302,7 +303,12 @@ int llm_azure_parse(struct llm_replay *out, const char *data, size_t len, const 
             break;
         }
         if (r.n == cap) {
-            size_t nc = cap ? cap * 2 : 256;
+            /* e and offsets share cap (as in replay.c's grow): both resized before it moves */
+            size_t nc = lat_grow_cap(cap, r.n + 1, sizeof(*r.e), 256);
+            if (!nc) {
+                rc = LAT_E_OVERFLOW;
+                break;
+            }
             struct llm_replay_entry *ne = realloc(r.e, nc * sizeof(*ne));
             if (!ne) {
                 rc = -ENOMEM;

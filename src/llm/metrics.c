@@ -16,6 +16,7 @@
 
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/grow.h"
 #include "core/jsonw.h"
 #include "core/pctl.h"
 #include "core/sort.h"
@@ -200,13 +201,8 @@ int llm_slo_parse(const char *s, struct llm_slo *slo, const char **why)
 
 static int vec_push(struct llm_vec *v, int64_t x)
 {
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 256;
-        int64_t *p = realloc(v->v, cap * sizeof(*p));
-        if (!p) return -ENOMEM;
-        v->v = p;
-        v->cap = cap;
-    }
+    int rc = LAT_GROW(v->v, v->cap, v->n, 1, 256);
+    if (rc) return rc;
     v->v[v->n++] = x;
     return 0;
 }
@@ -261,13 +257,8 @@ void llm_first_err_note(struct llm_first_err *f, enum llm_err err, int status, c
 
 static int push_rsum(struct llm_metrics *m, const struct llm_rsum *s)
 {
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 256;
-        struct llm_rsum *p = realloc(m->r, cap * sizeof(*p));
-        if (!p) return -ENOMEM;
-        m->r = p;
-        m->cap = cap;
-    }
+    int rc = LAT_GROW(m->r, m->cap, m->n, 1, 256);
+    if (rc) return rc;
     m->r[m->n++] = *s;
     return 0;
 }

@@ -12,6 +12,7 @@
 #include "llm/prom.h"
 
 #include "core/err.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <math.h>
@@ -120,13 +121,8 @@ static int parse_value(const char *p, const char *e, double *v, const char **aft
 
 static int push(struct prom_set *s, const char *key, size_t klen, size_t name_len, double v)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        struct prom_sample *np = realloc(s->s, cap * sizeof(*np));
-        if (!np) return -ENOMEM;
-        s->s = np;
-        s->cap = cap;
-    }
+    int rc = LAT_GROW(s->s, s->cap, s->n, 1, 64);
+    if (rc) return rc;
     char *k = malloc(klen + 1);
     if (!k) return -ENOMEM;
     memcpy(k, key, klen);
@@ -192,15 +188,7 @@ int prom_parse(const char *text, size_t n, struct prom_set *out, unsigned long *
                 while (te < le && *te != ' ' && *te != '\t')
                     te++;
                 if (nl > 0 && nl < sizeof(fam->name)) {
-                    if (nfam == capfam) {
-                        capfam = capfam ? capfam * 2 : 32;
-                        struct family *nf = realloc(fam, capfam * sizeof(*nf));
-                        if (!nf) {
-                            rc = -ENOMEM;
-                            break;
-                        }
-                        fam = nf;
-                    }
+                    if ((rc = LAT_GROW(fam, capfam, nfam, 1, 32)) != 0) break;
                     memcpy(fam[nfam].name, ns, nl);
                     fam[nfam].name[nl] = '\0';
                     fam[nfam++].type = type_of(q, (size_t)(te - q));

@@ -4,6 +4,7 @@
 #include "llm/replay.h"
 
 #include "core/err.h"
+#include "core/grow.h"
 #include "llm/azure.h"
 #include "llm/chunk.h"
 
@@ -58,9 +59,13 @@ static int len_member(const char *b, const char *e, const char *const *keys, con
     return 1;
 }
 
+/* e and offsets share one capacity (checked against e's, the wider element): both are resized
+ * to it before *cap records it, so on -ENOMEM both still hold *cap entries. azure.c's rows
+ * grow the same way. */
 static int grow(struct llm_replay *r, size_t *cap)
 {
-    size_t nc = *cap ? *cap * 2 : 256;
+    size_t nc = lat_grow_cap(*cap, r->n + 1, sizeof(*r->e), 256);
+    if (!nc) return LAT_E_OVERFLOW;
     struct llm_replay_entry *ne = realloc(r->e, nc * sizeof(*ne));
     if (!ne) return -ENOMEM;
     r->e = ne;
@@ -73,15 +78,8 @@ static int grow(struct llm_replay *r, size_t *cap)
 
 static int arena_add(struct llm_replay *r, size_t *cap, const char *p, size_t n, size_t *off)
 {
-    if (r->arena_len + n > *cap) {
-        size_t nc = *cap ? *cap : 4096;
-        while (nc < r->arena_len + n)
-            nc *= 2;
-        char *na = realloc(r->arena, nc);
-        if (!na) return -ENOMEM;
-        r->arena = na;
-        *cap = nc;
-    }
+    int rc = LAT_GROW(r->arena, *cap, r->arena_len, n, 4096);
+    if (rc) return rc;
     *off = r->arena_len;
     memcpy(r->arena + r->arena_len, p, n);
     r->arena_len += n;
@@ -106,13 +104,7 @@ static int hash_ids(struct llm_replay *r, size_t *hcap, const char *b, const cha
             r->nhash_all = en->hash_off;
             return -1;
         }
-        if (r->nhash_all == *hcap) {
-            size_t nc = *hcap ? *hcap * 2 : 1024;
-            uint64_t *nh = realloc(r->hash, nc * sizeof(*nh));
-            if (!nh) return -ENOMEM;
-            r->hash = nh;
-            *hcap = nc;
-        }
+        if (LAT_GROW(r->hash, *hcap, r->nhash_all, 1, 1024)) return -ENOMEM; /* (or overflow) */
         r->hash[r->nhash_all++] = (uint64_t)v;
         n++;
         p = lj_ws(end, ve);
@@ -293,16 +285,7 @@ int llm_replay_load_capped(struct llm_replay *r, const char *path, size_t limit,
      * or limit JSON lines and one more) are complete: a week-long trace is not read whole to
      * replay its first thousand requests. */
     while (!limit || lines <= limit) {
-        if (n == cap) {
-            size_t nc = cap ? cap * 2 : 65536;
-            char *nb = realloc(buf, nc);
-            if (!nb) {
-                rc = -ENOMEM;
-                break;
-            }
-            buf = nb;
-            cap = nc;
-        }
+        if (n == cap && (rc = LAT_GROW(buf, cap, n, 1, 65536)) != 0) break;
         ssize_t rd = read(fd, buf + n, cap - n);
         if (rd < 0 && errno == EINTR) continue;
         if (rd < 0) {

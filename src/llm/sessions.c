@@ -10,6 +10,7 @@
 #include "llm/sessions.h"
 
 #include "core/err.h"
+#include "core/grow.h"
 #include "core/jsonw.h"
 #include "llm/chunk.h"
 #include "llm/replay.h"
@@ -39,15 +40,8 @@ struct pstate {
 static int arena_put(struct pstate *ps, const char *p, size_t n, size_t *off)
 {
     struct llm_sessions *S = ps->S;
-    if (S->arena_len + n > ps->acap) {
-        size_t nc = ps->acap ? ps->acap : 4096;
-        while (nc < S->arena_len + n)
-            nc *= 2;
-        char *na = realloc(S->arena, nc);
-        if (!na) return -ENOMEM;
-        S->arena = na;
-        ps->acap = nc;
-    }
+    int rc = LAT_GROW(S->arena, ps->acap, S->arena_len, n, 4096);
+    if (rc) return rc;
     *off = S->arena_len;
     if (n) memcpy(S->arena + S->arena_len, p, n);
     S->arena_len += n;
@@ -57,13 +51,8 @@ static int arena_put(struct pstate *ps, const char *p, size_t n, size_t *off)
 static int turn_push(struct pstate *ps, const struct llm_sess_turn *t)
 {
     struct llm_sessions *S = ps->S;
-    if (S->nt == ps->tcap) {
-        size_t nc = ps->tcap ? ps->tcap * 2 : 256;
-        struct llm_sess_turn *nt = realloc(S->t, nc * sizeof(*nt));
-        if (!nt) return -ENOMEM;
-        S->t = nt;
-        ps->tcap = nc;
-    }
+    int rc = LAT_GROW(S->t, ps->tcap, S->nt, 1, 256);
+    if (rc) return rc;
     S->t[S->nt++] = *t;
     return 0;
 }
@@ -71,13 +60,8 @@ static int turn_push(struct pstate *ps, const struct llm_sess_turn *t)
 static int sess_push(struct pstate *ps, const struct llm_session *s)
 {
     struct llm_sessions *S = ps->S;
-    if (S->n == ps->scap) {
-        size_t nc = ps->scap ? ps->scap * 2 : 64;
-        struct llm_session *ns = realloc(S->s, nc * sizeof(*ns));
-        if (!ns) return -ENOMEM;
-        S->s = ns;
-        ps->scap = nc;
-    }
+    int rc = LAT_GROW(S->s, ps->scap, S->n, 1, 64);
+    if (rc) return rc;
     S->s[S->n++] = *s;
     return 0;
 }

@@ -15,6 +15,7 @@
  */
 #include "llm/stream.h"
 
+#include "core/grow.h"
 #include "llm/chunk.h"
 
 #include <stdlib.h>
@@ -76,13 +77,23 @@ static void keep_error_text(struct llm_stream *s, const char *p, size_t n)
     if (s->body.len == 0) buf_append(&s->body, p, n < 4096 ? n : 4096);
 }
 
-static bool grow(void **p, uint32_t *cap, size_t elem)
+/* Room for one more content chunk. content_ts and content_tok share content_cap (checked
+ * against lat_ns, the wider element): both are resized before it moves, so on failure both
+ * still hold content_cap. false when they cannot grow: no memory, or n_content (a uint32_t) is
+ * full. */
+static bool content_grow(struct llm_stream *s)
 {
-    uint32_t ncap = *cap ? *cap * 2 : 64;
-    void *np = realloc(*p, (size_t)ncap * elem);
-    if (!np) return false;
-    *p = np;
-    *cap = ncap;
+    struct llm_record *r = &s->rec;
+    if (r->n_content == UINT32_MAX) return false;
+    size_t nc = lat_grow_cap(s->content_cap, (size_t)r->n_content + 1, sizeof(lat_ns), 64);
+    if (!nc) return false;
+    lat_ns *ts = realloc(r->content_ts, nc * sizeof(*ts));
+    if (!ts) return false;
+    r->content_ts = ts;
+    int32_t *tok = realloc(r->content_tok, nc * sizeof(*tok));
+    if (!tok) return false;
+    r->content_tok = tok;
+    s->content_cap = nc;
     return true;
 }
 
@@ -130,7 +141,8 @@ static void on_event(struct llm_stream *s, const struct sse_event *ev)
         if (r->t_first_choice < 0) r->t_first_choice = ev->ts;
         r->t_last_choice = ev->ts;
         if (r->n_choice == s->choice_cap &&
-            !grow((void **)&r->choice_ts, &s->choice_cap, sizeof(lat_ns)))
+            (r->n_choice == UINT32_MAX ||
+             LAT_GROW(r->choice_ts, s->choice_cap, r->n_choice, 1, 64)))
             s->overflow = true;
         if (r->n_choice < s->choice_cap) r->choice_ts[r->n_choice++] = ev->ts;
     }
@@ -141,13 +153,7 @@ static void on_event(struct llm_stream *s, const struct sse_event *ev)
     if (c.content) {
         if (r->t_first < 0) r->t_first = ev->ts;
         r->t_last = ev->ts;
-        if (r->n_content == s->content_cap) {
-            uint32_t cap = s->content_cap;
-            if (!grow((void **)&r->content_ts, &cap, sizeof(lat_ns)) ||
-                !grow((void **)&r->content_tok, &s->content_cap, sizeof(int32_t)))
-                s->overflow = true;
-            if (cap < s->content_cap) s->content_cap = cap;
-        }
+        if (r->n_content == s->content_cap && !content_grow(s)) s->overflow = true;
         int32_t tok = -1;
         if (c.completion_tokens >= 0) {
             tok = (int32_t)(c.completion_tokens - s->last_cum_usage);

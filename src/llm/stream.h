@@ -36,7 +36,7 @@ struct llm_stream {
      * output can be tokenized after the point. At most LLM_STREAM_MAX_BODY bytes. */
     bool keep_text;
     struct lat_buf text;
-    uint32_t content_cap, choice_cap;
+    size_t content_cap, choice_cap; /* of rec's arrays (content_ts and content_tok share one) */
     int64_t last_cum_usage;
     bool streaming;
     bool saw_done, saw_finish, saw_event;

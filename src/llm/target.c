@@ -12,6 +12,7 @@
 #include "llm/target.h"
 
 #include "core/err.h"
+#include "core/grow.h"
 #include "llm/chunk.h"
 #include "json/tok.h"
 
@@ -280,15 +281,9 @@ static void error_message(const char *txt, const char **p, size_t *n)
 /* Keeps a response's output text for llm_target_count_outputs (after the point). */
 static void pend_add(struct llm_pending *p, size_t rec, const struct lat_buf *text)
 {
-    if (p->n == p->cap) {
-        size_t nc = p->cap ? p->cap * 2 : 256;
-        struct llm_pending_item *nv = realloc(p->v, nc * sizeof(*nv));
-        if (!nv) {
-            p->lost = true;
-            return;
-        }
-        p->v = nv;
-        p->cap = nc;
+    if (LAT_GROW(p->v, p->cap, p->n, 1, 256)) {
+        p->lost = true;
+        return;
     }
     size_t off = p->text.len;
     if (text->len && buf_append(&p->text, text->data, text->len)) {

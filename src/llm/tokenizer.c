@@ -362,7 +362,7 @@ struct cps {
 
 static int cps_fill(struct cps *s, const char *text, size_t n)
 {
-    if (n + 1 > s->cap) {
+    if (n + 1 > s->cap) { /* resized to this text's exact need, not grown by doubling */
         size_t nc = n + 1;
         unsigned *c1 = realloc(s->cls, nc * sizeof(*c1));
         if (c1) s->cls = c1;
@@ -515,13 +515,8 @@ static bool cand_less(const struct cand *a, const struct cand *b)
 
 static int heap_push(struct scratch *x, struct cand c)
 {
-    if (x->nheap == x->heap_cap) {
-        size_t nc = x->heap_cap ? x->heap_cap * 2 : 64;
-        struct cand *nh = realloc(x->heap, nc * sizeof(*nh));
-        if (!nh) return -ENOMEM;
-        x->heap = nh;
-        x->heap_cap = nc;
-    }
+    int rc = LAT_GROW(x->heap, x->heap_cap, x->nheap, 1, 64);
+    if (rc) return rc;
     size_t i = x->nheap++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
@@ -590,7 +585,7 @@ static int bpe_piece(const struct llm_tokenizer *t, struct scratch *x, const uns
             if (id >= 0) return emit(ids, count, id);
         }
     }
-    if (n * 4 > x->sym_cap) {
+    if (n * 4 > x->sym_cap) { /* sized once per piece from its length, not grown by doubling */
         size_t nc = n * 4;
         struct sym *ns = realloc(x->sym, nc * sizeof(*ns));
         if (!ns) return -ENOMEM;

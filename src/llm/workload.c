@@ -15,6 +15,7 @@
 #include "llm/workload.h"
 
 #include "core/err.h"
+#include "core/grow.h"
 #include "core/jsonw.h"
 #include "core/mix.h"
 #include "llm/chunk.h"
@@ -298,13 +299,8 @@ static ssize_t getline_max(char **line, size_t *cap, FILE *f, size_t max)
     int ch;
     while ((ch = getc_unlocked(f)) != EOF) {
         if (n >= max) return LAT_E_OVERFLOW;
-        if (n + 2 > *cap) {
-            size_t nc = *cap ? *cap * 2 : 4096;
-            char *nl = realloc(*line, nc);
-            if (!nl) return -ENOMEM;
-            *line = nl;
-            *cap = nc;
-        }
+        int rc = LAT_GROW(*line, *cap, n, 2, 4096); /* room for ch and the NUL */
+        if (rc) return rc;
         (*line)[n++] = (char)ch;
         if (ch == '\n') break;
     }
@@ -371,15 +367,9 @@ static int load_prompts(struct llm_workload *w, char *why, size_t whylen)
         }
         memcpy(p.json, vb, p.len);
         p.json[p.len] = '\0';
-        if (w->nprompts == alloc) {
-            alloc = alloc ? alloc * 2 : 64;
-            struct llm_prompt *np = realloc(w->prompts, alloc * sizeof(*np));
-            if (!np) {
-                free(p.json);
-                rc = -ENOMEM;
-                break;
-            }
-            w->prompts = np;
+        if ((rc = LAT_GROW(w->prompts, alloc, w->nprompts, 1, 64)) != 0) {
+            free(p.json);
+            break;
         }
         w->prompts[w->nprompts++] = p;
     }
