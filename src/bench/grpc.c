@@ -72,17 +72,6 @@ struct gworker {
     int connect_err; /* the last failed connect's -errno */
 };
 
-static int errf(char *err, size_t len, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int errf(char *err, size_t len, int rc, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-    return rc;
-}
-
 static int parse_code(const char *v, size_t n)
 {
     int c = 0;
@@ -401,23 +390,23 @@ static int read_metadata(struct grpc_run *g, struct kserve_opts *o, char *err, s
     buf_fini(&req);
     if (cls == BENCH_ERR_GRPC_STATUS) {
         const char *name = kpb_code_name((unsigned)sc.gs.grpc_status);
-        rc = errf(err, errlen, LAT_E_NOT_FOUND,
-                  "ModelMetadata for model %s answered grpc-status %d (%s); check --model or "
-                  "pass --input",
-                  g->model, sc.gs.grpc_status, name ? name : "?");
+        rc = lat_errf(err, errlen, LAT_E_NOT_FOUND,
+                      "ModelMetadata for model %s answered grpc-status %d (%s); check --model or "
+                      "pass --input",
+                      g->model, sc.gs.grpc_status, name ? name : "?");
     } else if (cls == BENCH_ERR_CONNECT) {
-        rc = errf(err, errlen, LAT_E_NOT_FOUND,
-                  "ModelMetadata: cannot connect: %s (is the server up? or pass --input)",
-                  lat_strerror(sc.gs.st.err ? sc.gs.st.err : -ECONNREFUSED));
+        rc = lat_errf(err, errlen, LAT_E_NOT_FOUND,
+                      "ModelMetadata: cannot connect: %s (is the server up? or pass --input)",
+                      lat_strerror(sc.gs.st.err ? sc.gs.st.err : -ECONNREFUSED));
     } else if (cls >= 0) {
-        rc = errf(err, errlen, LAT_E_NOT_FOUND,
-                  "ModelMetadata failed (%s); is it a KServe v2 gRPC server? or pass --input",
-                  bench_err_names[cls]);
+        rc = lat_errf(err, errlen, LAT_E_NOT_FOUND,
+                      "ModelMetadata failed (%s); is it a KServe v2 gRPC server? or pass --input",
+                      bench_err_names[cls]);
     } else {
         struct kpb_metadata m;
         rc = kpb_decode_metadata((const uint8_t *)sc.gs.fr.msg.data, sc.gs.fr.msg.len, &m);
         if (rc < 0)
-            errf(err, errlen, rc, "ModelMetadata: %s; pass --input", lat_strerror(rc));
+            lat_errf(err, errlen, rc, "ModelMetadata: %s; pass --input", lat_strerror(rc));
         else
             rc = kpb_metadata_inputs(&m, o->inputs, &o->ninputs, err, errlen);
     }
@@ -452,7 +441,8 @@ static int add_headers(struct grpc_run *g, const char *const *headers, size_t n,
     for (size_t i = 0; i < n; i++) {
         const char *c = strchr(headers[i], ':');
         if (!c || c == headers[i])
-            return errf(err, errlen, LAT_E_USAGE, "-H %s: expected \"Name: value\"", headers[i]);
+            return lat_errf(err, errlen, LAT_E_USAGE, "-H %s: expected \"Name: value\"",
+                            headers[i]);
         size_t nl = (size_t)(c - headers[i]);
         static const char *const skip[] = {"content-type", "content-length", "host", "te",
                                            "connection"};
@@ -461,7 +451,7 @@ static int add_headers(struct grpc_run *g, const char *const *headers, size_t n,
             if (nl == strlen(skip[k]) && !strncasecmp(headers[i], skip[k], nl)) drop = true;
         if (drop) continue;
         if (g->nhdrs == GRPC_MAX_HDRS)
-            return errf(err, errlen, LAT_E_USAGE, "-H: more than %d headers", GRPC_MAX_HDRS);
+            return lat_errf(err, errlen, LAT_E_USAGE, "-H: more than %d headers", GRPC_MAX_HDRS);
         const char *v = c + 1;
         while (*v == ' ' || *v == '\t')
             v++;
@@ -484,13 +474,13 @@ int grpc_setup(struct grpc_run **out, struct kserve_opts *o, struct bench_target
 {
     *out = NULL;
 #if !LAT_HAVE_NGHTTP2
-    return errf(err, errlen, LAT_E_UNSUPPORTED,
-                "grpc:// needs nghttp2: this latscope was built without it; install "
-                "libnghttp2-dev (scripts/deps.sh) and rebuild (make)");
+    return lat_errf(err, errlen, LAT_E_UNSUPPORTED,
+                    "grpc:// needs nghttp2: this latscope was built without it; install "
+                    "libnghttp2-dev (scripts/deps.sh) and rebuild (make)");
 #endif
     if (t->conn.tls)
-        return errf(err, errlen, LAT_E_UNSUPPORTED, "gRPC over TLS is not supported yet");
-    if (!o->model) return errf(err, errlen, LAT_E_USAGE, "grpc:// needs --model NAME");
+        return lat_errf(err, errlen, LAT_E_UNSUPPORTED, "gRPC over TLS is not supported yet");
+    if (!o->model) return lat_errf(err, errlen, LAT_E_USAGE, "grpc:// needs --model NAME");
     struct grpc_run *g = calloc(1, sizeof(*g));
     if (!g) return -ENOMEM;
     g->conn = &t->conn;
@@ -507,7 +497,7 @@ int grpc_setup(struct grpc_run **out, struct kserve_opts *o, struct bench_target
     if (!rc) rc = kpb_frame(&g->msg, m.data, m.len);
     buf_fini(&m);
     if (rc) {
-        if (!err[0]) errf(err, errlen, rc, "%s", lat_strerror(rc));
+        if (!err[0]) lat_errf(err, errlen, rc, "%s", lat_strerror(rc));
         grpc_free(g);
         return rc;
     }

@@ -19,17 +19,6 @@
 
 #define KPB_MAX_ELEMS (64u << 20)
 
-static int errf(char *err, size_t len, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int errf(char *err, size_t len, int rc, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-    return rc;
-}
-
 /* ---- encoding ---------------------------------------------------------------------------- */
 
 static int put_varint(struct lat_buf *b, uint64_t v)
@@ -86,13 +75,13 @@ static int raw_contents(struct lat_buf *raw, const struct bench_input *x, uint64
         uint64_t cap = x->max_bytes ? x->max_bytes : 256000000u;
         int rc = buf_read_file(raw, x->file, cap);
         if (rc < 0)
-            return errf(err, errlen, rc, "input %s: cannot read %s: %s", x->name, x->file,
-                        lat_strerror(rc));
+            return lat_errf(err, errlen, rc, "input %s: cannot read %s: %s", x->name, x->file,
+                            lat_strerror(rc));
         if (es && raw->len != elems * es)
-            return errf(err, errlen, LAT_E_USAGE,
-                        "input %s: %s has %zu bytes; a %s tensor of %llu elements takes %llu",
-                        x->name, x->file, raw->len, x->datatype, (unsigned long long)elems,
-                        (unsigned long long)(elems * es));
+            return lat_errf(err, errlen, LAT_E_USAGE,
+                            "input %s: %s has %zu bytes; a %s tensor of %llu elements takes %llu",
+                            x->name, x->file, raw->len, x->datatype, (unsigned long long)elems,
+                            (unsigned long long)(elems * es));
         return 0;
     }
     bool zero = x->fill == BENCH_FILL_ZEROS;
@@ -144,7 +133,7 @@ int kpb_build_infer(struct lat_buf *out, const char *model, const char *version,
     struct lat_buf raw[KPB_MAX_TENSORS];
     struct lat_buf t = LAT_BUF_INIT, shp = LAT_BUF_INIT;
     if (n > KPB_MAX_TENSORS)
-        return errf(err, errlen, LAT_E_USAGE, "more than %d inputs", KPB_MAX_TENSORS);
+        return lat_errf(err, errlen, LAT_E_USAGE, "more than %d inputs", KPB_MAX_TENSORS);
     for (size_t i = 0; i < n; i++)
         raw[i] = (struct lat_buf)LAT_BUF_INIT;
     int rc = put_str(out, 1, model);
@@ -161,9 +150,9 @@ int kpb_build_infer(struct lat_buf *out, const char *model, const char *version,
             if (v < 0) v = 1;
             elems *= (uint64_t)v;
             if (elems > KPB_MAX_ELEMS)
-                rc = errf(err, errlen, LAT_E_USAGE,
-                          "input %s has more than %u elements; use a smaller shape", x->name,
-                          KPB_MAX_ELEMS);
+                rc = lat_errf(err, errlen, LAT_E_USAGE,
+                              "input %s has more than %u elements; use a smaller shape", x->name,
+                              KPB_MAX_ELEMS);
             else
                 rc = put_varint(&shp, (uint64_t)v);
         }
@@ -179,7 +168,7 @@ int kpb_build_infer(struct lat_buf *out, const char *model, const char *version,
         buf_fini(&raw[i]);
     buf_fini(&t);
     buf_fini(&shp);
-    if (rc && !err[0]) errf(err, errlen, rc, "building the request: %s", lat_strerror(rc));
+    if (rc && !err[0]) lat_errf(err, errlen, rc, "building the request: %s", lat_strerror(rc));
     return rc;
 }
 
@@ -445,30 +434,32 @@ int kpb_metadata_inputs(const struct kpb_metadata *m, struct bench_input *in, si
 {
     *n = 0;
     if (m->nin == 0)
-        return errf(err, errlen, LAT_E_PB_PARSE, "model metadata lists no inputs; pass --input");
+        return lat_errf(err, errlen, LAT_E_PB_PARSE,
+                        "model metadata lists no inputs; pass --input");
     if (m->nin > KPB_MAX_TENSORS)
-        return errf(err, errlen, LAT_E_UNSUPPORTED, "model has more than %d inputs",
-                    KPB_MAX_TENSORS);
+        return lat_errf(err, errlen, LAT_E_UNSUPPORTED, "model has more than %d inputs",
+                        KPB_MAX_TENSORS);
     for (size_t i = 0; i < m->nin; i++) {
         const struct kpb_tensor *t = &m->in[i];
         struct bench_input *x = &in[i];
         memset(x, 0, sizeof(*x));
         if (t->name.n == 0 || t->name.n >= sizeof(x->name) || memchr(t->name.p, 0, t->name.n))
-            return errf(err, errlen, LAT_E_PB_PARSE, "model metadata input %zu: unusable name", i);
+            return lat_errf(err, errlen, LAT_E_PB_PARSE, "model metadata input %zu: unusable name",
+                            i);
         memcpy(x->name, t->name.p, t->name.n);
         if (t->datatype.n == 0 || t->datatype.n >= sizeof(x->datatype) ||
             memchr(t->datatype.p, 0, t->datatype.n))
-            return errf(err, errlen, LAT_E_PB_PARSE, "input %s: missing or unusable datatype",
-                        x->name);
+            return lat_errf(err, errlen, LAT_E_PB_PARSE, "input %s: missing or unusable datatype",
+                            x->name);
         memcpy(x->datatype, t->datatype.p, t->datatype.n);
         if (!bench_datatype_valid(x->datatype))
-            return errf(err, errlen, LAT_E_PB_PARSE, "input %s: missing or unknown datatype",
-                        x->name);
+            return lat_errf(err, errlen, LAT_E_PB_PARSE, "input %s: missing or unknown datatype",
+                            x->name);
         if (t->ndims == 0 || t->shape_cut)
-            return errf(err, errlen, LAT_E_PB_PARSE, "input %s: unusable shape", x->name);
+            return lat_errf(err, errlen, LAT_E_PB_PARSE, "input %s: unusable shape", x->name);
         for (int d = 0; d < t->ndims; d++) {
             if (t->shape[d] < -1 || t->shape[d] == 0)
-                return errf(err, errlen, LAT_E_PB_PARSE, "input %s: unusable shape", x->name);
+                return lat_errf(err, errlen, LAT_E_PB_PARSE, "input %s: unusable shape", x->name);
             x->shape[d] = t->shape[d];
         }
         x->ndims = t->ndims;

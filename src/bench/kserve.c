@@ -28,17 +28,6 @@
 
 #define KSERVE_MAX_ELEMS (64u << 20)
 
-static int errf(char *err, size_t len, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int errf(char *err, size_t len, int rc, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-    return rc;
-}
-
 int kserve_path_model(const char *path, char *model, size_t mlen, char *version, size_t vlen)
 {
     const char *pre = "/v2/models/";
@@ -88,9 +77,9 @@ int kserve_build_body(struct lat_buf *out, const struct bench_input *in, size_t 
             if (dims[d] < 0) dims[d] = 1;
             elems *= (uint64_t)dims[d];
             if (elems > KSERVE_MAX_ELEMS)
-                return errf(err, errlen, LAT_E_USAGE,
-                            "input %s has more than %u elements; use a smaller shape", x->name,
-                            KSERVE_MAX_ELEMS);
+                return lat_errf(err, errlen, LAT_E_USAGE,
+                                "input %s has more than %u elements; use a smaller shape", x->name,
+                                KSERVE_MAX_ELEMS);
         }
         rc = buf_puts(out, i ? ",{\"name\":" : "{\"name\":");
         if (!rc) rc = json_escape(out, x->name, strlen(x->name));
@@ -102,8 +91,8 @@ int kserve_build_body(struct lat_buf *out, const struct bench_input *in, size_t 
         if (x->fill == BENCH_FILL_FILE) {
             FILE *f = fopen(x->file, "rb");
             if (!f)
-                return errf(err, errlen, -errno, "input %s: cannot open %s: %s", x->name, x->file,
-                            strerror(errno));
+                return lat_errf(err, errlen, -errno, "input %s: cannot open %s: %s", x->name,
+                                x->file, strerror(errno));
             size_t start = out->len;
             char tmp[65536];
             size_t k;
@@ -116,21 +105,22 @@ int kserve_build_body(struct lat_buf *out, const struct bench_input *in, size_t 
             fclose(f);
             if (rc) break;
             if (ferr)
-                return errf(err, errlen, -ferr, "input %s: cannot read %s: %s", x->name, x->file,
-                            strerror(ferr));
+                return lat_errf(err, errlen, -ferr, "input %s: cannot read %s: %s", x->name,
+                                x->file, strerror(ferr));
             if (got > cap)
-                return errf(err, errlen, LAT_E_OVERFLOW,
-                            "input %s: %s is larger than %" PRIu64
-                            " bytes (--max-input-size; raise it if the tensor is meant to be "
-                            "this large)",
-                            x->name, x->file, cap);
+                return lat_errf(err, errlen, LAT_E_OVERFLOW,
+                                "input %s: %s is larger than %" PRIu64
+                                " bytes (--max-input-size; raise it if the tensor is meant to be "
+                                "this large)",
+                                x->name, x->file, cap);
             uint64_t off = 0;
             char msg[128] = "";
             if (json_validate(out->data + start, out->len - start, 0, &off, msg, sizeof(msg)) < 0)
-                return errf(err, errlen, LAT_E_BAD_JSON,
-                            "input %s: %s is not valid JSON (byte %" PRIu64 ": %s); it must hold "
-                            "the tensor's values as a JSON array",
-                            x->name, x->file, off, msg);
+                return lat_errf(err, errlen, LAT_E_BAD_JSON,
+                                "input %s: %s is not valid JSON (byte %" PRIu64
+                                ": %s); it must hold "
+                                "the tensor's values as a JSON array",
+                                x->name, x->file, off, msg);
         } else {
             rc = buf_putc(out, '[');
             for (uint64_t e = 0; e < elems && !rc; e++) {
@@ -142,7 +132,7 @@ int kserve_build_body(struct lat_buf *out, const struct bench_input *in, size_t 
         if (!rc) rc = buf_putc(out, '}');
     }
     if (!rc) rc = buf_puts(out, "]}");
-    if (rc) return errf(err, errlen, rc, "building the request body: %s", lat_strerror(rc));
+    if (rc) return lat_errf(err, errlen, rc, "building the request body: %s", lat_strerror(rc));
     return 0;
 }
 
@@ -155,13 +145,13 @@ int kserve_parse_metadata(const char *doc, size_t len, struct bench_input *in, s
     *n = 0;
     int rc = json_find(doc, len, "inputs", &arr);
     if (rc < 0 || arr.type != JSON_ARR_BEGIN)
-        return errf(err, errlen, rc < 0 ? rc : LAT_E_BAD_JSON,
-                    "model metadata has no \"inputs\" array; pass --input NAME:SHAPE:TYPE");
+        return lat_errf(err, errlen, rc < 0 ? rc : LAT_E_BAD_JSON,
+                        "model metadata has no \"inputs\" array; pass --input NAME:SHAPE:TYPE");
     rc = json_iter_init(&it, doc, len, &arr);
     while (rc >= 0 && (rc = json_iter_next(&it, NULL, &v)) == 1) {
         if (*n == KSERVE_MAX_INPUTS) {
-            rc = errf(err, errlen, LAT_E_UNSUPPORTED, "model has more than %d inputs",
-                      KSERVE_MAX_INPUTS);
+            rc = lat_errf(err, errlen, LAT_E_UNSUPPORTED, "model has more than %d inputs",
+                          KSERVE_MAX_INPUTS);
             break;
         }
         struct bench_input *x = &in[*n];
@@ -169,22 +159,22 @@ int kserve_parse_metadata(const char *doc, size_t len, struct bench_input *in, s
         const char *o = doc + v.off;
         buf_reset(&s);
         if (json_get_str(o, v.len, "name", &s) < 0 || !s.data || s.len >= sizeof(x->name)) {
-            rc = errf(err, errlen, LAT_E_BAD_JSON, "model metadata input without a name");
+            rc = lat_errf(err, errlen, LAT_E_BAD_JSON, "model metadata input without a name");
             break;
         }
         memcpy(x->name, s.data, s.len + 1);
         buf_reset(&s);
         if (json_get_str(o, v.len, "datatype", &s) < 0 || !s.data || s.len >= sizeof(x->datatype) ||
             !bench_datatype_valid(s.data)) {
-            rc =
-                errf(err, errlen, LAT_E_BAD_JSON, "input %s: missing or unknown datatype", x->name);
+            rc = lat_errf(err, errlen, LAT_E_BAD_JSON, "input %s: missing or unknown datatype",
+                          x->name);
             break;
         }
         memcpy(x->datatype, s.data, s.len + 1);
         struct json_val shp, d;
         struct json_iter si;
         if (json_find(o, v.len, "shape", &shp) < 0 || shp.type != JSON_ARR_BEGIN) {
-            rc = errf(err, errlen, LAT_E_BAD_JSON, "input %s: missing shape", x->name);
+            rc = lat_errf(err, errlen, LAT_E_BAD_JSON, "input %s: missing shape", x->name);
             break;
         }
         rc = json_iter_init(&si, o, v.len, &shp);
@@ -192,25 +182,26 @@ int kserve_parse_metadata(const char *doc, size_t len, struct bench_input *in, s
             int64_t dim;
             if (x->ndims == BENCH_MAX_DIMS || json_get_i64(o + d.off, d.len, "", &dim) < 0 ||
                 dim < -1 || dim == 0) {
-                rc = errf(err, errlen, LAT_E_BAD_JSON, "input %s: unusable shape", x->name);
+                rc = lat_errf(err, errlen, LAT_E_BAD_JSON, "input %s: unusable shape", x->name);
                 break;
             }
             x->shape[x->ndims++] = dim;
         }
         if (rc < 0) break;
         if (x->ndims == 0) {
-            rc = errf(err, errlen, LAT_E_BAD_JSON, "input %s: empty shape", x->name);
+            rc = lat_errf(err, errlen, LAT_E_BAD_JSON, "input %s: empty shape", x->name);
             break;
         }
         (*n)++;
     }
     buf_fini(&s);
     if (rc < 0) {
-        if (!err[0]) errf(err, errlen, rc, "model metadata: %s", lat_strerror(rc));
+        if (!err[0]) lat_errf(err, errlen, rc, "model metadata: %s", lat_strerror(rc));
         return rc;
     }
     if (*n == 0)
-        return errf(err, errlen, LAT_E_BAD_JSON, "model metadata lists no inputs; pass --input");
+        return lat_errf(err, errlen, LAT_E_BAD_JSON,
+                        "model metadata lists no inputs; pass --input");
     return 0;
 }
 
@@ -280,12 +271,13 @@ int kserve_setup(struct kserve_ctx *k, struct kserve_opts *o, struct bench_targe
         if (o->version) snprintf(k->version, sizeof(k->version), "%s", o->version);
     } else if (kserve_path_model(t->url.path, k->model, sizeof(k->model), k->version,
                                  sizeof(k->version)) < 0) {
-        return errf(err, errlen, LAT_E_USAGE,
-                    "no model: pass --model NAME or a URL like http://HOST:PORT/v2/models/NAME");
+        return lat_errf(
+            err, errlen, LAT_E_USAGE,
+            "no model: pass --model NAME or a URL like http://HOST:PORT/v2/models/NAME");
     }
     if (o->version) snprintf(k->version, sizeof(k->version), "%s", o->version);
     if (strpbrk(k->model, " /?#\r\n") || strpbrk(k->version, " /?#\r\n"))
-        return errf(err, errlen, LAT_E_USAGE, "model name or version has a '/', '?' or space");
+        return lat_errf(err, errlen, LAT_E_USAGE, "model name or version has a '/', '?' or space");
     char path[512];
     int rc;
     /* -H on the GETs too (an API key guards the metadata as well), without the body headers */
@@ -302,13 +294,14 @@ int kserve_setup(struct kserve_ctx *k, struct kserve_opts *o, struct bench_targe
         rc = get_doc(k, t, path, &doc, &status);
         if (rc < 0) {
             buf_fini(&doc);
-            return errf(err, errlen, rc, "GET %s: %s (is the server up? or pass --input)", path,
-                        lat_strerror(rc));
+            return lat_errf(err, errlen, rc, "GET %s: %s (is the server up? or pass --input)", path,
+                            lat_strerror(rc));
         }
         if (status != 200) {
             buf_fini(&doc);
-            return errf(err, errlen, LAT_E_NOT_FOUND,
-                        "GET %s answered %d; check the model name or pass --input", path, status);
+            return lat_errf(err, errlen, LAT_E_NOT_FOUND,
+                            "GET %s answered %d; check the model name or pass --input", path,
+                            status);
         }
         rc = kserve_parse_metadata(doc.data ? doc.data : "", doc.len, o->inputs, &o->ninputs, err,
                                    errlen);
@@ -336,7 +329,7 @@ int kserve_setup(struct kserve_ctx *k, struct kserve_opts *o, struct bench_targe
     }
     rc = http1_build_request(&k->req, method, t->url.hostport, ipath, hdrs, nh,
                              k->body.data ? k->body.data : "", k->body.len);
-    if (rc < 0) return errf(err, errlen, rc, "building the request: %s", lat_strerror(rc));
+    if (rc < 0) return lat_errf(err, errlen, rc, "building the request: %s", lat_strerror(rc));
     if ((rc = model_path(k, "/stats", path, sizeof(path))) < 0) return rc;
     rc = http1_build_request(&k->stats_req, "GET", t->url.hostport, path, k->get_hdrs, k->nget_hdrs,
                              NULL, 0);
@@ -437,20 +430,20 @@ static int kserve_opt(void *st, int id, const char *v, char *why, size_t whylen)
             w = "too many";
         else if (bench_parse_input(v, &s->o.inputs[s->o.ninputs], &w) == 0)
             s->o.ninputs++;
-        if (w) return errf(why, whylen, LAT_E_USAGE, "--input: %s", w);
+        if (w) return lat_errf(why, whylen, LAT_E_USAGE, "--input: %s", w);
         return 0;
     case KS_OPT_BATCH: {
         uint64_t u;
         if (units_parse_count(v, &u) < 0 || u == 0 || u > 1 << 20)
-            return errf(why, whylen, LAT_E_USAGE, "--batch: expected a positive whole number");
+            return lat_errf(why, whylen, LAT_E_USAGE, "--batch: expected a positive whole number");
         s->o.batch = (unsigned)u;
         return 0;
     }
     case KS_OPT_GRPC_CONNS: {
         uint64_t u;
         if (units_parse_count(v, &u) < 0 || u == 0 || u > 1024)
-            return errf(why, whylen, LAT_E_USAGE,
-                        "--grpc-connections: expected a whole number from 1 to 1024");
+            return lat_errf(why, whylen, LAT_E_USAGE,
+                            "--grpc-connections: expected a whole number from 1 to 1024");
         s->grpc_conns = (unsigned)u;
         return 0;
     }
@@ -468,24 +461,25 @@ static int kserve_tsetup(void *st, const struct bench_setup *bs, struct bench_ta
         s->o.inputs[k].max_bytes = bs->max_input;
     if (t->url.grpc) {
         if (bs->body_arg)
-            return errf(why, whylen, LAT_E_USAGE,
-                        "-d: not with grpc:// (the request is a protobuf message built from "
-                        "--input or the model's metadata)");
+            return lat_errf(why, whylen, LAT_E_USAGE,
+                            "-d: not with grpc:// (the request is a protobuf message built from "
+                            "--input or the model's metadata)");
         int rc =
             grpc_setup(&s->g, &s->o, t, bs->headers, bs->nheaders, s->grpc_conns, err, sizeof(err));
         if (rc < 0)
-            return errf(why, whylen, rc, "kserve grpc: %s", err[0] ? err : lat_strerror(rc));
+            return lat_errf(why, whylen, rc, "kserve grpc: %s", err[0] ? err : lat_strerror(rc));
         return 0;
     }
     if (s->grpc_conns)
-        return errf(why, whylen, LAT_E_USAGE, "--grpc-connections: only with a grpc:// URL");
+        return lat_errf(why, whylen, LAT_E_USAGE, "--grpc-connections: only with a grpc:// URL");
     if (bs->body_arg) {
         /* The user's body, sent as given (issue 17 item 5: an auto-selected kserve target sent
          * its own tensor instead); the statistics are still read around each point. */
         if (s->o.ninputs)
-            return errf(why, whylen, LAT_E_USAGE,
-                        "-d: -d gives the whole request body; drop --input (see 'latscope bench "
-                        "--help')");
+            return lat_errf(
+                why, whylen, LAT_E_USAGE,
+                "-d: -d gives the whole request body; drop --input (see 'latscope bench "
+                "--help')");
         int rc = bench_read_body(bs, &s->body, why, whylen);
         if (rc) return rc;
         s->o.user_body = s->body.data ? s->body.data : "";
@@ -493,7 +487,7 @@ static int kserve_tsetup(void *st, const struct bench_setup *bs, struct bench_ta
         s->o.user_method = bs->method;
     }
     int rc = kserve_setup(&s->k, &s->o, t, bs->headers, bs->nheaders, err, sizeof(err));
-    if (rc < 0) return errf(why, whylen, rc, "kserve: %s", err[0] ? err : lat_strerror(rc));
+    if (rc < 0) return lat_errf(why, whylen, rc, "kserve: %s", err[0] ? err : lat_strerror(rc));
     return 0;
 }
 

@@ -6,6 +6,8 @@
  */
 #include "core/err.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 const char *lat_strerror(int rc)
@@ -52,4 +54,15 @@ const char *lat_strerror(int rc)
     }
     if (rc < 0 && rc > LAT_E_BASE) return strerror(-rc);
     return "unknown error";
+}
+
+int lat_errf(char *err, size_t len, int rc, const char *fmt, ...)
+{
+    if (err && len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, len, fmt, ap);
+        va_end(ap);
+    }
+    return rc;
 }

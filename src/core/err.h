@@ -37,4 +37,11 @@ enum lat_err {
 /* Returns a static string for a negative errno or a LAT_E_* code. Never NULL. */
 const char *lat_strerror(int rc);
 
+#include <stddef.h>
+/* Writes the message (printf format) into err (len bytes, always NUL-terminated when len > 0) and
+ * returns rc: `return lat_errf(err, errsz, LAT_E_PARSE, "%s: ...", name);` — the one helper of
+ * the functions that report an error as a code plus a message buffer. */
+int lat_errf(char *err, size_t len, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 #endif
