@@ -11,6 +11,7 @@
  * request's window). docs/latscope-doctor.md, docs/latscope-bench-server-profile.md.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +21,12 @@
 #define SC_MIN_LO     1.0  /* points: the interval's low end above this */
 #define SC_MEDIUM_PTS 10.0 /* a change of this many points or more: medium severity */
 #define SC_NEAR       0.8  /* "nearly as large": this share of the largest change */
+
+/* A change whose whole interval lies above SC_MIN_LO points. */
+static bool significant(const struct doc_svc_func *c)
+{
+    return !isnan(c->change) && !isnan(c->lo) && c->lo > SC_MIN_LO;
+}
 
 void svc_rule_server_code(struct doc_report *r, const struct doc_svc_run *run,
                           const struct doc_svc_point *p, int ti)
@@ -33,13 +40,12 @@ void svc_rule_server_code(struct doc_report *r, const struct doc_svc_run *run,
     const struct doc_svc_func *top = NULL, *best = NULL;
     for (size_t i = 0; i < s->nfuncs; i++) {
         const struct doc_svc_func *c = &s->funcs[i];
-        if (isnan(c->lo) || isnan(c->change) || c->lo <= SC_MIN_LO) continue;
-        if (!top || c->change > top->change) top = c;
+        if (significant(c) && (!top || c->change > top->change)) top = c;
     }
     if (!top) return;
     for (size_t i = 0; i < s->nfuncs; i++) {
         const struct doc_svc_func *c = &s->funcs[i];
-        if (isnan(c->lo) || c->lo <= SC_MIN_LO || c->change < SC_NEAR * top->change) continue;
+        if (!significant(c) || c->change < SC_NEAR * top->change) continue;
         if (!best || (!isnan(c->depth) && (isnan(best->depth) || c->depth > best->depth))) best = c;
     }
     struct doc_finding *f = doc_finding_add(r, "slow-request-code", ti);

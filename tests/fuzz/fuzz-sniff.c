@@ -30,7 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(head, data + 1, size - 1);
     struct lat_ingest_opts o = {.chunk_bytes = 1u << 16};
     /* ingest_mem() sniffs its first chunk: the same bytes here */
-    const char *fmt = ingest_sniff(head, size - 1 < o.chunk_bytes ? size - 1 : o.chunk_bytes, path);
+    size_t hn = size - 1 < o.chunk_bytes ? size - 1 : o.chunk_bytes;
+    const char *fmt = ingest_sniff(head, hn, path);
     if (!fmt || !fmt[0]) abort();
     struct lat_trace *t = NULL;
     char err[LAT_INGEST_ERRLEN] = "";
@@ -43,7 +44,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          * recognised-but-unreadable row (nsys-rep, onnx-model, csv, text) never does, and the CPU
          * stack files load as the format sniffed (a trtexec log once loaded here as "tensorrt":
          * a row the earlier hand-kept list of this check did not know) */
-        size_t hn = size - 1 < o.chunk_bytes ? size - 1 : o.chunk_bytes;
         bool stackfmt = !strcmp(fmt, "perf-script") || !strcmp(fmt, "speedscope") ||
                         !strcmp(fmt, "collapsed-stacks");
         if (stackfmt && strcmp(t->format, fmt)) abort();
