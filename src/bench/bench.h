@@ -288,6 +288,11 @@ struct bench_result {
      * the point says nothing about the server, so --find-max re-measures it instead of taking
      * it as an SLO miss. */
     bool invalid_client;
+    /* INVALID only because the client sent late (send lag, --max-inflight not reached). The
+     * latency still runs from each intended send, so the lag is inside it: a probe that meets
+     * the SLO regardless is a conservative pass for --find-max (lag_pass, bench/loop.c). */
+    bool invalid_send_lag;
+    bool lag_pass;
     char invalid_reason[256];
     bool interrupted;
     bool stopped_by_rule; /* a window hook ended the point */

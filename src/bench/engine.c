@@ -1613,6 +1613,7 @@ void bench_result_judge(struct bench_result *r, const struct bench_load *l,
 {
     r->valid = true;
     r->invalid_client = false;
+    r->invalid_send_lag = false;
     r->invalid_reason[0] = '\0';
     double lag99 = (double)hist_value_at_percentile(&r->send_lag, 99.0) / 1e6;
     uint64_t total = r->ok + r->errors_total;
@@ -1664,6 +1665,7 @@ void bench_result_judge(struct bench_result *r, const struct bench_load *l,
         r->valid = false;
         /* With max-inflight reached the lag is the server's queue, not the client's. */
         r->invalid_client = !r->inflight_cap_hits;
+        r->invalid_send_lag = !r->inflight_cap_hits;
         snprintf(r->invalid_reason, sizeof(r->invalid_reason),
                  "send-lag p99 %.3f ms > %.3g ms: the client did not keep the schedule%s", lag99,
                  o->max_send_lag_p99_ms,

@@ -224,10 +224,12 @@ static void judge_slo(const struct bench_plan *c, struct bench_point *p, bool ma
  * is "noisy"). The answer is the range between the highest rate met in every measurement and
  * the lowest above it missed in every one; wider than FIND_MAX_SPREAD, or with a rate below it
  * missed every time, the noise made the search inconclusive and it says so. */
-#define FIND_MAX_MEASURES   3    /* measurements of a probe near the boundary, at most */
-#define FIND_MAX_SPREAD     1.5  /* a range wider than this (high / low) is inconclusive */
-#define FIND_MAX_CONFIDENCE 0.95 /* the near-boundary test without --confidence */
-#define FIND_MAX_SIZE_SLACK 1.25 /* a probe is sized for this many times the samples needed */
+#define FIND_MAX_MEASURES 3 /* measurements of a probe near the boundary, at most */
+/* a send-lagged probe is a pass only when it achieved this share of its rate (lag_pass) */
+#define FIND_MAX_LAG_PASS_SENT 0.97
+#define FIND_MAX_SPREAD        1.5  /* a range wider than this (high / low) is inconclusive */
+#define FIND_MAX_CONFIDENCE    0.95 /* the near-boundary test without --confidence */
+#define FIND_MAX_SIZE_SLACK    1.25 /* a probe is sized for this many times the samples needed */
 
 /* The samples a term needs (its pNN from fewer is their maximum); 1 for mean/max/errors. */
 static uint64_t fm_term_need(const struct slo_term *t)
@@ -569,12 +571,24 @@ int bench_loop_run(const struct bench_plan *pl, struct bench_target *t,
          * is a server verdict, invalid_client stays false, and the search takes it as one) */
         bool measured = p->res.valid; /* not INVALID before the SLO (errors, client, Ctrl-C) */
         judge_slo(pl, p, true, pl->confidence > 0 ? cum : NULL);
+        /* find-max: a probe INVALID only for the client's send lag that met the SLO anyway
+         * (its latency runs from the intended sends, lag included) and sent its schedule is a
+         * pass: the lag can only have made it look worse. A miss stays no verdict. */
+        p->res.lag_pass = pl->find_max && !measured && p->res.invalid_send_lag &&
+                          !p->res.interrupted && p->slo.have && p->slo.pass &&
+                          p->res.achieved_rps >= FIND_MAX_LAG_PASS_SENT * p->load.rate;
+        if (p->res.lag_pass) {
+            measured = true;
+            pr_warn("find-max: rate %g met the SLO although the client sent late (%s); the lag "
+                    "is inside the latency, taken as a pass\n",
+                    value, p->res.invalid_reason);
+        }
         uint64_t have = 0;
         int short_term = pl->find_max && measured ? fm_short_term(pl->slo, p, &have) : -1;
         if (p->res.interrupted) run->interrupted = true;
         if (pl->find_max && p->res.interrupted) {
             /* An interrupted probe is no verdict: the search ends without it. */
-        } else if (pl->find_max && !p->res.valid && p->res.invalid_client) {
+        } else if (pl->find_max && !p->res.valid && p->res.invalid_client && !p->res.lag_pass) {
             /* The client could not drive this load (send lag, a saturated worker, no fds):
              * inconclusive about the server, so measure it again; after FIND_MAX_CLIENT_TRIES
              * stop and say so rather than report it as the server's limit. */
@@ -614,7 +628,7 @@ int bench_loop_run(const struct bench_plan *pl, struct bench_target *t,
             }
         } else if (pl->find_max) {
             client_tries = 0;
-            bool pass = p->res.valid && p->slo.pass;
+            bool pass = (p->res.valid || p->res.lag_pass) && p->slo.pass;
             fp.measures++;
             if (pass) {
                 fp.passes++;

@@ -270,6 +270,8 @@ static void json_point(struct jsonw *w, struct bench_point *p)
     bench_endpoints_write_json(w, r); /* cancelled, cancel, balance, endpoints */
     jsonw_key(w, "invalid_client");
     jsonw_bool(w, !r->valid && r->invalid_client);
+    jsonw_key(w, "lag_pass");
+    jsonw_bool(w, r->lag_pass);
     jsonw_key(w, "stopped_by_rule");
     jsonw_bool(w, r->stopped_by_rule);
     jsonw_key(w, "stability");
@@ -383,7 +385,7 @@ static double knee_fail_rate(const struct bench_run *r)
     for (size_t i = 0; i < r->npoints; i++) {
         const struct bench_point *p = &r->points[i];
         /* Interrupted and client-INVALID probes are no verdict on the server. */
-        if (!p->ran || (p->res.valid && p->slo.pass) || p->res.interrupted ||
+        if (!p->ran || ((p->res.valid || p->res.lag_pass) && p->slo.pass) || p->res.interrupted ||
             (!p->res.valid && p->res.invalid_client))
             continue;
         double v = probe_value(r, p);

@@ -81,13 +81,13 @@ contains "$TMPDIR/none.txt" "find-max: no probed rate met p50<=1us"
 grep -q "INVALID: SLO p50<=1us not met" "$TMPDIR/none.txt" || fail "no INVALID label: $(cat "$TMPDIR/none.txt")"
 ! grep -q "^  VALID" "$TMPDIR/none.txt" || fail "a missed probe labelled VALID"
 
-# 3. A client that cannot keep the schedule (--max-send-lag 1ns): "INCONCLUSIVE", never a
-#    number; the range says why.
+# 3. A client that cannot keep the schedule (--max-send-lag 1ns) and an SLO every probe misses
+#    (so the lag is no conservative pass): "INCONCLUSIVE", never a number; the range says why.
 set +e
-"$LATSCOPE" bench --find-max --slo 'p99<=10s' -r 400 --duration 200ms --max-send-lag 0.000001 \
+"$LATSCOPE" bench --find-max --slo 'p99<=1us' -r 400 --duration 200ms --max-send-lag 0.000001 \
     --format json "$FIXTURE_URL/" >"$TMPDIR/c.json" 2>/dev/null
 rc=$?
-"$LATSCOPE" bench --find-max --slo 'p99<=10s' -r 400 --duration 200ms --max-send-lag 0.000001 \
+"$LATSCOPE" bench --find-max --slo 'p99<=1us' -r 400 --duration 200ms --max-send-lag 0.000001 \
     "$FIXTURE_URL/" >"$TMPDIR/c.txt" 2>/dev/null
 set -e
 [[ $rc -eq 1 ]] || fail "client-limited search: exit $rc, want 1"
