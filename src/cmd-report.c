@@ -454,9 +454,62 @@ static int module_page(struct ctx *c, const char *path, size_t max,
 
 /* ---- bench results, HDR interval logs, bench --records JSONL (src/report/) ----------------- */
 
+/* The bench page's "doctor" member: the service rules' findings on the same bytes, read by
+ * diff's bench reader as `latscope doctor RESULT.json` reads them (diff_run_doctor), so the
+ * page's first screen says what the CLI says; null, with a warning, when they cannot run. */
+struct bench_doc {
+    const struct doc_report *r;
+    const struct doc_opts *o;
+};
+
+static void bench_doc_write(struct jsonw *w, void *ctx)
+{
+    const struct bench_doc *d = ctx;
+    jsonw_key(w, "doctor");
+    if (d->r)
+        doctor_write_json(d->r, d->o, w);
+    else
+        jsonw_null(w);
+}
+
 static int bench_page(struct ctx *c, const char *path)
 {
-    return module_page(c, path, (size_t)1 << 30, rep_bench_write);
+    struct lat_buf b = LAT_BUF_INIT;
+    int rc = buf_read_file(&b, path, (size_t)1 << 30);
+    if (rc < 0) {
+        pr_err("%s: %s\n", path, lat_strerror(rc));
+        buf_fini(&b);
+        return LAT_EXIT_USAGE;
+    }
+    struct doc_opts dopt;
+    doctor_opts_default(&dopt);
+    struct diff_run *dr = NULL;
+    struct doc_report *r = NULL;
+    char err[1024] = "";
+    const char *doc = b.data ? b.data : "";
+    int drc = diff_run_parse(path, DIFF_KIND_BENCH, doc, b.len, &dr, err, sizeof(err));
+    if (!drc) drc = doctor_report_new(&r);
+    if (!drc) drc = diff_run_doctor(r, dr);
+    if (!drc) doctor_rank(r);
+    struct bench_doc bd = {drc ? NULL : r, &dopt};
+    char perr[1024] = "";
+    rc = drc == -ENOMEM
+             ? -ENOMEM
+             : rep_bench_write(&c->w, path, doc, b.len, bench_doc_write, &bd, perr, sizeof(perr));
+    if (!rc && drc) /* a page, but the rules could not read the result */
+        pr_warn("%s: no doctor findings on the page: %s\n", path, err[0] ? err : lat_strerror(drc));
+    doctor_report_free(r);
+    diff_run_free(dr);
+    buf_fini(&b);
+    if (rc == -ENOMEM) {
+        pr_err("%s: %s\n", path, lat_strerror(rc));
+        return LAT_EXIT_FAILURE;
+    }
+    if (rc) {
+        pr_err("%s\n", perr[0] ? perr : lat_strerror(rc));
+        return LAT_EXIT_USAGE;
+    }
+    return 0;
 }
 
 static int hlog_page(struct ctx *c, const char *path)

@@ -77,8 +77,8 @@ static int walk(struct json_tok *t, const char *doc, size_t len, struct bench_sc
     return rc;
 }
 
-int rep_bench_write(struct jsonw *w, const char *path, const char *doc, size_t len, char *err,
-                    size_t errsz)
+int rep_bench_write(struct jsonw *w, const char *path, const char *doc, size_t len,
+                    void (*extra)(struct jsonw *w, void *ctx), void *ctx, char *err, size_t errsz)
 {
     struct json_tok t;
     json_tok_init(&t, 0);
@@ -119,6 +119,7 @@ int rep_bench_write(struct jsonw *w, const char *path, const char *doc, size_t l
     rep_page_begin(w, "bench", path);
     jsonw_key(w, "bench");
     jsonw_raw(w, d, n);
+    if (extra) extra(w, ctx);
     jsonw_obj_end(w);
     buf_fini(&out);
     return 0;

@@ -12,9 +12,11 @@
 
 struct jsonw;
 
-/* Writes the page object {"kind":"bench", ..., "bench": DOC} of doc[0..len) into w. 0,
- * LAT_E_USAGE with err naming path and what is wrong (nothing written), or -ENOMEM. */
-int rep_bench_write(struct jsonw *w, const char *path, const char *doc, size_t len, char *err,
-                    size_t errsz);
+/* Writes the page object {"kind":"bench", ..., "bench": DOC} of doc[0..len) into w; extra,
+ * when not NULL, writes more members of that object after "bench" (the command's doctor
+ * findings). 0, LAT_E_USAGE with err naming path and what is wrong (nothing written), or
+ * -ENOMEM. */
+int rep_bench_write(struct jsonw *w, const char *path, const char *doc, size_t len,
+                    void (*extra)(struct jsonw *w, void *ctx), void *ctx, char *err, size_t errsz);
 
 #endif

@@ -670,44 +670,7 @@ function tracePage(p, sec, pageIndex) {
   if (A.preprocessing && A.preprocessing.warning) sec.appendChild(el('p', { 'class': 'mut', text: 'note: ' + A.preprocessing.warning }));
   if (r0.not_applicable && r0.not_applicable.length) sec.appendChild(el('p', { 'class': 'mut', 'data-key': 'not_applicable', text: 'not applicable: ' + r0.not_applicable.map(function (n) { return n.section.replace(/_/g, ' ') + ' (' + n.why + ')'; }).join('; ') }));
 
-  /* doctor findings */
-  var fc = [];
-  /* the CLI's verdict, in the CLI's words (src/doctor/render.c verdict_text) */
-  var dv = p.doctor && p.doctor.verdict, dt = (p.doctor && p.doctor.traces) || [];
-  var unj = dt.filter(function (t) { return t.judged === false; });
-  if (!finds.length && dv === 'no rule applies') fc.push(el('p', { text: unj.length === 1 ? 'No rule applies to this input (' + (unj[0].what || '') + '). Nothing was judged: this is not a clean bill.' : 'No rule applies to any of these inputs. Nothing was judged.' }));
-  else if (!finds.length) fc.push(el('p', { text: 'No significant finding. The numbers above are under every threshold.' }));
-  finds.forEach(function (f) {
-    var ev = f.evidence || {}, kv = [], tables = [];
-    Object.keys(ev).forEach(function (k) {
-      var v = ev[k];
-      if (k === 'examples' || k === 'saving_method') return;
-      if (Array.isArray(v)) {
-        if (v.length && typeof v[0] === 'object') {
-          var cols = Object.keys(v[0]);
-          tables.push(el('h3', { text: k.replace(/_/g, ' ') }));
-          tables.push(simpleTable(cols, v.map(function (r) { return cols.map(function (c) { return typeof r[c] === 'number' ? fmtNum(r[c], /_us/.test(c) ? 3 : undefined) : String(r[c]); }); }), cols.map(function (c) { return typeof v[0][c] === 'number'; })));
-        }
-        return;
-      }
-      kv.push([k.replace(/_/g, ' '), typeof v === 'number' ? fmtNum(v, /_us|_pct/.test(k) ? 3 : undefined) : String(v)]);
-    });
-    var ex = ev.examples || [];
-    var exRows = ex.map(function (x) {
-      var link = el('a', { 'class': 'jump', text: 'show on timeline', onclick: function () { if (tl) tl.showUs(x.ts_us, x.dur_us); } });
-      return el('tr', null, [el('td', { 'class': 'name', text: x.name }), el('td', { 'class': 'num', text: fmtUs(x.offset_us) }), el('td', { 'class': 'num', text: fmtUs(x.dur_us) }), el('td', { 'class': 'num', text: x.step == null ? '–' : String(x.step) }), el('td', { 'class': 'name', text: x.note || '' }), el('td', null, link)]);
-    });
-    fc.push(el('details', { 'class': 'finding', open: fc.length ? null : '' }, [
-      el('summary', null, [el('span', { 'class': 'sev ' + f.severity, text: f.severity }), el('b', { text: f.title })]),
-      f.saving_us_per_step ? el('p', { 'class': 'mut', text: 'estimated saving ' + ({ lower: 'at least ', estimate: '≈ ' }[f.saving_bound] || '≤ ') + fmtUs(f.saving_us_per_step) + ' per step (' + fmtNum(f.saving_pct, 1) + ' %) — ' + (ev.saving_method || '') }) : null,
-      kv.length ? simpleTable(['evidence', 'value'], kv, [false, true], 'kv') : null
-    ].concat(tables).concat([
-      ex.length ? el('h3', { text: 'worst examples' }) : null,
-      ex.length ? el('table', null, [el('thead', null, el('tr', null, ['name', 'offset', 'duration', 'step', 'note', ''].map(function (h) { return el('th', { text: h }); }))), el('tbody', null, exRows)]) : null,
-      f.recommendation ? el('p', null, [el('b', { text: 'do: ' }), f.recommendation]) : null,
-      f.next_step ? el('p', { 'class': 'mut', text: 'next: ' + f.next_step }) : null
-    ])));
-  });
+  var fc = findingCards(p, 'step', function (x) { if (tl) tl.showUs(x.ts_us, x.dur_us); });
   /* the first screen: what is slow and what to do, then the findings, then the timeline */
   var hl = [];
   if (finds.length) {
@@ -806,6 +769,50 @@ function parseSlo(s) { /* "lat.p99<=20ms,ttft.p99<=200ms" -> [{metric,p,ms}] */
   });
   return out;
 }
+/* doctor's findings as the CLI ranks them (p.doctor: doctor_write_json), one card body for every
+ * page that has them: unit is what a saving is per ('step', 'request'); jump(example) shows an
+ * example on the page's timeline, or null */
+function findingCards(p, unit, jump) {
+  var fc = [], finds = (p.doctor && p.doctor.findings) || [];
+  /* the CLI's verdict, in the CLI's words (src/doctor/render.c verdict_text) */
+  var dv = p.doctor && p.doctor.verdict, dt = (p.doctor && p.doctor.traces) || [];
+  var unj = dt.filter(function (t) { return t.judged === false; });
+  if (!finds.length && dv === 'no rule applies') fc.push(el('p', { text: unj.length === 1 ? 'No rule applies to this input (' + (unj[0].what || '') + '). Nothing was judged: this is not a clean bill.' : 'No rule applies to any of these inputs. Nothing was judged.' }));
+  else if (!finds.length) fc.push(el('p', { text: 'No significant finding. The numbers above are under every threshold.' }));
+  finds.forEach(function (f) {
+    var ev = f.evidence || {}, kv = [], tables = [];
+    Object.keys(ev).forEach(function (k) {
+      var v = ev[k];
+      if (k === 'examples' || k === 'saving_method') return;
+      if (Array.isArray(v)) {
+        if (v.length && typeof v[0] === 'object') {
+          var cols = Object.keys(v[0]);
+          tables.push(el('h3', { text: k.replace(/_/g, ' ') }));
+          tables.push(simpleTable(cols, v.map(function (r) { return cols.map(function (c) { return typeof r[c] === 'number' ? fmtNum(r[c], /_us/.test(c) ? 3 : undefined) : String(r[c]); }); }), cols.map(function (c) { return typeof v[0][c] === 'number'; })));
+        }
+        return;
+      }
+      kv.push([k.replace(/_/g, ' '), typeof v === 'number' ? fmtNum(v, /_us|_pct/.test(k) ? 3 : undefined) : String(v)]);
+    });
+    var ex = ev.examples || [];
+    var exRows = ex.map(function (x) {
+      var link = el('a', { 'class': 'jump', text: 'show on timeline', onclick: function () { if (jump) jump(x); } });
+      return el('tr', null, [el('td', { 'class': 'name', text: x.name }), el('td', { 'class': 'num', text: fmtUs(x.offset_us) }), el('td', { 'class': 'num', text: fmtUs(x.dur_us) }), el('td', { 'class': 'num', text: x.step == null ? '–' : String(x.step) }), el('td', { 'class': 'name', text: x.note || '' }), el('td', null, link)]);
+    });
+    fc.push(el('details', { 'class': 'finding', open: fc.length ? null : '' }, [
+      el('summary', null, [el('span', { 'class': 'sev ' + f.severity, text: f.severity }), el('b', { text: f.title })]),
+      f.saving_us_per_step ? el('p', { 'class': 'mut', text: 'estimated saving ' + ({ lower: 'at least ', estimate: '≈ ' }[f.saving_bound] || '≤ ') + fmtUs(f.saving_us_per_step) + ' per ' + unit + ' (' + fmtNum(f.saving_pct, 1) + ' %) — ' + (ev.saving_method || '') }) : null,
+      kv.length ? simpleTable(['evidence', 'value'], kv, [false, true], 'kv') : null
+    ].concat(tables).concat([
+      ex.length ? el('h3', { text: 'worst examples' }) : null,
+      ex.length ? el('table', null, [el('thead', null, el('tr', null, ['name', 'offset', 'duration', 'step', 'note', ''].map(function (h) { return el('th', { text: h }); }))), el('tbody', null, exRows)]) : null,
+      f.recommendation ? el('p', null, [el('b', { text: 'do: ' }), f.recommendation]) : null,
+      f.next_step ? el('p', { 'class': 'mut', text: 'next: ' + f.next_step }) : null
+    ])));
+  });
+  return fc;
+}
+
 function benchPage(p, sec) {
   var b = p.bench, pts = b.points || [];
   /* find-max: the headline is the answer (find_max.point: the best point under the SLO), not the
@@ -821,8 +828,18 @@ function benchPage(p, sec) {
     hk.push(kpi('p99 latency (' + hw + ')', fmtMs(hp.latency_ms && hp.latency_ms.p99), 'p99'));
     hk.push(kpi('achieved (' + hw + ')', fmtNum(hp.achieved_rps) + ' req/s', 'achieved_rps'));
   }
+  /* doctor's service rules on this result (the command ran them: `latscope doctor RESULT.json`) */
+  var bf = (p.doctor && p.doctor.findings) || [];
+  if (p.doctor) hk.push(kpi('findings', String(bf.length), 'findings'));
   sec.appendChild(el('div', { 'class': 'kpis', style: 'margin-bottom:14px' }, hk));
   if (b.anchor) sec.appendChild(el('p', { 'class': 'mut', text: b.anchor }));
+  /* the first screen: what is slow and what to do */
+  if (bf.length) {
+    var bh = [['top finding', bf[0].severity + ': ' + bf[0].title]];
+    if (bf[0].recommendation) bh.push(['do', bf[0].recommendation]);
+    sec.appendChild(card('What is slow', [el('table', { 'class': 'headline kv' }, el('tbody', null, bh.map(function (r) { return el('tr', null, [el('th', { text: r[0] }), el('td', { text: r[1] })]); })))]));
+  }
+  if (p.doctor) sec.appendChild(el('div', { 'data-key': 'doctor' }, [card('Doctor findings', findingCards(p, 'request', null))]));
   var rows = pts.map(function (pt) {
     var L = pt.latency_ms || {}, e = pt.errors || {};
     return [pointLabel(pt) + (fm && pts.indexOf(pt) === fmi ? ' (answer)' : ''), fmtNum(pt.requests, 0), fmtNum(e.total, 0), fmtNum(pt.achieved_rps), fmtMs(L.p50), fmtMs(L.p99), fmtMs(L.max), fmtMs(pt.latency_actual_ms && pt.latency_actual_ms.p99), pt.valid ? 'yes' : 'no: ' + (pt.invalid_reason || '')];

@@ -22,7 +22,8 @@ TEST(report_bench_page_redacts_url_and_keeps_the_rest)
     struct jsonw w;
     jsonw_init(&w, NULL, false);
     char err[256] = "";
-    ASSERT_EQ_I64(rep_bench_write(&w, "dir/b.json", doc, strlen(doc), err, sizeof(err)), 0);
+    ASSERT_EQ_I64(rep_bench_write(&w, "dir/b.json", doc, strlen(doc), NULL, NULL, err, sizeof(err)),
+                  0);
     ASSERT_EQ_STR(page(&w), "{\"kind\":\"bench\",\"path\":\"dir/b.json\",\"title\":\"b.json\","
                             "\"bench\":{\"url\": \"http://h/?api_key=REDACTED&x=1\", "
                             "\"points\": [{\"n\": 1}],\n \"workload\": \"plain\"}}");
@@ -34,10 +35,11 @@ TEST(report_bench_page_errors_name_the_file)
     struct jsonw w;
     jsonw_init(&w, NULL, false);
     char err[256] = "";
-    ASSERT_EQ_I64(rep_bench_write(&w, "x.json", "{\"points\": 3}", 13, err, sizeof(err)),
-                  LAT_E_USAGE);
+    ASSERT_EQ_I64(
+        rep_bench_write(&w, "x.json", "{\"points\": 3}", 13, NULL, NULL, err, sizeof(err)),
+        LAT_E_USAGE);
     ASSERT(strstr(err, "x.json: a JSON object without a \"points\" array"));
-    ASSERT_EQ_I64(rep_bench_write(&w, "y.json", "{\"points\": [", 12, err, sizeof(err)),
+    ASSERT_EQ_I64(rep_bench_write(&w, "y.json", "{\"points\": [", 12, NULL, NULL, err, sizeof(err)),
                   LAT_E_USAGE);
     ASSERT(strstr(err, "y.json: not valid JSON at byte"));
     ASSERT_EQ_U64(w.buf.len, 0); /* nothing written */
