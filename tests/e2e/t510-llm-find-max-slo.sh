@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
-# t510-llm-find-max-slo: `--find-max --slo 'ttft.p99<=200ms'` judges each load point on the LLM
+# t510-llm-find-max-slo: `--find-max --slo 'ttft.p90<=200ms'` judges each load point on the LLM
 # TTFT percentile and finds the knee of a fixture with a known capacity: 2 sequence slots, each
 # held 40 ms prefill + 6 x 10 ms = 100 ms per request, so 20 req/s. With constant arrivals at
-# rate r > 20 for 2 s the queue grows to (r - 20) x 2 / 20 s, so TTFT p99 = 40 ms + 100 ms x
-# (r - 20): the SLO holds up to 21.6 req/s and fails at 22 and above.
+# rate r > 20 for 2 s the queue grows to (r - 20) x 2 / 20 s, so TTFT p90 = 40 ms + 90 ms x
+# (r - 20): the SLO holds up to 21.7 req/s and fails at 22 and above. (p90, not p99: a p90 needs
+# 10 samples, so a 2 s probe is long enough; a p99 made every probe 100 requests, 112 s in all.)
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
 . "$LATSCOPE_SRCDIR/tests/e2e/llm.sh"
 need_llm
@@ -12,7 +13,7 @@ start_fixture --prefill 40ms --token-interval 10ms --max-seqs 2
 URL="http://127.0.0.1:$FX_PORT/v1/chat/completions"
 set +e
 "$LATSCOPE" bench --target openai "$URL" --input-tokens 8 --output-tokens 7 --arrival constant \
-    --rate 8 --max-send-lag 50 --find-max --slo 'ttft.p99<=200ms' --precision 0.2 \
+    --rate 8 --max-send-lag 50 --find-max --slo 'ttft.p90<=200ms' --precision 0.2 \
     --duration 2s -t 1 --format json >"$TMPDIR/out" 2>"$TMPDIR/err"
 rc=$?
 set -e
@@ -21,9 +22,9 @@ python3 - "$TMPDIR/out" <<'PY' || fail "result: $(cat "$TMPDIR/out")"
 import json, sys
 d = json.load(open(sys.argv[1]))
 fm, pts = d["find_max"], d["points"]
-assert fm["slo"] == "ttft.p99<=200ms", fm
+assert fm["slo"] == "ttft.p90<=200ms", fm
 knee = fm["knee_rate"]
-# The knee is 20 (a probe is sized for 100 samples: the queue above 20 req/s grows for long); at
+# The knee is 20 (the queue above 20 req/s grows through each 2 s probe); at
 # most the capacity (load only slows the fixture), at least half of what this machine's fixture
 # served at the first (lowest) probe: 2 slots / its mean request time
 cap = 2 / (pts[0]["latency_ms"]["mean"] / 1e3)
@@ -31,11 +32,11 @@ assert knee is not None and 0.5 * min(cap, 20) <= knee < 22, (fm, cap)
 assert fm["max_rate"] == knee, fm
 assert fm["lowest_failing_rate"] is not None and knee < fm["lowest_failing_rate"] <= 2 * knee, fm
 best = pts[fm["point"]]
-# the verdict is the LLM TTFT p99 of the point, not the request latency
+# the verdict is the LLM TTFT p90 of the point, not the request latency
 t = best["slo"]["terms"][0]
-assert t["term"] == "ttft.p99<=200ms" and t["verdict"] == "pass", best["slo"]
-assert abs(t["observed_ms"] - best["ttft_ms"]["p99"]) < 1e-3, (t, best["ttft_ms"])
-# some probe above the knee missed on TTFT, with TTFT p99 over the limit
+assert t["term"] == "ttft.p90<=200ms" and t["verdict"] == "pass", best["slo"]
+assert abs(t["observed_ms"] - best["ttft_ms"]["p90"]) < 1e-3, (t, best["ttft_ms"])
+# some probe above the knee missed on TTFT, with TTFT p90 over the limit
 over = [p for p in pts if p["slo"]["terms"][0]["observed_ms"] > 200]
 assert over and all(not p["slo"]["pass"] for p in over), [p["slo"] for p in pts]
 # goodput at the knee: requests meeting ttft <= 200 ms, per second; close to the rate
