@@ -779,6 +779,17 @@ void diff_bench_opts_default(struct diff_bench_opts *o)
 }
 
 /* Per-run values of one side: their mean, and a Welch interval against the other side. */
+/* The widths (ms) of the buckets of a and b holding the values va and vb (ns), added: how far
+ * apart two percentiles read from these histograms may be by quantisation alone. */
+static double bucket_widths_ms(const struct lat_hist *a, double va, const struct lat_hist *b,
+                               double vb)
+{
+    if (!a || !b || !(va > 0) || !(vb > 0)) return 0;
+    return (double)(hist_size_of_equivalent_range(&a->cfg, (int64_t)va) +
+                    hist_size_of_equivalent_range(&b->cfg, (int64_t)vb)) /
+           1e6;
+}
+
 static double side_mean(const double *x, size_t n)
 {
     double m, sd;
@@ -867,6 +878,7 @@ static int compare_load(const char *load, struct diff_point **pa, size_t na, str
                     row->ci_pct.lo *= 100;
                     row->ci_pct.hi *= 100;
                     row->method = "bootstrap";
+                    row->res = bucket_widths_ms(ha[0], bt.a, hb[0], bt.b);
                 }
             } else if (s == 0 && hists && (na > 1 || nb > 1)) {
                 struct dstat_side sa = {ha, na}, sb = {hb, nb};

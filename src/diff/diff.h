@@ -143,6 +143,9 @@ struct diff_row {
     struct dstat_ci ci;                     /* of after - before, in the unit */
     struct dstat_ci ci_pct;                 /* of the relative change, in % */
     const char *method;                     /* "bootstrap", "welch", "welch-runs", ... */
+    /* The values' resolution in the unit (the widths of the histogram buckets holding before
+     * and after, added), 0 unknown: a zero-width interval becomes d +- res (diff_row_finish) */
+    double res;
     enum diff_verdict verdict;
     bool flagged; /* an INVALID point on a side */
 };

@@ -6,7 +6,7 @@
 # TTFT's size. Verdicts only, no timing assertions: the lower end of the TTFT interval is only
 # asked to be above 0, TPOT's below half of TTFT's (CI's sanitizer pass on a loaded machine
 # failed the earlier 20 -> 40 ms, 2 ms-token version: a 2 ms interval is within load's jitter).
-# san: skip (TTFT and TPOT against the fixture, timed by the release build: the sanitizer pass failed it twice, too few e2e samples for an interval; diff's bench code runs under the sanitizers in t610-t612)
+
 # exclusive: TTFT of a 20 ms against a 40 ms prefill, measured while other tests load the CPUs
 . "$LATSCOPE_SRCDIR/tests/e2e/lib.sh"
 . "$LATSCOPE_SRCDIR/tests/e2e/llm.sh"

@@ -70,6 +70,29 @@ TEST(diff_zero_width_interval_is_no_verdict)
     reg.ci = (struct dstat_ci){.have = true, .est = 1, .lo = 0.5, .hi = 1.5};
     diff_row_finish(&reg, 0);
     ASSERT(reg.verdict == DIFF_V_REGRESSION);
+    /* Zero width within the values' resolution (1 us buckets on each side): still no verdict. */
+    struct diff_row q = {.before = 0.001, .after = 0.003, .lower_better = true, .res = 0.002};
+    q.ci = (struct dstat_ci){.have = true, .est = 0.002, .lo = 0.002, .hi = 0.002};
+    diff_row_finish(&q, 0);
+    ASSERT(q.verdict == DIFF_V_NONE && !q.ci.have);
+}
+
+/* t613: a deterministic fixture's p50 of 90 ms against 170 ms: each side's resamples all land in
+ * one histogram bucket (zero width), but the buckets (0.064 and 0.128 ms wide) lie 80 ms apart:
+ * the difference is 80 ms within +- their widths, a regression, not "no interval". */
+TEST(diff_zero_width_beyond_resolution_is_a_verdict)
+{
+    struct diff_row row = {.before = 90, .after = 170, .lower_better = true, .res = 0.192};
+    row.ci = (struct dstat_ci){.have = true, .est = 80, .lo = 80, .hi = 80};
+    diff_row_finish(&row, 0);
+    ASSERT(row.verdict == DIFF_V_REGRESSION);
+    ASSERT(row.ci.have && row.ci.lo > 79.8 - 1e-9 && row.ci.hi < 80.2 + 1e-9);
+    ASSERT(row.ci_pct.have && row.ci_pct.lo > 88.6 && row.ci_pct.hi < 89.2);
+    /* the same faster: an improvement */
+    struct diff_row imp = {.before = 170, .after = 90, .lower_better = true, .res = 0.192};
+    imp.ci = (struct dstat_ci){.have = true, .est = -80, .lo = -80, .hi = -80};
+    diff_row_finish(&imp, 0);
+    ASSERT(imp.verdict == DIFF_V_IMPROVEMENT);
 }
 
 TEST(diff_order_statistic_ci_binomial_case)
