@@ -47,9 +47,9 @@ static const char usage_text[] =
     "TRACE is a .json / .json.gz file or a directory of per-rank traces, or a bench result\n"
     "(latscope bench --format json): then the service rules judge its load points\n"
     "(listen-backlog, nagle-delayed-ack, client-limited, keepalive-churn, warm-up,\n"
-    "periodic-stalls, error-burst, tail-amplification, queueing-knee; the shape-over-time\n"
-    "rules need bench --slice; docs/latscope-doctor.md). bench --doctor does the same\n"
-    "right after a run.\n"
+    "periodic-stalls, error-burst, tail-amplification, queueing-knee, slow-request-code,\n"
+    "server-split; the shape-over-time rules need bench --slice; docs/latscope-doctor.md).\n"
+    "bench --doctor does the same right after a run.\n"
     "\n";
 
 enum { OPT_FORMAT, OPT_FAIL_ON, OPT_OUTPUT, OPT_THRESHOLD };

@@ -246,6 +246,8 @@ static struct diff_point *new_point(struct diff_run *r)
     p->stale_retries = p->server_closes = p->slow_connects = p->listen_overflows = p->listen_drops =
         -1;
     p->err_connect = p->err_timeout = p->err_reset = p->err_4xx = p->err_5xx = -1;
+    p->srv_count = -1;
+    p->srv_queue_ms = p->srv_input_ms = p->srv_infer_ms = p->srv_output_ms = NAN;
     p->valid = true;
     return p;
 }
@@ -351,6 +353,11 @@ static int load_bench_point(struct diff_run *r, const char *d, size_t n, size_t 
     p->err_reset = get_count(d, n, "errors/reset");
     p->err_4xx = get_count(d, n, "errors/http_4xx");
     p->err_5xx = get_count(d, n, "errors/http_5xx");
+    p->srv_count = get_count(d, n, "server/count"); /* "server": null without Triton stats */
+    p->srv_queue_ms = get_num(d, n, "server/queue_ms");
+    p->srv_input_ms = get_num(d, n, "server/compute_input_ms");
+    p->srv_infer_ms = get_num(d, n, "server/compute_infer_ms");
+    p->srv_output_ms = get_num(d, n, "server/compute_output_ms");
     int src = load_slices(p, d, n);
     if (src) return src;
     if (p->ok + p->errors)

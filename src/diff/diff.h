@@ -83,6 +83,10 @@ struct diff_point {
     double connect_max_ms;    /* backlog/connect_max_ms */
     int64_t listen_overflows, listen_drops; /* backlog/: loopback server's TcpExt rise */
     int64_t err_connect, err_timeout, err_reset, err_4xx, err_5xx; /* errors by class */
+    /* "server" (kserve target: Triton statistics, per-request means over the point, ms; count
+     * -1 and NaN when absent): doctor's server-split */
+    int64_t srv_count;
+    double srv_queue_ms, srv_input_ms, srv_infer_ms, srv_output_ms;
     struct diff_slice *slices; /* --slice windows, in time order, or NULL */
     size_t nslices, slices_cap;
 };

@@ -65,6 +65,12 @@ int diff_run_doctor(struct doc_report *r, const struct diff_run *run)
             .err_reset = p->err_reset,
             .err_4xx = p->err_4xx,
             .err_5xx = p->err_5xx,
+            .lat_act_mean = p->stat[DIFF_F_LAT_ACT][0],
+            .server_count = p->srv_count,
+            .server_queue_ms = p->srv_queue_ms,
+            .server_input_ms = p->srv_input_ms,
+            .server_infer_ms = p->srv_infer_ms,
+            .server_output_ms = p->srv_output_ms,
             .slices = p->nslices ? sl + at : NULL,
             .nslices = p->nslices,
         };

@@ -164,11 +164,17 @@ static const struct {
     svc_rule_fn fn;
     bool run; /* judges the whole run once (p NULL), not each point */
 } svc_rules[] = {
-    {"listen-backlog", svc_rule_backlog, false},  {"nagle-delayed-ack", rule_nagle, false},
-    {"client-limited", rule_client, false},       {"keepalive-churn", svc_rule_keepalive, false},
-    {"warm-up", svc_rule_warmup, false},          {"periodic-stalls", svc_rule_stalls, false},
-    {"error-burst", svc_rule_error_burst, false}, {"tail-amplification", rule_tail, false},
-    {"queueing-knee", svc_rule_knee, true},       {"slow-request-code", svc_rule_server_code, true},
+    {"listen-backlog", svc_rule_backlog, false},
+    {"nagle-delayed-ack", rule_nagle, false},
+    {"client-limited", rule_client, false},
+    {"keepalive-churn", svc_rule_keepalive, false},
+    {"warm-up", svc_rule_warmup, false},
+    {"periodic-stalls", svc_rule_stalls, false},
+    {"error-burst", svc_rule_error_burst, false},
+    {"tail-amplification", rule_tail, false},
+    {"queueing-knee", svc_rule_knee, true},
+    {"slow-request-code", svc_rule_server_code, true},
+    {"server-split", svc_rule_server_split, false},
 };
 
 int doctor_run_service(struct doc_report *r, const struct doc_svc_run *run)

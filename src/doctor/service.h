@@ -44,6 +44,11 @@ struct doc_svc_point {
     double connect_max_ms;           /* the slowest connect, NaN */
     int64_t listen_overflows, listen_drops; /* this host's TcpExt rise (loopback server), -1 */
     int64_t err_connect, err_timeout, err_reset, err_4xx, err_5xx; /* by class, -1 unknown */
+    double lat_act_mean; /* latency_actual_ms mean (first request byte sent to end), NaN */
+    /* the kserve target's Triton statistics ("server"): per-request means over the point, ms;
+     * server_count <= 0 (0 or -1) when the result has none */
+    int64_t server_count;
+    double server_queue_ms, server_input_ms, server_infer_ms, server_output_ms;
     const struct doc_svc_slice *slices; /* --slice windows in time order, or NULL */
     size_t nslices;
 };
@@ -107,5 +112,7 @@ void svc_rule_knee(struct doc_report *r, const struct doc_svc_run *run,
                    const struct doc_svc_point *p, int ti);
 void svc_rule_server_code(struct doc_report *r, const struct doc_svc_run *run,
                           const struct doc_svc_point *p, int ti);
+void svc_rule_server_split(struct doc_report *r, const struct doc_svc_run *run,
+                           const struct doc_svc_point *p, int ti);
 
 #endif

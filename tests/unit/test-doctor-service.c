@@ -334,3 +334,109 @@ TEST(doctor_service_server_code)
         doctor_report_free(r);
     }
 }
+
+/* A kserve point: client mean latency lat (latency_actual), the server's queue and compute. */
+static struct doc_svc_point kserve_point(double lat, double queue, double infer)
+{
+    struct doc_svc_point p = point(lat, lat * 1.2, lat);
+    p.lat_act_mean = lat;
+    p.concurrency = 8;
+    p.server_count = 5000;
+    p.server_queue_ms = queue;
+    p.server_input_ms = 0.02;
+    p.server_infer_ms = infer;
+    p.server_output_ms = 0.01;
+    return p;
+}
+
+/* The one server-split finding of p (its side, severity and shares), or false without one. */
+static bool split_of(const struct doc_svc_point *p, char *side, size_t n, enum doc_severity *sev,
+                     double *queue_pct, double *outside_pct, double *saving_pct)
+{
+    struct doc_report *r = NULL;
+    ASSERT(doctor_report_new(&r) == 0);
+    struct doc_svc_run run = {.path = "handmade-kserve.json",
+                              .target = "kserve",
+                              .mode = "closed",
+                              .threads = 1,
+                              .fm_max_rate = NAN,
+                              .fm_lowest_failing_rate = NAN,
+                              .pts = p,
+                              .npts = 1};
+    ASSERT(doctor_run_service(r, &run) == 0);
+    doctor_rank(r);
+    bool found = false;
+    for (size_t i = 0; i < r->n; i++) {
+        const struct doc_finding *f = &r->f[i];
+        if (strcmp(f->id, "server-split") != 0) continue;
+        ASSERT(!found); /* one per point */
+        found = true;
+        *sev = f->severity;
+        *saving_pct = f->saving_pct;
+        for (size_t k = 0; k < f->nkv; k++) {
+            if (!strcmp(f->kv[k].key, "side")) snprintf(side, n, "%s", f->kv[k].str);
+            if (!strcmp(f->kv[k].key, "queue_pct")) *queue_pct = f->kv[k].num;
+            if (!strcmp(f->kv[k].key, "outside_pct")) *outside_pct = f->kv[k].num;
+        }
+        ASSERT(f->recommendation && f->next_step && f->saving_method);
+    }
+    doctor_report_free(r);
+    return found;
+}
+
+/* server-split: queue-dominated and outside-the-server, each positive and negative; nothing on a
+ * compute-dominated point, without Triton statistics, or when the server's time exceeds the
+ * client's latency (no impossible share). */
+TEST(doctor_service_server_split)
+{
+    char side[64];
+    enum doc_severity sev;
+    double qp = NAN, op = NAN, sp = NAN;
+    /* 1 instance of 2 ms at -c 8: 13.7 ms of 15.9 ms in the queue */
+    struct doc_svc_point p = kserve_point(15.86, 13.73, 2.0);
+    ASSERT(split_of(&p, side, sizeof(side), &sev, &qp, &op, &sp));
+    ASSERT(strcmp(side, "queue") == 0 && sev == DOC_SEV_HIGH);
+    ASSERT(fabs(qp - 100.0 * 13.73 / 15.86) < 1e-9 && fabs(sp - qp) < 0.01 && op >= 0);
+    /* without latency_actual: the latency mean */
+    p.lat_act_mean = NAN;
+    ASSERT(split_of(&p, side, sizeof(side), &sev, &qp, &op, &sp) && !strcmp(side, "queue"));
+    /* queue negative: 20 % of the latency; 60 % but under a millisecond */
+    p = kserve_point(10.0, 2.0, 7.9);
+    ASSERT(!split_of(&p, side, sizeof(side), &sev, &qp, &op, &sp));
+    p = kserve_point(1.2, 0.72, 0.4);
+    ASSERT(!split_of(&p, side, sizeof(side), &sev, &qp, &op, &sp));
+    /* compute-dominated (the healthy case, -c 1): nothing */
+    p = kserve_point(2.1, 0.0, 2.0);
+    ASSERT(!split_of(&p, side, sizeof(side), &sev, &qp, &op, &sp));
+    /* outside positive: 7 of 10 ms beyond the server's 3 ms */
+    p = kserve_point(10.0, 0.0, 2.97);
+    ASSERT(split_of(&p, side, sizeof(side), &sev, &qp, &op, &sp));
+    ASSERT(strcmp(side, "outside-the-server") == 0 && sev == DOC_SEV_MEDIUM);
+    ASSERT(fabs(op - 70.0) < 1e-6 && sp > 0 && sp <= 100);
+    /* ... not on a client-INVALID point (client-limited's), nor without statistics */
+    p.invalid_client = true;
+    p.valid = false;
+    ASSERT(!split_of(&p, side, sizeof(side), &sev, &qp, &op, &sp));
+    p = kserve_point(10.0, 0.0, 2.97);
+    p.server_count = 0;
+    ASSERT(!split_of(&p, side, sizeof(side), &sev, &qp, &op, &sp));
+    p.server_count = -1;
+    ASSERT(!split_of(&p, side, sizeof(side), &sev, &qp, &op, &sp));
+    /* outside negative: 40 % of the latency; 80 % but under a millisecond */
+    p = kserve_point(10.0, 0.0, 5.97);
+    ASSERT(!split_of(&p, side, sizeof(side), &sev, &qp, &op, &sp));
+    p = kserve_point(1.0, 0.0, 0.17);
+    ASSERT(!split_of(&p, side, sizeof(side), &sev, &qp, &op, &sp));
+    /* both: the larger side is named (queue 4 ms = 33 %, outside 7 ms = 58 %) */
+    p = kserve_point(12.0, 4.0, 0.97);
+    ASSERT(split_of(&p, side, sizeof(side), &sev, &qp, &op, &sp));
+    ASSERT(strcmp(side, "outside-the-server") == 0 && qp > 30 && op > 50 && qp + op <= 100);
+    /* the server reports more than the client waited: no split, never a share over 100 % */
+    p = kserve_point(10.0, 12.0, 2.0);
+    ASSERT(!split_of(&p, side, sizeof(side), &sev, &qp, &op, &sp));
+    /* a NaN or negative statistic: not judged */
+    p = kserve_point(15.86, 13.73, NAN);
+    ASSERT(!split_of(&p, side, sizeof(side), &sev, &qp, &op, &sp));
+    p = kserve_point(15.86, -1.0, 2.0);
+    ASSERT(!split_of(&p, side, sizeof(side), &sev, &qp, &op, &sp));
+}
