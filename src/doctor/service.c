@@ -51,7 +51,9 @@ static void rule_nagle(struct doc_report *r, const struct doc_svc_run *run,
                        const struct doc_svc_point *p, int ti)
 {
     if (!p->lat_hist || isnan(p->lat_p50) || isnan(p->ttfb_p50)) return;
-    if (p->ttfb_p50 > NAGLE_TTFB_MAX) return;
+    /* an LLM stream's time after its first byte (the headers) is its prefill and decode;
+     * its held streams are llm-burst-streams' */
+    if (p->llm || p->ttfb_p50 > NAGLE_TTFB_MAX) return;
     double gap = p->lat_p50 - p->ttfb_p50;
     uint64_t total = hist_count(p->lat_hist);
     if (!total) return;
@@ -164,11 +166,20 @@ static const struct {
     svc_rule_fn fn;
     bool run; /* judges the whole run once (p NULL), not each point */
 } svc_rules[] = {
-    {"listen-backlog", svc_rule_backlog, false},  {"nagle-delayed-ack", rule_nagle, false},
-    {"client-limited", rule_client, false},       {"keepalive-churn", svc_rule_keepalive, false},
-    {"warm-up", svc_rule_warmup, false},          {"periodic-stalls", svc_rule_stalls, false},
-    {"error-burst", svc_rule_error_burst, false}, {"tail-amplification", rule_tail, false},
-    {"queueing-knee", svc_rule_knee, true},       {"slow-request-code", svc_rule_server_code, true},
+    {"listen-backlog", svc_rule_backlog, false},
+    {"nagle-delayed-ack", rule_nagle, false},
+    {"client-limited", rule_client, false},
+    {"keepalive-churn", svc_rule_keepalive, false},
+    {"warm-up", svc_rule_warmup, false},
+    {"periodic-stalls", svc_rule_stalls, false},
+    {"error-burst", svc_rule_error_burst, false},
+    {"tail-amplification", rule_tail, false},
+    {"queueing-knee", svc_rule_knee, true},
+    {"slow-request-code", svc_rule_server_code, true},
+    {"llm-ttft-growth", svc_rule_llm_ttft_growth, true},
+    {"llm-burst-streams", svc_rule_llm_burst, false},
+    {"llm-prefill-vs-decode", svc_rule_llm_phase, true},
+    {"llm-isl-cut", svc_rule_llm_isl_cut, false},
 };
 
 int doctor_run_service(struct doc_report *r, const struct doc_svc_run *run)
