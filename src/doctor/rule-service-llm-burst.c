@@ -15,12 +15,17 @@
 #define BURST_MIN_SHARE   0.1 /* burst streams at least this share of the ok streams */
 #define BURST_MIN_STREAMS 2   /* ... and at least this many */
 
+bool svc_llm_bursty(const struct doc_svc_point *p)
+{
+    return p->llm && p->ok && p->burst_streams >= BURST_MIN_STREAMS &&
+           (double)p->burst_streams >= BURST_MIN_SHARE * (double)p->ok;
+}
+
 void svc_rule_llm_burst(struct doc_report *r, const struct doc_svc_run *run,
                         const struct doc_svc_point *p, int ti)
 {
-    if (!p->llm || p->burst_streams < BURST_MIN_STREAMS || !p->ok) return;
+    if (!svc_llm_bursty(p)) return;
     double share = (double)p->burst_streams / (double)p->ok;
-    if (share < BURST_MIN_SHARE) return;
     struct doc_finding *f = doc_finding_add(r, "llm-burst-streams", ti);
     if (!f) return;
     char t[64] = "a long wait for the first token";

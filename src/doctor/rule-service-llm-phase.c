@@ -3,6 +3,8 @@
  * end-to-end time, at the run's highest-throughput valid point: the time to first token
  * (queueing + prefill) against the decode, (output tokens - 1) x time per output token. One
  * finding per run, a description with the advice for the phase that dominates, not a fault.
+ * A point whose streams came in bursts (llm-burst-streams) is not judged: its TTFT is the
+ * buffering.
  * Evidence and thresholds: docs/latscope-doctor.md, "Service rules".
  */
 #include <math.h>
@@ -30,9 +32,10 @@ void svc_rule_llm_phase(struct doc_report *r, const struct doc_svc_run *run,
     const struct doc_svc_point *b = NULL;
     for (size_t i = 0; i < run->npts; i++) {
         const struct doc_svc_point *p = &run->pts[i];
-        if (!p->llm || !p->valid || p->ok < PHASE_MIN_REQS || isnan(p->ttft_mean) ||
-            isnan(p->tpot_mean) || isnan(p->out_tok_per_req) || p->ttft_mean < 0 ||
-            p->tpot_mean < 0 || p->out_tok_per_req < PHASE_MIN_TOKENS || isnan(rank_of(p)))
+        if (!p->llm || !p->valid || svc_llm_bursty(p) || p->ok < PHASE_MIN_REQS ||
+            isnan(p->ttft_mean) || isnan(p->tpot_mean) || isnan(p->out_tok_per_req) ||
+            p->ttft_mean < 0 || p->tpot_mean < 0 || p->out_tok_per_req < PHASE_MIN_TOKENS ||
+            isnan(rank_of(p)))
             continue;
         if (!b || rank_of(p) > rank_of(b)) b = p;
     }
@@ -73,8 +76,9 @@ void svc_rule_llm_phase(struct doc_report *r, const struct doc_svc_run *run,
     if (!isnan(b->e2e_mean)) doc_kv_num(r, f, "e2e_mean_ms", b->e2e_mean);
     if (!isnan(b->out_tok_s)) doc_kv_num(r, f, "output_tokens_per_s", b->out_tok_s);
     doc_kv_num(r, f, "prefill_share_threshold_pct", 100.0 * PHASE_PREFILL_SHARE);
-    /* a description, not a fault: no saving */
-    f->severity = pf ? DOC_SEV_MEDIUM : DOC_SEV_LOW;
+    /* a description, not a fault: no saving. Decode-bound is how LLM serving normally spends
+     * its time: a note (info, no change to doctor's exit status), as queueing-knee */
+    f->severity = pf ? DOC_SEV_MEDIUM : DOC_SEV_INFO;
     doc_set(r, &f->saving_method,
             "none: which phase takes the time, not time wasted (llm-ttft-growth gives the share "
             "of TTFT that is queueing, when the run sweeps the load)");

@@ -25,9 +25,10 @@ static double load_of(const struct doc_svc_point *p, bool open)
 static bool usable(const struct doc_svc_point *p, bool open)
 {
     double l = load_of(p, open);
-    /* a client-INVALID point says nothing about the server */
-    return p->llm && !isnan(l) && l > 0 && !p->invalid_client && p->ok >= TTFT_GROWTH_REQS &&
-           !isnan(p->ttft_p50) && p->ttft_p50 > 0 && !isnan(p->tpot_p50) && p->tpot_p50 > 0;
+    /* a client-INVALID point says nothing about the server, a bursty one's TTFT is buffering */
+    return p->llm && !svc_llm_bursty(p) && !isnan(l) && l > 0 && !p->invalid_client &&
+           p->ok >= TTFT_GROWTH_REQS && !isnan(p->ttft_p50) && p->ttft_p50 > 0 &&
+           !isnan(p->tpot_p50) && p->tpot_p50 > 0;
 }
 
 void svc_rule_llm_ttft_growth(struct doc_report *r, const struct doc_svc_run *run,

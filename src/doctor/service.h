@@ -118,6 +118,9 @@ void svc_rule_knee(struct doc_report *r, const struct doc_svc_run *run,
                    const struct doc_svc_point *p, int ti);
 void svc_rule_llm_ttft_growth(struct doc_report *r, const struct doc_svc_run *run,
                               const struct doc_svc_point *p, int ti);
+/* True when enough of p's streams came in one burst that its TTFT and TPOT measure the
+ * buffering, not the model (llm-burst-streams fires): the other LLM rules skip such a point. */
+bool svc_llm_bursty(const struct doc_svc_point *p);
 void svc_rule_llm_burst(struct doc_report *r, const struct doc_svc_run *run,
                         const struct doc_svc_point *p, int ti);
 void svc_rule_llm_phase(struct doc_report *r, const struct doc_svc_run *run,
