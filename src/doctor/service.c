@@ -204,9 +204,16 @@ int doctor_run_service(struct doc_report *r, const struct doc_svc_run *run)
         const struct doc_svc_point *p = &run->pts[i];
         off += snprintf(line + off, sizeof(line) - (size_t)off,
                         "\n%s: %" PRIu64 " requests, latency p50 %.3f ms p99 %.3f ms, first byte "
-                        "p50 %.3f ms%s",
-                        p->load, p->ok, p->lat_p50, p->lat_p99, p->ttfb_p50,
-                        p->valid ? "" : " (INVALID)");
+                        "p50 %.3f ms",
+                        p->load, p->ok, p->lat_p50, p->lat_p99, p->ttfb_p50);
+        if (p->llm && off > 0 && (size_t)off < sizeof(line))
+            off +=
+                snprintf(line + off, sizeof(line) - (size_t)off, ", TTFT p50 %.3f ms", p->ttft_p50);
+        if (p->llm && !isnan(p->tpot_p50) && off > 0 && (size_t)off < sizeof(line))
+            off +=
+                snprintf(line + off, sizeof(line) - (size_t)off, ", TPOT p50 %.3f ms", p->tpot_p50);
+        if (!p->valid && off > 0 && (size_t)off < sizeof(line))
+            off += snprintf(line + off, sizeof(line) - (size_t)off, " (INVALID)");
     }
     if (!(s->what = strdup(line))) return r->err = -ENOMEM;
     for (size_t k = 0; k < sizeof(svc_rules) / sizeof(svc_rules[0]); k++) {

@@ -35,6 +35,9 @@ ph = by['llm-prefill-vs-decode']['evidence']
 assert ph['bound'] == 'queueing' and ph['load'] == 'concurrency 4', ph
 assert 0 < ph['ttft_queueing_ms'] < ph['ttft_mean_ms'], ph
 "
+expect_rc 1 "$LATSCOPE" doctor "$TMPDIR/r.json"
+contains "$TMPDIR/out" "concurrency 4: 16 requests, latency p50"
+contains "$TMPDIR/out" ", TTFT p50 "
 stop_fixture
 
 # every stream held until its last token: one burst each

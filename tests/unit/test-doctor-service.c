@@ -417,6 +417,17 @@ TEST(doctor_service_llm_ttft_growth)
     p[1] = llm_point(40, 10.2, 16, 4);
     runn(p, 2, ids, sizeof(ids));
     ASSERT(!has_id(ids, "llm-ttft-growth"));
+    /* an open-loop rate sweep: the same */
+    struct doc_svc_point o[2] = {llm_point(20, 10, 16, 1), llm_point(530, 10.2, 16, 4)};
+    o[0].concurrency = o[1].concurrency = NAN;
+    o[0].rate = 2, o[1].rate = 8;
+    runn(o, 2, ids, sizeof(ids));
+    ASSERT(has_id(ids, "llm-ttft-growth"));
+    ASSERT(llm_kv(o, 2, "llm-ttft-growth", "high_load", NULL) == 8);
+    /* the high end client-INVALID: it says nothing about the server */
+    o[1].invalid_client = true;
+    runn(o, 2, ids, sizeof(ids));
+    ASSERT(!has_id(ids, "llm-ttft-growth"));
     /* one load: no sweep */
     runn(&p[0], 1, ids, sizeof(ids));
     ASSERT(!has_id(ids, "llm-ttft-growth"));
