@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # exclusive: measures LLM stream latency against the fixture (tests/e2e/run.sh runs it alone)
-# t843-doctor-service-llm: doctor's LLM service rules on bench results of serve-test openai:
+# t842-doctor-service-llm: doctor's LLM service rules on bench results of serve-test openai:
 # one batch slot (--max-seqs 1) swept over -c 1,4 makes TTFT grow while TPOT stays
 # (llm-ttft-growth, and llm-prefill-vs-decode says the TTFT is queueing); --buffer-stream makes
 # every stream one burst (llm-burst-streams, and no nagle-delayed-ack: a stream's time after its
