@@ -248,6 +248,8 @@ static struct diff_point *new_point(struct diff_run *r)
     p->err_connect = p->err_timeout = p->err_reset = p->err_4xx = p->err_5xx = -1;
     p->srv_count = -1;
     p->srv_queue_ms = p->srv_input_ms = p->srv_infer_ms = p->srv_output_ms = NAN;
+    p->burst_streams = p->osl_mismatch = p->isl_short = -1;
+    p->burst_ttft_mean_ms = p->isl_usage_mean = p->isl_sent_mean = p->input_tokens_mean = NAN;
     p->valid = true;
     return p;
 }
@@ -373,6 +375,16 @@ static int load_bench_point(struct diff_run *r, const char *d, size_t n, size_t 
         if (!isnan(ot) && p->ok) p->scalar[DIFF_S_OUT_TOK_REQ] = ot / (double)p->ok;
         double tp = get_num(d, n, "requests_per_s");
         if (!isnan(tp)) p->scalar[DIFF_S_THROUGHPUT] = tp;
+        p->burst_streams = get_count(d, n, "burst_streams");
+        p->burst_ttft_mean_ms = get_num(d, n, "burst_ttft_mean_ms");
+        p->osl_mismatch = get_count(d, n, "osl_mismatch");
+        p->input_tokens_mean = get_num(d, n, "input_tokens_mean");
+        struct json_val iv;
+        if (json_find(d, n, "isl_short", &iv) == 0 && iv.type == JSON_OBJ_BEGIN) {
+            p->isl_short = get_count(d, n, "isl_short/requests");
+            p->isl_usage_mean = get_num(d, n, "isl_short/usage_mean");
+            p->isl_sent_mean = get_num(d, n, "isl_short/sent_mean");
+        } /* null: no prompt was cut, or none was counted: left unknown (-1) */
     }
     char path[64];
     for (int f = 0; f < DIFF_F__N; f++)

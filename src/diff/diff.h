@@ -89,6 +89,13 @@ struct diff_point {
     double srv_queue_ms, srv_input_ms, srv_infer_ms, srv_output_ms;
     struct diff_slice *slices; /* --slice windows, in time order, or NULL */
     size_t nslices, slices_cap;
+    /* LLM streams (bench --target openai; -1 / NaN when absent): doctor's llm-* rules */
+    int64_t burst_streams;     /* streams that arrived in one burst */
+    double burst_ttft_mean_ms; /* their mean TTFT */
+    int64_t osl_mismatch;      /* requests whose output token count != max_tokens sent */
+    int64_t isl_short;         /* isl_short/requests: prompts the server counted < 90 % of */
+    double isl_usage_mean, isl_sent_mean; /* isl_short/usage_mean, sent_mean */
+    double input_tokens_mean;             /* ISL of the ok requests */
 };
 
 /* One --slice window of a point (bench JSON "slices"); latencies in ms, NaN without one. */

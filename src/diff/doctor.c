@@ -5,6 +5,7 @@
  * on diff.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "core/err.h"
@@ -73,6 +74,23 @@ int diff_run_doctor(struct doc_report *r, const struct diff_run *run)
             .server_output_ms = p->srv_output_ms,
             .slices = p->nslices ? sl + at : NULL,
             .nslices = p->nslices,
+            .llm = run->llm && !isnan(p->stat[DIFF_F_TTFT][1]),
+            .ttft_mean = p->stat[DIFF_F_TTFT][0],
+            .ttft_p50 = p->stat[DIFF_F_TTFT][1],
+            .tpot_mean = p->stat[DIFF_F_TPOT][0],
+            .tpot_p50 = p->stat[DIFF_F_TPOT][1],
+            .itl_p50 = p->stat[DIFF_F_ITL][1],
+            .e2e_mean = p->stat[DIFF_F_E2E][0],
+            .e2e_p50 = p->stat[DIFF_F_E2E][1],
+            .out_tok_per_req = p->scalar[DIFF_S_OUT_TOK_REQ],
+            .out_tok_s = p->scalar[DIFF_S_OUT_TOK_S],
+            .input_tokens_mean = p->input_tokens_mean,
+            .burst_streams = p->burst_streams,
+            .burst_ttft_mean_ms = p->burst_ttft_mean_ms,
+            .osl_mismatch = p->osl_mismatch,
+            .isl_short = p->isl_short,
+            .isl_usage_mean = p->isl_usage_mean,
+            .isl_sent_mean = p->isl_sent_mean,
         };
         at += p->nslices;
     }

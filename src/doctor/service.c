@@ -51,7 +51,9 @@ static void rule_nagle(struct doc_report *r, const struct doc_svc_run *run,
                        const struct doc_svc_point *p, int ti)
 {
     if (!p->lat_hist || isnan(p->lat_p50) || isnan(p->ttfb_p50)) return;
-    if (p->ttfb_p50 > NAGLE_TTFB_MAX) return;
+    /* an LLM stream's time after its first byte (the headers) is its prefill and decode;
+     * its held streams are llm-burst-streams' */
+    if (p->llm || p->ttfb_p50 > NAGLE_TTFB_MAX) return;
     double gap = p->lat_p50 - p->ttfb_p50;
     uint64_t total = hist_count(p->lat_hist);
     if (!total) return;
@@ -175,6 +177,10 @@ static const struct {
     {"queueing-knee", svc_rule_knee, true},
     {"slow-request-code", svc_rule_server_code, true},
     {"server-split", svc_rule_server_split, false},
+    {"llm-ttft-growth", svc_rule_llm_ttft_growth, true},
+    {"llm-burst-streams", svc_rule_llm_burst, false},
+    {"llm-prefill-vs-decode", svc_rule_llm_phase, true},
+    {"llm-isl-cut", svc_rule_llm_isl_cut, false},
 };
 
 int doctor_run_service(struct doc_report *r, const struct doc_svc_run *run)
@@ -199,9 +205,16 @@ int doctor_run_service(struct doc_report *r, const struct doc_svc_run *run)
         const struct doc_svc_point *p = &run->pts[i];
         off += snprintf(line + off, sizeof(line) - (size_t)off,
                         "\n%s: %" PRIu64 " requests, latency p50 %.3f ms p99 %.3f ms, first byte "
-                        "p50 %.3f ms%s",
-                        p->load, p->ok, p->lat_p50, p->lat_p99, p->ttfb_p50,
-                        p->valid ? "" : " (INVALID)");
+                        "p50 %.3f ms",
+                        p->load, p->ok, p->lat_p50, p->lat_p99, p->ttfb_p50);
+        if (p->llm && off > 0 && (size_t)off < sizeof(line))
+            off +=
+                snprintf(line + off, sizeof(line) - (size_t)off, ", TTFT p50 %.3f ms", p->ttft_p50);
+        if (p->llm && !isnan(p->tpot_p50) && off > 0 && (size_t)off < sizeof(line))
+            off +=
+                snprintf(line + off, sizeof(line) - (size_t)off, ", TPOT p50 %.3f ms", p->tpot_p50);
+        if (!p->valid && off > 0 && (size_t)off < sizeof(line))
+            off += snprintf(line + off, sizeof(line) - (size_t)off, " (INVALID)");
     }
     if (!(s->what = strdup(line))) return r->err = -ENOMEM;
     for (size_t k = 0; k < sizeof(svc_rules) / sizeof(svc_rules[0]); k++) {

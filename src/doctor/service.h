@@ -51,6 +51,17 @@ struct doc_svc_point {
     double server_queue_ms, server_input_ms, server_infer_ms, server_output_ms;
     const struct doc_svc_slice *slices; /* --slice windows in time order, or NULL */
     size_t nslices;
+    /* LLM streams (bench --target openai): llm false for any other target, and then none of
+     * these is read. ms, NaN when absent; counts -1 when absent. */
+    bool llm;
+    double ttft_p50, ttft_mean, tpot_p50, tpot_mean, itl_p50, e2e_p50, e2e_mean;
+    double out_tok_per_req, out_tok_s;    /* output tokens per ok request, output tokens/s */
+    double input_tokens_mean;             /* ISL of the ok requests */
+    int64_t burst_streams;                /* streams that arrived in one burst */
+    double burst_ttft_mean_ms;            /* their mean TTFT */
+    int64_t osl_mismatch;                 /* output token count != the max_tokens sent */
+    int64_t isl_short;                    /* prompts the server counted below 90 % of those sent */
+    double isl_usage_mean, isl_sent_mean; /* their prompt tokens: server's and latscope's */
 };
 
 /* One function of bench --server-pid's slow-vs-fast comparison ("server_profile/functions"):
@@ -110,6 +121,17 @@ void svc_rule_error_burst(struct doc_report *r, const struct doc_svc_run *run,
                           const struct doc_svc_point *p, int ti);
 void svc_rule_knee(struct doc_report *r, const struct doc_svc_run *run,
                    const struct doc_svc_point *p, int ti);
+void svc_rule_llm_ttft_growth(struct doc_report *r, const struct doc_svc_run *run,
+                              const struct doc_svc_point *p, int ti);
+/* True when enough of p's streams came in one burst that its TTFT and TPOT measure the
+ * buffering, not the model (llm-burst-streams fires): the other LLM rules skip such a point. */
+bool svc_llm_bursty(const struct doc_svc_point *p);
+void svc_rule_llm_burst(struct doc_report *r, const struct doc_svc_run *run,
+                        const struct doc_svc_point *p, int ti);
+void svc_rule_llm_phase(struct doc_report *r, const struct doc_svc_run *run,
+                        const struct doc_svc_point *p, int ti);
+void svc_rule_llm_isl_cut(struct doc_report *r, const struct doc_svc_run *run,
+                          const struct doc_svc_point *p, int ti);
 void svc_rule_server_code(struct doc_report *r, const struct doc_svc_run *run,
                           const struct doc_svc_point *p, int ti);
 void svc_rule_server_split(struct doc_report *r, const struct doc_svc_run *run,

@@ -440,3 +440,193 @@ TEST(doctor_service_server_split)
     p = kserve_point(15.86, -1.0, 2.0);
     ASSERT(!split_of(&p, side, sizeof(side), &sev, &qp, &op, &sp));
 }
+
+/* An LLM point: ttft and tpot (ms, mean = p50), osl output tokens per request, at concurrency c;
+ * no burst, no cut prompt, every answer of the length asked. */
+static struct doc_svc_point llm_point(double ttft, double tpot, double osl, double c)
+{
+    double e2e = ttft + (osl - 1) * tpot;
+    struct doc_svc_point p = point(e2e, e2e * 1.1, 0.1);
+    p.concurrency = c;
+    p.ok = 64;
+    p.llm = true;
+    p.ttft_p50 = p.ttft_mean = ttft;
+    p.tpot_p50 = p.tpot_mean = p.itl_p50 = tpot;
+    p.e2e_p50 = p.e2e_mean = e2e;
+    p.out_tok_per_req = osl;
+    p.achieved_rps = 1000.0 * c / e2e;
+    p.out_tok_s = p.achieved_rps * osl;
+    p.input_tokens_mean = 128;
+    p.burst_streams = 0;
+    p.burst_ttft_mean_ms = NAN;
+    p.osl_mismatch = 0;
+    p.isl_short = -1;
+    p.isl_usage_mean = p.isl_sent_mean = NAN;
+    return p;
+}
+
+static bool has_id(const char *ids, const char *id)
+{
+    size_t n = strlen(id);
+    for (const char *s = ids; (s = strstr(s, id)); s += n)
+        if ((s == ids || s[-1] == ',') && (s[n] == ',' || !s[n])) return true;
+    return false;
+}
+
+/* The one finding with this id in a fresh run of pts: its kv key as a number (NaN without it)
+ * and its severity. */
+static double llm_kv(const struct doc_svc_point *p, size_t n, const char *id, const char *key,
+                     enum doc_severity *sev)
+{
+    struct doc_report *r = NULL;
+    ASSERT(doctor_report_new(&r) == 0);
+    struct doc_svc_run run = {.path = "handmade-llm.json",
+                              .target = "openai",
+                              .mode = "closed",
+                              .threads = 1,
+                              .fm_max_rate = NAN,
+                              .fm_lowest_failing_rate = NAN,
+                              .pts = p,
+                              .npts = n};
+    ASSERT(doctor_run_service(r, &run) == 0);
+    double v = NAN;
+    for (size_t i = 0; i < r->n; i++) {
+        if (strcmp(r->f[i].id, id) != 0) continue;
+        if (sev) *sev = r->f[i].severity;
+        for (size_t k = 0; k < r->f[i].nkv; k++)
+            if (!strcmp(r->f[i].kv[k].key, key))
+                v = r->f[i].kv[k].type == DOC_KV_NUM ? r->f[i].kv[k].num : (double)r->f[i].kv[k].i;
+    }
+    doctor_report_free(r);
+    return v;
+}
+
+TEST(doctor_service_llm_ttft_growth)
+{
+    char ids[512];
+    /* one batch slot: at c=4 a request waits for 3 others; decoding keeps its pace */
+    struct doc_svc_point p[2] = {llm_point(20, 10, 16, 1), llm_point(530, 10.2, 16, 4)};
+    runn(p, 2, ids, sizeof(ids));
+    ASSERT(has_id(ids, "llm-ttft-growth"));
+    enum doc_severity sev = DOC_SEV_INFO;
+    ASSERT(fabs(llm_kv(p, 2, "llm-ttft-growth", "queue_wait_p50_ms", &sev) - 510) < 1e-9);
+    ASSERT(sev == DOC_SEV_HIGH); /* 510 ms of the 683 ms E2E */
+    /* the point order does not matter: the ends are the lowest and highest load */
+    struct doc_svc_point q[2] = {p[1], p[0]};
+    runn(q, 2, ids, sizeof(ids));
+    ASSERT(has_id(ids, "llm-ttft-growth"));
+    /* TPOT grew as much: the whole server slowed (compute-bound batch), not a queue */
+    p[1].tpot_p50 = 20;
+    runn(p, 2, ids, sizeof(ids));
+    ASSERT(!has_id(ids, "llm-ttft-growth"));
+    /* TTFT grew 2x: under the threshold */
+    p[1] = llm_point(40, 10.2, 16, 4);
+    runn(p, 2, ids, sizeof(ids));
+    ASSERT(!has_id(ids, "llm-ttft-growth"));
+    /* an open-loop rate sweep: the same */
+    struct doc_svc_point o[2] = {llm_point(20, 10, 16, 1), llm_point(530, 10.2, 16, 4)};
+    o[0].concurrency = o[1].concurrency = NAN;
+    o[0].rate = 2, o[1].rate = 8;
+    runn(o, 2, ids, sizeof(ids));
+    ASSERT(has_id(ids, "llm-ttft-growth"));
+    ASSERT(llm_kv(o, 2, "llm-ttft-growth", "high_load", NULL) == 8);
+    /* the high end client-INVALID: it says nothing about the server */
+    o[1].invalid_client = true;
+    runn(o, 2, ids, sizeof(ids));
+    ASSERT(!has_id(ids, "llm-ttft-growth"));
+    /* one load: no sweep */
+    runn(&p[0], 1, ids, sizeof(ids));
+    ASSERT(!has_id(ids, "llm-ttft-growth"));
+    /* a plain HTTP run: no LLM rule at all */
+    p[0].llm = p[1].llm = false;
+    p[1] = llm_point(530, 10.2, 16, 4);
+    p[1].llm = false;
+    runn(p, 2, ids, sizeof(ids));
+    ASSERT(!strstr(ids, "llm-"));
+}
+
+TEST(doctor_service_llm_burst)
+{
+    char ids[512];
+    struct doc_svc_point p = llm_point(160, 0.02, 16, 2);
+    p.burst_streams = 64;
+    p.burst_ttft_mean_ms = 160;
+    run1(&p, ids, sizeof(ids));
+    ASSERT(has_id(ids, "llm-burst-streams"));
+    ASSERT(!has_id(ids, "llm-prefill-vs-decode")); /* its TTFT is the buffering */
+    enum doc_severity sev = DOC_SEV_INFO;
+    ASSERT(llm_kv(&p, 1, "llm-burst-streams", "burst_share_pct", &sev) == 100);
+    ASSERT(sev == DOC_SEV_HIGH);
+    /* one in 64: noise (a scheduling hiccup), not a buffering proxy */
+    p.burst_streams = 1;
+    run1(&p, ids, sizeof(ids));
+    ASSERT(!has_id(ids, "llm-burst-streams"));
+    p.burst_streams = 4; /* 6 %: below the 10 % share */
+    run1(&p, ids, sizeof(ids));
+    ASSERT(!has_id(ids, "llm-burst-streams"));
+    /* unknown (an older result): nothing */
+    p.burst_streams = -1;
+    run1(&p, ids, sizeof(ids));
+    ASSERT(!has_id(ids, "llm-burst-streams"));
+}
+
+TEST(doctor_service_llm_phase)
+{
+    char ids[512];
+    enum doc_severity sev = DOC_SEV_INFO;
+    /* 2000 ms of prefill, 16 tokens at 10 ms: prefill-bound, MEDIUM */
+    struct doc_svc_point p[2] = {llm_point(2000, 10, 16, 1), llm_point(20, 10, 16, 1)};
+    run1(&p[0], ids, sizeof(ids));
+    ASSERT(has_id(ids, "llm-prefill-vs-decode"));
+    double share = llm_kv(&p[0], 1, "llm-prefill-vs-decode", "prefill_share_pct", &sev);
+    ASSERT(fabs(share - 100.0 * 2000 / 2150) < 1e-9 && sev == DOC_SEV_MEDIUM);
+    /* 20 ms of prefill: decode-bound, a note */
+    sev = DOC_SEV_HIGH;
+    ASSERT(llm_kv(&p[1], 1, "llm-prefill-vs-decode", "prefill_share_pct", &sev) < 50);
+    ASSERT(sev == DOC_SEV_INFO);
+    /* one finding per run, at the highest throughput */
+    p[0] = llm_point(600, 10, 16, 8); /* 8 x 16 tokens per 750 ms: the highest */
+    runn(p, 2, ids, sizeof(ids));
+    int n = 0;
+    for (const char *s = ids; (s = strstr(s, "llm-prefill-vs-decode")); s++)
+        n++;
+    ASSERT(n == 1);
+    /* its TTFT is 580 ms above the other point's 20: queueing, not prefill */
+    ASSERT(fabs(llm_kv(p, 2, "llm-prefill-vs-decode", "ttft_queueing_ms", NULL) - 580) < 1e-9);
+    /* an invalid point, or no output beyond the first token: not judged */
+    p[0].valid = p[1].valid = false;
+    runn(p, 2, ids, sizeof(ids));
+    ASSERT(!has_id(ids, "llm-prefill-vs-decode"));
+    p[1] = llm_point(20, 10, 1, 1);
+    run1(&p[1], ids, sizeof(ids));
+    ASSERT(!has_id(ids, "llm-prefill-vs-decode"));
+}
+
+TEST(doctor_service_llm_isl_cut)
+{
+    char ids[512];
+    struct doc_svc_point p = llm_point(20, 10, 16, 1);
+    run1(&p, ids, sizeof(ids));
+    ASSERT(!has_id(ids, "llm-isl-cut"));
+    /* every prompt cut to 172 tokens of 300 */
+    p.isl_short = 64;
+    p.isl_usage_mean = 172;
+    p.isl_sent_mean = 300;
+    run1(&p, ids, sizeof(ids));
+    ASSERT(has_id(ids, "llm-isl-cut"));
+    ASSERT(llm_kv(&p, 1, "llm-isl-cut", "isl_server_mean", NULL) == 172);
+    /* 2 of 64 cut: below the 10 % share */
+    p.isl_short = 2;
+    run1(&p, ids, sizeof(ids));
+    ASSERT(!has_id(ids, "llm-isl-cut"));
+    /* most answers stopped before max_tokens */
+    p.osl_mismatch = 40;
+    p.out_tok_per_req = 6;
+    run1(&p, ids, sizeof(ids));
+    ASSERT(has_id(ids, "llm-isl-cut"));
+    ASSERT(llm_kv(&p, 1, "llm-isl-cut", "osl_mismatch_requests", NULL) == 40);
+    /* a few short answers: the model's EOS, not "most" */
+    p.osl_mismatch = 20;
+    run1(&p, ids, sizeof(ids));
+    ASSERT(!has_id(ids, "llm-isl-cut"));
+}
