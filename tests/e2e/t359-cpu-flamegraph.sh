@@ -20,8 +20,12 @@ ns = "{http://www.w3.org/2000/svg}"
 titles = [t.text for t in root.iter(ns + "title")]
 hot = [t for t in titles if t.startswith("hot_a (")]
 assert hot, "no hot_a box"
-pct = float(re.search(r"([0-9.]+)%", hot[0]).group(1))
-print("hot_a box:", hot[0])
+# hot_a's share is the sum over all its boxes: a sample whose stack was cut short (a truncated
+# unwind: __libc_start_call_main;main;hot_a;spin under "all") puts a second, small hot_a box
+# before the main one in document order (a sanitizer-pass CI run took that one: 0.13 %).
+# hot_a is not recursive, so no box lies inside another.
+pct = sum(float(re.search(r"([0-9.]+)%", t).group(1)) for t in hot)
+print("hot_a boxes:", hot, "sum", round(pct, 2))
 assert 45 <= pct <= 75, pct
 assert any(t.startswith("all (") for t in titles)
 PY
