@@ -961,32 +961,6 @@ static int memory_timeline(const char *path, enum lat_format fmt, bool pretty)
     return LAT_EXIT_OK;
 }
 
-/* Files given one by one: a missing rank is its position among the timeline inputs; kernel
- * profiles (ncu) are no rank of the job: numbered after the ranks, never a duplicate. -1 (said)
- * when two timelines have one rank. */
-static int number_ranks(struct lat_trace **traces, size_t ntraces)
-{
-    int32_t pos = 0, top = -1;
-    for (size_t i = 0; i < ntraces; i++) {
-        if (traces[i]->role != LAT_TRACE_TIMELINE) continue;
-        if (traces[i]->rank < 0) traces[i]->rank = pos;
-        pos++;
-        if (traces[i]->rank > top) top = traces[i]->rank;
-    }
-    for (size_t i = 0; i < ntraces; i++)
-        if (traces[i]->role != LAT_TRACE_TIMELINE && top < INT32_MAX) traces[i]->rank = ++top;
-    for (size_t i = 0; i < ntraces; i++)
-        for (size_t j = 0; j < i; j++)
-            if (traces[i]->role == LAT_TRACE_TIMELINE && traces[j]->role == LAT_TRACE_TIMELINE &&
-                traces[i]->rank == traces[j]->rank) {
-                pr_err("%s and %s both have rank %d: give the ranks of one job\n",
-                       traces[j]->path ? traces[j]->path : "?",
-                       traces[i]->path ? traces[i]->path : "?", traces[i]->rank);
-                return -1;
-            }
-    return 0;
-}
-
 /* The analysis of the loaded traces, checked and printed; the exit code. */
 static int analyze_run_print(const struct analyze_args *args, struct lat_trace **traces,
                              size_t ntraces, struct analyze_render_opts *ro, struct progress *prog)
@@ -1062,7 +1036,7 @@ static int analyze_loaded(const struct analyze_args *args, const char **inputs, 
             pr_warn("%s: %s\n", traces[i]->path ? traces[i]->path : "-", why);
     }
     int ret = LAT_EXIT_USAGE;
-    if (!number_ranks(traces, ntraces)) {
+    if (!lat_number_ranks("analyze", traces, ntraces)) {
         struct analyze_render_opts ro = {.warn = on_render_warn,
                                          .skipped = skipped,
                                          .nskipped = nskipped,

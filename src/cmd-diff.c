@@ -630,12 +630,8 @@ struct tside {
 
 static void tside_free(struct tside *s)
 {
-    if (s->set)
-        ingest_set_free(s->set);
-    else
-        for (size_t i = 0; i < s->n; i++)
-            lat_trace_free(s->t[i]);
     free(s->t);
+    if (s->set) ingest_set_free(s->set); /* it owns the traces */
 }
 
 /* One side's traces, loaded as analyze and doctor load theirs (lat_load_traces: every format
@@ -643,18 +639,8 @@ static void tside_free(struct tside *s)
  * a TensorRT engine prefix; a directory's unusable file is a warning and skipped). */
 static int load_trace_side(const char *path, struct tside *s)
 {
-    s->set = lat_load_traces("diff", &path, 1, NULL);
-    if (!s->set) return -1;
-    s->t = xcalloc(s->set->n ? s->set->n : 1, sizeof(*s->t));
-    int32_t pos = 0;
-    for (size_t k = 0; k < s->set->n; k++) {
-        struct lat_ingest_file *f = &s->set->files[k];
-        if (!f->trace) continue;
-        f->trace->rank = f->rank >= 0 ? f->rank : pos; /* a named file without one: rank 0 */
-        pos++;
-        s->t[s->n++] = f->trace;
-    }
-    return s->n ? 0 : -1;
+    s->set = lat_load_ranked("diff", path, &s->t, &s->n, NULL, 0);
+    return s->set ? 0 : -1;
 }
 
 /* A trace in a format of the ingest table that is not JSON (perf script, collapsed stacks, an

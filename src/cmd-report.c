@@ -277,54 +277,6 @@ static void on_warn(void *ctx, const char *msg)
     pr_warn("%s\n", msg);
 }
 
-/* The traces of a trace page: a directory's ranks (a bad or duplicate file skipped with a
- * message) or one file. 0 with *set (a directory; NULL for a file) and traces[0..*n), or an exit
- * code (said). */
-static int trace_load(const char *path, struct lat_ingest_set **set, struct lat_trace ***traces,
-                      size_t *n)
-{
-    char err[LAT_INGEST_ERRLEN] = "";
-    struct stat st;
-    *set = NULL;
-    *n = 0;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        int rc = ingest_dir(path, NULL, set, err, sizeof(err));
-        if (rc < 0) {
-            pr_err("%s: %s\n", path, err[0] ? err : lat_strerror(rc));
-            return LAT_EXIT_USAGE;
-        }
-        *traces = xcalloc((*set)->n + 1, sizeof(**traces));
-        for (size_t k = 0; k < (*set)->n; k++) {
-            struct lat_ingest_file *f = &(*set)->files[k];
-            if (f->status == LAT_INGEST_ERROR) {
-                pr_err("%s: %s (skipped)\n", f->path, f->err[0] ? f->err : lat_strerror(f->rc));
-                continue;
-            }
-            if (f->status == LAT_INGEST_DUP_RANK) {
-                pr_warn("%s: has the same rank %d as an earlier file (skipped)\n", f->path,
-                        f->rank);
-                continue;
-            }
-            f->trace->rank = f->rank;
-            (*traces)[(*n)++] = f->trace;
-        }
-        if (!*n) {
-            pr_err("%s: no trace in the directory could be loaded\n", path);
-            return LAT_EXIT_USAGE;
-        }
-        return 0;
-    }
-    struct lat_trace *t = NULL;
-    int rc = ingest_open(path, NULL, &t, err, sizeof(err));
-    if (rc < 0) {
-        pr_err("%s: %s\n", path, err[0] ? err : lat_strerror(rc));
-        return LAT_EXIT_USAGE;
-    }
-    *traces = xcalloc(1, sizeof(**traces));
-    (*traces)[(*n)++] = t; /* rank -1: analyze uses its position, doctor shows null */
-    return 0;
-}
-
 /* Doctor's findings of every trace, with the analysis of its rank. 0 or -ENOMEM. */
 static int trace_doctor(struct lat_trace **traces, size_t ntraces, const struct lat_analysis *an,
                         const struct doc_opts *dopt, struct doc_report **out)
@@ -410,18 +362,18 @@ oom:
     return LAT_EXIT_FAILURE;
 }
 
+/* A trace page: its input loaded as analyze and doctor load theirs (lat_load_traces: every
+ * format of the ingest table, a directory's unusable file a warning and skipped); a named file
+ * keeps its rank, -1 when it has none (analyze uses its position, doctor shows null). */
 static int trace_page(struct ctx *c, const char *path)
 {
-    struct lat_ingest_set *set = NULL;
-    struct lat_trace **traces = NULL;
+    struct lat_ingest_set *set = lat_load_traces("report", &path, 1, NULL);
+    if (!set) return LAT_EXIT_USAGE;
     size_t ntraces = 0;
-    int ret = trace_load(path, &set, &traces, &ntraces);
-    if (!ret) ret = trace_page_of(c, path, traces, ntraces);
-    if (set)
-        ingest_set_free(set);
-    else if (traces && ntraces)
-        lat_trace_free(traces[0]);
+    struct lat_trace **traces = lat_set_traces(set, &ntraces);
+    int ret = trace_page_of(c, path, traces, ntraces);
     free(traces);
+    ingest_set_free(set);
     return ret;
 }
 
@@ -524,7 +476,7 @@ static int records_page(struct ctx *c, const char *path)
 
 /* ---- diff pages: `latscope diff` of two inputs of a kind ------------------------------------ */
 
-/* One side of a trace diff, loaded as `latscope diff` loads it. 0 or -1 with err. */
+/* One side of a trace diff, loaded as `latscope diff` loads it (lat_load_ranked). */
 struct dside {
     struct lat_trace **t;
     size_t n;
@@ -533,49 +485,16 @@ struct dside {
 
 static void dside_free(struct dside *s)
 {
-    if (s->set)
-        ingest_set_free(s->set);
-    else
-        for (size_t i = 0; i < s->n; i++)
-            lat_trace_free(s->t[i]);
     free(s->t);
+    if (s->set) ingest_set_free(s->set); /* it owns the traces */
 }
 
 static int dside_load(const char *path, struct dside *s, char *err, size_t errsz)
 {
-    struct stat st;
-    struct lat_ingest_opts io = {0};
-    char e[LAT_INGEST_ERRLEN] = "";
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        int rc = ingest_dir(path, &io, &s->set, e, sizeof(e));
-        if (rc < 0) {
-            snprintf(err, errsz, "%s: %s", path, e[0] ? e : lat_strerror(rc));
-            return -1;
-        }
-        s->t = xcalloc(s->set->n ? s->set->n : 1, sizeof(*s->t));
-        for (size_t k = 0; k < s->set->n; k++) {
-            struct lat_ingest_file *f = &s->set->files[k];
-            if (f->status == LAT_INGEST_ERROR) {
-                snprintf(err, errsz, "%s: %s", f->path, f->err[0] ? f->err : lat_strerror(f->rc));
-                return -1;
-            }
-            if (f->status == LAT_INGEST_DUP_RANK) continue;
-            f->trace->rank = f->rank;
-            s->t[s->n++] = f->trace;
-        }
-        if (!s->n) snprintf(err, errsz, "%s: no trace in the directory", path);
-        return s->n ? 0 : -1;
-    }
-    struct lat_trace *t = NULL;
-    int rc = ingest_open(path, &io, &t, e, sizeof(e));
-    if (rc < 0) {
-        snprintf(err, errsz, "%s: %s", path, e[0] ? e : lat_strerror(rc));
-        return -1;
-    }
-    if (t->rank < 0) t->rank = 0;
-    s->t = xcalloc(1, sizeof(*s->t));
-    s->t[s->n++] = t;
-    return 0;
+    char why[LAT_INGEST_ERRLEN] = "";
+    s->set = lat_load_ranked("report", path, &s->t, &s->n, why, sizeof(why));
+    if (!s->set) snprintf(err, errsz, "%s", why);
+    return s->set ? 0 : -1;
 }
 
 /* The diff document of inputs a (before) and b (after) of one kind, as `latscope diff
@@ -761,20 +680,18 @@ static int plot_bench(struct lat_buf *b, const char *plot, const char *in, char 
     return rc ? LAT_EXIT_FAILURE : 0;
 }
 
+/* The per-step plot of trace in: 0, an exit code with err, or -1 (said: the trace did not
+ * load). */
 static int plot_steps(struct lat_buf *b, const char *in, char *err, size_t errsz)
 {
-    enum diff_kind k;
     struct stat st;
     if (!(stat(in, &st) == 0 && S_ISDIR(st.st_mode)) && sniff(in) != IN_TRACE) {
-        (void)k;
         snprintf(err, errsz, "%s: --plot steps wants a trace (or a directory of rank traces)", in);
         return LAT_EXIT_USAGE;
     }
     struct dside sd = {0};
-    if (dside_load(in, &sd, err, errsz)) {
-        dside_free(&sd);
-        return LAT_EXIT_USAGE;
-    }
+    sd.set = lat_load_ranked("report", in, &sd.t, &sd.n, NULL, 0); /* its messages printed */
+    if (!sd.set) return -1;
     struct analysis_opts ao;
     analysis_opts_default(&ao);
     struct lat_analysis *an = NULL;
@@ -828,6 +745,7 @@ static int svg_plot(const char *plot, const char *in, const char *out)
         ret = plot_bench(&b, plot, in, err, sizeof(err));
     else
         ret = plot_steps(&b, in, err, sizeof(err));
+    if (ret < 0) return LAT_EXIT_USAGE; /* said */
     if (ret) {
         pr_err("%s\n", err[0] ? err : "out of memory");
         buf_fini(&b);
@@ -859,15 +777,17 @@ static int write_pages(struct ctx *c, const char *const *inputs, size_t ninputs,
     int ret = LAT_EXIT_OK;
     for (size_t i = 0; i < ninputs && ret == LAT_EXIT_OK; i++) {
         struct stat st;
-        if (stat(inputs[i], &st) != 0) {
+        bool named = stat(inputs[i], &st) == 0; /* else a TensorRT engine prefix, or an error */
+        if (!named && !ingest_trt_engine_prefix(inputs[i])) {
             pr_err("%s: %s\n", inputs[i], strerror(errno));
             return LAT_EXIT_USAGE;
         }
-        enum input_kind k = S_ISDIR(st.st_mode) ? IN_TRACE : sniff(inputs[i]);
+        bool trace = !named || S_ISDIR(st.st_mode);
+        enum input_kind k = trace ? IN_TRACE : sniff(inputs[i]);
         enum diff_kind dk;
         char derr[256];
-        if (k == IN_TRACE && !S_ISDIR(st.st_mode) &&
-            diff_sniff(inputs[i], &dk, derr, sizeof(derr)) == 0 && dk == DIFF_KIND_RECORDS)
+        if (k == IN_TRACE && !trace && diff_sniff(inputs[i], &dk, derr, sizeof(derr)) == 0 &&
+            dk == DIFF_KIND_RECORDS)
             k = IN_RECORDS;
         kinds[i] = k;
         if (k == IN_BENCH)

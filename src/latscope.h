@@ -168,6 +168,23 @@ struct lat_ingest_opts;
  * error was printed (exit LAT_EXIT_USAGE); else a set with at least one trace. */
 struct lat_ingest_set *lat_load_traces(const char *mod, const char *const *paths, size_t n,
                                        const struct lat_ingest_opts *io);
+/* The traces of set that loaded, in input order, in a new array (the set keeps owning them),
+ * each with ingest's rank: a directory's file the directory's rank (distributedInfo.rank, 0
+ * without one), a named file its own (-1 when it has none). *n: how many. */
+struct lat_trace **lat_set_traces(struct lat_ingest_set *set, size_t *n);
+/* Ranks of files given one by one (analyze, diff, report's diff pages): a missing rank is the
+ * trace's position among the timeline inputs; kernel profiles (ncu) are no rank of the job and
+ * are numbered after the ranks, never a duplicate. -1 after printing under mod when two
+ * timelines have one rank. */
+int lat_number_ranks(const char *mod, struct lat_trace **traces, size_t n);
+/* One input loaded as `latscope diff` loads a side: lat_load_traces of path, its traces
+ * (lat_set_traces) numbered by lat_number_ranks. NULL after an error (printed under mod), else
+ * the set and *traces[0..*n) (free the array, then the set). With why: quiet, the error in
+ * why[0..whysz) (a second load of an input that was loaded and reported once: report's diff pages).
+ */
+struct lat_ingest_set *lat_load_ranked(const char *mod, const char *path,
+                                       struct lat_trace ***traces, size_t *n, char *why,
+                                       size_t whysz);
 /* The same inputs and messages, streamed (ingest_paths_each): fn(ctx, set, i) for each file i
  * that loaded, `batch` files in memory at a time; the trace is freed after fn unless fn takes
  * it. NULL after an error was printed (a failing fn prints its own; *rc its code), else the set

@@ -47,6 +47,39 @@ jq -e '[.diffs[0].diff.findings[] | select(.id == "dataloader")][0].status == "r
     "$T/t.json" >/dev/null || fail "resolved finding missing"
 [[ $(jq '.diffs[0].diff.ops | length' "$T/t.json") -ge 1 ]] || fail "no ops compared"
 
+# ---- a directory with one bad file: diff skips it with a warning, and so does the report's
+# diff page (report once loaded its traces by hand and dropped the page); one warning per file ----
+mkdir -p "$T/da" "$T/db"
+cp "$a" "$T/da/r0.json"
+cp "$b" "$T/db/r0.json"
+printf '{"traceEvents": [' >"$T/db/r1.json" # a hand-made truncated trace
+"$LATSCOPE" diff --format json "$T/da" "$T/db" >"$T/dd.json" 2>"$T/dd.err" ||
+    fail "diff of the directories: $(cat "$T/dd.err")"
+contains "$T/dd.err" "r1.json: truncated JSON trace"
+expect_rc 0 "$LATSCOPE" report "$T/da" "$T/db" -o "$T/dir.html"
+report_data "$T/dir.html" >"$T/dir.json"
+jq -e '.diffs[0].error == null' "$T/dir.json" >/dev/null ||
+    fail "no diff page for a directory with one bad file: $(jq -c '.diffs[0].error' "$T/dir.json")"
+jq -S '.diffs[0].diff' "$T/dir.json" | diff - <(jq -S . "$T/dd.json") >/dev/null ||
+    fail "embedded directory diff differs from latscope diff --format json"
+[[ $(grep -c 'r1.json: truncated JSON trace' "$T/err") -eq 1 ]] ||
+    fail "the skipped file's warning, once: $(cat "$T/err")"
+
+# ---- a TensorRT engine prefix (TREx files from the shared corpus): a page and a diff page, as
+# analyze and diff accept it ----
+trex=${LATSCOPE_TRACES:-}/trt/trex/examples/pytorch/resnet/A100
+if [[ -n ${LATSCOPE_TRACES:-} && -f $trex/fp32/resnet.onnx.engine.profile.json ]]; then
+    expect_rc 0 "$LATSCOPE" report "$trex/fp32/resnet.onnx.engine" "$trex/fp16/resnet.onnx.engine" \
+        -o "$T/trt.html"
+    report_data "$T/trt.html" >"$T/trt.json"
+    "$LATSCOPE" diff --format json "$trex/fp32/resnet.onnx.engine" \
+        "$trex/fp16/resnet.onnx.engine" >"$T/dtrt.json" 2>/dev/null || true
+    jq -S '.diffs[0].diff' "$T/trt.json" | diff - <(jq -S . "$T/dtrt.json") >/dev/null ||
+        fail "TensorRT engine prefixes: report's diff page differs from latscope diff"
+else
+    echo "no TREx corpus files: the TensorRT engine prefix case not run"
+fi
+
 # ---- three of a kind: the first against each later one; mixed kinds are not compared ----
 expect_rc 0 "$LATSCOPE" report "$T/fast.json" "$a" "$T/slow.json" "$b" "$T/fast.json" -o "$T/m.html"
 report_data "$T/m.html" >"$T/m.json"
