@@ -259,44 +259,18 @@ static int doctor_visit(void *ctx, struct lat_ingest_set *set, size_t i)
                 set->files[k].status == LAT_INGEST_OK || set->files[k].status == LAT_INGEST_NO_RANK;
     }
     struct lat_ingest_file *f = &set->files[i];
-    if (f->in_dir) f->trace->rank = f->rank;
+    f->trace->rank = f->rank; /* ingest's rank (lat_set_traces) */
     return doctor_one(dw->r, dw->o, f->trace) ? LAT_E_USAGE : 0;
 }
 
-static int run_doctor(const struct doctor_args *args, const char *const *paths, size_t npaths,
-                      const struct lat_opts *opts)
+/* Loads the traces of paths (streamed when they are all directories) and doctors each one: the
+ * Nsight Compute reports first (evidence for the timelines' kernel rules, and judged on their
+ * own), then every trace, then the cross-rank rule. 0 with *set and *skipped (the list of
+ * skipped files, r->skipped; free both after r), or -1 (said). */
+static int doctor_traces(struct doc_report *r, struct doc_opts *o, const char *const *paths,
+                         size_t npaths, struct lat_ingest_set **set_out,
+                         struct doc_skipped **skipped_out)
 {
-    enum lat_format fmt = args->fmt;
-    enum doc_severity fail_on = args->fail_on;
-    const char *out_path = args->out_path;
-    struct doc_opts o = args->o;
-    /* The output is opened (not truncated) before any trace is read: an unwritable path fails
-     * now, and a load error leaves an existing file as it was. */
-    int ofd = STDOUT_FILENO;
-    if (out_path && strcmp(out_path, "-") != 0) {
-        ofd = open(out_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-        if (ofd < 0) {
-            pr_err("%s: cannot write the report: %s\n", out_path, strerror(errno));
-            return LAT_EXIT_USAGE;
-        }
-    }
-    struct doc_report *r = NULL;
-    if (doctor_report_new(&r)) {
-        pr_err("out of memory\n");
-        if (ofd != STDOUT_FILENO) close(ofd);
-        return LAT_EXIT_USAGE;
-    }
-    struct lat_ingest_set *set = NULL;
-    struct doc_skipped *skipped = NULL;
-    if (all_bench(paths, npaths)) { /* bench results: the service rules, no trace loader */
-        for (size_t i = 0; i < npaths; i++)
-            if (doctor_bench(r, paths[i])) {
-                doctor_report_free(r);
-                if (ofd != STDOUT_FILENO) close(ofd);
-                return LAT_EXIT_USAGE;
-            }
-        goto render;
-    }
     /* Directories only (jobs of many ranks): streamed, a few traces in memory at a time (a
      * directory holds no Nsight Compute report, the one input the others need at hand). */
     bool stream = npaths > 0;
@@ -305,97 +279,78 @@ static int run_doctor(const struct doctor_args *args, const char *const *paths, 
         if (strcmp(paths[i], "-") == 0 || stat(paths[i], &st) || !S_ISDIR(st.st_mode))
             stream = false;
     }
+    struct lat_ingest_set *set;
     if (stream) {
-        struct doctor_walk dw = {r, &o, false};
+        struct doctor_walk dw = {r, o, false};
         int wrc;
         set = lat_walk_traces("doctor", paths, npaths, NULL, par_threads(0, 64), doctor_visit, &dw,
                               false, &wrc);
     } else {
         set = lat_load_traces("doctor", paths, npaths, NULL);
     }
-    if (!set) {
-        doctor_report_free(r);
-        if (ofd != STDOUT_FILENO) close(ofd);
-        return LAT_EXIT_USAGE;
-    }
-    skipped = xcalloc(set->n, sizeof(*skipped));
-    /* Nsight Compute reports: evidence for the timelines' kernel rules (kept until the end:
-     * the summaries point into their traces), and judged on their own too */
+    if (!set) return -1;
+    struct doc_skipped *skipped = xcalloc(set->n, sizeof(*skipped));
+    *set_out = set;
+    *skipped_out = skipped;
+    /* the ncu summaries are kept until the end: they point into their traces */
     struct lat_ncu_summary *ncs = xcalloc(set->n, sizeof(*ncs));
     struct doc_ncu_report *ncr = xcalloc(set->n, sizeof(*ncr));
+    int ret = -1;
     for (size_t k = 0; k < set->n; k++) {
         struct lat_ingest_file *f = &set->files[k];
         if (!f->trace || !lat_ncu_is(f->trace)) continue;
-        if (lat_ncu_summarize(f->trace, &ncs[o.nncu])) {
+        if (lat_ncu_summarize(f->trace, &ncs[o->nncu])) {
             pr_err("out of memory\n");
-            for (size_t q = 0; q < o.nncu; q++)
-                lat_ncu_summary_fini(&ncs[q]);
-            free(ncs);
-            free(ncr);
-            doctor_report_free(r);
-            ingest_set_free(set);
-            free(skipped);
-            if (ofd != STDOUT_FILENO) close(ofd);
-            return LAT_EXIT_USAGE;
+            goto out;
         }
-        ncr[o.nncu].s = &ncs[o.nncu];
-        ncr[o.nncu].path = f->path;
-        o.nncu++;
+        ncr[o->nncu].s = &ncs[o->nncu];
+        ncr[o->nncu].path = f->path;
+        o->nncu++;
     }
-    o.ncu = ncr;
-    for (size_t k = 0; stream && k < set->n; k++) /* done while streaming: the list only */
-        if (ingest_status_skipped(set->files[k].status))
-            skipped[r->nskipped++] = (struct doc_skipped){
-                .path = set->files[k].path,
-                .status = ingest_status_name(set->files[k].status),
-                .reason = ingest_file_reason(&set->files[k]),
-            };
-    for (size_t k = 0; !stream && k < set->n; k++) /* the job's ranks, for the cross-rank rule */
-        o.job_ranks += set->files[k].trace && set->files[k].trace->role == LAT_TRACE_TIMELINE;
-    for (size_t k = 0; !stream && k < set->n; k++) {
+    o->ncu = ncr;
+    for (size_t k = 0; k < set->n; k++) {
         struct lat_ingest_file *f = &set->files[k];
-        if (ingest_status_skipped(f->status)) {
+        if (ingest_status_skipped(f->status))
             skipped[r->nskipped++] = (struct doc_skipped){
                 .path = f->path,
                 .status = ingest_status_name(f->status),
                 .reason = ingest_file_reason(f),
             };
-            continue;
-        }
-        if (!f->trace) continue;
-        if (f->in_dir) f->trace->rank = f->rank; /* a directory's NO_RANK file: rank 0 */
-        if (doctor_one(r, &o, f->trace)) {
-            for (size_t q = 0; q < o.nncu; q++)
-                lat_ncu_summary_fini(&ncs[q]);
-            free(ncs);
-            free(ncr);
-            doctor_report_free(r);
-            ingest_set_free(set);
-            free(skipped);
-            if (ofd != STDOUT_FILENO) close(ofd);
-            return LAT_EXIT_USAGE;
-        }
+        /* the job's ranks, for the cross-rank rule (counted by doctor_visit when streamed) */
+        if (!stream) o->job_ranks += f->trace && f->trace->role == LAT_TRACE_TIMELINE;
+    }
+    for (size_t k = 0; !stream && k < set->n; k++) { /* streamed: done while loading */
+        struct lat_ingest_file *f = &set->files[k];
+        if (ingest_status_skipped(f->status) || !f->trace) continue;
+        f->trace->rank = f->rank; /* ingest's rank (lat_set_traces): a directory's NO_RANK file 0 */
+        if (doctor_one(r, o, f->trace)) goto out;
         if (lat_ncu_is(f->trace)) continue; /* the ncu summaries point into it */
         lat_trace_free(f->trace);           /* the report keeps copies: free each trace when done */
         f->trace = NULL;
     }
-    for (size_t q = 0; q < o.nncu; q++)
+    o->ncu = NULL;
+    o->nncu = 0;
+    r->skipped = skipped;
+    if (doctor_cross_rank(r, o)) {
+        pr_err("%s\n", lat_strerror(-ENOMEM));
+        goto out;
+    }
+    ret = 0;
+out:
+    for (size_t q = 0; q < o->nncu; q++)
         lat_ncu_summary_fini(&ncs[q]);
+    o->ncu = NULL;
+    o->nncu = 0;
     free(ncs);
     free(ncr);
-    o.ncu = NULL;
-    o.nncu = 0;
-    r->skipped = skipped;
-    if (doctor_cross_rank(r, &o)) {
-        pr_err("%s\n", lat_strerror(-ENOMEM));
-        doctor_report_free(r);
-        ingest_set_free(set);
-        free(skipped);
-        if (ofd != STDOUT_FILENO) close(ofd);
-        return LAT_EXIT_USAGE;
-    }
-render:
-    doctor_rank(r);
+    return ret;
+}
+
+/* The report in fmt, written to ofd (truncated first when it is a file; closed when it is not
+ * stdout). 0 or a negative errno. */
+static int write_report(const struct doc_report *r, const struct doc_opts *o, enum lat_format fmt,
+                        const struct lat_opts *opts, int ofd)
+{
     int rc = 0;
     char *data = NULL;
     size_t len = 0;
@@ -406,7 +361,7 @@ render:
         } else {
             struct jsonw w;
             jsonw_init(&w, m, true);
-            doctor_write_json(r, &o, &w);
+            doctor_write_json(r, o, &w);
             rc = jsonw_finish(&w);
             jsonw_fini(&w);
             if (fclose(m) && !rc) rc = -ENOMEM;
@@ -431,6 +386,48 @@ render:
     }
     if (ofd != STDOUT_FILENO) close(ofd);
     free(data);
+    return rc;
+}
+
+static int run_doctor(const struct doctor_args *args, const char *const *paths, size_t npaths,
+                      const struct lat_opts *opts)
+{
+    const char *out_path = args->out_path;
+    struct doc_opts o = args->o;
+    /* The output is opened (not truncated) before any trace is read: an unwritable path fails
+     * now, and a load error leaves an existing file as it was. */
+    int ofd = STDOUT_FILENO;
+    if (out_path && strcmp(out_path, "-") != 0) {
+        ofd = open(out_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (ofd < 0) {
+            pr_err("%s: cannot write the report: %s\n", out_path, strerror(errno));
+            return LAT_EXIT_USAGE;
+        }
+    }
+    struct doc_report *r = NULL;
+    if (doctor_report_new(&r)) {
+        pr_err("out of memory\n");
+        if (ofd != STDOUT_FILENO) close(ofd);
+        return LAT_EXIT_USAGE;
+    }
+    struct lat_ingest_set *set = NULL;
+    struct doc_skipped *skipped = NULL;
+    int failed = 0;
+    if (all_bench(paths, npaths)) { /* bench results: the service rules, no trace loader */
+        for (size_t i = 0; i < npaths && !failed; i++)
+            failed = doctor_bench(r, paths[i]) != 0;
+    } else {
+        failed = doctor_traces(r, &o, paths, npaths, &set, &skipped) != 0;
+    }
+    if (failed) {
+        doctor_report_free(r);
+        ingest_set_free(set);
+        free(skipped);
+        if (ofd != STDOUT_FILENO) close(ofd);
+        return LAT_EXIT_USAGE;
+    }
+    doctor_rank(r);
+    int rc = write_report(r, &o, args->fmt, opts, ofd);
     int sev = doctor_max_severity(r);
     bool unjudged = doctor_any_unjudged(r);
     doctor_report_free(r);
@@ -442,7 +439,7 @@ render:
                lat_strerror(rc));
         return LAT_EXIT_USAGE;
     }
-    if (fail_on != DOC_SEV_NEVER && sev >= (int)fail_on) return LAT_EXIT_FAILURE;
+    if (args->fail_on != DOC_SEV_NEVER && sev >= (int)args->fail_on) return LAT_EXIT_FAILURE;
     if (unjudged) return DOCTOR_EXIT_UNJUDGED;
     return LAT_EXIT_OK;
 }
