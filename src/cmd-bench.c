@@ -372,229 +372,237 @@ static int bench_slo(struct cli *c, const char *val)
 /* One option as cli_parse() found it: the common ones at once, target options and --slo later
  * (their meaning depends on the target, which may come after them or from the URL). 0, or -1
  * after printing why. */
-static int on_opt(void *ctx, int id, const char *val)
+/* A real option value v with lo < v (lo <= v when lo_in) and v < hi (any v when hi is
+ * INFINITY): 0, or an exit code after "OPT: expect". */
+static int parse_real_opt(const char *opt, const char *val, double lo, bool lo_in, double hi,
+                          const char *expect, double *out)
 {
-    struct cli *c = ctx;
+    char *e;
+    double v = strtod(val, &e);
+    if (e == val || *e || !(lo_in ? v >= lo : v > lo) || (hi < INFINITY && !(v < hi)))
+        return usage_error(opt, expect);
+    *out = v;
+    return 0;
+}
+
+/* OPT_NOT_MINE: an option the group's handler below does not take. */
+enum { OPT_NOT_MINE = 1000 };
+
+/* The request: target, method, headers, body, what a good response is, the connection. 0, an
+ * exit code, or OPT_NOT_MINE. */
+static int on_request_opt(struct cli *c, int id, const char *val)
+{
     const char *why = NULL;
-    uint64_t u;
-    int rc = 0;
     switch (id) {
     case OPT_TARGET:
         c->tops = bench_target_find(val);
         if (!c->tops) {
             char w[300];
             snprintf(w, sizeof(w), "expected %s", target_names());
-            rc = usage_error("--target", w);
+            return usage_error("--target", w);
         }
-        break;
+        return 0;
     case OPT_METHOD:
         c->method = val;
-        break;
+        return 0;
     case OPT_HEADER:
-        if (!strchr(val, ':') || strpbrk(val, "\r\n")) {
-            rc = usage_error("--header", "expected 'Name: value'");
-            break;
-        }
+        if (!strchr(val, ':') || strpbrk(val, "\r\n"))
+            return usage_error("--header", "expected 'Name: value'");
         c->headers = xrealloc(c->headers, (c->nheaders + 1) * sizeof(*c->headers));
         c->headers[c->nheaders++] = val;
-        break;
+        return 0;
     case OPT_BODY:
         c->body_arg = val;
-        break;
+        return 0;
     case OPT_EXPECT_STATUS:
-        if (bench_parse_expect_status(val, &c->expect_class, &why) < 0)
-            rc = usage_error("--expect-status", why);
-        break;
+        return bench_parse_expect_status(val, &c->expect_class, &why) < 0
+                   ? usage_error("--expect-status", why)
+                   : 0;
     case OPT_EXPECT_BODY:
-        if (!*val) rc = usage_error("--expect-body", "empty text");
         c->expect_body = val;
-        break;
+        return *val ? 0 : usage_error("--expect-body", "empty text");
     case OPT_INSECURE:
         c->insecure = true;
-        break;
+        return 0;
     case OPT_RX_TIME:
-        if (strcmp(val, "kernel") && strcmp(val, "user"))
-            rc = usage_error("--rx-time", "expected kernel or user");
         c->rx_user = !strcmp(val, "user");
-        break;
+        return strcmp(val, "kernel") && strcmp(val, "user")
+                   ? usage_error("--rx-time", "expected kernel or user")
+                   : 0;
+    case OPT_MAX_INPUT_SIZE:
+        if (units_parse_count(val, &c->max_input) < 0 || c->max_input == 0)
+            return usage_error("--max-input-size", "expected a byte count such as 512M");
+        return 0;
+    default:
+        return OPT_NOT_MINE;
+    }
+}
+
+/* The load and its limits: concurrency or rate, arrivals, duration, time-outs, validity. 0, an
+ * exit code, or OPT_NOT_MINE. */
+static int on_load_opt(struct cli *c, int id, const char *val)
+{
+    const char *why = NULL;
+    uint64_t u;
+    int rc;
+    switch (id) {
     case OPT_CONCURRENCY:
         c->conc_arg = val;
-        break;
+        return 0;
     case OPT_RATE:
         c->rate_arg = val;
-        break;
+        return 0;
     case OPT_ARRIVAL:
-        if (bench_parse_arrival(val, &c->arrival, &c->gamma_shape, &why) < 0)
-            rc = usage_error("--arrival", why);
         c->arrival_name = val;
-        break;
+        return bench_parse_arrival(val, &c->arrival, &c->gamma_shape, &why) < 0
+                   ? usage_error("--arrival", why)
+                   : 0;
     case OPT_SEED:
-        if (units_parse_count(val, &c->seed) < 0)
-            rc = usage_error("--seed", "expected a whole number");
-        break;
+        return units_parse_count(val, &c->seed) < 0
+                   ? usage_error("--seed", "expected a whole number")
+                   : 0;
     case OPT_MAX_INFLIGHT:
         if (!(rc = parse_count_opt("--max-inflight", val, &u, 1 << 20)))
             c->max_inflight = (unsigned)u;
-        break;
+        return rc;
     case OPT_CONNECTIONS:
         if (!(rc = parse_count_opt("--connections", val, &u, 1 << 20)))
             c->connections = (unsigned)u;
-        break;
+        return rc;
     case OPT_THREADS:
         if (!(rc = parse_count_opt("--threads", val, &u, 256))) c->eng.threads = (unsigned)u;
-        break;
+        return rc;
     case OPT_DURATION:
-        rc = parse_duration_opt("--duration", val, &c->duration_ns);
-        break;
+        return parse_duration_opt("--duration", val, &c->duration_ns);
     case OPT_REQUESTS:
-        rc = parse_count_opt("--requests", val, &c->requests, UINT64_MAX / 2);
-        break;
+        return parse_count_opt("--requests", val, &c->requests, UINT64_MAX / 2);
     case OPT_WARMUP:
-        if (bench_parse_warmup(val, &c->warmup_ns, &c->warmup_requests, &why) < 0)
-            rc = usage_error("--warmup", why);
-        break;
+        return bench_parse_warmup(val, &c->warmup_ns, &c->warmup_requests, &why) < 0
+                   ? usage_error("--warmup", why)
+                   : 0;
     case OPT_CONNECT_TIMEOUT:
-        rc = parse_duration_opt("--connect-timeout", val, &c->eng.connect_timeout_ns);
-        break;
+        return parse_duration_opt("--connect-timeout", val, &c->eng.connect_timeout_ns);
     case OPT_TIMEOUT:
-        rc = parse_duration_opt("--timeout", val, &c->eng.request_timeout_ns);
-        break;
+        return parse_duration_opt("--timeout", val, &c->eng.request_timeout_ns);
     case OPT_WINDOW:
-        rc = parse_duration_opt("--window", val, &c->eng.window_ns);
-        break;
+        return parse_duration_opt("--window", val, &c->eng.window_ns);
+    case OPT_MAX_ERROR_RATE: {
+        double v;
+        if ((rc = parse_real_opt("--max-error-rate", val, 0, true, 1,
+                                 "expected a fraction 0 <= F < 1", &v)))
+            return rc;
+        c->eng.max_error_frac = v > 0 ? v : 1e-12; /* 0: any error makes a point INVALID */
+        return 0;
+    }
+    case OPT_MAX_CLIENT_GAP:
+        return parse_real_opt("--max-client-gap", val, 0, false, INFINITY,
+                              "expected milliseconds > 0", &c->eng.max_client_gap_p99_ms);
+    case OPT_MAX_SEND_LAG:
+        return parse_real_opt("--max-send-lag", val, 0, false, INFINITY,
+                              "expected milliseconds > 0", &c->eng.max_send_lag_p99_ms);
+    case OPT_STABLE:
+        c->stable = true;
+        return 0;
+    case OPT_CONFIDENCE:
+        return parse_real_opt("--confidence", val, 0, false, 1, "expected a fraction such as 0.99",
+                              &c->confidence);
+    case OPT_FIND_MAX:
+        c->find_max = true;
+        return 0;
+    case OPT_MAX_RATE:
+        return parse_real_opt("--max-rate", val, 0, false, INFINITY,
+                              "expected a positive number (precision < 1)", &c->max_rate);
+    case OPT_PRECISION:
+        return parse_real_opt("--precision", val, 0, false, 1,
+                              "expected a positive number (precision < 1)", &c->precision);
+    case OPT_SLO:
+        c->later[c->nlater++] = (struct deferred){-1, val};
+        return 0;
+    default:
+        return OPT_NOT_MINE;
+    }
+}
+
+/* The outputs: format, logs, records, telemetry, the live view, --doctor. 0, an exit code, or
+ * OPT_NOT_MINE. */
+static int on_output_opt(struct cli *c, int id, const char *val)
+{
+    uint64_t u;
+    switch (id) {
     case OPT_FORMAT:
         if (lat_parse_format(val, 1u << LAT_FMT_TEXT | 1u << LAT_FMT_JSON | 1u << LAT_FMT_CSV,
                              &c->format) < 0)
-            rc = usage_error("--format", "expected text, json or csv");
-        break;
+            return usage_error("--format", "expected text, json or csv");
+        return 0;
     case OPT_HDR_LOG:
         c->hdr_log = val;
-        break;
+        return 0;
     case OPT_RECORDS:
         c->records = val;
         c->eng.keep_records = true;
-        break;
+        return 0;
     case OPT_EXACT:
         if (units_parse_count(val, &u) < 0 || u > 100000000)
-            rc = usage_error("--exact", "expected a sample count (0 turns it off)");
-        else
-            c->eng.exact_cap = (size_t)u;
-        break;
-    case OPT_MAX_INPUT_SIZE:
-        if (units_parse_count(val, &c->max_input) < 0 || c->max_input == 0)
-            rc = usage_error("--max-input-size", "expected a byte count such as 512M");
-        break;
+            return usage_error("--exact", "expected a sample count (0 turns it off)");
+        c->eng.exact_cap = (size_t)u;
+        return 0;
     case OPT_GPU_METRICS_URL:
         c->gpu_url = val;
-        break;
+        return 0;
     case OPT_GPU_TELEMETRY:
         c->gpu_mode = val;
-        break;
+        return 0;
     case OPT_GPU_INTERVAL:
         c->gpu_interval = val;
-        break;
+        return 0;
     case OPT_LIVE:
-        if (strcmp(val, "auto") && strcmp(val, "on") && strcmp(val, "off"))
-            rc = usage_error("--live", "expected auto, on or off");
         c->live = val;
-        break;
+        return strcmp(val, "auto") && strcmp(val, "on") && strcmp(val, "off")
+                   ? usage_error("--live", "expected auto, on or off")
+                   : 0;
     case OPT_SLICE: {
         char w[128];
-        if (bench_slices_parse(val, &c->slice_ns, w, sizeof(w)) < 0) rc = usage_error("--slice", w);
-        break;
+        return bench_slices_parse(val, &c->slice_ns, w, sizeof(w)) < 0 ? usage_error("--slice", w)
+                                                                       : 0;
     }
-    case OPT_MAX_ERROR_RATE: {
-        char *e;
-        double v = strtod(val, &e);
-        if (e == val || *e || !(v >= 0 && v < 1))
-            rc = usage_error("--max-error-rate", "expected a fraction 0 <= F < 1");
-        else
-            c->eng.max_error_frac = v > 0 ? v : 1e-12; /* 0: any error makes a point INVALID */
-        break;
-    }
-    case OPT_MAX_CLIENT_GAP: {
-        char *e;
-        double v = strtod(val, &e);
-        if (e == val || *e || !(v > 0))
-            rc = usage_error("--max-client-gap", "expected milliseconds > 0");
-        else
-            c->eng.max_client_gap_p99_ms = v;
-        break;
-    }
-    case OPT_MAX_SEND_LAG: {
-        char *e;
-        double v = strtod(val, &e);
-        if (e == val || *e || !(v > 0))
-            rc = usage_error("--max-send-lag", "expected milliseconds > 0");
-        else
-            c->eng.max_send_lag_p99_ms = v;
-        break;
-    }
-    case OPT_STABLE:
-        c->stable = true;
-        break;
-    case OPT_CONFIDENCE: {
-        char *e;
-        double v = strtod(val, &e);
-        if (e == val || *e || !(v > 0 && v < 1))
-            rc = usage_error("--confidence", "expected a fraction such as 0.99");
-        else
-            c->confidence = v;
-        break;
-    }
-    case OPT_FIND_MAX:
-        c->find_max = true;
-        break;
     case OPT_DOCTOR:
         c->doctor = true;
-        break;
-    case OPT_MAX_RATE:
-    case OPT_PRECISION: {
-        char *e;
-        double v = strtod(val, &e);
-        if (e == val || *e || !(v > 0) || (id == OPT_PRECISION && v >= 1))
-            rc = usage_error(id == OPT_MAX_RATE ? "--max-rate" : "--precision",
-                             "expected a positive number (precision < 1)");
-        else if (id == OPT_MAX_RATE)
-            c->max_rate = v;
-        else
-            c->precision = v;
-        break;
+        return 0;
+    default:
+        return OPT_NOT_MINE;
     }
-    case OPT_SLO:
-        c->later[c->nlater++] = (struct deferred){-1, val};
-        break;
-    default: {
-        int row = id - OPT_GROUP;
-        if (row < 0 || row >= BENCH_TABLE_MAX || !table_src[row]) return -1;
-        if (table_group[row] == GROUP_SRV) {
-            char w[512];
-            if (srvprof_opt(&c->srv, table_src[row]->id, val, w, sizeof(w)) < 0) {
-                pr_err("%s (see 'latscope bench --help')\n", w);
-                return -1;
-            }
-            return 0;
-        }
-        if (table_group[row] == GROUP_EP) {
-            char w[512];
-            if (bench_ep_opt(&c->ep, table_src[row]->id, val, w, sizeof(w)) < 0) {
-                pr_err("%s (see 'latscope bench --help')\n", w);
-                return -1;
-            }
-            return 0;
-        }
-        if (table_group[row] < 0) { /* multi-host: --shard, --start-at, --mpi */
-            char w[512];
-            if (shard_opt(c->shard, table_src[row]->id, val, w, sizeof(w)) < 0) {
-                pr_err("%s (see 'latscope bench --help')\n", w);
-                return -1;
-            }
-            return 0;
-        }
+}
+
+/* A row of a group: --server-*, --endpoint..., the multi-host rows take theirs now; a target's
+ * row waits until the target is known (apply_later). 0 or -1 (said). */
+static int on_group_opt(struct cli *c, int id, const char *val)
+{
+    int row = id - OPT_GROUP;
+    if (row < 0 || row >= BENCH_TABLE_MAX || !table_src[row]) return -1;
+    char w[512];
+    int rc = 0;
+    if (table_group[row] == GROUP_SRV)
+        rc = srvprof_opt(&c->srv, table_src[row]->id, val, w, sizeof(w));
+    else if (table_group[row] == GROUP_EP)
+        rc = bench_ep_opt(&c->ep, table_src[row]->id, val, w, sizeof(w));
+    else if (table_group[row] < 0) /* multi-host: --shard, --start-at, --mpi */
+        rc = shard_opt(c->shard, table_src[row]->id, val, w, sizeof(w));
+    else
         c->later[c->nlater++] = (struct deferred){row, val};
-        break;
+    if (rc < 0) {
+        pr_err("%s (see 'latscope bench --help')\n", w);
+        return -1;
     }
-    }
+    return 0;
+}
+
+static int on_opt(void *ctx, int id, const char *val)
+{
+    struct cli *c = ctx;
+    int rc = on_request_opt(c, id, val);
+    if (rc == OPT_NOT_MINE) rc = on_load_opt(c, id, val);
+    if (rc == OPT_NOT_MINE) rc = on_output_opt(c, id, val);
+    if (rc == OPT_NOT_MINE) return on_group_opt(c, id, val);
     return rc ? -1 : 0;
 }
 
@@ -821,298 +829,291 @@ static void bench_doctor(FILE *f, const struct bench_run *run, bool color)
     free(data);
 }
 
-int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
-{
-    if (argc > 1 && !strcmp(argv[1], "merge")) return cmd_bench_merge(argc - 1, argv + 1, opts);
+/* One `latscope bench` run, from the parsed options to the clean-up: cmd_bench's steps below
+ * share it. */
+struct bench_cmd {
+    struct cli c;
     struct bench_shard shard;
-    char swhy[512];
-    shard_init(&shard);
-    bench_mpi_on_fail(mpi_fail_note);
-    struct cli c = {
-        .expect_class = 2, .seed = 1, .arrival = BENCH_ARRIVAL_POISSON, .shard = &shard};
-    bench_opts_default(&c.eng);
-    struct bench_target t = {0};
-    struct srvprof *srv = NULL; /* --server-pid */
-    struct srvprof_result srv_res;
-    memset(&srv_res, 0, sizeof(srv_res));
-    /* Several endpoints: their conn targets (eps[0] is the first URL's) and URLs. */
-    struct conn_target *eps = NULL;
-    const char *ep_urls[BENCH_MAX_ENDPOINTS];
-    unsigned neps = 0;
-    int rc = parse_args(argc, argv, &c, &t.url);
-    if (rc) {
-        if (c.tops && c.tops->destroy) c.tops->destroy(c.tst);
-        free(c.headers);
-        free(c.later);
-        return rc < 0 ? LAT_EXIT_OK : rc;
-    }
-    free(c.later);
-    c.later = NULL;
-    /* Multi-host: --shard resolved from the launcher's environment, --mpi initialized. */
-    if (bench_shard_setup(&shard, swhy, sizeof(swhy)) < 0) {
-        pr_err("%s (see 'latscope bench --help')\n", swhy);
-        if (c.tops->destroy) c.tops->destroy(c.tst);
-        free(c.headers);
-        return LAT_EXIT_USAGE;
-    }
-    const struct bench_target_ops *tops = c.tops;
-    void *tst = c.tst;
-    /* GPU telemetry and time slices (issue 17: src/bench/telemetry.c, src/bench/slices.c) */
+    const struct bench_target_ops *tops;
+    void *tst;
+    struct bench_target t;
     struct gpu_telem gtel;
-    if (gpu_telem_config(&gtel, c.gpu_url, c.gpu_mode, c.gpu_interval, swhy, sizeof(swhy)) < 0) {
-        pr_err("%s (see 'latscope bench --help')\n", swhy);
-        if (tops->destroy) tops->destroy(tst);
-        free(c.headers);
-        return LAT_EXIT_USAGE;
-    }
-    if (c.slice_ns) c.eng.keep_records = true; /* the slices are cut from the records */
-
-    t.expect_class = c.expect_class;
-    const char *why = NULL;
-    if (c.expect_body) {
-        t.expect_body = c.expect_body;
-        t.expect_body_len = strlen(c.expect_body);
-    }
-
+    struct srvprof *srv; /* --server-pid */
+    struct srvprof_result srv_res;
+    /* Several endpoints: their conn targets (eps[0] is the first URL's) and URLs. */
+    struct conn_target *eps;
+    const char *ep_urls[BENCH_MAX_ENDPOINTS];
+    unsigned neps;
+    /* the load points: a sweep's values, or the --find-max search */
     double values[BENCH_SWEEP_MAX];
-    size_t nvalues = 0;
-    bool open_loop = c.rate_arg != NULL;
-    /* --find-max --concurrency LO:HI: a closed-loop search over whole concurrencies. */
-    bool find_conc = c.find_max && c.conc_arg;
-    unsigned conc_start = 0, conc_lo = 0, conc_hi = 0;
-    int exit_code = LAT_EXIT_OK;
-    if (find_conc) {
-        if (bench_parse_conc_range(c.conc_arg, &conc_start, &conc_lo, &conc_hi, &why) < 0) {
-            exit_code = usage_error("--concurrency", why);
-            goto early;
-        }
-    } else if (bench_parse_sweep(open_loop ? c.rate_arg : (c.conc_arg ? c.conc_arg : "1"),
-                                 !open_loop, values, &nvalues, &why) < 0) {
-        exit_code = usage_error(open_loop ? "--rate" : "--concurrency", why);
-        goto early;
+    size_t nvalues;
+    bool open_loop, find_conc; /* find_conc: --find-max --concurrency LO:HI */
+    unsigned conc_start, conc_lo, conc_hi;
+    struct lat_search search;
+    const lat_ns *offsets; /* a replayed trace's intended send times */
+    size_t noffsets;
+    bool mpi_writer, show_live;
+    struct live_out live_o;
+    struct bench_run run;
+    FILE *hf, *rf; /* --hdr-log, --records */
+    struct hlog_writer hw;
+    bool hw_started;
+    char workload[512];
+};
+
+/* The load the options describe, checked against each other and the target: the sweep or the
+ * search range, --server-pid, the default duration. 0 or an exit code (said). */
+static int check_load(struct bench_cmd *b)
+{
+    struct cli *c = &b->c;
+    const char *why = NULL;
+    b->open_loop = c->rate_arg != NULL;
+    b->find_conc = c->find_max && c->conc_arg;
+    if (b->find_conc) {
+        if (bench_parse_conc_range(c->conc_arg, &b->conc_start, &b->conc_lo, &b->conc_hi, &why) < 0)
+            return usage_error("--concurrency", why);
+    } else if (bench_parse_sweep(b->open_loop ? c->rate_arg : (c->conc_arg ? c->conc_arg : "1"),
+                                 !b->open_loop, b->values, &b->nvalues, &why) < 0) {
+        return usage_error(b->open_loop ? "--rate" : "--concurrency", why);
     }
     struct bench_common common = {
-        .rate = c.rate_arg != NULL,
-        .concurrency = c.conc_arg != NULL,
-        .find_max = c.find_max,
-        .duration = c.duration_ns != 0,
-        .warmup = c.warmup_ns || c.warmup_requests,
-        .stable = c.stable,
-        .confidence = c.confidence > 0,
-        .hdr_log = c.hdr_log != NULL,
-        .records = c.records != NULL,
-        .mpi = shard.mpi,
+        .rate = c->rate_arg != NULL,
+        .concurrency = c->conc_arg != NULL,
+        .find_max = c->find_max,
+        .duration = c->duration_ns != 0,
+        .warmup = c->warmup_ns || c->warmup_requests,
+        .stable = c->stable,
+        .confidence = c->confidence > 0,
+        .hdr_log = c->hdr_log != NULL,
+        .records = c->records != NULL,
+        .mpi = b->shard.mpi,
     };
     const char *copt = NULL;
-    if (tops->check && tops->check(tst, &common, &copt, &why) < 0) {
-        exit_code = usage_error(copt, why);
-        goto early;
+    if (b->tops->check && b->tops->check(b->tst, &common, &copt, &why) < 0)
+        return usage_error(copt, why);
+    if (c->srv.pid) {
+        if (c->find_max || b->nvalues != 1 || b->shard.count > 1 || b->shard.mpi)
+            return usage_error("--server-pid", "profiles one load point: give one "
+                                               "--concurrency or --rate value (no sweep, "
+                                               "--find-max, --shard or --mpi)");
+        if (kill(c->srv.pid, 0) < 0 && errno == ESRCH)
+            return usage_error("--server-pid", "no such process");
+        c->eng.keep_records = true; /* the requests' windows */
+    } else if (c->srv.samples_path || c->srv.slow_ns || c->srv.slow_pct > 0 || c->srv.freq_hz) {
+        return usage_error(c->srv.samples_path ? "--server-samples" : "--server-slow",
+                           "needs --server-pid");
     }
-    if (c.srv.pid) {
-        if (c.find_max || nvalues != 1 || shard.count > 1 || shard.mpi) {
-            exit_code = usage_error("--server-pid", "profiles one load point: give one "
-                                                    "--concurrency or --rate value (no sweep, "
-                                                    "--find-max, --shard or --mpi)");
-            goto early;
-        }
-        if (kill(c.srv.pid, 0) < 0 && errno == ESRCH) {
-            exit_code = usage_error("--server-pid", "no such process");
-            goto early;
-        }
-        c.eng.keep_records = true; /* the requests' windows */
-    } else if (c.srv.samples_path || c.srv.slow_ns || c.srv.slow_pct > 0 || c.srv.freq_hz) {
-        exit_code = usage_error(c.srv.samples_path ? "--server-samples" : "--server-slow",
-                                "needs --server-pid");
-        goto early;
-    }
-    if (!c.duration_ns && !c.requests)
-        c.duration_ns = c.stable ? 11 * c.eng.window_ns : 10 * LAT_NS_PER_S;
-    if (shard.count > 1 && !shard.mpi && (c.find_max || c.stable || c.confidence > 0)) {
-        exit_code = usage_error("--shard", "--find-max, --stable and --confidence decide on the "
-                                           "whole load: run the shards under MPI (--mpi)");
-        goto early;
-    }
-    /* --mpi: rank 0 writes --hdr-log (the reduced windows) and --records (every rank's) */
-    bool mpi_writer = !shard.mpi || shard.index == 0;
-    /* the live view: rank 0's only under --mpi (the reduced windows) */
-    bool show_live = mpi_writer && live_wanted(c.live);
-    struct live_out live_o = {.f = stderr};
+    if (!c->duration_ns && !c->requests)
+        c->duration_ns = c->stable ? 11 * c->eng.window_ns : 10 * LAT_NS_PER_S;
+    if (b->shard.count > 1 && !b->shard.mpi && (c->find_max || c->stable || c->confidence > 0))
+        return usage_error("--shard", "--find-max, --stable and --confidence decide on the "
+                                      "whole load: run the shards under MPI (--mpi)");
+    return 0;
+}
 
-    rc = conn_target_init(&t.conn, t.url.host, t.url.port, t.url.tls, !c.insecure);
+/* The connection targets: the URL's, and each --endpoint's (bench/endpoints.h). 0 or an exit
+ * code (said). */
+static int connect_targets(struct bench_cmd *b)
+{
+    struct cli *c = &b->c;
+    struct bench_target *t = &b->t;
+    int rc = conn_target_init(&t->conn, t->url.host, t->url.port, t->url.tls, !c->insecure);
     if (rc < 0) {
-        pr_err("%s: cannot resolve %s: %s\n", c.url, t.url.host, lat_strerror(rc));
-        exit_code = LAT_EXIT_USAGE;
-        goto early;
+        pr_err("%s: cannot resolve %s: %s\n", c->url, t->url.host, lat_strerror(rc));
+        return LAT_EXIT_USAGE;
     }
-    t.conn.rx_kernel_time = !c.rx_user;
-
-    struct bench_run run = {.target = tops->name, .url = c.url, .best_point = -1};
-    FILE *hf = NULL, *rf = NULL;
-    struct hlog_writer hw = {0};
-    bool hw_started = false;
-    if (c.ep.nurls) { /* several endpoints (bench/endpoints.h) */
-        if (shard.mpi) {
-            exit_code = usage_error("--endpoint", "not yet with --mpi: run one process per "
-                                                  "endpoint set, or --shard K/N");
-            goto out;
-        }
-        eps = xcalloc(c.ep.nurls + 1, sizeof(*eps));
-        ep_urls[0] = c.url;
-        for (size_t i = 0; i <= c.ep.nurls; i++) {
+    t->conn.rx_kernel_time = !c->rx_user;
+    if (c->ep.nurls) {
+        if (b->shard.mpi)
+            return usage_error("--endpoint", "not yet with --mpi: run one process per "
+                                             "endpoint set, or --shard K/N");
+        b->eps = xcalloc(c->ep.nurls + 1, sizeof(*b->eps));
+        b->ep_urls[0] = c->url;
+        for (size_t i = 0; i <= c->ep.nurls; i++) {
             struct http1_url u;
             const char *uwhy = NULL;
             if (i > 0) {
-                ep_urls[i] = c.ep.urls[i - 1];
-                if (http1_url_parse(ep_urls[i], &u, &uwhy) < 0) {
-                    exit_code = usage_error(ep_urls[i], uwhy);
-                    goto out;
-                }
-                if (u.tls != t.url.tls || strcmp(u.path, t.url.path) != 0) {
-                    exit_code = usage_error(ep_urls[i], "every endpoint takes the first URL's "
-                                                        "scheme and path (replicas of one "
-                                                        "server on other hosts or ports)");
-                    goto out;
-                }
+                b->ep_urls[i] = c->ep.urls[i - 1];
+                if (http1_url_parse(b->ep_urls[i], &u, &uwhy) < 0)
+                    return usage_error(b->ep_urls[i], uwhy);
+                if (u.tls != t->url.tls || strcmp(u.path, t->url.path) != 0)
+                    return usage_error(b->ep_urls[i], "every endpoint takes the first URL's "
+                                                      "scheme and path (replicas of one "
+                                                      "server on other hosts or ports)");
             } else {
-                u = t.url;
+                u = t->url;
             }
-            rc = conn_target_init(&eps[i], u.host, u.port, u.tls, !c.insecure);
+            rc = conn_target_init(&b->eps[i], u.host, u.port, u.tls, !c->insecure);
             if (rc < 0) {
-                pr_err("%s: cannot resolve %s: %s\n", ep_urls[i], u.host, lat_strerror(rc));
-                exit_code = LAT_EXIT_USAGE;
-                goto out;
+                pr_err("%s: cannot resolve %s: %s\n", b->ep_urls[i], u.host, lat_strerror(rc));
+                return LAT_EXIT_USAGE;
             }
-            eps[i].rx_kernel_time = !c.rx_user;
-            neps++;
+            b->eps[i].rx_kernel_time = !c->rx_user;
+            b->neps++;
         }
-        t.eps = eps;
-        t.ep_urls = ep_urls;
-        t.neps = neps;
+        t->eps = b->eps;
+        t->ep_urls = b->ep_urls;
+        t->neps = b->neps;
     }
-    if (shard.mpi && (c.eng.cancel.after_ns || c.eng.cancel.after_tokens)) {
-        exit_code = usage_error("--cancel-after", "not yet with --mpi: run --shard K/N per "
-                                                  "process and 'latscope bench merge'");
-        goto out;
-    }
+    if (b->shard.mpi && (c->eng.cancel.after_ns || c->eng.cancel.after_tokens))
+        return usage_error("--cancel-after", "not yet with --mpi: run --shard K/N per "
+                                             "process and 'latscope bench merge'");
+    return 0;
+}
 
-    /* Every output file is opened before the first request: a path that cannot be written
-     * must not cost the run (--hdr-log below; --records-detail in the openai setup). */
-    if (c.records && mpi_writer) {
-        rf = fopen(c.records, "w");
-        if (!rf) {
-            pr_err("--records %s: %s\n", c.records, strerror(errno));
-            exit_code = LAT_EXIT_USAGE;
-            goto out;
+/* Every output file is opened before the first request: a path that cannot be written must
+ * not cost the run (--records and --server-samples here, --hdr-log in open_hdr_log,
+ * --records-detail in the openai setup). 0 or an exit code (said). */
+static int open_outputs(struct bench_cmd *b)
+{
+    struct cli *c = &b->c;
+    if (c->records && b->mpi_writer) {
+        b->rf = fopen(c->records, "w");
+        if (!b->rf) {
+            pr_err("--records %s: %s\n", c->records, strerror(errno));
+            return LAT_EXIT_USAGE;
         }
     }
-
-    if (c.srv.samples_path) { /* written after the run: a path that cannot be must not cost it */
-        FILE *sf = fopen(c.srv.samples_path, "w");
+    if (c->srv.samples_path) { /* written after the run */
+        FILE *sf = fopen(c->srv.samples_path, "w");
         if (!sf) {
-            pr_err("--server-samples %s: %s\n", c.srv.samples_path, strerror(errno));
-            exit_code = LAT_EXIT_USAGE;
-            goto out;
+            pr_err("--server-samples %s: %s\n", c->srv.samples_path, strerror(errno));
+            return LAT_EXIT_USAGE;
         }
         fclose(sf);
     }
+    return 0;
+}
 
+/* The target's set-up (its request, a replayed trace's schedule) and the run's workload line.
+ * 0 or an exit code (said). */
+static int setup_target(struct bench_cmd *b)
+{
+    struct cli *c = &b->c;
     struct bench_setup setup = {
-        .url = c.url,
-        .headers = c.headers,
-        .nheaders = c.nheaders,
-        .method = c.method,
-        .body_arg = c.body_arg,
-        .seed = c.seed,
-        .max_input = c.max_input,
-        .requests = c.requests,
-        .confidence = c.confidence,
-        .slo = c.slo_text ? &c.slo : NULL,
-        .shard = &shard,
-        .live = show_live,
+        .url = c->url,
+        .headers = c->headers,
+        .nheaders = c->nheaders,
+        .method = c->method,
+        .body_arg = c->body_arg,
+        .seed = c->seed,
+        .max_input = c->max_input,
+        .requests = c->requests,
+        .confidence = c->confidence,
+        .slo = c->slo_text ? &c->slo : NULL,
+        .shard = &b->shard,
+        .live = b->show_live,
     };
     char twhy[768] = "";
-    rc = tops->setup ? tops->setup(tst, &setup, &t, twhy, sizeof(twhy)) : 0;
+    int rc = b->tops->setup ? b->tops->setup(b->tst, &setup, &b->t, twhy, sizeof(twhy)) : 0;
     if (rc < 0) {
         pr_err("%s\n", twhy[0] ? twhy : lat_strerror(rc));
-        exit_code = rc == -ENOMEM ? LAT_EXIT_FAILURE : LAT_EXIT_USAGE;
-        goto out;
+        return rc == -ENOMEM ? LAT_EXIT_FAILURE : LAT_EXIT_USAGE;
     }
-    if (c.eng.cancel.after_tokens && !(t.ops && t.ops->progress)) {
-        exit_code = usage_error("--cancel-after-tokens",
-                                "needs a target that counts tokens (--target openai); "
-                                "--cancel-after D cancels any request by time");
-        goto out;
-    }
-    size_t noffsets = 0;
-    const lat_ns *offsets = tops->schedule ? tops->schedule(tst, &noffsets) : NULL;
-    if (offsets) {
+    if (c->eng.cancel.after_tokens && !(b->t.ops && b->t.ops->progress))
+        return usage_error("--cancel-after-tokens",
+                           "needs a target that counts tokens (--target openai); "
+                           "--cancel-after D cancels any request by time");
+    b->offsets = b->tops->schedule ? b->tops->schedule(b->tst, &b->noffsets) : NULL;
+    if (b->offsets) {
         /* One open-loop point whose intended send times are the trace's; its nominal rate is
          * the trace's mean rate. */
-        lat_ns span = offsets[noffsets - 1];
-        open_loop = true;
-        nvalues = 1;
-        values[0] = span > 0 ? (double)(noffsets - 1) / ((double)span / 1e9) : (double)noffsets;
-        c.duration_ns = span + 1;
-        c.requests = 0;
+        lat_ns span = b->offsets[b->noffsets - 1];
+        b->open_loop = true;
+        b->nvalues = 1;
+        b->values[0] =
+            span > 0 ? (double)(b->noffsets - 1) / ((double)span / 1e9) : (double)b->noffsets;
+        c->duration_ns = span + 1;
+        c->requests = 0;
     }
-    static char workload[512];
-    if (tops->describe)
-        tops->describe(tst, &t, workload, sizeof(workload));
+    if (b->tops->describe)
+        b->tops->describe(b->tst, &b->t, b->workload, sizeof(b->workload));
     else
-        bench_describe_request(workload, sizeof(workload), tops->name, t.request,
-                               t.request ? t.request_len : 0);
-    run.workload = workload;
+        bench_describe_request(b->workload, sizeof(b->workload), b->tops->name, b->t.request,
+                               b->t.request ? b->t.request_len : 0);
+    b->run.workload = b->workload;
+    return 0;
+}
 
-    if (c.hdr_log && mpi_writer) {
-        hf = fopen(c.hdr_log, "w");
-        if (!hf) {
-            pr_err("--hdr-log %s: %s\n", c.hdr_log, strerror(errno));
-            exit_code = LAT_EXIT_USAGE;
-            goto out;
-        }
-        hw_started = true; /* a failed write stays in the writer: reported once, at out */
-        if (hlog_writer_start(&hw, hf, (double)clock_realtime_ns() / 1e9) < 0) {
-            exit_code = LAT_EXIT_FAILURE;
-            goto out;
-        }
+/* --hdr-log: opened and started before the first request. 0 or an exit code (said). */
+static int open_hdr_log(struct bench_cmd *b)
+{
+    struct cli *c = &b->c;
+    if (!c->hdr_log || !b->mpi_writer) return 0;
+    b->hf = fopen(c->hdr_log, "w");
+    if (!b->hf) {
+        pr_err("--hdr-log %s: %s\n", c->hdr_log, strerror(errno));
+        return LAT_EXIT_USAGE;
     }
+    b->hw_started = true; /* a failed write stays in the writer: reported once, at the end */
+    if (hlog_writer_start(&b->hw, b->hf, (double)clock_realtime_ns() / 1e9) < 0)
+        return LAT_EXIT_FAILURE;
+    return 0;
+}
 
-    struct lat_search search;
-    if (find_conc) {
-        /* The same bracket-then-bisect search as for rates, in whole steps. */
-        if (search_init(&search, conc_start, conc_lo, conc_hi, c.precision > 0 ? c.precision : 0.05,
-                        SEARCH_MAX_STEPS) < 0) {
-            usage_error("--find-max", "invalid concurrency range");
-            exit_code = LAT_EXIT_USAGE;
-            goto out;
-        }
-        search_set_integer(&search);
-        open_loop = false;
-        nvalues = SEARCH_MAX_STEPS;
-        run.slo = c.slo_text;
-        run.find_concurrency = true;
-    } else if (c.find_max) {
-        double start = open_loop ? values[0] : 10.0;
-        double maxr = c.max_rate > 0 ? c.max_rate : 1e6;
+/* --find-max: the bracket-then-bisect search over rates, or over whole concurrencies; and the
+ * run's description. 0 or an exit code (said). */
+static int plan_points(struct bench_cmd *b)
+{
+    struct cli *c = &b->c;
+    struct bench_run *run = &b->run;
+    if (b->find_conc) {
+        if (search_init(&b->search, b->conc_start, b->conc_lo, b->conc_hi,
+                        c->precision > 0 ? c->precision : 0.05, SEARCH_MAX_STEPS) < 0)
+            return usage_error("--find-max", "invalid concurrency range");
+        search_set_integer(&b->search);
+        b->open_loop = false;
+        b->nvalues = SEARCH_MAX_STEPS;
+        run->slo = c->slo_text;
+        run->find_concurrency = true;
+    } else if (c->find_max) {
+        double start = b->open_loop ? b->values[0] : 10.0;
+        double maxr = c->max_rate > 0 ? c->max_rate : 1e6;
         if (start > maxr) start = maxr;
-        if (search_init(&search, start, start < 1 ? start : 1, maxr,
-                        c.precision > 0 ? c.precision : 0.05, SEARCH_MAX_STEPS) < 0) {
-            usage_error("--find-max", "invalid search range (--rate start vs --max-rate)");
-            exit_code = LAT_EXIT_USAGE;
-            goto out;
-        }
-        open_loop = true;
-        nvalues = SEARCH_MAX_STEPS;
-        run.slo = c.slo_text;
+        if (search_init(&b->search, start, start < 1 ? start : 1, maxr,
+                        c->precision > 0 ? c->precision : 0.05, SEARCH_MAX_STEPS) < 0)
+            return usage_error("--find-max", "invalid search range (--rate start vs --max-rate)");
+        b->open_loop = true;
+        b->nvalues = SEARCH_MAX_STEPS;
+        run->slo = c->slo_text;
     }
-    run.shard = &shard;
-    run.threads = c.eng.threads;
-    run.rx_time = t.conn.rx_kernel_time && !t.url.tls ? "kernel" : "user";
-    run.mode = c.find_max ? "find-max" : offsets ? "replay" : open_loop ? "open" : "closed";
-    run.arrival = offsets     ? "replay"
-                  : open_loop ? (c.arrival_name ? c.arrival_name : "poisson")
-                              : NULL;
+    run->shard = &b->shard;
+    run->threads = c->eng.threads;
+    run->rx_time = b->t.conn.rx_kernel_time && !b->t.url.tls ? "kernel" : "user";
+    run->mode = c->find_max ? "find-max" : b->offsets ? "replay" : b->open_loop ? "open" : "closed";
+    run->arrival = b->offsets     ? "replay"
+                   : b->open_loop ? (c->arrival_name ? c->arrival_name : "poisson")
+                                  : NULL;
+    return 0;
+}
 
+/* --server-pid: stops the profiler; after a run (ran), the server profile of the (one) point
+ * that ran. 0 or an exit code (said). */
+static int server_profile(struct bench_cmd *b, bool ran)
+{
+    int src = srvprof_stop(b->srv);
+    if (src < 0) pr_warn("--server-pid: %s\n", srvprof_strerror(src));
+    for (size_t i = 0; ran && i < b->run.npoints; i++) {
+        if (!b->run.points[i].ran) continue;
+        src = srvprof_analyze(b->srv, &b->run.points[i].res, b->c.srv.samples_path, &b->srv_res);
+        if (src < 0) {
+            pr_err("--server-pid: %s: %s\n", b->srv_res.why ? b->srv_res.why : "analysis",
+                   lat_strerror(src));
+            return LAT_EXIT_FAILURE;
+        }
+        b->run.server_profile = &b->srv_res;
+        break;
+    }
+    return 0;
+}
+
+/* Runs the points (bench/loop.c) with Ctrl-C handled, GPU telemetry and the server profile
+ * around them. The exit code: a set-up error's, the server profile's, or the loop's verdict;
+ * *ran: the loop ran to its end (there are results to print). */
+static int run_points(struct bench_cmd *b, bool *ran)
+{
+    *ran = false;
+    struct cli *c = &b->c;
     /* Every connection is an fd: lift the soft limit to the hard one (1024 is the usual
      * default) so a large --concurrency or --max-inflight does not turn into connect errors. */
     struct rlimit nofile;
@@ -1120,149 +1121,210 @@ int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
         nofile.rlim_cur = nofile.rlim_max;
         setrlimit(RLIMIT_NOFILE, &nofile);
     }
-
+    struct bench_plan plan = {
+        .values = b->values,
+        .nvalues = b->nvalues,
+        .open_loop = b->open_loop,
+        .find_max = c->find_max,
+        .find_conc = b->find_conc,
+        .search = c->find_max ? &b->search : NULL,
+        .arrival = c->arrival,
+        .gamma_shape = c->gamma_shape,
+        .seed = c->seed,
+        .max_inflight = c->max_inflight,
+        .connections = c->connections,
+        .duration_ns = c->duration_ns,
+        .warmup_ns = c->warmup_ns,
+        .requests = c->requests,
+        .warmup_requests = c->warmup_requests,
+        .offsets = b->offsets,
+        .noffsets = b->noffsets,
+        .eng = &c->eng,
+        .stable = c->stable,
+        .slo = c->slo_text ? &c->slo : NULL,
+        .slo_text = c->slo_text,
+        .confidence = c->confidence,
+        .say_probes = c->format == LAT_FMT_TEXT,
+        .hlog = b->hw_started ? &b->hw : NULL,
+        .hdr_log = c->hdr_log,
+        .records_writer = b->rf != NULL,
+        .gtel = &b->gtel,
+        .slice_ns = c->slice_ns,
+        .live = b->show_live ? live_print : NULL,
+        .live_ud = &b->live_o,
+    };
+    char swhy[512];
+    /* GPU telemetry: a --gpu-metrics-url that is not a DCGM exporter is a setup error; NVML
+     * without a driver only says so, and the run goes on. */
+    int rc = gpu_telem_start(&b->gtel, swhy, sizeof(swhy));
+    if (rc < 0) {
+        pr_err("%s\n", swhy[0] ? swhy : lat_strerror(rc));
+        return rc == LAT_E_USAGE ? LAT_EXIT_USAGE : LAT_EXIT_FAILURE;
+    }
+    if (b->gtel.mode != GPU_TELEM_OFF && !b->gtel.available)
+        pr_warn("GPU telemetry unavailable: %s; the run goes on without it\n",
+                b->gtel.unavailable_why);
+    if (c->srv.pid && srvprof_start(&c->srv, &b->srv, swhy, sizeof(swhy)) < 0) {
+        pr_err("%s\n", swhy);
+        return LAT_EXIT_USAGE; /* setup: permission, no such process */
+    }
     struct sigaction sa = {.sa_handler = on_sigint}, old_int, old_term;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    struct bench_plan plan = {
-        .values = values,
-        .nvalues = nvalues,
-        .open_loop = open_loop,
-        .find_max = c.find_max,
-        .find_conc = find_conc,
-        .search = c.find_max ? &search : NULL,
-        .arrival = c.arrival,
-        .gamma_shape = c.gamma_shape,
-        .seed = c.seed,
-        .max_inflight = c.max_inflight,
-        .connections = c.connections,
-        .duration_ns = c.duration_ns,
-        .warmup_ns = c.warmup_ns,
-        .requests = c.requests,
-        .warmup_requests = c.warmup_requests,
-        .offsets = offsets,
-        .noffsets = noffsets,
-        .eng = &c.eng,
-        .stable = c.stable,
-        .slo = c.slo_text ? &c.slo : NULL,
-        .slo_text = c.slo_text,
-        .confidence = c.confidence,
-        .say_probes = c.format == LAT_FMT_TEXT,
-        .hlog = hw_started ? &hw : NULL,
-        .hdr_log = c.hdr_log,
-        .records_writer = rf != NULL,
-        .gtel = &gtel,
-        .slice_ns = c.slice_ns,
-        .live = show_live ? live_print : NULL,
-        .live_ud = &live_o,
-    };
-    /* GPU telemetry: a --gpu-metrics-url that is not a DCGM exporter is a setup error; NVML
-     * without a driver only says so, and the run goes on. */
-    if ((rc = gpu_telem_start(&gtel, swhy, sizeof(swhy))) < 0) {
-        pr_err("%s\n", swhy[0] ? swhy : lat_strerror(rc));
-        exit_code = rc == LAT_E_USAGE ? LAT_EXIT_USAGE : LAT_EXIT_FAILURE;
-        goto out;
-    }
-    if (gtel.mode != GPU_TELEM_OFF && !gtel.available)
-        pr_warn("GPU telemetry unavailable: %s; the run goes on without it\n",
-                gtel.unavailable_why);
-    if (c.srv.pid && (rc = srvprof_start(&c.srv, &srv, swhy, sizeof(swhy))) < 0) {
-        pr_err("%s\n", swhy);
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
-        exit_code = LAT_EXIT_USAGE /* setup: permission, no such process */;
-        goto out;
-    }
-    rc = bench_loop_run(&plan, &t, tops, tst, &shard, &bench_stop, &run);
-    if (srv) { /* the server profile of the (one) point */
-        int src = srvprof_stop(srv);
-        if (src < 0) pr_warn("--server-pid: %s\n", srvprof_strerror(src));
-        for (size_t i = 0; rc >= 0 && i < run.npoints; i++) {
-            if (!run.points[i].ran) continue;
-            src = srvprof_analyze(srv, &run.points[i].res, c.srv.samples_path, &srv_res);
-            if (src < 0) {
-                pr_err("--server-pid: %s: %s\n", srv_res.why ? srv_res.why : "analysis",
-                       lat_strerror(src));
-                exit_code = LAT_EXIT_FAILURE;
-            } else {
-                run.server_profile = &srv_res;
-            }
-            break;
-        }
-    }
+    rc = bench_loop_run(&plan, &b->t, b->tops, b->tst, &b->shard, &bench_stop, &b->run);
+    int exit_code = b->srv ? server_profile(b, rc >= 0) : LAT_EXIT_OK;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (rc < 0) {
         pr_err("out of memory\n");
-        exit_code = LAT_EXIT_FAILURE;
-        goto out_points;
+        return LAT_EXIT_FAILURE;
     }
+    *ran = true;
     if (exit_code == LAT_EXIT_OK)
         exit_code = rc == BENCH_LOOP_USAGE    ? LAT_EXIT_USAGE
                     : rc == BENCH_LOOP_FAILED ? LAT_EXIT_FAILURE
                                               : LAT_EXIT_OK;
+    return exit_code;
+}
 
-    if (shard.mpi && shard.index != 0) /* rank 0 prints the reduced result */
+/* The result on stdout in --format, --doctor's findings, --records. The exit code: exit_code,
+ * or 1 when an output could not be written. */
+static int print_results(struct bench_cmd *b, const struct lat_opts *opts, int exit_code)
+{
+    struct cli *c = &b->c;
+    struct bench_run *run = &b->run;
+    bool rank0 = !(b->shard.mpi && b->shard.index != 0); /* rank 0 prints the reduced result */
+    int rc = 0;
+    if (!rank0)
         rc = 0;
-    else if (c.format == LAT_FMT_JSON)
-        rc = bench_report_json(stdout, &run);
-    else if (c.format == LAT_FMT_CSV)
-        rc = bench_report_csv(stdout, &run);
+    else if (c->format == LAT_FMT_JSON)
+        rc = bench_report_json(stdout, run);
+    else if (c->format == LAT_FMT_CSV)
+        rc = bench_report_csv(stdout, run);
     else {
-        rc = bench_report_text(stdout, &run);
-        if (!rc && run.server_profile) rc = srvprof_write_text(stdout, run.server_profile, 10);
+        rc = bench_report_text(stdout, run);
+        if (!rc && run->server_profile) rc = srvprof_write_text(stdout, run->server_profile, 10);
     }
     if (rc < 0) exit_code = LAT_EXIT_FAILURE;
-    if (c.doctor && !(shard.mpi && shard.index != 0) && run.npoints)
-        bench_doctor(c.format == LAT_FMT_TEXT ? stdout : stderr, &run, opts->color);
-    if (rf) {
-        rc = write_records(rf, &run);
-        rf = NULL;
+    if (c->doctor && rank0 && run->npoints)
+        bench_doctor(c->format == LAT_FMT_TEXT ? stdout : stderr, run, opts->color);
+    if (b->rf) {
+        rc = write_records(b->rf, run);
+        b->rf = NULL;
         if (rc < 0) {
-            out_file_failed("--records", c.records, rc);
+            out_file_failed("--records", c->records, rc);
             exit_code = LAT_EXIT_FAILURE;
         }
     }
-out_points:
-    for (size_t i = 0; i < run.npoints; i++) {
-        if (run.points[i].ran) bench_result_fini(&run.points[i].res);
-        free(run.points[i].llm);
-        for (size_t k = 0; k < run.points[i].nllm_hist; k++)
-            hist_fini(&run.points[i].llm_hist[k]);
-        free(run.points[i].llm_hist);
-        free(run.points[i].shards);
-        bench_slices_free(run.points[i].slices);
-        bench_sess_point_free(run.points[i].sessions);
-        gpu_point_free(run.points[i].gpu);
+    return exit_code;
+}
+
+static void free_points(struct bench_run *run)
+{
+    for (size_t i = 0; i < run->npoints; i++) {
+        if (run->points[i].ran) bench_result_fini(&run->points[i].res);
+        free(run->points[i].llm);
+        for (size_t k = 0; k < run->points[i].nllm_hist; k++)
+            hist_fini(&run->points[i].llm_hist[k]);
+        free(run->points[i].llm_hist);
+        free(run->points[i].shards);
+        bench_slices_free(run->points[i].slices);
+        bench_sess_point_free(run->points[i].sessions);
+        gpu_point_free(run->points[i].gpu);
     }
-    free(run.points);
-out:
-    if (hf) {
+    free(run->points);
+}
+
+/* Closes what the steps opened: --hdr-log (its first write failure turns exit_code into 1),
+ * --records left unwritten, the server profiler, telemetry, the connection targets. */
+static int finish_outputs(struct bench_cmd *b, int exit_code)
+{
+    if (b->hf) {
         /* the writer's first failure (its errno: "No space left on device"), else fclose's */
-        int hrc = hw_started ? hlog_writer_finish(&hw) : 0;
-        if (hw_started) hlog_writer_fini(&hw);
+        int hrc = b->hw_started ? hlog_writer_finish(&b->hw) : 0;
+        if (b->hw_started) hlog_writer_fini(&b->hw);
         errno = 0;
-        if (fclose(hf) != 0 && !hrc) hrc = errno ? -errno : -EIO;
-        hf = NULL;
+        if (fclose(b->hf) != 0 && !hrc) hrc = errno ? -errno : -EIO;
+        b->hf = NULL;
         if (hrc) {
-            out_file_failed("--hdr-log", c.hdr_log, hrc);
+            out_file_failed("--hdr-log", b->c.hdr_log, hrc);
             exit_code = LAT_EXIT_FAILURE;
         }
     }
-    if (rf) fclose(rf); /* set-up failed before the run: nothing to write */
-    srvprof_free(srv);
-    srvprof_result_fini(&srv_res);
-    gpu_telem_stop(&gtel);
-    for (unsigned i = 0; i < neps; i++)
-        conn_target_fini(&eps[i]);
-    free(eps);
-    conn_target_fini(&t.conn);
+    if (b->rf) fclose(b->rf); /* set-up failed before the run: nothing to write */
+    srvprof_free(b->srv);
+    srvprof_result_fini(&b->srv_res);
+    gpu_telem_stop(&b->gtel);
+    for (unsigned i = 0; i < b->neps; i++)
+        conn_target_fini(&b->eps[i]);
+    free(b->eps);
+    conn_target_fini(&b->t.conn);
+    return exit_code;
+}
+
+int cmd_bench(int argc, char **argv, const struct lat_opts *opts)
+{
+    if (argc > 1 && !strcmp(argv[1], "merge")) return cmd_bench_merge(argc - 1, argv + 1, opts);
+    struct bench_cmd bc = {0};
+    struct bench_cmd *b = &bc;
+    struct cli *c = &b->c;
+    char swhy[512];
+    shard_init(&b->shard);
+    bench_mpi_on_fail(mpi_fail_note);
+    *c = (struct cli){
+        .expect_class = 2, .seed = 1, .arrival = BENCH_ARRIVAL_POISSON, .shard = &b->shard};
+    bench_opts_default(&c->eng);
+    int rc = parse_args(argc, argv, c, &b->t.url);
+    if (rc) {
+        if (c->tops && c->tops->destroy) c->tops->destroy(c->tst);
+        free(c->headers);
+        free(c->later);
+        return rc < 0 ? LAT_EXIT_OK : rc;
+    }
+    free(c->later);
+    c->later = NULL;
+    b->tops = c->tops;
+    b->tst = c->tst;
+    int exit_code = LAT_EXIT_OK;
+    /* Multi-host: --shard resolved from the launcher's environment, --mpi initialized. GPU
+     * telemetry and time slices (issue 17: src/bench/telemetry.c, src/bench/slices.c). */
+    if (bench_shard_setup(&b->shard, swhy, sizeof(swhy)) < 0 ||
+        gpu_telem_config(&b->gtel, c->gpu_url, c->gpu_mode, c->gpu_interval, swhy, sizeof(swhy)) <
+            0) {
+        pr_err("%s (see 'latscope bench --help')\n", swhy);
+        if (b->tops->destroy) b->tops->destroy(b->tst);
+        free(c->headers);
+        return LAT_EXIT_USAGE;
+    }
+    if (c->slice_ns) c->eng.keep_records = true; /* the slices are cut from the records */
+    b->t.expect_class = c->expect_class;
+    if (c->expect_body) {
+        b->t.expect_body = c->expect_body;
+        b->t.expect_body_len = strlen(c->expect_body);
+    }
+    exit_code = check_load(b);
+    if (exit_code) goto early;
+    /* --mpi: rank 0 writes --hdr-log (the reduced windows) and --records (every rank's) */
+    b->mpi_writer = !b->shard.mpi || b->shard.index == 0;
+    /* the live view: rank 0's only under --mpi (the reduced windows) */
+    b->show_live = b->mpi_writer && live_wanted(c->live);
+    b->live_o.f = stderr;
+    b->run = (struct bench_run){.target = b->tops->name, .url = c->url, .best_point = -1};
+    if (!(exit_code = connect_targets(b)) && !(exit_code = open_outputs(b)) &&
+        !(exit_code = setup_target(b)) && !(exit_code = open_hdr_log(b)) &&
+        !(exit_code = plan_points(b))) {
+        bool ran;
+        exit_code = run_points(b, &ran);
+        if (ran) exit_code = print_results(b, opts, exit_code);
+        free_points(&b->run);
+    }
+    exit_code = finish_outputs(b, exit_code);
 early:
-    if (tops->destroy) tops->destroy(tst);
-    free(c.headers);
+    if (b->tops->destroy) b->tops->destroy(b->tst);
+    free(c->headers);
     /* --mpi: a set-up error (exit 2: the run never started here) leaves MPI to the exit, which
      * aborts the job: the other ranks may wait for this one in the start barrier */
-    if (exit_code != LAT_EXIT_USAGE) bench_mpi_fini(&shard);
+    if (exit_code != LAT_EXIT_USAGE) bench_mpi_fini(&b->shard);
     return exit_code;
 }
