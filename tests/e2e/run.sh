@@ -24,7 +24,7 @@
 #
 # Output: TAP-like lines, the parallel part first, then the exclusive part, each in name order
 # and printed as soon as every earlier script of the part has finished; a failure shows the last
-# 40 lines of its output. The closing line is "N passed, N failed, N skipped". E2E_TIMES=FILE
+# 40 lines of its output, after the assertion lines from earlier in it (show_out). The closing line is "N passed, N failed, N skipped". E2E_TIMES=FILE
 # appends "TIME name seconds" per script. E2E_DIR runs the t*.sh of another directory.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -149,7 +149,7 @@ report() {
         [[ -z ${reason//[[:space:]]/} ]] && reason=$(tail -1 "$work/$n.out")
         if [[ -z ${reason//[[:space:]]/} ]]; then
             echo "not ok $i - $n # SKIP without a reason (exit 77 must say why and what installs it)"
-            sed 's/^/#   /' "$work/$n.out" | tail -40; f=$((f + 1))
+            show_out "$work/$n.out"; f=$((f + 1))
         else
             echo "ok $i - $n # SKIP $reason"; s=$((s + 1))
         fi
@@ -158,8 +158,22 @@ report() {
         124 | 137) why=" # TIMEOUT after ${tmo[$n]} s" ;;
         *) why=" # exit $rc" ;;
         esac
-        echo "not ok $i - $n$why"; sed 's/^/#   /' "$work/$n.out" | tail -40; f=$((f + 1))
+        echo "not ok $i - $n$why"; show_out "$work/$n.out"; f=$((f + 1))
     fi
+}
+
+# show_out FILE: a failed script's output for the log: its last 40 lines, and before them the
+# assertion lines from earlier in the output (a Python traceback's "File"/"...Error" lines and
+# the first line of each "FAIL:"), which a long document printed after them (fail "...: $(cat
+# out.json)") would push out of the tail.
+show_out() {
+    local n
+    n=$(wc -l <"$1")
+    if ((n > 40)); then
+        head -n $((n - 40)) "$1" | grep -E '^(Traceback|  File |[A-Za-z.]*(Error|Exception)\b|FAIL:)' |
+            cut -c1-300 | tail -20 | sed 's/^/#   (earlier) /'
+    fi
+    sed 's/^/#   /' "$1" | tail -40
 }
 
 # run_part N NAME...: runs the scripts N at a time, reporting them in the given order.
