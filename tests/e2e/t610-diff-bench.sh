@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
+# san: skip (28 s of bench runs timed against the fixture; diff's bench reader and statistics run under the sanitizers in t613, the unit tests and the diff-bench fuzz corpus)
 # t610-diff-bench: `latscope diff` on real bench runs against the fixture server. Every run gets
 # a fresh server with the same --seed, so runs with the same --service draw the same service
 # times and differ only by the machine's noise; the assertions read diff's verdicts (what the

@@ -14,7 +14,12 @@ set -e
 [[ $rc -eq 0 ]] || skip "no torch: $py"
 command -v cc >/dev/null || skip "no C compiler for Inductor"
 out=$TMPDIR/tr
-"$py" "$LATSCOPE_SRCDIR/tests/tools/torch-doctor-traces.py" "$out" compiled >"$TMPDIR/py.log" 2>&1 ||
+# the real program's trace, cached per torch version and script (truth_cached: a torch.compile
+# run took 45 s of the test's 48)
+vers=$("$py" -c 'import importlib.metadata as m; print(m.version("torch"))')
+truth_cached torch-doctor-compiled "$out" "$LATSCOPE_SRCDIR/tests/tools/torch-doctor-traces.py" "$vers" \
+    "$(cc --version 2>/dev/null | head -1)" -- \
+    "$py" "$LATSCOPE_SRCDIR/tests/tools/torch-doctor-traces.py" "$out" compiled >"$TMPDIR/py.log" 2>&1 ||
     { tail -20 "$TMPDIR/py.log" >&2; skip "torch.compile failed here (see the log above)"; }
 tr=$out/compiled.pt.trace.json
 set +e

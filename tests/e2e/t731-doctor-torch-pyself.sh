@@ -11,7 +11,12 @@ rc=$?
 set -e
 [[ $rc -eq 0 ]] || skip "no torch: $py"
 out=$TMPDIR/tr
-"$py" "$LATSCOPE_SRCDIR/tests/tools/torch-doctor-traces.py" "$out" decode >"$TMPDIR/py.log" 2>&1 ||
+# the real program's trace, cached per torch version and script (truth_cached: a torch.compile
+# run took 45 s of the test's 48)
+vers=$("$py" -c 'import importlib.metadata as m; print(m.version("torch"))')
+truth_cached torch-doctor-decode "$out" "$LATSCOPE_SRCDIR/tests/tools/torch-doctor-traces.py" "$vers" \
+    "$(cc --version 2>/dev/null | head -1)" -- \
+    "$py" "$LATSCOPE_SRCDIR/tests/tools/torch-doctor-traces.py" "$out" decode >"$TMPDIR/py.log" 2>&1 ||
     { tail -20 "$TMPDIR/py.log" >&2; fail "torch-doctor-traces.py failed"; }
 set +e
 "$LATSCOPE" doctor --format json --threshold cpu_python_pct=0 "$out/decode.pt.trace.json" >"$TMPDIR/d.json" 2>"$TMPDIR/err"

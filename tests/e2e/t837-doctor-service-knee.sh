@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # exclusive: latency against a local worker-pool server over a load sweep
+# san: skip (a 33 s load sweep and find-max search timed against the fixture; the queueing-knee rule runs under the sanitizers in the unit tests, the sweep's engine paths in t231-t239)
 # timeout: 120
 # t837-doctor-service-knee: queueing-knee. A server with a fixed pool of 2 workers taking 10 ms
 # each (service-server.py pool 2 10), swept -c 1,2,4,8: doctor finds where the median leaves
