@@ -296,7 +296,7 @@ struct cli {
     void *tst;                                     /* its state */
     const char *method;
     const char **headers;
-    size_t nheaders;
+    size_t nheaders, headers_cap;
     const char *body_arg;
     int expect_class;
     const char *expect_body;
@@ -408,7 +408,7 @@ static int on_request_opt(struct cli *c, int id, const char *val)
     case OPT_HEADER:
         if (!strchr(val, ':') || strpbrk(val, "\r\n"))
             return usage_error("--header", "expected 'Name: value'");
-        c->headers = xrealloc(c->headers, (c->nheaders + 1) * sizeof(*c->headers));
+        XGROW(c->headers, c->headers_cap, c->nheaders, 1, 8);
         c->headers[c->nheaders++] = val;
         return 0;
     case OPT_BODY:

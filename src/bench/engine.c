@@ -35,6 +35,7 @@
 #include "bench/shard.h"
 
 #include "core/err.h"
+#include "core/grow.h"
 #include "core/log.h"
 #include "core/pctl.h"
 #include "net/loop.h"
@@ -242,13 +243,7 @@ static void bc_close(struct bconn *bc)
  * expected request count), so every measured request is kept, failed ones too. */
 static bool rec_room(struct worker *w)
 {
-    if (w->nrec < w->caprec) return true;
-    size_t nc = w->caprec ? w->caprec * 2 : 4096;
-    struct bench_record *nr = realloc(w->rec, nc * sizeof(*nr));
-    if (!nr) return false;
-    w->rec = nr;
-    w->caprec = nc;
-    return true;
+    return LAT_GROW(w->rec, w->caprec, w->nrec, 1, 4096) == 0;
 }
 
 static void count_error(struct bconn *bc, enum bench_err cls, lat_ns now)

@@ -185,6 +185,14 @@ struct rd {
     const uint8_t *p, *e;
 };
 
+/* A reader over p[0..n); a NULL p is the empty message (no arithmetic on a NULL pointer). */
+static struct rd rd_of(const uint8_t *p, size_t n)
+{
+    static const uint8_t none;
+    if (!p) return (struct rd){&none, &none};
+    return (struct rd){p, p + n};
+}
+
 static int get_varint(struct rd *r, uint64_t *v)
 {
     uint64_t x = 0;
@@ -284,9 +292,7 @@ static int decode_tensor(struct rd r, struct kpb_tensor *t)
 int kpb_decode_infer_resp(const uint8_t *p, size_t n, struct kpb_infer_resp *resp)
 {
     memset(resp, 0, sizeof(*resp));
-    static const uint8_t none;
-    if (!p) p = &none, n = 0; /* the empty message (a NULL buffer: no pointer arithmetic) */
-    struct rd r = {p, p + n};
+    struct rd r = rd_of(p, n);
     struct field f;
     while (r.p < r.e) {
         int rc = next_field(&r, &f);
@@ -327,9 +333,7 @@ int kpb_decode_infer_resp(const uint8_t *p, size_t n, struct kpb_infer_resp *res
 int kpb_decode_metadata(const uint8_t *p, size_t n, struct kpb_metadata *m)
 {
     memset(m, 0, sizeof(*m));
-    static const uint8_t none;
-    if (!p) p = &none, n = 0; /* the empty message (a NULL buffer: no pointer arithmetic) */
-    struct rd r = {p, p + n};
+    struct rd r = rd_of(p, n);
     struct field f;
     while (r.p < r.e) {
         int rc = next_field(&r, &f);
@@ -414,9 +418,7 @@ static int decode_model_stats(struct rd r, const char *version, struct kpb_stats
 int kpb_decode_stats(const uint8_t *p, size_t n, const char *version, struct kpb_stats *out)
 {
     memset(out, 0, sizeof(*out));
-    static const uint8_t none;
-    if (!p) p = &none, n = 0;
-    struct rd r = {p, p + n};
+    struct rd r = rd_of(p, n);
     struct field f;
     bool hit = false;
     while (r.p < r.e) {

@@ -25,6 +25,7 @@
 #include "bench/slices.h"
 #include "bench/telemetry.h"
 #include "core/err.h"
+#include "core/grow.h"
 #include "json/tok.h"
 
 #include <errno.h>
@@ -71,15 +72,10 @@ static size_t array_items(const char *d, size_t n, const char *path, struct json
     size_t k = 0, cap = 0;
     int rc = json_iter_init(&it, d, n, &av);
     while (rc >= 0 && (rc = json_iter_next(&it, NULL, &v)) == 1) {
-        if (k == cap) {
-            cap = cap ? 2 * cap : 16;
-            struct json_val *nv = realloc(*out, cap * sizeof(*nv));
-            if (!nv) {
-                free(*out);
-                *out = NULL;
-                return (size_t)-1;
-            }
-            *out = nv;
+        if (LAT_GROW(*out, cap, k, 1, 16)) {
+            free(*out);
+            *out = NULL;
+            return (size_t)-1;
         }
         (*out)[k++] = v;
     }
@@ -171,15 +167,9 @@ static int merge_gpu(struct bench_point *p, const struct bench_merge_shard *sh, 
             for (size_t k = 0; k < nloc; k++)
                 if (!strcmp(ids[k], id)) m = map[k];
             if (m == GPU_TELEM_MAX_GPUS) continue; /* a GPU the list lacks: not ours */
-            if (g->n == cap) {
-                size_t nc = cap ? 2 * cap : 64;
-                struct gpu_sample *ns2 = realloc(g->s, nc * sizeof(*ns2));
-                if (!ns2) {
-                    rc = -ENOMEM;
-                    break;
-                }
-                g->s = ns2;
-                cap = nc;
+            if (LAT_GROW(g->s, cap, g->n, 1, 64)) {
+                rc = -ENOMEM;
+                break;
             }
             struct gpu_sample *x = &g->s[g->n];
             memset(x, 0, sizeof(*x));

@@ -7,6 +7,7 @@
 #include "bench/slices.h"
 #include "bench/telemetry.h"
 #include "core/err.h"
+#include "core/grow.h"
 #include "hist/hlog.h"
 #include "llm/metrics.h"
 #include "json/tok.h"
@@ -122,12 +123,7 @@ static int read_top(struct shard_doc *s, char *err, size_t errsz)
             seterr(err, errsz, "%s: points[%zu] is not an object", s->name, s->npts);
             return LAT_E_NOT_FOUND;
         }
-        if (s->npts == cap) {
-            cap = cap ? 2 * cap : 8;
-            struct json_val *nv = realloc(s->pv, cap * sizeof(*nv));
-            if (!nv) return -ENOMEM;
-            s->pv = nv;
-        }
+        if (LAT_GROW(s->pv, cap, s->npts, 1, 8)) return -ENOMEM;
         s->pv[s->npts++] = pv;
     }
     if (rc < 0) {
@@ -166,12 +162,10 @@ static int collect_llm_names(struct bench_merged *m, const char *d, size_t n)
         for (size_t k = 0; k < m->nllm_names && !known; k++)
             if (!strcmp(key.data, m->llm_names[k])) known = true;
         if (known || m->nllm_names >= 64) continue;
-        char **nn = realloc(m->llm_names, (m->nllm_names + 1) * sizeof(*nn));
-        if (!nn) {
+        if (LAT_GROW(m->llm_names, m->llm_names_cap, m->nllm_names, 1, 8)) {
             rc = -ENOMEM;
             break;
         }
-        m->llm_names = nn;
         if (!(m->llm_names[m->nllm_names] = strdup(key.data))) {
             rc = -ENOMEM;
             break;

@@ -26,7 +26,7 @@ struct bench_merged {
     struct bench_dist dist;
     char target[32], url[1024], mode[32], arrival[64], rx_time[16], workload[1024];
     char **llm_names; /* names of the extra histograms of each point (owned) */
-    size_t nllm_names;
+    size_t nllm_names, llm_names_cap;
 };
 
 /* Merges n >= 1 bench JSON documents docs[i][0..lens[i]) named names[i] (for messages) into

@@ -14,6 +14,7 @@
 #include "bench/merge.h"
 
 #include "core/err.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <math.h>
@@ -618,15 +619,9 @@ int bench_mpi_gather_gpu(const struct bench_shard *s, const struct bench_result 
         }
         for (size_t i = 0; i < kn; i++) {
             if (sv[i].dev >= hdr.ndev || map[sv[i].dev] == GPU_TELEM_MAX_GPUS) continue;
-            if (m->n == cap) {
-                size_t nc = cap ? 2 * cap : 64;
-                struct gpu_sample *nsv = realloc(m->s, nc * sizeof(*nsv));
-                if (!nsv) {
-                    rc = -ENOMEM;
-                    break;
-                }
-                m->s = nsv;
-                cap = nc;
+            if (LAT_GROW(m->s, cap, m->n, 1, 64)) {
+                rc = -ENOMEM;
+                break;
             }
             m->s[m->n] = sv[i];
             m->s[m->n].dev = (uint16_t)map[sv[i].dev];

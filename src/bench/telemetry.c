@@ -6,6 +6,7 @@
 
 #include "bench/scrape.h"
 #include "core/err.h"
+#include "core/grow.h"
 #include "core/jsonw.h"
 #include "core/units.h"
 #include "llm/prom.h"
@@ -211,17 +212,6 @@ bool prom_key_label(const char *key, const char *label, char *out, size_t cap)
     }
 }
 
-static int grow(struct gpu_sample **s, size_t n, size_t *cap)
-{
-    if (n < *cap) return 0;
-    size_t nc = *cap ? *cap * 2 : 64;
-    struct gpu_sample *ns = realloc(*s, nc * sizeof(*ns));
-    if (!ns) return -ENOMEM;
-    *s = ns;
-    *cap = nc;
-    return 0;
-}
-
 /* The device index of id (added when new; -1 when the table is full). */
 static int dev_index(struct gpu_dev *dev, size_t *ndev, const char *id, const char *uuid,
                      const char *model)
@@ -265,7 +255,7 @@ int gpu_from_prom(const struct prom_set *set, lat_ns t, struct gpu_dev *dev, siz
         int d = dev_index(dev, ndev, id, uuid, model);
         if (d < 0) continue;
         if (slot[d] < 0) {
-            if (grow(s, *n, cap)) return -ENOMEM;
+            if (LAT_GROW(*s, *cap, *n, 1, 64)) return -ENOMEM;
             struct gpu_sample *x = &(*s)[*n];
             memset(x, 0, sizeof(*x));
             x->t = t;
@@ -388,7 +378,7 @@ int gpu_nvml_sample(struct gpu_nvml *g, lat_ns t, struct gpu_dev *dev, size_t *n
         if (g->name) g->name(d, model, sizeof(model));
         int k = dev_index(dev, ndev, id, uuid, model);
         if (k < 0) continue;
-        if (grow(s, *n, cap)) return -ENOMEM;
+        if (LAT_GROW(*s, *cap, *n, 1, 64)) return -ENOMEM;
         struct gpu_sample *x = &(*s)[(*n)++];
         memset(x, 0, sizeof(*x));
         x->t = t;

@@ -425,8 +425,10 @@ static int load_bench_point(struct diff_run *r, const char *d, size_t n, size_t 
 }
 
 /* "server_profile" (bench --server-pid): the slow-vs-fast comparison doctor's slow-request-code
- * rule and the report read. Absent: srv.present stays false. */
-static int load_server_profile(struct diff_run *r, const char *doc, size_t n)
+ * rule and the report read. Absent: srv.present stays false. 0, or an error code with err (a
+ * function entry without a name is not what bench writes: an error, not a silent skip). */
+static int load_server_profile(struct diff_run *r, const char *doc, size_t n, char *err,
+                               size_t errsz)
 {
     struct json_val sp;
     if (json_find(doc, n, "server_profile", &sp) != 0 || sp.type != JSON_OBJ_BEGIN) return 0;
@@ -456,17 +458,23 @@ static int load_server_profile(struct diff_run *r, const char *doc, size_t n)
     int rc = json_iter_init(&it, d, dn, &arr);
     size_t cap = 0;
     while (rc >= 0 && (rc = json_iter_next(&it, NULL, &fv)) == 1) {
-        if (fv.type != JSON_OBJ_BEGIN) continue;
         const char *f = d + fv.off;
         struct lat_buf nb = LAT_BUF_INIT;
-        if (json_get_str(f, fv.len, "name", &nb) != 0 || !nb.data) {
+        if (fv.type != JSON_OBJ_BEGIN || json_get_str(f, fv.len, "name", &nb) != 0 || !nb.data) {
             buf_fini(&nb);
-            continue;
+            seterr(err, errsz,
+                   "%s: server_profile.functions[%zu] is not an object with a \"name\" (bench "
+                   "--server-pid writes one per function)",
+                   r->path, s->nfuncs);
+            return LAT_E_BAD_JSON;
         }
         int grc = LAT_GROW(s->funcs, cap, s->nfuncs, 1, 8);
         char *name = grc ? NULL : strdup(nb.data);
         buf_fini(&nb);
-        if (!name) return -ENOMEM;
+        if (grc || !name) {
+            rc = grc ? grc : -ENOMEM; /* -ENOMEM, or LAT_E_OVERFLOW */
+            break;
+        }
         s->funcs[s->nfuncs++] =
             (struct doc_svc_func){.name = name,
                                   .pct_fast = get_num(f, fv.len, "total_pct_fast"),
@@ -476,7 +484,11 @@ static int load_server_profile(struct diff_run *r, const char *doc, size_t n)
                                   .hi = get_num(f, fv.len, "ci_hi_pct_points"),
                                   .depth = get_num(f, fv.len, "mean_depth_slow")};
     }
-    return rc < 0 ? rc : 0;
+    if (rc < 0) {
+        seterr(err, errsz, "%s: cannot read \"server_profile\" (%s)", r->path, lat_strerror(rc));
+        return rc;
+    }
+    return 0;
 }
 
 static int load_bench(struct diff_run *r, const char *doc, size_t n, char *err, size_t errsz)
@@ -511,10 +523,7 @@ static int load_bench(struct diff_run *r, const char *doc, size_t n, char *err, 
         buf_fini(&red);
     }
     buf_fini(&wl);
-    if ((rc = load_server_profile(r, doc, n))) {
-        seterr(err, errsz, "%s: cannot read \"server_profile\" (%s)", r->path, lat_strerror(rc));
-        return rc;
-    }
+    if ((rc = load_server_profile(r, doc, n, err, errsz))) return rc;
     struct json_val pts;
     if (json_find(doc, n, "points", &pts) != 0 || pts.type != JSON_ARR_BEGIN) {
         seterr(err, errsz, "%s: no \"points\" array: not a `latscope bench --format json` result",

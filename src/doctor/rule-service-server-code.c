@@ -8,7 +8,8 @@
  * their extra time in, not the framework's caller of it.
  * Evidence: both shares, the change and its interval, the two sides' requests, samples, mean
  * latency and server CPU per request, the share of ambiguous samples (in more than one
- * request's window). docs/latscope-doctor.md, docs/latscope-bench-server-profile.md.
+ * request's window). A profile with no comparison (too few requests, no slow request) is an info
+ * note saying why, not silence. docs/latscope-doctor.md, docs/latscope-bench-server-profile.md.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -33,7 +34,28 @@ void svc_rule_server_code(struct doc_report *r, const struct doc_svc_run *run,
 {
     (void)p;
     const struct doc_svc_srvprof *s = run->srv;
-    if (!s || !s->present || strcmp(s->comparison, "ok") != 0) return;
+    if (!s || !s->present) return;
+    if (strcmp(s->comparison, "ok") != 0) { /* sampled, and yet nothing to judge: say why */
+        struct doc_finding *f = doc_finding_add(r, "slow-request-code", ti);
+        if (!f) return;
+        doc_set(r, &f->title,
+                "the server was sampled (bench --server-pid) but its slow and fast requests were "
+                "not compared: %s",
+                s->comparison[0] ? s->comparison : "no comparison in the result");
+        doc_kv_str(r, f, "comparison", s->comparison);
+        doc_kv_int(r, f, "slow_requests", (int64_t)s->slow_requests);
+        doc_kv_int(r, f, "fast_requests", (int64_t)s->fast_requests);
+        if (s->pid >= 0) doc_kv_int(r, f, "server_pid", s->pid);
+        f->severity = DOC_SEV_INFO; /* no evidence either way: not a finding about the server */
+        doc_set(r, &f->saving_method, "not estimated: nothing was compared");
+        doc_set(r, &f->recommendation,
+                "run the point longer (more requests above the slow threshold), or set the slow "
+                "threshold with --server-slow (a latency, or a percentile such as p90)");
+        doc_set(r, &f->next_step,
+                "latscope bench --server-pid %lld --server-slow p90 --duration 60s URL",
+                (long long)(s->pid >= 0 ? s->pid : 0));
+        return;
+    }
     /* The largest significant change first; then, of the functions whose change is nearly as
      * large (an inclusive share: the callers of the slow code gain as much as it does, a web
      * framework's route handler as much as the user's handler under it), the deepest one. */

@@ -406,6 +406,32 @@ TEST(diff_sniff_kinds)
     ASSERT(r == NULL && strstr(err, "line 2") != NULL);
 }
 
+/* A hand-made bench result's "server_profile": its functions read; an entry without a name is
+ * an error naming it, not a silently shorter list. */
+TEST(diff_server_profile_functions)
+{
+    static const char ok[] =
+        "{\"target\":\"http\",\"server_profile\":{\"pid\":7,\"comparison\":\"ok\","
+        "\"functions\":[{\"name\":\"py:a\",\"change_pct_points\":5},"
+        "{\"name\":\"py:b\",\"change_pct_points\":1}]},\"points\":[{\"concurrency\":1,\"requests\":"
+        "10}]}";
+    struct diff_run *r = NULL;
+    char err[512] = "";
+    ASSERT_RC(diff_run_parse("ok.json", DIFF_KIND_BENCH, ok, sizeof(ok) - 1, &r, err, sizeof(err)));
+    ASSERT(r->srv.present && r->srv.pid == 7 && r->srv.nfuncs == 2);
+    ASSERT_EQ_STR(r->srv.funcs[1].name, "py:b");
+    ASSERT(r->srv.funcs[0].change == 5);
+    diff_run_free(r);
+    static const char bad[] = "{\"target\":\"http\",\"server_profile\":{\"comparison\":\"ok\","
+                              "\"functions\":[{\"name\":\"py:a\"},{\"change_pct_points\":1}]},"
+                              "\"points\":[]}";
+    r = NULL;
+    ASSERT(diff_run_parse("bad.json", DIFF_KIND_BENCH, bad, sizeof(bad) - 1, &r, err, sizeof(err)) <
+           0);
+    ASSERT(r == NULL);
+    ASSERT(strstr(err, "bad.json: server_profile.functions[1]") != NULL);
+}
+
 TEST(diff_normalize_names)
 {
     char b[128];

@@ -255,8 +255,9 @@ TEST(doctor_service_knee)
     ASSERT(strcmp(ids, "") == 0);
 }
 
-/* slow-request-code: the function with the largest significant gain in share is named; no
- * finding without a comparison or when every interval reaches down to SC_MIN_LO points. */
+/* slow-request-code: the function with the largest significant gain in share is named; an info
+ * note with the reason without a comparison; no finding when every interval reaches down to
+ * SC_MIN_LO points, or without a server profile. */
 TEST(doctor_service_server_code)
 {
     struct doc_svc_point p = point(4.0, 20.0, 3.9);
@@ -328,6 +329,10 @@ TEST(doctor_service_server_code)
             /* the framework's route gains as much (inclusive shares): the deeper slow path */
             ASSERT(strstr(r->f[0].title, "py:slow_path (server.py:12)") != NULL);
             ASSERT(r->f[0].severity == DOC_SEV_MEDIUM);
+        } else if (c == 1) { /* sampled, not compared: an info note with the reason */
+            ASSERT(r->n == 1 && strcmp(r->f[0].id, "slow-request-code") == 0);
+            ASSERT(r->f[0].severity == DOC_SEV_INFO);
+            ASSERT(strstr(r->f[0].title, "too few slow requests") != NULL);
         } else {
             ASSERT(r->n == 0);
         }
