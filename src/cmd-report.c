@@ -377,22 +377,22 @@ static int trace_page(struct ctx *c, const char *path)
     return ret;
 }
 
-/* A page from a file a report module reads (bench.c, hlog.c, records.c): its bytes handed to
- * write(); LAT_E_USAGE's message names the file. */
-static int module_page(struct ctx *c, const char *path, size_t max,
-                       int (*write)(struct jsonw *w, const char *path, const char *doc, size_t len,
-                                    char *err, size_t errsz))
+/* The bytes of a page's input (at most max), into b. 0 or an exit code (said). */
+static int page_input(const char *path, size_t max, struct lat_buf *b)
 {
-    struct lat_buf b = LAT_BUF_INIT;
-    int rc = buf_read_file(&b, path, max);
+    int rc = buf_read_file(b, path, max);
     if (rc < 0) {
         pr_err("%s: %s\n", path, lat_strerror(rc));
-        buf_fini(&b);
+        buf_fini(b);
         return LAT_EXIT_USAGE;
     }
-    char err[1024] = "";
-    rc = write(&c->w, path, b.data ? b.data : "", b.len, err, sizeof(err));
-    buf_fini(&b);
+    return 0;
+}
+
+/* The exit code of a page a report module wrote: rc its return, err its message (which names
+ * the file). */
+static int page_done(const char *path, int rc, const char *err)
+{
     if (rc == -ENOMEM) {
         pr_err("%s: %s\n", path, lat_strerror(rc));
         return LAT_EXIT_FAILURE;
@@ -402,6 +402,20 @@ static int module_page(struct ctx *c, const char *path, size_t max,
         return LAT_EXIT_USAGE;
     }
     return 0;
+}
+
+/* A page from a file a report module reads (hlog.c, records.c): its bytes handed to write(). */
+static int module_page(struct ctx *c, const char *path, size_t max,
+                       int (*write)(struct jsonw *w, const char *path, const char *doc, size_t len,
+                                    char *err, size_t errsz))
+{
+    struct lat_buf b = LAT_BUF_INIT;
+    int rc = page_input(path, max, &b);
+    if (rc) return rc;
+    char err[1024] = "";
+    rc = write(&c->w, path, b.data ? b.data : "", b.len, err, sizeof(err));
+    buf_fini(&b);
+    return page_done(path, rc, err);
 }
 
 /* ---- bench results, HDR interval logs, bench --records JSONL (src/report/) ----------------- */
@@ -427,12 +441,8 @@ static void bench_doc_write(struct jsonw *w, void *ctx)
 static int bench_page(struct ctx *c, const char *path)
 {
     struct lat_buf b = LAT_BUF_INIT;
-    int rc = buf_read_file(&b, path, (size_t)1 << 30);
-    if (rc < 0) {
-        pr_err("%s: %s\n", path, lat_strerror(rc));
-        buf_fini(&b);
-        return LAT_EXIT_USAGE;
-    }
+    int rc = page_input(path, (size_t)1 << 30, &b);
+    if (rc) return rc;
     struct doc_opts dopt;
     doctor_opts_default(&dopt);
     struct diff_run *dr = NULL;
@@ -453,15 +463,7 @@ static int bench_page(struct ctx *c, const char *path)
     doctor_report_free(r);
     diff_run_free(dr);
     buf_fini(&b);
-    if (rc == -ENOMEM) {
-        pr_err("%s: %s\n", path, lat_strerror(rc));
-        return LAT_EXIT_FAILURE;
-    }
-    if (rc) {
-        pr_err("%s\n", perr[0] ? perr : lat_strerror(rc));
-        return LAT_EXIT_USAGE;
-    }
-    return 0;
+    return page_done(path, rc, perr);
 }
 
 static int hlog_page(struct ctx *c, const char *path)
