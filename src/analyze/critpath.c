@@ -18,6 +18,7 @@
  */
 #include "analyze/internal.h"
 #include "core/grow.h"
+#include "core/sort.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -174,12 +175,6 @@ static bool is_lock(const struct cp *c, uint32_t ev)
 }
 
 /* ---- per rank preparation ------------------------------------------------------------------ */
-
-static int u32_cmp(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
 
 static int node_cmp(const void *a, const void *b)
 {
@@ -854,7 +849,7 @@ static int run_window(struct cp *c, lat_ns start, lat_ns end, bool whole,
         }
     }
     /* rows in event order (HTA's dataframe order) */
-    qsort(c->rows, c->nrows, sizeof(*c->rows), u32_cmp);
+    qsort(c->rows, c->nrows, sizeof(*c->rows), lat_cmp_u32);
 
     /* nodes */
     for (size_t k = 0; k < c->nrows; k++) {

@@ -7,6 +7,7 @@
 #include "analyze/sections.h"
 #include "core/esc.h"
 #include "core/jsonw.h"
+#include "core/sort.h"
 #include "core/table.h"
 #include "core/units.h"
 
@@ -188,12 +189,6 @@ static int cmp_id(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static int cmp_launch_ptr(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 int lat_ncu_summarize(const struct lat_trace *t, struct lat_ncu_summary *s)
 {
     memset(s, 0, sizeof(*s));
@@ -247,7 +242,7 @@ int lat_ncu_summarize(const struct lat_trace *t, struct lat_ncu_summary *s)
     s->nlaunches = k;
     qsort(s->launches, k, sizeof(*s->launches), cmp_id);
     /* rules to their launch: both sorted by ID */
-    qsort(rid, r, 2 * sizeof(*rid), cmp_launch_ptr);
+    qsort(rid, r, 2 * sizeof(*rid), lat_cmp_i64); /* by the first of each pair */
     int rc = 0;
     for (size_t a = 0, b = 0; a < k && !rc; a++) {
         struct lat_ncu_launch *l = &s->launches[a];
