@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # exclusive: measures latency against the fixture (tests/e2e/run.sh runs it alone)
-# san: skip (LLM early stopping timed against the fixture: the sanitizer pass of this stop's clean-clone CI failed it once; the openai target's C paths run under the sanitizers in t500, t510, t513, t516)
+# san: skip (LLM early stopping timed against the fixture: stop 41's clean-clone CI failed it once in the sanitizer pass, assertion not in the log; the openai target's C paths run under the sanitizers in t500, t502, t516)
 # t512-llm-confidence: `--confidence C` on LLM SLO terms (MLPerf LoadGen's early stopping on
 # p99 TTFT and p99 TPOT, load-testing.md §6). The fixture's truth: TTFT = 20 ms prefill (no
 # slot limit), TPOT = 5 ms. For p99 at confidence 0.99 with no request over the limit the claim
@@ -13,11 +13,15 @@
 need_llm
 start_fixture --prefill 20ms --token-interval 5ms
 URL="http://127.0.0.1:$FX_PORT/v1/completions"
-run() { # run RC ARGS...: bench --format json into $TMPDIR/out, expecting exit status RC
+# run RC ARGS...: bench into $TMPDIR/out, expecting exit status RC. The client-validity limits
+# are wide (send lag 50 ms, client gap 1 s; the gap's default is 10 ms): the test is about the
+# SLO verdicts, and -c 16 on a loaded machine (the sanitizer pass) can exceed the default gap,
+# which makes the point INVALID for a client reason.
+run() {
     local want=$1; shift
     set +e
     "$LATSCOPE" bench --target openai "$URL" --input-tokens 8 --output-tokens 2 -t 1 \
-        --max-send-lag 50 "$@" >"$TMPDIR/out" 2>"$TMPDIR/err"
+        --max-send-lag 50 --max-client-gap 1000 "$@" >"$TMPDIR/out" 2>"$TMPDIR/err"
     local rc=$?
     set -e
     [[ $rc -eq $want ]] || fail "exit $rc (want $want) for $*: $(cat "$TMPDIR/err" "$TMPDIR/out")"
